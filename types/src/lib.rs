@@ -1,0 +1,16 @@
+//! PMIx data types, status codes, commands and the value model.
+//!
+//! This crate has no wire knowledge: `pmix-codec` turns these values into
+//! bytes for each bfrops dialect.
+
+pub mod datatype;
+pub mod hex;
+pub mod names;
+pub mod pstring;
+pub mod status;
+pub mod value;
+
+pub use datatype::{data_type_string, DataType, DATA_TYPE_MAX};
+pub use pstring::{Key, Nspace, PString, StrError, MAX_KEYLEN, MAX_NSLEN};
+pub use status::Status;
+pub use value::*;

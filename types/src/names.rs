@@ -1,0 +1,1 @@
+//! String helpers of the standard.

@@ -1,0 +1,192 @@
+//! C strings as they travel: bytes without an interior NUL, not
+//! necessarily UTF-8, with the standard's length limits for keys and
+//! namespaces enforced at construction.
+
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// Maximum namespace length in bytes (`PMIX_MAX_NSLEN`).
+pub const MAX_NSLEN: usize = 255;
+/// Maximum key length in bytes (`PMIX_MAX_KEYLEN`).
+pub const MAX_KEYLEN: usize = 511;
+
+/// Why a string was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StrError {
+    #[error("string contains a NUL byte at {0}")]
+    InteriorNul(usize),
+    #[error("{what} is {len} bytes, more than the limit of {max}")]
+    TooLong { what: &'static str, len: usize, max: usize },
+}
+
+/// A non-NULL C string: any bytes but NUL. The NUL terminator of the wire
+/// form is not stored.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct PString(Box<[u8]>);
+
+impl PString {
+    /// A string from bytes that must not contain NUL.
+    pub fn from_bytes(b: &[u8]) -> Result<Self, StrError> {
+        if let Some(i) = b.iter().position(|&c| c == 0) {
+            return Err(StrError::InteriorNul(i));
+        }
+        Ok(PString(b.into()))
+    }
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    /// The text, if it is UTF-8.
+    pub fn as_str(&self) -> Option<&str> {
+        std::str::from_utf8(&self.0).ok()
+    }
+    /// The text with invalid UTF-8 replaced, for display.
+    pub fn to_string_lossy(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(&self.0)
+    }
+}
+
+impl From<&str> for PString {
+    /// Panics if `s` contains NUL; use [`PString::from_bytes`] for untrusted input.
+    fn from(s: &str) -> Self {
+        PString::from_bytes(s.as_bytes()).expect("string literal with NUL")
+    }
+}
+
+impl fmt::Debug for PString {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.to_string_lossy(), f)
+    }
+}
+
+impl fmt::Display for PString {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_string_lossy())
+    }
+}
+
+/// JSON: a string when the bytes are UTF-8, else `{"hex": "…"}`.
+impl Serialize for PString {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.as_str() {
+            Some(t) => s.serialize_str(t),
+            None => {
+                use serde::ser::SerializeMap;
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("hex", &crate::hex::encode(&self.0))?;
+                m.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PString {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Form {
+            Text(String),
+            Hex { hex: String },
+        }
+        let bytes = match Form::deserialize(d)? {
+            Form::Text(t) => t.into_bytes(),
+            Form::Hex { hex } => crate::hex::decode(&hex).map_err(de::Error::custom)?,
+        };
+        PString::from_bytes(&bytes).map_err(de::Error::custom)
+    }
+}
+
+macro_rules! limited {
+    ($(#[$m:meta])* $name:ident, $max:expr, $what:literal) => {
+        $(#[$m])*
+        #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize)]
+        #[serde(transparent)]
+        pub struct $name(PString);
+
+        impl $name {
+            pub const MAX: usize = $max;
+            pub fn new(s: PString) -> Result<Self, StrError> {
+                if s.len() > $max {
+                    return Err(StrError::TooLong { what: $what, len: s.len(), max: $max });
+                }
+                Ok($name(s))
+            }
+            pub fn from_bytes(b: &[u8]) -> Result<Self, StrError> {
+                Self::new(PString::from_bytes(b)?)
+            }
+            pub fn as_pstring(&self) -> &PString {
+                &self.0
+            }
+            pub fn as_bytes(&self) -> &[u8] {
+                self.0.as_bytes()
+            }
+        }
+
+        impl From<&str> for $name {
+            /// Panics if `s` is too long or contains NUL; use `from_bytes` for untrusted input.
+            fn from(s: &str) -> Self {
+                $name::from_bytes(s.as_bytes()).expect(concat!("invalid ", $what))
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Debug::fmt(&self.0, f)
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&self.0, f)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $name::new(PString::deserialize(d)?).map_err(de::Error::custom)
+            }
+        }
+    };
+}
+
+limited!(
+    /// A namespace: at most 255 bytes (`pmix_nspace_t`).
+    Nspace, MAX_NSLEN, "namespace"
+);
+limited!(
+    /// A key: at most 511 bytes (`pmix_key_t`).
+    Key, MAX_KEYLEN, "key"
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_are_enforced() {
+        assert!(Nspace::from_bytes(&[b'n'; 255]).is_ok());
+        assert_eq!(
+            Nspace::from_bytes(&[b'n'; 256]),
+            Err(StrError::TooLong { what: "namespace", len: 256, max: 255 })
+        );
+        assert!(Key::from_bytes(&[b'k'; 511]).is_ok());
+        assert!(Key::from_bytes(&[b'k'; 512]).is_err());
+        assert_eq!(PString::from_bytes(b"a\0b"), Err(StrError::InteriorNul(1)));
+    }
+
+    #[test]
+    fn json_form() {
+        let s = PString::from("h\u{e9}llo");
+        assert_eq!(serde_json::to_string(&s).unwrap(), "\"h\u{e9}llo\"");
+        let raw = PString::from_bytes(&[0xff, 0x41]).unwrap();
+        let j = serde_json::to_string(&raw).unwrap();
+        assert_eq!(j, r#"{"hex":"ff41"}"#);
+        assert_eq!(serde_json::from_str::<PString>(&j).unwrap(), raw);
+        assert!(serde_json::from_str::<Nspace>(&format!("\"{}\"", "x".repeat(256))).is_err());
+    }
+}

@@ -1,0 +1,725 @@
+//! The value model: one Rust type per PMIx type.
+//!
+//! `Value` has one variant per `pmix_data_type_t`. Structures mirror the
+//! C structs field by field, except where C keeps state the wire does not
+//! carry (documented on the field). Strings that C allows to be NULL are
+//! `Option<PString>`; fixed arrays (`pmix_nspace_t`, `pmix_key_t`) are
+//! the length-checked [`Nspace`] and [`Key`].
+
+use crate::datatype::DataType;
+use crate::hex::serde_bytes_hex;
+use crate::pstring::{Key, Nspace, PString};
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+
+/// `pmix_rank_t`.
+pub type Rank = u32;
+pub const RANK_UNDEF: Rank = u32::MAX;
+pub const RANK_WILDCARD: Rank = u32::MAX - 1;
+pub const RANK_LOCAL_NODE: Rank = u32::MAX - 2;
+pub const RANK_LOCAL_PEERS: Rank = u32::MAX - 4;
+pub const RANK_INVALID: Rank = u32::MAX - 3;
+pub const RANK_VALID: Rank = u32::MAX - 50;
+
+/// `pmix_info_directives_t` bits.
+pub mod directives {
+    pub const OPTIONAL: u32 = 0x0000_0000;
+    pub const REQD: u32 = 0x0000_0001;
+    pub const ARRAY_END: u32 = 0x0000_0002;
+    pub const REQD_PROCESSED: u32 = 0x0000_0004;
+    pub const QUALIFIER: u32 = 0x0000_0008;
+    pub const PERSISTENT: u32 = 0x0000_0010;
+    pub const DIR_USER_BASE: u32 = 0x0001_0000;
+    pub const DIR_USER_MASK: u32 = 0xffff_0000;
+}
+
+/// `struct timeval`, both halves as the 64-bit integers the wire carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Timeval {
+    pub sec: i64,
+    pub usec: i64,
+}
+
+/// `pmix_proc_t`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct Proc {
+    pub nspace: Nspace,
+    pub rank: Rank,
+}
+
+impl Proc {
+    pub fn new(nspace: &str, rank: Rank) -> Proc {
+        Proc { nspace: Nspace::from(nspace), rank }
+    }
+}
+
+/// `pmix_info_t`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Info {
+    pub key: Key,
+    pub flags: u32,
+    pub value: Value,
+}
+
+impl Info {
+    pub fn new(key: &str, value: Value) -> Info {
+        Info { key: Key::from(key), flags: 0, value }
+    }
+}
+
+/// `pmix_pdata_t`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Pdata {
+    pub proc: Proc,
+    pub key: Key,
+    pub value: Value,
+}
+
+/// `pmix_kval_t` (internal to libpmix, but on the wire).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Kval {
+    pub key: Option<PString>,
+    pub value: Value,
+}
+
+/// `pmix_app_t`.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct App {
+    pub cmd: Option<PString>,
+    pub argv: Vec<PString>,
+    pub env: Vec<PString>,
+    pub cwd: Option<PString>,
+    pub maxprocs: i32,
+    pub info: Vec<Info>,
+}
+
+/// `pmix_data_array_t`: a typed array, or the typeless `{UNDEF, size, NULL}`
+/// form that libpmix produces when it copies a value with no array.
+///
+/// JSON: `{"type": "INT32", "elements": [1, -1]}` (elements in their bare
+/// form) or `{"type": "UNDEF", "size": 2}`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DataArray {
+    /// Elements all of `elem_type` (never UNDEF; a VALUE array holds tagged values).
+    Typed { elem_type: DataType, elements: Vec<Value> },
+    /// Type UNDEF with a size and no elements.
+    Undef { size: u64 },
+}
+
+impl DataArray {
+    /// A typed array; every element must be of `elem_type`, else the
+    /// offending element's type is returned. UNDEF gives the typeless form.
+    pub fn new(elem_type: DataType, elements: Vec<Value>) -> Result<DataArray, DataType> {
+        if let Some(bad) = elements.iter().find(|e| e.data_type() != elem_type) {
+            return Err(bad.data_type());
+        }
+        if elem_type == DataType::Undef {
+            return Ok(DataArray::Undef { size: elements.len() as u64 });
+        }
+        Ok(DataArray::Typed { elem_type, elements })
+    }
+    /// The typeless `{UNDEF, size, NULL}` array.
+    pub fn undef(size: u64) -> DataArray {
+        DataArray::Undef { size }
+    }
+    pub fn elem_type(&self) -> DataType {
+        match self {
+            DataArray::Typed { elem_type, .. } => *elem_type,
+            DataArray::Undef { .. } => DataType::Undef,
+        }
+    }
+    /// The number of elements the descriptor claims.
+    pub fn size(&self) -> u64 {
+        match self {
+            DataArray::Typed { elements, .. } => elements.len() as u64,
+            DataArray::Undef { size } => *size,
+        }
+    }
+}
+
+impl Serialize for DataArray {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("type", self.elem_type().short_name())?;
+        match self {
+            DataArray::Typed { elements, .. } => {
+                let list: Vec<serde_json::Value> = elements.iter().map(bare_to_json).collect();
+                m.serialize_entry("elements", &list)?;
+            }
+            DataArray::Undef { size } => m.serialize_entry("size", size)?,
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for DataArray {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Raw {
+            #[serde(rename = "type", with = "type_name")]
+            ty: DataType,
+            elements: Option<Vec<serde_json::Value>>,
+            size: Option<u64>,
+        }
+        let r = Raw::deserialize(d)?;
+        match (r.ty, r.elements, r.size) {
+            (DataType::Undef, None, size) => Ok(DataArray::Undef { size: size.unwrap_or(0) }),
+            (DataType::Undef, Some(_), _) => Err(D::Error::custom("an UNDEF array has a size, not elements")),
+            (ty, elements, None) => {
+                let elements = elements
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|j| value_from_bare_json(ty, j))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(D::Error::custom)?;
+                Ok(DataArray::Typed { elem_type: ty, elements })
+            }
+            (_, _, Some(_)) => Err(D::Error::custom("only an UNDEF array has a size")),
+        }
+    }
+}
+
+/// `pmix_query_t`.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct Query {
+    pub keys: Vec<PString>,
+    pub qualifiers: Vec<Info>,
+}
+
+/// `pmix_proc_info_t`.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ProcInfo {
+    pub proc: Proc,
+    pub hostname: Option<PString>,
+    pub executable_name: Option<PString>,
+    /// `pid_t`, carried as the UINT32 the wire uses.
+    pub pid: u32,
+    /// Not transmitted by any dialect: always 0 after unpacking.
+    pub exit_code: i32,
+    pub state: u8,
+}
+
+/// `pmix_envar_t`.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Envar {
+    pub envar: Option<PString>,
+    pub value: Option<PString>,
+    pub separator: u8,
+}
+
+/// `pmix_coord_t`.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Coord {
+    pub view: u8,
+    pub coord: Vec<u32>,
+}
+
+/// `pmix_regattr_t`.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RegAttr {
+    pub name: Option<PString>,
+    /// The attribute string (a `pmix_key_t`).
+    pub string: Key,
+    /// A `pmix_data_type_t` code (kept numeric: any code may be named).
+    #[serde(rename = "type")]
+    pub ty: u16,
+    pub description: Vec<PString>,
+}
+
+/// `PMIX_REGEX` content, in the three forms the preg framework writes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Regex {
+    /// A `pmix[…]` (native) or `raw:…` string, written raw with its NUL and no length.
+    Text(PString),
+    /// A `blob:` (compress component) block: the exact bytes written.
+    Blob(#[serde(with = "serde_bytes_hex")] Bytes),
+    /// Any other string: a whole count + STRING pack unit.
+    Packed(Option<PString>),
+}
+
+/// `pmix_cpuset_t`: the hwloc list form of the bitmap ("0-3,8"), or None
+/// for a NULL bitmap. The source is always "hwloc" on the wire.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Cpuset {
+    pub cpus: Option<PString>,
+}
+
+/// `pmix_topology_t`: hwloc XML and the raw hwloc support structures the
+/// sender's hwloc exported (present only when the XML is).
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Topology {
+    pub xml: Option<PString>,
+    #[serde(with = "serde_bytes_hex")]
+    pub support: Bytes,
+}
+
+/// `pmix_geometry_t`.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Geometry {
+    pub fabric: u64,
+    pub uuid: Option<PString>,
+    pub osname: Option<PString>,
+    pub coordinates: Vec<Coord>,
+}
+
+/// `pmix_device_distance_t`.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DeviceDist {
+    pub uuid: Option<PString>,
+    pub osname: Option<PString>,
+    #[serde(rename = "type")]
+    pub devtype: u64,
+    pub mindist: u16,
+    pub maxdist: u16,
+}
+
+/// `pmix_endpoint_t`.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Endpoint {
+    pub uuid: Option<PString>,
+    pub osname: Option<PString>,
+    #[serde(with = "serde_bytes_hex")]
+    pub endpt: Bytes,
+}
+
+/// `pmix_proc_stats_t`.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct ProcStats {
+    pub node: Option<PString>,
+    pub proc: Proc,
+    pub pid: u32,
+    pub cmd: Option<PString>,
+    pub state: u8,
+    pub time: Timeval,
+    /// Not transmitted: always 0 after unpacking.
+    #[serde(with = "float32")]
+    pub percent_cpu: f32,
+    pub priority: i32,
+    pub num_threads: u16,
+    #[serde(with = "float32")]
+    pub pss: f32,
+    #[serde(with = "float32")]
+    pub vsize: f32,
+    #[serde(with = "float32")]
+    pub rss: f32,
+    /// Not transmitted: always 0 after unpacking.
+    #[serde(with = "float32")]
+    pub peak_vsize: f32,
+    pub processor: u16,
+    pub sample_time: Timeval,
+}
+
+/// `pmix_disk_stats_t`.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DiskStats {
+    pub disk: Option<PString>,
+    pub reads_completed: u64,
+    pub reads_merged: u64,
+    pub sectors_read: u64,
+    pub milliseconds_reading: u64,
+    pub writes_completed: u64,
+    pub writes_merged: u64,
+    pub sectors_written: u64,
+    pub milliseconds_writing: u64,
+    pub num_ios_in_progress: u64,
+    pub milliseconds_io: u64,
+    pub weighted_milliseconds_io: u64,
+}
+
+/// `pmix_net_stats_t`.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NetStats {
+    pub net_interface: Option<PString>,
+    pub num_bytes_recvd: u64,
+    pub num_packets_recvd: u64,
+    pub num_recv_errs: u64,
+    pub num_bytes_sent: u64,
+    pub num_packets_sent: u64,
+    pub num_send_errs: u64,
+}
+
+/// `pmix_node_stats_t`.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct NodeStats {
+    pub node: Option<PString>,
+    #[serde(with = "float32")]
+    pub la: f32,
+    #[serde(with = "float32")]
+    pub la5: f32,
+    #[serde(with = "float32")]
+    pub la15: f32,
+    #[serde(with = "float32")]
+    pub total_mem: f32,
+    #[serde(with = "float32")]
+    pub free_mem: f32,
+    #[serde(with = "float32")]
+    pub buffers: f32,
+    #[serde(with = "float32")]
+    pub cached: f32,
+    #[serde(with = "float32")]
+    pub swap_cached: f32,
+    #[serde(with = "float32")]
+    pub swap_total: f32,
+    #[serde(with = "float32")]
+    pub swap_free: f32,
+    #[serde(with = "float32")]
+    pub mapped: f32,
+    pub sample_time: Timeval,
+    pub diskstats: Vec<DiskStats>,
+    pub netstats: Vec<NetStats>,
+}
+
+/// Internal `pmix_buffer_t` (PMIX_BUFFER, 26): its buffer type byte and bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Buffer {
+    pub buffer_type: u8,
+    #[serde(with = "serde_bytes_hex")]
+    pub bytes: Bytes,
+}
+
+/// `pmix_device_t` (v6.0+).
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Device {
+    pub uuid: Option<PString>,
+    pub osname: Option<PString>,
+    #[serde(rename = "type")]
+    pub devtype: u64,
+}
+
+/// `pmix_resource_unit_t` (v6.0+).
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ResourceUnit {
+    #[serde(rename = "type")]
+    pub devtype: u64,
+    pub count: u64,
+}
+
+/// `pmix_node_pid_t` (v6.1+).
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NodePid {
+    pub hostname: Option<PString>,
+    pub nodeid: u32,
+    pub pid: u32,
+}
+
+/// `pmix_regex_t` (PMIX_REGEX2, master).
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Regex2 {
+    #[serde(rename = "type")]
+    pub kind: Option<PString>,
+    #[serde(with = "serde_bytes_hex")]
+    pub data: Bytes,
+}
+
+macro_rules! values {
+    ($( $variant:ident ( $($inner:ty)? ) ; )*) => {
+        /// One PMIx value of any type. The variant is the type.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum Value {
+            $( $variant $( ($inner) )? , )*
+        }
+
+        impl Value {
+            /// The data type this value has.
+            pub fn data_type(&self) -> DataType {
+                match self {
+                    $( values!(@pat $variant $($inner)?) => DataType::$variant, )*
+                }
+            }
+        }
+
+        /// The bare JSON form of a value whose type is known from context.
+        pub(crate) fn bare_to_json(v: &Value) -> serde_json::Value {
+            match v {
+                $( values!(@bind x $variant $($inner)?) => values!(@ser x $($inner)?), )*
+            }
+        }
+
+        /// A value of type `ty` from its bare JSON form.
+        pub fn value_from_bare_json(ty: DataType, j: serde_json::Value) -> Result<Value, serde_json::Error> {
+            Ok(match ty {
+                $( DataType::$variant => values!(@de j $variant $($inner)?), )*
+            })
+        }
+    };
+    (@pat $variant:ident) => { Value::$variant };
+    (@pat $variant:ident $inner:ty) => { Value::$variant(_) };
+    (@bind $x:ident $variant:ident) => { Value::$variant };
+    (@bind $x:ident $variant:ident $inner:ty) => { Value::$variant($x) };
+    (@ser $x:ident) => { serde_json::Value::Null };
+    (@ser $x:ident $inner:ty) => { json::to_json::<$inner>($x) };
+    (@de $j:ident $variant:ident) => {{ json::expect_null($j)?; Value::$variant }};
+    (@de $j:ident $variant:ident $inner:ty) => { Value::$variant(json::from_json::<$inner>($j)?) };
+}
+
+values! {
+    Undef();
+    Bool(bool);
+    Byte(u8);
+    String(Option<PString>);
+    Size(u64);
+    Pid(u32);
+    Int(i32);
+    Int8(i8);
+    Int16(i16);
+    Int32(i32);
+    Int64(i64);
+    Uint(u32);
+    Uint8(u8);
+    Uint16(u16);
+    Uint32(u32);
+    Uint64(u64);
+    Float(F32);
+    Double(F64);
+    Timeval(Timeval);
+    Time(u64);
+    Status(i32);
+    Value(Box<Value>);
+    Proc(Proc);
+    App(Box<App>);
+    Info(Box<Info>);
+    Pdata(Box<Pdata>);
+    Buffer(Buffer);
+    ByteObject(Hex);
+    Kval(Box<Kval>);
+    Modex(Hex);
+    Persist(u8);
+    Pointer();
+    Scope(u8);
+    DataRange(u8);
+    Command(u8);
+    InfoDirectives(u32);
+    DataTypeCode(u16);
+    ProcState(u8);
+    ProcInfo(Box<ProcInfo>);
+    DataArray(Box<DataArray>);
+    ProcRank(Rank);
+    Query(Box<Query>);
+    CompressedString(Hex);
+    AllocDirective(u8);
+    InfoArray(Vec<Info>);
+    IofChannel(u16);
+    Envar(Box<Envar>);
+    Coord(Box<Coord>);
+    RegAttr(Box<RegAttr>);
+    Regex(Box<Regex>);
+    JobState(u8);
+    LinkState(u8);
+    ProcCpuset(Cpuset);
+    Geometry(Box<Geometry>);
+    DeviceDist(Box<DeviceDist>);
+    Endpoint(Box<Endpoint>);
+    Topo(Box<Topology>);
+    DevType(u64);
+    LocType(u16);
+    CompressedByteObject(Hex);
+    ProcNspace(Nspace);
+    ProcStats(Box<ProcStats>);
+    DiskStats(Box<DiskStats>);
+    NetStats(Box<NetStats>);
+    NodeStats(Box<NodeStats>);
+    DataBuffer(Hex);
+    StorMedium(u64);
+    StorAccess(u64);
+    StorPersist(u64);
+    StorAccessType(u16);
+    Device(Box<Device>);
+    ResBlockDirective(u8);
+    ResourceUnit(ResourceUnit);
+    NodePid(Box<NodePid>);
+    Regex2(Box<Regex2>);
+    AllocInherit(u8);
+}
+
+/// Raw bytes whose JSON form is lower-case hex (byte objects, data buffers).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct Hex(#[serde(with = "serde_bytes_hex")] pub Bytes);
+
+impl From<&[u8]> for Hex {
+    fn from(b: &[u8]) -> Self {
+        Hex(Bytes::copy_from_slice(b))
+    }
+}
+
+impl std::ops::Deref for Hex {
+    type Target = Bytes;
+    fn deref(&self) -> &Bytes {
+        &self.0
+    }
+}
+
+/// An `f32` whose JSON form survives NaN and infinities (as the strings
+/// "nan", "-nan", "inf", "-inf"). Equality is bitwise, so NaN == NaN.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct F32(pub f32);
+/// An `f64`, as [`F32`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct F64(pub f64);
+
+impl PartialEq for F32 {
+    fn eq(&self, o: &Self) -> bool {
+        self.0.to_bits() == o.0.to_bits()
+    }
+}
+impl PartialEq for F64 {
+    fn eq(&self, o: &Self) -> bool {
+        self.0.to_bits() == o.0.to_bits()
+    }
+}
+
+impl Serialize for F32 {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        float32::serialize(&self.0, s)
+    }
+}
+impl<'de> Deserialize<'de> for F32 {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        float32::deserialize(d).map(F32)
+    }
+}
+impl Serialize for F64 {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        float64::serialize(&self.0, s)
+    }
+}
+impl<'de> Deserialize<'de> for F64 {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        float64::deserialize(d).map(F64)
+    }
+}
+
+macro_rules! float_mod {
+    ($m:ident, $t:ty) => {
+        pub(crate) mod $m {
+            use serde::{de, Deserialize, Deserializer, Serializer};
+            pub fn serialize<S: Serializer>(v: &$t, s: S) -> Result<S::Ok, S::Error> {
+                if v.is_nan() {
+                    s.serialize_str(if v.is_sign_negative() { "-nan" } else { "nan" })
+                } else if v.is_infinite() {
+                    s.serialize_str(if *v < 0.0 { "-inf" } else { "inf" })
+                } else {
+                    s.serialize_f64(*v as f64)
+                }
+            }
+            pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                #[derive(Deserialize)]
+                #[serde(untagged)]
+                enum F {
+                    N(f64),
+                    S(String),
+                }
+                match F::deserialize(d)? {
+                    F::N(x) => Ok(x as $t),
+                    F::S(s) => match s.as_str() {
+                        "nan" => Ok(<$t>::NAN),
+                        "-nan" => Ok(-<$t>::NAN),
+                        "inf" => Ok(<$t>::INFINITY),
+                        "-inf" => Ok(<$t>::NEG_INFINITY),
+                        _ => Err(de::Error::custom(format!("not a number: {s:?}"))),
+                    },
+                }
+            }
+        }
+    };
+}
+float_mod!(float32, f32);
+float_mod!(float64, f64);
+
+/// A type name in JSON: the short name ("INT32").
+mod type_name {
+    use crate::DataType;
+    use serde::{de, Deserialize, Deserializer, Serializer};
+    pub fn serialize<S: Serializer>(t: &DataType, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(t.short_name())
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DataType, D::Error> {
+        let s = String::deserialize(d)?;
+        DataType::parse(&s).ok_or_else(|| de::Error::custom(format!("unknown data type {s:?}")))
+    }
+}
+
+mod json {
+    use serde::de::DeserializeOwned;
+    use serde::Serialize;
+    pub fn to_json<T: Serialize>(x: &T) -> serde_json::Value {
+        serde_json::to_value(x).expect("value model serialises infallibly")
+    }
+    pub fn from_json<T: DeserializeOwned>(j: serde_json::Value) -> Result<T, serde_json::Error> {
+        serde_json::from_value(j)
+    }
+    pub fn expect_null(j: serde_json::Value) -> Result<(), serde_json::Error> {
+        if j.is_null() {
+            Ok(())
+        } else {
+            Err(serde::de::Error::custom("expected null"))
+        }
+    }
+}
+
+impl Serialize for Value {
+    /// The tagged form: `{"type": "INT32", "value": 5}`.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("type", self.data_type().short_name())?;
+        m.serialize_entry("value", &bare_to_json(self))?;
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Raw {
+            #[serde(rename = "type", with = "type_name")]
+            ty: DataType,
+            #[serde(default)]
+            value: serde_json::Value,
+        }
+        let r = Raw::deserialize(d)?;
+        value_from_bare_json(r.ty, r.value).map_err(D::Error::custom)
+    }
+}
+
+impl Value {
+    /// The bare JSON form (no type tag): what `pmixw decode --type T` prints per element.
+    pub fn to_bare_json(&self) -> serde_json::Value {
+        bare_to_json(self)
+    }
+    /// A value of type `ty` from its bare JSON form.
+    pub fn from_bare_json(ty: DataType, j: serde_json::Value) -> Result<Value, serde_json::Error> {
+        value_from_bare_json(ty, j)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tagged_and_bare_json() {
+        let v = Value::Info(Box::new(Info::new("k", Value::Int32(-5))));
+        let j = serde_json::to_value(&v).unwrap();
+        assert_eq!(
+            j,
+            serde_json::json!({"type":"INFO","value":{"key":"k","flags":0,"value":{"type":"INT32","value":-5}}})
+        );
+        assert_eq!(serde_json::from_value::<Value>(j).unwrap(), v);
+        let arr = Value::DataArray(Box::new(DataArray::new(DataType::Uint8, vec![Value::Uint8(1)]).unwrap()));
+        assert_eq!(arr.to_bare_json(), serde_json::json!({"type":"UINT8","elements":[1]}));
+        assert_eq!(Value::from_bare_json(DataType::DataArray, arr.to_bare_json()).unwrap(), arr);
+        let u = Value::DataArray(Box::new(DataArray::undef(2)));
+        assert_eq!(u.to_bare_json(), serde_json::json!({"type":"UNDEF","size":2}));
+        assert_eq!(Value::from_bare_json(DataType::DataArray, u.to_bare_json()).unwrap(), u);
+        let f = Value::Double(F64(f64::NEG_INFINITY));
+        assert_eq!(Value::from_bare_json(DataType::Double, f.to_bare_json()).unwrap(), f);
+        assert!(Value::from_bare_json(DataType::Undef, serde_json::json!(1)).is_err());
+    }
+}
