@@ -1,1 +1,4 @@
-//! pmix-codec
+//! pmix-codec: the PMIx "bfrops" wire format.
+
+pub mod compress;
+pub mod float;

@@ -6,6 +6,7 @@
 pub mod datatype;
 pub mod hex;
 pub mod names;
+pub mod print;
 pub mod pstring;
 pub mod status;
 pub mod value;

@@ -1,0 +1,1 @@
+//! zlib compression in libpmix's pcompress format (to be written).

@@ -1,0 +1,1 @@
+//! FLOAT/DOUBLE as glibc "%f" text (to be written).

@@ -1,0 +1,1 @@
+//! Interop harness against the system libpmix (to be written).

@@ -1,0 +1,4 @@
+//! pmix-wire: client, tool and server roles, the interop harness and the
+//! `pmixw` command line, on top of `pmix-codec`.
+
+pub mod interop;

@@ -1,0 +1,1 @@
+//! PMIx_Data_print layout (to be written).
