@@ -1,4 +1,146 @@
 //! pmix-codec: the PMIx "bfrops" wire format.
+//!
+//! A buffer is a bare concatenation of *pack units*: a count followed by
+//! that many items of one type (bfrops.md §2). [`encode`] and [`decode`]
+//! work on whole byte strings; [`DataBuffer`] has the semantics of the
+//! standard's `pmix_data_buffer_t` API (pack, unpack with a maximum
+//! count, copy_payload, load, unload, embed).
 
+pub mod buffer;
 pub mod compress;
+pub mod dialect;
+pub mod error;
 pub mod float;
+mod float_shim;
+mod legacy;
+mod pack;
+mod regex;
+mod unpack;
+pub mod wire;
+
+pub use buffer::DataBuffer;
+pub use dialect::{BufferType, Dialect, Format, Ints};
+pub use error::{Error, ErrorKind, Result};
+
+use bytes::Bytes;
+use pmix_types::{DataType, Value};
+use wire::{Dec, Enc};
+
+/// Bytes of hwloc 2.x support structures that follow a topology's XML
+/// (discovery 6 + cpubind 11 + membind 15 on Debian's hwloc 2.9).
+pub const HWLOC_SUPPORT_BYTES: usize = 32;
+
+/// Append one pack unit of `values` (all of type `ty`) to `out`. On error
+/// nothing is appended (libpmix leaves a torn buffer; we do not).
+pub fn pack_unit(out: &mut Vec<u8>, fmt: &Format, ty: DataType, values: &[Value]) -> Result<()> {
+    let start = out.len();
+    let r = (|| {
+        let mut e = Enc::new(out, fmt.dialect, fmt.ints());
+        if !e.dialect.registers(ty) {
+            return Err(e
+                .err(ErrorKind::NotRegistered {
+                    ty,
+                    dialect: e.dialect.name(),
+                })
+                .in_type(ty));
+        }
+        if fmt.buffer_type == BufferType::FullyDesc {
+            e.tag(DataType::Int32.code());
+        }
+        e.count32(values.len())?;
+        if fmt.buffer_type == BufferType::FullyDesc {
+            e.tag(ty.code());
+        }
+        pack::pack_items(&mut e, ty, values)
+    })();
+    if r.is_err() {
+        out.truncate(start);
+    }
+    r
+}
+
+/// One pack unit of `values` as a new byte string.
+pub fn encode(fmt: &Format, ty: DataType, values: &[Value]) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    pack_unit(&mut out, fmt, ty, values)?;
+    Ok(out)
+}
+
+/// Read the header of one unit at `pos`: returns the count and the
+/// position of the first item.
+fn unit_header(buf: &Bytes, pos: usize, fmt: &Format, ty: DataType) -> Result<(usize, usize)> {
+    let mut d = Dec::new(buf, pos, fmt.dialect, fmt.ints());
+    if fmt.buffer_type == BufferType::FullyDesc {
+        let at = d.pos();
+        let tag = d.tag()?;
+        if tag != DataType::Int32.code() {
+            return Err(Error::new(ErrorKind::BadCountTag(tag), at));
+        }
+    }
+    let at = d.pos();
+    let n = d.i32()?;
+    if n < 0 {
+        return Err(Error::new(
+            ErrorKind::ValueOutOfRange {
+                what: "unit count",
+                value: n as i128,
+            },
+            at,
+        )
+        .in_type(ty));
+    }
+    if fmt.buffer_type == BufferType::FullyDesc {
+        let at = d.pos();
+        let tag = d.tag()?;
+        if tag != ty.code() {
+            return Err(Error::new(
+                ErrorKind::TypeMismatch {
+                    expected: ty,
+                    found: tag,
+                },
+                at,
+            ));
+        }
+    }
+    Ok((n as usize, d.pos()))
+}
+
+/// Unpack `n` items of `ty` at `pos`; returns them and the new position.
+fn items_at(
+    buf: &Bytes,
+    pos: usize,
+    fmt: &Format,
+    ty: DataType,
+    n: usize,
+) -> Result<(Vec<Value>, usize)> {
+    let mut d = Dec::new(buf, pos, fmt.dialect, fmt.ints());
+    let v = unpack::unpack_items(&mut d, ty, n)?;
+    Ok((v, d.pos()))
+}
+
+/// Decode every unit in `bytes` as items of `ty`, until the input is
+/// exhausted; all values in order.
+pub fn decode(fmt: &Format, ty: DataType, bytes: &[u8]) -> Result<Vec<Value>> {
+    decode_bytes(fmt, ty, &Bytes::copy_from_slice(bytes))
+}
+
+/// As [`decode`], without copying: byte objects in the result share `buf`.
+pub fn decode_bytes(fmt: &Format, ty: DataType, buf: &Bytes) -> Result<Vec<Value>> {
+    let mut pos = 0;
+    let mut all = Vec::new();
+    while pos < buf.len() {
+        let (n, p) = unit_header(buf, pos, fmt, ty)?;
+        let (mut v, p) = items_at(buf, p, fmt, ty, n)?;
+        all.append(&mut v);
+        pos = p;
+    }
+    Ok(all)
+}
+
+/// Decode exactly one unit at the start of `bytes`; returns the values
+/// and the number of bytes consumed.
+pub fn decode_unit(fmt: &Format, ty: DataType, bytes: &[u8]) -> Result<(Vec<Value>, usize)> {
+    let buf = Bytes::copy_from_slice(bytes);
+    let (n, p) = unit_header(&buf, 0, fmt, ty)?;
+    items_at(&buf, p, fmt, ty, n)
+}

@@ -50,7 +50,10 @@ pub struct Proc {
 
 impl Proc {
     pub fn new(nspace: &str, rank: Rank) -> Proc {
-        Proc { nspace: Nspace::from(nspace), rank }
+        Proc {
+            nspace: Nspace::from(nspace),
+            rank,
+        }
     }
 }
 
@@ -64,7 +67,11 @@ pub struct Info {
 
 impl Info {
     pub fn new(key: &str, value: Value) -> Info {
-        Info { key: Key::from(key), flags: 0, value }
+        Info {
+            key: Key::from(key),
+            flags: 0,
+            value,
+        }
     }
 }
 
@@ -102,7 +109,10 @@ pub struct App {
 #[derive(Clone, Debug, PartialEq)]
 pub enum DataArray {
     /// Elements all of `elem_type` (never UNDEF; a VALUE array holds tagged values).
-    Typed { elem_type: DataType, elements: Vec<Value> },
+    Typed {
+        elem_type: DataType,
+        elements: Vec<Value>,
+    },
     /// Type UNDEF with a size and no elements.
     Undef { size: u64 },
 }
@@ -115,9 +125,14 @@ impl DataArray {
             return Err(bad.data_type());
         }
         if elem_type == DataType::Undef {
-            return Ok(DataArray::Undef { size: elements.len() as u64 });
+            return Ok(DataArray::Undef {
+                size: elements.len() as u64,
+            });
         }
-        Ok(DataArray::Typed { elem_type, elements })
+        Ok(DataArray::Typed {
+            elem_type,
+            elements,
+        })
     }
     /// The typeless `{UNDEF, size, NULL}` array.
     pub fn undef(size: u64) -> DataArray {
@@ -167,8 +182,12 @@ impl<'de> Deserialize<'de> for DataArray {
         }
         let r = Raw::deserialize(d)?;
         match (r.ty, r.elements, r.size) {
-            (DataType::Undef, None, size) => Ok(DataArray::Undef { size: size.unwrap_or(0) }),
-            (DataType::Undef, Some(_), _) => Err(D::Error::custom("an UNDEF array has a size, not elements")),
+            (DataType::Undef, None, size) => Ok(DataArray::Undef {
+                size: size.unwrap_or(0),
+            }),
+            (DataType::Undef, Some(_), _) => {
+                Err(D::Error::custom("an UNDEF array has a size, not elements"))
+            }
             (ty, elements, None) => {
                 let elements = elements
                     .unwrap_or_default()
@@ -176,7 +195,10 @@ impl<'de> Deserialize<'de> for DataArray {
                     .map(|j| value_from_bare_json(ty, j))
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(D::Error::custom)?;
-                Ok(DataArray::Typed { elem_type: ty, elements })
+                Ok(DataArray::Typed {
+                    elem_type: ty,
+                    elements,
+                })
             }
             (_, _, Some(_)) => Err(D::Error::custom("only an UNDEF array has a size")),
         }
@@ -633,10 +655,7 @@ float_mod!(float64, f64);
 /// A type name in JSON: the short name ("INT32").
 mod type_name {
     use crate::DataType;
-    use serde::{de, Deserialize, Deserializer, Serializer};
-    pub fn serialize<S: Serializer>(t: &DataType, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(t.short_name())
-    }
+    use serde::{de, Deserialize, Deserializer};
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DataType, D::Error> {
         let s = String::deserialize(d)?;
         DataType::parse(&s).ok_or_else(|| de::Error::custom(format!("unknown data type {s:?}")))
@@ -712,14 +731,31 @@ mod tests {
             serde_json::json!({"type":"INFO","value":{"key":"k","flags":0,"value":{"type":"INT32","value":-5}}})
         );
         assert_eq!(serde_json::from_value::<Value>(j).unwrap(), v);
-        let arr = Value::DataArray(Box::new(DataArray::new(DataType::Uint8, vec![Value::Uint8(1)]).unwrap()));
-        assert_eq!(arr.to_bare_json(), serde_json::json!({"type":"UINT8","elements":[1]}));
-        assert_eq!(Value::from_bare_json(DataType::DataArray, arr.to_bare_json()).unwrap(), arr);
+        let arr = Value::DataArray(Box::new(
+            DataArray::new(DataType::Uint8, vec![Value::Uint8(1)]).unwrap(),
+        ));
+        assert_eq!(
+            arr.to_bare_json(),
+            serde_json::json!({"type":"UINT8","elements":[1]})
+        );
+        assert_eq!(
+            Value::from_bare_json(DataType::DataArray, arr.to_bare_json()).unwrap(),
+            arr
+        );
         let u = Value::DataArray(Box::new(DataArray::undef(2)));
-        assert_eq!(u.to_bare_json(), serde_json::json!({"type":"UNDEF","size":2}));
-        assert_eq!(Value::from_bare_json(DataType::DataArray, u.to_bare_json()).unwrap(), u);
+        assert_eq!(
+            u.to_bare_json(),
+            serde_json::json!({"type":"UNDEF","size":2})
+        );
+        assert_eq!(
+            Value::from_bare_json(DataType::DataArray, u.to_bare_json()).unwrap(),
+            u
+        );
         let f = Value::Double(F64(f64::NEG_INFINITY));
-        assert_eq!(Value::from_bare_json(DataType::Double, f.to_bare_json()).unwrap(), f);
+        assert_eq!(
+            Value::from_bare_json(DataType::Double, f.to_bare_json()).unwrap(),
+            f
+        );
         assert!(Value::from_bare_json(DataType::Undef, serde_json::json!(1)).is_err());
     }
 }

@@ -1,0 +1,196 @@
+//! `pmix_data_buffer_t` semantics: pack units in, unpack units out.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::{items_at, pack_unit, unit_header, Format};
+use bytes::Bytes;
+use pmix_types::{DataType, Value};
+
+enum Storage {
+    Writable(Vec<u8>),
+    Frozen(Bytes),
+}
+
+/// A PMIx data buffer in one wire format. Unpacking is non-destructive:
+/// the bytes stay, a read position advances, `rewind` goes back.
+pub struct DataBuffer {
+    store: Storage,
+    read: usize,
+    format: Format,
+    /// Items of a unit left over by a partial unpack: (type, how many).
+    pending: Option<(DataType, usize)>,
+}
+
+/// What one unpack call produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unpacked {
+    pub values: Vec<Value>,
+    /// Items of the same unit still to be read (the standard's partial
+    /// unpack, PMIX_ERR_UNPACK_INADEQUATE_SPACE). The next unpack of the
+    /// same type continues with them.
+    pub left_in_unit: usize,
+}
+
+impl Unpacked {
+    /// 0, or -19 (PMIX_ERR_UNPACK_INADEQUATE_SPACE) for a partial unpack.
+    pub fn status(&self) -> i32 {
+        if self.left_in_unit > 0 {
+            -19
+        } else {
+            0
+        }
+    }
+}
+
+impl DataBuffer {
+    pub fn new(format: Format) -> DataBuffer {
+        DataBuffer {
+            store: Storage::Writable(Vec::new()),
+            read: 0,
+            format,
+            pending: None,
+        }
+    }
+
+    /// A buffer over received bytes (no copy; byte objects unpacked from
+    /// it share the allocation).
+    pub fn from_bytes(format: Format, bytes: Bytes) -> DataBuffer {
+        DataBuffer {
+            store: Storage::Frozen(bytes),
+            read: 0,
+            format,
+            pending: None,
+        }
+    }
+
+    pub fn format(&self) -> &Format {
+        &self.format
+    }
+
+    /// All bytes packed so far (read or not).
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.store {
+            Storage::Writable(v) => v,
+            Storage::Frozen(b) => b,
+        }
+    }
+
+    /// The bytes not yet unpacked.
+    pub fn unread(&self) -> &[u8] {
+        &self.as_bytes()[self.read..]
+    }
+
+    pub fn position(&self) -> usize {
+        self.read
+    }
+
+    /// Start reading from the beginning again.
+    pub fn rewind(&mut self) {
+        self.read = 0;
+        self.pending = None;
+    }
+
+    fn writable(&mut self) -> &mut Vec<u8> {
+        if let Storage::Frozen(b) = &self.store {
+            self.store = Storage::Writable(b.to_vec());
+        }
+        match &mut self.store {
+            Storage::Writable(v) => v,
+            Storage::Frozen(_) => unreachable!("converted above"),
+        }
+    }
+
+    fn frozen(&mut self) -> Bytes {
+        if let Storage::Writable(v) = &mut self.store {
+            self.store = Storage::Frozen(Bytes::from(std::mem::take(v)));
+        }
+        match &self.store {
+            Storage::Frozen(b) => b.clone(),
+            Storage::Writable(_) => unreachable!("converted above"),
+        }
+    }
+
+    /// `PMIx_Data_pack`: append one unit. Nothing is written on error.
+    pub fn pack(&mut self, ty: DataType, values: &[Value]) -> Result<()> {
+        let fmt = self.format;
+        pack_unit(self.writable(), &fmt, ty, values)
+    }
+
+    /// `PMIx_Data_unpack` with room for `max` values. Fewer requested than
+    /// the unit holds gives those values and a non-zero `left_in_unit`.
+    /// On error the read position is unchanged.
+    pub fn unpack(&mut self, ty: DataType, max: usize) -> Result<Unpacked> {
+        if max == 0 {
+            return Err(Error::new(
+                ErrorKind::InadequateSpace {
+                    requested: 0,
+                    present: 0,
+                },
+                self.read,
+            ));
+        }
+        let buf = self.frozen();
+        let (n, pos) = match self.pending {
+            Some((pty, left)) if pty == ty => (left, self.read),
+            Some((pty, _)) => {
+                return Err(Error::new(
+                    ErrorKind::Invalid(format!(
+                        "{pty} items of a partially unpacked unit come first"
+                    )),
+                    self.read,
+                )
+                .in_type(ty))
+            }
+            None => unit_header(&buf, self.read, &self.format, ty)?,
+        };
+        let take = n.min(max);
+        let (values, end) = items_at(&buf, pos, &self.format, ty, take)?;
+        self.read = end;
+        let left = n - take;
+        self.pending = if left > 0 { Some((ty, left)) } else { None };
+        Ok(Unpacked {
+            values,
+            left_in_unit: left,
+        })
+    }
+
+    /// Unpack exactly one value.
+    pub fn unpack_one(&mut self, ty: DataType) -> Result<Value> {
+        let mut u = self.unpack(ty, 1)?;
+        match u.values.pop() {
+            Some(v) if u.left_in_unit == 0 => Ok(v),
+            _ => Err(Error::new(
+                ErrorKind::Invalid("expected exactly one value".into()),
+                self.read,
+            )
+            .in_type(ty)),
+        }
+    }
+
+    /// `PMIx_Data_copy_payload`: append the unread part of `src`; `src` is not advanced.
+    pub fn copy_payload(&mut self, src: &DataBuffer) {
+        let bytes = src.unread().to_vec();
+        self.writable().extend_from_slice(&bytes);
+    }
+
+    /// `PMIx_Data_load`: replace the contents with `bytes`, read from the start.
+    pub fn load(&mut self, bytes: Bytes) {
+        self.store = Storage::Frozen(bytes);
+        self.read = 0;
+        self.pending = None;
+    }
+
+    /// `PMIx_Data_embed`: as load, from a borrowed copy.
+    pub fn embed(&mut self, bytes: &[u8]) {
+        self.load(Bytes::copy_from_slice(bytes));
+    }
+
+    /// `PMIx_Data_unload`: take the unread bytes and reset the buffer.
+    pub fn unload(&mut self) -> Bytes {
+        let buf = self.frozen();
+        let rest = buf.slice(self.read..);
+        self.store = Storage::Writable(Vec::new());
+        self.read = 0;
+        self.pending = None;
+        rest
+    }
+}

@@ -1,0 +1,261 @@
+//! bfrops dialects: which integer family each uses and which types it
+//! registers. The differences between dialects are data here, not copies
+//! of the codec.
+
+use pmix_types::DataType;
+
+/// A bfrops component ("dialect").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dialect {
+    /// PMIx 1.2 peers.
+    V12,
+    /// PMIx 2.0 peers.
+    V20,
+    /// PMIx 2.1 peers.
+    V21,
+    /// PMIx 3.x peers.
+    V3,
+    /// PMIx 4.0/4.1 peers.
+    V4,
+    /// PMIx 4.2.x and 5.0.x (the default of libpmix 4.2.2).
+    V41,
+    /// PMIx 6.x "v51" (as in 6.1+: without the stats types).
+    V51,
+    /// PMIx 6.1.x "v61".
+    V61,
+    /// OpenPMIx master (v7 alpha): announced as "v61" on the wire, with
+    /// REGEX2, ALLOC_INHERIT and the changed typeless DATA_ARRAY.
+    V7,
+}
+
+/// How integers are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ints {
+    /// flex128 varints, signed types zig-zag (v4 and later).
+    Flex,
+    /// Fixed-width big-endian; INT/UINT/SIZE/PID carry a type tag (v3 and
+    /// earlier, and v4/v41 with `PMIX_MCA_psquash=native`).
+    Fixed,
+}
+
+/// The buffer type: whether the top level of each pack unit is tagged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BufferType {
+    /// `PMIX_BFROP_BUFFER_NON_DESC` (1), the default.
+    NonDesc,
+    /// `PMIX_BFROP_BUFFER_FULLY_DESC` (2).
+    FullyDesc,
+}
+
+impl BufferType {
+    /// The byte value used in handshakes and in PMIX_BUFFER items.
+    pub fn code(self) -> u8 {
+        match self {
+            BufferType::NonDesc => 1,
+            BufferType::FullyDesc => 2,
+        }
+    }
+    pub fn from_code(c: u8) -> Option<BufferType> {
+        match c {
+            1 => Some(BufferType::NonDesc),
+            2 => Some(BufferType::FullyDesc),
+            _ => None,
+        }
+    }
+    /// From the value of `PMIX_BFROP_BUFFER_TYPE`: exactly
+    /// "PMIX_BFROP_BUFFER_FULLY_DESC" selects FULLY_DESC, anything else NON_DESC.
+    pub fn from_env_value(v: &str) -> BufferType {
+        if v == "PMIX_BFROP_BUFFER_FULLY_DESC" {
+            BufferType::FullyDesc
+        } else {
+            BufferType::NonDesc
+        }
+    }
+}
+
+/// A set of type codes 0-75.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TypeSet(u128);
+
+impl TypeSet {
+    const fn range(lo: u16, hi: u16) -> TypeSet {
+        let mut s = 0u128;
+        let mut c = lo;
+        while c <= hi {
+            s |= 1 << c;
+            c += 1;
+        }
+        TypeSet(s)
+    }
+    const fn with(self, o: TypeSet) -> TypeSet {
+        TypeSet(self.0 | o.0)
+    }
+    const fn without(self, o: TypeSet) -> TypeSet {
+        TypeSet(self.0 & !o.0)
+    }
+    const fn one(c: u16) -> TypeSet {
+        TypeSet(1 << c)
+    }
+    fn has(self, c: u16) -> bool {
+        c < 128 && self.0 & (1 << c) != 0
+    }
+}
+
+// bfrops.md §1.2: the PMIX_REGISTER_TYPE calls of each component.
+const BASE_1_28: TypeSet = TypeSet::range(1, 28);
+const SET_V12: TypeSet = BASE_1_28
+    .with(TypeSet::range(29, 41))
+    .with(TypeSet::one(44));
+const SET_V20: TypeSet = SET_V12.with(TypeSet::range(42, 43));
+const SET_V21: TypeSet = SET_V20;
+const SET_V3: TypeSet = SET_V21.with(TypeSet::range(45, 46));
+const SET_V4: TypeSet = SET_V3
+    .without(TypeSet::one(29))
+    .without(TypeSet::one(44))
+    .with(TypeSet::range(47, 59));
+const SET_V41: TypeSet = SET_V4.with(TypeSet::range(60, 69));
+const STATS: TypeSet = TypeSet::range(61, 64);
+const SET_V51: TypeSet = SET_V41.without(STATS).with(TypeSet::range(70, 72));
+const SET_V61: TypeSet = SET_V51.with(TypeSet::one(73));
+const SET_V7: TypeSet = SET_V61.with(TypeSet::range(74, 75));
+
+impl Dialect {
+    /// Every dialect, oldest first.
+    pub const ALL: &'static [Dialect] = &[
+        Dialect::V12,
+        Dialect::V20,
+        Dialect::V21,
+        Dialect::V3,
+        Dialect::V4,
+        Dialect::V41,
+        Dialect::V51,
+        Dialect::V61,
+        Dialect::V7,
+    ];
+
+    /// Our name for the dialect (the bfrops component name, and "v7" for master).
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::V12 => "v12",
+            Dialect::V20 => "v20",
+            Dialect::V21 => "v21",
+            Dialect::V3 => "v3",
+            Dialect::V4 => "v4",
+            Dialect::V41 => "v41",
+            Dialect::V51 => "v51",
+            Dialect::V61 => "v61",
+            Dialect::V7 => "v7",
+        }
+    }
+
+    /// The component name a peer announces in the handshake.
+    pub fn module_name(self) -> &'static str {
+        match self {
+            Dialect::V7 => "v61",
+            d => d.name(),
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Dialect> {
+        let s = s.trim().to_ascii_lowercase();
+        Dialect::ALL.iter().copied().find(|d| d.name() == s)
+    }
+
+    fn types(self) -> TypeSet {
+        match self {
+            Dialect::V12 => SET_V12,
+            Dialect::V20 => SET_V20,
+            Dialect::V21 => SET_V21,
+            Dialect::V3 => SET_V3,
+            Dialect::V4 => SET_V4,
+            Dialect::V41 => SET_V41,
+            Dialect::V51 => SET_V51,
+            Dialect::V61 => SET_V61,
+            Dialect::V7 => SET_V7,
+        }
+    }
+
+    /// Whether the dialect registers (can pack and unpack) this type.
+    pub fn registers(self, ty: DataType) -> bool {
+        self.types().has(ty.code())
+    }
+
+    /// The integer family; `fixed_ints` is psquash "native", honoured only
+    /// by v4/v41 (libpmix ≤ 5.0.x); v3 and older are always fixed.
+    pub fn ints(self, fixed_ints: bool) -> Ints {
+        match self {
+            Dialect::V12 | Dialect::V20 | Dialect::V21 | Dialect::V3 => Ints::Fixed,
+            Dialect::V4 | Dialect::V41 if fixed_ints => Ints::Fixed,
+            _ => Ints::Flex,
+        }
+    }
+
+    /// The legacy private pack drivers of v20 and v12.
+    pub fn is_legacy(self) -> bool {
+        matches!(self, Dialect::V12 | Dialect::V20)
+    }
+}
+
+impl std::fmt::Display for Dialect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Everything that decides the bytes: dialect, buffer type, integer family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Format {
+    pub dialect: Dialect,
+    pub buffer_type: BufferType,
+    /// psquash "native" (fixed-width integers inside v4/v41).
+    pub fixed_ints: bool,
+}
+
+impl Format {
+    pub const fn new(dialect: Dialect, buffer_type: BufferType) -> Format {
+        Format {
+            dialect,
+            buffer_type,
+            fixed_ints: false,
+        }
+    }
+    /// libpmix 4.2.2's own default: v41, non-described.
+    pub const V41: Format = Format::new(Dialect::V41, BufferType::NonDesc);
+
+    pub fn ints(&self) -> Ints {
+        self.dialect.ints(self.fixed_ints)
+    }
+}
+
+impl Default for Format {
+    fn default() -> Format {
+        Format::V41
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count(d: Dialect) -> usize {
+        DataType::ALL.iter().filter(|t| d.registers(**t)).count()
+    }
+
+    #[test]
+    fn registered_type_counts_match_bfrops_table() {
+        // bfrops.md §1.2 "Registered-type counts".
+        assert_eq!(count(Dialect::V12), 42);
+        assert_eq!(count(Dialect::V20), 44);
+        assert_eq!(count(Dialect::V21), 44);
+        assert_eq!(count(Dialect::V3), 46);
+        assert_eq!(count(Dialect::V4), 57);
+        assert_eq!(count(Dialect::V41), 67);
+        assert_eq!(count(Dialect::V51), 66);
+        assert_eq!(count(Dialect::V61), 67);
+        assert_eq!(count(Dialect::V7), 69);
+        assert!(!Dialect::V41.registers(DataType::Undef));
+        assert!(Dialect::V41.registers(DataType::Buffer));
+        assert!(!Dialect::V41.registers(DataType::Modex));
+        assert!(Dialect::V3.registers(DataType::InfoArray));
+    }
+}

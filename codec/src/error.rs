@@ -1,0 +1,164 @@
+//! One error type for every codec failure. It says what went wrong, at
+//! which byte offset of the input, in which type, and along which field
+//! path ("INFO.value.DATA_ARRAY[2].key").
+
+use pmix_types::DataType;
+use std::fmt;
+
+/// What went wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The input ends before the item does.
+    ReadPastEnd { needed: u64, remaining: u64 },
+    /// An integer does not fit the type it is read as (flex value wider
+    /// than the type, a count or length out of range).
+    ValueOutOfRange { what: &'static str, value: i128 },
+    /// A count claims more elements than the remaining bytes can hold.
+    CountTooLarge { count: u64, remaining: u64 },
+    /// A string is not a valid C string (no terminating NUL, interior NUL,
+    /// over its length limit).
+    BadString(&'static str),
+    /// A NULL string where the type requires one.
+    NullNotAllowed,
+    /// A type code that is not a PMIx data type.
+    UnknownType(u16),
+    /// The dialect does not register this type.
+    NotRegistered { ty: DataType, dialect: &'static str },
+    /// A described buffer's type tag differs from the requested type.
+    TypeMismatch { expected: DataType, found: u16 },
+    /// A described buffer's count is not tagged INT32.
+    BadCountTag(u16),
+    /// Nested arrays/values deeper than the cap.
+    TooDeep { max: u32 },
+    /// A value that cannot be represented (a VALUE holding an INFO, an
+    /// array element of the wrong type, a negative count, ...).
+    Invalid(String),
+    /// More values in the unit than the caller asked for (the standard's
+    /// partial unpack; the rest stay readable).
+    InadequateSpace { requested: u64, present: u64 },
+    /// The operation exists in libpmix but is not supported by this dialect.
+    NotSupported(&'static str),
+}
+
+/// A codec error with its location.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    pub kind: ErrorKind,
+    /// Byte offset in the input (unpack) or output (pack) where it happened.
+    pub offset: usize,
+    /// The innermost type being processed, if known.
+    pub ty: Option<DataType>,
+    /// The field path from the outermost item, e.g. `INFO.value.PROC.nspace`.
+    pub path: Vec<String>,
+}
+
+impl Error {
+    pub fn new(kind: ErrorKind, offset: usize) -> Error {
+        Error {
+            kind,
+            offset,
+            ty: None,
+            path: Vec::new(),
+        }
+    }
+
+    /// The PMIx status code libpmix uses for this failure.
+    pub fn status(&self) -> i32 {
+        use ErrorKind::*;
+        match &self.kind {
+            ReadPastEnd { .. } | CountTooLarge { .. } => -50,
+            ValueOutOfRange { .. } | BadCountTag(_) | TooDeep { .. } => -20,
+            BadString(_) | NullNotAllowed => -1,
+            UnknownType(_) | NotRegistered { .. } => -16,
+            TypeMismatch { .. } => -22,
+            Invalid(_) => -27,
+            InadequateSpace { .. } => -19,
+            NotSupported(_) => -47,
+        }
+    }
+
+    /// Record the type being processed (innermost wins).
+    pub(crate) fn in_type(mut self, ty: DataType) -> Error {
+        if self.ty.is_none() {
+            self.ty = Some(ty);
+        }
+        self
+    }
+
+    /// Prepend a field name to the path (called while unwinding outwards).
+    pub(crate) fn in_field(mut self, field: impl Into<String>) -> Error {
+        self.path.insert(0, field.into());
+        self
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ErrorKind::*;
+        match self {
+            ReadPastEnd { needed, remaining } => {
+                write!(
+                    f,
+                    "read past end of buffer: need {needed} bytes, {remaining} remain"
+                )
+            }
+            ValueOutOfRange { what, value } => write!(f, "{what} out of range: {value}"),
+            CountTooLarge { count, remaining } => {
+                write!(f, "count {count} exceeds the {remaining} bytes remaining")
+            }
+            BadString(why) => write!(f, "bad string: {why}"),
+            NullNotAllowed => write!(f, "NULL string where one is required"),
+            UnknownType(c) => write!(f, "unknown data type code {c}"),
+            NotRegistered { ty, dialect } => {
+                write!(f, "{ty} is not registered in dialect {dialect}")
+            }
+            TypeMismatch { expected, found } => write!(
+                f,
+                "type mismatch: expected {expected}, buffer says {}",
+                pmix_types::data_type_string(*found)
+            ),
+            BadCountTag(c) => write!(f, "described buffer: count tagged {c}, not PMIX_INT32"),
+            TooDeep { max } => write!(f, "nesting deeper than {max}"),
+            Invalid(s) => write!(f, "invalid value: {s}"),
+            InadequateSpace { requested, present } => {
+                write!(f, "unit holds {present} values, only {requested} requested")
+            }
+            NotSupported(s) => write!(f, "not supported: {s}"),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} (status {}) at offset {}",
+            self.kind,
+            self.status(),
+            self.offset
+        )?;
+        if let Some(t) = self.ty {
+            write!(f, " in {t}")?;
+        }
+        if !self.path.is_empty() {
+            write!(f, ", field {}", self.path.join("."))?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Attach a field name to the error of a fallible step.
+pub(crate) trait Field<T> {
+    fn field(self, name: &str) -> Result<T>;
+}
+
+impl<T> Field<T> for Result<T> {
+    #[inline]
+    fn field(self, name: &str) -> Result<T> {
+        self.map_err(|e| e.in_field(name))
+    }
+}

@@ -1,0 +1,438 @@
+//! Packing: one exhaustive match over the value model. Layouts follow
+//! bfrops.md §4 (modern dialects) with the integer family of `Enc`.
+
+use crate::error::{ErrorKind, Field, Result};
+use crate::float_shim as float;
+use crate::wire::{system_tag, Enc};
+use pmix_types::*;
+
+/// Pack `values`, all of type `ty`, as the items of one unit or array
+/// (no count). POINTER is the one type whose items are not packed one by
+/// one: any number of pointers is a single `01` byte.
+pub fn pack_items(e: &mut Enc, ty: DataType, values: &[Value]) -> Result<()> {
+    check_registered(e, ty)?;
+    for (i, v) in values.iter().enumerate() {
+        if v.data_type() != ty {
+            return Err(e
+                .err(ErrorKind::Invalid(format!(
+                    "element {i} is {}, not {ty}",
+                    v.data_type()
+                )))
+                .in_type(ty));
+        }
+    }
+    if ty == DataType::Pointer {
+        // one sentinel byte per call, even for zero pointers
+        e.u8(1);
+        return Ok(());
+    }
+    if let Some(tag) = system_tag(ty, e.ints) {
+        // INT/UINT/SIZE/PID: one tag for the whole call, then bare values
+        e.tag(tag.code());
+        for v in values {
+            match (tag, v) {
+                (DataType::Uint32, Value::Pid(x)) => e.u32(*x),
+                (DataType::Int32, Value::Int(x)) => e.i32(*x),
+                (DataType::Int32, Value::Uint(x)) => e.i32(*x as i32),
+                (DataType::Uint64, Value::Size(x)) => e.u64(*x),
+                _ => unreachable!("system_tag covers exactly these pairs"),
+            }
+        }
+        return Ok(());
+    }
+    for (i, v) in values.iter().enumerate() {
+        pack_item(e, v).map_err(|err| {
+            if values.len() > 1 {
+                err.in_field(format!("[{i}]"))
+            } else {
+                err
+            }
+        })?;
+    }
+    Ok(())
+}
+
+fn check_registered(e: &Enc, ty: DataType) -> Result<()> {
+    if !e.dialect.registers(ty) {
+        return Err(e
+            .err(ErrorKind::NotRegistered {
+                ty,
+                dialect: e.dialect.name(),
+            })
+            .in_type(ty));
+    }
+    Ok(())
+}
+
+fn infos(e: &mut Enc, list: &[Info]) -> Result<()> {
+    for (i, info) in list.iter().enumerate() {
+        pack_info(e, info).map_err(|err| err.in_field(format!("info[{i}]")))?;
+    }
+    Ok(())
+}
+
+fn argv(e: &mut Enc, list: &[PString]) -> Result<()> {
+    for s in list {
+        e.str(Some(s))?;
+    }
+    Ok(())
+}
+
+fn timeval(e: &mut Enc, t: &Timeval) {
+    e.i64(t.sec);
+    e.i64(t.usec);
+}
+
+fn float32(e: &mut Enc, v: f32) -> Result<()> {
+    let s = float::format_f32(v);
+    e.str(Some(&PString::from(s.as_str())))
+}
+
+fn float64(e: &mut Enc, v: f64) -> Result<()> {
+    let s = float::format_f64(v);
+    e.str(Some(&PString::from(s.as_str())))
+}
+
+fn proc_(e: &mut Enc, p: &Proc) -> Result<()> {
+    e.str(Some(p.nspace.as_pstring()))?;
+    e.u32(p.rank);
+    Ok(())
+}
+
+fn coord(e: &mut Enc, c: &Coord) {
+    e.u8(c.view);
+    e.size(c.coord.len() as u64);
+    for &x in &c.coord {
+        e.u32(x);
+    }
+}
+
+fn bytes_sized(e: &mut Enc, b: &[u8]) {
+    e.size(b.len() as u64);
+    e.raw(b);
+}
+
+fn disk_stats(e: &mut Enc, d: &DiskStats) -> Result<()> {
+    e.str(d.disk.as_ref())?;
+    for v in [
+        d.reads_completed,
+        d.reads_merged,
+        d.sectors_read,
+        d.milliseconds_reading,
+        d.writes_completed,
+        d.writes_merged,
+        d.sectors_written,
+        d.milliseconds_writing,
+        d.num_ios_in_progress,
+        d.milliseconds_io,
+        d.weighted_milliseconds_io,
+    ] {
+        e.u64(v);
+    }
+    Ok(())
+}
+
+fn net_stats(e: &mut Enc, n: &NetStats) -> Result<()> {
+    e.str(n.net_interface.as_ref())?;
+    for v in [
+        n.num_bytes_recvd,
+        n.num_packets_recvd,
+        n.num_recv_errs,
+        n.num_bytes_sent,
+        n.num_packets_sent,
+        n.num_send_errs,
+    ] {
+        e.u64(v);
+    }
+    Ok(())
+}
+
+pub(crate) fn pack_info(e: &mut Enc, info: &Info) -> Result<()> {
+    e.str(Some(info.key.as_pstring())).field("key")?;
+    e.u32(info.flags);
+    pack_value(e, &info.value).field("value")
+}
+
+/// A `pmix_value_t`: the type tag, then the payload (bfrops.md §4.6).
+pub(crate) fn pack_value(e: &mut Enc, v: &Value) -> Result<()> {
+    let ty = v.data_type();
+    match v {
+        Value::Undef => {
+            e.tag(0);
+            return Ok(());
+        }
+        // types the C union cannot hold (libpmix master refuses them; 4.2.2 corrupts memory)
+        Value::Value(_)
+        | Value::Info(_)
+        | Value::Pdata(_)
+        | Value::App(_)
+        | Value::Kval(_)
+        | Value::Buffer(_) => {
+            return Err(e
+                .err(ErrorKind::Invalid(format!(
+                    "a pmix_value_t cannot hold {ty}"
+                )))
+                .in_type(DataType::Value));
+        }
+        _ => {}
+    }
+    check_registered(e, ty)?;
+    e.enter()?;
+    e.tag(ty.code());
+    let r = pack_item(e, v);
+    e.leave();
+    r
+}
+
+/// One item of any type.
+pub fn pack_item(e: &mut Enc, v: &Value) -> Result<()> {
+    let ty = v.data_type();
+    pack_item_inner(e, v).map_err(|err| err.in_type(ty))
+}
+
+fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
+    match v {
+        Value::Undef => {}
+        Value::Bool(b) => e.u8(*b as u8),
+        Value::Byte(x) | Value::Uint8(x) => e.u8(*x),
+        Value::Int8(x) => e.u8(*x as u8),
+        Value::String(s) => e.str(s.as_ref())?,
+        Value::Size(x) => e.size(*x),
+        Value::Pid(x) => e.pid(*x),
+        Value::Int(x) => e.int(*x),
+        Value::Uint(x) => e.int(*x as i32),
+        Value::Int16(x) => e.i16(*x),
+        Value::Int32(x) | Value::Status(x) => e.i32(*x),
+        Value::Int64(x) => e.i64(*x),
+        Value::Uint16(x)
+        | Value::DataTypeCode(x)
+        | Value::IofChannel(x)
+        | Value::LocType(x)
+        | Value::StorAccessType(x) => e.u16(*x),
+        Value::Uint32(x) | Value::InfoDirectives(x) | Value::ProcRank(x) => e.u32(*x),
+        Value::Uint64(x)
+        | Value::Time(x)
+        | Value::DevType(x)
+        | Value::StorMedium(x)
+        | Value::StorAccess(x)
+        | Value::StorPersist(x) => e.u64(*x),
+        Value::Float(x) => float32(e, x.0)?,
+        Value::Double(x) => float64(e, x.0)?,
+        Value::Timeval(t) => timeval(e, t),
+        Value::Value(inner) => pack_value(e, inner)?,
+        Value::Proc(p) => proc_(e, p)?,
+        Value::App(a) => {
+            e.str(a.cmd.as_ref()).field("cmd")?;
+            e.int(i32::try_from(a.argv.len()).unwrap_or(i32::MAX));
+            argv(e, &a.argv).field("argv")?;
+            e.count32(a.env.len())?;
+            argv(e, &a.env).field("env")?;
+            e.str(a.cwd.as_ref()).field("cwd")?;
+            e.int(a.maxprocs);
+            e.size(a.info.len() as u64);
+            infos(e, &a.info)?;
+        }
+        Value::Info(i) => pack_info(e, i)?,
+        Value::Pdata(p) => {
+            proc_(e, &p.proc).field("proc")?;
+            e.str(Some(p.key.as_pstring())).field("key")?;
+            pack_value(e, &p.value).field("value")?;
+        }
+        Value::Buffer(b) => {
+            if !e.dialect.is_legacy() {
+                e.u8(b.buffer_type);
+            }
+            bytes_sized(e, &b.bytes);
+        }
+        Value::ByteObject(b)
+        | Value::Modex(b)
+        | Value::CompressedString(b)
+        | Value::CompressedByteObject(b)
+        | Value::DataBuffer(b) => bytes_sized(e, b),
+        Value::Kval(k) => {
+            e.str(k.key.as_ref()).field("key")?;
+            pack_value(e, &k.value).field("value")?;
+        }
+        Value::Persist(x)
+        | Value::Scope(x)
+        | Value::DataRange(x)
+        | Value::Command(x)
+        | Value::ProcState(x)
+        | Value::AllocDirective(x)
+        | Value::JobState(x)
+        | Value::LinkState(x)
+        | Value::ResBlockDirective(x)
+        | Value::AllocInherit(x) => e.u8(*x),
+        Value::Pointer => e.u8(1),
+        Value::ProcInfo(p) => {
+            proc_(e, &p.proc).field("proc")?;
+            e.str(p.hostname.as_ref()).field("hostname")?;
+            e.str(p.executable_name.as_ref()).field("executable_name")?;
+            e.pid(p.pid);
+            e.u8(p.state);
+        }
+        Value::DataArray(a) => pack_darray(e, a)?,
+        Value::Query(q) => {
+            e.count32(q.keys.len())?;
+            argv(e, &q.keys).field("keys")?;
+            e.size(q.qualifiers.len() as u64);
+            infos(e, &q.qualifiers).field("qualifiers")?;
+        }
+        Value::InfoArray(list) => {
+            e.size(list.len() as u64);
+            infos(e, list)?;
+        }
+        Value::Envar(x) => {
+            e.str(x.envar.as_ref()).field("envar")?;
+            e.str(x.value.as_ref()).field("value")?;
+            e.u8(x.separator);
+        }
+        Value::Coord(c) => coord(e, c),
+        Value::RegAttr(r) => {
+            e.str(r.name.as_ref()).field("name")?;
+            e.str(Some(r.string.as_pstring())).field("string")?;
+            e.u16(r.ty);
+            e.count32(r.description.len())?;
+            argv(e, &r.description).field("description")?;
+        }
+        Value::Regex(r) => match &**r {
+            Regex::Text(s) => {
+                crate::regex::check_text_form(s.as_bytes()).map_err(|k| e.err(k))?;
+                e.raw(s.as_bytes());
+                e.u8(0);
+            }
+            Regex::Blob(b) => {
+                crate::regex::check_blob_form(b).map_err(|k| e.err(k))?;
+                e.raw(b);
+            }
+            Regex::Packed(s) => {
+                e.i32(1);
+                e.str(s.as_ref())?;
+            }
+        },
+        Value::ProcCpuset(c) => e.str(c.cpus.as_ref())?,
+        Value::Topo(t) => {
+            e.str(t.xml.as_ref()).field("xml")?;
+            match (&t.xml, t.support.len()) {
+                (Some(_), crate::HWLOC_SUPPORT_BYTES) | (None, 0) => e.raw(&t.support),
+                _ => {
+                    return Err(e
+                        .err(ErrorKind::Invalid(format!(
+                            "topology support must be {} bytes with XML and none without",
+                            crate::HWLOC_SUPPORT_BYTES
+                        )))
+                        .in_field("support"))
+                }
+            }
+        }
+        Value::Geometry(g) => {
+            e.size(g.fabric);
+            e.str(g.uuid.as_ref()).field("uuid")?;
+            e.str(g.osname.as_ref()).field("osname")?;
+            e.size(g.coordinates.len() as u64);
+            for c in &g.coordinates {
+                coord(e, c);
+            }
+        }
+        Value::DeviceDist(d) => {
+            e.str(d.uuid.as_ref()).field("uuid")?;
+            e.str(d.osname.as_ref()).field("osname")?;
+            e.u64(d.devtype);
+            e.u16(d.mindist);
+            e.u16(d.maxdist);
+        }
+        Value::Endpoint(x) => {
+            e.str(x.uuid.as_ref()).field("uuid")?;
+            e.str(x.osname.as_ref()).field("osname")?;
+            bytes_sized(e, &x.endpt);
+        }
+        Value::ProcNspace(n) => e.str(Some(n.as_pstring()))?,
+        Value::ProcStats(s) => {
+            e.str(s.node.as_ref()).field("node")?;
+            proc_(e, &s.proc).field("proc")?;
+            e.pid(s.pid);
+            e.str(s.cmd.as_ref()).field("cmd")?;
+            e.u8(s.state);
+            timeval(e, &s.time);
+            e.i32(s.priority);
+            e.i16(s.num_threads as i16);
+            float32(e, s.pss)?;
+            float32(e, s.vsize)?;
+            float32(e, s.rss)?;
+            e.i16(s.processor as i16);
+            timeval(e, &s.sample_time);
+        }
+        Value::DiskStats(d) => disk_stats(e, d)?,
+        Value::NetStats(n) => net_stats(e, n)?,
+        Value::NodeStats(n) => {
+            e.str(n.node.as_ref()).field("node")?;
+            for f in [
+                n.la,
+                n.la5,
+                n.la15,
+                n.total_mem,
+                n.free_mem,
+                n.buffers,
+                n.cached,
+                n.swap_cached,
+                n.swap_total,
+                n.swap_free,
+                n.mapped,
+            ] {
+                float32(e, f)?;
+            }
+            timeval(e, &n.sample_time);
+            e.size(n.diskstats.len() as u64);
+            for d in &n.diskstats {
+                disk_stats(e, d).field("diskstats")?;
+            }
+            e.size(n.netstats.len() as u64);
+            for x in &n.netstats {
+                net_stats(e, x).field("netstats")?;
+            }
+        }
+        Value::Device(d) => {
+            e.str(d.uuid.as_ref()).field("uuid")?;
+            e.str(d.osname.as_ref()).field("osname")?;
+            e.u64(d.devtype);
+        }
+        Value::ResourceUnit(r) => {
+            e.u64(r.devtype);
+            e.size(r.count);
+        }
+        Value::NodePid(n) => {
+            e.str(n.hostname.as_ref()).field("hostname")?;
+            e.u32(n.nodeid);
+            e.pid(n.pid);
+        }
+        Value::Regex2(r) => {
+            e.str(r.kind.as_ref()).field("type")?;
+            bytes_sized(e, &r.data);
+        }
+    }
+    Ok(())
+}
+
+/// DATA_ARRAY: element type tag, SIZE, elements (bfrops.md §4.10, §9.3).
+fn pack_darray(e: &mut Enc, a: &DataArray) -> Result<()> {
+    e.enter()?;
+    let r = match a {
+        DataArray::Undef { size } => {
+            e.tag(0);
+            if crate::legacy::undef_array_has_size(e.dialect) {
+                e.size(*size);
+            }
+            Ok(())
+        }
+        DataArray::Typed {
+            elem_type,
+            elements,
+        } => {
+            e.tag(elem_type.code());
+            e.size(elements.len() as u64);
+            pack_items(e, *elem_type, elements)
+        }
+    };
+    e.leave();
+    r
+}

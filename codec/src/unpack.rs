@@ -1,0 +1,551 @@
+//! Unpacking: one exhaustive match over the data types, mirroring
+//! `pack.rs`. Everything read is bounded by the input; counts are checked
+//! against the bytes remaining before anything is allocated.
+
+use crate::error::{Error, ErrorKind, Field, Result};
+use crate::float_shim as float;
+use crate::wire::{system_tag, to_int, to_pid, to_size, Dec};
+use bytes::Bytes;
+use pmix_types::*;
+
+/// Most pointers accepted in one unit: POINTER items occupy no bytes of
+/// their own (one sentinel byte per unit), so their count cannot be
+/// checked against the input.
+pub const MAX_POINTERS: usize = 1024;
+
+/// Unpack `n` items of type `ty` (the count has been read by the caller).
+pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
+    check_registered(d, ty)?;
+    if ty == DataType::Pointer {
+        if n > MAX_POINTERS {
+            return Err(d.err(ErrorKind::CountTooLarge {
+                count: n as u64,
+                remaining: MAX_POINTERS as u64,
+            }));
+        }
+        // one sentinel byte per call, even for zero pointers
+        d.u8().map_err(|e| e.in_type(ty))?;
+        return Ok(vec![Value::Pointer; n]);
+    }
+    if system_tag(ty, d.ints).is_some() {
+        return unpack_system_typed(d, ty, n).map_err(|e| e.in_type(ty));
+    }
+    // every other item takes at least one byte
+    let at = d.pos();
+    d.check_count(n as u64, 1, at).map_err(|e| e.in_type(ty))?;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let v = unpack_item(d, ty).map_err(|err| {
+            if n > 1 {
+                err.in_field(format!("[{i}]"))
+            } else {
+                err
+            }
+        })?;
+        out.push(v);
+    }
+    Ok(out)
+}
+
+/// INT/UINT/SIZE/PID items: one tag naming the sender's width, then the values.
+fn unpack_system_typed(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
+    let at = d.pos();
+    let code = d.tag()?;
+    d.check_count(n as u64, 1, d.pos())?;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let vat = d.pos();
+        let v = d.integer_as(code, ty.name(), at)?;
+        out.push(match ty {
+            DataType::Pid => Value::Pid(to_pid(v, vat)?),
+            DataType::Int => Value::Int(to_int(v, vat)?),
+            DataType::Uint => Value::Uint(to_int(v, vat)? as u32),
+            _ => Value::Size(to_size(v, vat)?),
+        });
+    }
+    Ok(out)
+}
+
+fn check_registered(d: &Dec, ty: DataType) -> Result<()> {
+    if !d.dialect.registers(ty) {
+        return Err(d
+            .err(ErrorKind::NotRegistered {
+                ty,
+                dialect: d.dialect.name(),
+            })
+            .in_type(ty));
+    }
+    Ok(())
+}
+
+/// A type code read from the wire.
+fn known_type(code: u16, at: usize) -> Result<DataType> {
+    DataType::from_code(code).ok_or_else(|| Error::new(ErrorKind::UnknownType(code), at))
+}
+
+fn infos(d: &mut Dec, n: usize) -> Result<Vec<Info>> {
+    let mut v = Vec::with_capacity(n);
+    for i in 0..n {
+        v.push(unpack_info(d).map_err(|e| e.in_field(format!("info[{i}]")))?);
+    }
+    Ok(v)
+}
+
+fn argv(d: &mut Dec, n: usize) -> Result<Vec<PString>> {
+    let mut v = Vec::with_capacity(n);
+    for i in 0..n {
+        v.push(d.str_required().map_err(|e| e.in_field(format!("[{i}]")))?);
+    }
+    Ok(v)
+}
+
+fn timeval(d: &mut Dec) -> Result<Timeval> {
+    Ok(Timeval {
+        sec: d.i64()?,
+        usec: d.i64()?,
+    })
+}
+
+fn float_text(d: &mut Dec) -> Result<Option<PString>> {
+    d.str()
+}
+
+fn float32(d: &mut Dec) -> Result<f32> {
+    let at = d.pos();
+    match float_text(d)? {
+        // C leaves the destination untouched for a NULL string: it stays 0
+        None => Ok(0.0),
+        Some(s) => float::parse_f32(s.as_bytes())
+            .map_err(|_| Error::new(ErrorKind::BadString("not a floating-point number"), at)),
+    }
+}
+
+fn float64(d: &mut Dec) -> Result<f64> {
+    let at = d.pos();
+    match float_text(d)? {
+        None => Ok(0.0),
+        Some(s) => float::parse_f64(s.as_bytes())
+            .map_err(|_| Error::new(ErrorKind::BadString("not a floating-point number"), at)),
+    }
+}
+
+fn nspace(d: &mut Dec) -> Result<Nspace> {
+    let at = d.pos();
+    let s = d.str_required()?;
+    Nspace::new(s)
+        .map_err(|_| Error::new(ErrorKind::BadString("namespace longer than 255 bytes"), at))
+}
+
+fn key(d: &mut Dec) -> Result<Key> {
+    let at = d.pos();
+    let s = d.str_required()?;
+    Key::new(s).map_err(|_| Error::new(ErrorKind::BadString("key longer than 511 bytes"), at))
+}
+
+fn proc_(d: &mut Dec) -> Result<Proc> {
+    let nspace = nspace(d).field("nspace")?;
+    Ok(Proc {
+        nspace,
+        rank: d.u32().field("rank")?,
+    })
+}
+
+fn coord(d: &mut Dec) -> Result<Coord> {
+    let view = d.u8()?;
+    let dims = d.count_size(1)?;
+    let mut coord = Vec::with_capacity(dims);
+    for _ in 0..dims {
+        coord.push(d.u32()?);
+    }
+    Ok(Coord { view, coord })
+}
+
+fn bytes_sized(d: &mut Dec) -> Result<Bytes> {
+    let n = d.count_size(1)?;
+    d.take_bytes(n)
+}
+
+fn disk_stats(d: &mut Dec) -> Result<DiskStats> {
+    Ok(DiskStats {
+        disk: d.str()?,
+        reads_completed: d.u64()?,
+        reads_merged: d.u64()?,
+        sectors_read: d.u64()?,
+        milliseconds_reading: d.u64()?,
+        writes_completed: d.u64()?,
+        writes_merged: d.u64()?,
+        sectors_written: d.u64()?,
+        milliseconds_writing: d.u64()?,
+        num_ios_in_progress: d.u64()?,
+        milliseconds_io: d.u64()?,
+        weighted_milliseconds_io: d.u64()?,
+    })
+}
+
+fn net_stats(d: &mut Dec) -> Result<NetStats> {
+    Ok(NetStats {
+        net_interface: d.str()?,
+        num_bytes_recvd: d.u64()?,
+        num_packets_recvd: d.u64()?,
+        num_recv_errs: d.u64()?,
+        num_bytes_sent: d.u64()?,
+        num_packets_sent: d.u64()?,
+        num_send_errs: d.u64()?,
+    })
+}
+
+pub(crate) fn unpack_info(d: &mut Dec) -> Result<Info> {
+    let key = key(d).field("key")?;
+    let flags = d.u32().field("flags")?;
+    let value = unpack_value(d).field("value")?;
+    Ok(Info { key, flags, value })
+}
+
+/// A `pmix_value_t`: type tag, then the payload.
+pub(crate) fn unpack_value(d: &mut Dec) -> Result<Value> {
+    let at = d.pos();
+    let code = d.tag()?;
+    let ty = known_type(code, at)?;
+    match ty {
+        DataType::Undef => return Ok(Value::Undef),
+        DataType::Value
+        | DataType::Info
+        | DataType::Pdata
+        | DataType::App
+        | DataType::Kval
+        | DataType::Buffer => {
+            return Err(Error::new(
+                ErrorKind::Invalid(format!("a pmix_value_t cannot hold {ty}")),
+                at,
+            )
+            .in_type(DataType::Value))
+        }
+        _ => {}
+    }
+    check_registered(d, ty).map_err(|mut e| {
+        e.offset = at;
+        e
+    })?;
+    d.enter()?;
+    let r = unpack_item(d, ty);
+    d.leave();
+    r
+}
+
+/// One item of type `ty`.
+pub fn unpack_item(d: &mut Dec, ty: DataType) -> Result<Value> {
+    unpack_item_inner(d, ty).map_err(|e| e.in_type(ty))
+}
+
+fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
+    use DataType as T;
+    Ok(match ty {
+        T::Undef => Value::Undef,
+        T::Bool => Value::Bool(d.u8()? != 0),
+        T::Byte => Value::Byte(d.u8()?),
+        T::String => Value::String(d.str()?),
+        T::Size => Value::Size(d.size()?),
+        T::Pid => Value::Pid(d.pid()?),
+        T::Int => Value::Int(d.int()?),
+        T::Int8 => Value::Int8(d.u8()? as i8),
+        T::Int16 => Value::Int16(d.i16()?),
+        T::Int32 => Value::Int32(d.i32()?),
+        T::Int64 => Value::Int64(d.i64()?),
+        T::Uint => Value::Uint(d.int()? as u32),
+        T::Uint8 => Value::Uint8(d.u8()?),
+        T::Uint16 => Value::Uint16(d.u16()?),
+        T::Uint32 => Value::Uint32(d.u32()?),
+        T::Uint64 => Value::Uint64(d.u64()?),
+        T::Float => Value::Float(F32(float32(d)?)),
+        T::Double => Value::Double(F64(float64(d)?)),
+        T::Timeval => Value::Timeval(timeval(d)?),
+        T::Time => Value::Time(d.u64()?),
+        T::Status => Value::Status(d.i32()?),
+        T::Value => Value::Value(Box::new(unpack_value(d)?)),
+        T::Proc => Value::Proc(proc_(d)?),
+        T::App => {
+            let cmd = d.str().field("cmd")?;
+            let at = d.pos();
+            let argc = d.int().field("argc")?;
+            if argc < 0 {
+                return Err(Error::new(
+                    ErrorKind::ValueOutOfRange {
+                        what: "argc",
+                        value: argc as i128,
+                    },
+                    at,
+                ));
+            }
+            let argc = d.check_count(argc as u64, 1, at)?;
+            let argv_ = argv(d, argc).field("argv")?;
+            let envc = d.count32(1).field("envc")?;
+            let env = argv(d, envc).field("env")?;
+            let cwd = d.str().field("cwd")?;
+            let maxprocs = d.int().field("maxprocs")?;
+            let ninfo = d.count_size(1).field("ninfo")?;
+            let info = infos(d, ninfo)?;
+            Value::App(Box::new(App {
+                cmd,
+                argv: argv_,
+                env,
+                cwd,
+                maxprocs,
+                info,
+            }))
+        }
+        T::Info => Value::Info(Box::new(unpack_info(d)?)),
+        T::Pdata => {
+            let proc = proc_(d).field("proc")?;
+            let key = key(d).field("key")?;
+            let value = unpack_value(d).field("value")?;
+            Value::Pdata(Box::new(Pdata { proc, key, value }))
+        }
+        T::Buffer => {
+            let buffer_type = if d.dialect.is_legacy() { 0 } else { d.u8()? };
+            Value::Buffer(Buffer {
+                buffer_type,
+                bytes: bytes_sized(d)?,
+            })
+        }
+        T::ByteObject => Value::ByteObject(Hex(bytes_sized(d)?)),
+        T::Kval => {
+            let key = d.str().field("key")?;
+            let value = unpack_value(d).field("value")?;
+            Value::Kval(Box::new(Kval { key, value }))
+        }
+        T::Modex => Value::Modex(Hex(bytes_sized(d)?)),
+        T::Persist => Value::Persist(d.u8()?),
+        T::Pointer => {
+            d.u8()?;
+            Value::Pointer
+        }
+        T::Scope => Value::Scope(d.u8()?),
+        T::DataRange => Value::DataRange(d.u8()?),
+        T::Command => Value::Command(d.u8()?),
+        T::InfoDirectives => Value::InfoDirectives(d.u32()?),
+        T::DataTypeCode => Value::DataTypeCode(d.u16()?),
+        T::ProcState => Value::ProcState(d.u8()?),
+        T::ProcInfo => {
+            let proc = proc_(d).field("proc")?;
+            let hostname = d.str().field("hostname")?;
+            let executable_name = d.str().field("executable_name")?;
+            let pid = d.pid().field("pid")?;
+            let state = d.u8().field("state")?;
+            Value::ProcInfo(Box::new(ProcInfo {
+                proc,
+                hostname,
+                executable_name,
+                pid,
+                exit_code: 0,
+                state,
+            }))
+        }
+        T::DataArray => Value::DataArray(Box::new(unpack_darray(d)?)),
+        T::ProcRank => Value::ProcRank(d.u32()?),
+        T::Query => {
+            let nkeys = d.count32(1).field("nkeys")?;
+            let keys = argv(d, nkeys).field("keys")?;
+            let nqual = d.count_size(1).field("nqual")?;
+            let qualifiers = infos(d, nqual).field("qualifiers")?;
+            Value::Query(Box::new(Query { keys, qualifiers }))
+        }
+        T::CompressedString => Value::CompressedString(Hex(bytes_sized(d)?)),
+        T::AllocDirective => Value::AllocDirective(d.u8()?),
+        T::InfoArray => {
+            let n = d.count_size(1)?;
+            Value::InfoArray(infos(d, n)?)
+        }
+        T::IofChannel => Value::IofChannel(d.u16()?),
+        T::Envar => Value::Envar(Box::new(Envar {
+            envar: d.str().field("envar")?,
+            value: d.str().field("value")?,
+            separator: d.u8().field("separator")?,
+        })),
+        T::Coord => Value::Coord(Box::new(coord(d)?)),
+        T::RegAttr => {
+            let name = d.str().field("name")?;
+            let string = key(d).field("string")?;
+            let ty = d.u16().field("type")?;
+            let nd = d.count32(1).field("ndescription")?;
+            let description = argv(d, nd).field("description")?;
+            Value::RegAttr(Box::new(RegAttr {
+                name,
+                string,
+                ty,
+                description,
+            }))
+        }
+        T::Regex => Value::Regex(Box::new(crate::regex::unpack(d)?)),
+        T::JobState => Value::JobState(d.u8()?),
+        T::LinkState => Value::LinkState(d.u8()?),
+        T::ProcCpuset => Value::ProcCpuset(Cpuset { cpus: d.str()? }),
+        T::Geometry => {
+            let fabric = d.size().field("fabric")?;
+            let uuid = d.str().field("uuid")?;
+            let osname = d.str().field("osname")?;
+            let n = d.count_size(2).field("ncoords")?;
+            let mut coordinates = Vec::with_capacity(n);
+            for i in 0..n {
+                coordinates.push(coord(d).map_err(|e| e.in_field(format!("coordinates[{i}]")))?);
+            }
+            Value::Geometry(Box::new(Geometry {
+                fabric,
+                uuid,
+                osname,
+                coordinates,
+            }))
+        }
+        T::DeviceDist => Value::DeviceDist(Box::new(DeviceDist {
+            uuid: d.str().field("uuid")?,
+            osname: d.str().field("osname")?,
+            devtype: d.u64().field("type")?,
+            mindist: d.u16().field("mindist")?,
+            maxdist: d.u16().field("maxdist")?,
+        })),
+        T::Endpoint => Value::Endpoint(Box::new(Endpoint {
+            uuid: d.str().field("uuid")?,
+            osname: d.str().field("osname")?,
+            endpt: bytes_sized(d).field("endpt")?,
+        })),
+        T::Topo => {
+            let xml = d.str().field("xml")?;
+            let support = if xml.is_some() {
+                d.take_bytes(crate::HWLOC_SUPPORT_BYTES).field("support")?
+            } else {
+                Bytes::new()
+            };
+            Value::Topo(Box::new(Topology { xml, support }))
+        }
+        T::DevType => Value::DevType(d.u64()?),
+        T::LocType => Value::LocType(d.u16()?),
+        T::CompressedByteObject => Value::CompressedByteObject(Hex(bytes_sized(d)?)),
+        T::ProcNspace => Value::ProcNspace(nspace(d)?),
+        T::ProcStats => {
+            let node = d.str().field("node")?;
+            let proc = proc_(d).field("proc")?;
+            let pid = d.pid().field("pid")?;
+            let cmd = d.str().field("cmd")?;
+            let state = d.u8().field("state")?;
+            let time = timeval(d).field("time")?;
+            let priority = d.i32().field("priority")?;
+            let num_threads = d.i16().field("num_threads")? as u16;
+            let pss = float32(d).field("pss")?;
+            let vsize = float32(d).field("vsize")?;
+            let rss = float32(d).field("rss")?;
+            let processor = d.i16().field("processor")? as u16;
+            let sample_time = timeval(d).field("sample_time")?;
+            Value::ProcStats(Box::new(ProcStats {
+                node,
+                proc,
+                pid,
+                cmd,
+                state,
+                time,
+                percent_cpu: 0.0,
+                priority,
+                num_threads,
+                pss,
+                vsize,
+                rss,
+                peak_vsize: 0.0,
+                processor,
+                sample_time,
+            }))
+        }
+        T::DiskStats => Value::DiskStats(Box::new(disk_stats(d)?)),
+        T::NetStats => Value::NetStats(Box::new(net_stats(d)?)),
+        T::NodeStats => {
+            let node = d.str().field("node")?;
+            let mut f = [0f32; 11];
+            for x in f.iter_mut() {
+                *x = float32(d)?;
+            }
+            let sample_time = timeval(d).field("sample_time")?;
+            let nd = d.count_size(1).field("ndiskstats")?;
+            let mut diskstats = Vec::with_capacity(nd);
+            for _ in 0..nd {
+                diskstats.push(disk_stats(d).field("diskstats")?);
+            }
+            let nn = d.count_size(1).field("nnetstats")?;
+            let mut netstats = Vec::with_capacity(nn);
+            for _ in 0..nn {
+                netstats.push(net_stats(d).field("netstats")?);
+            }
+            let [la, la5, la15, total_mem, free_mem, buffers, cached, swap_cached, swap_total, swap_free, mapped] =
+                f;
+            Value::NodeStats(Box::new(NodeStats {
+                node,
+                la,
+                la5,
+                la15,
+                total_mem,
+                free_mem,
+                buffers,
+                cached,
+                swap_cached,
+                swap_total,
+                swap_free,
+                mapped,
+                sample_time,
+                diskstats,
+                netstats,
+            }))
+        }
+        T::DataBuffer => Value::DataBuffer(Hex(bytes_sized(d)?)),
+        T::StorMedium => Value::StorMedium(d.u64()?),
+        T::StorAccess => Value::StorAccess(d.u64()?),
+        T::StorPersist => Value::StorPersist(d.u64()?),
+        T::StorAccessType => Value::StorAccessType(d.u16()?),
+        T::Device => Value::Device(Box::new(Device {
+            uuid: d.str().field("uuid")?,
+            osname: d.str().field("osname")?,
+            devtype: d.u64().field("type")?,
+        })),
+        T::ResBlockDirective => Value::ResBlockDirective(d.u8()?),
+        T::ResourceUnit => Value::ResourceUnit(ResourceUnit {
+            devtype: d.u64()?,
+            count: d.size()?,
+        }),
+        T::NodePid => Value::NodePid(Box::new(NodePid {
+            hostname: d.str().field("hostname")?,
+            nodeid: d.u32().field("nodeid")?,
+            pid: d.pid().field("pid")?,
+        })),
+        T::Regex2 => Value::Regex2(Box::new(Regex2 {
+            kind: d.str().field("type")?,
+            data: bytes_sized(d).field("data")?,
+        })),
+        T::AllocInherit => Value::AllocInherit(d.u8()?),
+    })
+}
+
+fn unpack_darray(d: &mut Dec) -> Result<DataArray> {
+    d.enter()?;
+    let r = (|| {
+        let at = d.pos();
+        let code = d.tag().field("type")?;
+        let ty = known_type(code, at)?;
+        if ty == DataType::Undef {
+            let size = if crate::legacy::undef_array_has_size(d.dialect) {
+                d.size().field("size")?
+            } else {
+                0
+            };
+            return Ok(DataArray::Undef { size });
+        }
+        let at = d.pos();
+        let n = d.size().field("size")?;
+        let n = if ty == DataType::Pointer {
+            n as usize
+        } else {
+            d.check_count(n, 1, at)?
+        };
+        let elements = unpack_items(d, ty, n).field("elements")?;
+        Ok(DataArray::Typed {
+            elem_type: ty,
+            elements,
+        })
+    })();
+    d.leave();
+    r
+}

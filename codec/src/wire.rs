@@ -1,0 +1,604 @@
+//! Wire primitives: the integer families (flex128 and fixed big-endian),
+//! type tags, the INT/SIZE/PID "system type" tags, and C strings.
+//!
+//! `Enc` appends to a `Vec<u8>`; `Dec` reads a bounded window of a
+//! `Bytes` without copying (byte objects are handed out as slices of it).
+//! Every read checks the bytes remaining first; nothing allocates from a
+//! count before that check.
+
+use crate::dialect::{Dialect, Ints};
+use crate::error::{Error, ErrorKind, Result};
+use bytes::Bytes;
+use pmix_types::{DataType, PString};
+
+/// Nesting cap for DATA_ARRAY / VALUE recursion (master's default).
+pub const MAX_DEPTH: u32 = 100;
+
+/// Longest flex128 encoding: 8 groups of 7 bits and a raw 9th byte.
+pub const FLEX_MAX: usize = 9;
+
+/// Appends one flex128 encoding of `u` (bfrops.md §3.2).
+#[inline]
+pub fn flex_encode(out: &mut Vec<u8>, mut u: u64) {
+    let mut n = 0;
+    loop {
+        let mut b = (u & 0x7f) as u8;
+        u >>= 7;
+        if u != 0 {
+            b |= 0x80;
+        }
+        out.push(b);
+        n += 1;
+        if u == 0 {
+            return;
+        }
+        if n == 8 {
+            // the 9th byte carries the remaining 8 bits verbatim
+            out.push(u as u8);
+            return;
+        }
+    }
+}
+
+#[inline]
+pub fn zigzag(s: i64) -> u64 {
+    ((s << 1) ^ (s >> 63)) as u64
+}
+
+#[inline]
+pub fn unzigzag(u: u64) -> i64 {
+    ((u >> 1) as i64) ^ -((u & 1) as i64)
+}
+
+/// The writer side.
+pub struct Enc<'a> {
+    pub out: &'a mut Vec<u8>,
+    pub dialect: Dialect,
+    pub ints: Ints,
+    pub depth: u32,
+}
+
+impl<'a> Enc<'a> {
+    pub fn new(out: &'a mut Vec<u8>, dialect: Dialect, ints: Ints) -> Enc<'a> {
+        Enc {
+            out,
+            dialect,
+            ints,
+            depth: 0,
+        }
+    }
+
+    pub fn err(&self, kind: ErrorKind) -> Error {
+        Error::new(kind, self.out.len())
+    }
+
+    #[inline]
+    pub fn u8(&mut self, v: u8) {
+        self.out.push(v);
+    }
+    #[inline]
+    pub fn raw(&mut self, b: &[u8]) {
+        self.out.extend_from_slice(b);
+    }
+
+    #[inline]
+    fn unsigned(&mut self, v: u64, width: usize) {
+        match self.ints {
+            Ints::Flex => flex_encode(self.out, v),
+            Ints::Fixed => self.out.extend_from_slice(&v.to_be_bytes()[8 - width..]),
+        }
+    }
+    #[inline]
+    fn signed(&mut self, v: i64, width: usize) {
+        match self.ints {
+            Ints::Flex => flex_encode(self.out, zigzag(v)),
+            Ints::Fixed => self.out.extend_from_slice(&v.to_be_bytes()[8 - width..]),
+        }
+    }
+    pub fn i16(&mut self, v: i16) {
+        self.signed(v as i64, 2)
+    }
+    pub fn u16(&mut self, v: u16) {
+        self.unsigned(v as u64, 2)
+    }
+    pub fn i32(&mut self, v: i32) {
+        self.signed(v as i64, 4)
+    }
+    pub fn u32(&mut self, v: u32) {
+        self.unsigned(v as u64, 4)
+    }
+    pub fn i64(&mut self, v: i64) {
+        self.signed(v, 8)
+    }
+    pub fn u64(&mut self, v: u64) {
+        self.unsigned(v, 8)
+    }
+
+    /// A type tag: the code packed as UINT16 (v12 differs, see `legacy`).
+    pub fn tag(&mut self, code: u16) {
+        self.u16(code)
+    }
+
+    /// PMIX_SIZE (and every SIZE count): flexU, or `tag(UINT64)` + be64.
+    pub fn size(&mut self, v: u64) {
+        if self.ints == Ints::Fixed {
+            self.tag(DataType::Uint64.code());
+        }
+        self.u64(v)
+    }
+    /// PMIX_INT / PMIX_UINT (as INT32): flexS, or `tag(INT32)` + be32.
+    pub fn int(&mut self, v: i32) {
+        if self.ints == Ints::Fixed {
+            self.tag(DataType::Int32.code());
+        }
+        self.i32(v)
+    }
+    /// PMIX_PID: always `tag(UINT32)` + UINT32.
+    pub fn pid(&mut self, v: u32) {
+        self.tag(DataType::Uint32.code());
+        self.u32(v)
+    }
+
+    /// A count packed as INT32 (unit counts, string lengths, argv counts).
+    pub fn count32(&mut self, n: usize) -> Result<()> {
+        let n = i32::try_from(n).map_err(|_| {
+            self.err(ErrorKind::ValueOutOfRange {
+                what: "INT32 count",
+                value: n as i128,
+            })
+        })?;
+        self.i32(n);
+        Ok(())
+    }
+
+    /// A C string: INT32 length including the NUL, the bytes, the NUL; NULL is length 0.
+    pub fn str(&mut self, s: Option<&PString>) -> Result<()> {
+        match s {
+            None => self.i32(0),
+            Some(s) => {
+                self.count32(s.len() + 1)?;
+                self.raw(s.as_bytes());
+                self.u8(0);
+            }
+        }
+        Ok(())
+    }
+
+    /// Enter one nesting level.
+    pub fn enter(&mut self) -> Result<()> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.err(ErrorKind::TooDeep { max: MAX_DEPTH }));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+    pub fn leave(&mut self) {
+        self.depth -= 1;
+    }
+}
+
+/// The "system type" tag that INT, UINT, SIZE and PID items carry: one
+/// per pack call (so one for a whole unit or array), in front of the values.
+pub fn system_tag(ty: DataType, ints: Ints) -> Option<DataType> {
+    match (ty, ints) {
+        (DataType::Pid, _) => Some(DataType::Uint32),
+        (DataType::Int | DataType::Uint, Ints::Fixed) => Some(DataType::Int32),
+        (DataType::Size, Ints::Fixed) => Some(DataType::Uint64),
+        _ => None,
+    }
+}
+
+/// A SIZE from a wider or narrower announced integer.
+pub fn to_size(v: i128, at: usize) -> Result<u64> {
+    u64::try_from(v).map_err(|_| {
+        Error::new(
+            ErrorKind::ValueOutOfRange {
+                what: "SIZE",
+                value: v,
+            },
+            at,
+        )
+    })
+}
+
+/// An INT/UINT (32 bits; either signedness fits).
+pub fn to_int(v: i128, at: usize) -> Result<i32> {
+    i32::try_from(v)
+        .or_else(|_| u32::try_from(v).map(|u| u as i32))
+        .map_err(|_| {
+            Error::new(
+                ErrorKind::ValueOutOfRange {
+                    what: "INT",
+                    value: v,
+                },
+                at,
+            )
+        })
+}
+
+/// A PID (32 bits; either signedness fits).
+pub fn to_pid(v: i128, at: usize) -> Result<u32> {
+    u32::try_from(v)
+        .or_else(|_| i32::try_from(v).map(|i| i as u32))
+        .map_err(|_| {
+            Error::new(
+                ErrorKind::ValueOutOfRange {
+                    what: "PID",
+                    value: v,
+                },
+                at,
+            )
+        })
+}
+
+/// The reader side: a window `[pos, end)` of a shared buffer.
+pub struct Dec<'a> {
+    buf: &'a Bytes,
+    pos: usize,
+    end: usize,
+    pub dialect: Dialect,
+    pub ints: Ints,
+    pub depth: u32,
+}
+
+impl<'a> Dec<'a> {
+    pub fn new(buf: &'a Bytes, pos: usize, dialect: Dialect, ints: Ints) -> Dec<'a> {
+        Dec {
+            buf,
+            pos: pos.min(buf.len()),
+            end: buf.len(),
+            dialect,
+            ints,
+            depth: 0,
+        }
+    }
+
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+    pub fn remaining(&self) -> usize {
+        self.end - self.pos
+    }
+    pub fn is_empty(&self) -> bool {
+        self.pos == self.end
+    }
+    pub fn err(&self, kind: ErrorKind) -> Error {
+        Error::new(kind, self.pos)
+    }
+    fn past_end(&self, needed: usize) -> Error {
+        self.err(ErrorKind::ReadPastEnd {
+            needed: needed as u64,
+            remaining: self.remaining() as u64,
+        })
+    }
+
+    /// Borrow the next `n` bytes.
+    #[inline]
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        if n > self.remaining() {
+            return Err(self.past_end(n));
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    /// The next `n` bytes as a zero-copy `Bytes`.
+    pub fn take_bytes(&mut self, n: usize) -> Result<Bytes> {
+        if n > self.remaining() {
+            return Err(self.past_end(n));
+        }
+        let b = self.buf.slice(self.pos..self.pos + n);
+        self.pos += n;
+        Ok(b)
+    }
+
+    /// Look at the next `n` bytes (fewer at the end) without consuming.
+    pub fn peek(&self, n: usize) -> &'a [u8] {
+        &self.buf[self.pos..self.end.min(self.pos + n)]
+    }
+
+    #[inline]
+    pub fn u8(&mut self) -> Result<u8> {
+        Ok(self.take(1)?[0])
+    }
+
+    /// One flex128 integer, strictly: bounded by the input, at most 9
+    /// bytes, and no wider than `width` bytes.
+    fn flex(&mut self, width: usize, what: &'static str) -> Result<u64> {
+        let start = self.pos;
+        let mut u: u64 = 0;
+        let mut shift = 0;
+        let mut i = 0;
+        loop {
+            let b = match self.u8() {
+                Ok(b) => b,
+                Err(_) => {
+                    self.pos = start;
+                    return Err(self.past_end(i + 1));
+                }
+            };
+            if i == FLEX_MAX - 1 {
+                u |= (b as u64) << shift;
+                break;
+            }
+            u |= ((b & 0x7f) as u64) << shift;
+            shift += 7;
+            i += 1;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        if width < 8 && u >> (width * 8) != 0 {
+            self.pos = start;
+            return Err(self.err(ErrorKind::ValueOutOfRange {
+                what,
+                value: u as i128,
+            }));
+        }
+        Ok(u)
+    }
+
+    fn fixed(&mut self, width: usize) -> Result<u64> {
+        let b = self.take(width)?;
+        Ok(b.iter().fold(0u64, |a, &x| a << 8 | x as u64))
+    }
+
+    pub fn u16(&mut self) -> Result<u16> {
+        Ok(match self.ints {
+            Ints::Flex => self.flex(2, "UINT16")?,
+            Ints::Fixed => self.fixed(2)?,
+        } as u16)
+    }
+    pub fn i16(&mut self) -> Result<i16> {
+        Ok(match self.ints {
+            Ints::Flex => unzigzag(self.flex(2, "INT16")?),
+            Ints::Fixed => self.fixed(2)? as i64,
+        } as i16)
+    }
+    pub fn u32(&mut self) -> Result<u32> {
+        Ok(match self.ints {
+            Ints::Flex => self.flex(4, "UINT32")?,
+            Ints::Fixed => self.fixed(4)?,
+        } as u32)
+    }
+    pub fn i32(&mut self) -> Result<i32> {
+        Ok(match self.ints {
+            Ints::Flex => unzigzag(self.flex(4, "INT32")?),
+            Ints::Fixed => self.fixed(4)? as i64,
+        } as i32)
+    }
+    pub fn u64(&mut self) -> Result<u64> {
+        match self.ints {
+            Ints::Flex => self.flex(8, "UINT64"),
+            Ints::Fixed => self.fixed(8),
+        }
+    }
+    pub fn i64(&mut self) -> Result<i64> {
+        Ok(match self.ints {
+            Ints::Flex => unzigzag(self.flex(8, "INT64")?),
+            Ints::Fixed => self.fixed(8)? as i64,
+        })
+    }
+
+    pub fn tag(&mut self) -> Result<u16> {
+        self.u16()
+    }
+
+    /// Read a "system type" tag and the value it announces, converting
+    /// to 64 bits. A sender with other widths (a 32-bit size_t) is legal.
+    fn tagged_integer(&mut self, what: &'static str) -> Result<i128> {
+        let at = self.pos;
+        let code = self.tag()?;
+        self.integer_as(code, what, at)
+    }
+
+    /// One integer of the type `code` announced by a system tag read at `at`.
+    pub fn integer_as(&mut self, code: u16, what: &'static str, at: usize) -> Result<i128> {
+        Ok(match DataType::from_code(code) {
+            Some(DataType::Int8) => self.u8()? as i8 as i128,
+            Some(DataType::Uint8) => self.u8()? as i128,
+            Some(DataType::Int16) => self.i16()? as i128,
+            Some(DataType::Uint16) => self.u16()? as i128,
+            Some(DataType::Int32) => self.i32()? as i128,
+            Some(DataType::Uint32) => self.u32()? as i128,
+            Some(DataType::Int64) => self.i64()? as i128,
+            Some(DataType::Uint64) => self.u64()? as i128,
+            _ => {
+                return Err(Error::new(
+                    ErrorKind::Invalid(format!("{what} announced as type code {code}")),
+                    at,
+                ))
+            }
+        })
+    }
+
+    /// PMIX_SIZE (and SIZE counts).
+    pub fn size(&mut self) -> Result<u64> {
+        match self.ints {
+            Ints::Flex => self.u64(),
+            Ints::Fixed => {
+                let at = self.pos;
+                let v = self.tagged_integer("SIZE")?;
+                to_size(v, at)
+            }
+        }
+    }
+
+    /// PMIX_INT / PMIX_UINT (carried as INT32).
+    pub fn int(&mut self) -> Result<i32> {
+        match self.ints {
+            Ints::Flex => self.i32(),
+            Ints::Fixed => {
+                let at = self.pos;
+                let v = self.tagged_integer("INT")?;
+                to_int(v, at)
+            }
+        }
+    }
+
+    /// PMIX_PID: a UINT32 behind its tag (any integer tag is converted).
+    pub fn pid(&mut self) -> Result<u32> {
+        let at = self.pos;
+        let v = self.tagged_integer("PID")?;
+        to_pid(v, at)
+    }
+
+    /// An INT32 count of items that take at least `min_item` bytes each:
+    /// checked non-negative and against the bytes remaining.
+    pub fn count32(&mut self, min_item: usize) -> Result<usize> {
+        let at = self.pos;
+        let n = self.i32()?;
+        if n < 0 {
+            return Err(Error::new(
+                ErrorKind::ValueOutOfRange {
+                    what: "count",
+                    value: n as i128,
+                },
+                at,
+            ));
+        }
+        self.check_count(n as u64, min_item, at)
+    }
+
+    /// A SIZE count, checked the same way.
+    pub fn count_size(&mut self, min_item: usize) -> Result<usize> {
+        let at = self.pos;
+        let n = self.size()?;
+        self.check_count(n, min_item, at)
+    }
+
+    pub fn check_count(&self, n: u64, min_item: usize, at: usize) -> Result<usize> {
+        let rem = self.remaining() as u64;
+        if min_item > 0 && n.saturating_mul(min_item as u64) > rem {
+            return Err(Error::new(
+                ErrorKind::CountTooLarge {
+                    count: n,
+                    remaining: rem,
+                },
+                at,
+            ));
+        }
+        usize::try_from(n).map_err(|_| {
+            Error::new(
+                ErrorKind::CountTooLarge {
+                    count: n,
+                    remaining: rem,
+                },
+                at,
+            )
+        })
+    }
+
+    /// A C string; `None` for NULL.
+    pub fn str(&mut self) -> Result<Option<PString>> {
+        let at = self.pos;
+        let len = self.i32()?;
+        if len == 0 {
+            return Ok(None);
+        }
+        if len < 0 {
+            return Err(Error::new(
+                ErrorKind::ValueOutOfRange {
+                    what: "string length",
+                    value: len as i128,
+                },
+                at,
+            ));
+        }
+        let body = self.take(len as usize).map_err(|mut e| {
+            e.offset = at;
+            e
+        })?;
+        let (text, nul) = body.split_at(body.len() - 1);
+        if nul[0] != 0 {
+            return Err(Error::new(ErrorKind::BadString("no terminating NUL"), at));
+        }
+        PString::from_bytes(text)
+            .map(Some)
+            .map_err(|_| Error::new(ErrorKind::BadString("NUL inside the string"), at))
+    }
+
+    /// A C string that must not be NULL.
+    pub fn str_required(&mut self) -> Result<PString> {
+        let at = self.pos;
+        self.str()?
+            .ok_or_else(|| Error::new(ErrorKind::NullNotAllowed, at))
+    }
+
+    pub fn enter(&mut self) -> Result<()> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.err(ErrorKind::TooDeep { max: MAX_DEPTH }));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+    pub fn leave(&mut self) {
+        self.depth -= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flex(u: u64) -> Vec<u8> {
+        let mut v = Vec::new();
+        flex_encode(&mut v, u);
+        v
+    }
+
+    #[test]
+    fn flex_vectors_from_bfrops_3_2() {
+        assert_eq!(flex(0), [0x00]);
+        assert_eq!(flex(zigzag(-1)), [0x01]);
+        assert_eq!(flex(zigzag(63)), [0x7e]);
+        assert_eq!(flex(zigzag(-65)), [0x81, 0x01]);
+        assert_eq!(flex(128), [0x80, 0x01]);
+        assert_eq!(flex(16384), [0x80, 0x80, 0x01]);
+        assert_eq!(flex(zigzag(300)), [0xd8, 0x04]);
+        assert_eq!(flex(zigzag(-300)), [0xd7, 0x04]);
+        assert_eq!(flex(65535), [0xff, 0xff, 0x03]);
+        assert_eq!(
+            flex((1 << 56) - 1),
+            [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]
+        );
+        assert_eq!(
+            flex(1 << 56),
+            [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01]
+        );
+        assert_eq!(flex(u64::MAX), [0xff; 9]);
+        assert_eq!(flex(zigzag(i64::MIN)), [0xff; 9]);
+    }
+
+    #[test]
+    fn flex_decode_is_strict() {
+        let dec = |b: &[u8], f: fn(&mut Dec) -> Result<u64>| {
+            let buf = Bytes::copy_from_slice(b);
+            let mut d = Dec::new(&buf, 0, Dialect::V41, Ints::Flex);
+            f(&mut d)
+        };
+        assert_eq!(dec(&[0xff; 9], |d| d.u64()).unwrap(), u64::MAX);
+        // truncated: 4.2.2 takes the last byte raw, we refuse
+        assert!(matches!(
+            dec(&[0xff], |d| d.u64()).unwrap_err().kind,
+            ErrorKind::ReadPastEnd { .. }
+        ));
+        // UINT16 carrying 2^17 is refused, as in libpmix
+        assert!(matches!(
+            dec(&[0x80, 0x80, 0x08], |d| d.u16().map(u64::from))
+                .unwrap_err()
+                .kind,
+            ErrorKind::ValueOutOfRange { .. }
+        ));
+        assert_eq!(
+            dec(&[0xff, 0xff, 0x03], |d| d.u16().map(u64::from)).unwrap(),
+            65535
+        );
+        assert_eq!(
+            dec(&[0x80, 0x00], |d| d.u64()).unwrap(),
+            0,
+            "non-minimal accepted"
+        );
+    }
+}
