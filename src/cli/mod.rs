@@ -1,0 +1,215 @@
+//! Command-line front end. Each subcommand is a small function over the
+//! library; argument parsing is hand-written (a handful of flags).
+
+use pmix_codec::{BufferType, Dialect, Format};
+use pmix_types::{DataType, Value};
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: pmixw <command> [options]
+
+commands:
+  decode --type TYPE [--dialect D] [--described] [--fixed-ints] [--hex] [FILE|-]
+        unpack units of TYPE until the input is exhausted; print one JSON array
+  encode --type TYPE [--dialect D] [--described] [--fixed-ints] [--hex] [FILE|-]
+        read a JSON array of TYPE values; write one pack unit (raw bytes, or hex with --hex)
+  print  --type TYPE [--dialect D] [--described] [--fixed-ints] [--hex|--json] [--prefix P] [FILE|-]
+        print each value as PMIx_Data_print does
+  types  [--json]
+        the type table: code, name, and which dialect registers which type
+  interop [--json] [--dialect D]...
+        run the interop matrix against the system libpmix
+
+TYPE is a type name with or without PMIX_, any case (BOOL, pmix_info), or its code.
+D is one of v12 v20 v21 v3 v4 v41 v51 v61 v7 (default v41).";
+
+/// Parsed common options.
+struct Opts {
+    ty: Option<DataType>,
+    format: Format,
+    hex: bool,
+    json: bool,
+    prefix: Option<String>,
+    dialects: Vec<Dialect>,
+    file: Option<String>,
+}
+
+fn parse(args: &[String]) -> Result<Opts, String> {
+    let mut o = Opts {
+        ty: None,
+        format: Format::V41,
+        hex: false,
+        json: false,
+        prefix: None,
+        dialects: Vec::new(),
+        file: None,
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut val = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match a.as_str() {
+            "--type" | "-t" => {
+                let v = val("--type")?;
+                o.ty = Some(DataType::parse(&v).ok_or_else(|| format!("unknown data type {v:?}"))?);
+            }
+            "--dialect" | "-d" => {
+                let v = val("--dialect")?;
+                let d = Dialect::parse(&v).ok_or_else(|| format!("unknown dialect {v:?}"))?;
+                o.format.dialect = d;
+                o.dialects.push(d);
+            }
+            "--described" | "--fully-described" => o.format.buffer_type = BufferType::FullyDesc,
+            "--fixed-ints" => o.format.fixed_ints = true,
+            "--hex" => o.hex = true,
+            "--json" => o.json = true,
+            "--prefix" => o.prefix = Some(val("--prefix")?),
+            "-" => o.file = Some("-".into()),
+            s if s.starts_with('-') => return Err(format!("unknown option {s}\n{USAGE}")),
+            s => {
+                if o.file.replace(s.to_string()).is_some() {
+                    return Err("more than one input file".into());
+                }
+            }
+        }
+    }
+    if o.format.fixed_ints && !matches!(o.format.dialect, Dialect::V4 | Dialect::V41) {
+        return Err("--fixed-ints (psquash native) exists only for v4 and v41".into());
+    }
+    Ok(o)
+}
+
+fn read_input(file: &Option<String>) -> Result<Vec<u8>, String> {
+    let mut buf = Vec::new();
+    match file.as_deref() {
+        None | Some("-") => std::io::stdin().read_to_end(&mut buf).map(|_| ()),
+        Some(p) => std::fs::File::open(p).and_then(|mut f| f.read_to_end(&mut buf).map(|_| ())),
+    }
+    .map_err(|e| format!("reading {}: {e}", file.as_deref().unwrap_or("stdin")))?;
+    Ok(buf)
+}
+
+fn input_bytes(o: &Opts) -> Result<Vec<u8>, String> {
+    let raw = read_input(&o.file)?;
+    if o.hex {
+        let text = String::from_utf8(raw).map_err(|_| "hex input is not text".to_string())?;
+        pmix_types::hex::decode(&text)
+    } else {
+        Ok(raw)
+    }
+}
+
+fn need_type(o: &Opts) -> Result<DataType, String> {
+    o.ty.ok_or_else(|| format!("--type is required\n{USAGE}"))
+}
+
+/// JSON array of bare values → values of `ty`.
+fn values_from_json(ty: DataType, text: &[u8]) -> Result<Vec<Value>, String> {
+    let j: serde_json::Value =
+        serde_json::from_slice(text).map_err(|e| format!("input is not JSON: {e}"))?;
+    let arr = j.as_array().ok_or("input must be a JSON array of values")?;
+    arr.iter()
+        .enumerate()
+        .map(|(i, v)| {
+            Value::from_bare_json(ty, v.clone())
+                .map_err(|e| format!("element {i}: not a {ty}: {e}"))
+        })
+        .collect()
+}
+
+fn values_to_json(values: &[Value]) -> String {
+    let list: Vec<serde_json::Value> = values.iter().map(Value::to_bare_json).collect();
+    serde_json::to_string_pretty(&list).expect("JSON values serialise")
+}
+
+fn decode_cmd(o: &Opts) -> Result<ExitCode, String> {
+    let ty = need_type(o)?;
+    let bytes = input_bytes(o)?;
+    let values =
+        pmix_codec::decode(&o.format, ty, &bytes).map_err(|e| format!("decode failed: {e}"))?;
+    println!("{}", values_to_json(&values));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn encode_cmd(o: &Opts) -> Result<ExitCode, String> {
+    let ty = need_type(o)?;
+    let values = values_from_json(ty, &read_input(&o.file)?)?;
+    let bytes =
+        pmix_codec::encode(&o.format, ty, &values).map_err(|e| format!("encode failed: {e}"))?;
+    let mut out = std::io::stdout().lock();
+    if o.hex {
+        writeln!(out, "{}", pmix_types::hex::encode(&bytes))
+    } else {
+        out.write_all(&bytes)
+    }
+    .map_err(|e| format!("writing output: {e}"))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_cmd(o: &Opts) -> Result<ExitCode, String> {
+    let ty = need_type(o)?;
+    let values = if o.json {
+        values_from_json(ty, &read_input(&o.file)?)?
+    } else {
+        pmix_codec::decode(&o.format, ty, &input_bytes(o)?)
+            .map_err(|e| format!("decode failed: {e}"))?
+    };
+    let _ = (values, &o.prefix);
+    Err("print is not wired in yet".into())
+}
+
+fn types_cmd(o: &Opts) -> Result<ExitCode, String> {
+    if o.json {
+        let rows: Vec<serde_json::Value> = DataType::ALL
+            .iter()
+            .map(|t| {
+                let regs: Vec<&str> = Dialect::ALL
+                    .iter()
+                    .filter(|d| d.registers(*t))
+                    .map(|d| d.name())
+                    .collect();
+                serde_json::json!({"code": t.code(), "name": t.name(), "dialects": regs})
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&rows).expect("JSON"));
+        return Ok(ExitCode::SUCCESS);
+    }
+    print!("{:>4}  {:<30}", "code", "name");
+    for d in Dialect::ALL {
+        print!(" {:>3}", d.name());
+    }
+    println!();
+    for t in DataType::ALL {
+        print!("{:>4}  {:<30}", t.code(), t.name());
+        for d in Dialect::ALL {
+            print!(" {:>3}", if d.registers(*t) { "x" } else { "." });
+        }
+        println!();
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    let Some((cmd, rest)) = args.split_first() else {
+        return Err(USAGE.to_string());
+    };
+    match cmd.as_str() {
+        "decode" => decode_cmd(&parse(rest)?),
+        "encode" => encode_cmd(&parse(rest)?),
+        "print" => print_cmd(&parse(rest)?),
+        "types" => types_cmd(&parse(rest)?),
+        "interop" => interop_cmd(&parse(rest)?),
+        "help" | "--help" | "-h" => {
+            println!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        other => Err(format!("unknown command {other:?}\n{USAGE}")),
+    }
+}
+
+fn interop_cmd(_o: &Opts) -> Result<ExitCode, String> {
+    Err("the interop harness is not wired in yet".into())
+}

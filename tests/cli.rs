@@ -1,0 +1,111 @@
+//! The `pmixw` command line, run as a user would.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn pmixw(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pmixw"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run pmixw");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "pmixw failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+#[test]
+fn encode_and_decode_match_libpmix_bytes() {
+    // bfrops.md §12.1: INT32 1, -1, 300 → count 3 (06), 02, 01, d8 04
+    let out = ok(&pmixw(
+        &["encode", "--type", "INT32", "--hex"],
+        b"[1,-1,300]",
+    ));
+    assert_eq!(out.trim(), "060201d804");
+    let out = ok(&pmixw(
+        &["decode", "--type", "pmix_int32", "--hex"],
+        b"06 02 01 d8 04",
+    ));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v, serde_json::json!([1, -1, 300]));
+}
+
+#[test]
+fn info_in_v3_fully_described_round_trips_through_raw_bytes() {
+    let json = br#"[{"key":"k","flags":0,"value":{"type":"INT32","value":300}}]"#;
+    let o = pmixw(
+        &["encode", "--type", "INFO", "--dialect", "v3", "--described"],
+        json,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // bfrops.md §6: v3 info k=int32 300, here with the two FULLY_DESC tags
+    assert_eq!(
+        pmix_types::hex::encode(&o.stdout),
+        "0009000000010018000000026b00000000000009".to_owned() + "0000012c"
+    );
+    let back = ok(&pmixw(
+        &["decode", "--type", "info", "--dialect", "v3", "--described"],
+        &o.stdout,
+    ));
+    let v: serde_json::Value = serde_json::from_str(&back).unwrap();
+    let want: serde_json::Value = serde_json::from_slice(json).unwrap();
+    assert_eq!(v, want);
+}
+
+#[test]
+fn decode_errors_say_where() {
+    // a STRING whose length (4) runs past the end of the input
+    let o = pmixw(&["decode", "--type", "STRING", "--hex"], b"02 08 61 62");
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("read past end"), "{err}");
+    assert!(err.contains("offset 1"), "{err}");
+    assert!(err.contains("PMIX_STRING"), "{err}");
+}
+
+#[test]
+fn described_type_mismatch_is_reported() {
+    // FULLY_DESC unit of one INT32 decoded as UINT32
+    let o = pmixw(
+        &["decode", "--type", "UINT32", "--described", "--hex"],
+        b"09 02 09 02",
+    );
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("type mismatch"));
+}
+
+#[test]
+fn types_table_lists_every_code_and_dialect() {
+    let out = ok(&pmixw(&["types", "--json"], b""));
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows.len(), 76);
+    assert_eq!(rows[60]["name"], "PMIX_PROC_NSPACE");
+    assert_eq!(
+        rows[60]["dialects"],
+        serde_json::json!(["v41", "v51", "v61", "v7"])
+    );
+    assert_eq!(
+        rows[29]["dialects"],
+        serde_json::json!(["v12", "v20", "v21", "v3"])
+    );
+}
+
+#[test]
+fn bad_usage_fails_cleanly() {
+    assert!(!pmixw(&["decode"], b"").status.success());
+    assert!(!pmixw(&["decode", "--type", "NOPE"], b"").status.success());
+    assert!(!pmixw(&["encode", "--type", "BOOL"], b"[1]")
+        .status
+        .success());
+    assert!(!pmixw(&["frobnicate"], b"").status.success());
+}
