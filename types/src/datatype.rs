@@ -138,7 +138,11 @@ impl DataType {
             return DataType::from_code(code);
         }
         let up = s.trim().to_ascii_uppercase();
-        let full = if up.starts_with("PMIX_") { up } else { format!("PMIX_{up}") };
+        let full = if up.starts_with("PMIX_") {
+            up
+        } else {
+            format!("PMIX_{up}")
+        };
         DataType::ALL.iter().copied().find(|t| t.name() == full)
     }
 }

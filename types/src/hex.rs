@@ -23,7 +23,9 @@ pub fn decode(s: &str) -> Result<Vec<u8>, String> {
             _ => Err(format!("not a hex digit: {:?}", c as char)),
         }
     }
-    s.chunks(2).map(|p| Ok(nib(p[0])? << 4 | nib(p[1])?)).collect()
+    s.chunks(2)
+        .map(|p| Ok(nib(p[0])? << 4 | nib(p[1])?))
+        .collect()
 }
 
 /// serde adapter: `bytes::Bytes` as a hex string.
@@ -36,6 +38,8 @@ pub mod serde_bytes_hex {
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
         let s = String::deserialize(d)?;
-        super::decode(&s).map(Bytes::from).map_err(de::Error::custom)
+        super::decode(&s)
+            .map(Bytes::from)
+            .map_err(de::Error::custom)
     }
 }

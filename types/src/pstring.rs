@@ -16,7 +16,11 @@ pub enum StrError {
     #[error("string contains a NUL byte at {0}")]
     InteriorNul(usize),
     #[error("{what} is {len} bytes, more than the limit of {max}")]
-    TooLong { what: &'static str, len: usize, max: usize },
+    TooLong {
+        what: &'static str,
+        len: usize,
+        max: usize,
+    },
 }
 
 /// A non-NULL C string: any bytes but NUL. The NUL terminator of the wire
@@ -172,7 +176,11 @@ mod tests {
         assert!(Nspace::from_bytes(&[b'n'; 255]).is_ok());
         assert_eq!(
             Nspace::from_bytes(&[b'n'; 256]),
-            Err(StrError::TooLong { what: "namespace", len: 256, max: 255 })
+            Err(StrError::TooLong {
+                what: "namespace",
+                len: 256,
+                max: 255
+            })
         );
         assert!(Key::from_bytes(&[b'k'; 511]).is_ok());
         assert!(Key::from_bytes(&[b'k'; 512]).is_err());
