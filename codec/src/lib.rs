@@ -12,6 +12,7 @@ pub mod dialect;
 pub mod error;
 pub mod float;
 mod float_shim;
+pub mod frame;
 mod legacy;
 mod pack;
 mod regex;
