@@ -11,7 +11,6 @@ pub mod compress;
 pub mod dialect;
 pub mod error;
 pub mod float;
-mod float_shim;
 pub mod frame;
 mod legacy;
 mod pack;

@@ -2,7 +2,7 @@
 //! bfrops.md §4 (modern dialects) with the integer family of `Enc`.
 
 use crate::error::{ErrorKind, Field, Result};
-use crate::float_shim as float;
+use crate::float;
 use crate::wire::{system_tag, Enc};
 use pmix_types::*;
 

@@ -3,7 +3,7 @@
 //! against the bytes remaining before anything is allocated.
 
 use crate::error::{Error, ErrorKind, Field, Result};
-use crate::float_shim as float;
+use crate::float;
 use crate::wire::{system_tag, to_int, to_pid, to_size, Dec};
 use bytes::Bytes;
 use pmix_types::*;
