@@ -1,1 +1,683 @@
-//! Interop harness against the system libpmix (to be written).
+//! The interop harness against the system libpmix (the C reference).
+//!
+//! Two C programs in `tests/interop/` are built at run time against
+//! `pkg-config pmix`: `gen` packs a broad set of cases of every type and
+//! prints the bytes with the packed values as JSON; `unpack` unpacks bytes
+//! it is given and prints the values and its own re-pack. For every case
+//! and wire format the matrix checks four things:
+//!
+//! * `pack`: our encoding of the case's values equals libpmix's bytes;
+//! * `unpack`: our decoding of libpmix's bytes equals what libpmix itself
+//!   unpacks from them;
+//! * `repack`: our re-encoding of what we decoded gives libpmix's bytes;
+//! * `c-reads-ours`: libpmix unpacks our bytes to our values and re-packs
+//!   them to our bytes.
+//!
+//! Known defects of libpmix 4.2.2 are listed in [`KNOWN_C_DEFECTS`] by
+//! case and check, each with its reason. A listed cell that passes is
+//! reported as `fixed?` so the list cannot go stale silently.
+
+use pmix_codec::{BufferType, Dialect, Format};
+use pmix_types::{DataType, Value};
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The checks made for each case.
+pub const CHECKS: [&str; 4] = ["pack", "unpack", "repack", "c-reads-ours"];
+
+/// Which integer family a known defect shows in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Applies {
+    All,
+    /// flex128 dialects only (v4, v41 without psquash native).
+    Flex,
+    /// The modern components (v4 and later), whatever the integer family.
+    Modern,
+}
+
+/// libpmix 4.2.2 defects: (case pattern, check, where, reason). A pattern
+/// is `TYPE/case`, with `*` matching any case name of that type.
+pub const KNOWN_C_DEFECTS: &[(&str, &str, Applies, &str)] = &[
+    (
+        "DATA_TYPE/*",
+        "unpack",
+        Applies::Flex,
+        "libpmix packs PMIX_DATA_TYPE as UINT16 but unpacks it as INT16 (zig-zag): 15 comes back as 65528 (bfrops.md §10.3); we decode the unsigned value that was sent",
+    ),
+    (
+        "DATA_TYPE/*",
+        "c-reads-ours",
+        Applies::Flex, "as unpack: C misreads every DATA_TYPE"),
+    (
+        "VALUE/data_type",
+        "unpack",
+        Applies::Flex, "DATA_TYPE unpack bug inside a value"),
+    (
+        "VALUE/data_type",
+        "c-reads-ours",
+        Applies::Flex, "DATA_TYPE unpack bug inside a value"),
+    (
+        "INFO/v_data_type",
+        "unpack",
+        Applies::Flex, "DATA_TYPE unpack bug inside an info"),
+    (
+        "INFO/v_data_type",
+        "c-reads-ours",
+        Applies::Flex, "DATA_TYPE unpack bug inside an info"),
+    (
+        "REGATTR/*",
+        "unpack",
+        Applies::Flex, "the REGATTR type field goes through the DATA_TYPE unpack bug"),
+    (
+        "REGATTR/*",
+        "c-reads-ours",
+        Applies::Flex, "the REGATTR type field goes through the DATA_TYPE unpack bug"),
+    (
+        "VALUE/regattr",
+        "unpack",
+        Applies::Flex, "REGATTR type field: DATA_TYPE unpack bug"),
+    (
+        "VALUE/regattr",
+        "c-reads-ours",
+        Applies::Flex, "REGATTR type field: DATA_TYPE unpack bug"),
+    (
+        "INFO/v_regattr",
+        "unpack",
+        Applies::Flex, "REGATTR type field: DATA_TYPE unpack bug"),
+    (
+        "INFO/v_regattr",
+        "c-reads-ours",
+        Applies::Flex, "REGATTR type field: DATA_TYPE unpack bug"),
+    (
+        "PROC_STATS/*",
+        "unpack",
+        Applies::All,
+        "libpmix's PROC_STATS unpacker reads a peak_vsize FLOAT its packer never wrote (bfrops.md §4.15): C cannot read its own bytes",
+    ),
+    (
+        "PROC_STATS/*",
+        "c-reads-ours",
+        Applies::All, "PROC_STATS unpack reads a field that is never sent"),
+    (
+        "VALUE/proc_stats",
+        "unpack",
+        Applies::All, "PROC_STATS unpack bug"),
+    (
+        "VALUE/proc_stats",
+        "c-reads-ours",
+        Applies::All, "PROC_STATS unpack bug"),
+    (
+        "INFO/v_proc_stats",
+        "unpack",
+        Applies::All, "PROC_STATS unpack bug"),
+    (
+        "INFO/v_proc_stats",
+        "c-reads-ours",
+        Applies::All, "PROC_STATS unpack bug"),
+    (
+        "DATA_ARRAY/depth5",
+        "unpack",
+        Applies::All,
+        "libpmix 4.2.2 cannot unpack a DATA_ARRAY of DATA_ARRAY (PMIX_ERR_NOMEM; vector v5.0.11/v41/DATA_ARRAY_darray_of_darray)",
+    ),
+    (
+        "DATA_ARRAY/depth5",
+        "c-reads-ours",
+        Applies::All, "DATA_ARRAY of DATA_ARRAY unpack failure"),
+    (
+        "PID/array0",
+        "unpack",
+        Applies::Modern,
+        "a unit of zero PIDs carries its system tag, which libpmix's unpacker does not read for a zero count, so the next read starts at the tag",
+    ),
+    (
+        "PID/array0",
+        "c-reads-ours",
+        Applies::Modern, "zero-count unit: the system tag is left unread"),
+    (
+        "INT/array0",
+        "unpack",
+        Applies::Modern, "zero-count unit: libpmix's v4/v41 unpacker fails on it"),
+    (
+        "INT/array0",
+        "c-reads-ours",
+        Applies::Modern, "zero-count unit: libpmix's v4/v41 unpacker fails on it"),
+    (
+        "INT32/empty",
+        "unpack",
+        Applies::Modern,
+        "libpmix refuses to unpack a unit whose count is 0 (PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER)",
+    ),
+    (
+        "INT32/empty",
+        "c-reads-ours",
+        Applies::Modern, "zero-count unit refused"),
+];
+
+/// Where the C programs are built.
+pub struct Tools {
+    gen: PathBuf,
+    unpack: PathBuf,
+}
+
+fn source_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop")
+}
+
+fn pkg_config() -> Result<Vec<String>, String> {
+    let out = Command::new("pkg-config")
+        .args(["--cflags", "--libs", "pmix"])
+        .output()
+        .map_err(|e| format!("cannot run pkg-config ({e}); install it: apt-get install -y pkg-config libpmix-dev libpmix-bin"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "pkg-config cannot find pmix: {}install the C reference library: apt-get install -y libpmix-dev libpmix-bin",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(String::from)
+        .collect())
+}
+
+/// Compile one C program of `tests/interop/` against the system libpmix.
+pub fn build_c(name: &str, out_dir: &Path) -> Result<PathBuf, String> {
+    let flags = pkg_config()?;
+    std::fs::create_dir_all(out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
+    let exe = out_dir.join(name);
+    // build under a private name, then rename: concurrent runs never see a half-written file
+    let tmp = out_dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let src = source_dir().join(format!("{name}.c"));
+    let out = Command::new("cc")
+        .args(["-O1", "-Wall", "-Wno-unused-function", "-o"])
+        .arg(&tmp)
+        .arg(&src)
+        .args(&flags)
+        .arg("-lm")
+        .output()
+        .map_err(|e| format!("cannot run cc ({e}); install gcc"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "building {}: {}",
+            src.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    std::fs::rename(&tmp, &exe).map_err(|e| format!("{}: {e}", exe.display()))?;
+    Ok(exe)
+}
+
+/// The build directory for the harness's C programs.
+pub fn default_out_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/interop-c")
+}
+
+impl Tools {
+    /// Build the C programs (once per process).
+    pub fn build() -> Result<&'static Tools, String> {
+        static TOOLS: std::sync::OnceLock<Result<Tools, String>> = std::sync::OnceLock::new();
+        TOOLS
+            .get_or_init(|| {
+                let dir = default_out_dir();
+                Ok(Tools {
+                    gen: build_c("gen", &dir)?,
+                    unpack: build_c("unpack", &dir)?,
+                })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+/// The environment that makes libpmix use a wire format.
+pub fn format_env(fmt: &Format) -> Vec<(&'static str, String)> {
+    let mut env = vec![("PMIX_MCA_bfrops", fmt.dialect.module_name().to_string())];
+    if fmt.buffer_type == BufferType::FullyDesc {
+        env.push((
+            "PMIX_BFROP_BUFFER_TYPE",
+            "PMIX_BFROP_BUFFER_FULLY_DESC".into(),
+        ));
+    }
+    if fmt.fixed_ints {
+        env.push(("PMIX_MCA_psquash", "native".into()));
+    }
+    env
+}
+
+fn run(exe: &Path, fmt: &Format, input: &str) -> Result<String, String> {
+    let mut cmd = Command::new(exe);
+    cmd.envs(format_env(fmt))
+        .env("TMPDIR", std::env::temp_dir());
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("{}: {e}", exe.display()))?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let input = input.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    let _ = writer.join();
+    if !out.status.success() {
+        return Err(format!(
+            "{} failed ({}): {}",
+            exe.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    String::from_utf8(out.stdout).map_err(|e| e.to_string())
+}
+
+/// One case packed by libpmix.
+#[derive(Clone, Debug, Serialize)]
+pub struct GenCase {
+    pub ty: String,
+    pub case: String,
+    pub num_vals: i32,
+    pub pack_rc: i32,
+    pub hex: String,
+    pub json: String,
+}
+
+impl GenCase {
+    pub fn name(&self) -> String {
+        format!("{}/{}", self.ty, self.case)
+    }
+}
+
+/// Parse `gen` output (also the format of the committed corpus manifests).
+pub fn parse_gen(text: &str) -> Result<Vec<GenCase>, String> {
+    text.lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            if f.len() != 6 {
+                return Err(format!("bad gen line: {l}"));
+            }
+            Ok(GenCase {
+                ty: f[0].into(),
+                case: f[1].into(),
+                num_vals: f[2].parse().map_err(|_| format!("bad count in {l}"))?,
+                pack_rc: f[3].parse().map_err(|_| format!("bad rc in {l}"))?,
+                hex: f[4].into(),
+                json: f[5].into(),
+            })
+        })
+        .collect()
+}
+
+impl Tools {
+    pub fn gen(&self, fmt: &Format) -> Result<Vec<GenCase>, String> {
+        parse_gen(&run(&self.gen, fmt, "")?)
+    }
+
+    /// libpmix's view of each `(type, bytes)`: (rc, values as JSON, re-pack hex).
+    pub fn unpack(
+        &self,
+        fmt: &Format,
+        inputs: &[(String, Vec<u8>)],
+    ) -> Result<Vec<CUnpack>, String> {
+        let input: String = inputs
+            .iter()
+            .map(|(t, b)| format!("{t}\t{}\n", pmix_types::hex::encode(b)))
+            .collect();
+        let out = run(&self.unpack, fmt, &input)?;
+        let rows: Vec<CUnpack> = out
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.splitn(3, '\t').collect();
+                CUnpack {
+                    rc: f.first().and_then(|s| s.parse().ok()).unwrap_or(i32::MIN),
+                    json: f.get(1).unwrap_or(&"").to_string(),
+                    repack_hex: f.get(2).unwrap_or(&"").to_string(),
+                }
+            })
+            .collect();
+        if rows.len() != inputs.len() {
+            return Err(format!(
+                "unpack gave {} answers for {} inputs",
+                rows.len(),
+                inputs.len()
+            ));
+        }
+        Ok(rows)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct CUnpack {
+    pub rc: i32,
+    pub json: String,
+    pub repack_hex: String,
+}
+
+/// The outcome of one check.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "result", content = "detail", rename_all = "kebab-case")]
+pub enum Cell {
+    Pass,
+    Fail(String),
+    /// A listed libpmix defect, with its reason.
+    CDefect(String),
+    /// Listed as a libpmix defect but it passed: the list needs a look.
+    Fixed(String),
+    /// Not applicable (libpmix could not pack the case).
+    NotApplicable(String),
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CaseResult {
+    pub name: String,
+    pub ty: String,
+    pub format: String,
+    pub cells: Vec<(String, Cell)>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Matrix {
+    pub cases: Vec<CaseResult>,
+}
+
+fn known(name: &str, check: &str, fmt: &Format) -> Option<&'static str> {
+    KNOWN_C_DEFECTS
+        .iter()
+        .find_map(|(pat, c, applies, reason)| {
+            let m = match pat.strip_suffix("/*") {
+                Some(ty) => name.split('/').next() == Some(ty),
+                None => *pat == name,
+            };
+            let here = match applies {
+                Applies::All => true,
+                Applies::Flex => fmt.ints() == pmix_codec::Ints::Flex,
+                Applies::Modern => fmt.dialect >= Dialect::V4,
+            };
+            (m && here && *c == check).then_some(*reason)
+        })
+}
+
+fn classify(name: &str, check: &str, fmt: &Format, ok: Result<(), String>) -> Cell {
+    match (ok, known(name, check, fmt)) {
+        (Ok(()), None) => Cell::Pass,
+        (Ok(()), Some(r)) => Cell::Fixed(r.into()),
+        (Err(_), Some(r)) => Cell::CDefect(r.into()),
+        (Err(e), None) => Cell::Fail(e),
+    }
+}
+
+/// A short label for a format ("v41", "v41-fullydesc", "v41-native").
+pub fn format_label(fmt: &Format) -> String {
+    let mut s = fmt.dialect.name().to_string();
+    if fmt.fixed_ints {
+        s.push_str("-native");
+    }
+    if fmt.buffer_type == BufferType::FullyDesc {
+        s.push_str("-fullydesc");
+    }
+    s
+}
+
+fn values_from_json(ty: DataType, json: &str) -> Result<Vec<Value>, String> {
+    let j: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("JSON {json}: {e}"))?;
+    j.as_array()
+        .ok_or("not an array")?
+        .iter()
+        .map(|v| Value::from_bare_json(ty, v.clone()).map_err(|e| format!("{e} in {v}")))
+        .collect()
+}
+
+fn same(what: &str, ours: &[u8], theirs: &str) -> Result<(), String> {
+    let ours = pmix_types::hex::encode(ours);
+    if ours == theirs {
+        Ok(())
+    } else {
+        Err(format!("{what}: ours {ours} libpmix {theirs}"))
+    }
+}
+
+fn same_values(ty: DataType, ours: &[Value], theirs_json: &str) -> Result<(), String> {
+    if ty == DataType::Buffer {
+        return Ok(()); // opaque in C: checked through the re-pack only
+    }
+    let theirs = values_from_json(ty, theirs_json)?;
+    if theirs == ours {
+        Ok(())
+    } else {
+        Err(format!(
+            "values: ours {} libpmix {theirs_json}",
+            serde_json::to_string(&ours.iter().map(Value::to_bare_json).collect::<Vec<_>>())
+                .unwrap_or_default()
+        ))
+    }
+}
+
+/// Run every case of `gen` in one format through the four checks.
+pub fn run_format(tools: &Tools, fmt: &Format) -> Result<Vec<CaseResult>, String> {
+    let cases = tools.gen(fmt)?;
+    let packed: Vec<&GenCase> = cases.iter().filter(|c| c.pack_rc == 0).collect();
+    // libpmix's view of its own bytes
+    let c_bytes: Vec<(String, Vec<u8>)> = packed
+        .iter()
+        .map(|c| {
+            (
+                c.ty.clone(),
+                pmix_types::hex::decode(&c.hex).unwrap_or_default(),
+            )
+        })
+        .collect();
+    let c_own = tools.unpack(fmt, &c_bytes)?;
+    // our encoding of each case's values, and libpmix's view of it
+    let mut ours_enc = Vec::new();
+    for c in &packed {
+        let ty = DataType::parse(&c.ty);
+        let enc = ty
+            .ok_or_else(|| format!("unknown type {}", c.ty))
+            .and_then(|ty| Ok((ty, values_from_json(ty, &c.json)?)))
+            .and_then(|(ty, v)| pmix_codec::encode(fmt, ty, &v).map_err(|e| e.to_string()));
+        ours_enc.push(enc);
+    }
+    let to_c: Vec<(String, Vec<u8>)> = packed
+        .iter()
+        .zip(&ours_enc)
+        .map(|(c, e)| {
+            (
+                c.ty.clone(),
+                e.as_ref().map(|b| b.clone()).unwrap_or_default(),
+            )
+        })
+        .collect();
+    let c_reads = tools.unpack(fmt, &to_c)?;
+
+    let mut results = Vec::new();
+    for c in &cases {
+        let name = c.name();
+        let mut cells = Vec::new();
+        if c.pack_rc != 0 {
+            // libpmix refused to pack: we must refuse too, with the same status
+            let ours = DataType::parse(&c.ty)
+                .ok_or_else(|| format!("unknown type {}", c.ty))
+                .and_then(|ty| Ok((ty, values_from_json(ty, &c.json)?)))
+                .map(|(ty, v)| pmix_codec::encode(fmt, ty, &v));
+            let r = match ours {
+                Ok(Err(e)) if e.status() == c.pack_rc => Ok(()),
+                Ok(Err(e)) => Err(format!("libpmix fails with {}, we with {e}", c.pack_rc)),
+                Ok(Ok(_)) => Err(format!("libpmix fails with {}, we pack it", c.pack_rc)),
+                Err(e) => Err(e),
+            };
+            cells.push(("pack".to_string(), classify(&name, "pack", fmt, r)));
+            for check in &CHECKS[1..] {
+                cells.push((
+                    check.to_string(),
+                    Cell::NotApplicable(format!("libpmix pack failed with {}", c.pack_rc)),
+                ));
+            }
+            results.push(CaseResult {
+                name,
+                ty: c.ty.clone(),
+                format: format_label(fmt),
+                cells,
+            });
+            continue;
+        }
+        let i = packed
+            .iter()
+            .position(|p| std::ptr::eq(*p, c))
+            .expect("packed case");
+        let ty = DataType::parse(&c.ty).expect("gen prints known types");
+        let bytes = &c_bytes[i].1;
+        let pack = ours_enc[i].clone().and_then(|b| same("bytes", &b, &c.hex));
+        let decoded = pmix_codec::decode(fmt, ty, bytes).map_err(|e| format!("decode: {e}"));
+        let unpack = decoded.clone().and_then(|v| {
+            if c_own[i].rc != 0 {
+                return Err(format!(
+                    "libpmix cannot unpack its own bytes: {}",
+                    c_own[i].rc
+                ));
+            }
+            same_values(ty, &v, &c_own[i].json)
+        });
+        let repack = decoded.clone().and_then(|v| {
+            pmix_codec::encode(fmt, ty, &v)
+                .map_err(|e| format!("encode: {e}"))
+                .and_then(|b| same("bytes", &b, &c.hex))
+        });
+        let c_read = match (&ours_enc[i], &decoded) {
+            (Ok(b), Ok(v)) => {
+                let r = &c_reads[i];
+                if r.rc != 0 {
+                    Err(format!("libpmix unpack of our bytes failed: {}", r.rc))
+                } else {
+                    same_values(ty, v, &r.json).and_then(|_| same("re-pack", b, &r.repack_hex))
+                }
+            }
+            (Err(e), _) | (_, Err(e)) => Err(e.clone()),
+        };
+        for (check, r) in CHECKS.iter().zip([pack, unpack, repack, c_read]) {
+            cells.push((check.to_string(), classify(&name, check, fmt, r)));
+        }
+        results.push(CaseResult {
+            name,
+            ty: c.ty.clone(),
+            format: format_label(fmt),
+            cells,
+        });
+    }
+    Ok(results)
+}
+
+/// The formats of the matrix: v41 (libpmix 4.2.2's default) in both
+/// buffer types unless others are asked for.
+pub fn default_formats() -> Vec<Format> {
+    vec![
+        Format::new(Dialect::V41, BufferType::NonDesc),
+        Format::new(Dialect::V41, BufferType::FullyDesc),
+    ]
+}
+
+pub fn run_matrix(formats: &[Format]) -> Result<Matrix, String> {
+    let tools = Tools::build()?;
+    let mut m = Matrix::default();
+    for f in formats {
+        m.cases.extend(run_format(tools, f)?);
+    }
+    Ok(m)
+}
+
+impl Matrix {
+    /// Cells that are neither a pass, a listed defect nor not-applicable.
+    pub fn problems(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        for c in &self.cases {
+            for (check, cell) in &c.cells {
+                match cell {
+                    Cell::Fail(e) => v.push(format!("{} [{}] {check}: FAIL {e}", c.name, c.format)),
+                    Cell::Fixed(r) => v.push(format!(
+                        "{} [{}] {check}: listed C defect passed ({r})",
+                        c.name, c.format
+                    )),
+                    _ => {}
+                }
+            }
+        }
+        v
+    }
+
+    /// The readable table: one row per type and format, a column per
+    /// check, counting pass / C-defect / fail.
+    pub fn table(&self) -> String {
+        use std::collections::BTreeMap;
+        let mut rows: BTreeMap<(String, String), [[usize; 4]; 4]> = BTreeMap::new();
+        let order: Vec<String> = DataType::ALL
+            .iter()
+            .map(|t| t.short_name().to_string())
+            .collect();
+        for c in &self.cases {
+            let r = rows.entry((c.format.clone(), c.ty.clone())).or_default();
+            for (k, (_, cell)) in c.cells.iter().enumerate() {
+                let slot = match cell {
+                    Cell::Pass => 0,
+                    Cell::CDefect(_) => 1,
+                    Cell::NotApplicable(_) => 2,
+                    Cell::Fail(_) | Cell::Fixed(_) => 3,
+                };
+                r[k][slot] += 1;
+            }
+        }
+        let mut keys: Vec<_> = rows.keys().cloned().collect();
+        keys.sort_by_key(|(f, t)| (f.clone(), order.iter().position(|o| o == t).unwrap_or(999)));
+        let mut s = format!("{:<16} {:<24}", "format", "type");
+        for c in CHECKS {
+            s.push_str(&format!(" {c:>14}"));
+        }
+        s.push('\n');
+        for k in keys {
+            let r = rows[&k];
+            s.push_str(&format!("{:<16} {:<24}", k.0, k.1));
+            for cell in r {
+                let txt = if cell[3] > 0 {
+                    format!("FAIL {}", cell[3])
+                } else if cell[1] > 0 {
+                    format!("{} ok {} C-def", cell[0], cell[1])
+                } else if cell[0] == 0 {
+                    "n/a".to_string()
+                } else {
+                    format!("{} ok", cell[0])
+                };
+                s.push_str(&format!(" {txt:>14}"));
+            }
+            s.push('\n');
+        }
+        let (mut pass, mut cdef, mut na, mut fail) = (0, 0, 0, 0);
+        for c in &self.cases {
+            for (_, cell) in &c.cells {
+                match cell {
+                    Cell::Pass => pass += 1,
+                    Cell::CDefect(_) => cdef += 1,
+                    Cell::NotApplicable(_) => na += 1,
+                    _ => fail += 1,
+                }
+            }
+        }
+        s.push_str(&format!(
+            "\n{} cases, {pass} checks passed, {cdef} listed libpmix defects, {na} not applicable, {fail} failed\n",
+            self.cases.len()
+        ));
+        let mut seen = std::collections::BTreeSet::new();
+        s.push_str("\nlibpmix 4.2.2 defects met:\n");
+        for c in &self.cases {
+            for (check, cell) in &c.cells {
+                if let Cell::CDefect(r) = cell {
+                    if seen.insert((c.name.clone(), check.clone())) {
+                        s.push_str(&format!("  {} {check}: {r}\n", c.name));
+                    }
+                }
+            }
+        }
+        s
+    }
+}

@@ -24,6 +24,9 @@ pub enum ErrorKind {
     UnknownType(u16),
     /// The dialect does not register this type.
     NotRegistered { ty: DataType, dialect: &'static str },
+    /// A pmix_value_t holds a type the dialect does not register (libpmix
+    /// answers PMIX_ERROR here, not UNKNOWN_DATA_TYPE).
+    ValueTypeNotRegistered { ty: DataType, dialect: &'static str },
     /// A described buffer's type tag differs from the requested type.
     TypeMismatch { expected: DataType, found: u16 },
     /// A described buffer's count is not tagged INT32.
@@ -69,6 +72,10 @@ impl Error {
             ReadPastEnd { .. } | CountTooLarge { .. } => -50,
             ValueOutOfRange { .. } | BadCountTag(_) | TooDeep { .. } => -20,
             BadString(_) | NullNotAllowed => -1,
+            // libpmix's value packer hands "pointer" members to the type's
+            // packer (UNKNOWN_DATA_TYPE) and fails in-place members itself
+            ValueTypeNotRegistered { ty, .. } if value_member_is_pointer(*ty) => -16,
+            ValueTypeNotRegistered { .. } => -1,
             UnknownType(_) | NotRegistered { .. } => -16,
             TypeMismatch { .. } => -22,
             Invalid(_) => -27,
@@ -92,6 +99,32 @@ impl Error {
     }
 }
 
+/// Whether `pmix_value_t` holds a type through a pointer (bfrops.md §4.6, §9.1).
+pub fn value_member_is_pointer(ty: DataType) -> bool {
+    use DataType::*;
+    matches!(
+        ty,
+        Proc | ProcNspace
+            | ProcInfo
+            | DataArray
+            | Coord
+            | Topo
+            | ProcCpuset
+            | Geometry
+            | DeviceDist
+            | Endpoint
+            | RegAttr
+            | ProcStats
+            | DiskStats
+            | NetStats
+            | NodeStats
+            | Device
+            | ResourceUnit
+            | NodePid
+            | Regex2
+    )
+}
+
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use ErrorKind::*;
@@ -109,6 +142,12 @@ impl fmt::Display for ErrorKind {
             BadString(why) => write!(f, "bad string: {why}"),
             NullNotAllowed => write!(f, "NULL string where one is required"),
             UnknownType(c) => write!(f, "unknown data type code {c}"),
+            ValueTypeNotRegistered { ty, dialect } => {
+                write!(
+                    f,
+                    "a value of type {ty}, which dialect {dialect} does not register"
+                )
+            }
             NotRegistered { ty, dialect } => {
                 write!(f, "{ty} is not registered in dialect {dialect}")
             }

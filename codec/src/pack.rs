@@ -52,6 +52,18 @@ pub fn pack_items(e: &mut Enc, ty: DataType, values: &[Value]) -> Result<()> {
     Ok(())
 }
 
+fn check_value_type(e: &Enc, ty: DataType) -> Result<()> {
+    if !e.dialect.registers(ty) {
+        return Err(e
+            .err(ErrorKind::ValueTypeNotRegistered {
+                ty,
+                dialect: e.dialect.name(),
+            })
+            .in_type(ty));
+    }
+    Ok(())
+}
+
 fn check_registered(e: &Enc, ty: DataType) -> Result<()> {
     if !e.dialect.registers(ty) {
         return Err(e
@@ -176,7 +188,7 @@ pub(crate) fn pack_value(e: &mut Enc, v: &Value) -> Result<()> {
         }
         _ => {}
     }
-    check_registered(e, ty)?;
+    check_value_type(e, ty)?;
     e.enter()?;
     e.tag(ty.code());
     let r = pack_item(e, v);

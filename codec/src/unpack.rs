@@ -66,6 +66,18 @@ fn unpack_system_typed(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>
     Ok(out)
 }
 
+fn check_value_type(d: &Dec, ty: DataType) -> Result<()> {
+    if !d.dialect.registers(ty) {
+        return Err(d
+            .err(ErrorKind::ValueTypeNotRegistered {
+                ty,
+                dialect: d.dialect.name(),
+            })
+            .in_type(ty));
+    }
+    Ok(())
+}
+
 fn check_registered(d: &Dec, ty: DataType) -> Result<()> {
     if !d.dialect.registers(ty) {
         return Err(d
@@ -222,7 +234,7 @@ pub(crate) fn unpack_value(d: &mut Dec) -> Result<Value> {
         }
         _ => {}
     }
-    check_registered(d, ty).map_err(|mut e| {
+    check_value_type(d, ty).map_err(|mut e| {
         e.offset = at;
         e
     })?;

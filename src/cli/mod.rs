@@ -17,7 +17,7 @@ commands:
         print each value as PMIx_Data_print does
   types  [--json]
         the type table: code, name, and which dialect registers which type
-  interop [--json] [--dialect D]...
+  interop [--json] [--dialect D]... [--fixed-ints]
         run the interop matrix against the system libpmix
 
 TYPE is a type name with or without PMIX_, any case (BOOL, pmix_info), or its code.
@@ -210,6 +210,40 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     }
 }
 
-fn interop_cmd(_o: &Opts) -> Result<ExitCode, String> {
-    Err("the interop harness is not wired in yet".into())
+fn interop_cmd(o: &Opts) -> Result<ExitCode, String> {
+    use pmix_wire::interop;
+    let mut formats = if o.dialects.is_empty() {
+        interop::default_formats()
+    } else {
+        o.dialects
+            .iter()
+            .flat_map(|d| {
+                [
+                    Format::new(*d, BufferType::NonDesc),
+                    Format::new(*d, BufferType::FullyDesc),
+                ]
+            })
+            .collect()
+    };
+    for f in &mut formats {
+        f.fixed_ints = o.format.fixed_ints;
+    }
+    let m = interop::run_matrix(&formats)?;
+    if o.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&m).map_err(|e| e.to_string())?
+        );
+    } else {
+        print!("{}", m.table());
+    }
+    let problems = m.problems();
+    for p in &problems {
+        eprintln!("{p}");
+    }
+    Ok(if problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

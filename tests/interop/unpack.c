@@ -1,0 +1,68 @@
+/* pmix-wire interop harness, direction "Rust -> C": reads lines
+ *   TYPE \t hex
+ * unpacks units of TYPE until the bytes are exhausted and prints
+ *   rc \t json \t repack_hex
+ * rc is 0 when everything unpacked, else the failing status; json is all
+ * values as one JSON array (bare form); repack_hex is the values packed
+ * again by libpmix as a single unit. Dialect and buffer type come from the
+ * environment, as for gen. */
+#include "common.h"
+
+static pmix_data_type_t type_by_name(const char *s) {
+    for (pmix_data_type_t t = 0; t < 200; t++)
+        if (0 == strcmp(short_name(t), s)) return t;
+    return PMIX_UNDEF;
+}
+
+static int hexval(int c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+int main(void) {
+    if (init_tool()) return 1;
+    size_t cap = 1 << 20;
+    char *line = malloc(cap);
+    while (fgets(line, (int)cap, stdin)) {
+        char *tab = strchr(line, '\t');
+        if (!tab) continue;
+        *tab = 0;
+        pmix_data_type_t t = type_by_name(line);
+        size_t sz = type_size(t);
+        char *h = tab + 1;
+        size_t hl = strcspn(h, "\r\n");
+        size_t nb = hl / 2;
+        char *bytes = malloc(nb + 1);
+        for (size_t i = 0; i < nb; i++) bytes[i] = (char)(hexval(h[2 * i]) << 4 | hexval(h[2 * i + 1]));
+        if (0 == sz) { printf("%d\t[]\t\n", PMIX_ERR_UNKNOWN_DATA_TYPE); fflush(stdout); continue; }
+        pmix_data_buffer_t b;
+        PMIX_DATA_BUFFER_CONSTRUCT(&b);
+        PMIX_DATA_BUFFER_LOAD(&b, bytes, nb);
+        size_t total = 0, room = 16;
+        char *all = calloc(room, sz);
+        pmix_status_t rc = PMIX_SUCCESS;
+        while (b.unpack_ptr < b.base_ptr + b.bytes_used) {
+            int32_t n = 64;
+            char *dst = calloc(64, sz);
+            rc = PMIx_Data_unpack(NULL, &b, dst, &n, t);
+            if (PMIX_SUCCESS != rc && PMIX_ERR_UNPACK_INADEQUATE_SPACE != rc) break;
+            if (n > 0) {
+                if (total + (size_t)n > room) { room = (total + n) * 2; all = realloc(all, room * sz); }
+                memcpy(all + total * sz, dst, (size_t)n * sz);
+                total += (size_t)n;
+            }
+            rc = PMIX_SUCCESS;
+        }
+        printf("%d\t[", rc);
+        for (size_t i = 0; i < total; i++) { if (i) putchar(','); jbare(stdout, all + i * sz, t); }
+        printf("]\t");
+        if (PMIX_SUCCESS == rc) {
+            pmix_data_buffer_t r;
+            PMIX_DATA_BUFFER_CONSTRUCT(&r);
+            if (PMIX_SUCCESS == PMIx_Data_pack(NULL, &r, all, (int32_t)total, t)) print_hex_buf(stdout, &r);
+        }
+        printf("\n");
+        fflush(stdout);
+    }
+    PMIx_tool_finalize();
+    return 0;
+}
