@@ -1,2 +1,547 @@
-//! Status codes (`pmix_status_t`). Placeholder filled in by the status-table work.
+//! Status codes (`pmix_status_t`) of libpmix 4.2.2 with their macro names
+//! and the text `PMIx_Error_string` gives.
+//!
+//! Generated from `pmix_common.h` / `pmix_deprecated.h` of Debian's
+//! libpmix 4.2.2 and checked against the running library by
+//! `types/tests/strings_vs_libpmix.rs` (tests/interop/strings.c).
+
+/// A PMIx status code.
 pub type Status = i32;
+
+/// What `PMIx_Error_string` answers for a code it does not know.
+pub const UNKNOWN_ERROR_STRING: &str = "ERROR STRING NOT FOUND";
+
+/// Every status macro: (name, value). Several names can share a value
+/// (deprecated aliases); the first is the current name.
+pub const STATUS_NAMES: &[(&str, Status)] = &[
+    ("PMIX_SUCCESS", 0),
+    ("PMIX_ERROR", -1),
+    ("PMIX_ERR_PROC_RESTART", -4),
+    ("PMIX_ERR_PROC_CHECKPOINT", -5),
+    ("PMIX_ERR_PROC_MIGRATE", -6),
+    ("PMIX_ERR_EXISTS", -11),
+    ("PMIX_ERR_INVALID_CRED", -12),
+    ("PMIX_ERR_WOULD_BLOCK", -15),
+    ("PMIX_ERR_UNKNOWN_DATA_TYPE", -16),
+    ("PMIX_ERR_TYPE_MISMATCH", -18),
+    ("PMIX_ERR_UNPACK_INADEQUATE_SPACE", -19),
+    ("PMIX_ERR_UNPACK_FAILURE", -20),
+    ("PMIX_ERR_PACK_FAILURE", -21),
+    ("PMIX_ERR_NO_PERMISSIONS", -23),
+    ("PMIX_ERR_TIMEOUT", -24),
+    ("PMIX_ERR_UNREACH", -25),
+    ("PMIX_ERR_BAD_PARAM", -27),
+    ("PMIX_ERR_RESOURCE_BUSY", -28),
+    ("PMIX_ERR_OUT_OF_RESOURCE", -29),
+    ("PMIX_ERR_INIT", -31),
+    ("PMIX_ERR_NOMEM", -32),
+    ("PMIX_ERR_NOT_FOUND", -46),
+    ("PMIX_ERR_NOT_SUPPORTED", -47),
+    ("PMIX_ERR_PARAM_VALUE_NOT_SUPPORTED", -59),
+    ("PMIX_ERR_COMM_FAILURE", -49),
+    ("PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER", -50),
+    ("PMIX_ERR_CONFLICTING_CLEANUP_DIRECTIVES", -51),
+    ("PMIX_ERR_PARTIAL_SUCCESS", -52),
+    ("PMIX_ERR_DUPLICATE_KEY", -53),
+    ("PMIX_ERR_EMPTY", -60),
+    ("PMIX_ERR_LOST_CONNECTION", -61),
+    ("PMIX_ERR_EXISTS_OUTSIDE_SCOPE", -62),
+    ("PMIX_PROCESS_SET_DEFINE", -55),
+    ("PMIX_PROCESS_SET_DELETE", -56),
+    ("PMIX_DEBUGGER_RELEASE", -3),
+    ("PMIX_READY_FOR_DEBUG", -58),
+    ("PMIX_QUERY_PARTIAL_SUCCESS", -104),
+    ("PMIX_JCTRL_CHECKPOINT", -106),
+    ("PMIX_JCTRL_CHECKPOINT_COMPLETE", -107),
+    ("PMIX_JCTRL_PREEMPT_ALERT", -108),
+    ("PMIX_MONITOR_HEARTBEAT_ALERT", -109),
+    ("PMIX_MONITOR_FILE_ALERT", -110),
+    ("PMIX_PROC_TERMINATED", -111),
+    ("PMIX_ERR_EVENT_REGISTRATION", -144),
+    ("PMIX_MODEL_DECLARED", -147),
+    ("PMIX_MODEL_RESOURCES", -151),
+    ("PMIX_OPENMP_PARALLEL_ENTERED", -152),
+    ("PMIX_OPENMP_PARALLEL_EXITED", -153),
+    ("PMIX_LAUNCHER_READY", -155),
+    ("PMIX_OPERATION_IN_PROGRESS", -156),
+    ("PMIX_OPERATION_SUCCEEDED", -157),
+    ("PMIX_ERR_INVALID_OPERATION", -158),
+    ("PMIX_GROUP_INVITED", -159),
+    ("PMIX_GROUP_LEFT", -160),
+    ("PMIX_GROUP_INVITE_ACCEPTED", -161),
+    ("PMIX_GROUP_INVITE_DECLINED", -162),
+    ("PMIX_GROUP_INVITE_FAILED", -163),
+    ("PMIX_GROUP_MEMBERSHIP_UPDATE", -164),
+    ("PMIX_GROUP_CONSTRUCT_ABORT", -165),
+    ("PMIX_GROUP_CONSTRUCT_COMPLETE", -166),
+    ("PMIX_GROUP_LEADER_SELECTED", -167),
+    ("PMIX_GROUP_LEADER_FAILED", -168),
+    ("PMIX_GROUP_CONTEXT_ID_ASSIGNED", -169),
+    ("PMIX_GROUP_MEMBER_FAILED", -170),
+    ("PMIX_ERR_REPEAT_ATTR_REGISTRATION", -171),
+    ("PMIX_ERR_IOF_FAILURE", -172),
+    ("PMIX_ERR_IOF_COMPLETE", -173),
+    ("PMIX_LAUNCH_COMPLETE", -174),
+    ("PMIX_FABRIC_UPDATED", -175),
+    ("PMIX_FABRIC_UPDATE_PENDING", -176),
+    ("PMIX_FABRIC_UPDATE_ENDPOINTS", -113),
+    ("PMIX_ERR_JOB_APP_NOT_EXECUTABLE", -177),
+    ("PMIX_ERR_JOB_NO_EXE_SPECIFIED", -178),
+    ("PMIX_ERR_JOB_FAILED_TO_MAP", -179),
+    ("PMIX_ERR_JOB_CANCELED", -180),
+    ("PMIX_ERR_JOB_FAILED_TO_LAUNCH", -181),
+    ("PMIX_ERR_JOB_ABORTED", -182),
+    ("PMIX_ERR_JOB_KILLED_BY_CMD", -183),
+    ("PMIX_ERR_JOB_ABORTED_BY_SIG", -184),
+    ("PMIX_ERR_JOB_TERM_WO_SYNC", -185),
+    ("PMIX_ERR_JOB_SENSOR_BOUND_EXCEEDED", -186),
+    ("PMIX_ERR_JOB_NON_ZERO_TERM", -187),
+    ("PMIX_ERR_JOB_ALLOC_FAILED", -188),
+    ("PMIX_ERR_JOB_ABORTED_BY_SYS_EVENT", -189),
+    ("PMIX_ERR_JOB_EXE_NOT_FOUND", -190),
+    ("PMIX_ERR_JOB_WDIR_NOT_FOUND", -233),
+    ("PMIX_ERR_JOB_INSUFFICIENT_RESOURCES", -234),
+    ("PMIX_ERR_JOB_SYS_OP_FAILED", -235),
+    ("PMIX_EVENT_JOB_START", -191),
+    ("PMIX_EVENT_JOB_END", -145),
+    ("PMIX_EVENT_SESSION_START", -192),
+    ("PMIX_EVENT_SESSION_END", -193),
+    ("PMIX_ERR_PROC_REQUESTED_ABORT", -8),
+    ("PMIX_ERR_PROC_TERM_WO_SYNC", -200),
+    ("PMIX_EVENT_PROC_TERMINATED", -201),
+    ("PMIX_ERR_PROC_KILLED_BY_CMD", -400),
+    ("PMIX_ERR_PROC_FAILED_TO_START", -401),
+    ("PMIX_ERR_PROC_ABORTED_BY_SIG", -402),
+    ("PMIX_ERR_PROC_SENSOR_BOUND_EXCEEDED", -403),
+    ("PMIX_ERR_EXIT_NONZERO_TERM", -404),
+    ("PMIX_EVENT_SYS_BASE", -230),
+    ("PMIX_EVENT_NODE_DOWN", -231),
+    ("PMIX_EVENT_NODE_OFFLINE", -232),
+    ("PMIX_EVENT_SYS_OTHER", -330),
+    ("PMIX_EVENT_NO_ACTION_TAKEN", -331),
+    ("PMIX_EVENT_PARTIAL_ACTION_TAKEN", -332),
+    ("PMIX_EVENT_ACTION_DEFERRED", -333),
+    ("PMIX_EVENT_ACTION_COMPLETE", -334),
+    ("PMIX_ERR_SILENT", -2),
+    ("PMIX_ERR_DEBUGGER_RELEASE", -3),
+    ("PMIX_ERR_PROC_ABORTED", -7),
+    ("PMIX_ERR_PROC_ABORTING", -9),
+    ("PMIX_ERR_SERVER_FAILED_REQUEST", -10),
+    ("PMIX_EXISTS", -11),
+    ("PMIX_ERR_HANDSHAKE_FAILED", -13),
+    ("PMIX_ERR_READY_FOR_HANDSHAKE", -14),
+    ("PMIX_ERR_PROC_ENTRY_NOT_FOUND", -17),
+    ("PMIX_ERR_PACK_MISMATCH", -22),
+    ("PMIX_ERR_IN_ERRNO", -26),
+    ("PMIX_ERR_DATA_VALUE_NOT_FOUND", -30),
+    ("PMIX_ERR_INVALID_ARG", -33),
+    ("PMIX_ERR_INVALID_KEY", -34),
+    ("PMIX_ERR_INVALID_KEY_LENGTH", -35),
+    ("PMIX_ERR_INVALID_VAL", -36),
+    ("PMIX_ERR_INVALID_VAL_LENGTH", -37),
+    ("PMIX_ERR_INVALID_LENGTH", -38),
+    ("PMIX_ERR_INVALID_NUM_ARGS", -39),
+    ("PMIX_ERR_INVALID_ARGS", -40),
+    ("PMIX_ERR_INVALID_NUM_PARSED", -41),
+    ("PMIX_ERR_INVALID_KEYVALP", -42),
+    ("PMIX_ERR_INVALID_SIZE", -43),
+    ("PMIX_ERR_INVALID_NAMESPACE", -44),
+    ("PMIX_ERR_SERVER_NOT_AVAIL", -45),
+    ("PMIX_ERR_NOT_IMPLEMENTED", -48),
+    ("PMIX_DEBUG_WAITING_FOR_NOTIFY", -58),
+    ("PMIX_ERR_FATAL", -63),
+    ("PMIX_ERR_NOT_AVAILABLE", -64),
+    ("PMIX_ERR_VALUE_OUT_OF_BOUNDS", -65),
+    ("PMIX_ERR_FILE_OPEN_FAILURE", -67),
+    ("PMIX_ERR_FILE_READ_FAILURE", -68),
+    ("PMIX_ERR_FILE_WRITE_FAILURE", -69),
+    ("PMIX_ERR_SYS_LIMITS_PIPES", -70),
+    ("PMIX_ERR_SYS_LIMITS_CHILDREN", -71),
+    ("PMIX_ERR_PIPE_SETUP_FAILURE", -72),
+    ("PMIX_ERR_EXE_NOT_ACCESSIBLE", -73),
+    ("PMIX_ERR_JOB_WDIR_NOT_ACCESSIBLE", -74),
+    ("PMIX_ERR_SYS_LIMITS_FILES", -75),
+    ("PMIX_ERR_LOST_CONNECTION_TO_SERVER", -101),
+    ("PMIX_ERR_LOST_PEER_CONNECTION", -102),
+    ("PMIX_ERR_LOST_CONNECTION_TO_CLIENT", -103),
+    ("PMIX_NOTIFY_ALLOC_COMPLETE", -105),
+    ("PMIX_ERR_INVALID_TERMINATION", -112),
+    ("PMIX_ERR_JOB_TERMINATED", -145),
+    ("PMIX_ERR_UPDATE_ENDPOINTS", -146),
+    ("PMIX_GDS_ACTION_COMPLETE", -148),
+    ("PMIX_PROC_HAS_CONNECTED", -149),
+    ("PMIX_CONNECT_REQUESTED", -150),
+    ("PMIX_ERR_NODE_DOWN", -231),
+    ("PMIX_ERR_NODE_OFFLINE", -232),
+    ("PMIX_ERR_SYS_BASE", -230),
+    ("PMIX_ERR_SYS_OTHER", -330),
+];
+
+/// `PMIx_Error_string` for every code it knows: (code, text).
+const ERROR_STRINGS: &[(Status, &str)] = &[
+    (0, "SUCCESS"),
+    (-1, "ERROR"),
+    (-2, "SILENT_ERROR"),
+    (-3, "DEBUGGER-RELEASE"),
+    (-4, "PROC_RESTART"),
+    (-5, "PROC-CHECKPOINT-ERROR"),
+    (-6, "PROC-MIGRATE"),
+    (-7, "PROC-ABORTED"),
+    (-8, "PROC-ABORT-REQUESTED"),
+    (-9, "PROC-ABORTING"),
+    (-10, "SERVER FAILED REQUEST"),
+    (-11, "EXISTS"),
+    (-12, "INVALID-CREDENTIAL"),
+    (-13, "HANDSHAKE-FAILED"),
+    (-14, "READY-FOR-HANDSHAKE"),
+    (-15, "WOULD-BLOCK"),
+    (-16, "UNKNOWN-DATA-TYPE"),
+    (-17, "PROC-ENTRY-NOT-FOUND"),
+    (-18, "TYPE-MISMATCH"),
+    (-19, "UNPACK-INADEQUATE-SPACE"),
+    (-20, "UNPACK-FAILURE"),
+    (-21, "PACK-FAILURE"),
+    (-22, "PACK-MISMATCH"),
+    (-23, "NO-PERMISSIONS"),
+    (-24, "TIMEOUT"),
+    (-25, "UNREACHABLE"),
+    (-26, "ERR-IN-ERRNO"),
+    (-27, "BAD-PARAM"),
+    (-28, "RESOURCE-BUSY"),
+    (-29, "OUT-OF-RESOURCE"),
+    (-30, "DATA-VALUE-NOT-FOUND"),
+    (-31, "INIT"),
+    (-32, "NO-MEM"),
+    (-33, "INVALID-ARG"),
+    (-34, "INVALID-KEY"),
+    (-35, "INVALID-KEY-LENGTH"),
+    (-36, "INVALID-VAL"),
+    (-37, "INVALID-VAL-LENGTH"),
+    (-38, "INVALID-LENGTH"),
+    (-39, "INVALID-NUM-ARGS"),
+    (-40, "INVALID-ARGS"),
+    (-41, "INVALID-NUM-PARSED"),
+    (-42, "INVALID-KEYVAL"),
+    (-43, "INVALID-SIZE"),
+    (-44, "INVALID-NAMESPACE"),
+    (-45, "SERVER-NOT-AVAIL"),
+    (-46, "NOT-FOUND"),
+    (-47, "NOT-SUPPORTED"),
+    (-48, "NOT-IMPLEMENTED"),
+    (-49, "COMM-FAILURE"),
+    (-50, "UNPACK-PAST-END"),
+    (-51, "PMIX CONFLICTING CLEANUP DIRECTIVES"),
+    (-52, "PARTIAL SUCCESS"),
+    (-53, "DUPLICATE KEY"),
+    (-55, "PROCESS SET DEFINED"),
+    (-58, "READY-FOR-DEBUG"),
+    (-59, "PARAM-VALUE-NOT-SUPPORTED"),
+    (-60, "EMPTY"),
+    (-61, "LOST_CONNECTION"),
+    (-62, "OUTSIDE-SCOPE"),
+    (-63, "FATAL"),
+    (-64, "NOT_AVAILABLE"),
+    (-65, "VALUE_OUT_OF_BOUNDS"),
+    (-67, "FILE_OPEN_FAILURE"),
+    (-68, "FILE_READ_FAILURE"),
+    (-69, "FILE_WRITE_FAILURE"),
+    (-70, "SYS_LIMITS_PIPES"),
+    (-71, "SYS_LIMITS_CHILDREN"),
+    (-72, "PIPE_SETUP_FAILURE"),
+    (-73, "EXE NOT ACCESSIBLE"),
+    (-74, "WDIR NOT ACCESSIBLE"),
+    (-104, "QUERY-PARTIAL-SUCCESS"),
+    (-105, "PMIX ALLOC OPERATION COMPLETE"),
+    (-106, "PMIX JOB CONTROL CHECKPOINT"),
+    (-107, "PMIX JOB CONTROL CHECKPOINT COMPLETE"),
+    (-108, "PMIX PRE-EMPTION ALERT"),
+    (-109, "PMIX HEARTBEAT ALERT"),
+    (-110, "PMIX FILE MONITOR ALERT"),
+    (-111, "PROC-TERMINATED"),
+    (-112, "INVALID-TERMINATION"),
+    (-113, "FABRIC-UPDATE-ENDPOINTS"),
+    (-144, "EVENT-REGISTRATION"),
+    (-145, "JOB ENDED"),
+    (-146, "UPDATE-ENDPOINTS"),
+    (-147, "PMIX MODEL DECLARED"),
+    (-148, "GDS-ACTION-COMPLETE"),
+    (-149, "PROC-HAS-CONNECTED"),
+    (-150, "CONNECT-REQUESTED"),
+    (-152, "OPENMP-PARALLEL-ENTERED"),
+    (-153, "OPENMP-PARALLEL-EXITED"),
+    (-155, "LAUNCHER-READY"),
+    (-156, "OPERATION-IN-PROGRESS"),
+    (-157, "OPERATION-SUCCEEDED"),
+    (-158, "INVALID-OPERATION"),
+    (-159, "GROUP-INVITED"),
+    (-160, "GROUP-LEFT"),
+    (-161, "GROUP-INVITE-ACCEPTED"),
+    (-162, "GROUP-INVITE-DECLINED"),
+    (-163, "GROUP-INVITE-FAILED"),
+    (-164, "GROUP-MEMBERSHIP-UPDATE"),
+    (-165, "GROUP-CONSTRUCT-ABORT"),
+    (-166, "GROUP-CONSTRUCT-COMPLETE"),
+    (-167, "GROUP-LEADER-SELECTED"),
+    (-168, "GROUP-LEADER-FAILED"),
+    (-169, "GROUP-CONTEXT-ID-ASSIGNED"),
+    (-170, "GROUP-MEMBER-FAILED"),
+    (-171, "REPEAT-ATTRIBUTE-REGISTRATION"),
+    (-172, "IOF FAILURE"),
+    (-173, "IOF COMPLETE"),
+    (-174, "PMIX LAUNCH COMPLETE"),
+    (-175, "FABRIC-UPDATED"),
+    (-176, "FABRIC-UPDATE-PENDING"),
+    (-177, "APPLICATION NOT EXECUTABLE"),
+    (-178, "NO EXECUTABLE SPECIFIED"),
+    (-179, "JOB FAILED TO MAP"),
+    (-180, "JOB CANCELED"),
+    (-181, "JOB FAILED TO LAUNCH"),
+    (-182, "JOB ABORTED"),
+    (-183, "KILLED BY COMMAND"),
+    (-184, "ABORTED BY SIGNAL"),
+    (-185, "TERMINATED WITHOUT SYNC"),
+    (-186, "SENSOR BOUND EXCEEDED"),
+    (-187, "NON-ZERO TERMINATION"),
+    (-188, "FAILED TO OBTAIN ALLOCATION"),
+    (-189, "JOB ABORTED BY SYSTEM EVENT"),
+    (-190, "EXECUTABLE NOT FOUND"),
+    (-191, "JOB STARTED"),
+    (-192, "SESSION STARTED"),
+    (-193, "SESSION ENDED"),
+    (-200, "PROC TERMINATED WITHOUT SYNC"),
+    (-201, "PROC TERMINATED"),
+    (-230, "SYSTEM BASE EVENT"),
+    (-231, "NODE-DOWN"),
+    (-232, "NODE-OFFLINE"),
+    (-233, "WORKING DIRECTORY NOT FOUND"),
+    (-234, "INSUFFICIENT RESOURCES"),
+    (-235, "SYSTEM OPERATION FAILED"),
+    (-330, "UNDEFINED-SYSTEM-EVENT"),
+    (-331, "EVENT-NO-ACTION-TAKEN"),
+    (-332, "EVENT-PARTIAL-ACTION-TAKEN"),
+    (-333, "EVENT-ACTION-DEFERRED"),
+    (-334, "EVENT-ACTION-COMPLETE"),
+    (-400, "PROC-KILLED-BY-CMD"),
+    (-401, "PROC-FAILED-TO-START"),
+    (-402, "PROC-ABORTED-BY-SIG"),
+    (-403, "PROC-SENSOR-BOUND-EXCEEDED"),
+    (-404, "PROC-EXIT-NONZERO-TERM"),
+];
+
+/// `PMIx_Error_string`.
+pub fn error_string(code: Status) -> &'static str {
+    ERROR_STRINGS
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map_or(UNKNOWN_ERROR_STRING, |(_, s)| s)
+}
+
+/// The macro name of a status code ("PMIX_ERR_NOT_FOUND").
+pub fn status_name(code: Status) -> Option<&'static str> {
+    STATUS_NAMES
+        .iter()
+        .find(|(_, v)| *v == code)
+        .map(|(n, _)| *n)
+}
+
+/// The code of a macro name, with or without the `PMIX_` prefix.
+pub fn status_from_name(name: &str) -> Option<Status> {
+    let up = name.trim().to_ascii_uppercase();
+    let full = if up.starts_with("PMIX_") {
+        up
+    } else {
+        format!("PMIX_{up}")
+    };
+    STATUS_NAMES
+        .iter()
+        .find(|(n, _)| *n == full)
+        .map(|(_, v)| *v)
+}
+
+/// The status macros as constants.
+#[allow(missing_docs)]
+pub mod codes {
+    use super::Status;
+    pub const PMIX_SUCCESS: Status = 0;
+    pub const PMIX_ERROR: Status = -1;
+    pub const PMIX_ERR_PROC_RESTART: Status = -4;
+    pub const PMIX_ERR_PROC_CHECKPOINT: Status = -5;
+    pub const PMIX_ERR_PROC_MIGRATE: Status = -6;
+    pub const PMIX_ERR_EXISTS: Status = -11;
+    pub const PMIX_ERR_INVALID_CRED: Status = -12;
+    pub const PMIX_ERR_WOULD_BLOCK: Status = -15;
+    pub const PMIX_ERR_UNKNOWN_DATA_TYPE: Status = -16;
+    pub const PMIX_ERR_TYPE_MISMATCH: Status = -18;
+    pub const PMIX_ERR_UNPACK_INADEQUATE_SPACE: Status = -19;
+    pub const PMIX_ERR_UNPACK_FAILURE: Status = -20;
+    pub const PMIX_ERR_PACK_FAILURE: Status = -21;
+    pub const PMIX_ERR_NO_PERMISSIONS: Status = -23;
+    pub const PMIX_ERR_TIMEOUT: Status = -24;
+    pub const PMIX_ERR_UNREACH: Status = -25;
+    pub const PMIX_ERR_BAD_PARAM: Status = -27;
+    pub const PMIX_ERR_RESOURCE_BUSY: Status = -28;
+    pub const PMIX_ERR_OUT_OF_RESOURCE: Status = -29;
+    pub const PMIX_ERR_INIT: Status = -31;
+    pub const PMIX_ERR_NOMEM: Status = -32;
+    pub const PMIX_ERR_NOT_FOUND: Status = -46;
+    pub const PMIX_ERR_NOT_SUPPORTED: Status = -47;
+    pub const PMIX_ERR_PARAM_VALUE_NOT_SUPPORTED: Status = -59;
+    pub const PMIX_ERR_COMM_FAILURE: Status = -49;
+    pub const PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER: Status = -50;
+    pub const PMIX_ERR_CONFLICTING_CLEANUP_DIRECTIVES: Status = -51;
+    pub const PMIX_ERR_PARTIAL_SUCCESS: Status = -52;
+    pub const PMIX_ERR_DUPLICATE_KEY: Status = -53;
+    pub const PMIX_ERR_EMPTY: Status = -60;
+    pub const PMIX_ERR_LOST_CONNECTION: Status = -61;
+    pub const PMIX_ERR_EXISTS_OUTSIDE_SCOPE: Status = -62;
+    pub const PMIX_PROCESS_SET_DEFINE: Status = -55;
+    pub const PMIX_PROCESS_SET_DELETE: Status = -56;
+    pub const PMIX_DEBUGGER_RELEASE: Status = -3;
+    pub const PMIX_READY_FOR_DEBUG: Status = -58;
+    pub const PMIX_QUERY_PARTIAL_SUCCESS: Status = -104;
+    pub const PMIX_JCTRL_CHECKPOINT: Status = -106;
+    pub const PMIX_JCTRL_CHECKPOINT_COMPLETE: Status = -107;
+    pub const PMIX_JCTRL_PREEMPT_ALERT: Status = -108;
+    pub const PMIX_MONITOR_HEARTBEAT_ALERT: Status = -109;
+    pub const PMIX_MONITOR_FILE_ALERT: Status = -110;
+    pub const PMIX_PROC_TERMINATED: Status = -111;
+    pub const PMIX_ERR_EVENT_REGISTRATION: Status = -144;
+    pub const PMIX_MODEL_DECLARED: Status = -147;
+    pub const PMIX_MODEL_RESOURCES: Status = -151;
+    pub const PMIX_OPENMP_PARALLEL_ENTERED: Status = -152;
+    pub const PMIX_OPENMP_PARALLEL_EXITED: Status = -153;
+    pub const PMIX_LAUNCHER_READY: Status = -155;
+    pub const PMIX_OPERATION_IN_PROGRESS: Status = -156;
+    pub const PMIX_OPERATION_SUCCEEDED: Status = -157;
+    pub const PMIX_ERR_INVALID_OPERATION: Status = -158;
+    pub const PMIX_GROUP_INVITED: Status = -159;
+    pub const PMIX_GROUP_LEFT: Status = -160;
+    pub const PMIX_GROUP_INVITE_ACCEPTED: Status = -161;
+    pub const PMIX_GROUP_INVITE_DECLINED: Status = -162;
+    pub const PMIX_GROUP_INVITE_FAILED: Status = -163;
+    pub const PMIX_GROUP_MEMBERSHIP_UPDATE: Status = -164;
+    pub const PMIX_GROUP_CONSTRUCT_ABORT: Status = -165;
+    pub const PMIX_GROUP_CONSTRUCT_COMPLETE: Status = -166;
+    pub const PMIX_GROUP_LEADER_SELECTED: Status = -167;
+    pub const PMIX_GROUP_LEADER_FAILED: Status = -168;
+    pub const PMIX_GROUP_CONTEXT_ID_ASSIGNED: Status = -169;
+    pub const PMIX_GROUP_MEMBER_FAILED: Status = -170;
+    pub const PMIX_ERR_REPEAT_ATTR_REGISTRATION: Status = -171;
+    pub const PMIX_ERR_IOF_FAILURE: Status = -172;
+    pub const PMIX_ERR_IOF_COMPLETE: Status = -173;
+    pub const PMIX_LAUNCH_COMPLETE: Status = -174;
+    pub const PMIX_FABRIC_UPDATED: Status = -175;
+    pub const PMIX_FABRIC_UPDATE_PENDING: Status = -176;
+    pub const PMIX_FABRIC_UPDATE_ENDPOINTS: Status = -113;
+    pub const PMIX_ERR_JOB_APP_NOT_EXECUTABLE: Status = -177;
+    pub const PMIX_ERR_JOB_NO_EXE_SPECIFIED: Status = -178;
+    pub const PMIX_ERR_JOB_FAILED_TO_MAP: Status = -179;
+    pub const PMIX_ERR_JOB_CANCELED: Status = -180;
+    pub const PMIX_ERR_JOB_FAILED_TO_LAUNCH: Status = -181;
+    pub const PMIX_ERR_JOB_ABORTED: Status = -182;
+    pub const PMIX_ERR_JOB_KILLED_BY_CMD: Status = -183;
+    pub const PMIX_ERR_JOB_ABORTED_BY_SIG: Status = -184;
+    pub const PMIX_ERR_JOB_TERM_WO_SYNC: Status = -185;
+    pub const PMIX_ERR_JOB_SENSOR_BOUND_EXCEEDED: Status = -186;
+    pub const PMIX_ERR_JOB_NON_ZERO_TERM: Status = -187;
+    pub const PMIX_ERR_JOB_ALLOC_FAILED: Status = -188;
+    pub const PMIX_ERR_JOB_ABORTED_BY_SYS_EVENT: Status = -189;
+    pub const PMIX_ERR_JOB_EXE_NOT_FOUND: Status = -190;
+    pub const PMIX_ERR_JOB_WDIR_NOT_FOUND: Status = -233;
+    pub const PMIX_ERR_JOB_INSUFFICIENT_RESOURCES: Status = -234;
+    pub const PMIX_ERR_JOB_SYS_OP_FAILED: Status = -235;
+    pub const PMIX_EVENT_JOB_START: Status = -191;
+    pub const PMIX_EVENT_JOB_END: Status = -145;
+    pub const PMIX_EVENT_SESSION_START: Status = -192;
+    pub const PMIX_EVENT_SESSION_END: Status = -193;
+    pub const PMIX_ERR_PROC_REQUESTED_ABORT: Status = -8;
+    pub const PMIX_ERR_PROC_TERM_WO_SYNC: Status = -200;
+    pub const PMIX_EVENT_PROC_TERMINATED: Status = -201;
+    pub const PMIX_ERR_PROC_KILLED_BY_CMD: Status = -400;
+    pub const PMIX_ERR_PROC_FAILED_TO_START: Status = -401;
+    pub const PMIX_ERR_PROC_ABORTED_BY_SIG: Status = -402;
+    pub const PMIX_ERR_PROC_SENSOR_BOUND_EXCEEDED: Status = -403;
+    pub const PMIX_ERR_EXIT_NONZERO_TERM: Status = -404;
+    pub const PMIX_EVENT_SYS_BASE: Status = -230;
+    pub const PMIX_EVENT_NODE_DOWN: Status = -231;
+    pub const PMIX_EVENT_NODE_OFFLINE: Status = -232;
+    pub const PMIX_EVENT_SYS_OTHER: Status = -330;
+    pub const PMIX_EVENT_NO_ACTION_TAKEN: Status = -331;
+    pub const PMIX_EVENT_PARTIAL_ACTION_TAKEN: Status = -332;
+    pub const PMIX_EVENT_ACTION_DEFERRED: Status = -333;
+    pub const PMIX_EVENT_ACTION_COMPLETE: Status = -334;
+    pub const PMIX_ERR_SILENT: Status = -2;
+    pub const PMIX_ERR_DEBUGGER_RELEASE: Status = -3;
+    pub const PMIX_ERR_PROC_ABORTED: Status = -7;
+    pub const PMIX_ERR_PROC_ABORTING: Status = -9;
+    pub const PMIX_ERR_SERVER_FAILED_REQUEST: Status = -10;
+    pub const PMIX_EXISTS: Status = -11;
+    pub const PMIX_ERR_HANDSHAKE_FAILED: Status = -13;
+    pub const PMIX_ERR_READY_FOR_HANDSHAKE: Status = -14;
+    pub const PMIX_ERR_PROC_ENTRY_NOT_FOUND: Status = -17;
+    pub const PMIX_ERR_PACK_MISMATCH: Status = -22;
+    pub const PMIX_ERR_IN_ERRNO: Status = -26;
+    pub const PMIX_ERR_DATA_VALUE_NOT_FOUND: Status = -30;
+    pub const PMIX_ERR_INVALID_ARG: Status = -33;
+    pub const PMIX_ERR_INVALID_KEY: Status = -34;
+    pub const PMIX_ERR_INVALID_KEY_LENGTH: Status = -35;
+    pub const PMIX_ERR_INVALID_VAL: Status = -36;
+    pub const PMIX_ERR_INVALID_VAL_LENGTH: Status = -37;
+    pub const PMIX_ERR_INVALID_LENGTH: Status = -38;
+    pub const PMIX_ERR_INVALID_NUM_ARGS: Status = -39;
+    pub const PMIX_ERR_INVALID_ARGS: Status = -40;
+    pub const PMIX_ERR_INVALID_NUM_PARSED: Status = -41;
+    pub const PMIX_ERR_INVALID_KEYVALP: Status = -42;
+    pub const PMIX_ERR_INVALID_SIZE: Status = -43;
+    pub const PMIX_ERR_INVALID_NAMESPACE: Status = -44;
+    pub const PMIX_ERR_SERVER_NOT_AVAIL: Status = -45;
+    pub const PMIX_ERR_NOT_IMPLEMENTED: Status = -48;
+    pub const PMIX_DEBUG_WAITING_FOR_NOTIFY: Status = -58;
+    pub const PMIX_ERR_FATAL: Status = -63;
+    pub const PMIX_ERR_NOT_AVAILABLE: Status = -64;
+    pub const PMIX_ERR_VALUE_OUT_OF_BOUNDS: Status = -65;
+    pub const PMIX_ERR_FILE_OPEN_FAILURE: Status = -67;
+    pub const PMIX_ERR_FILE_READ_FAILURE: Status = -68;
+    pub const PMIX_ERR_FILE_WRITE_FAILURE: Status = -69;
+    pub const PMIX_ERR_SYS_LIMITS_PIPES: Status = -70;
+    pub const PMIX_ERR_SYS_LIMITS_CHILDREN: Status = -71;
+    pub const PMIX_ERR_PIPE_SETUP_FAILURE: Status = -72;
+    pub const PMIX_ERR_EXE_NOT_ACCESSIBLE: Status = -73;
+    pub const PMIX_ERR_JOB_WDIR_NOT_ACCESSIBLE: Status = -74;
+    pub const PMIX_ERR_SYS_LIMITS_FILES: Status = -75;
+    pub const PMIX_ERR_LOST_CONNECTION_TO_SERVER: Status = -101;
+    pub const PMIX_ERR_LOST_PEER_CONNECTION: Status = -102;
+    pub const PMIX_ERR_LOST_CONNECTION_TO_CLIENT: Status = -103;
+    pub const PMIX_NOTIFY_ALLOC_COMPLETE: Status = -105;
+    pub const PMIX_ERR_INVALID_TERMINATION: Status = -112;
+    pub const PMIX_ERR_JOB_TERMINATED: Status = -145;
+    pub const PMIX_ERR_UPDATE_ENDPOINTS: Status = -146;
+    pub const PMIX_GDS_ACTION_COMPLETE: Status = -148;
+    pub const PMIX_PROC_HAS_CONNECTED: Status = -149;
+    pub const PMIX_CONNECT_REQUESTED: Status = -150;
+    pub const PMIX_ERR_NODE_DOWN: Status = -231;
+    pub const PMIX_ERR_NODE_OFFLINE: Status = -232;
+    pub const PMIX_ERR_SYS_BASE: Status = -230;
+    pub const PMIX_ERR_SYS_OTHER: Status = -330;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn well_known_codes() {
+        assert_eq!(error_string(0), "SUCCESS");
+        assert_eq!(error_string(-46), "NOT-FOUND");
+        assert_eq!(error_string(-20), "UNPACK-FAILURE");
+        assert_eq!(error_string(12345), UNKNOWN_ERROR_STRING);
+        assert_eq!(
+            status_name(-50),
+            Some("PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER")
+        );
+        assert_eq!(
+            status_from_name("err_not_found"),
+            Some(codes::PMIX_ERR_NOT_FOUND)
+        );
+    }
+}
