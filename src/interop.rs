@@ -11,7 +11,9 @@
 //!   unpacks from them;
 //! * `repack`: our re-encoding of what we decoded gives libpmix's bytes;
 //! * `c-reads-ours`: libpmix unpacks our bytes to our values and re-packs
-//!   them to our bytes.
+//!   them to our bytes;
+//! * `print`: our `PMIx_Data_print` text of each value equals libpmix's
+//!   (memory addresses, which libpmix prints for a few types, are masked).
 //!
 //! Known defects of libpmix 4.2.2 are listed in [`KNOWN_C_DEFECTS`] by
 //! case and check, each with its reason. A listed cell that passes is
@@ -25,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// The checks made for each case.
-pub const CHECKS: [&str; 4] = ["pack", "unpack", "repack", "c-reads-ours"];
+pub const CHECKS: [&str; 5] = ["pack", "unpack", "repack", "c-reads-ours", "print"];
 
 /// Which integer family a known defect shows in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,125 +37,92 @@ pub enum Applies {
     Flex,
     /// The modern components (v4 and later), whatever the integer family.
     Modern,
+    /// The fixed-width components before v4 (v3, v21).
+    Legacy,
 }
 
-/// libpmix 4.2.2 defects: (case pattern, check, where, reason). A pattern
+/// The checks that read libpmix's unpack of some bytes: a libpmix unpack
+/// defect shows in all of them.
+const C_UNPACKS: &[&str] = &["unpack", "c-reads-ours", "print"];
+/// The same where the defect does not show in the printed text.
+const C_READS: &[&str] = &["unpack", "c-reads-ours"];
+
+/// libpmix 4.2.2 defects: (case pattern, checks, where, reason). A pattern
 /// is `TYPE/case`, with `*` matching any case name of that type.
-pub const KNOWN_C_DEFECTS: &[(&str, &str, Applies, &str)] = &[
+pub const KNOWN_C_DEFECTS: &[(&str, &[&str], Applies, &str)] = &[
     (
         "DATA_TYPE/*",
-        "unpack",
+        C_UNPACKS,
         Applies::Flex,
         "libpmix packs PMIX_DATA_TYPE as UINT16 but unpacks it as INT16 (zig-zag): 15 comes back as 65528 (bfrops.md §10.3); we decode the unsigned value that was sent",
     ),
-    (
-        "DATA_TYPE/*",
-        "c-reads-ours",
-        Applies::Flex, "as unpack: C misreads every DATA_TYPE"),
-    (
-        "VALUE/data_type",
-        "unpack",
-        Applies::Flex, "DATA_TYPE unpack bug inside a value"),
-    (
-        "VALUE/data_type",
-        "c-reads-ours",
-        Applies::Flex, "DATA_TYPE unpack bug inside a value"),
-    (
-        "INFO/v_data_type",
-        "unpack",
-        Applies::Flex, "DATA_TYPE unpack bug inside an info"),
-    (
-        "INFO/v_data_type",
-        "c-reads-ours",
-        Applies::Flex, "DATA_TYPE unpack bug inside an info"),
-    (
-        "REGATTR/*",
-        "unpack",
-        Applies::Flex, "the REGATTR type field goes through the DATA_TYPE unpack bug"),
-    (
-        "REGATTR/*",
-        "c-reads-ours",
-        Applies::Flex, "the REGATTR type field goes through the DATA_TYPE unpack bug"),
-    (
-        "VALUE/regattr",
-        "unpack",
-        Applies::Flex, "REGATTR type field: DATA_TYPE unpack bug"),
-    (
-        "VALUE/regattr",
-        "c-reads-ours",
-        Applies::Flex, "REGATTR type field: DATA_TYPE unpack bug"),
-    (
-        "INFO/v_regattr",
-        "unpack",
-        Applies::Flex, "REGATTR type field: DATA_TYPE unpack bug"),
-    (
-        "INFO/v_regattr",
-        "c-reads-ours",
-        Applies::Flex, "REGATTR type field: DATA_TYPE unpack bug"),
+    ("VALUE/data_type", C_READS, Applies::Flex, "DATA_TYPE unpack bug inside a value"),
+    ("INFO/v_data_type", C_READS, Applies::Flex, "DATA_TYPE unpack bug inside an info"),
+    ("DATA_ARRAY/of_data_type", C_READS, Applies::Flex, "DATA_TYPE unpack bug inside an array"),
+    ("REGATTR/*", C_READS, Applies::Flex, "the REGATTR type field goes through the DATA_TYPE unpack bug"),
+    ("VALUE/regattr", C_READS, Applies::Flex, "REGATTR type field: DATA_TYPE unpack bug"),
+    ("INFO/v_regattr", C_READS, Applies::Flex, "REGATTR type field: DATA_TYPE unpack bug"),
+    ("DATA_ARRAY/of_regattr", C_READS, Applies::Flex, "REGATTR type field: DATA_TYPE unpack bug"),
     (
         "PROC_STATS/*",
-        "unpack",
+        C_UNPACKS,
         Applies::All,
         "libpmix's PROC_STATS unpacker reads a peak_vsize FLOAT its packer never wrote (bfrops.md §4.15): C cannot read its own bytes",
     ),
-    (
-        "PROC_STATS/*",
-        "c-reads-ours",
-        Applies::All, "PROC_STATS unpack reads a field that is never sent"),
-    (
-        "VALUE/proc_stats",
-        "unpack",
-        Applies::All, "PROC_STATS unpack bug"),
-    (
-        "VALUE/proc_stats",
-        "c-reads-ours",
-        Applies::All, "PROC_STATS unpack bug"),
-    (
-        "INFO/v_proc_stats",
-        "unpack",
-        Applies::All, "PROC_STATS unpack bug"),
-    (
-        "INFO/v_proc_stats",
-        "c-reads-ours",
-        Applies::All, "PROC_STATS unpack bug"),
+    ("VALUE/proc_stats", C_UNPACKS, Applies::All, "PROC_STATS unpack bug"),
+    ("INFO/v_proc_stats", C_UNPACKS, Applies::All, "PROC_STATS unpack bug"),
+    ("DATA_ARRAY/of_proc_stats", C_UNPACKS, Applies::All, "PROC_STATS unpack bug"),
     (
         "DATA_ARRAY/depth5",
-        "unpack",
+        C_UNPACKS,
         Applies::All,
-        "libpmix 4.2.2 cannot unpack a DATA_ARRAY of DATA_ARRAY (PMIX_ERR_NOMEM; vector v5.0.11/v41/DATA_ARRAY_darray_of_darray)",
+        "libpmix 4.2.2's DATA_ARRAY unpacker allocates element storage only for a fixed list of types; for others (here DATA_ARRAY) it fails with PMIX_ERR_NOMEM (also vector v5.0.11/v41/DATA_ARRAY_darray_of_darray)",
     ),
+    ("DATA_ARRAY/of_command", C_UNPACKS, Applies::All, "DATA_ARRAY unpack: no storage for COMMAND elements (NOMEM)"),
+    ("DATA_ARRAY/of_regex", C_UNPACKS, Applies::All, "DATA_ARRAY unpack: no storage for REGEX elements (NOMEM)"),
+    ("DATA_ARRAY/of_job_state", C_UNPACKS, Applies::All, "DATA_ARRAY unpack: no storage for JOB_STATE elements (NOMEM)"),
+    ("DATA_ARRAY/of_devtype", C_UNPACKS, Applies::All, "DATA_ARRAY unpack: no storage for DEVTYPE elements (NOMEM)"),
+    ("DATA_ARRAY/of_loctype", C_UNPACKS, Applies::All, "DATA_ARRAY unpack: no storage for LOCTYPE elements (NOMEM)"),
     (
-        "DATA_ARRAY/depth5",
-        "c-reads-ours",
-        Applies::All, "DATA_ARRAY of DATA_ARRAY unpack failure"),
+        "DATA_ARRAY/of_compressed_byte_object",
+        C_UNPACKS,
+        Applies::All,
+        "DATA_ARRAY unpack: no storage for COMPRESSED_BYTE_OBJECT elements (NOMEM)",
+    ),
+    ("DATA_ARRAY/of_stor_medium", C_UNPACKS, Applies::All, "DATA_ARRAY unpack: no storage for STOR_MEDIUM elements (NOMEM)"),
+    ("DATA_ARRAY/of_stor_access", C_UNPACKS, Applies::All, "DATA_ARRAY unpack: no storage for STOR_ACCESS elements (NOMEM)"),
+    ("DATA_ARRAY/of_stor_persist", C_UNPACKS, Applies::All, "DATA_ARRAY unpack: no storage for STOR_PERSIST elements (NOMEM)"),
+    (
+        "DATA_ARRAY/of_stor_access_type",
+        C_UNPACKS,
+        Applies::All,
+        "DATA_ARRAY unpack: no storage for STOR_ACCESS_TYPE elements (NOMEM)",
+    ),
     (
         "PID/array0",
-        "unpack",
+        C_UNPACKS,
         Applies::Modern,
-        "a unit of zero PIDs carries its system tag, which libpmix's unpacker does not read for a zero count, so the next read starts at the tag",
+        "a unit of zero PIDs (count then system tag): libpmix's v4/v41 unpacker fails on it",
     ),
-    (
-        "PID/array0",
-        "c-reads-ours",
-        Applies::Modern, "zero-count unit: the system tag is left unread"),
-    (
-        "INT/array0",
-        "unpack",
-        Applies::Modern, "zero-count unit: libpmix's v4/v41 unpacker fails on it"),
-    (
-        "INT/array0",
-        "c-reads-ours",
-        Applies::Modern, "zero-count unit: libpmix's v4/v41 unpacker fails on it"),
+    ("INT/array0", C_UNPACKS, Applies::Modern, "zero-count unit: libpmix's v4/v41 unpacker fails on it"),
     (
         "INT32/empty",
-        "unpack",
+        C_UNPACKS,
         Applies::Modern,
-        "libpmix refuses to unpack a unit whose count is 0 (PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER)",
+        "libpmix's v4/v41 unpacker refuses a unit whose count is 0 (PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER)",
     ),
     (
-        "INT32/empty",
-        "c-reads-ours",
-        Applies::Modern, "zero-count unit refused"),
+        "DATA_TYPE/edges",
+        &["print"],
+        Applies::Legacy,
+        "not a libpmix defect: PMIx_Data_type_string answers from the process's own dialect (UNKNOWN for 69 in v3/v21); our print renders as a v41 process does",
+    ),
+    (
+        "REGEX/*",
+        &["print"],
+        Applies::All,
+        "PMIx_Data_print of a REGEX prints the bytes of the char* pointer as text (garbage); we print the regex",
+    ),
 ];
 
 /// Where the C programs are built.
@@ -270,7 +239,8 @@ fn run(exe: &Path, fmt: &Format, input: &str) -> Result<String, String> {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    String::from_utf8(out.stdout).map_err(|e| e.to_string())
+    // printed C strings may be any bytes: compared as lossy text
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// One case packed by libpmix.
@@ -330,11 +300,12 @@ impl Tools {
         let rows: Vec<CUnpack> = out
             .lines()
             .map(|l| {
-                let f: Vec<&str> = l.splitn(3, '\t').collect();
+                let f: Vec<&str> = l.splitn(4, '\t').collect();
                 CUnpack {
                     rc: f.first().and_then(|s| s.parse().ok()).unwrap_or(i32::MIN),
                     json: f.get(1).unwrap_or(&"").to_string(),
                     repack_hex: f.get(2).unwrap_or(&"").to_string(),
+                    prints: f.get(3).unwrap_or(&"").to_string(),
                 }
             })
             .collect();
@@ -354,6 +325,8 @@ pub struct CUnpack {
     pub rc: i32,
     pub json: String,
     pub repack_hex: String,
+    /// JSON array: PMIx_Data_print of each value (null: no text; {"rc": n}: failed).
+    pub prints: String,
 }
 
 /// The outcome of one check.
@@ -386,7 +359,7 @@ pub struct Matrix {
 fn known(name: &str, check: &str, fmt: &Format) -> Option<&'static str> {
     KNOWN_C_DEFECTS
         .iter()
-        .find_map(|(pat, c, applies, reason)| {
+        .find_map(|(pat, checks, applies, reason)| {
             let m = match pat.strip_suffix("/*") {
                 Some(ty) => name.split('/').next() == Some(ty),
                 None => *pat == name,
@@ -395,8 +368,9 @@ fn known(name: &str, check: &str, fmt: &Format) -> Option<&'static str> {
                 Applies::All => true,
                 Applies::Flex => fmt.ints() == pmix_codec::Ints::Flex,
                 Applies::Modern => fmt.dialect >= Dialect::V4,
+                Applies::Legacy => fmt.dialect < Dialect::V4,
             };
-            (m && here && *c == check).then_some(*reason)
+            (m && here && checks.contains(&check)).then_some(*reason)
         })
 }
 
@@ -454,6 +428,54 @@ fn same_values(ty: DataType, ours: &[Value], theirs_json: &str) -> Result<(), St
                 .unwrap_or_default()
         ))
     }
+}
+
+/// Replace every `0x…` address by `0x?`.
+fn mask_addresses(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'0' && b.get(i + 1) == Some(&b'x') {
+            out.push_str("0x?");
+            i += 2;
+            while i < b.len() && b[i].is_ascii_hexdigit() {
+                i += 1;
+            }
+        } else {
+            let c = s[i..].chars().next().expect("in bounds");
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
+fn same_prints(ours: &[Value], theirs_json: &str) -> Result<(), String> {
+    let theirs: Vec<serde_json::Value> =
+        serde_json::from_str(theirs_json).map_err(|e| format!("print JSON {theirs_json}: {e}"))?;
+    if theirs.len() != ours.len() {
+        return Err(format!(
+            "libpmix printed {} values, we have {}",
+            theirs.len(),
+            ours.len()
+        ));
+    }
+    for (v, t) in ours.iter().zip(&theirs) {
+        let mine = match pmix_types::print::print(v, None) {
+            Ok(Some(s)) => serde_json::Value::String(mask_addresses(&s)),
+            Ok(None) => serde_json::Value::Null,
+            Err(e) => serde_json::json!({ "rc": e.status }),
+        };
+        let t = match t {
+            serde_json::Value::String(s) => serde_json::Value::String(mask_addresses(s)),
+            other => other.clone(),
+        };
+        if mine != t {
+            return Err(format!("print: ours {mine} libpmix {t}"));
+        }
+    }
+    Ok(())
 }
 
 /// Run every case of `gen` in one format through the four checks.
@@ -557,7 +579,16 @@ pub fn run_format(tools: &Tools, fmt: &Format) -> Result<Vec<CaseResult>, String
             }
             (Err(e), _) | (_, Err(e)) => Err(e.clone()),
         };
-        for (check, r) in CHECKS.iter().zip([pack, unpack, repack, c_read]) {
+        let print = decoded.clone().and_then(|v| {
+            if c_own[i].rc != 0 {
+                return Err(format!(
+                    "libpmix cannot unpack its own bytes: {}",
+                    c_own[i].rc
+                ));
+            }
+            same_prints(&v, &c_own[i].prints)
+        });
+        for (check, r) in CHECKS.iter().zip([pack, unpack, repack, c_read, print]) {
             cells.push((check.to_string(), classify(&name, check, fmt, r)));
         }
         results.push(CaseResult {
@@ -611,7 +642,7 @@ impl Matrix {
     /// check, counting pass / C-defect / fail.
     pub fn table(&self) -> String {
         use std::collections::BTreeMap;
-        let mut rows: BTreeMap<(String, String), [[usize; 4]; 4]> = BTreeMap::new();
+        let mut rows: BTreeMap<(String, String), [[usize; 4]; 5]> = BTreeMap::new();
         let order: Vec<String> = DataType::ALL
             .iter()
             .map(|t| t.short_name().to_string())
@@ -628,7 +659,7 @@ impl Matrix {
                 r[k][slot] += 1;
             }
         }
-        let mut keys: Vec<_> = rows.keys().cloned().collect();
+        let mut keys: Vec<_> = rows.keys().cloned().collect::<Vec<_>>();
         keys.sort_by_key(|(f, t)| (f.clone(), order.iter().position(|o| o == t).unwrap_or(999)));
         let mut s = format!("{:<16} {:<24}", "format", "type");
         for c in CHECKS {

@@ -109,3 +109,23 @@ fn bad_usage_fails_cleanly() {
         .success());
     assert!(!pmixw(&["frobnicate"], b"").status.success());
 }
+
+#[test]
+fn print_shows_libpmix_layout() {
+    // bfrops.md §11.1: INFO key=STRING val, REQD, prefix "PFX>"
+    let json = br#"[{"key":"key","flags":1,"value":{"type":"STRING","value":"val"}}]"#;
+    let out = ok(&pmixw(
+        &["print", "--type", "INFO", "--json", "--prefix", "PFX>"],
+        json,
+    ));
+    assert_eq!(
+        out,
+        "PFX>KEY: key\nPFX>\tPFX>Data type: PMIX_INFO_DIRECTIVES\tValue: REQUIRED\nPFX>\tPFX>PMIX_VALUE:  Data type: PMIX_STRING\tValue: val\n"
+    );
+    // and from bytes: INT32 [1, -1]
+    let out = ok(&pmixw(&["print", "--type", "INT32", "--hex"], b"04 02 01"));
+    assert_eq!(
+        out,
+        " Data type: PMIX_INT32\tValue: 1\n Data type: PMIX_INT32\tValue: -1\n"
+    );
+}

@@ -13,13 +13,7 @@
 pub struct FloatError(pub String);
 
 fn format(v: f64) -> String {
-    if v.is_nan() {
-        return if v.is_sign_negative() { "-nan" } else { "nan" }.to_string();
-    }
-    if v.is_infinite() {
-        return if v < 0.0 { "-inf" } else { "inf" }.to_string();
-    }
-    format!("{v:.6}")
+    pmix_types::cfmt::percent_f(v)
 }
 
 /// `printf("%f", v)` for a float (C promotes it to double first).
@@ -63,7 +57,8 @@ pub fn parse_f64(b: &[u8]) -> Result<f64, FloatError> {
 /// decimal text has at most a few significant digits more than a float,
 /// the double rounding cannot change the result for text `%f` produced).
 pub fn parse_f32(b: &[u8]) -> Result<f32, FloatError> {
-    let s = std::str::from_utf8(b).map_err(|_| FloatError(String::from_utf8_lossy(b).into_owned()))?;
+    let s =
+        std::str::from_utf8(b).map_err(|_| FloatError(String::from_utf8_lossy(b).into_owned()))?;
     // parse directly as f32 where Rust can, which rounds exactly once
     match s.parse::<f32>() {
         Ok(v) if !v.is_nan() => Ok(v),

@@ -21,6 +21,8 @@ pub mod wire;
 pub use buffer::DataBuffer;
 pub use dialect::{BufferType, Dialect, Format, Ints};
 pub use error::{Error, ErrorKind, Result};
+/// `PMIx_Data_print` (implemented in pmix-types: it needs no wire knowledge).
+pub use pmix_types::print::{print, PrintError};
 
 use bytes::Bytes;
 use pmix_types::{DataType, Value};

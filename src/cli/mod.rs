@@ -157,8 +157,14 @@ fn print_cmd(o: &Opts) -> Result<ExitCode, String> {
         pmix_codec::decode(&o.format, ty, &input_bytes(o)?)
             .map_err(|e| format!("decode failed: {e}"))?
     };
-    let _ = (values, &o.prefix);
-    Err("print is not wired in yet".into())
+    for v in &values {
+        match pmix_codec::print(v, o.prefix.as_deref()) {
+            Ok(Some(text)) => println!("{text}"),
+            Ok(None) => println!("(libpmix prints no text for {ty})"),
+            Err(e) => return Err(format!("print failed: {e}")),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn types_cmd(o: &Opts) -> Result<ExitCode, String> {

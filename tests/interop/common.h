@@ -198,6 +198,17 @@ static void jstr(FILE *f, const char *s) {
     fputc('"', f);
 }
 
+/* Any text as a JSON string (printer output may hold tabs and newlines). */
+static void json_text(FILE *f, const char *s) {
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+        else fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
 static void jdouble(FILE *f, double d) {
     if (isnan(d)) fputs(signbit(d) ? "\"-nan\"" : "\"nan\"", f);
     else if (isinf(d)) fputs(d < 0 ? "\"-inf\"" : "\"inf\"", f);

@@ -321,6 +321,12 @@ static void value_info_cases(void) {
         info.value = v;
         snprintf(name, sizeof(name), "v_%s", lower);
         emit(name, PMIX_INFO, &info, 1);
+        if (PMIX_UNDEF != t && PMIX_DATA_ARRAY != t) {
+            /* a one-element array of the type */
+            pmix_data_array_t da = {t, 1, (void *)value_data(&v)};
+            snprintf(name, sizeof(name), "of_%s", lower);
+            emit(name, PMIX_DATA_ARRAY, &da, 1);
+        }
     }
     pmix_value_t v2[2];
     sample_value(&v2[0], PMIX_UINT32); v2[1].type = PMIX_STRING; v2[1].data.string = NULL;

@@ -60,7 +60,18 @@ int main(void) {
             PMIX_DATA_BUFFER_CONSTRUCT(&r);
             if (PMIX_SUCCESS == PMIx_Data_pack(NULL, &r, all, (int32_t)total, t)) print_hex_buf(stdout, &r);
         }
-        printf("\n");
+        printf("\t[");
+        for (size_t i = 0; PMIX_SUCCESS == rc && i < total; i++) {
+            char *out = NULL;
+            /* PMIx_Data_print takes the string itself for PMIX_STRING, a pointer to the value otherwise */
+            void *src = PMIX_STRING == t ? *(char **)(all + i * sz) : (void *)(all + i * sz);
+            pmix_status_t prc = PMIx_Data_print(&out, NULL, src, t);
+            if (i) putchar(',');
+            if (PMIX_SUCCESS != prc) printf("{\"rc\":%d}", prc);
+            else if (NULL == out) fputs("null", stdout);
+            else { json_text(stdout, out); free(out); }
+        }
+        printf("]\n");
         fflush(stdout);
     }
     PMIx_tool_finalize();

@@ -3,6 +3,8 @@
 //! This crate has no wire knowledge: `pmix-codec` turns these values into
 //! bytes for each bfrops dialect.
 
+pub mod attrs;
+pub mod cfmt;
 pub mod datatype;
 pub mod hex;
 pub mod names;

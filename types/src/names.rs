@@ -304,3 +304,112 @@ pub mod locality {
     pub const SHARE_NUMA: u16 = 0x0040;
     pub const SHARE_NODE: u16 = 0x4000;
 }
+
+const COMMAND_STRINGS: &[&str] = &[
+    "REQUEST INIT INFO",
+    "ABORT",
+    "COMMIT",
+    "FENCE",
+    "GET",
+    "FINALIZE",
+    "PUBLISH",
+    "LOOKUP",
+    "UNPUBLISH",
+    "SPAWN",
+    "CONNECT",
+    "DISCONNECT",
+    "NOTIFY",
+    "REGISTER EVENT HANDLER",
+    "DEREGISTER EVENT HANDLER",
+    "QUERY",
+    "LOG",
+    "ALLOCATE",
+    "JOB CONTROL",
+    "MONITOR",
+    "UNKNOWN",
+    "UNKNOWN",
+    "IOF PULL",
+    "IOF PUSH",
+    "GROUP CONSTRUCT",
+    "GROUP JOIN",
+    "GROUP INVITE",
+    "GROUP LEAVE",
+    "GROUP DESTRUCT",
+    "IOF DEREG",
+    "FABRIC REGISTER",
+    "FABRIC UPDATE",
+    "COMPUTE DEVICE DIST",
+];
+
+/// libpmix 4.2.2's (internal) name of a `pmix_cmd_t`, as PMIx_Data_print shows it.
+pub fn command_string(v: u8) -> &'static str {
+    COMMAND_STRINGS
+        .get(v as usize)
+        .copied()
+        .unwrap_or("UNKNOWN")
+}
+
+fn join_bits(v: u64, names: &[&str], sep: &str) -> String {
+    names
+        .iter()
+        .enumerate()
+        .filter(|(i, n)| !n.is_empty() && v & (1u64 << i) != 0)
+        .map(|(_, n)| *n)
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+/// The locality text of PMIx_Data_print (bit 5, PACKAGE, prints as "CORE" in 4.2.2).
+pub fn locality_string(v: u16) -> String {
+    if v == 0 {
+        return "UNKNOWN".into();
+    }
+    let names = [
+        "HWTHREAD", "CORE", "L1", "L2", "L3", "CORE", "NUMA", "", "", "", "", "", "", "", "NODE",
+        "NONLOCAL",
+    ];
+    join_bits(v as u64, &names, ":")
+}
+
+/// PMIx_Data_print's text for PMIX_STOR_MEDIUM bits ("UNKNOWN" alone wins).
+pub fn storage_medium_string(v: u64) -> String {
+    if v & 1 != 0 {
+        return "UNKNOWN".into();
+    }
+    join_bits(
+        v,
+        &["UNKNOWN", "TAPE", "HDD", "SSD", "NVME", "PMEM", "RAM"],
+        ":",
+    )
+}
+
+/// PMIx_Data_print's text for PMIX_STOR_ACCESS bits.
+pub fn storage_access_string(v: u64) -> String {
+    join_bits(
+        v,
+        &["NODE", "SESSION", "JOB", "RACK", "CLUSTER", "REMOTE"],
+        ":",
+    )
+}
+
+/// PMIx_Data_print's text for PMIX_STOR_PERSIST bits.
+pub fn storage_persistence_string(v: u64) -> String {
+    join_bits(
+        v,
+        &[
+            "TEMPORARY",
+            "NODE",
+            "SESSION",
+            "JOB",
+            "SCRATCH",
+            "PROJECT",
+            "ARCHIVE",
+        ],
+        ":",
+    )
+}
+
+/// PMIx_Data_print's text for PMIX_STOR_ACCESS_TYPE bits.
+pub fn storage_access_type_string(v: u16) -> String {
+    join_bits(v as u64, &["READ", "WRITE"], ":")
+}
