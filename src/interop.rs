@@ -712,3 +712,36 @@ impl Matrix {
         s
     }
 }
+
+/// Write libpmix's own vectors (the `gen` output) for each format to
+/// `dir/<label>.tsv`, for replay without libpmix.
+pub fn save_vectors(dir: &Path, formats: &[Format]) -> Result<Vec<PathBuf>, String> {
+    let tools = Tools::build()?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut written = Vec::new();
+    for f in formats {
+        let text = run(&tools.gen, f, "")?;
+        let env: Vec<String> = format_env(f)
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let path = dir.join(format!("{}.tsv", format_label(f)));
+        let body = format!(
+            "# libpmix {} (Debian 4.2.2), {}\n# type\tcase\tnum_vals\tpack_rc\thex\tjson\n{text}",
+            libpmix_version(),
+            env.join(" ")
+        );
+        std::fs::write(&path, body).map_err(|e| format!("{}: {e}", path.display()))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// The version pkg-config reports for pmix.
+pub fn libpmix_version() -> String {
+    Command::new("pkg-config")
+        .args(["--modversion", "pmix"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}

@@ -140,10 +140,30 @@ impl DataBuffer {
                 )
                 .in_type(ty))
             }
-            None => unit_header(&buf, self.read, &self.format, ty)?,
+            None => {
+                let (n, pos) = unit_header(&buf, self.read, &self.format, ty)?;
+                // as a whole-buffer decode does: every item but a pointer takes a byte
+                let left = buf.len() - pos;
+                if ty != DataType::Pointer && n > left {
+                    return Err(Error::new(
+                        ErrorKind::CountTooLarge {
+                            count: n as u64,
+                            remaining: left as u64,
+                        },
+                        pos,
+                    )
+                    .in_type(ty));
+                }
+                (n, pos)
+            }
         };
         let take = n.min(max);
-        let (values, end) = items_at(&buf, pos, &self.format, ty, take)?;
+        let (values, end) = if ty == DataType::Pointer && self.pending.is_some() {
+            // the unit's one sentinel byte was read with its first pointers
+            (vec![Value::Pointer; take], pos)
+        } else {
+            items_at(&buf, pos, &self.format, ty, take)?
+        };
         self.read = end;
         let left = n - take;
         self.pending = if left > 0 { Some((ty, left)) } else { None };

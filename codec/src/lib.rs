@@ -12,6 +12,7 @@ pub mod dialect;
 pub mod error;
 pub mod float;
 pub mod frame;
+pub mod fuzz;
 mod legacy;
 mod pack;
 mod regex;
@@ -128,6 +129,16 @@ pub fn decode(fmt: &Format, ty: DataType, bytes: &[u8]) -> Result<Vec<Value>> {
 
 /// As [`decode`], without copying: byte objects in the result share `buf`.
 pub fn decode_bytes(fmt: &Format, ty: DataType, buf: &Bytes) -> Result<Vec<Value>> {
+    if !fmt.dialect.registers(ty) {
+        return Err(Error::new(
+            ErrorKind::NotRegistered {
+                ty,
+                dialect: fmt.dialect.name(),
+            },
+            0,
+        )
+        .in_type(ty));
+    }
     let mut pos = 0;
     let mut all = Vec::new();
     while pos < buf.len() {

@@ -15,21 +15,54 @@ fn glibc(x: f64) -> String {
     // SAFETY: the buffer is 400 bytes and snprintf writes at most n bytes; "%f" takes one double.
     unsafe {
         snprintf(b.as_mut_ptr() as *mut c_char, b.len(), c"%f".as_ptr(), x);
-        CStr::from_ptr(b.as_ptr() as *const c_char).to_string_lossy().into_owned()
+        CStr::from_ptr(b.as_ptr() as *const c_char)
+            .to_string_lossy()
+            .into_owned()
     }
 }
 
 #[test]
 fn edge_values_match_glibc() {
     let cases: &[f64] = &[
-        0.0000005, 0.0000015, 0.0000025, 0.0000045, 2.5e-7, 1e-7, 0.1, 0.5, 1.5, 2.5, 1e22, 1e23,
-        123456789.0f32 as f64, f32::MAX as f64, f32::MIN_POSITIVE as f64, f64::MAX, f64::MIN,
-        f64::MIN_POSITIVE, 5e-324, -0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN,
+        0.0000005,
+        0.0000015,
+        0.0000025,
+        0.0000045,
+        2.5e-7,
+        1e-7,
+        0.1,
+        0.5,
+        1.5,
+        2.5,
+        1e22,
+        1e23,
+        123456789.0f32 as f64,
+        f32::MAX as f64,
+        f32::MIN_POSITIVE as f64,
+        f64::MAX,
+        f64::MIN,
+        f64::MIN_POSITIVE,
+        5e-324,
+        -0.0,
+        0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -f64::NAN,
     ];
     for &x in cases {
         assert_eq!(format_f64(x), glibc(x), "{x:e}");
     }
-    for &x in &[1e-7f32, 1.5, 0.1, f32::MAX, f32::MIN_POSITIVE, 1e-45, -3.25, 16777217.0] {
+    for &x in &[
+        1e-7f32,
+        1.5,
+        0.1,
+        f32::MAX,
+        f32::MIN_POSITIVE,
+        1e-45,
+        -3.25,
+        16777217.0,
+    ] {
         assert_eq!(format_f32(x), glibc(x as f64), "{x:e}");
     }
 }

@@ -17,8 +17,8 @@ commands:
         print each value as PMIx_Data_print does
   types  [--json]
         the type table: code, name, and which dialect registers which type
-  interop [--json] [--dialect D]... [--fixed-ints]
-        run the interop matrix against the system libpmix
+  interop [--json] [--dialect D]... [--fixed-ints] [--save-vectors DIR]
+        run the interop matrix against the system libpmix (and keep its vectors)
 
 TYPE is a type name with or without PMIX_, any case (BOOL, pmix_info), or its code.
 D is one of v12 v20 v21 v3 v4 v41 v51 v61 v7 (default v41).";
@@ -32,6 +32,7 @@ struct Opts {
     prefix: Option<String>,
     dialects: Vec<Dialect>,
     file: Option<String>,
+    save: Option<String>,
 }
 
 fn parse(args: &[String]) -> Result<Opts, String> {
@@ -43,6 +44,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         prefix: None,
         dialects: Vec::new(),
         file: None,
+        save: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -67,6 +69,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--hex" => o.hex = true,
             "--json" => o.json = true,
             "--prefix" => o.prefix = Some(val("--prefix")?),
+            "--save-vectors" => o.save = Some(val("--save-vectors")?),
             "-" => o.file = Some("-".into()),
             s if s.starts_with('-') => return Err(format!("unknown option {s}\n{USAGE}")),
             s => {
@@ -233,6 +236,11 @@ fn interop_cmd(o: &Opts) -> Result<ExitCode, String> {
     };
     for f in &mut formats {
         f.fixed_ints = o.format.fixed_ints;
+    }
+    if let Some(dir) = &o.save {
+        for p in interop::save_vectors(std::path::Path::new(dir), &formats)? {
+            eprintln!("wrote {}", p.display());
+        }
     }
     let m = interop::run_matrix(&formats)?;
     if o.json {
