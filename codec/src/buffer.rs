@@ -16,8 +16,8 @@ pub struct DataBuffer {
     store: Storage,
     read: usize,
     format: Format,
-    /// Items of a unit left over by a partial unpack: (type, how many).
-    pending: Option<(DataType, usize)>,
+    /// Items of a unit left over by a partial unpack.
+    pending: Option<(DataType, std::collections::VecDeque<Value>)>,
 }
 
 /// What one unpack call produced.
@@ -116,8 +116,10 @@ impl DataBuffer {
     }
 
     /// `PMIx_Data_unpack` with room for `max` values. Fewer requested than
-    /// the unit holds gives those values and a non-zero `left_in_unit`.
-    /// On error the read position is unchanged.
+    /// the unit holds gives those values and a non-zero `left_in_unit`; the
+    /// next unpack of the same type continues with the rest of that unit
+    /// (libpmix instead leaves them as raw bytes that no unpack can read
+    /// correctly). On error the read position is unchanged.
     pub fn unpack(&mut self, ty: DataType, max: usize) -> Result<Unpacked> {
         if max == 0 {
             return Err(Error::new(
@@ -128,45 +130,36 @@ impl DataBuffer {
                 self.read,
             ));
         }
-        let buf = self.frozen();
-        let (n, pos) = match self.pending {
-            Some((pty, left)) if pty == ty => (left, self.read),
-            Some((pty, _)) => {
+        if let Some((pty, queue)) = &mut self.pending {
+            if *pty != ty {
                 return Err(Error::new(
                     ErrorKind::Invalid(format!(
                         "{pty} items of a partially unpacked unit come first"
                     )),
                     self.read,
                 )
-                .in_type(ty))
+                .in_type(ty));
             }
-            None => {
-                let (n, pos) = unit_header(&buf, self.read, &self.format, ty)?;
-                // as a whole-buffer decode does: every item but a pointer takes a byte
-                let left = buf.len() - pos;
-                if ty != DataType::Pointer && n > left {
-                    return Err(Error::new(
-                        ErrorKind::CountTooLarge {
-                            count: n as u64,
-                            remaining: left as u64,
-                        },
-                        pos,
-                    )
-                    .in_type(ty));
-                }
-                (n, pos)
+            let take = queue.len().min(max);
+            let values: Vec<Value> = queue.drain(..take).collect();
+            let left = queue.len();
+            if left == 0 {
+                self.pending = None;
             }
-        };
-        let take = n.min(max);
-        let (values, end) = if ty == DataType::Pointer && self.pending.is_some() {
-            // the unit's one sentinel byte was read with its first pointers
-            (vec![Value::Pointer; take], pos)
-        } else {
-            items_at(&buf, pos, &self.format, ty, take)?
-        };
+            return Ok(Unpacked {
+                values,
+                left_in_unit: left,
+            });
+        }
+        let buf = self.frozen();
+        let (n, pos) = unit_header(&buf, self.read, &self.format, ty)?;
+        let (mut values, end) = items_at(&buf, pos, &self.format, ty, n)?;
         self.read = end;
-        let left = n - take;
-        self.pending = if left > 0 { Some((ty, left)) } else { None };
+        let rest: std::collections::VecDeque<Value> = values.drain(n.min(max)..).collect();
+        let left = rest.len();
+        if left > 0 {
+            self.pending = Some((ty, rest));
+        }
         Ok(Unpacked {
             values,
             left_in_unit: left,

@@ -433,8 +433,16 @@ fn pack_darray(e: &mut Enc, a: &DataArray) -> Result<()> {
             e.tag(0);
             if crate::legacy::undef_array_has_size(e.dialect) {
                 e.size(*size);
+                Ok(())
+            } else if *size > 0 {
+                // master writes no size: a typeless array of n elements cannot be sent
+                Err(e.err(ErrorKind::Invalid(format!(
+                    "dialect {} carries no size for a typeless DATA_ARRAY ({size} elements)",
+                    e.dialect
+                ))))
+            } else {
+                Ok(())
             }
-            Ok(())
         }
         DataArray::Typed {
             elem_type,
