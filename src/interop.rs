@@ -152,12 +152,27 @@ fn pkg_config() -> Result<Vec<String>, String> {
         .collect())
 }
 
-/// Compile one C program of `tests/interop/` against the system libpmix.
+/// Compile one C program of `tests/interop/` against the system libpmix
+/// (once per process and directory; concurrent callers wait for it).
 pub fn build_c(name: &str, out_dir: &Path) -> Result<PathBuf, String> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static BUILT: Mutex<Option<HashMap<PathBuf, Result<PathBuf, String>>>> = Mutex::new(None);
+    let exe = out_dir.join(name);
+    let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
+    let map = built.get_or_insert_with(HashMap::new);
+    if let Some(r) = map.get(&exe) {
+        return r.clone();
+    }
+    let r = compile(name, out_dir, &exe);
+    map.insert(exe, r.clone());
+    r
+}
+
+fn compile(name: &str, out_dir: &Path, exe: &Path) -> Result<PathBuf, String> {
     let flags = pkg_config()?;
     std::fs::create_dir_all(out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
-    let exe = out_dir.join(name);
-    // build under a private name, then rename: concurrent runs never see a half-written file
+    // build under a private name, then rename: other processes never run a half-written file
     let tmp = out_dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let src = source_dir().join(format!("{name}.c"));
     let out = Command::new("cc")
@@ -175,8 +190,8 @@ pub fn build_c(name: &str, out_dir: &Path) -> Result<PathBuf, String> {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    std::fs::rename(&tmp, &exe).map_err(|e| format!("{}: {e}", exe.display()))?;
-    Ok(exe)
+    std::fs::rename(&tmp, exe).map_err(|e| format!("{}: {e}", exe.display()))?;
+    Ok(exe.to_path_buf())
 }
 
 /// The build directory for the harness's C programs.

@@ -6,7 +6,7 @@
 //! format (bits 0-3: dialect index modulo 9; bit 4: fully described; bit 5:
 //! psquash native), the rest is the buffer.
 
-use crate::{decode, encode, BufferType, DataBuffer, Dialect, Format};
+use crate::{decode, decode_unit, encode, BufferType, DataBuffer, Dialect, Format};
 use bytes::Bytes;
 use pmix_types::DataType;
 
@@ -44,20 +44,29 @@ pub fn selector(ty: DataType, fmt: &Format) -> [u8; 2] {
     [ty.code() as u8, f]
 }
 
-/// Decode; whatever decodes must encode again, and the re-encoding must
-/// decode to the same values.
+/// Decode unit by unit; whatever decodes must encode again, unit by unit,
+/// and the re-encoding must decode to the same values.
 pub fn roundtrip(data: &[u8]) {
-    let Some((ty, fmt, payload)) = split(data) else {
-        return;
-    };
-    let Ok(values) = decode(&fmt, ty, payload) else {
-        return;
-    };
-    let bytes = encode(&fmt, ty, &values).expect("decoded values must encode");
+    let Some((ty, fmt, payload)) = split(data) else { return };
+    let Ok(values) = decode(&fmt, ty, payload) else { return };
+    let mut rest = payload;
+    let mut bytes = Vec::new();
+    while !rest.is_empty() {
+        let (unit, used) = decode_unit(&fmt, ty, rest).expect("a buffer that decodes has units that decode");
+        bytes.extend(encode(&fmt, ty, &unit).expect("decoded values must encode"));
+        rest = &rest[used..];
+    }
     let again = decode(&fmt, ty, &bytes).expect("our own encoding must decode");
     assert_eq!(again, values, "decode(encode(v)) != v for {ty} in {fmt:?}");
-    // a whole unit we wrote and read back re-encodes to the same bytes
-    assert_eq!(encode(&fmt, ty, &again).expect("encode"), bytes);
+    // and our bytes are a fixed point
+    let mut rest = &bytes[..];
+    let mut twice = Vec::new();
+    while !rest.is_empty() {
+        let (unit, used) = decode_unit(&fmt, ty, rest).expect("decode");
+        twice.extend(encode(&fmt, ty, &unit).expect("encode"));
+        rest = &rest[used..];
+    }
+    assert_eq!(twice, bytes);
 }
 
 /// Decode only: any input, any type, any format; errors must locate

@@ -22,6 +22,12 @@ pub fn pack_items(e: &mut Enc, ty: DataType, values: &[Value]) -> Result<()> {
         }
     }
     if ty == DataType::Pointer {
+        if values.len() > crate::unpack::MAX_POINTERS {
+            return Err(e.err(ErrorKind::CountTooLarge {
+                count: values.len() as u64,
+                remaining: crate::unpack::MAX_POINTERS as u64,
+            }));
+        }
         // one sentinel byte per call, even for zero pointers
         e.u8(1);
         return Ok(());
