@@ -43,9 +43,15 @@ pub enum ErrorKind {
     NotSupported(&'static str),
 }
 
-/// A codec error with its location.
+/// A codec error with its location. Boxed, so that `Result<Value, Error>`
+/// stays as small as a `Value` on the hot path; its fields are reached
+/// through `Deref` (`err.kind`, `err.offset`, ...).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Error {
+pub struct Error(Box<ErrorData>);
+
+/// What an [`Error`] holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ErrorData {
     pub kind: ErrorKind,
     /// Byte offset in the input (unpack) or output (pack) where it happened.
     pub offset: usize,
@@ -55,14 +61,28 @@ pub struct Error {
     pub path: Vec<String>,
 }
 
+impl std::ops::Deref for Error {
+    type Target = ErrorData;
+    fn deref(&self) -> &ErrorData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Error {
+    fn deref_mut(&mut self) -> &mut ErrorData {
+        &mut self.0
+    }
+}
+
 impl Error {
+    #[cold]
     pub fn new(kind: ErrorKind, offset: usize) -> Error {
-        Error {
+        Error(Box::new(ErrorData {
             kind,
             offset,
             ty: None,
             path: Vec::new(),
-        }
+        }))
     }
 
     /// The PMIx status code libpmix uses for this failure.

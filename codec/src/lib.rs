@@ -64,7 +64,8 @@ pub fn pack_unit(out: &mut Vec<u8>, fmt: &Format, ty: DataType, values: &[Value]
 
 /// One pack unit of `values` as a new byte string.
 pub fn encode(fmt: &Format, ty: DataType, values: &[Value]) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
+    // most items take a few bytes: avoid the first rounds of regrowth
+    let mut out = Vec::with_capacity(16 + values.len() * 4);
     pack_unit(&mut out, fmt, ty, values)?;
     Ok(out)
 }
@@ -144,7 +145,11 @@ pub fn decode_bytes(fmt: &Format, ty: DataType, buf: &Bytes) -> Result<Vec<Value
     while pos < buf.len() {
         let (n, p) = unit_header(buf, pos, fmt, ty)?;
         let (mut v, p) = items_at(buf, p, fmt, ty, n)?;
-        all.append(&mut v);
+        if all.is_empty() {
+            all = v; // the common single-unit case: no second copy
+        } else {
+            all.append(&mut v);
+        }
         pos = p;
     }
     Ok(all)

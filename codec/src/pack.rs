@@ -11,6 +11,9 @@ use pmix_types::*;
 /// one: any number of pointers is a single `01` byte.
 pub fn pack_items(e: &mut Enc, ty: DataType, values: &[Value]) -> Result<()> {
     check_registered(e, ty)?;
+    if pack_scalars(e, ty, values) {
+        return Ok(());
+    }
     for (i, v) in values.iter().enumerate() {
         if v.data_type() != ty {
             return Err(e
@@ -68,6 +71,33 @@ fn check_value_type(e: &Enc, ty: DataType) -> Result<()> {
             .in_type(ty));
     }
     Ok(())
+}
+
+/// Arrays of plain integers, written in one tight loop that also checks
+/// the element types. Returns false (having written nothing) for other
+/// types or on a mismatched element, which the generic path then reports.
+fn pack_scalars(e: &mut Enc, ty: DataType, values: &[Value]) -> bool {
+    let start = e.out.len();
+    macro_rules! each {
+        ($($variant:ident => $write:ident),*) => {
+            match ty {
+                $(DataType::$variant => {
+                    for v in values {
+                        match v {
+                            Value::$variant(x) => e.$write(*x),
+                            _ => {
+                                e.out.truncate(start);
+                                return false;
+                            }
+                        }
+                    }
+                    true
+                })*
+                _ => false,
+            }
+        };
+    }
+    each!(Uint64 => u64, Int64 => i64, Uint32 => u32, Int32 => i32, Uint16 => u16, Int16 => i16, Uint8 => u8, Byte => u8)
 }
 
 fn check_registered(e: &Enc, ty: DataType) -> Result<()> {

@@ -33,6 +33,9 @@ pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
     // every other item takes at least one byte
     let at = d.pos();
     d.check_count(n as u64, 1, at).map_err(|e| e.in_type(ty))?;
+    if let Some(r) = unpack_scalars(d, ty, n) {
+        return r;
+    }
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
         let v = unpack_item(d, ty).map_err(|err| {
@@ -45,6 +48,37 @@ pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
         out.push(v);
     }
     Ok(out)
+}
+
+/// Arrays of plain integers and strings in one tight loop per type; `None`
+/// for the other types.
+fn unpack_scalars(d: &mut Dec, ty: DataType, n: usize) -> Option<Result<Vec<Value>>> {
+    macro_rules! each {
+        ($($t:ident => $variant:ident . $read:ident),*) => {
+            match ty {
+                $(DataType::$t => {
+                    let mut out = Vec::with_capacity(n);
+                    for i in 0..n {
+                        match d.$read() {
+                            Ok(x) => out.push(Value::$variant(x)),
+                            Err(err) => return Some(Err(err.in_type(ty).in_field(format!("[{i}]")))),
+                        }
+                    }
+                    Some(Ok(out))
+                })*
+                _ => None,
+            }
+        };
+    }
+    each!(
+        Uint64 => Uint64.u64,
+        Int64 => Int64.i64,
+        Uint32 => Uint32.u32,
+        Int32 => Int32.i32,
+        Uint16 => Uint16.u16,
+        Int16 => Int16.i16,
+        String => String.str
+    )
 }
 
 /// INT/UINT/SIZE/PID items: one tag naming the sender's width, then the values.

@@ -18,26 +18,39 @@ pub const MAX_DEPTH: u32 = 100;
 pub const FLEX_MAX: usize = 9;
 
 /// Appends one flex128 encoding of `u` (bfrops.md §3.2).
+///
+/// The 7-bit groups are spread into one 64-bit word and written with a
+/// fixed-size copy; the vector is then cut to the encoding's length.
 #[inline]
-pub fn flex_encode(out: &mut Vec<u8>, mut u: u64) {
-    let mut n = 0;
-    loop {
-        let mut b = (u & 0x7f) as u8;
-        u >>= 7;
-        if u != 0 {
-            b |= 0x80;
-        }
-        out.push(b);
-        n += 1;
-        if u == 0 {
-            return;
-        }
-        if n == 8 {
-            // the 9th byte carries the remaining 8 bits verbatim
-            out.push(u as u8);
-            return;
-        }
+pub fn flex_encode(out: &mut Vec<u8>, u: u64) {
+    if u < 0x80 {
+        out.push(u as u8);
+        return;
     }
+    let bits = 64 - u.leading_zeros() as usize;
+    let n = if bits > 56 {
+        FLEX_MAX
+    } else {
+        bits.div_ceil(7)
+    };
+    // groups 0..8 of 7 bits each, one per byte
+    let mut w = 0u64;
+    for g in 0..8 {
+        w |= ((u >> (7 * g)) & 0x7f) << (8 * g);
+    }
+    // continuation bit on every byte but the last of the first eight
+    let cont = if n == FLEX_MAX {
+        0x8080_8080_8080_8080
+    } else {
+        0x8080_8080_8080_8080 & ((1u64 << (8 * (n - 1))) - 1)
+    };
+    w |= cont;
+    let len = out.len();
+    let mut tmp = [0u8; FLEX_MAX];
+    tmp[..8].copy_from_slice(&w.to_le_bytes());
+    tmp[8] = (u >> 56) as u8;
+    out.extend_from_slice(&tmp);
+    out.truncate(len + n);
 }
 
 #[inline]
@@ -305,37 +318,63 @@ impl<'a> Dec<'a> {
 
     /// One flex128 integer, strictly: bounded by the input, at most 9
     /// bytes, and no wider than `width` bytes.
+    #[inline]
     fn flex(&mut self, width: usize, what: &'static str) -> Result<u64> {
-        let start = self.pos;
-        let mut u: u64 = 0;
-        let mut shift = 0;
-        let mut i = 0;
-        loop {
-            let b = match self.u8() {
-                Ok(b) => b,
-                Err(_) => {
-                    self.pos = start;
-                    return Err(self.past_end(i + 1));
-                }
-            };
-            if i == FLEX_MAX - 1 {
-                u |= (b as u64) << shift;
-                break;
+        match self.buf.get(self.pos) {
+            Some(&b) if self.pos < self.end && b < 0x80 => {
+                self.pos += 1;
+                Ok(b as u64)
             }
-            u |= ((b & 0x7f) as u64) << shift;
-            shift += 7;
-            i += 1;
-            if b & 0x80 == 0 {
-                break;
-            }
+            _ => self.flex_long(width, what),
         }
+    }
+
+    fn flex_long(&mut self, width: usize, what: &'static str) -> Result<u64> {
+        let s = &self.buf[self.pos..self.end];
+        let (u, i) = if s.len() >= 9 {
+            // whole-word path: find the first byte without a continuation bit
+            let w = u64::from_le_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]]);
+            let stops = !w & 0x8080_8080_8080_8080;
+            let n = if stops == 0 {
+                9
+            } else {
+                stops.trailing_zeros() as usize / 8 + 1
+            };
+            let mut u = 0u64;
+            for g in 0..n.min(8) {
+                u |= ((w >> (8 * g)) & 0x7f) << (7 * g);
+            }
+            if n == 9 {
+                u |= (s[8] as u64) << 56;
+            }
+            (u, n)
+        } else {
+            let mut u: u64 = 0;
+            let mut i = 0;
+            loop {
+                let Some(&b) = s.get(i) else {
+                    return Err(self.past_end(i + 1));
+                };
+                if i == FLEX_MAX - 1 {
+                    u |= (b as u64) << (7 * i);
+                    i += 1;
+                    break;
+                }
+                u |= ((b & 0x7f) as u64) << (7 * i);
+                i += 1;
+                if b & 0x80 == 0 {
+                    break;
+                }
+            }
+            (u, i)
+        };
         if width < 8 && u >> (width * 8) != 0 {
-            self.pos = start;
             return Err(self.err(ErrorKind::ValueOutOfRange {
                 what,
                 value: u as i128,
             }));
         }
+        self.pos += i;
         Ok(u)
     }
 
