@@ -521,12 +521,7 @@ pub fn run_format(tools: &Tools, fmt: &Format) -> Result<Vec<CaseResult>, String
     let to_c: Vec<(String, Vec<u8>)> = packed
         .iter()
         .zip(&ours_enc)
-        .map(|(c, e)| {
-            (
-                c.ty.clone(),
-                e.as_ref().map(|b| b.clone()).unwrap_or_default(),
-            )
-        })
+        .map(|(c, e)| (c.ty.clone(), e.clone().unwrap_or_default()))
         .collect();
     let c_reads = tools.unpack(fmt, &to_c)?;
 

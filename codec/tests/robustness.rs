@@ -121,7 +121,7 @@ fn bad_strings_and_integers_are_refused() {
     ));
     // a 256-byte namespace does not fit pmix_nspace_t: refused, not truncated
     let mut b = vec![0x02, 0x82, 0x04];
-    b.extend(std::iter::repeat(b'n').take(256));
+    b.extend(std::iter::repeat_n(b'n', 256));
     b.extend([0x00, 0x00]);
     let e = err(DataType::Proc, &b);
     assert!(matches!(e.kind, ErrorKind::BadString(_)), "{e}");

@@ -12,7 +12,7 @@ pub fn encode(b: &[u8]) -> String {
 
 pub fn decode(s: &str) -> Result<Vec<u8>, String> {
     let s: Vec<u8> = s.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err("hex string has an odd number of digits".into());
     }
     fn nib(c: u8) -> Result<u8, String> {
