@@ -16,6 +16,8 @@ pub mod fuzz;
 mod legacy;
 mod pack;
 mod regex;
+pub mod registry;
+pub mod select;
 mod unpack;
 pub mod wire;
 
