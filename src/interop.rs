@@ -708,15 +708,28 @@ impl Matrix {
             "\n{} cases, {pass} checks passed, {cdef} listed libpmix defects, {na} not applicable, {fail} failed\n",
             self.cases.len()
         ));
-        let mut seen = std::collections::BTreeSet::new();
-        s.push_str("\nlibpmix 4.2.2 defects met:\n");
+        // the defects met, grouped by reason
+        let mut by_reason: Vec<(String, Vec<String>)> = Vec::new();
         for c in &self.cases {
-            for (check, cell) in &c.cells {
+            for (_, cell) in &c.cells {
                 if let Cell::CDefect(r) = cell {
-                    if seen.insert((c.name.clone(), check.clone())) {
-                        s.push_str(&format!("  {} {check}: {r}\n", c.name));
+                    let entry = match by_reason.iter_mut().find(|(x, _)| x == r) {
+                        Some(e) => e,
+                        None => {
+                            by_reason.push((r.clone(), Vec::new()));
+                            by_reason.last_mut().expect("just pushed")
+                        }
+                    };
+                    if !entry.1.contains(&c.name) {
+                        entry.1.push(c.name.clone());
                     }
                 }
+            }
+        }
+        if !by_reason.is_empty() {
+            s.push_str("\nlibpmix 4.2.2 defects met (listed in KNOWN_C_DEFECTS):\n");
+            for (reason, cases) in by_reason {
+                s.push_str(&format!("  - {reason}\n    {}\n", cases.join(", ")));
             }
         }
         s

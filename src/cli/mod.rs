@@ -85,6 +85,14 @@ fn parse(args: &[String]) -> Result<Opts, String> {
     Ok(o)
 }
 
+/// Write to stdout; a closed pipe (`pmixw types | head`) ends quietly.
+fn emit(text: &str) -> Result<(), String> {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("writing output: {e}")),
+        _ => Ok(()),
+    }
+}
+
 fn read_input(file: &Option<String>) -> Result<Vec<u8>, String> {
     let mut buf = Vec::new();
     match file.as_deref() {
@@ -133,7 +141,7 @@ fn decode_cmd(o: &Opts) -> Result<ExitCode, String> {
     let bytes = input_bytes(o)?;
     let values =
         pmix_codec::decode(&o.format, ty, &bytes).map_err(|e| format!("decode failed: {e}"))?;
-    println!("{}", values_to_json(&values));
+    emit(&(values_to_json(&values) + "\n"))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -160,13 +168,16 @@ fn print_cmd(o: &Opts) -> Result<ExitCode, String> {
         pmix_codec::decode(&o.format, ty, &input_bytes(o)?)
             .map_err(|e| format!("decode failed: {e}"))?
     };
+    let mut out = String::new();
     for v in &values {
         match pmix_codec::print(v, o.prefix.as_deref()) {
-            Ok(Some(text)) => println!("{text}"),
-            Ok(None) => println!("(libpmix prints no text for {ty})"),
+            Ok(Some(text)) => out.push_str(&text),
+            Ok(None) => out.push_str(&format!("(libpmix prints no text for {ty})")),
             Err(e) => return Err(format!("print failed: {e}")),
         }
+        out.push('\n');
     }
+    emit(&out)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -183,21 +194,22 @@ fn types_cmd(o: &Opts) -> Result<ExitCode, String> {
                 serde_json::json!({"code": t.code(), "name": t.name(), "dialects": regs})
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&rows).expect("JSON"));
+        emit(&(serde_json::to_string_pretty(&rows).expect("JSON") + "\n"))?;
         return Ok(ExitCode::SUCCESS);
     }
-    print!("{:>4}  {:<30}", "code", "name");
+    let mut s = format!("{:>4}  {:<30}", "code", "name");
     for d in Dialect::ALL {
-        print!(" {:>3}", d.name());
+        s.push_str(&format!(" {:>3}", d.name()));
     }
-    println!();
+    s.push('\n');
     for t in DataType::ALL {
-        print!("{:>4}  {:<30}", t.code(), t.name());
+        s.push_str(&format!("{:>4}  {:<30}", t.code(), t.name()));
         for d in Dialect::ALL {
-            print!(" {:>3}", if d.registers(*t) { "x" } else { "." });
+            s.push_str(&format!(" {:>3}", if d.registers(*t) { "x" } else { "." }));
         }
-        println!();
+        s.push('\n');
     }
+    emit(&s)?;
     Ok(ExitCode::SUCCESS)
 }
 
