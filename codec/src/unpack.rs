@@ -61,7 +61,10 @@ fn unpack_scalars(d: &mut Dec, ty: DataType, n: usize) -> Option<Result<Vec<Valu
                     for i in 0..n {
                         match d.$read() {
                             Ok(x) => out.push(Value::$variant(x)),
-                            Err(err) => return Some(Err(err.in_type(ty).in_field(format!("[{i}]")))),
+                            Err(err) => {
+                                let err = err.in_type(ty);
+                                return Some(Err(if n > 1 { err.in_field(format!("[{i}]")) } else { err }));
+                            }
                         }
                     }
                     Some(Ok(out))
