@@ -33,7 +33,12 @@ fn check(fmts: Vec<Format>) {
         .flat_map(|c| &c.cells)
         .filter(|(_, c)| *c == Cell::Pass)
         .count();
-    assert!(m.cases.len() >= 500 && passes >= 1500, "{}", m.table());
+    let min_passes = 600 * fmts.len();
+    assert!(
+        m.cases.len() >= 300 * fmts.len() && passes >= min_passes,
+        "{}",
+        m.table()
+    );
 }
 
 #[test]
@@ -59,4 +64,11 @@ fn v3_both_buffer_types() {
 #[test]
 fn v21_both_buffer_types() {
     check(formats(Dialect::V21, false));
+}
+
+#[test]
+fn v20_non_described() {
+    // v20's FULLY_DESC mode routes inner items through its tagging driver
+    // (extra inner tags): not implemented yet (issue #3)
+    check(vec![Format::new(Dialect::V20, BufferType::NonDesc)]);
 }

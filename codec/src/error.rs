@@ -94,8 +94,18 @@ impl Error {
             BadString(_) | NullNotAllowed => -1,
             // libpmix's value packer hands "pointer" members to the type's
             // packer (UNKNOWN_DATA_TYPE) and fails in-place members itself
+            // v20/v12's private value packers fail every unsupported type alike
+            ValueTypeNotRegistered {
+                dialect: "v20" | "v12",
+                ..
+            } => -1,
             ValueTypeNotRegistered { ty, .. } if value_member_is_pointer(*ty) => -16,
             ValueTypeNotRegistered { .. } => -1,
+            // the legacy v20/v12 drivers answer PACK_FAILURE for an unknown type
+            NotRegistered {
+                dialect: "v20" | "v12",
+                ..
+            } => -21,
             UnknownType(_) | NotRegistered { .. } => -16,
             TypeMismatch { .. } => -22,
             Invalid(_) => -27,

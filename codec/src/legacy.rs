@@ -8,3 +8,70 @@ use crate::dialect::Dialect;
 pub fn undef_array_has_size(d: Dialect) -> bool {
     !matches!(d, Dialect::V7)
 }
+
+/// How a dialect writes the type of a value inside INFO and PDATA.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InfoTypeField {
+    /// A type tag, as everywhere else.
+    Tag,
+    /// v20: an INT (`tag(INT32)` + be32); libpmix reads 4 bytes from the
+    /// 16-bit field, so only the low 16 bits mean anything.
+    TaggedInt,
+}
+
+pub fn info_type_field(d: Dialect) -> InfoTypeField {
+    match d {
+        Dialect::V20 => InfoTypeField::TaggedInt,
+        _ => InfoTypeField::Tag,
+    }
+}
+
+/// v20 sends PMIX_COMMAND as a UINT32 (bfrops.md §8.2).
+pub fn command_is_u32(d: Dialect) -> bool {
+    d == Dialect::V20
+}
+
+/// The value payload types v20's private value packer supports; others
+/// fail with PMIX_ERROR (bfrops.md §8.2).
+pub fn value_supported(d: Dialect, ty: pmix_types::DataType) -> bool {
+    use pmix_types::DataType as T;
+    match d {
+        Dialect::V20 => matches!(
+            ty,
+            T::Undef
+                | T::Bool
+                | T::Byte
+                | T::String
+                | T::Size
+                | T::Pid
+                | T::Int
+                | T::Int8
+                | T::Int16
+                | T::Int32
+                | T::Int64
+                | T::Uint
+                | T::Uint8
+                | T::Uint16
+                | T::Uint32
+                | T::Uint64
+                | T::Float
+                | T::Double
+                | T::Timeval
+                | T::Time
+                | T::Status
+                | T::Proc
+                | T::ProcRank
+                | T::ByteObject
+                | T::CompressedString
+                | T::Persist
+                | T::Pointer
+                | T::Scope
+                | T::DataRange
+                | T::ProcState
+                | T::ProcInfo
+                | T::DataArray
+                | T::Query
+        ),
+        _ => true,
+    }
+}

@@ -3,6 +3,7 @@
 
 use crate::error::{ErrorKind, Field, Result};
 use crate::float;
+use crate::legacy::InfoTypeField;
 use crate::wire::{system_tag, Enc};
 use pmix_types::*;
 
@@ -198,15 +199,35 @@ fn net_stats(e: &mut Enc, n: &NetStats) -> Result<()> {
 pub(crate) fn pack_info(e: &mut Enc, info: &Info) -> Result<()> {
     e.str(Some(info.key.as_pstring())).field("key")?;
     e.u32(info.flags);
-    pack_value(e, &info.value).field("value")
+    let field = crate::legacy::info_type_field(e.dialect);
+    pack_value_as(e, &info.value, field).field("value")
+}
+
+fn type_field(e: &mut Enc, code: u16, field: InfoTypeField) {
+    match field {
+        InfoTypeField::Tag => e.tag(code),
+        InfoTypeField::TaggedInt => e.int(code as i32),
+    }
 }
 
 /// A `pmix_value_t`: the type tag, then the payload (bfrops.md §4.6).
 pub(crate) fn pack_value(e: &mut Enc, v: &Value) -> Result<()> {
+    pack_value_as(e, v, InfoTypeField::Tag)
+}
+
+fn pack_value_as(e: &mut Enc, v: &Value, field: InfoTypeField) -> Result<()> {
     let ty = v.data_type();
+    if !crate::legacy::value_supported(e.dialect, ty) {
+        return Err(e
+            .err(ErrorKind::ValueTypeNotRegistered {
+                ty,
+                dialect: e.dialect.name(),
+            })
+            .in_type(DataType::Value));
+    }
     match v {
         Value::Undef => {
-            e.tag(0);
+            type_field(e, 0, field);
             return Ok(());
         }
         // types the C union cannot hold (libpmix master refuses them; 4.2.2 corrupts memory)
@@ -226,7 +247,7 @@ pub(crate) fn pack_value(e: &mut Enc, v: &Value) -> Result<()> {
     }
     check_value_type(e, ty)?;
     e.enter()?;
-    e.tag(ty.code());
+    type_field(e, ty.code(), field);
     let r = pack_item(e, v);
     e.leave();
     r
@@ -284,7 +305,8 @@ fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
         Value::Pdata(p) => {
             proc_(e, &p.proc).field("proc")?;
             e.str(Some(p.key.as_pstring())).field("key")?;
-            pack_value(e, &p.value).field("value")?;
+            let field = crate::legacy::info_type_field(e.dialect);
+            pack_value_as(e, &p.value, field).field("value")?;
         }
         Value::Buffer(b) => {
             if !e.dialect.is_legacy() {
@@ -304,13 +326,14 @@ fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
         Value::Persist(x)
         | Value::Scope(x)
         | Value::DataRange(x)
-        | Value::Command(x)
         | Value::ProcState(x)
         | Value::AllocDirective(x)
         | Value::JobState(x)
         | Value::LinkState(x)
         | Value::ResBlockDirective(x)
         | Value::AllocInherit(x) => e.u8(*x),
+        Value::Command(x) if crate::legacy::command_is_u32(e.dialect) => e.u32(*x as u32),
+        Value::Command(x) => e.u8(*x),
         Value::Pointer => e.u8(1),
         Value::ProcInfo(p) => {
             proc_(e, &p.proc).field("proc")?;

@@ -4,6 +4,7 @@
 
 use crate::error::{Error, ErrorKind, Field, Result};
 use crate::float;
+use crate::legacy::InfoTypeField;
 use crate::wire::{system_tag, to_int, to_pid, to_size, Dec};
 use bytes::Bytes;
 use pmix_types::*;
@@ -246,15 +247,34 @@ fn net_stats(d: &mut Dec) -> Result<NetStats> {
 pub(crate) fn unpack_info(d: &mut Dec) -> Result<Info> {
     let key = key(d).field("key")?;
     let flags = d.u32().field("flags")?;
-    let value = unpack_value(d).field("value")?;
+    let field = crate::legacy::info_type_field(d.dialect);
+    let value = unpack_value_as(d, field).field("value")?;
     Ok(Info { key, flags, value })
 }
 
 /// A `pmix_value_t`: type tag, then the payload.
 pub(crate) fn unpack_value(d: &mut Dec) -> Result<Value> {
+    unpack_value_as(d, InfoTypeField::Tag)
+}
+
+fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value> {
     let at = d.pos();
-    let code = d.tag()?;
+    let code = match field {
+        InfoTypeField::Tag => d.tag()?,
+        // v20: only the low 16 bits of the int are the type (the rest is C padding)
+        InfoTypeField::TaggedInt => d.int()? as u32 as u16,
+    };
     let ty = known_type(code, at)?;
+    if !crate::legacy::value_supported(d.dialect, ty) {
+        return Err(Error::new(
+            ErrorKind::ValueTypeNotRegistered {
+                ty,
+                dialect: d.dialect.name(),
+            },
+            at,
+        )
+        .in_type(DataType::Value));
+    }
     match ty {
         DataType::Undef => return Ok(Value::Undef),
         DataType::Value
@@ -346,7 +366,8 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
         T::Pdata => {
             let proc = proc_(d).field("proc")?;
             let key = key(d).field("key")?;
-            let value = unpack_value(d).field("value")?;
+            let field = crate::legacy::info_type_field(d.dialect);
+            let value = unpack_value_as(d, field).field("value")?;
             Value::Pdata(Box::new(Pdata { proc, key, value }))
         }
         T::Buffer => {
@@ -370,6 +391,9 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
         }
         T::Scope => Value::Scope(d.u8()?),
         T::DataRange => Value::DataRange(d.u8()?),
+        // v20's UINT32 command: libpmix fills the high bytes from beyond a
+        // 1-byte variable, so only the low byte is the command
+        T::Command if crate::legacy::command_is_u32(d.dialect) => Value::Command(d.u32()? as u8),
         T::Command => Value::Command(d.u8()?),
         T::InfoDirectives => Value::InfoDirectives(d.u32()?),
         T::DataTypeCode => Value::DataTypeCode(d.u16()?),

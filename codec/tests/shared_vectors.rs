@@ -31,6 +31,18 @@ const KNOWN: &[(&str, &str)] = &[
     ("v6.1.0/v61/INFO_v_darray_null", "as v4"),
     ("v6.1.0/v61-fullydesc/VALUE_darray_null", "as v4"),
     ("v6.1.0/v61-fullydesc/INFO_v_darray_null", "as v4"),
+    (
+        "v6.1.0/v20/INFO_ARRAY_probe",
+        "6.x packs the deprecated INFO_ARRAY/MODEX size with the base SIZE packer, which no longer tags it: a bare be64 where 4.2.2 writes 00 0f + be64 (bfrops.md §6)",
+    ),
+    ("v6.1.0/v21/INFO_ARRAY_probe", "as v6.1.0/v20/INFO_ARRAY_probe"),
+    ("v6.1.0/v3/INFO_ARRAY_probe", "as v6.1.0/v20/INFO_ARRAY_probe"),
+    ("v6.1.0/v21/MODEX_probe", "as v6.1.0/v20/INFO_ARRAY_probe"),
+    ("v6.1.0/v3/MODEX_probe", "as v6.1.0/v20/INFO_ARRAY_probe"),
+    ("v6.1.0/v21/VALUE_darray_null", "as v6.1.0/v4/VALUE_darray_null"),
+    ("v6.1.0/v21/INFO_v_darray_null", "as v6.1.0/v4/VALUE_darray_null"),
+    ("v6.1.0/v3/VALUE_darray_null", "as v6.1.0/v4/VALUE_darray_null"),
+    ("v6.1.0/v3/INFO_v_darray_null", "as v6.1.0/v4/VALUE_darray_null"),
 ];
 
 fn folder_format(folder: &str) -> Option<Format> {
@@ -118,4 +130,17 @@ fn v6_1_0_modern() {
 #[test]
 fn v3_2_5_fixed() {
     check("v3.2.5", &["v21", "v3", "v3-fullydesc"]);
+}
+
+#[test]
+fn fixed_width_dialects_of_newer_releases() {
+    check("v5.0.11", &["v21", "v3"]);
+    check("v6.1.0", &["v21", "v3"]);
+}
+
+#[test]
+fn v20_all_releases() {
+    check("v3.2.5", &["v20"]);
+    check("v5.0.11", &["v20"]);
+    check("v6.1.0", &["v20"]);
 }
