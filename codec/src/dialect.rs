@@ -190,6 +190,24 @@ impl Dialect {
         }
     }
 
+    /// `Ok` if the dialect registers `ty`; else the error kind libpmix's
+    /// answer corresponds to, for a unit/array item or for a value member.
+    pub(crate) fn require(self, ty: DataType, in_value: bool) -> Result<(), crate::ErrorKind> {
+        if self.registers(ty) {
+            Ok(())
+        } else if in_value {
+            Err(crate::ErrorKind::ValueTypeNotRegistered {
+                ty,
+                dialect: self.name(),
+            })
+        } else {
+            Err(crate::ErrorKind::NotRegistered {
+                ty,
+                dialect: self.name(),
+            })
+        }
+    }
+
     /// The legacy private pack drivers of v20 and v12.
     pub fn is_legacy(self) -> bool {
         matches!(self, Dialect::V12 | Dialect::V20)

@@ -41,14 +41,9 @@ pub fn pack_unit(out: &mut Vec<u8>, fmt: &Format, ty: DataType, values: &[Value]
     let start = out.len();
     let r = (|| {
         let mut e = Enc::new(out, fmt.dialect, fmt.ints());
-        if !e.dialect.registers(ty) {
-            return Err(e
-                .err(ErrorKind::NotRegistered {
-                    ty,
-                    dialect: e.dialect.name(),
-                })
-                .in_type(ty));
-        }
+        e.dialect
+            .require(ty, false)
+            .map_err(|k| e.err(k).in_type(ty))?;
         if fmt.buffer_type == BufferType::FullyDesc {
             e.tag(DataType::Int32.code());
         }
@@ -132,16 +127,9 @@ pub fn decode(fmt: &Format, ty: DataType, bytes: &[u8]) -> Result<Vec<Value>> {
 
 /// As [`decode`], without copying: byte objects in the result share `buf`.
 pub fn decode_bytes(fmt: &Format, ty: DataType, buf: &Bytes) -> Result<Vec<Value>> {
-    if !fmt.dialect.registers(ty) {
-        return Err(Error::new(
-            ErrorKind::NotRegistered {
-                ty,
-                dialect: fmt.dialect.name(),
-            },
-            0,
-        )
-        .in_type(ty));
-    }
+    fmt.dialect
+        .require(ty, false)
+        .map_err(|k| Error::new(k, 0).in_type(ty))?;
     let mut pos = 0;
     let mut all = Vec::new();
     while pos < buf.len() {

@@ -63,15 +63,9 @@ pub fn pack_items(e: &mut Enc, ty: DataType, values: &[Value]) -> Result<()> {
 }
 
 fn check_value_type(e: &Enc, ty: DataType) -> Result<()> {
-    if !e.dialect.registers(ty) {
-        return Err(e
-            .err(ErrorKind::ValueTypeNotRegistered {
-                ty,
-                dialect: e.dialect.name(),
-            })
-            .in_type(ty));
-    }
-    Ok(())
+    e.dialect
+        .require(ty, true)
+        .map_err(|k| e.err(k).in_type(ty))
 }
 
 /// Arrays of plain integers, written in one tight loop that also checks
@@ -102,15 +96,9 @@ fn pack_scalars(e: &mut Enc, ty: DataType, values: &[Value]) -> bool {
 }
 
 fn check_registered(e: &Enc, ty: DataType) -> Result<()> {
-    if !e.dialect.registers(ty) {
-        return Err(e
-            .err(ErrorKind::NotRegistered {
-                ty,
-                dialect: e.dialect.name(),
-            })
-            .in_type(ty));
-    }
-    Ok(())
+    e.dialect
+        .require(ty, false)
+        .map_err(|k| e.err(k).in_type(ty))
 }
 
 fn infos(e: &mut Enc, list: &[Info]) -> Result<()> {

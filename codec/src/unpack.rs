@@ -105,27 +105,15 @@ fn unpack_system_typed(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>
 }
 
 fn check_value_type(d: &Dec, ty: DataType) -> Result<()> {
-    if !d.dialect.registers(ty) {
-        return Err(d
-            .err(ErrorKind::ValueTypeNotRegistered {
-                ty,
-                dialect: d.dialect.name(),
-            })
-            .in_type(ty));
-    }
-    Ok(())
+    d.dialect
+        .require(ty, true)
+        .map_err(|k| d.err(k).in_type(ty))
 }
 
 fn check_registered(d: &Dec, ty: DataType) -> Result<()> {
-    if !d.dialect.registers(ty) {
-        return Err(d
-            .err(ErrorKind::NotRegistered {
-                ty,
-                dialect: d.dialect.name(),
-            })
-            .in_type(ty));
-    }
-    Ok(())
+    d.dialect
+        .require(ty, false)
+        .map_err(|k| d.err(k).in_type(ty))
 }
 
 /// A type code read from the wire.
