@@ -5,6 +5,24 @@
 //! work on whole byte strings; [`DataBuffer`] has the semantics of the
 //! standard's `pmix_data_buffer_t` API (pack, unpack with a maximum
 //! count, copy_payload, load, unload, embed).
+//!
+//! ```
+//! use pmix_codec::{decode, encode, BufferType, DataBuffer, Dialect, Format};
+//! use pmix_types::{DataType, Info, Value};
+//!
+//! // libpmix 4.2.2's default format: v41, non-described
+//! let info = Value::Info(Box::new(Info::new("pmix.job.size", Value::Uint32(4))));
+//! let bytes = encode(&Format::V41, DataType::Info, &[info.clone()])?;
+//! assert_eq!(decode(&Format::V41, DataType::Info, &bytes)?, vec![info.clone()]);
+//!
+//! // the same value for a PMIx 3.x peer, fully described
+//! let v3 = Format::new(Dialect::V3, BufferType::FullyDesc);
+//! let mut buf = DataBuffer::new(v3);
+//! buf.pack(DataType::Info, &[info.clone()])?;
+//! assert_eq!(&buf.as_bytes()[..6], &[0x00, 0x09, 0x00, 0x00, 0x00, 0x01]);
+//! assert_eq!(buf.unpack(DataType::Info, 1)?.values, vec![info]);
+//! # Ok::<(), pmix_codec::Error>(())
+//! ```
 
 pub mod buffer;
 pub mod compress;
