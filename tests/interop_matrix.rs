@@ -67,8 +67,6 @@ fn v21_both_buffer_types() {
 }
 
 #[test]
-fn v20_non_described() {
-    // v20's FULLY_DESC mode routes inner items through its tagging driver
-    // (extra inner tags): not implemented yet (issue #3)
-    check(vec![Format::new(Dialect::V20, BufferType::NonDesc)]);
+fn v20_both_buffer_types() {
+    check(formats(Dialect::V20, false));
 }

@@ -208,6 +208,12 @@ impl Dialect {
         }
     }
 
+    /// Whether a `pmix_value_t` of this type can be packed in this dialect
+    /// (v20's value packer knows fewer types than it registers).
+    pub fn value_supports(self, ty: DataType) -> bool {
+        self.registers(ty) && crate::legacy::value_supported(self, ty) || ty == DataType::Undef
+    }
+
     /// The legacy private pack drivers of v20 and v12.
     pub fn is_legacy(self) -> bool {
         matches!(self, Dialect::V12 | Dialect::V20)

@@ -75,3 +75,25 @@ pub fn value_supported(d: Dialect, ty: pmix_types::DataType) -> bool {
         _ => true,
     }
 }
+
+/// The code v20's driver declares for a type (COMMAND travels as UINT32).
+pub fn driver_code(ty: pmix_types::DataType) -> u16 {
+    match ty {
+        pmix_types::DataType::Command => pmix_types::DataType::Uint32.code(),
+        t => t.code(),
+    }
+}
+
+/// Whether v20's tagging driver adds inner tags for this format.
+pub fn driver_tags(f: &crate::Format) -> bool {
+    f.dialect == Dialect::V20 && f.buffer_type == crate::BufferType::FullyDesc
+}
+
+/// The type v20's value packer hands its driver for a value member
+/// (a COMPRESSED_STRING goes as a BYTE_OBJECT).
+pub fn value_driver_type(ty: pmix_types::DataType) -> pmix_types::DataType {
+    match ty {
+        pmix_types::DataType::CompressedString => pmix_types::DataType::ByteObject,
+        t => t,
+    }
+}

@@ -59,6 +59,7 @@ pub fn pack_unit(out: &mut Vec<u8>, fmt: &Format, ty: DataType, values: &[Value]
     let start = out.len();
     let r = (|| {
         let mut e = Enc::new(out, fmt.dialect, fmt.ints());
+        e.driver_tags = legacy::driver_tags(fmt);
         e.dialect
             .require(ty, false)
             .map_err(|k| e.err(k).in_type(ty))?;
@@ -67,7 +68,7 @@ pub fn pack_unit(out: &mut Vec<u8>, fmt: &Format, ty: DataType, values: &[Value]
         }
         e.count32(values.len())?;
         if fmt.buffer_type == BufferType::FullyDesc {
-            e.tag(ty.code());
+            e.tag(legacy_unit_code(fmt, ty));
         }
         pack::pack_items(&mut e, ty, values)
     })();
@@ -85,10 +86,20 @@ pub fn encode(fmt: &Format, ty: DataType, values: &[Value]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// The type tag of a described unit: v20 declares COMMAND as UINT32.
+fn legacy_unit_code(fmt: &Format, ty: DataType) -> u16 {
+    if fmt.dialect == Dialect::V20 {
+        legacy::driver_code(ty)
+    } else {
+        ty.code()
+    }
+}
+
 /// Read the header of one unit at `pos`: returns the count and the
 /// position of the first item.
 fn unit_header(buf: &Bytes, pos: usize, fmt: &Format, ty: DataType) -> Result<(usize, usize)> {
     let mut d = Dec::new(buf, pos, fmt.dialect, fmt.ints());
+    d.driver_tags = legacy::driver_tags(fmt);
     if fmt.buffer_type == BufferType::FullyDesc {
         let at = d.pos();
         let tag = d.tag()?;
@@ -111,7 +122,7 @@ fn unit_header(buf: &Bytes, pos: usize, fmt: &Format, ty: DataType) -> Result<(u
     if fmt.buffer_type == BufferType::FullyDesc {
         let at = d.pos();
         let tag = d.tag()?;
-        if tag != ty.code() {
+        if tag != legacy_unit_code(fmt, ty) {
             return Err(Error::new(
                 ErrorKind::TypeMismatch {
                     expected: ty,
@@ -133,6 +144,7 @@ fn items_at(
     n: usize,
 ) -> Result<(Vec<Value>, usize)> {
     let mut d = Dec::new(buf, pos, fmt.dialect, fmt.ints());
+    d.driver_tags = legacy::driver_tags(fmt);
     let v = unpack::unpack_items(&mut d, ty, n)?;
     Ok((v, d.pos()))
 }

@@ -38,7 +38,7 @@ pub fn pack_items(e: &mut Enc, ty: DataType, values: &[Value]) -> Result<()> {
     }
     if let Some(tag) = system_tag(ty, e.ints) {
         // INT/UINT/SIZE/PID: one tag for the whole call, then bare values
-        e.tag(tag.code());
+        e.sys_tag(tag);
         for v in values {
             match (tag, v) {
                 (DataType::Uint32, Value::Pid(x)) => e.u32(*x),
@@ -236,6 +236,7 @@ fn pack_value_as(e: &mut Enc, v: &Value, field: InfoTypeField) -> Result<()> {
     check_value_type(e, ty)?;
     e.enter()?;
     type_field(e, ty.code(), field);
+    e.driver_tag(crate::legacy::value_driver_type(ty));
     let r = pack_item(e, v);
     e.leave();
     r
@@ -299,6 +300,12 @@ fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
         Value::Buffer(b) => {
             if !e.dialect.is_legacy() {
                 e.u8(b.buffer_type);
+            } else if b.buffer_type != 0 {
+                // v20/v12 send no buffer type: refuse rather than drop it
+                return Err(e.err(ErrorKind::Invalid(format!(
+                    "dialect {} cannot carry a BUFFER's type byte ({})",
+                    e.dialect, b.buffer_type
+                ))));
             }
             bytes_sized(e, &b.bytes);
         }
@@ -497,6 +504,9 @@ fn pack_darray(e: &mut Enc, a: &DataArray) -> Result<()> {
         } => {
             e.tag(elem_type.code());
             e.size(elements.len() as u64);
+            if !elements.is_empty() {
+                e.driver_tag(*elem_type);
+            }
             pack_items(e, *elem_type, elements)
         }
     };

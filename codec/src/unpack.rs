@@ -88,7 +88,7 @@ fn unpack_scalars(d: &mut Dec, ty: DataType, n: usize) -> Option<Result<Vec<Valu
 /// INT/UINT/SIZE/PID items: one tag naming the sender's width, then the values.
 fn unpack_system_typed(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
     let at = d.pos();
-    let code = d.tag()?;
+    let code = d.sys_tag()?;
     d.check_count(n as u64, 1, d.pos())?;
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
@@ -284,7 +284,9 @@ fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value> {
         e
     })?;
     d.enter()?;
-    let r = unpack_item(d, ty);
+    let r = d
+        .driver_tag(crate::legacy::value_driver_type(ty))
+        .and_then(|()| unpack_item(d, ty));
     d.leave();
     r
 }
@@ -601,6 +603,9 @@ fn unpack_darray(d: &mut Dec) -> Result<DataArray> {
         } else {
             d.check_count(n, 1, at)?
         };
+        if n > 0 {
+            d.driver_tag(ty)?;
+        }
         let elements = unpack_items(d, ty, n).field("elements")?;
         Ok(DataArray::Typed {
             elem_type: ty,

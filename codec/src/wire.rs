@@ -69,6 +69,8 @@ pub struct Enc<'a> {
     pub dialect: Dialect,
     pub ints: Ints,
     pub depth: u32,
+    /// v20 FULLY_DESC: its private driver tags inner items (see `legacy`).
+    pub driver_tags: bool,
 }
 
 impl<'a> Enc<'a> {
@@ -78,6 +80,7 @@ impl<'a> Enc<'a> {
             dialect,
             ints,
             depth: 0,
+            driver_tags: false,
         }
     }
 
@@ -132,23 +135,39 @@ impl<'a> Enc<'a> {
         self.u16(code)
     }
 
+    /// A "system type" tag (v20 FULLY_DESC writes it twice: once itself,
+    /// once through its tagging driver).
+    pub fn sys_tag(&mut self, t: DataType) {
+        self.tag(t.code());
+        if self.driver_tags {
+            self.tag(t.code());
+        }
+    }
+    /// The tag v20's driver writes before an inner item in FULLY_DESC mode
+    /// (COMMAND is declared as UINT32 there); nothing otherwise.
+    pub fn driver_tag(&mut self, ty: DataType) {
+        if self.driver_tags {
+            self.tag(crate::legacy::driver_code(ty));
+        }
+    }
+
     /// PMIX_SIZE (and every SIZE count): flexU, or `tag(UINT64)` + be64.
     pub fn size(&mut self, v: u64) {
         if self.ints == Ints::Fixed {
-            self.tag(DataType::Uint64.code());
+            self.sys_tag(DataType::Uint64);
         }
         self.u64(v)
     }
     /// PMIX_INT / PMIX_UINT (as INT32): flexS, or `tag(INT32)` + be32.
     pub fn int(&mut self, v: i32) {
         if self.ints == Ints::Fixed {
-            self.tag(DataType::Int32.code());
+            self.sys_tag(DataType::Int32);
         }
         self.i32(v)
     }
     /// PMIX_PID: always `tag(UINT32)` + UINT32.
     pub fn pid(&mut self, v: u32) {
-        self.tag(DataType::Uint32.code());
+        self.sys_tag(DataType::Uint32);
         self.u32(v)
     }
 
@@ -252,6 +271,8 @@ pub struct Dec<'a> {
     pub dialect: Dialect,
     pub ints: Ints,
     pub depth: u32,
+    /// v20 FULLY_DESC: inner items carry the driver's tags.
+    pub driver_tags: bool,
 }
 
 impl<'a> Dec<'a> {
@@ -263,7 +284,42 @@ impl<'a> Dec<'a> {
             dialect,
             ints,
             depth: 0,
+            driver_tags: false,
         }
+    }
+
+    /// A "system type" tag (read twice in v20 FULLY_DESC; both must agree).
+    pub fn sys_tag(&mut self) -> Result<u16> {
+        let at = self.pos;
+        let t = self.tag()?;
+        if self.driver_tags {
+            let again = self.tag()?;
+            if again != t {
+                return Err(Error::new(
+                    ErrorKind::Invalid(format!("system tags {t} and {again} disagree")),
+                    at,
+                ));
+            }
+        }
+        Ok(t)
+    }
+
+    /// The v20 driver's tag before an inner item (FULLY_DESC only).
+    pub fn driver_tag(&mut self, ty: DataType) -> Result<()> {
+        if self.driver_tags {
+            let at = self.pos;
+            let found = self.tag()?;
+            if found != crate::legacy::driver_code(ty) {
+                return Err(Error::new(
+                    ErrorKind::TypeMismatch {
+                        expected: ty,
+                        found,
+                    },
+                    at,
+                ));
+            }
+        }
+        Ok(())
     }
 
     pub fn pos(&self) -> usize {
@@ -428,7 +484,7 @@ impl<'a> Dec<'a> {
     /// to 64 bits. A sender with other widths (a 32-bit size_t) is legal.
     fn tagged_integer(&mut self, what: &'static str) -> Result<i128> {
         let at = self.pos;
-        let code = self.tag()?;
+        let code = self.sys_tag()?;
         self.integer_as(code, what, at)
     }
 

@@ -97,7 +97,9 @@ fn value_in(d: Dialect, depth: u32) -> BoxedStrategy<Value> {
     let types: Vec<DataType> = DataType::ALL
         .iter()
         .copied()
-        .filter(|t| *t == DataType::Undef || (d.registers(*t) && in_value(*t)))
+        .filter(|t| {
+            *t == DataType::Undef || (d.registers(*t) && in_value(*t) && d.value_supports(*t))
+        })
         .filter(|t| {
             depth > 0
                 || !matches!(
@@ -166,7 +168,7 @@ fn value_of(t: DataType, d: Dialect, depth: u32) -> BoxedStrategy<Value> {
         T::Pdata => (proc_(), key(), value_in(d, depth))
             .prop_map(|(proc, key, value)| Value::Pdata(Box::new(Pdata { proc, key, value })))
             .boxed(),
-        T::Buffer => (0u8..3, bytes())
+        T::Buffer => (if d.is_legacy() { 0u8..1 } else { 0u8..3 }, bytes())
             .prop_map(|(buffer_type, bytes)| Value::Buffer(Buffer { buffer_type, bytes }))
             .boxed(),
         T::ByteObject => hex().prop_map(Value::ByteObject).boxed(),
@@ -456,6 +458,7 @@ fn value_of(t: DataType, d: Dialect, depth: u32) -> BoxedStrategy<Value> {
 fn formats() -> Vec<Format> {
     let mut v = Vec::new();
     for d in [
+        Dialect::V20,
         Dialect::V21,
         Dialect::V3,
         Dialect::V4,
