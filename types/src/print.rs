@@ -294,10 +294,9 @@ fn top(p: &str, v: &Value) -> Result<Option<String>, PrintError> {
         ),
         Value::JobState(x) => scalar(p, ty, job_state_string(*x)),
         Value::LinkState(x) => scalar(p, ty, link_state_string(*x)),
-        Value::ProcCpuset(c) => match &c.cpus {
-            None => return err(-47),
-            Some(s) => scalar(p, ty, format!("hwloc:{s}")),
-        },
+        // libpmix 4.2.2 answers NOT_SUPPORTED for every cpuset, even one it
+        // has just unpacked with source "hwloc" (tests/cpuset_interop.rs)
+        Value::ProcCpuset(_) => return err(-47),
         Value::Geometry(g) => {
             let mut s = format!(
                 "{p}Data type: PMIX_GEOMETRY\tValue: Fabric: {} UUID: {} OSName: {}",
