@@ -193,6 +193,13 @@ impl Dialect {
     /// `Ok` if the dialect registers `ty`; else the error kind libpmix's
     /// answer corresponds to, for a unit/array item or for a value member.
     pub(crate) fn require(self, ty: DataType, in_value: bool) -> Result<(), crate::ErrorKind> {
+        if self == Dialect::V12 {
+            // v12's renumbered 4-byte tags, flag-less INFO and translated
+            // value types are not implemented: refuse rather than send v3 bytes
+            return Err(crate::ErrorKind::NotSupported(
+                "the v12 dialect (PMIx 1.2 peers) is not implemented yet",
+            ));
+        }
         if self.registers(ty) {
             Ok(())
         } else if in_value {

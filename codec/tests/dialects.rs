@@ -120,3 +120,12 @@ fn a_v41_namespace_cannot_be_sent_a_type_it_does_not_know() {
         .unwrap_err();
     assert_eq!(e.status(), -16);
 }
+
+#[test]
+fn v12_is_refused_not_mimicked() {
+    // v12 (PMIx 1.2) is not implemented: a typed error, never v3-like bytes
+    let v12 = Format::new(Dialect::V12, BufferType::NonDesc);
+    let e = pmix_codec::encode(&v12, DataType::Int32, &[Value::Int32(1)]).unwrap_err();
+    assert_eq!(e.status(), -47);
+    assert!(pmix_codec::decode(&v12, DataType::Int32, &[0, 0, 0, 1, 0, 0, 0, 1]).is_err());
+}
