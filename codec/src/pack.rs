@@ -151,36 +151,13 @@ fn bytes_sized(e: &mut Enc, b: &[u8]) {
 
 fn disk_stats(e: &mut Enc, d: &DiskStats) -> Result<()> {
     e.str(d.disk.as_ref())?;
-    for v in [
-        d.reads_completed,
-        d.reads_merged,
-        d.sectors_read,
-        d.milliseconds_reading,
-        d.writes_completed,
-        d.writes_merged,
-        d.sectors_written,
-        d.milliseconds_writing,
-        d.num_ios_in_progress,
-        d.milliseconds_io,
-        d.weighted_milliseconds_io,
-    ] {
-        e.u64(v);
-    }
+    d.counters().into_iter().for_each(|v| e.u64(v));
     Ok(())
 }
 
 fn net_stats(e: &mut Enc, n: &NetStats) -> Result<()> {
     e.str(n.net_interface.as_ref())?;
-    for v in [
-        n.num_bytes_recvd,
-        n.num_packets_recvd,
-        n.num_recv_errs,
-        n.num_bytes_sent,
-        n.num_packets_sent,
-        n.num_send_errs,
-    ] {
-        e.u64(v);
-    }
+    n.counters().into_iter().for_each(|v| e.u64(v));
     Ok(())
 }
 

@@ -203,33 +203,22 @@ fn bytes_sized(d: &mut Dec) -> Result<Bytes> {
     d.take_bytes(n)
 }
 
+fn counters<const N: usize>(d: &mut Dec) -> Result<[u64; N]> {
+    let mut c = [0u64; N];
+    for x in c.iter_mut() {
+        *x = d.u64()?;
+    }
+    Ok(c)
+}
+
 fn disk_stats(d: &mut Dec) -> Result<DiskStats> {
-    Ok(DiskStats {
-        disk: d.str()?,
-        reads_completed: d.u64()?,
-        reads_merged: d.u64()?,
-        sectors_read: d.u64()?,
-        milliseconds_reading: d.u64()?,
-        writes_completed: d.u64()?,
-        writes_merged: d.u64()?,
-        sectors_written: d.u64()?,
-        milliseconds_writing: d.u64()?,
-        num_ios_in_progress: d.u64()?,
-        milliseconds_io: d.u64()?,
-        weighted_milliseconds_io: d.u64()?,
-    })
+    let disk = d.str()?;
+    Ok(DiskStats::from_counters(disk, counters(d)?))
 }
 
 fn net_stats(d: &mut Dec) -> Result<NetStats> {
-    Ok(NetStats {
-        net_interface: d.str()?,
-        num_bytes_recvd: d.u64()?,
-        num_packets_recvd: d.u64()?,
-        num_recv_errs: d.u64()?,
-        num_bytes_sent: d.u64()?,
-        num_packets_sent: d.u64()?,
-        num_send_errs: d.u64()?,
-    })
+    let net_interface = d.str()?;
+    Ok(NetStats::from_counters(net_interface, counters(d)?))
 }
 
 pub(crate) fn unpack_info(d: &mut Dec) -> Result<Info> {

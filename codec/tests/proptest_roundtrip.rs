@@ -46,31 +46,12 @@ fn coord() -> impl Strategy<Value = Coord> {
         .prop_map(|(view, coord)| Coord { view, coord })
 }
 fn disk() -> impl Strategy<Value = DiskStats> {
-    (ostr(), proptest::array::uniform11(any::<u64>())).prop_map(|(disk, f)| DiskStats {
-        disk,
-        reads_completed: f[0],
-        reads_merged: f[1],
-        sectors_read: f[2],
-        milliseconds_reading: f[3],
-        writes_completed: f[4],
-        writes_merged: f[5],
-        sectors_written: f[6],
-        milliseconds_writing: f[7],
-        num_ios_in_progress: f[8],
-        milliseconds_io: f[9],
-        weighted_milliseconds_io: f[10],
-    })
+    (ostr(), proptest::array::uniform11(any::<u64>()))
+        .prop_map(|(disk, c)| DiskStats::from_counters(disk, c))
 }
 fn net() -> impl Strategy<Value = NetStats> {
-    (ostr(), proptest::array::uniform6(any::<u64>())).prop_map(|(net_interface, f)| NetStats {
-        net_interface,
-        num_bytes_recvd: f[0],
-        num_packets_recvd: f[1],
-        num_recv_errs: f[2],
-        num_bytes_sent: f[3],
-        num_packets_sent: f[4],
-        num_send_errs: f[5],
-    })
+    (ostr(), proptest::array::uniform6(any::<u64>()))
+        .prop_map(|(n, c)| NetStats::from_counters(n, c))
 }
 
 /// Types a pmix_value_t can hold (bfrops.md §4.6).

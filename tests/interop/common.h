@@ -184,18 +184,14 @@ static int utf8_ok(const unsigned char *s, size_t n) {
     return 1;
 }
 
+static void json_text(FILE *f, const char *s);
+
 /* A C string: JSON string, null for NULL, {"hex":..} if not UTF-8. */
 static void jstr(FILE *f, const char *s) {
     if (NULL == s) { fputs("null", f); return; }
     size_t n = strlen(s);
     if (!utf8_ok((const unsigned char *)s, n)) { fputs("{\"hex\":", f); hexs(f, s, n); fputc('}', f); return; }
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-        else fputc(*p, f);
-    }
-    fputc('"', f);
+    json_text(f, s);
 }
 
 /* Any text as a JSON string (printer output may hold tabs and newlines). */

@@ -353,6 +353,44 @@ pub struct DiskStats {
     pub weighted_milliseconds_io: u64,
 }
 
+impl DiskStats {
+    /// The eleven counters in wire order.
+    pub fn counters(&self) -> [u64; 11] {
+        [
+            self.reads_completed,
+            self.reads_merged,
+            self.sectors_read,
+            self.milliseconds_reading,
+            self.writes_completed,
+            self.writes_merged,
+            self.sectors_written,
+            self.milliseconds_writing,
+            self.num_ios_in_progress,
+            self.milliseconds_io,
+            self.weighted_milliseconds_io,
+        ]
+    }
+    /// From the disk name and the eleven counters in wire order.
+    pub fn from_counters(disk: Option<PString>, c: [u64; 11]) -> DiskStats {
+        let [reads_completed, reads_merged, sectors_read, milliseconds_reading, writes_completed, writes_merged, sectors_written, milliseconds_writing, num_ios_in_progress, milliseconds_io, weighted_milliseconds_io] =
+            c;
+        DiskStats {
+            disk,
+            reads_completed,
+            reads_merged,
+            sectors_read,
+            milliseconds_reading,
+            writes_completed,
+            writes_merged,
+            sectors_written,
+            milliseconds_writing,
+            num_ios_in_progress,
+            milliseconds_io,
+            weighted_milliseconds_io,
+        }
+    }
+}
+
 /// `pmix_net_stats_t`.
 #[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct NetStats {
@@ -363,6 +401,34 @@ pub struct NetStats {
     pub num_bytes_sent: u64,
     pub num_packets_sent: u64,
     pub num_send_errs: u64,
+}
+
+impl NetStats {
+    /// The six counters in wire order.
+    pub fn counters(&self) -> [u64; 6] {
+        [
+            self.num_bytes_recvd,
+            self.num_packets_recvd,
+            self.num_recv_errs,
+            self.num_bytes_sent,
+            self.num_packets_sent,
+            self.num_send_errs,
+        ]
+    }
+    /// From the interface name and the six counters in wire order.
+    pub fn from_counters(net_interface: Option<PString>, c: [u64; 6]) -> NetStats {
+        let [num_bytes_recvd, num_packets_recvd, num_recv_errs, num_bytes_sent, num_packets_sent, num_send_errs] =
+            c;
+        NetStats {
+            net_interface,
+            num_bytes_recvd,
+            num_packets_recvd,
+            num_recv_errs,
+            num_bytes_sent,
+            num_packets_sent,
+            num_send_errs,
+        }
+    }
 }
 
 /// `pmix_node_stats_t`.
