@@ -41,6 +41,10 @@ pub enum Applies {
     Legacy,
     /// The v20 component (its own private pack driver).
     V20,
+    /// The v12 component.
+    V12,
+    /// The v12 component, described buffers only.
+    V12Described,
 }
 
 /// The checks that read libpmix's unpack of some bytes: a libpmix unpack
@@ -125,6 +129,42 @@ pub const KNOWN_C_DEFECTS: &[(&str, &[&str], Applies, &str)] = &[
         Applies::V20,
         "v20 packs PMIX_COMMAND as a UINT32 read from the 1-byte variable: the other 3 bytes are whatever follows it in memory (bfrops.md §8.2); we send the command in the low byte",
     ),
+    (
+        "COMMAND/*",
+        &["pack", "unpack", "repack", "c-reads-ours"],
+        Applies::V12,
+        "v12 packs PMIX_COMMAND as a UINT32 read from the 1-byte variables: garbage high bytes; we send the command in the low byte",
+    ),
+    (
+        "SCOPE/*",
+        &["pack", "unpack", "repack", "c-reads-ours"],
+        Applies::V12,
+        "v12 widens SCOPE to a tagged UINT read 4 bytes at a time from 1-byte variables (bfrops.md §8.3): garbage; we send each value as its own int",
+    ),
+    ("DATA_RANGE/*", &["pack", "unpack", "repack", "c-reads-ours"], Applies::V12, "as SCOPE: widened to UINT from 1-byte variables"),
+    ("PERSIST/*", &["pack", "unpack", "repack", "c-reads-ours"], Applies::V12, "as SCOPE: widened to INT from 1-byte variables"),
+    (
+        "DATA_TYPE/*",
+        &["pack", "unpack", "repack", "c-reads-ours"],
+        Applies::V12,
+        "v12 packs the 2-byte data type as a 4-byte int read from the 2-byte array: garbage; we send each code as its own int",
+    ),
+    ("INFO_DIRECTIVES/*", C_READS, Applies::V12, "v12 packs no payload for INFO_DIRECTIVES and cannot unpack the unit (-47)"),
+    ("PROC_STATE/*", C_READS, Applies::V12, "v12 packs no payload for PROC_STATE and cannot unpack the unit (-47)"),
+    ("POINTER/*", C_READS, Applies::V12, "v12 packs nothing for POINTER and cannot unpack the unit (-47)"),
+    (
+        "APP/basic",
+        C_READS,
+        Applies::V12,
+        "not on the wire: libpmix's v12 APP unpack marks its last info PMIX_INFO_ARRAY_END (flags 2); v12 sends no flags",
+    ),
+    (
+        "PROC/*",
+        C_READS,
+        Applies::V12Described,
+        "v12 renumbers type tags on send but not PROC (22), and renumbers 22 to INFO_ARRAY on receipt: libpmix cannot unpack its own described PROC units (-22); we compare tags as sent",
+    ),
+    ("APP/array2", C_READS, Applies::V12, "as APP/basic: ARRAY_END set by libpmix's v12 unpack"),
     ("VALUE/persist", C_READS, Applies::V20, "libpmix's v20 value unpacker cannot read its own PERSIST value (-50)"),
     ("INFO/v_persist", C_READS, Applies::V20, "libpmix's v20 value unpacker cannot read its own PERSIST value (-50)"),
     (
@@ -409,6 +449,10 @@ pub fn known(name: &str, check: &str, fmt: &Format) -> Option<&'static str> {
                 Applies::Modern => fmt.dialect >= Dialect::V4,
                 Applies::Legacy => fmt.dialect < Dialect::V4,
                 Applies::V20 => fmt.dialect == Dialect::V20,
+                Applies::V12 => fmt.dialect == Dialect::V12,
+                Applies::V12Described => {
+                    fmt.dialect == Dialect::V12 && fmt.buffer_type == BufferType::FullyDesc
+                }
             };
             (m && here && checks.contains(&check)).then_some(*reason)
         })

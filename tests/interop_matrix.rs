@@ -70,3 +70,8 @@ fn v21_both_buffer_types() {
 fn v20_both_buffer_types() {
     check(formats(Dialect::V20, false));
 }
+
+#[test]
+fn v12_both_buffer_types() {
+    check(formats(Dialect::V12, false));
+}

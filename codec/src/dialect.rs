@@ -193,13 +193,6 @@ impl Dialect {
     /// `Ok` if the dialect registers `ty`; else the error kind libpmix's
     /// answer corresponds to, for a unit/array item or for a value member.
     pub(crate) fn require(self, ty: DataType, in_value: bool) -> Result<(), crate::ErrorKind> {
-        if self == Dialect::V12 {
-            // v12's renumbered 4-byte tags, flag-less INFO and translated
-            // value types are not implemented: refuse rather than send v3 bytes
-            return Err(crate::ErrorKind::NotSupported(
-                "the v12 dialect (PMIx 1.2 peers) is not implemented yet",
-            ));
-        }
         if self.registers(ty) {
             Ok(())
         } else if in_value {
@@ -218,7 +211,7 @@ impl Dialect {
     /// Whether a `pmix_value_t` of this type can be packed in this dialect
     /// (v20's value packer knows fewer types than it registers).
     pub fn value_supports(self, ty: DataType) -> bool {
-        self.registers(ty) && crate::legacy::value_supported(self, ty) || ty == DataType::Undef
+        (ty == DataType::Undef || self.registers(ty)) && crate::legacy::value_supported(self, ty)
     }
 
     /// The legacy private pack drivers of v20 and v12.

@@ -17,18 +17,59 @@ pub enum InfoTypeField {
     /// v20: an INT (`tag(INT32)` + be32); libpmix reads 4 bytes from the
     /// 16-bit field, so only the low 16 bits mean anything.
     TaggedInt,
+    /// v12: an INT holding the PMIx 1.x code of the type.
+    TaggedIntV1,
 }
 
 pub fn info_type_field(d: Dialect) -> InfoTypeField {
     match d {
         Dialect::V20 => InfoTypeField::TaggedInt,
+        Dialect::V12 => InfoTypeField::TaggedIntV1,
         _ => InfoTypeField::Tag,
     }
 }
 
+/// How a top-level VALUE writes its type (v12 as for INFO, others a tag).
+pub fn value_type_field(d: Dialect) -> InfoTypeField {
+    match d {
+        Dialect::V12 => InfoTypeField::TaggedIntV1,
+        _ => InfoTypeField::Tag,
+    }
+}
+
+/// PMIx 2+ type code → PMIx 1.x code (bfrops.md §8.3).
+pub fn v2_to_v1(code: u16) -> u16 {
+    match code {
+        20 | 40 => 6,  // STATUS, PROC_RANK travel as INT
+        39 | 44 => 22, // DATA_ARRAY (of INFO) and INFO_ARRAY as INFO_ARRAY
+        23..=30 => code + 1,
+        c => c,
+    }
+}
+
+/// PMIx 1.x code → PMIx 2+ code.
+pub fn v1_to_v2(code: u16) -> u16 {
+    match code {
+        20 => 0, // v1 HWLOC_TOPO
+        22 => 44,
+        23..=31 => code - 1,
+        c => c,
+    }
+}
+
+/// Whether INFO carries its directives (v12 has none).
+pub fn info_has_flags(d: Dialect) -> bool {
+    d != Dialect::V12
+}
+
+/// Whether APP carries cwd (v12 has none).
+pub fn app_has_cwd(d: Dialect) -> bool {
+    d != Dialect::V12
+}
+
 /// v20 sends PMIX_COMMAND as a UINT32 (bfrops.md §8.2).
 pub fn command_is_u32(d: Dialect) -> bool {
-    d == Dialect::V20
+    d.is_legacy()
 }
 
 /// The value payload types v20's private value packer supports; others
@@ -36,6 +77,29 @@ pub fn command_is_u32(d: Dialect) -> bool {
 pub fn value_supported(d: Dialect, ty: pmix_types::DataType) -> bool {
     use pmix_types::DataType as T;
     match d {
+        Dialect::V12 => matches!(
+            ty,
+            T::Bool
+                | T::Byte
+                | T::String
+                | T::Size
+                | T::Pid
+                | T::Int
+                | T::Int8
+                | T::Int16
+                | T::Int32
+                | T::Int64
+                | T::Uint
+                | T::Uint8
+                | T::Uint16
+                | T::Uint32
+                | T::Uint64
+                | T::Float
+                | T::Double
+                | T::Timeval
+                | T::ByteObject
+                | T::InfoArray
+        ),
         Dialect::V20 => matches!(
             ty,
             T::Undef
@@ -77,16 +141,19 @@ pub fn value_supported(d: Dialect, ty: pmix_types::DataType) -> bool {
 }
 
 /// The code v20's driver declares for a type (COMMAND travels as UINT32).
-pub fn driver_code(ty: pmix_types::DataType) -> u16 {
-    match ty {
-        pmix_types::DataType::Command => pmix_types::DataType::Uint32.code(),
-        t => t.code(),
+pub fn driver_code(d: Dialect, ty: pmix_types::DataType) -> u16 {
+    use pmix_types::DataType as T;
+    match (d, ty) {
+        (_, T::Command) => T::Uint32.code(),
+        (Dialect::V12, T::Scope | T::DataRange) => T::Uint.code(),
+        (Dialect::V12, T::ProcRank | T::Persist) => T::Int.code(),
+        (_, t) => t.code(),
     }
 }
 
-/// Whether v20's tagging driver adds inner tags for this format.
+/// Whether the legacy tagging driver adds inner tags for this format.
 pub fn driver_tags(f: &crate::Format) -> bool {
-    f.dialect == Dialect::V20 && f.buffer_type == crate::BufferType::FullyDesc
+    f.dialect.is_legacy() && f.buffer_type == crate::BufferType::FullyDesc
 }
 
 /// The type v20's value packer hands its driver for a value member
@@ -95,5 +162,15 @@ pub fn value_driver_type(ty: pmix_types::DataType) -> pmix_types::DataType {
     match ty {
         pmix_types::DataType::CompressedString => pmix_types::DataType::ByteObject,
         t => t,
+    }
+}
+
+/// The code a type tag carries on the wire: v12 stores PMIx 1.x codes
+/// (renumbered on send only, as libpmix does; tags are compared in this form).
+pub fn wire_tag(d: Dialect, code: u16) -> u16 {
+    if d == Dialect::V12 {
+        v2_to_v1(code)
+    } else {
+        code
     }
 }

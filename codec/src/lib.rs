@@ -86,10 +86,11 @@ pub fn encode(fmt: &Format, ty: DataType, values: &[Value]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The type tag of a described unit: v20 declares COMMAND as UINT32.
+/// The type tag of a described unit: the legacy drivers declare some
+/// types as others (COMMAND as UINT32; v12 also SCOPE as UINT, ...).
 fn legacy_unit_code(fmt: &Format, ty: DataType) -> u16 {
-    if fmt.dialect == Dialect::V20 {
-        legacy::driver_code(ty)
+    if fmt.dialect.is_legacy() {
+        legacy::driver_code(fmt.dialect, ty)
     } else {
         ty.code()
     }
@@ -103,7 +104,7 @@ fn unit_header(buf: &Bytes, pos: usize, fmt: &Format, ty: DataType) -> Result<(u
     if fmt.buffer_type == BufferType::FullyDesc {
         let at = d.pos();
         let tag = d.tag()?;
-        if tag != DataType::Int32.code() {
+        if tag != legacy::wire_tag(fmt.dialect, DataType::Int32.code()) {
             return Err(Error::new(ErrorKind::BadCountTag(tag), at));
         }
     }
@@ -122,7 +123,7 @@ fn unit_header(buf: &Bytes, pos: usize, fmt: &Format, ty: DataType) -> Result<(u
     if fmt.buffer_type == BufferType::FullyDesc {
         let at = d.pos();
         let tag = d.tag()?;
-        if tag != legacy_unit_code(fmt, ty) {
+        if tag != legacy::wire_tag(fmt.dialect, legacy_unit_code(fmt, ty)) {
             return Err(Error::new(
                 ErrorKind::TypeMismatch {
                     expected: ty,

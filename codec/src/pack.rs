@@ -1,6 +1,7 @@
 //! Packing: one exhaustive match over the value model. Layouts follow
 //! bfrops.md §4 (modern dialects) with the integer family of `Enc`.
 
+use crate::dialect::Dialect;
 use crate::error::{ErrorKind, Field, Result};
 use crate::float;
 use crate::legacy::InfoTypeField;
@@ -26,6 +27,10 @@ pub fn pack_items(e: &mut Enc, ty: DataType, values: &[Value]) -> Result<()> {
         }
     }
     if ty == DataType::Pointer {
+        if e.dialect == Dialect::V12 {
+            // v12 writes nothing at all for pointers
+            return Ok(());
+        }
         if values.len() > crate::unpack::MAX_POINTERS {
             return Err(e.err(ErrorKind::CountTooLarge {
                 count: values.len() as u64,
@@ -36,19 +41,37 @@ pub fn pack_items(e: &mut Enc, ty: DataType, values: &[Value]) -> Result<()> {
         e.u8(1);
         return Ok(());
     }
-    if let Some(tag) = system_tag(ty, e.ints) {
-        // INT/UINT/SIZE/PID: one tag for the whole call, then bare values
+    if let Some(tag) = system_tag(ty, e.ints, e.dialect) {
+        // INT/UINT/SIZE/PID (and v12's widened types): one tag for the whole
+        // call, then bare values
         e.sys_tag(tag);
         for v in values {
             match (tag, v) {
                 (DataType::Uint32, Value::Pid(x)) => e.u32(*x),
-                (DataType::Int32, Value::Int(x)) => e.i32(*x),
-                (DataType::Int32, Value::Uint(x)) => e.i32(*x as i32),
+                (DataType::Int32, Value::Int(x) | Value::Status(x)) => e.i32(*x),
+                (DataType::Int32, Value::Uint(x) | Value::ProcRank(x)) => e.i32(*x as i32),
+                (DataType::Int32, Value::Scope(x) | Value::DataRange(x) | Value::Persist(x)) => {
+                    e.i32(*x as i32)
+                }
                 (DataType::Uint64, Value::Size(x)) => e.u64(*x),
                 _ => unreachable!("system_tag covers exactly these pairs"),
             }
         }
         return Ok(());
+    }
+    if e.dialect == Dialect::V12 {
+        match ty {
+            // v12 packs nothing for these (bfrops.md §8.3): the count only
+            DataType::InfoDirectives | DataType::ProcState => return Ok(()),
+            DataType::DataArray | DataType::ProcInfo | DataType::Query => {
+                return Err(e
+                    .err(ErrorKind::NotSupported(
+                        "v12 cannot pack DATA_ARRAY, PROC_INFO or QUERY",
+                    ))
+                    .in_type(ty));
+            }
+            _ => {}
+        }
     }
     for (i, v) in values.iter().enumerate() {
         pack_item(e, v).map_err(|err| {
@@ -132,7 +155,11 @@ fn float64(e: &mut Enc, v: f64) -> Result<()> {
 
 fn proc_(e: &mut Enc, p: &Proc) -> Result<()> {
     e.str(Some(p.nspace.as_pstring()))?;
-    e.u32(p.rank);
+    if e.dialect == Dialect::V12 {
+        e.int(p.rank as i32); // a tagged INT in v12
+    } else {
+        e.u32(p.rank);
+    }
     Ok(())
 }
 
@@ -163,7 +190,10 @@ fn net_stats(e: &mut Enc, n: &NetStats) -> Result<()> {
 
 pub(crate) fn pack_info(e: &mut Enc, info: &Info) -> Result<()> {
     e.str(Some(info.key.as_pstring())).field("key")?;
-    e.u32(info.flags);
+    // v12 has no directives field: libpmix drops them, and so must we
+    if crate::legacy::info_has_flags(e.dialect) {
+        e.u32(info.flags);
+    }
     let field = crate::legacy::info_type_field(e.dialect);
     pack_value_as(e, &info.value, field).field("value")
 }
@@ -172,15 +202,45 @@ fn type_field(e: &mut Enc, code: u16, field: InfoTypeField) {
     match field {
         InfoTypeField::Tag => e.tag(code),
         InfoTypeField::TaggedInt => e.int(code as i32),
+        InfoTypeField::TaggedIntV1 => e.int(crate::legacy::v2_to_v1(code) as i32),
     }
 }
 
 /// A `pmix_value_t`: the type tag, then the payload (bfrops.md §4.6).
 pub(crate) fn pack_value(e: &mut Enc, v: &Value) -> Result<()> {
-    pack_value_as(e, v, InfoTypeField::Tag)
+    let field = crate::legacy::value_type_field(e.dialect);
+    pack_value_as(e, v, field)
 }
 
 fn pack_value_as(e: &mut Enc, v: &Value, field: InfoTypeField) -> Result<()> {
+    if e.dialect == Dialect::V12 {
+        // v12's value packer sends a DATA_ARRAY of INFO as an INFO_ARRAY and
+        // a PROC_RANK as an INT; other arrays it cannot send
+        match v {
+            Value::DataArray(a) => {
+                return match &**a {
+                    DataArray::Typed {
+                        elem_type: DataType::Info,
+                        elements,
+                    } => {
+                        let infos: Vec<Info> = elements
+                            .iter()
+                            .filter_map(|x| match x {
+                                Value::Info(i) => Some((**i).clone()),
+                                _ => None,
+                            })
+                            .collect();
+                        pack_value_as(e, &Value::InfoArray(infos), field)
+                    }
+                    _ => Err(e.err(ErrorKind::NotSupported(
+                        "v12 values hold only arrays of INFO",
+                    ))),
+                };
+            }
+            Value::ProcRank(r) => return pack_value_as(e, &Value::Int(*r as i32), field),
+            _ => {}
+        }
+    }
     let ty = v.data_type();
     if !crate::legacy::value_supported(e.dialect, ty) {
         return Err(e
@@ -239,6 +299,8 @@ fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
         Value::Int16(x) => e.i16(*x),
         Value::Int32(x) | Value::Status(x) => e.i32(*x),
         Value::Int64(x) => e.i64(*x),
+        // v12 packs a data type as a 4-byte int
+        Value::DataTypeCode(x) if e.dialect == Dialect::V12 => e.u32(*x as u32),
         Value::Uint16(x)
         | Value::DataTypeCode(x)
         | Value::IofChannel(x)
@@ -262,7 +324,10 @@ fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
             argv(e, &a.argv).field("argv")?;
             e.count32(a.env.len())?;
             argv(e, &a.env).field("env")?;
-            e.str(a.cwd.as_ref()).field("cwd")?;
+            // v12 has no cwd field: dropped, as libpmix does
+            if crate::legacy::app_has_cwd(e.dialect) {
+                e.str(a.cwd.as_ref()).field("cwd")?;
+            }
             e.int(a.maxprocs);
             e.size(a.info.len() as u64);
             infos(e, &a.info)?;

@@ -17,6 +17,28 @@ pub const MAX_POINTERS: usize = 1024;
 /// Unpack `n` items of type `ty` (the count has been read by the caller).
 pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
     check_registered(d, ty)?;
+    if d.dialect == crate::dialect::Dialect::V12 {
+        match ty {
+            // nothing was sent for these: zeros, as libpmix's storage would hold
+            DataType::InfoDirectives | DataType::ProcState if n <= MAX_POINTERS => {
+                let zero = if ty == DataType::ProcState {
+                    Value::ProcState(0)
+                } else {
+                    Value::InfoDirectives(0)
+                };
+                return Ok(vec![zero; n]);
+            }
+            DataType::DataArray | DataType::ProcInfo | DataType::Query => {
+                return Err(d
+                    .err(ErrorKind::NotSupported(
+                        "v12 cannot unpack DATA_ARRAY, PROC_INFO or QUERY",
+                    ))
+                    .in_type(ty));
+            }
+            DataType::Pointer if n <= MAX_POINTERS => return Ok(vec![Value::Pointer; n]),
+            _ => {}
+        }
+    }
     if ty == DataType::Pointer {
         if n > MAX_POINTERS {
             return Err(d.err(ErrorKind::CountTooLarge {
@@ -28,7 +50,7 @@ pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
         d.u8().map_err(|e| e.in_type(ty))?;
         return Ok(vec![Value::Pointer; n]);
     }
-    if system_tag(ty, d.ints).is_some() {
+    if system_tag(ty, d.ints, d.dialect).is_some() {
         return unpack_system_typed(d, ty, n).map_err(|e| e.in_type(ty));
     }
     // every other item takes at least one byte
@@ -85,6 +107,13 @@ fn unpack_scalars(d: &mut Dec, ty: DataType, n: usize) -> Option<Result<Vec<Valu
     )
 }
 
+/// A v12 widened 1-byte enum: libpmix packs the 1-byte variable as a
+/// 4-byte int, so the upper three bytes are whatever followed it in memory;
+/// only the low byte is the value.
+fn to_byte(v: i128, _at: usize) -> Result<u8> {
+    Ok(v as u8)
+}
+
 /// INT/UINT/SIZE/PID items: one tag naming the sender's width, then the values.
 fn unpack_system_typed(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
     let at = d.pos();
@@ -98,6 +127,11 @@ fn unpack_system_typed(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>
             DataType::Pid => Value::Pid(to_pid(v, vat)?),
             DataType::Int => Value::Int(to_int(v, vat)?),
             DataType::Uint => Value::Uint(to_int(v, vat)? as u32),
+            DataType::Status => Value::Status(to_int(v, vat)?),
+            DataType::ProcRank => Value::ProcRank(to_int(v, vat)? as u32),
+            DataType::Scope => Value::Scope(to_byte(v, vat)?),
+            DataType::DataRange => Value::DataRange(to_byte(v, vat)?),
+            DataType::Persist => Value::Persist(to_byte(v, vat)?),
             _ => Value::Size(to_size(v, vat)?),
         });
     }
@@ -182,10 +216,12 @@ fn key(d: &mut Dec) -> Result<Key> {
 
 fn proc_(d: &mut Dec) -> Result<Proc> {
     let nspace = nspace(d).field("nspace")?;
-    Ok(Proc {
-        nspace,
-        rank: d.u32().field("rank")?,
-    })
+    let rank = if d.dialect == crate::dialect::Dialect::V12 {
+        d.int().field("rank")? as u32 // a tagged INT in v12
+    } else {
+        d.u32().field("rank")?
+    };
+    Ok(Proc { nspace, rank })
 }
 
 fn coord(d: &mut Dec) -> Result<Coord> {
@@ -223,7 +259,11 @@ fn net_stats(d: &mut Dec) -> Result<NetStats> {
 
 pub(crate) fn unpack_info(d: &mut Dec) -> Result<Info> {
     let key = key(d).field("key")?;
-    let flags = d.u32().field("flags")?;
+    let flags = if crate::legacy::info_has_flags(d.dialect) {
+        d.u32().field("flags")?
+    } else {
+        0
+    };
     let field = crate::legacy::info_type_field(d.dialect);
     let value = unpack_value_as(d, field).field("value")?;
     Ok(Info { key, flags, value })
@@ -231,7 +271,8 @@ pub(crate) fn unpack_info(d: &mut Dec) -> Result<Info> {
 
 /// A `pmix_value_t`: type tag, then the payload.
 pub(crate) fn unpack_value(d: &mut Dec) -> Result<Value> {
-    unpack_value_as(d, InfoTypeField::Tag)
+    let field = crate::legacy::value_type_field(d.dialect);
+    unpack_value_as(d, field)
 }
 
 fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value> {
@@ -240,6 +281,12 @@ fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value> {
         InfoTypeField::Tag => d.tag()?,
         // v20: only the low 16 bits of the int are the type (the rest is C padding)
         InfoTypeField::TaggedInt => d.int()? as u32 as u16,
+        InfoTypeField::TaggedIntV1 => {
+            let v = d.int()?;
+            let code =
+                u16::try_from(v).map_err(|_| Error::new(ErrorKind::UnknownType(u16::MAX), at))?;
+            crate::legacy::v1_to_v2(code)
+        }
     };
     let ty = known_type(code, at)?;
     if !crate::legacy::value_supported(d.dialect, ty) {
@@ -328,7 +375,11 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
             let argv_ = argv(d, argc).field("argv")?;
             let envc = d.count32(1).field("envc")?;
             let env = argv(d, envc).field("env")?;
-            let cwd = d.str().field("cwd")?;
+            let cwd = if crate::legacy::app_has_cwd(d.dialect) {
+                d.str().field("cwd")?
+            } else {
+                None
+            };
             let maxprocs = d.int().field("maxprocs")?;
             let ninfo = d.count_size(1).field("ninfo")?;
             let info = infos(d, ninfo)?;
@@ -374,6 +425,9 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
         // 1-byte variable, so only the low byte is the command
         T::Command if crate::legacy::command_is_u32(d.dialect) => Value::Command(d.u32()? as u8),
         T::Command => Value::Command(d.u8()?),
+        T::DataTypeCode if d.dialect == crate::dialect::Dialect::V12 => {
+            Value::DataTypeCode(d.u32()? as u16)
+        }
         T::InfoDirectives => Value::InfoDirectives(d.u32()?),
         T::DataTypeCode => Value::DataTypeCode(d.u16()?),
         T::ProcState => Value::ProcState(d.u8()?),

@@ -132,7 +132,12 @@ impl<'a> Enc<'a> {
 
     /// A type tag: the code packed as UINT16 (v12 differs, see `legacy`).
     pub fn tag(&mut self, code: u16) {
-        self.u16(code)
+        if self.dialect == Dialect::V12 {
+            // v12 stores type codes as 4-byte ints, in PMIx 1.x numbering
+            self.u32(crate::legacy::v2_to_v1(code) as u32)
+        } else {
+            self.u16(code)
+        }
     }
 
     /// A "system type" tag (v20 FULLY_DESC writes it twice: once itself,
@@ -147,7 +152,7 @@ impl<'a> Enc<'a> {
     /// (COMMAND is declared as UINT32 there); nothing otherwise.
     pub fn driver_tag(&mut self, ty: DataType) {
         if self.driver_tags {
-            self.tag(crate::legacy::driver_code(ty));
+            self.tag(crate::legacy::driver_code(self.dialect, ty));
         }
     }
 
@@ -211,7 +216,18 @@ impl<'a> Enc<'a> {
 
 /// The "system type" tag that INT, UINT, SIZE and PID items carry: one
 /// per pack call (so one for a whole unit or array), in front of the values.
-pub fn system_tag(ty: DataType, ints: Ints) -> Option<DataType> {
+pub fn system_tag(ty: DataType, ints: Ints, dialect: Dialect) -> Option<DataType> {
+    if dialect == Dialect::V12 {
+        // v12 widens these to tagged ints (bfrops.md §8.3)
+        if let DataType::Status
+        | DataType::Scope
+        | DataType::DataRange
+        | DataType::ProcRank
+        | DataType::Persist = ty
+        {
+            return Some(DataType::Int32);
+        }
+    }
     match (ty, ints) {
         (DataType::Pid, _) => Some(DataType::Uint32),
         (DataType::Int | DataType::Uint, Ints::Fixed) => Some(DataType::Int32),
@@ -309,7 +325,8 @@ impl<'a> Dec<'a> {
         if self.driver_tags {
             let at = self.pos;
             let found = self.tag()?;
-            if found != crate::legacy::driver_code(ty) {
+            let want = crate::legacy::driver_code(self.dialect, ty);
+            if found != crate::legacy::wire_tag(self.dialect, want) {
                 return Err(Error::new(
                     ErrorKind::TypeMismatch {
                         expected: ty,
@@ -477,6 +494,11 @@ impl<'a> Dec<'a> {
     }
 
     pub fn tag(&mut self) -> Result<u16> {
+        if self.dialect == Dialect::V12 {
+            let at = self.pos;
+            let v = self.u32()?;
+            return u16::try_from(v).map_err(|_| Error::new(ErrorKind::UnknownType(u16::MAX), at));
+        }
         self.u16()
     }
 

@@ -122,10 +122,31 @@ fn a_v41_namespace_cannot_be_sent_a_type_it_does_not_know() {
 }
 
 #[test]
-fn v12_is_refused_not_mimicked() {
-    // v12 (PMIx 1.2) is not implemented: a typed error, never v3-like bytes
-    let v12 = Format::new(Dialect::V12, BufferType::NonDesc);
-    let e = pmix_codec::encode(&v12, DataType::Int32, &[Value::Int32(1)]).unwrap_err();
-    assert_eq!(e.status(), -47);
-    assert!(pmix_codec::decode(&v12, DataType::Int32, &[0, 0, 0, 1, 0, 0, 0, 1]).is_err());
+fn a_v12_namespace_gets_pmix_1_2_bytes() {
+    // INFO in v12: no directives, the value type as a tagged INT in PMIx 1.x
+    // numbering; v3.2.5's v12 vector INFO_string
+    let mut reg = Registry::new(Format::V41, None);
+    reg.register(
+        "old".into(),
+        Format::new(from_version("1.2.5").unwrap(), BufferType::NonDesc),
+        None,
+    );
+    let info = Value::Info(Box::new(Info::new(
+        "pmix.test.key",
+        Value::String(Some("hello".into())),
+    )));
+    let target = Proc::new("old", 0);
+    let mut out = Vec::new();
+    reg.pack(
+        Some(&target),
+        &mut out,
+        DataType::Info,
+        std::slice::from_ref(&info),
+    )
+    .unwrap();
+    assert_eq!(out, golden("v3.2.5", "v12", "INFO", "string"));
+    assert_eq!(
+        reg.unpack(Some(&target), &out, DataType::Info).unwrap(),
+        vec![info]
+    );
 }

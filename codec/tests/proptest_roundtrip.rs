@@ -68,7 +68,13 @@ fn in_value(t: DataType) -> bool {
 }
 
 fn info(d: Dialect, depth: u32) -> BoxedStrategy<Info> {
-    (key(), any::<u32>(), value_in(d, depth))
+    // v12 carries no directives
+    let flags = if d == Dialect::V12 {
+        Just(0u32).boxed()
+    } else {
+        any::<u32>().boxed()
+    };
+    (key(), flags, value_in(d, depth))
         .prop_map(|(key, flags, value)| Info { key, flags, value })
         .boxed()
 }
@@ -78,9 +84,7 @@ fn value_in(d: Dialect, depth: u32) -> BoxedStrategy<Value> {
     let types: Vec<DataType> = DataType::ALL
         .iter()
         .copied()
-        .filter(|t| {
-            *t == DataType::Undef || (d.registers(*t) && in_value(*t) && d.value_supports(*t))
-        })
+        .filter(|t| in_value(*t) && d.value_supports(*t))
         .filter(|t| {
             depth > 0
                 || !matches!(
@@ -128,7 +132,11 @@ fn value_of(t: DataType, d: Dialect, depth: u32) -> BoxedStrategy<Value> {
             ostr(),
             proptest::collection::vec(pstr(), 0..3),
             proptest::collection::vec(pstr(), 0..3),
-            ostr(),
+            if d == Dialect::V12 {
+                Just(None).boxed()
+            } else {
+                ostr().boxed()
+            },
             any::<i32>(),
             proptest::collection::vec(info(d, next), 0..2),
         )
@@ -439,6 +447,7 @@ fn value_of(t: DataType, d: Dialect, depth: u32) -> BoxedStrategy<Value> {
 fn formats() -> Vec<Format> {
     let mut v = Vec::new();
     for d in [
+        Dialect::V12,
         Dialect::V20,
         Dialect::V21,
         Dialect::V3,
@@ -460,10 +469,21 @@ fn formats() -> Vec<Format> {
 
 fn case() -> impl Strategy<Value = (Format, DataType, Vec<Vec<Value>>)> {
     proptest::sample::select(formats()).prop_flat_map(|fmt| {
+        // v12 sends no payload for INFO_DIRECTIVES/PROC_STATE and cannot
+        // send DATA_ARRAY, PROC_INFO or QUERY units
+        let v12_lossy = [
+            DataType::InfoDirectives,
+            DataType::ProcState,
+            DataType::DataArray,
+            DataType::ProcInfo,
+            DataType::Query,
+        ];
         let types: Vec<DataType> = DataType::ALL
             .iter()
             .copied()
-            .filter(|t| fmt.dialect.registers(*t))
+            .filter(|t| {
+                fmt.dialect.registers(*t) && !(fmt.dialect == Dialect::V12 && v12_lossy.contains(t))
+            })
             .collect();
         proptest::sample::select(types).prop_flat_map(move |t| {
             proptest::collection::vec(

@@ -43,6 +43,16 @@ const KNOWN: &[(&str, &str)] = &[
     ("v6.1.0/v21/INFO_v_darray_null", "as v6.1.0/v4/VALUE_darray_null"),
     ("v6.1.0/v3/VALUE_darray_null", "as v6.1.0/v4/VALUE_darray_null"),
     ("v6.1.0/v3/INFO_v_darray_null", "as v6.1.0/v4/VALUE_darray_null"),
+    (
+        "v12/DATA_TYPE_300",
+        "v12 packs the 2-byte data type as a 4-byte int: the high half is memory garbage (ffff here); we decode the low 16 bits and send zeros",
+    ),
+    ("v12/DATA_TYPE_stor_access_type", "as v12/DATA_TYPE_300"),
+    ("v12/DATA_TYPE_uint64", "as v12/DATA_TYPE_300"),
+    (
+        "v12/PERSIST_session",
+        "v12 widens the 1-byte PERSIST to a 4-byte int read from memory: garbage high bytes; we decode the low byte",
+    ),
 ];
 
 fn folder_format(folder: &str) -> Option<Format> {
@@ -143,4 +153,11 @@ fn v20_all_releases() {
     check("v3.2.5", &["v20"]);
     check("v5.0.11", &["v20"]);
     check("v6.1.0", &["v20"]);
+}
+
+#[test]
+fn v12_all_releases() {
+    check("v3.2.5", &["v12"]);
+    check("v5.0.11", &["v12"]);
+    check("v6.1.0", &["v12"]);
 }
