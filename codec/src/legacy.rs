@@ -72,70 +72,40 @@ pub fn command_is_u32(d: Dialect) -> bool {
     d.is_legacy()
 }
 
-/// The value payload types v20's private value packer supports; others
-/// fail with PMIX_ERROR (bfrops.md §8.2).
+/// Codes 1-18: BOOL, BYTE, STRING, SIZE, PID, INT and the fixed-width
+/// integers, FLOAT, DOUBLE, TIMEVAL — every legacy value packer knows these.
+fn plain_scalar(ty: pmix_types::DataType) -> bool {
+    (1..=18).contains(&ty.code())
+}
+
+/// The value payload types the legacy private value packers support
+/// (bfrops.md §8.2, §8.3); others fail with PMIX_ERROR. Modern dialects
+/// take every registered type.
 pub fn value_supported(d: Dialect, ty: pmix_types::DataType) -> bool {
     use pmix_types::DataType as T;
     match d {
-        Dialect::V12 => matches!(
-            ty,
-            T::Bool
-                | T::Byte
-                | T::String
-                | T::Size
-                | T::Pid
-                | T::Int
-                | T::Int8
-                | T::Int16
-                | T::Int32
-                | T::Int64
-                | T::Uint
-                | T::Uint8
-                | T::Uint16
-                | T::Uint32
-                | T::Uint64
-                | T::Float
-                | T::Double
-                | T::Timeval
-                | T::ByteObject
-                | T::InfoArray
-        ),
-        Dialect::V20 => matches!(
-            ty,
-            T::Undef
-                | T::Bool
-                | T::Byte
-                | T::String
-                | T::Size
-                | T::Pid
-                | T::Int
-                | T::Int8
-                | T::Int16
-                | T::Int32
-                | T::Int64
-                | T::Uint
-                | T::Uint8
-                | T::Uint16
-                | T::Uint32
-                | T::Uint64
-                | T::Float
-                | T::Double
-                | T::Timeval
-                | T::Time
-                | T::Status
-                | T::Proc
-                | T::ProcRank
-                | T::ByteObject
-                | T::CompressedString
-                | T::Persist
-                | T::Pointer
-                | T::Scope
-                | T::DataRange
-                | T::ProcState
-                | T::ProcInfo
-                | T::DataArray
-                | T::Query
-        ),
+        Dialect::V12 => plain_scalar(ty) || matches!(ty, T::ByteObject | T::InfoArray),
+        Dialect::V20 => {
+            plain_scalar(ty)
+                || matches!(
+                    ty,
+                    T::Undef
+                        | T::Time
+                        | T::Status
+                        | T::Proc
+                        | T::ProcRank
+                        | T::ByteObject
+                        | T::CompressedString
+                        | T::Persist
+                        | T::Pointer
+                        | T::Scope
+                        | T::DataRange
+                        | T::ProcState
+                        | T::ProcInfo
+                        | T::DataArray
+                        | T::Query
+                )
+        }
         _ => true,
     }
 }
