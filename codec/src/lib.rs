@@ -31,6 +31,7 @@ pub mod error;
 pub mod float;
 pub mod frame;
 pub mod fuzz;
+pub mod handshake;
 mod legacy;
 mod pack;
 mod regex;
