@@ -25,6 +25,7 @@
 //! ```
 
 pub mod buffer;
+pub mod command;
 pub mod compress;
 pub mod dialect;
 pub mod error;

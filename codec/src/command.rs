@@ -1,0 +1,297 @@
+//! Client → server requests as typed messages (protocol.md §5), for the
+//! commands implemented so far; every other command is kept as its raw
+//! payload (`Request::Other`) so a conversation still round-trips.
+//!
+//! A request payload is a run of pack units in the connection's format:
+//! the COMMAND first, then the command's fields (each with its count).
+
+use crate::dialect::Format;
+use crate::error::{Error, ErrorKind, Result};
+use crate::DataBuffer;
+use bytes::Bytes;
+use pmix_types::{Buffer, DataType, Info, PString, Proc, Query, Value};
+
+/// `pmix_cmd_t` values.
+pub mod cmd {
+    pub const REQ: u8 = 0;
+    pub const ABORT: u8 = 1;
+    pub const COMMIT: u8 = 2;
+    pub const FENCENB: u8 = 3;
+    pub const GETNB: u8 = 4;
+    pub const FINALIZE: u8 = 5;
+    pub const QUERY: u8 = 15;
+}
+
+/// A request.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Request {
+    /// `PMIX_REQ_CMD`: the job-info request of PMIx_Init.
+    Req,
+    Abort {
+        status: i32,
+        message: Option<PString>,
+        procs: Vec<Proc>,
+    },
+    /// Blobs of packed KVALs per scope.
+    Commit {
+        blobs: Vec<(u8, Buffer)>,
+    },
+    Fence {
+        procs: Vec<Proc>,
+        info: Vec<Info>,
+    },
+    /// `key`: `None` when not sent (older clients), `Some(None)` for a NULL key.
+    Get {
+        nspace: Option<PString>,
+        rank: u32,
+        info: Vec<Info>,
+        key: Option<Option<PString>>,
+    },
+    Finalize,
+    Query {
+        queries: Vec<Query>,
+    },
+    /// Any other command, its fields unparsed.
+    Other {
+        command: u8,
+        rest: Bytes,
+    },
+}
+
+fn one(b: &mut DataBuffer, ty: DataType, field: &str) -> Result<Value> {
+    b.unpack_one(ty).map_err(|e| e.in_field(field))
+}
+
+fn size(b: &mut DataBuffer, field: &str) -> Result<u64> {
+    match one(b, DataType::Size, field)? {
+        Value::Size(n) => Ok(n),
+        _ => unreachable!("unpack of SIZE gives SIZE"),
+    }
+}
+
+/// `SIZE n`, then (only if n > 0) a unit of n items of `ty`.
+fn counted(b: &mut DataBuffer, ty: DataType, field: &str) -> Result<Vec<Value>> {
+    let n = size(b, field)?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let u = b
+        .unpack(ty, usize::try_from(n).unwrap_or(usize::MAX))
+        .map_err(|e| e.in_field(field))?;
+    if u.values.len() as u64 != n || u.left_in_unit != 0 {
+        return Err(Error::new(
+            ErrorKind::Invalid(format!("{field}: {n} announced")),
+            b.position(),
+        ));
+    }
+    Ok(u.values)
+}
+
+fn put_counted(b: &mut DataBuffer, ty: DataType, values: Vec<Value>) -> Result<()> {
+    b.pack(DataType::Size, &[Value::Size(values.len() as u64)])?;
+    if !values.is_empty() {
+        b.pack(ty, &values)?;
+    }
+    Ok(())
+}
+
+fn procs(v: Vec<Value>) -> Vec<Proc> {
+    v.into_iter()
+        .filter_map(|x| {
+            if let Value::Proc(p) = x {
+                Some(p)
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+fn infos(v: Vec<Value>) -> Vec<Info> {
+    v.into_iter()
+        .filter_map(|x| {
+            if let Value::Info(i) = x {
+                Some(*i)
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+fn string(v: Value) -> Option<PString> {
+    if let Value::String(s) = v {
+        s
+    } else {
+        None
+    }
+}
+
+impl Request {
+    pub fn command(&self) -> u8 {
+        match self {
+            Request::Req => cmd::REQ,
+            Request::Abort { .. } => cmd::ABORT,
+            Request::Commit { .. } => cmd::COMMIT,
+            Request::Fence { .. } => cmd::FENCENB,
+            Request::Get { .. } => cmd::GETNB,
+            Request::Finalize => cmd::FINALIZE,
+            Request::Query { .. } => cmd::QUERY,
+            Request::Other { command, .. } => *command,
+        }
+    }
+
+    /// Decode a request payload in the connection's format.
+    pub fn decode(fmt: &Format, payload: &[u8]) -> Result<Request> {
+        let mut b = DataBuffer::from_bytes(*fmt, Bytes::copy_from_slice(payload));
+        let command = match one(&mut b, DataType::Command, "command")? {
+            Value::Command(c) => c,
+            _ => unreachable!("unpack of COMMAND gives COMMAND"),
+        };
+        let r = match command {
+            cmd::REQ => Request::Req,
+            cmd::FINALIZE => Request::Finalize,
+            cmd::ABORT => {
+                let status = match one(&mut b, DataType::Status, "status")? {
+                    Value::Status(s) => s,
+                    _ => unreachable!(),
+                };
+                let message = string(one(&mut b, DataType::String, "message")?);
+                Request::Abort {
+                    status,
+                    message,
+                    procs: procs(counted(&mut b, DataType::Proc, "procs")?),
+                }
+            }
+            cmd::COMMIT => {
+                let mut blobs = Vec::new();
+                while !b.unread().is_empty() {
+                    let scope = match one(&mut b, DataType::Scope, "scope")? {
+                        Value::Scope(s) => s,
+                        _ => unreachable!(),
+                    };
+                    let buf = match one(&mut b, DataType::Buffer, "blob")? {
+                        Value::Buffer(x) => x,
+                        _ => unreachable!(),
+                    };
+                    blobs.push((scope, buf));
+                }
+                Request::Commit { blobs }
+            }
+            cmd::FENCENB => {
+                let p = procs(counted(&mut b, DataType::Proc, "procs")?);
+                Request::Fence {
+                    procs: p,
+                    info: infos(counted(&mut b, DataType::Info, "info")?),
+                }
+            }
+            cmd::GETNB => {
+                let nspace = string(one(&mut b, DataType::String, "nspace")?);
+                let rank = match one(&mut b, DataType::ProcRank, "rank")? {
+                    Value::ProcRank(r) => r,
+                    _ => unreachable!(),
+                };
+                let info = infos(counted(&mut b, DataType::Info, "info")?);
+                let key = if b.unread().is_empty() {
+                    None
+                } else {
+                    Some(string(one(&mut b, DataType::String, "key")?))
+                };
+                Request::Get {
+                    nspace,
+                    rank,
+                    info,
+                    key,
+                }
+            }
+            cmd::QUERY => {
+                let q = counted(&mut b, DataType::Query, "queries")?;
+                let queries = q
+                    .into_iter()
+                    .filter_map(|x| {
+                        if let Value::Query(q) = x {
+                            Some(*q)
+                        } else {
+                            None
+                        }
+                    })
+                    .collect();
+                Request::Query { queries }
+            }
+            command => {
+                return Ok(Request::Other {
+                    command,
+                    rest: Bytes::copy_from_slice(b.unread()),
+                })
+            }
+        };
+        if !b.unread().is_empty() {
+            return Err(Error::new(
+                ErrorKind::Invalid(format!(
+                    "{} bytes after the last field of command {command}",
+                    b.unread().len()
+                )),
+                b.position(),
+            ));
+        }
+        Ok(r)
+    }
+
+    /// The request payload in the connection's format.
+    pub fn encode(&self, fmt: &Format) -> Result<Vec<u8>> {
+        let mut b = DataBuffer::new(*fmt);
+        b.pack(DataType::Command, &[Value::Command(self.command())])?;
+        let proc_values = |p: &[Proc]| p.iter().cloned().map(Value::Proc).collect::<Vec<_>>();
+        let info_values = |i: &[Info]| {
+            i.iter()
+                .map(|x| Value::Info(Box::new(x.clone())))
+                .collect::<Vec<_>>()
+        };
+        match self {
+            Request::Req | Request::Finalize => {}
+            Request::Abort {
+                status,
+                message,
+                procs,
+            } => {
+                b.pack(DataType::Status, &[Value::Status(*status)])?;
+                b.pack(DataType::String, &[Value::String(message.clone())])?;
+                put_counted(&mut b, DataType::Proc, proc_values(procs))?;
+            }
+            Request::Commit { blobs } => {
+                for (scope, buf) in blobs {
+                    b.pack(DataType::Scope, &[Value::Scope(*scope)])?;
+                    b.pack(DataType::Buffer, &[Value::Buffer(buf.clone())])?;
+                }
+            }
+            Request::Fence { procs, info } => {
+                put_counted(&mut b, DataType::Proc, proc_values(procs))?;
+                put_counted(&mut b, DataType::Info, info_values(info))?;
+            }
+            Request::Get {
+                nspace,
+                rank,
+                info,
+                key,
+            } => {
+                b.pack(DataType::String, &[Value::String(nspace.clone())])?;
+                b.pack(DataType::ProcRank, &[Value::ProcRank(*rank)])?;
+                put_counted(&mut b, DataType::Info, info_values(info))?;
+                if let Some(k) = key {
+                    b.pack(DataType::String, &[Value::String(k.clone())])?;
+                }
+            }
+            Request::Query { queries } => {
+                let v = queries
+                    .iter()
+                    .map(|q| Value::Query(Box::new(q.clone())))
+                    .collect();
+                put_counted(&mut b, DataType::Query, v)?;
+            }
+            Request::Other { rest, .. } => {
+                let mut out = b.as_bytes().to_vec();
+                out.extend_from_slice(rest);
+                return Ok(out);
+            }
+        }
+        Ok(b.as_bytes().to_vec())
+    }
+}

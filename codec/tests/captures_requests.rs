@@ -1,0 +1,94 @@
+//! Every client request in ../shared/captures decodes as a typed
+//! `Request` (REQ, COMMIT, FENCENB, GETNB, FINALIZE, QUERY; others as raw
+//! `Other`) in the connection's dialect and re-encodes byte for byte.
+
+use pmix_codec::command::Request;
+use pmix_codec::{BufferType, Dialect, Format};
+use std::path::PathBuf;
+
+#[test]
+fn every_captured_request_round_trips() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/captures");
+    let mut typed = 0;
+    let mut other = 0;
+    for entry in std::fs::read_dir(&dir).expect("shared/captures") {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !name.ends_with(".txt") || name.contains("child_env") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut fmt: Option<Format> = None;
+        let mut current: Option<String> = None;
+        let mut hex = String::new();
+        let mut in_payload = false;
+        let mut finish = |cmdname: &Option<String>, hex: &mut String, fmt: &Option<Format>| {
+            if let (Some(c), Some(f)) = (cmdname, fmt) {
+                let payload = pmix_types::hex::decode(hex).unwrap();
+                let r = Request::decode(f, &payload).unwrap_or_else(|e| panic!("{name}: {c}: {e}"));
+                let want = match c.as_str() {
+                    "REQ" => Some(0),
+                    "COMMIT" => Some(2),
+                    "FENCENB" => Some(3),
+                    "GETNB" => Some(4),
+                    "FINALIZE" => Some(5),
+                    "QUERY" => Some(15),
+                    _ => None,
+                };
+                match (want, &r) {
+                    (Some(w), Request::Other { .. }) => panic!("{name}: {c} ({w}) not typed"),
+                    (Some(w), r) => {
+                        assert_eq!(r.command(), w, "{name}: {c}");
+                        typed += 1;
+                    }
+                    (None, _) => other += 1,
+                }
+                assert_eq!(
+                    r.encode(f).unwrap(),
+                    payload,
+                    "{name}: {c}: re-encoding differs"
+                );
+            }
+            hex.clear();
+        };
+        for line in text.lines() {
+            if let Some(d) = line
+                .trim()
+                .strip_prefix("(payloads below decoded in the dialect the client announced: ")
+            {
+                fmt = Some(Format::new(
+                    Dialect::parse(d.trim_end_matches(')')).unwrap(),
+                    BufferType::NonDesc,
+                ));
+            }
+            if line.starts_with("  C->S #")
+                || line.starts_with("  S->C #")
+                || line.starts_with("====")
+            {
+                finish(&current, &mut hex, &fmt);
+                current = line
+                    .split(": REQUEST ")
+                    .nth(1)
+                    .filter(|_| line.starts_with("  C->S #"))
+                    .map(|s| s.split_whitespace().next().unwrap_or("").to_string());
+                in_payload = false;
+                continue;
+            }
+            if line.trim_start().starts_with("payload (") {
+                in_payload = true;
+                continue;
+            }
+            let t = line.trim();
+            if in_payload
+                && line.starts_with("      ")
+                && !line.starts_with("       ")
+                && t.bytes().all(|c| c.is_ascii_hexdigit())
+            {
+                hex.push_str(t);
+            }
+        }
+        finish(&current, &mut hex, &fmt);
+    }
+    eprintln!("{typed} typed requests, {other} other");
+    assert!(typed >= 120, "{typed} typed, {other} other");
+}
