@@ -295,3 +295,131 @@ impl Request {
         Ok(b.as_bytes().to_vec())
     }
 }
+
+/// A server → client reply. Replies carry no command: the request's tag
+/// says which layout to expect.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reply {
+    /// REQ: the namespace, then job-level KVALs until the end (protocol.md §6).
+    JobInfo {
+        nspace: Option<PString>,
+        kvals: Vec<pmix_types::Kval>,
+    },
+    /// A bare STATUS: COMMIT, FENCENB, FINALIZE, ABORT, REGEVENTS, … and
+    /// the error convention for every command.
+    Status(i32),
+    /// GETNB: status, then zero or more byte objects of PROC + KVALs.
+    Get { status: i32, blobs: Vec<Bytes> },
+    /// QUERY: status, then SIZE + INFOs.
+    Query { status: i32, info: Vec<Info> },
+    /// A layout not typed yet.
+    Raw(Bytes),
+}
+
+fn status_of(v: Value) -> i32 {
+    if let Value::Status(s) = v {
+        s
+    } else {
+        unreachable!("unpack of STATUS gives STATUS")
+    }
+}
+
+impl Reply {
+    /// Decode the reply to a request with `command`.
+    pub fn decode(fmt: &Format, command: u8, payload: &[u8]) -> Result<Reply> {
+        let typed = Self::decode_as(fmt, command, payload);
+        match typed {
+            Ok(r) => Ok(r),
+            // the error convention: a lone STATUS answers any command
+            Err(e) => {
+                match crate::decode(fmt, DataType::Status, payload).map(|v| v.as_slice().to_vec()) {
+                    Ok(v) if v.len() == 1 => Ok(Reply::Status(status_of(v[0].clone()))),
+                    _ => Err(e),
+                }
+            }
+        }
+    }
+
+    fn decode_as(fmt: &Format, command: u8, payload: &[u8]) -> Result<Reply> {
+        let mut b = DataBuffer::from_bytes(*fmt, Bytes::copy_from_slice(payload));
+        let r = match command {
+            cmd::REQ => {
+                let nspace = string(one(&mut b, DataType::String, "nspace")?);
+                let mut kvals = Vec::new();
+                while !b.unread().is_empty() {
+                    match one(&mut b, DataType::Kval, "kval")? {
+                        Value::Kval(k) => kvals.push(*k),
+                        _ => unreachable!(),
+                    }
+                }
+                Reply::JobInfo { nspace, kvals }
+            }
+            cmd::GETNB => {
+                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let mut blobs = Vec::new();
+                while !b.unread().is_empty() {
+                    match one(&mut b, DataType::ByteObject, "blob")? {
+                        Value::ByteObject(x) => blobs.push(x.0),
+                        _ => unreachable!(),
+                    }
+                }
+                Reply::Get { status, blobs }
+            }
+            cmd::QUERY => {
+                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let info = if b.unread().is_empty() {
+                    Vec::new()
+                } else {
+                    infos(counted(&mut b, DataType::Info, "info")?)
+                };
+                Reply::Query { status, info }
+            }
+            cmd::COMMIT | cmd::FENCENB | cmd::FINALIZE | cmd::ABORT | 13 => {
+                Reply::Status(status_of(one(&mut b, DataType::Status, "status")?))
+            }
+            _ => return Ok(Reply::Raw(Bytes::copy_from_slice(payload))),
+        };
+        if !b.unread().is_empty() {
+            return Err(Error::new(
+                ErrorKind::Invalid("bytes after the reply".into()),
+                b.position(),
+            ));
+        }
+        Ok(r)
+    }
+
+    /// The reply payload in the connection's format.
+    pub fn encode(&self, fmt: &Format) -> Result<Vec<u8>> {
+        let mut b = DataBuffer::new(*fmt);
+        match self {
+            Reply::JobInfo { nspace, kvals } => {
+                b.pack(DataType::String, &[Value::String(nspace.clone())])?;
+                for k in kvals {
+                    b.pack(DataType::Kval, &[Value::Kval(Box::new(k.clone()))])?;
+                }
+            }
+            Reply::Status(s) => b.pack(DataType::Status, &[Value::Status(*s)])?,
+            Reply::Get { status, blobs } => {
+                b.pack(DataType::Status, &[Value::Status(*status)])?;
+                for x in blobs {
+                    b.pack(
+                        DataType::ByteObject,
+                        &[Value::ByteObject(pmix_types::Hex(x.clone()))],
+                    )?;
+                }
+            }
+            Reply::Query { status, info } => {
+                b.pack(DataType::Status, &[Value::Status(*status)])?;
+                if *status == 0 || !info.is_empty() {
+                    let v = info
+                        .iter()
+                        .map(|x| Value::Info(Box::new(x.clone())))
+                        .collect();
+                    put_counted(&mut b, DataType::Info, v)?;
+                }
+            }
+            Reply::Raw(bytes) => return Ok(bytes.to_vec()),
+        }
+        Ok(b.as_bytes().to_vec())
+    }
+}

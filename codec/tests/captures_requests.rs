@@ -2,7 +2,7 @@
 //! `Request` (REQ, COMMIT, FENCENB, GETNB, FINALIZE, QUERY; others as raw
 //! `Other`) in the connection's dialect and re-encodes byte for byte.
 
-use pmix_codec::command::Request;
+use pmix_codec::command::{Reply, Request};
 use pmix_codec::{BufferType, Dialect, Format};
 use std::path::PathBuf;
 
@@ -11,6 +11,7 @@ fn every_captured_request_round_trips() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/captures");
     let mut typed = 0;
     let mut other = 0;
+    let mut total_replies = 0;
     for entry in std::fs::read_dir(&dir).expect("shared/captures") {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -20,6 +21,8 @@ fn every_captured_request_round_trips() {
         let text = std::fs::read_to_string(&path).unwrap();
         let mut fmt: Option<Format> = None;
         let mut current: Option<String> = None;
+        let mut reply_to: Option<String> = None;
+        let mut replies = 0usize;
         let mut hex = String::new();
         let mut in_payload = false;
         let mut finish = |cmdname: &Option<String>, hex: &mut String, fmt: &Option<Format>| {
@@ -65,6 +68,43 @@ fn every_captured_request_round_trips() {
                 || line.starts_with("  S->C #")
                 || line.starts_with("====")
             {
+                if let (Some(c), Some(f)) = (&reply_to, &fmt) {
+                    let payload = pmix_types::hex::decode(&hex).unwrap();
+                    let code = match c.as_str() {
+                        "REQ" => 0,
+                        "COMMIT" => 2,
+                        "FENCENB" => 3,
+                        "GETNB" => 4,
+                        "FINALIZE" => 5,
+                        "REGEVENTS" => 13,
+                        "QUERY" => 15,
+                        _ => 255,
+                    };
+                    let r = Reply::decode(f, code, &payload)
+                        .unwrap_or_else(|e| panic!("{name}: reply to {c}: {e}"));
+                    assert!(
+                        !matches!(r, Reply::Raw(_)),
+                        "{name}: reply to {c} not typed"
+                    );
+                    assert_eq!(
+                        r.encode(f).unwrap(),
+                        payload,
+                        "{name}: reply to {c}: re-encoding differs"
+                    );
+                    if let Reply::JobInfo { nspace, kvals } = &r {
+                        assert!(
+                            nspace.is_some() && !kvals.is_empty(),
+                            "{name}: empty job info"
+                        );
+                    }
+                    replies += 1;
+                    hex.clear();
+                }
+                reply_to = line
+                    .split(": REPLY to ")
+                    .nth(1)
+                    .filter(|_| line.starts_with("  S->C #"))
+                    .map(|s| s.split_whitespace().next().unwrap_or("").to_string());
                 finish(&current, &mut hex, &fmt);
                 current = line
                     .split(": REQUEST ")
@@ -88,7 +128,9 @@ fn every_captured_request_round_trips() {
             }
         }
         finish(&current, &mut hex, &fmt);
+        total_replies += replies;
     }
-    eprintln!("{typed} typed requests, {other} other");
+    eprintln!("{typed} typed requests, {other} other, {total_replies} replies");
+    assert!(total_replies >= 130, "{total_replies} replies");
     assert!(typed >= 120, "{typed} typed, {other} other");
 }
