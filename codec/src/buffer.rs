@@ -153,7 +153,14 @@ impl DataBuffer {
         }
         let buf = self.frozen();
         let (n, pos) = unit_header(&buf, self.read, &self.format, ty)?;
-        let (mut values, end) = items_at(&buf, pos, &self.format, ty, n)?;
+        let (mut values, end) = items_at(
+            &buf,
+            pos,
+            &self.format,
+            ty,
+            n,
+            &mut crate::wire::zero_item_budget(buf.len()),
+        )?;
         self.read = end;
         let rest: std::collections::VecDeque<Value> = values.drain(n.min(max)..).collect();
         let left = rest.len();

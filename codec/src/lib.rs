@@ -31,7 +31,6 @@ pub mod dialect;
 pub mod error;
 pub mod float;
 pub mod frame;
-pub mod fuzz;
 pub mod handshake;
 mod legacy;
 mod pack;
@@ -145,10 +144,13 @@ fn items_at(
     fmt: &Format,
     ty: DataType,
     n: usize,
+    zero_budget: &mut usize,
 ) -> Result<(Vec<Value>, usize)> {
     let mut d = Dec::new(buf, pos, fmt.dialect, fmt.ints());
     d.driver_tags = legacy::driver_tags(fmt);
+    d.zero_budget = *zero_budget;
     let v = unpack::unpack_items(&mut d, ty, n)?;
+    *zero_budget = d.zero_budget;
     Ok((v, d.pos()))
 }
 
@@ -165,9 +167,10 @@ pub fn decode_bytes(fmt: &Format, ty: DataType, buf: &Bytes) -> Result<Vec<Value
         .map_err(|k| Error::new(k, 0).in_type(ty))?;
     let mut pos = 0;
     let mut all = Vec::new();
+    let mut budget = wire::zero_item_budget(buf.len());
     while pos < buf.len() {
         let (n, p) = unit_header(buf, pos, fmt, ty)?;
-        let (mut v, p) = items_at(buf, p, fmt, ty, n)?;
+        let (mut v, p) = items_at(buf, p, fmt, ty, n, &mut budget)?;
         if all.is_empty() {
             all = v; // the common single-unit case: no second copy
         } else {
@@ -183,5 +186,5 @@ pub fn decode_bytes(fmt: &Format, ty: DataType, buf: &Bytes) -> Result<Vec<Value
 pub fn decode_unit(fmt: &Format, ty: DataType, bytes: &[u8]) -> Result<(Vec<Value>, usize)> {
     let buf = Bytes::copy_from_slice(bytes);
     let (n, p) = unit_header(&buf, 0, fmt, ty)?;
-    items_at(&buf, p, fmt, ty, n)
+    items_at(&buf, p, fmt, ty, n, &mut wire::zero_item_budget(buf.len()))
 }

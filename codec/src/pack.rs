@@ -546,10 +546,13 @@ fn pack_darray(e: &mut Enc, a: &DataArray) -> Result<()> {
         } => {
             e.tag(elem_type.code());
             e.size(elements.len() as u64);
-            if !elements.is_empty() {
+            if elements.is_empty() {
+                // libpmix 4.2.2 writes nothing after a zero size
+                Ok(())
+            } else {
                 e.driver_tag(*elem_type);
+                pack_items(e, *elem_type, elements)
             }
-            pack_items(e, *elem_type, elements)
         }
     };
     e.leave();

@@ -20,7 +20,8 @@ pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
     if d.dialect == crate::dialect::Dialect::V12 {
         match ty {
             // nothing was sent for these: zeros, as libpmix's storage would hold
-            DataType::InfoDirectives | DataType::ProcState if n <= MAX_POINTERS => {
+            DataType::InfoDirectives | DataType::ProcState => {
+                d.spend_zero(n).map_err(|e| e.in_type(ty))?;
                 let zero = if ty == DataType::ProcState {
                     Value::ProcState(0)
                 } else {
@@ -35,17 +36,15 @@ pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
                     ))
                     .in_type(ty));
             }
-            DataType::Pointer if n <= MAX_POINTERS => return Ok(vec![Value::Pointer; n]),
+            DataType::Pointer => {
+                d.spend_zero(n).map_err(|e| e.in_type(ty))?;
+                return Ok(vec![Value::Pointer; n]);
+            }
             _ => {}
         }
     }
     if ty == DataType::Pointer {
-        if n > MAX_POINTERS {
-            return Err(d.err(ErrorKind::CountTooLarge {
-                count: n as u64,
-                remaining: MAX_POINTERS as u64,
-            }));
-        }
+        d.spend_zero(n).map_err(|e| e.in_type(ty))?;
         // one sentinel byte per call, even for zero pointers
         d.u8().map_err(|e| e.in_type(ty))?;
         return Ok(vec![Value::Pointer; n]);
@@ -646,9 +645,15 @@ fn unpack_darray(d: &mut Dec) -> Result<DataArray> {
         } else {
             d.check_count(n, 1, at)?
         };
-        if n > 0 {
-            d.driver_tag(ty)?;
+        if n == 0 {
+            // libpmix writes nothing after a zero size (not even a POINTER
+            // sentinel or a PID/INT system tag)
+            return Ok(DataArray::Typed {
+                elem_type: ty,
+                elements: Vec::new(),
+            });
         }
+        d.driver_tag(ty)?;
         let elements = unpack_items(d, ty, n).field("elements")?;
         Ok(DataArray::Typed {
             elem_type: ty,

@@ -279,6 +279,12 @@ pub fn to_pid(v: i128, at: usize) -> Result<u32> {
         })
 }
 
+/// How many zero-byte items one decode of `len` input bytes may produce:
+/// at least one full POINTER unit, otherwise one per input byte.
+pub fn zero_item_budget(len: usize) -> usize {
+    crate::unpack::MAX_POINTERS.max(len)
+}
+
 /// The reader side: a window `[pos, end)` of a shared buffer.
 pub struct Dec<'a> {
     buf: &'a Bytes,
@@ -289,6 +295,10 @@ pub struct Dec<'a> {
     pub depth: u32,
     /// v20 FULLY_DESC: inner items carry the driver's tags.
     pub driver_tags: bool,
+    /// Items that occupy no input bytes (POINTER; v12 PROC_STATE and
+    /// INFO_DIRECTIVES) still left to this decode: their counts cannot be
+    /// checked against the input, so one budget covers the whole call.
+    pub zero_budget: usize,
 }
 
 impl<'a> Dec<'a> {
@@ -301,7 +311,20 @@ impl<'a> Dec<'a> {
             ints,
             depth: 0,
             driver_tags: false,
+            zero_budget: zero_item_budget(buf.len()),
         }
+    }
+
+    /// Take `n` zero-byte items from the budget, or refuse the count.
+    pub fn spend_zero(&mut self, n: usize) -> Result<()> {
+        if n > self.zero_budget {
+            return Err(self.err(ErrorKind::CountTooLarge {
+                count: n as u64,
+                remaining: self.zero_budget as u64,
+            }));
+        }
+        self.zero_budget -= n;
+        Ok(())
     }
 
     /// A "system type" tag (read twice in v20 FULLY_DESC; both must agree).
