@@ -19,6 +19,14 @@ pub mod cmd {
     pub const FENCENB: u8 = 3;
     pub const GETNB: u8 = 4;
     pub const FINALIZE: u8 = 5;
+    pub const PUBLISHNB: u8 = 6;
+    pub const LOOKUPNB: u8 = 7;
+    pub const UNPUBLISHNB: u8 = 8;
+    pub const CONNECTNB: u8 = 10;
+    pub const DISCONNECTNB: u8 = 11;
+    pub const NOTIFY: u8 = 12;
+    pub const REGEVENTS: u8 = 13;
+    pub const DEREGEVENTS: u8 = 14;
     pub const QUERY: u8 = 15;
 }
 
@@ -48,6 +56,48 @@ pub enum Request {
         key: Option<Option<PString>>,
     },
     Finalize,
+    /// `PMIX_PUBLISHNB_CMD`: the publisher's uid and the data to publish.
+    Publish {
+        uid: u32,
+        info: Vec<Info>,
+    },
+    /// `PMIX_LOOKUPNB_CMD`: keys are packed one unit each.
+    Lookup {
+        uid: u32,
+        keys: Vec<Option<PString>>,
+        info: Vec<Info>,
+    },
+    /// `PMIX_UNPUBLISHNB_CMD`: as LOOKUP; no keys means "all I published".
+    Unpublish {
+        uid: u32,
+        keys: Vec<Option<PString>>,
+        info: Vec<Info>,
+    },
+    /// `PMIX_CONNECTNB_CMD`.
+    Connect {
+        procs: Vec<Proc>,
+        info: Vec<Info>,
+    },
+    /// `PMIX_DISCONNECTNB_CMD`.
+    Disconnect {
+        procs: Vec<Proc>,
+        info: Vec<Info>,
+    },
+    /// `PMIX_NOTIFY_CMD`: the source is implicitly the sender.
+    Notify {
+        status: i32,
+        range: u8,
+        info: Vec<Info>,
+    },
+    /// `PMIX_REGEVENTS_CMD`: no codes registers a default handler.
+    RegEvents {
+        codes: Vec<i32>,
+        info: Vec<Info>,
+    },
+    /// `PMIX_DEREGEVENTS_CMD`: one STATUS unit per code; no reply.
+    DeregEvents {
+        codes: Vec<i32>,
+    },
     Query {
         queries: Vec<Query>,
     },
@@ -117,6 +167,12 @@ fn infos(v: Vec<Value>) -> Vec<Info> {
         })
         .collect()
 }
+fn uint32(b: &mut DataBuffer, field: &str) -> Result<u32> {
+    match one(b, DataType::Uint32, field)? {
+        Value::Uint32(n) => Ok(n),
+        _ => unreachable!("unpack of UINT32 gives UINT32"),
+    }
+}
 fn string(v: Value) -> Option<PString> {
     if let Value::String(s) = v {
         s
@@ -134,6 +190,14 @@ impl Request {
             Request::Fence { .. } => cmd::FENCENB,
             Request::Get { .. } => cmd::GETNB,
             Request::Finalize => cmd::FINALIZE,
+            Request::Publish { .. } => cmd::PUBLISHNB,
+            Request::Lookup { .. } => cmd::LOOKUPNB,
+            Request::Unpublish { .. } => cmd::UNPUBLISHNB,
+            Request::Connect { .. } => cmd::CONNECTNB,
+            Request::Disconnect { .. } => cmd::DISCONNECTNB,
+            Request::Notify { .. } => cmd::NOTIFY,
+            Request::RegEvents { .. } => cmd::REGEVENTS,
+            Request::DeregEvents { .. } => cmd::DEREGEVENTS,
             Request::Query { .. } => cmd::QUERY,
             Request::Other { command, .. } => *command,
         }
@@ -201,6 +265,66 @@ impl Request {
                     info,
                     key,
                 }
+            }
+            cmd::PUBLISHNB => {
+                let uid = uint32(&mut b, "uid")?;
+                Request::Publish {
+                    uid,
+                    info: infos(counted(&mut b, DataType::Info, "info")?),
+                }
+            }
+            cmd::LOOKUPNB | cmd::UNPUBLISHNB => {
+                let uid = uint32(&mut b, "uid")?;
+                let n = size(&mut b, "nkeys")?;
+                let mut keys = Vec::new();
+                for _ in 0..n {
+                    // each key is its own unit, so a hostile count runs out of bytes
+                    keys.push(string(one(&mut b, DataType::String, "keys")?));
+                }
+                let info = infos(counted(&mut b, DataType::Info, "info")?);
+                if command == cmd::LOOKUPNB {
+                    Request::Lookup { uid, keys, info }
+                } else {
+                    Request::Unpublish { uid, keys, info }
+                }
+            }
+            cmd::CONNECTNB | cmd::DISCONNECTNB => {
+                let p = procs(counted(&mut b, DataType::Proc, "procs")?);
+                let info = infos(counted(&mut b, DataType::Info, "info")?);
+                if command == cmd::CONNECTNB {
+                    Request::Connect { procs: p, info }
+                } else {
+                    Request::Disconnect { procs: p, info }
+                }
+            }
+            cmd::NOTIFY => {
+                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let range = match one(&mut b, DataType::DataRange, "range")? {
+                    Value::DataRange(r) => r,
+                    _ => unreachable!("unpack of DATA_RANGE gives DATA_RANGE"),
+                };
+                Request::Notify {
+                    status,
+                    range,
+                    info: infos(counted(&mut b, DataType::Info, "info")?),
+                }
+            }
+            cmd::REGEVENTS => {
+                let codes = counted(&mut b, DataType::Status, "codes")?
+                    .into_iter()
+                    .map(status_of)
+                    .collect();
+                Request::RegEvents {
+                    codes,
+                    info: infos(counted(&mut b, DataType::Info, "info")?),
+                }
+            }
+            cmd::DEREGEVENTS => {
+                let mut codes = Vec::new();
+                while !b.unread().is_empty() {
+                    codes.push(status_of(one(&mut b, DataType::Status, "codes")?));
+                }
+                Request::DeregEvents { codes }
             }
             cmd::QUERY => {
                 let q = counted(&mut b, DataType::Query, "queries")?;
@@ -277,6 +401,41 @@ impl Request {
                 put_counted(&mut b, DataType::Info, info_values(info))?;
                 if let Some(k) = key {
                     b.pack(DataType::String, &[Value::String(k.clone())])?;
+                }
+            }
+            Request::Publish { uid, info } => {
+                b.pack(DataType::Uint32, &[Value::Uint32(*uid)])?;
+                put_counted(&mut b, DataType::Info, info_values(info))?;
+            }
+            Request::Lookup { uid, keys, info } | Request::Unpublish { uid, keys, info } => {
+                b.pack(DataType::Uint32, &[Value::Uint32(*uid)])?;
+                b.pack(DataType::Size, &[Value::Size(keys.len() as u64)])?;
+                for k in keys {
+                    b.pack(DataType::String, &[Value::String(k.clone())])?;
+                }
+                put_counted(&mut b, DataType::Info, info_values(info))?;
+            }
+            Request::Connect { procs, info } | Request::Disconnect { procs, info } => {
+                put_counted(&mut b, DataType::Proc, proc_values(procs))?;
+                put_counted(&mut b, DataType::Info, info_values(info))?;
+            }
+            Request::Notify {
+                status,
+                range,
+                info,
+            } => {
+                b.pack(DataType::Status, &[Value::Status(*status)])?;
+                b.pack(DataType::DataRange, &[Value::DataRange(*range)])?;
+                put_counted(&mut b, DataType::Info, info_values(info))?;
+            }
+            Request::RegEvents { codes, info } => {
+                let v = codes.iter().map(|c| Value::Status(*c)).collect();
+                put_counted(&mut b, DataType::Status, v)?;
+                put_counted(&mut b, DataType::Info, info_values(info))?;
+            }
+            Request::DeregEvents { codes } => {
+                for c in codes {
+                    b.pack(DataType::Status, &[Value::Status(*c)])?;
                 }
             }
             Request::Query { queries } => {
@@ -374,9 +533,15 @@ impl Reply {
                 };
                 Reply::Query { status, info }
             }
-            cmd::COMMIT | cmd::FENCENB | cmd::FINALIZE | cmd::ABORT | 13 => {
-                Reply::Status(status_of(one(&mut b, DataType::Status, "status")?))
-            }
+            cmd::COMMIT
+            | cmd::FENCENB
+            | cmd::FINALIZE
+            | cmd::ABORT
+            | cmd::PUBLISHNB
+            | cmd::UNPUBLISHNB
+            | cmd::DISCONNECTNB
+            | cmd::NOTIFY
+            | cmd::REGEVENTS => Reply::Status(status_of(one(&mut b, DataType::Status, "status")?)),
             _ => return Ok(Reply::Raw(Bytes::copy_from_slice(payload))),
         };
         if !b.unread().is_empty() {

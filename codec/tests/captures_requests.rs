@@ -1,5 +1,5 @@
 //! Every client request in ../shared/captures decodes as a typed
-//! `Request` (REQ, COMMIT, FENCENB, GETNB, FINALIZE, QUERY; others as raw
+//! `Request` (REQ, COMMIT, FENCENB, GETNB, FINALIZE, REGEVENTS, QUERY; others as raw
 //! `Other`) in the connection's dialect and re-encodes byte for byte.
 
 use pmix_codec::command::{Reply, Request};
@@ -35,6 +35,7 @@ fn every_captured_request_round_trips() {
                     "FENCENB" => Some(3),
                     "GETNB" => Some(4),
                     "FINALIZE" => Some(5),
+                    "REGEVENTS" => Some(13),
                     "QUERY" => Some(15),
                     _ => None,
                 };
