@@ -471,6 +471,11 @@ pub enum Reply {
     Get { status: i32, blobs: Vec<Bytes> },
     /// QUERY: status, then SIZE + INFOs.
     Query { status: i32, info: Vec<Info> },
+    /// LOOKUPNB: status, then (only on success) SIZE + PDATAs.
+    Lookup {
+        status: i32,
+        data: Vec<pmix_types::Pdata>,
+    },
     /// A layout not typed yet.
     Raw(Bytes),
 }
@@ -533,6 +538,21 @@ impl Reply {
                 };
                 Reply::Query { status, info }
             }
+            cmd::LOOKUPNB => {
+                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let data = if status == 0 {
+                    counted(&mut b, DataType::Pdata, "data")?
+                        .into_iter()
+                        .filter_map(|x| match x {
+                            Value::Pdata(d) => Some(*d),
+                            _ => None,
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                Reply::Lookup { status, data }
+            }
             cmd::COMMIT
             | cmd::FENCENB
             | cmd::FINALIZE
@@ -581,6 +601,21 @@ impl Reply {
                         .map(|x| Value::Info(Box::new(x.clone())))
                         .collect();
                     put_counted(&mut b, DataType::Info, v)?;
+                }
+            }
+            Reply::Lookup { status, data } => {
+                b.pack(DataType::Status, &[Value::Status(*status)])?;
+                if *status == 0 {
+                    let v = data
+                        .iter()
+                        .map(|d| Value::Pdata(Box::new(d.clone())))
+                        .collect();
+                    put_counted(&mut b, DataType::Pdata, v)?;
+                } else if !data.is_empty() {
+                    return Err(Error::new(
+                        ErrorKind::Invalid("a failed LOOKUP reply carries no data".into()),
+                        0,
+                    ));
                 }
             }
             Reply::Raw(bytes) => return Ok(bytes.to_vec()),

@@ -3,7 +3,7 @@
 //! byte for byte, and every typed request round-trips in each dialect
 //! family (flex v41, fixed v3, legacy v20 described).
 
-use pmix_codec::command::{cmd, Request};
+use pmix_codec::command::{cmd, Reply, Request};
 use pmix_codec::{BufferType, Dialect, Format};
 use pmix_types::hex;
 use pmix_types::{Info, Proc, Value};
@@ -106,4 +106,66 @@ fn a_hostile_key_count_runs_out_of_bytes() {
     bytes.extend_from_slice(&[0x02, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x10]);
     let e = Request::decode(&f, &bytes).unwrap_err();
     assert!(e.to_string().contains("keys"), "{e}");
+}
+
+fn h(s: &str) -> Vec<u8> {
+    hex::decode(&s.replace(' ', "")).unwrap()
+}
+
+/// protocol.md §5.4 "PUBLISHNB / LOOKUPNB / UNPUBLISHNB": the worked bytes
+/// (4.2.2 client, v41) as typed requests and replies, both ways.
+#[test]
+fn publish_lookup_unpublish_match_the_reference_bytes() {
+    let f = fmt(Dialect::V41, BufferType::NonDesc);
+    let svc_hello = Info::new("svc", Value::String(Some("hello".into())));
+    let cases = [
+        (
+            "0206 0200 0201 02 08 73766300 00 03 0c 68656c6c6f00",
+            Request::Publish {
+                uid: 0,
+                info: vec![svc_hello],
+            },
+        ),
+        (
+            "0207 0200 0201 0208 73766300 0200",
+            Request::Lookup {
+                uid: 0,
+                keys: vec![Some("svc".into())],
+                info: vec![],
+            },
+        ),
+        (
+            "0208 0200 0201 0208 73766300 0200",
+            Request::Unpublish {
+                uid: 0,
+                keys: vec![Some("svc".into())],
+                info: vec![],
+            },
+        ),
+    ];
+    for (bytes, want) in cases {
+        let bytes = h(bytes);
+        assert_eq!(Request::decode(&f, &bytes).unwrap(), want);
+        assert_eq!(want.encode(&f).unwrap(), bytes, "{want:?}");
+    }
+
+    let reply = h("0200 0201 02 0e 746573746e7300 00 08 73766300 03 0c 68656c6c6f00");
+    let r = Reply::decode(&f, cmd::LOOKUPNB, &reply).unwrap();
+    let Reply::Lookup { status: 0, data } = &r else {
+        panic!("{r:?}")
+    };
+    assert_eq!(data.len(), 1);
+    assert_eq!(data[0].proc, Proc::new("testns", 0));
+    assert_eq!(data[0].key, Info::new("svc", Value::Undef).key);
+    assert_eq!(data[0].value, Value::String(Some("hello".into())));
+    assert_eq!(r.encode(&f).unwrap(), reply);
+
+    // a failed lookup is just a non-zero STATUS (-46 = PMIX_ERR_NOT_FOUND)
+    let failed = Reply::Lookup {
+        status: -46,
+        data: vec![],
+    };
+    let bytes = failed.encode(&f).unwrap();
+    assert_eq!(bytes, h("02 5b"));
+    assert_eq!(Reply::decode(&f, cmd::LOOKUPNB, &bytes).unwrap(), failed);
 }
