@@ -623,3 +623,74 @@ impl Reply {
         Ok(b.as_bytes().to_vec())
     }
 }
+
+/// An event the server pushes to a client unsolicited, on tag 0
+/// (protocol.md §5.4 "NOTIFY, server → client"): COMMAND 12, STATUS code,
+/// PROC source, SIZE + INFOs (if > 0), then a DATA_RANGE that the normal
+/// notify path appends and the connect-time replay of cached events omits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventNotice {
+    pub status: i32,
+    pub source: Proc,
+    pub info: Vec<Info>,
+    pub range: Option<u8>,
+}
+
+impl EventNotice {
+    pub fn decode(fmt: &Format, payload: &[u8]) -> Result<EventNotice> {
+        let mut b = DataBuffer::from_bytes(*fmt, Bytes::copy_from_slice(payload));
+        match one(&mut b, DataType::Command, "command")? {
+            Value::Command(cmd::NOTIFY) => {}
+            Value::Command(c) => {
+                return Err(Error::new(
+                    ErrorKind::Invalid(format!("tag-0 message with command {c}, not NOTIFY")),
+                    0,
+                ))
+            }
+            _ => unreachable!("unpack of COMMAND gives COMMAND"),
+        }
+        let status = status_of(one(&mut b, DataType::Status, "status")?);
+        let source = match one(&mut b, DataType::Proc, "source")? {
+            Value::Proc(p) => p,
+            _ => unreachable!("unpack of PROC gives PROC"),
+        };
+        let info = infos(counted(&mut b, DataType::Info, "info")?);
+        let range = if b.unread().is_empty() {
+            None
+        } else {
+            match one(&mut b, DataType::DataRange, "range")? {
+                Value::DataRange(r) => Some(r),
+                _ => unreachable!("unpack of DATA_RANGE gives DATA_RANGE"),
+            }
+        };
+        if !b.unread().is_empty() {
+            return Err(Error::new(
+                ErrorKind::Invalid("bytes after the event's range".into()),
+                b.position(),
+            ));
+        }
+        Ok(EventNotice {
+            status,
+            source,
+            info,
+            range,
+        })
+    }
+
+    pub fn encode(&self, fmt: &Format) -> Result<Vec<u8>> {
+        let mut b = DataBuffer::new(*fmt);
+        b.pack(DataType::Command, &[Value::Command(cmd::NOTIFY)])?;
+        b.pack(DataType::Status, &[Value::Status(self.status)])?;
+        b.pack(DataType::Proc, &[Value::Proc(self.source.clone())])?;
+        let v = self
+            .info
+            .iter()
+            .map(|x| Value::Info(Box::new(x.clone())))
+            .collect();
+        put_counted(&mut b, DataType::Info, v)?;
+        if let Some(r) = self.range {
+            b.pack(DataType::DataRange, &[Value::DataRange(r)])?;
+        }
+        Ok(b.as_bytes().to_vec())
+    }
+}

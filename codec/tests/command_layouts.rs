@@ -169,3 +169,38 @@ fn publish_lookup_unpublish_match_the_reference_bytes() {
     assert_eq!(bytes, h("02 5b"));
     assert_eq!(Reply::decode(&f, cmd::LOOKUPNB, &bytes).unwrap(), failed);
 }
+
+/// protocol.md §5.4 "NOTIFY, server → client": the layout observed with a
+/// source `{testns,0}`, two infos and range 3, with and without the
+/// trailing DATA_RANGE (the cached-event replay omits it).
+#[test]
+fn event_notices_follow_the_reference_layout() {
+    use pmix_codec::command::EventNotice;
+    let f = fmt(Dialect::V41, BufferType::NonDesc);
+    let mut ev = EventNotice {
+        status: -3001,
+        source: Proc::new("testns", 0),
+        info: vec![
+            Info::new("myevinfo", Value::String(Some("x".into()))),
+            Info::new("pmix.srvr.internal.notify", Value::Bool(true)),
+        ],
+        range: Some(3),
+    };
+    let bytes = ev.encode(&f).unwrap();
+    // COMMAND 12, STATUS -3001, PROC {testns, 0}, SIZE 2, INFO unit of 2
+    assert!(bytes.starts_with(&h("020c 02f12e 02 0e 746573746e7300 00 0202 04")));
+    assert!(bytes.ends_with(&h("02 03")), "trailing DATA_RANGE 3");
+    assert_eq!(EventNotice::decode(&f, &bytes).unwrap(), ev);
+    ev.range = None;
+    let short = ev.encode(&f).unwrap();
+    assert_eq!(short.len() + 2, bytes.len());
+    assert_eq!(EventNotice::decode(&f, &short).unwrap(), ev);
+    // not a NOTIFY, or trailing garbage: refused
+    assert!(EventNotice::decode(&f, &h("0205")).is_err());
+    let mut junk = bytes.clone();
+    junk.push(0);
+    assert!(EventNotice::decode(&f, &junk).is_err());
+    for cut in 1..short.len() {
+        assert!(EventNotice::decode(&f, &short[..cut]).is_err());
+    }
+}
