@@ -1,4 +1,5 @@
 //! pmix-wire: client, tool and server roles, the interop harness and the
 //! `pmixw` command line, on top of `pmix-codec`.
 
+pub mod inspect;
 pub mod interop;

@@ -9,7 +9,9 @@ use crate::dialect::Format;
 use crate::error::{Error, ErrorKind, Result};
 use crate::DataBuffer;
 use bytes::Bytes;
+use pmix_types::hex::serde_bytes_hex;
 use pmix_types::{Buffer, DataType, Info, PString, Proc, Query, Value};
+use serde::Serialize;
 
 /// `pmix_cmd_t` values.
 pub mod cmd {
@@ -30,8 +32,10 @@ pub mod cmd {
     pub const QUERY: u8 = 15;
 }
 
-/// A request.
-#[derive(Clone, Debug, PartialEq)]
+/// A request. Its JSON form (for the inspector) names the command in
+/// `command` and carries the fields by name.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "command", rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Request {
     /// `PMIX_REQ_CMD`: the job-info request of PMIx_Init.
     Req,
@@ -103,9 +107,15 @@ pub enum Request {
     },
     /// Any other command, its fields unparsed.
     Other {
+        #[serde(rename = "code")]
         command: u8,
+        #[serde(with = "serde_bytes_hex")]
         rest: Bytes,
     },
+}
+
+fn hex_list<S: serde::Serializer>(v: &[Bytes], s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().map(|b| pmix_types::hex::encode(b)))
 }
 
 fn one(b: &mut DataBuffer, ty: DataType, field: &str) -> Result<Value> {
@@ -457,7 +467,8 @@ impl Request {
 
 /// A server → client reply. Replies carry no command: the request's tag
 /// says which layout to expect.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Reply {
     /// REQ: the namespace, then job-level KVALs until the end (protocol.md §6).
     JobInfo {
@@ -468,7 +479,11 @@ pub enum Reply {
     /// the error convention for every command.
     Status(i32),
     /// GETNB: status, then zero or more byte objects of PROC + KVALs.
-    Get { status: i32, blobs: Vec<Bytes> },
+    Get {
+        status: i32,
+        #[serde(serialize_with = "hex_list")]
+        blobs: Vec<Bytes>,
+    },
     /// QUERY: status, then SIZE + INFOs.
     Query { status: i32, info: Vec<Info> },
     /// LOOKUPNB: status, then (only on success) SIZE + PDATAs.
@@ -477,7 +492,7 @@ pub enum Reply {
         data: Vec<pmix_types::Pdata>,
     },
     /// A layout not typed yet.
-    Raw(Bytes),
+    Raw(#[serde(with = "serde_bytes_hex")] Bytes),
 }
 
 fn status_of(v: Value) -> i32 {
@@ -628,7 +643,7 @@ impl Reply {
 /// (protocol.md §5.4 "NOTIFY, server → client"): COMMAND 12, STATUS code,
 /// PROC source, SIZE + INFOs (if > 0), then a DATA_RANGE that the normal
 /// notify path appends and the connect-time replay of cached events omits.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EventNotice {
     pub status: i32,
     pub source: Proc,

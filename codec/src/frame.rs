@@ -44,7 +44,7 @@ pub enum HeaderOrder {
 }
 
 /// `pmix_ptl_hdr_t`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Header {
     pub pindex: i32,
     pub tag: u32,

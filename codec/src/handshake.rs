@@ -10,7 +10,9 @@ use crate::dialect::{BufferType, Format};
 use crate::error::{Error, ErrorKind, Result};
 use crate::select::from_module_list;
 use bytes::Bytes;
+use pmix_types::hex::serde_bytes_hex;
 use pmix_types::{DataType, Info, Nspace, PString, Proc, Value};
+use serde::Serialize;
 
 /// `pmix_rnd_flag_t`: what kind of peer connects.
 pub mod peer_type {
@@ -39,11 +41,12 @@ fn identity_layout(flag: u8) -> (bool, bool) {
 }
 
 /// A connect request (protocol.md §4.1).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ConnectRequest {
     /// psec module name ("native", "none", "munge").
     pub psec: PString,
     /// The credential (native: euid and egid as host-order u32s).
+    #[serde(with = "serde_bytes_hex")]
     pub credential: Bytes,
     /// The peer type (`peer_type`).
     pub flag: u8,
@@ -60,6 +63,7 @@ pub struct ConnectRequest {
     /// The info blob of tools, launchers, singletons (and 6.x clients).
     pub info: Option<Vec<Info>>,
     /// Bytes after everything (libpmix 4.2.2 clients send one 0x00).
+    #[serde(with = "serde_bytes_hex")]
     pub trailing: Bytes,
 }
 
@@ -261,7 +265,7 @@ fn info_blob(fmt: &Format, b: &[u8]) -> Option<(Vec<Info>, usize)> {
 
 /// The server's reply to a simple client (protocol.md §4.3.1): status,
 /// then (on success) the client's index, both big-endian.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct ClientReply {
     pub status: i32,
     pub index: u32,
@@ -287,7 +291,7 @@ impl ClientReply {
 pub const NSPACE_FIELD: usize = 256;
 
 /// The server's reply to a tool, launcher or singleton (protocol.md §4.3.2).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ToolReply {
     pub status: i32,
     /// The identity assigned to a tool that asked for one (flags 3 and 6).

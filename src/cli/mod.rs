@@ -17,6 +17,8 @@ commands:
         print each value as PMIx_Data_print does
   types  [--json]
         the type table: code, name, and which dialect registers which type
+  inspect --client FILE --server FILE [--json] [--hex]
+        decode one connection from the raw bytes each side sent (--hex: files hold hex text)
   interop [--json] [--dialect D]... [--fixed-ints] [--save-vectors DIR]
         run the interop matrix against the system libpmix (and keep its vectors)
 
@@ -33,6 +35,8 @@ struct Opts {
     dialects: Vec<Dialect>,
     file: Option<String>,
     save: Option<String>,
+    client: Option<String>,
+    server: Option<String>,
 }
 
 fn parse(args: &[String]) -> Result<Opts, String> {
@@ -45,6 +49,8 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         dialects: Vec::new(),
         file: None,
         save: None,
+        client: None,
+        server: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -70,6 +76,8 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--json" => o.json = true,
             "--prefix" => o.prefix = Some(val("--prefix")?),
             "--save-vectors" => o.save = Some(val("--save-vectors")?),
+            "--client" => o.client = Some(val("--client")?),
+            "--server" => o.server = Some(val("--server")?),
             "-" => o.file = Some("-".into()),
             s if s.starts_with('-') => return Err(format!("unknown option {s}\n{USAGE}")),
             s => {
@@ -223,12 +231,44 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         "print" => print_cmd(&parse(rest)?),
         "types" => types_cmd(&parse(rest)?),
         "interop" => interop_cmd(&parse(rest)?),
+        "inspect" => inspect_cmd(&parse(rest)?),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)
         }
         other => Err(format!("unknown command {other:?}\n{USAGE}")),
     }
+}
+
+fn inspect_cmd(o: &Opts) -> Result<ExitCode, String> {
+    let side = |f: &Option<String>, name: &str| -> Result<Vec<u8>, String> {
+        let f = f
+            .as_ref()
+            .ok_or_else(|| format!("inspect needs --{name} FILE"))?;
+        let raw = std::fs::read(f).map_err(|e| format!("{f}: {e}"))?;
+        if o.hex {
+            let text: String = String::from_utf8_lossy(&raw)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            pmix_types::hex::decode(&text).map_err(|e| format!("{f}: not hex: {e}"))
+        } else {
+            Ok(raw)
+        }
+    };
+    let c = side(&o.client, "client")?;
+    let s = side(&o.server, "server")?;
+    let conv = pmix_wire::inspect::inspect(&c, &s, pmix_codec::frame::DEFAULT_MAX_MESSAGE);
+    if o.json {
+        emit(&(serde_json::to_string_pretty(&conv).expect("JSON") + "\n"))?;
+    } else {
+        emit(&pmix_wire::inspect::render_text(&conv))?;
+    }
+    Ok(if conv.errors() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn interop_cmd(o: &Opts) -> Result<ExitCode, String> {
