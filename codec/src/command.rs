@@ -10,7 +10,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::DataBuffer;
 use bytes::Bytes;
 use pmix_types::hex::serde_bytes_hex;
-use pmix_types::{Buffer, DataType, Info, PString, Proc, Query, Value};
+use pmix_types::{App, Buffer, DataType, Info, PString, Proc, Query, Value};
 use serde::Serialize;
 
 /// `pmix_cmd_t` values.
@@ -30,6 +30,18 @@ pub mod cmd {
     pub const REGEVENTS: u8 = 13;
     pub const DEREGEVENTS: u8 = 14;
     pub const QUERY: u8 = 15;
+    pub const SPAWNNB: u8 = 9;
+    pub const ALLOC: u8 = 17;
+    pub const JOB_CONTROL: u8 = 18;
+    pub const MONITOR: u8 = 19;
+    pub const GET_CREDENTIAL: u8 = 20;
+    pub const VALIDATE_CRED: u8 = 21;
+    pub const IOF_PULL: u8 = 22;
+    pub const GROUP_CONSTRUCT: u8 = 24;
+    pub const GROUP_DESTRUCT: u8 = 28;
+    pub const IOF_DEREG: u8 = 29;
+    pub const FABRIC_REGISTER: u8 = 30;
+    pub const FABRIC_UPDATE: u8 = 31;
 }
 
 /// A request. Its JSON form (for the inspector) names the command in
@@ -104,6 +116,68 @@ pub enum Request {
     },
     Query {
         queries: Vec<Query>,
+    },
+    /// `PMIX_SPAWNNB_CMD`: job-level info, then the apps.
+    Spawn {
+        info: Vec<Info>,
+        apps: Vec<App>,
+    },
+    /// `PMIX_ALLOC_CMD`.
+    Alloc {
+        directive: u8,
+        info: Vec<Info>,
+    },
+    /// `PMIX_JOB_CONTROL_CMD`.
+    JobControl {
+        targets: Vec<Proc>,
+        directives: Vec<Info>,
+    },
+    /// `PMIX_MONITOR_CMD`: one INFO saying what to monitor.
+    Monitor {
+        monitor: Info,
+        error: i32,
+        directives: Vec<Info>,
+    },
+    /// `PMIX_GET_CREDENTIAL_CMD`.
+    GetCredential {
+        info: Vec<Info>,
+    },
+    /// `PMIX_VALIDATE_CRED_CMD`.
+    ValidateCred {
+        #[serde(with = "serde_bytes_hex")]
+        credential: Bytes,
+        directives: Vec<Info>,
+    },
+    /// `PMIX_IOF_PULL_CMD`.
+    IofPull {
+        procs: Vec<Proc>,
+        directives: Vec<Info>,
+        channels: u16,
+        local_id: u64,
+    },
+    /// `PMIX_GROUP_CONSTRUCT_CMD`.
+    GroupConstruct {
+        group: Option<PString>,
+        procs: Vec<Proc>,
+        info: Vec<Info>,
+    },
+    /// `PMIX_GROUP_DESTRUCT_CMD`.
+    GroupDestruct {
+        group: Option<PString>,
+        info: Vec<Info>,
+    },
+    /// `PMIX_IOF_DEREG_CMD`.
+    IofDereg {
+        directives: Vec<Info>,
+        remote_id: u64,
+    },
+    /// `PMIX_FABRIC_REGISTER_CMD`.
+    FabricRegister {
+        directives: Vec<Info>,
+    },
+    /// `PMIX_FABRIC_UPDATE_CMD`.
+    FabricUpdate {
+        index: u64,
     },
     /// Any other command, its fields unparsed.
     Other {
@@ -209,6 +283,18 @@ impl Request {
             Request::RegEvents { .. } => cmd::REGEVENTS,
             Request::DeregEvents { .. } => cmd::DEREGEVENTS,
             Request::Query { .. } => cmd::QUERY,
+            Request::Spawn { .. } => cmd::SPAWNNB,
+            Request::Alloc { .. } => cmd::ALLOC,
+            Request::JobControl { .. } => cmd::JOB_CONTROL,
+            Request::Monitor { .. } => cmd::MONITOR,
+            Request::GetCredential { .. } => cmd::GET_CREDENTIAL,
+            Request::ValidateCred { .. } => cmd::VALIDATE_CRED,
+            Request::IofPull { .. } => cmd::IOF_PULL,
+            Request::GroupConstruct { .. } => cmd::GROUP_CONSTRUCT,
+            Request::GroupDestruct { .. } => cmd::GROUP_DESTRUCT,
+            Request::IofDereg { .. } => cmd::IOF_DEREG,
+            Request::FabricRegister { .. } => cmd::FABRIC_REGISTER,
+            Request::FabricUpdate { .. } => cmd::FABRIC_UPDATE,
             Request::Other { command, .. } => *command,
         }
     }
@@ -276,6 +362,102 @@ impl Request {
                     key,
                 }
             }
+            cmd::SPAWNNB => {
+                let info = infos(counted(&mut b, DataType::Info, "info")?);
+                let apps = counted(&mut b, DataType::App, "apps")?
+                    .into_iter()
+                    .filter_map(|x| match x {
+                        Value::App(a) => Some(*a),
+                        _ => None,
+                    })
+                    .collect();
+                Request::Spawn { info, apps }
+            }
+            cmd::ALLOC => {
+                let directive = match one(&mut b, DataType::AllocDirective, "directive")? {
+                    Value::AllocDirective(d) => d,
+                    _ => unreachable!("unpack of ALLOC_DIRECTIVE gives ALLOC_DIRECTIVE"),
+                };
+                Request::Alloc {
+                    directive,
+                    info: infos(counted(&mut b, DataType::Info, "info")?),
+                }
+            }
+            cmd::JOB_CONTROL => {
+                let targets = procs(counted(&mut b, DataType::Proc, "targets")?);
+                Request::JobControl {
+                    targets,
+                    directives: infos(counted(&mut b, DataType::Info, "directives")?),
+                }
+            }
+            cmd::MONITOR => {
+                let monitor = match one(&mut b, DataType::Info, "monitor")? {
+                    Value::Info(i) => *i,
+                    _ => unreachable!("unpack of INFO gives INFO"),
+                };
+                let error = status_of(one(&mut b, DataType::Status, "error")?);
+                Request::Monitor {
+                    monitor,
+                    error,
+                    directives: infos(counted(&mut b, DataType::Info, "directives")?),
+                }
+            }
+            cmd::GET_CREDENTIAL => Request::GetCredential {
+                info: infos(counted(&mut b, DataType::Info, "info")?),
+            },
+            cmd::VALIDATE_CRED => {
+                let credential = match one(&mut b, DataType::ByteObject, "credential")? {
+                    Value::ByteObject(x) => x.0,
+                    _ => unreachable!("unpack of BYTE_OBJECT gives BYTE_OBJECT"),
+                };
+                Request::ValidateCred {
+                    credential,
+                    directives: infos(counted(&mut b, DataType::Info, "directives")?),
+                }
+            }
+            cmd::IOF_PULL => {
+                let p = procs(counted(&mut b, DataType::Proc, "procs")?);
+                let directives = infos(counted(&mut b, DataType::Info, "directives")?);
+                let channels = match one(&mut b, DataType::IofChannel, "channels")? {
+                    Value::IofChannel(c) => c,
+                    _ => unreachable!("unpack of IOF_CHANNEL gives IOF_CHANNEL"),
+                };
+                Request::IofPull {
+                    procs: p,
+                    directives,
+                    channels,
+                    local_id: size(&mut b, "local_id")?,
+                }
+            }
+            cmd::GROUP_CONSTRUCT => {
+                let group = string(one(&mut b, DataType::String, "group")?);
+                let p = procs(counted(&mut b, DataType::Proc, "procs")?);
+                Request::GroupConstruct {
+                    group,
+                    procs: p,
+                    info: infos(counted(&mut b, DataType::Info, "info")?),
+                }
+            }
+            cmd::GROUP_DESTRUCT => {
+                let group = string(one(&mut b, DataType::String, "group")?);
+                Request::GroupDestruct {
+                    group,
+                    info: infos(counted(&mut b, DataType::Info, "info")?),
+                }
+            }
+            cmd::IOF_DEREG => {
+                let directives = infos(counted(&mut b, DataType::Info, "directives")?);
+                Request::IofDereg {
+                    directives,
+                    remote_id: size(&mut b, "remote_id")?,
+                }
+            }
+            cmd::FABRIC_REGISTER => Request::FabricRegister {
+                directives: infos(counted(&mut b, DataType::Info, "directives")?),
+            },
+            cmd::FABRIC_UPDATE => Request::FabricUpdate {
+                index: size(&mut b, "index")?,
+            },
             cmd::PUBLISHNB => {
                 let uid = uint32(&mut b, "uid")?;
                 Request::Publish {
@@ -412,6 +594,80 @@ impl Request {
                 if let Some(k) = key {
                     b.pack(DataType::String, &[Value::String(k.clone())])?;
                 }
+            }
+            Request::Spawn { info, apps } => {
+                put_counted(&mut b, DataType::Info, info_values(info))?;
+                let v = apps
+                    .iter()
+                    .map(|a| Value::App(Box::new(a.clone())))
+                    .collect();
+                put_counted(&mut b, DataType::App, v)?;
+            }
+            Request::Alloc { directive, info } => {
+                b.pack(
+                    DataType::AllocDirective,
+                    &[Value::AllocDirective(*directive)],
+                )?;
+                put_counted(&mut b, DataType::Info, info_values(info))?;
+            }
+            Request::JobControl {
+                targets,
+                directives,
+            } => {
+                put_counted(&mut b, DataType::Proc, proc_values(targets))?;
+                put_counted(&mut b, DataType::Info, info_values(directives))?;
+            }
+            Request::Monitor {
+                monitor,
+                error,
+                directives,
+            } => {
+                b.pack(DataType::Info, &[Value::Info(Box::new(monitor.clone()))])?;
+                b.pack(DataType::Status, &[Value::Status(*error)])?;
+                put_counted(&mut b, DataType::Info, info_values(directives))?;
+            }
+            Request::GetCredential { info } | Request::FabricRegister { directives: info } => {
+                put_counted(&mut b, DataType::Info, info_values(info))?;
+            }
+            Request::ValidateCred {
+                credential,
+                directives,
+            } => {
+                b.pack(
+                    DataType::ByteObject,
+                    &[Value::ByteObject(pmix_types::Hex(credential.clone()))],
+                )?;
+                put_counted(&mut b, DataType::Info, info_values(directives))?;
+            }
+            Request::IofPull {
+                procs,
+                directives,
+                channels,
+                local_id,
+            } => {
+                put_counted(&mut b, DataType::Proc, proc_values(procs))?;
+                put_counted(&mut b, DataType::Info, info_values(directives))?;
+                b.pack(DataType::IofChannel, &[Value::IofChannel(*channels)])?;
+                b.pack(DataType::Size, &[Value::Size(*local_id)])?;
+            }
+            Request::GroupConstruct { group, procs, info } => {
+                b.pack(DataType::String, &[Value::String(group.clone())])?;
+                put_counted(&mut b, DataType::Proc, proc_values(procs))?;
+                put_counted(&mut b, DataType::Info, info_values(info))?;
+            }
+            Request::GroupDestruct { group, info } => {
+                b.pack(DataType::String, &[Value::String(group.clone())])?;
+                put_counted(&mut b, DataType::Info, info_values(info))?;
+            }
+            Request::IofDereg {
+                directives,
+                remote_id,
+            } => {
+                put_counted(&mut b, DataType::Info, info_values(directives))?;
+                b.pack(DataType::Size, &[Value::Size(*remote_id)])?;
+            }
+            Request::FabricUpdate { index } => {
+                b.pack(DataType::Size, &[Value::Size(*index)])?;
             }
             Request::Publish { uid, info } => {
                 b.pack(DataType::Uint32, &[Value::Uint32(*uid)])?;
