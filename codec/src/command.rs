@@ -192,6 +192,33 @@ fn hex_list<S: serde::Serializer>(v: &[Bytes], s: S) -> std::result::Result<S::O
     s.collect_seq(v.iter().map(|b| pmix_types::hex::encode(b)))
 }
 
+fn hex_opt<S: serde::Serializer>(v: &Option<Bytes>, s: S) -> std::result::Result<S::Ok, S::Error> {
+    match v {
+        Some(b) => s.serialize_some(&pmix_types::hex::encode(b)),
+        None => s.serialize_none(),
+    }
+}
+
+/// SIZE + INFOs if anything is left, else `None`.
+fn opt_infos(b: &mut DataBuffer, field: &str) -> Result<Option<Vec<Info>>> {
+    if b.unread().is_empty() {
+        Ok(None)
+    } else {
+        Ok(Some(infos(counted(b, DataType::Info, field)?)))
+    }
+}
+
+fn byte_objects(b: &mut DataBuffer, field: &str) -> Result<Vec<Bytes>> {
+    let mut out = Vec::new();
+    while !b.unread().is_empty() {
+        match one(b, DataType::ByteObject, field)? {
+            Value::ByteObject(x) => out.push(x.0),
+            _ => unreachable!("unpack of BYTE_OBJECT gives BYTE_OBJECT"),
+        }
+    }
+    Ok(out)
+}
+
 fn one(b: &mut DataBuffer, ty: DataType, field: &str) -> Result<Value> {
     b.unpack_one(ty).map_err(|e| e.in_field(field))
 }
@@ -747,6 +774,34 @@ pub enum Reply {
         status: i32,
         data: Vec<pmix_types::Pdata>,
     },
+    /// ALLOC, JOB_CONTROL, MONITOR, VALIDATE_CRED, FABRIC_*: status, then
+    /// SIZE + INFOs (`None`: the server sent nothing after the status).
+    Infos {
+        status: i32,
+        info: Option<Vec<Info>>,
+    },
+    /// GET_CREDENTIAL: status, then the credential and SIZE + INFOs.
+    Credential {
+        status: i32,
+        #[serde(serialize_with = "hex_opt")]
+        credential: Option<Bytes>,
+        info: Option<Vec<Info>>,
+    },
+    /// IOF_PULL (the remote reference id) and GROUP_CONSTRUCT (the context
+    /// id, optional): status, then a SIZE.
+    Id { status: i32, id: Option<u64> },
+    /// SPAWNNB: status, then the new namespace and its job-level KVALs.
+    Spawn {
+        status: i32,
+        nspace: Option<Option<PString>>,
+        kvals: Vec<pmix_types::Kval>,
+    },
+    /// CONNECTNB: status, then one byte object per involved namespace.
+    Connect {
+        status: i32,
+        #[serde(serialize_with = "hex_list")]
+        blobs: Vec<Bytes>,
+    },
     /// A layout not typed yet.
     Raw(#[serde(with = "serde_bytes_hex")] Bytes),
 }
@@ -764,6 +819,19 @@ impl Reply {
     pub fn decode(fmt: &Format, command: u8, payload: &[u8]) -> Result<Reply> {
         let typed = Self::decode_as(fmt, command, payload);
         match typed {
+            // nothing after the status: the canonical form is a lone STATUS
+            Ok(Reply::Infos { status, info: None })
+            | Ok(Reply::Credential {
+                status,
+                credential: None,
+                info: None,
+            })
+            | Ok(Reply::Id { status, id: None })
+            | Ok(Reply::Spawn {
+                status,
+                nspace: None,
+                ..
+            }) => Ok(Reply::Status(status)),
             Ok(r) => Ok(r),
             // the error convention: a lone STATUS answers any command
             Err(e) => {
@@ -808,6 +876,70 @@ impl Reply {
                     infos(counted(&mut b, DataType::Info, "info")?)
                 };
                 Reply::Query { status, info }
+            }
+            cmd::ALLOC
+            | cmd::JOB_CONTROL
+            | cmd::MONITOR
+            | cmd::VALIDATE_CRED
+            | cmd::FABRIC_REGISTER
+            | cmd::FABRIC_UPDATE => {
+                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                Reply::Infos {
+                    status,
+                    info: opt_infos(&mut b, "info")?,
+                }
+            }
+            cmd::GET_CREDENTIAL => {
+                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let credential = if b.unread().is_empty() {
+                    None
+                } else {
+                    match one(&mut b, DataType::ByteObject, "credential")? {
+                        Value::ByteObject(x) => Some(x.0),
+                        _ => unreachable!("unpack of BYTE_OBJECT gives BYTE_OBJECT"),
+                    }
+                };
+                Reply::Credential {
+                    status,
+                    credential,
+                    info: opt_infos(&mut b, "info")?,
+                }
+            }
+            cmd::IOF_PULL | cmd::GROUP_CONSTRUCT => {
+                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let id = if b.unread().is_empty() {
+                    None
+                } else {
+                    Some(size(&mut b, "id")?)
+                };
+                Reply::Id { status, id }
+            }
+            cmd::SPAWNNB => {
+                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let nspace = if b.unread().is_empty() {
+                    None
+                } else {
+                    Some(string(one(&mut b, DataType::String, "nspace")?))
+                };
+                let mut kvals = Vec::new();
+                while !b.unread().is_empty() {
+                    match one(&mut b, DataType::Kval, "kval")? {
+                        Value::Kval(k) => kvals.push(*k),
+                        _ => unreachable!("unpack of KVAL gives KVAL"),
+                    }
+                }
+                Reply::Spawn {
+                    status,
+                    nspace,
+                    kvals,
+                }
+            }
+            cmd::CONNECTNB => {
+                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                Reply::Connect {
+                    status,
+                    blobs: byte_objects(&mut b, "blob")?,
+                }
             }
             cmd::LOOKUPNB => {
                 let status = status_of(one(&mut b, DataType::Status, "status")?);
@@ -887,6 +1019,73 @@ impl Reply {
                         ErrorKind::Invalid("a failed LOOKUP reply carries no data".into()),
                         0,
                     ));
+                }
+            }
+            Reply::Infos { status, info } => {
+                b.pack(DataType::Status, &[Value::Status(*status)])?;
+                if let Some(i) = info {
+                    let v = i.iter().map(|x| Value::Info(Box::new(x.clone()))).collect();
+                    put_counted(&mut b, DataType::Info, v)?;
+                }
+            }
+            Reply::Credential {
+                status,
+                credential,
+                info,
+            } => {
+                b.pack(DataType::Status, &[Value::Status(*status)])?;
+                if let Some(c) = credential {
+                    b.pack(
+                        DataType::ByteObject,
+                        &[Value::ByteObject(pmix_types::Hex(c.clone()))],
+                    )?;
+                }
+                if let Some(i) = info {
+                    if credential.is_none() {
+                        return Err(Error::new(
+                            ErrorKind::Invalid(
+                                "credential reply: info without a credential".into(),
+                            ),
+                            0,
+                        ));
+                    }
+                    let v = i.iter().map(|x| Value::Info(Box::new(x.clone()))).collect();
+                    put_counted(&mut b, DataType::Info, v)?;
+                }
+            }
+            Reply::Id { status, id } => {
+                b.pack(DataType::Status, &[Value::Status(*status)])?;
+                if let Some(n) = id {
+                    b.pack(DataType::Size, &[Value::Size(*n)])?;
+                }
+            }
+            Reply::Spawn {
+                status,
+                nspace,
+                kvals,
+            } => {
+                b.pack(DataType::Status, &[Value::Status(*status)])?;
+                match nspace {
+                    Some(ns) => b.pack(DataType::String, &[Value::String(ns.clone())])?,
+                    None if !kvals.is_empty() => {
+                        return Err(Error::new(
+                            ErrorKind::Invalid("spawn reply: KVALs without a namespace".into()),
+                            0,
+                        ))
+                    }
+                    None => {}
+                }
+                for k in kvals {
+                    b.pack(DataType::Kval, &[Value::Kval(Box::new(k.clone()))])?;
+                }
+            }
+            Reply::Connect { status, blobs } => {
+                b.pack(DataType::Status, &[Value::Status(*status)])?;
+                for x in blobs {
+                    b.pack(
+                        DataType::ByteObject,
+                        &[Value::ByteObject(pmix_types::Hex(x.clone()))],
+                    )?;
                 }
             }
             Reply::Raw(bytes) => return Ok(bytes.to_vec()),

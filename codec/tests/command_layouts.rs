@@ -294,3 +294,83 @@ fn bit_flipped_messages_never_panic() {
     }
     assert!(checked > 1000);
 }
+
+/// Replies of the protocol.md §5.1 table: each typed layout re-encodes
+/// byte for byte and decodes back to itself, in v41 and v3.
+#[test]
+fn typed_replies_round_trip() {
+    let info = vec![Info::new("pmix.alloc.id", Value::String(Some("a1".into())))];
+    let kval = pmix_types::Kval {
+        key: Some("pmix.job.size".into()),
+        value: Value::Uint32(4),
+    };
+    let cases = vec![
+        (
+            cmd::ALLOC,
+            Reply::Infos {
+                status: 0,
+                info: Some(info.clone()),
+            },
+        ),
+        (
+            cmd::JOB_CONTROL,
+            Reply::Infos {
+                status: 0,
+                info: Some(vec![]),
+            },
+        ),
+        (
+            cmd::GET_CREDENTIAL,
+            Reply::Credential {
+                status: 0,
+                credential: Some(bytes::Bytes::from_static(b"cred")),
+                info: Some(info.clone()),
+            },
+        ),
+        (
+            cmd::IOF_PULL,
+            Reply::Id {
+                status: 0,
+                id: Some(12),
+            },
+        ),
+        (
+            cmd::SPAWNNB,
+            Reply::Spawn {
+                status: 0,
+                nspace: Some(Some("job2".into())),
+                kvals: vec![kval],
+            },
+        ),
+        (
+            cmd::CONNECTNB,
+            Reply::Connect {
+                status: 0,
+                blobs: vec![bytes::Bytes::from_static(b"\x02\x00")],
+            },
+        ),
+    ];
+    for f in [
+        fmt(Dialect::V41, BufferType::NonDesc),
+        fmt(Dialect::V3, BufferType::NonDesc),
+    ] {
+        for (c, r) in &cases {
+            let bytes = r.encode(&f).unwrap();
+            assert_eq!(&Reply::decode(&f, *c, &bytes).unwrap(), r, "{f:?} {c}");
+        }
+        // a lone STATUS answers any of them (the error convention); for
+        // CONNECT, whose byte objects may be none, it is that layout
+        let lone = Reply::Status(-25).encode(&f).unwrap();
+        for (c, _) in &cases {
+            let want = if *c == cmd::CONNECTNB {
+                Reply::Connect {
+                    status: -25,
+                    blobs: vec![],
+                }
+            } else {
+                Reply::Status(-25)
+            };
+            assert_eq!(Reply::decode(&f, *c, &lone).unwrap(), want);
+        }
+    }
+}
