@@ -116,6 +116,64 @@ fn frames(
     }
 }
 
+/// A server frame after the handshake, as an entry: tag 0 events, tag 2
+/// IOF, otherwise the reply to `command` (the request that used its tag).
+fn server_entry(
+    format: &Format,
+    at: usize,
+    m: &pmix_codec::frame::Message,
+    command: Option<u8>,
+) -> Entry {
+    let payload_at = at + HEADER_LEN;
+    let (kind, r) = match (m.header.tag, command) {
+        (tag::NOTIFY, _) => (
+            "event",
+            EventNotice::decode(format, &m.payload).map(|x| to_json(&x)),
+        ),
+        (tag::IOF, _) => (
+            "iof",
+            Ok(json!({ "raw": pmix_types::hex::encode(&m.payload) })),
+        ),
+        (_, Some(c)) => (
+            "reply",
+            Reply::decode(format, c, &m.payload).map(|x| to_json(&x)),
+        ),
+        (_, None) => (
+            "reply",
+            Ok(json!({ "unmatched_tag": m.header.tag,
+                       "raw": pmix_types::hex::encode(&m.payload) })),
+        ),
+    };
+    let mut e = entry(Side::Server, at, kind);
+    e.header = Some(m.header);
+    match r {
+        Ok(j) => e.message = j,
+        Err(err) => e.error = Some(format!("payload at offset {payload_at}: {err}")),
+    }
+    e
+}
+
+/// A client frame after the handshake, as an entry, and its command.
+fn client_entry(format: &Format, at: usize, m: &pmix_codec::frame::Message) -> (Entry, Option<u8>) {
+    let mut e = entry(Side::Client, at, "request");
+    e.header = Some(m.header);
+    let mut command = None;
+    if m.header.tag == tag::HEARTBEAT && m.payload.is_empty() {
+        e.kind = "heartbeat";
+    } else {
+        match Request::decode(format, &m.payload) {
+            Ok(r) => {
+                command = Some(r.command());
+                e.message = to_json(&r);
+            }
+            Err(err) => {
+                e.error = Some(format!("payload at offset {}: {err}", at + HEADER_LEN));
+            }
+        }
+    }
+    (e, command)
+}
+
 /// Decode one connection: `client` is everything the client sent,
 /// `server` everything the server sent, each in order.
 pub fn inspect(client: &[u8], server: &[u8], max_message: usize) -> Conversation {
@@ -186,55 +244,8 @@ pub fn inspect(client: &[u8], server: &[u8], max_message: usize) -> Conversation
     let mut pending: Vec<Option<(usize, pmix_codec::frame::Message)>> =
         server_frames.into_iter().map(Some).collect();
 
-    let decode_server = |at: usize, m: &pmix_codec::frame::Message, command: Option<u8>| {
-        let payload_at = at + HEADER_LEN;
-        let (kind, r) = match (m.header.tag, command) {
-            (tag::NOTIFY, _) => (
-                "event",
-                EventNotice::decode(&format, &m.payload).map(|x| to_json(&x)),
-            ),
-            (tag::IOF, _) => (
-                "iof",
-                Ok(json!({ "raw": pmix_types::hex::encode(&m.payload) })),
-            ),
-            (_, Some(c)) => (
-                "reply",
-                Reply::decode(&format, c, &m.payload).map(|x| to_json(&x)),
-            ),
-            (_, None) => (
-                "reply",
-                Ok(json!({ "unmatched_tag": m.header.tag,
-                           "raw": pmix_types::hex::encode(&m.payload) })),
-            ),
-        };
-        let mut e = entry(Side::Server, at, kind);
-        e.header = Some(m.header);
-        match r {
-            Ok(j) => e.message = j,
-            Err(err) => {
-                e.error = Some(format!("payload at offset {payload_at}: {err}"));
-            }
-        }
-        e
-    };
-
     for (at, m) in client_frames {
-        let mut e = entry(Side::Client, at, "request");
-        e.header = Some(m.header);
-        let mut command = None;
-        if m.header.tag == tag::HEARTBEAT && m.payload.is_empty() {
-            e.kind = "heartbeat";
-        } else {
-            match Request::decode(&format, &m.payload) {
-                Ok(r) => {
-                    command = Some(r.command());
-                    e.message = to_json(&r);
-                }
-                Err(err) => {
-                    e.error = Some(format!("payload at offset {}: {err}", at + HEADER_LEN));
-                }
-            }
-        }
+        let (e, command) = client_entry(&format, at, &m);
         let t = m.header.tag;
         entries.push(e);
         // the replies carrying this request's tag, in order
@@ -242,13 +253,13 @@ pub fn inspect(client: &[u8], server: &[u8], max_message: usize) -> Conversation
             for slot in pending.iter_mut() {
                 if matches!(slot, Some((_, r)) if r.header.tag == t) {
                     let (sat, sm) = slot.take().expect("matched above");
-                    entries.push(decode_server(sat, &sm, command));
+                    entries.push(server_entry(&format, sat, &sm, command));
                 }
             }
         }
     }
     for (sat, sm) in pending.into_iter().flatten() {
-        entries.push(decode_server(sat, &sm, None));
+        entries.push(server_entry(&format, sat, &sm, None));
     }
     entries.extend(tail);
     Conversation {
@@ -286,4 +297,189 @@ pub fn render_text(c: &Conversation) -> String {
         }
     }
     s
+}
+
+/// The connect request frame as an entry, with the format and peer type
+/// it announces.
+fn handshake_entry(
+    at: usize,
+    m: &pmix_codec::frame::Message,
+) -> (Entry, Option<Format>, Option<u8>) {
+    let mut e = entry(Side::Client, at, "handshake");
+    e.header = Some(m.header);
+    match ConnectRequest::decode(&m.payload) {
+        Ok(r) => {
+            e.message = to_json(&r);
+            (e, r.format(), Some(r.flag))
+        }
+        Err(err) => {
+            e.error = Some(format!("offset {}: {err}", at + HEADER_LEN));
+            (e, None, None)
+        }
+    }
+}
+
+/// Length of the server's unframed handshake reply to a peer of type `flag`.
+fn handshake_reply_len(flag: u8) -> usize {
+    use pmix_codec::handshake::NSPACE_FIELD;
+    match flag {
+        peer_type::SIMPLE_CLIENT => 8,
+        peer_type::TOOL_NEEDS_ID | peer_type::LAUNCHER_NEEDS_ID => 4 + 2 * (NSPACE_FIELD + 4) + 4,
+        _ => 4 + NSPACE_FIELD + 4 + 4,
+    }
+}
+
+/// The inspector fed live: bytes of either side as they arrive, in any
+/// split; each call returns the entries that became complete. This is the
+/// sans-IO core of `pmixw relay`.
+pub struct Live {
+    format: Format,
+    flag: Option<u8>,
+    client: FrameDecoder,
+    server: FrameDecoder,
+    client_at: usize,
+    server_at: usize,
+    handshake_seen: bool,
+    /// Server bytes before its handshake reply is complete.
+    server_hs: Vec<u8>,
+    server_hs_done: bool,
+    tags: std::collections::HashMap<u32, u8>,
+    client_failed: bool,
+    server_failed: bool,
+}
+
+impl Live {
+    pub fn new(max_message: usize) -> Live {
+        Live {
+            format: Format::V41,
+            flag: None,
+            client: FrameDecoder::new(HeaderOrder::Little, max_message),
+            server: FrameDecoder::new(HeaderOrder::Network, max_message),
+            client_at: 0,
+            server_at: 0,
+            handshake_seen: false,
+            server_hs: Vec::new(),
+            server_hs_done: false,
+            tags: Default::default(),
+            client_failed: false,
+            server_failed: false,
+        }
+    }
+
+    /// The format the client announced (v41 until it has).
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Bytes the client sent.
+    pub fn client_bytes(&mut self, data: &[u8]) -> Vec<Entry> {
+        let mut out = Vec::new();
+        if self.client_failed {
+            return out;
+        }
+        self.client.push(data);
+        loop {
+            match self.client.next_message() {
+                Ok(Some(m)) => {
+                    let at = self.client_at;
+                    self.client_at += HEADER_LEN + m.payload.len();
+                    if !self.handshake_seen {
+                        self.handshake_seen = true;
+                        let (e, f, flag) = handshake_entry(at, &m);
+                        if let Some(f) = f {
+                            self.format = f;
+                        }
+                        self.flag = flag;
+                        out.push(e);
+                    } else {
+                        let (e, command) = client_entry(&self.format, at, &m);
+                        if let Some(c) = command {
+                            self.tags.insert(m.header.tag, c);
+                        }
+                        out.push(e);
+                    }
+                }
+                Ok(None) => return out,
+                Err(err) => {
+                    self.client_failed = true;
+                    let mut e = entry(Side::Client, self.client_at, "error");
+                    e.error = Some(format!(
+                        "offset {}: {err}; the rest of this side is not shown",
+                        self.client_at
+                    ));
+                    out.push(e);
+                    return out;
+                }
+            }
+        }
+    }
+
+    /// Bytes the server sent.
+    pub fn server_bytes(&mut self, data: &[u8]) -> Vec<Entry> {
+        let mut out = Vec::new();
+        if self.server_failed {
+            return out;
+        }
+        if !self.server_hs_done {
+            self.server_hs.extend_from_slice(data);
+            let Some(flag) = self.flag else {
+                return out; // the reply cannot be read before the request
+            };
+            let need = handshake_reply_len(flag);
+            if self.server_hs.len() < need {
+                return out;
+            }
+            self.server_hs_done = true;
+            let hs: Vec<u8> = self.server_hs.drain(..need).collect();
+            let mut e = entry(Side::Server, 0, "handshake reply");
+            let r = if flag == peer_type::SIMPLE_CLIENT {
+                ClientReply::decode(&hs).map(|r| to_json(&r))
+            } else {
+                ToolReply::decode(flag, &hs).map(|r| to_json(&r))
+            };
+            match r {
+                Ok(j) => e.message = j,
+                Err(err) => e.error = Some(err.to_string()),
+            }
+            out.push(e);
+            self.server_at = need;
+            let rest = std::mem::take(&mut self.server_hs);
+            self.server.push(&rest);
+        } else {
+            self.server.push(data);
+        }
+        loop {
+            match self.server.next_message() {
+                Ok(Some(m)) => {
+                    let at = self.server_at;
+                    self.server_at += HEADER_LEN + m.payload.len();
+                    let command = self.tags.get(&m.header.tag).copied();
+                    out.push(server_entry(&self.format, at, &m, command));
+                }
+                Ok(None) => return out,
+                Err(err) => {
+                    self.server_failed = true;
+                    let mut e = entry(Side::Server, self.server_at, "error");
+                    e.error = Some(format!(
+                        "offset {}: {err}; the rest of this side is not shown",
+                        self.server_at
+                    ));
+                    out.push(e);
+                    return out;
+                }
+            }
+        }
+    }
+}
+
+/// One entry as the text form's paragraph.
+pub fn render_entry(e: &Entry) -> String {
+    let c = Conversation {
+        format: String::new(),
+        entries: vec![e.clone()],
+    };
+    let t = render_text(&c);
+    t.trim_start_matches("format: \n")
+        .trim_start_matches('\n')
+        .to_string()
 }
