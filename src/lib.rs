@@ -3,3 +3,4 @@
 
 pub mod inspect;
 pub mod interop;
+pub mod relay;

@@ -263,3 +263,67 @@ fn live_inspection_matches_batch_for_any_split() {
     }
     assert!(conns >= 27);
 }
+
+/// `relay::serve` between a scripted client and server replaying a
+/// captured tool conversation over loopback TCP: bytes pass unchanged both
+/// ways and every message is logged, decoded, exactly once.
+#[test]
+fn relay_forwards_unchanged_and_logs_every_message() {
+    use std::io::{Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    use std::sync::{Arc, Mutex};
+    let text = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/captures/4.2.2-server_tool.txt"),
+    )
+    .unwrap();
+    let (c, s, nc, ns) = connections(&text).remove(1);
+
+    let real = TcpListener::bind("127.0.0.1:0").unwrap();
+    let real_addr = real.local_addr().unwrap().to_string();
+    let (want_c, reply) = (c.clone(), s.clone());
+    let server = std::thread::spawn(move || {
+        let (mut sock, _) = real.accept().unwrap();
+        let mut got = vec![0u8; want_c.len()];
+        sock.read_exact(&mut got).unwrap();
+        sock.write_all(&reply).unwrap();
+        got
+    });
+
+    let front = TcpListener::bind("127.0.0.1:0").unwrap();
+    pmix_wire::relay::check_listen(&front.local_addr().unwrap(), false).unwrap();
+    let front_addr = front.local_addr().unwrap();
+    let log: Arc<Mutex<Vec<(usize, pmix_wire::inspect::Entry)>>> = Default::default();
+    let sink_log = log.clone();
+    let sink: pmix_wire::relay::Sink =
+        Arc::new(move |n, e| sink_log.lock().unwrap().push((n, e.clone())));
+    let relay = std::thread::spawn(move || {
+        pmix_wire::relay::serve(front, &real_addr, sink, 1 << 20, Some(1)).unwrap()
+    });
+
+    let mut client = TcpStream::connect(front_addr).unwrap();
+    client.write_all(&c).unwrap();
+    let mut got_s = vec![0u8; s.len()];
+    client.read_exact(&mut got_s).unwrap();
+    drop(client);
+    assert_eq!(
+        server.join().unwrap(),
+        c,
+        "client bytes reach the server unchanged"
+    );
+    assert_eq!(got_s, s, "server bytes reach the client unchanged");
+    relay.join().unwrap();
+
+    let log = log.lock().unwrap();
+    assert_eq!(log.len(), nc + ns);
+    assert!(
+        log.iter().all(|(n, e)| *n == 1 && e.error.is_none()),
+        "{log:?}"
+    );
+    assert!(log
+        .iter()
+        .any(|(_, e)| e.message["command"] == "REG_EVENTS"));
+    // a public address is refused unless allowed
+    let public: std::net::SocketAddr = "192.0.2.1:1".parse().unwrap();
+    assert!(pmix_wire::relay::check_listen(&public, false).is_err());
+    assert!(pmix_wire::relay::check_listen(&public, true).is_ok());
+}

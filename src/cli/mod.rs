@@ -19,6 +19,8 @@ commands:
         the type table: code, name, and which dialect registers which type
   inspect --client FILE --server FILE [--json] [--hex]
         decode one connection from the raw bytes each side sent (--hex: files hold hex text)
+  relay  --listen HOST:PORT --to HOST:PORT [--json] [--any-address]
+        forward PMIx connections and log each decoded message live (loopback only by default)
   interop [--json] [--dialect D]... [--fixed-ints] [--save-vectors DIR]
         run the interop matrix against the system libpmix (and keep its vectors)
 
@@ -37,6 +39,9 @@ struct Opts {
     save: Option<String>,
     client: Option<String>,
     server: Option<String>,
+    listen: Option<String>,
+    to: Option<String>,
+    any_address: bool,
 }
 
 fn parse(args: &[String]) -> Result<Opts, String> {
@@ -51,6 +56,9 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         save: None,
         client: None,
         server: None,
+        listen: None,
+        to: None,
+        any_address: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -76,6 +84,9 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--json" => o.json = true,
             "--prefix" => o.prefix = Some(val("--prefix")?),
             "--save-vectors" => o.save = Some(val("--save-vectors")?),
+            "--listen" => o.listen = Some(val("--listen")?),
+            "--to" => o.to = Some(val("--to")?),
+            "--any-address" => o.any_address = true,
             "--client" => o.client = Some(val("--client")?),
             "--server" => o.server = Some(val("--server")?),
             "-" => o.file = Some("-".into()),
@@ -232,6 +243,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         "types" => types_cmd(&parse(rest)?),
         "interop" => interop_cmd(&parse(rest)?),
         "inspect" => inspect_cmd(&parse(rest)?),
+        "relay" => relay_cmd(&parse(rest)?),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)
@@ -269,6 +281,25 @@ fn inspect_cmd(o: &Opts) -> Result<ExitCode, String> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+fn relay_cmd(o: &Opts) -> Result<ExitCode, String> {
+    use pmix_wire::relay;
+    let listen = o.listen.as_ref().ok_or("relay needs --listen HOST:PORT")?;
+    let to = o.to.as_ref().ok_or("relay needs --to HOST:PORT")?;
+    let l = std::net::TcpListener::bind(listen).map_err(|e| format!("{listen}: {e}"))?;
+    let addr = l.local_addr().map_err(|e| e.to_string())?;
+    relay::check_listen(&addr, o.any_address)?;
+    eprintln!("pmixw relay: listening on {addr}, forwarding to {to}");
+    relay::serve(
+        l,
+        to,
+        relay::stdout_sink(o.json),
+        pmix_codec::frame::DEFAULT_MAX_MESSAGE,
+        None,
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn interop_cmd(o: &Opts) -> Result<ExitCode, String> {
