@@ -327,3 +327,33 @@ fn relay_forwards_unchanged_and_logs_every_message() {
     assert!(pmix_wire::relay::check_listen(&public, false).is_err());
     assert!(pmix_wire::relay::check_listen(&public, true).is_ok());
 }
+
+/// Hostile streams: every single-bit flip of a captured conversation's
+/// first 600 bytes on either side is inspected (batch and live) without a
+/// panic; framing damage is reported as an error entry.
+#[test]
+fn bit_flipped_conversations_never_panic() {
+    use pmix_wire::inspect::Live;
+    let text = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/captures/4.2.2-server_tool.txt"),
+    )
+    .unwrap();
+    let (c, s, _, _) = connections(&text).remove(1);
+    let max = 1 << 16;
+    for side in 0..2 {
+        let base = if side == 0 { &c } else { &s };
+        for i in 0..base.len().min(600) * 8 {
+            let mut b = base.clone();
+            b[i / 8] ^= 1 << (i % 8);
+            let (cc, ss) = if side == 0 { (&b, &s) } else { (&c, &b) };
+            let _ = inspect(cc, ss, max);
+            let mut live = Live::new(max);
+            for part in cc.chunks(13) {
+                live.client_bytes(part);
+            }
+            for part in ss.chunks(13) {
+                live.server_bytes(part);
+            }
+        }
+    }
+}
