@@ -817,29 +817,45 @@ fn status_of(v: Value) -> i32 {
 impl Reply {
     /// Decode the reply to a request with `command`.
     pub fn decode(fmt: &Format, command: u8, payload: &[u8]) -> Result<Reply> {
-        let typed = Self::decode_as(fmt, command, payload);
-        match typed {
-            // nothing after the status: the canonical form is a lone STATUS
-            Ok(Reply::Infos { status, info: None })
-            | Ok(Reply::Credential {
-                status,
-                credential: None,
-                info: None,
-            })
-            | Ok(Reply::Id { status, id: None })
-            | Ok(Reply::Spawn {
-                status,
-                nspace: None,
-                ..
-            }) => Ok(Reply::Status(status)),
-            Ok(r) => Ok(r),
+        match Self::decode_as(fmt, command, payload) {
+            Ok(r) => Ok(Self::canonical(r)),
             // the error convention: a lone STATUS answers any command
             Err(e) => {
                 match crate::decode(fmt, DataType::Status, payload).map(|v| v.as_slice().to_vec()) {
-                    Ok(v) if v.len() == 1 => Ok(Reply::Status(status_of(v[0].clone()))),
+                    Ok(v) if v.len() == 1 => {
+                        let s = status_of(v[0].clone());
+                        // the same answer as the canonical bytes of that status give
+                        let lone = Reply::Status(s).encode(fmt)?;
+                        Ok(match Self::decode_as(fmt, command, &lone) {
+                            Ok(r) => Self::canonical(r),
+                            Err(_) => Reply::Status(s),
+                        })
+                    }
                     _ => Err(e),
                 }
             }
+        }
+    }
+
+    /// Nothing after the status: the canonical form is a lone STATUS.
+    fn canonical(r: Reply) -> Reply {
+        match r {
+            Reply::Infos { status, info: None }
+            | Reply::Credential {
+                status,
+                credential: None,
+                info: None,
+            }
+            | Reply::Id { status, id: None }
+            | Reply::Spawn {
+                status,
+                nspace: None,
+                ..
+            } => Reply::Status(status),
+            Reply::Lookup { status, data } if status != 0 && data.is_empty() => {
+                Reply::Status(status)
+            }
+            r => r,
         }
     }
 

@@ -41,6 +41,7 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn run_dir(name: &str, data: &[u8]) {
     match name {
         "buffer_ops" => targets::buffer_ops(data),
+        "messages" => targets::messages(data),
         _ => {
             targets::unpack_any(data);
             targets::roundtrip(data);

@@ -404,3 +404,39 @@ pub fn buffer_ops_input(ty: DataType, fmt: &Format, ops: &[u8], payload: &[u8]) 
     v.extend_from_slice(payload);
     v
 }
+
+/// `messages`: byte 0 selects the reply's command (the request names its
+/// own), byte 1 the format as for `unpack_any`, the rest is one message
+/// payload. It is read as a request, as a reply to that command, as a
+/// tag-0 event and as a connect request; whatever decodes must re-encode,
+/// and re-decode to the same message.
+pub fn messages(data: &[u8]) {
+    use pmix_codec::command::{EventNotice, Reply, Request};
+    use pmix_codec::handshake::ConnectRequest;
+    let Some((&command, rest)) = data.split_first() else {
+        return;
+    };
+    let Some((_, fmt, payload)) =
+        split(&[&[0u8][..], rest].concat()).map(|(t, f, p)| (t, f, p.to_vec()))
+    else {
+        return;
+    };
+    if let Ok(r) = Request::decode(&fmt, &payload) {
+        let again = r.encode(&fmt).expect("a decoded request encodes");
+        assert_eq!(Request::decode(&fmt, &again).expect("re-decodes"), r);
+    }
+    let command = command % 40;
+    if let Ok(r) = Reply::decode(&fmt, command, &payload) {
+        let again = r.encode(&fmt).expect("a decoded reply encodes");
+        assert_eq!(Reply::decode(&fmt, command, &again).expect("re-decodes"), r);
+    }
+    if let Ok(e) = EventNotice::decode(&fmt, &payload) {
+        let again = e.encode(&fmt).expect("a decoded event encodes");
+        assert_eq!(EventNotice::decode(&fmt, &again).expect("re-decodes"), e);
+    }
+    if let Ok(c) = ConnectRequest::decode(&payload) {
+        if let Ok(again) = c.encode() {
+            assert_eq!(ConnectRequest::decode(&again).expect("re-decodes"), c);
+        }
+    }
+}

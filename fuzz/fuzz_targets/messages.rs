@@ -1,0 +1,9 @@
+#![no_main]
+//! Thin wrapper: the logic lives in codec/tests/common/targets.rs, which
+//! codec/tests/corpus_replay.rs runs over corpus/fuzz/ on stable Rust.
+
+#[path = "../../codec/tests/common/targets.rs"]
+#[allow(dead_code)]
+mod targets;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| targets::messages(data));
