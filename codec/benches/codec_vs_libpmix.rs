@@ -1,0 +1,505 @@
+//! Benchmark: pmix-codec and libpmix 4.2.2 on the same workloads in the
+//! same run (`cargo bench -p pmix-codec`). `BENCH_ROUNDS` rounds (default
+//! 3) each run the C side and then ours, best of `BENCH_REPS` (default 5)
+//! per round; the figures are the best over all rounds.
+//!
+//! The C side (`tests/interop/bench.c`) is built here with `cc -O2` and
+//! `pkg-config --cflags --libs pmix`, run first (so the two never share
+//! the CPU), and prints its timings as tab-separated lines. Our side runs
+//! in this process through the public `DataBuffer` API, the counterpart of
+//! `PMIx_Data_pack` / `PMIx_Data_unpack`. Both draw the same data from one
+//! xorshift64 generator with seed 42. The packed bytes of each workload are
+//! compared byte for byte with libpmix's, and each side's unpack is
+//! compared with its input; any difference is printed with `!!` and makes
+//! the run exit with status 1.
+//!
+//! This is not a test: no speed is asserted. It prints MB/s of packed
+//! bytes for each side and the ratio ours/C, for pack and unpack.
+
+use bytes::Bytes;
+use pmix_codec::{DataBuffer, Format};
+use pmix_types::{DataArray, DataType, Hex, Info, PString, Value};
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::{exit, Command};
+use std::time::{Duration, Instant};
+
+const C_SOURCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/interop/bench.c");
+const OUT_DIR: &str = env!("CARGO_TARGET_TMPDIR");
+
+/// The generator both sides use (xorshift64, seed 42).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn word(&mut self) -> PString {
+        let w: Vec<u8> = (0..32).map(|_| b'a' + (self.next() % 26) as u8).collect();
+        PString::from_bytes(&w).expect("letters only")
+    }
+}
+
+/// One line of the C program's output.
+struct CRow {
+    bytes: usize,
+    pack: Duration,
+    unpack: Duration,
+}
+
+/// Our figures for one workload.
+struct Ours {
+    packed: Bytes,
+    pack: Duration,
+    unpack: Duration,
+}
+
+fn fail(msg: &str) -> ! {
+    eprintln!("codec_vs_libpmix: {msg}");
+    exit(2)
+}
+
+fn pkg_config() -> Vec<String> {
+    let out = Command::new("pkg-config")
+        .args(["--cflags", "--libs", "pmix"])
+        .output()
+        .unwrap_or_else(|e| {
+            fail(&format!(
+                "cannot run pkg-config ({e}); install pkg-config and libpmix-dev"
+            ))
+        });
+    if !out.status.success() {
+        fail(&format!(
+            "pkg-config finds no libpmix (install libpmix-dev 4.2.2): {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
+fn libpmix_version() -> String {
+    Command::new("pkg-config")
+        .args(["--modversion", "pmix"])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "?".into())
+}
+
+fn build_c() -> PathBuf {
+    let flags = pkg_config();
+    let exe = Path::new(OUT_DIR).join("codec_vs_libpmix_c");
+    let out = Command::new("cc")
+        .args(["-O2", "-Wall", "-o"])
+        .arg(&exe)
+        .arg(C_SOURCE)
+        .args(&flags)
+        .output()
+        .unwrap_or_else(|e| fail(&format!("cannot run cc ({e}); install gcc")));
+    if !out.status.success() {
+        fail(&format!(
+            "building {C_SOURCE}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    exe
+}
+
+/// Run the C side once; its rows by workload name.
+fn run_c(exe: &Path, reps: usize, dump_dir: &Path) -> HashMap<String, CRow> {
+    let out = Command::new(exe)
+        .env("BENCH_REPS", reps.to_string())
+        .env("BENCH_DUMP_DIR", dump_dir)
+        .output()
+        .unwrap_or_else(|e| fail(&format!("running {}: {e}", exe.display())));
+    if !out.status.success() {
+        fail(&format!(
+            "the C benchmark failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut rows = HashMap::new();
+    for line in text.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        let parsed = (|| {
+            Some(CRow {
+                bytes: f.get(1)?.parse().ok()?,
+                pack: Duration::from_nanos(f.get(3)?.parse().ok()?),
+                unpack: Duration::from_nanos(f.get(4)?.parse().ok()?),
+            })
+        })();
+        match parsed {
+            Some(r) => {
+                rows.insert(f[0].to_string(), r);
+            }
+            None => fail(&format!("unreadable line from the C benchmark: {line:?}")),
+        }
+    }
+    rows
+}
+
+/// Best of `reps` runs of `f`, timing only `f` (its result is dropped
+/// outside the measurement) and keeping the last result.
+fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut best = Duration::MAX;
+    let mut last = None;
+    for _ in 0..reps {
+        let t = Instant::now();
+        let r = black_box(f());
+        best = best.min(t.elapsed());
+        last = Some(r); // the previous result is dropped here, untimed
+    }
+    (best, last.expect("at least one rep"))
+}
+
+/// Everything that went wrong, reported at the end (and in place, loudly).
+#[derive(Default)]
+struct Problems(Vec<String>);
+
+impl Problems {
+    fn add(&mut self, msg: String) {
+        if !self.0.contains(&msg) {
+            println!("!! MISMATCH: {msg}");
+            self.0.push(msg);
+        }
+    }
+}
+
+/// Compare our packed bytes with the C side's dump.
+fn compare_bytes(name: &str, ours: &[u8], dump_dir: &Path, problems: &mut Problems) {
+    let path = dump_dir.join(format!("{name}.bin"));
+    let theirs = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) => {
+            problems.add(format!(
+                "{name}: no libpmix bytes ({}: {e})",
+                path.display()
+            ));
+            return;
+        }
+    };
+    if ours != theirs.as_slice() {
+        let at = ours
+            .iter()
+            .zip(&theirs)
+            .position(|(a, b)| a != b)
+            .unwrap_or(ours.len().min(theirs.len()));
+        let show = |b: &[u8]| {
+            b.iter()
+                .skip(at)
+                .take(16)
+                .map(|x| format!("{x:02x}"))
+                .collect::<String>()
+        };
+        problems.add(format!(
+            "{name}: packed bytes differ from libpmix's: ours {} bytes, libpmix {} bytes, \
+             first difference at offset {at} (ours {}…, libpmix {}…)",
+            ours.len(),
+            theirs.len(),
+            show(ours),
+            show(&theirs)
+        ));
+    }
+}
+
+const FMT: Format = Format::V41;
+
+/// One pack call of all `values`, one unpack call of all of them.
+fn measure_unit(
+    name: &str,
+    ty: DataType,
+    values: &[Value],
+    reps: usize,
+    problems: &mut Problems,
+) -> Ours {
+    let (pack, packed) = best_of(reps, || {
+        let mut buf = DataBuffer::new(FMT);
+        buf.pack(ty, values).expect("pack");
+        buf.unload()
+    });
+    let (unpack, back) = best_of(reps, || {
+        let mut buf = DataBuffer::from_bytes(FMT, packed.clone());
+        buf.unpack(ty, values.len()).expect("unpack")
+    });
+    if back.left_in_unit != 0 || back.values != values {
+        problems.add(format!("{name}: our unpack differs from the input"));
+    }
+    Ours {
+        packed,
+        pack,
+        unpack,
+    }
+}
+
+/// One pack call per value, then one unpack call per value.
+fn measure_each(
+    name: &str,
+    ty: DataType,
+    values: &[Value],
+    reps: usize,
+    problems: &mut Problems,
+) -> Ours {
+    let (pack, packed) = best_of(reps, || {
+        let mut buf = DataBuffer::new(FMT);
+        for one in values.chunks(1) {
+            buf.pack(ty, one).expect("pack");
+        }
+        buf.unload()
+    });
+    let (unpack, back) = best_of(reps, || {
+        let mut buf = DataBuffer::from_bytes(FMT, packed.clone());
+        let mut out = Vec::with_capacity(values.len());
+        for _ in 0..values.len() {
+            out.push(buf.unpack_one(ty).expect("unpack"));
+        }
+        out
+    });
+    if back != values {
+        problems.add(format!("{name}: our unpack differs from the input"));
+    }
+    Ours {
+        packed,
+        pack,
+        unpack,
+    }
+}
+
+fn mbs(bytes: usize, d: Duration) -> f64 {
+    bytes as f64 / 1e6 / d.as_secs_f64().max(1e-9)
+}
+
+/// What one round of our side measured.
+struct Round {
+    rows: Vec<(&'static str, Ours)>,
+    memcpy: Duration,
+    shared: bool,
+}
+
+/// Every workload once (best of `reps`), our side.
+fn our_round(
+    reps: usize,
+    u64s: &[Value],
+    strs: &[Value],
+    infos: &[Value],
+    big: &Bytes,
+    problems: &mut Problems,
+) -> Round {
+    let big_reps = reps.min(3);
+    let bo = vec![Value::ByteObject(Hex(big.clone()))];
+    let mut ours: Vec<(&'static str, Ours)> = vec![
+        (
+            "u64x1e6",
+            measure_unit("u64x1e6", DataType::Uint64, u64s, reps, problems),
+        ),
+        (
+            "u64x1e6_each",
+            measure_each("u64x1e6_each", DataType::Uint64, u64s, reps, problems),
+        ),
+        (
+            "str32x1e5",
+            measure_unit("str32x1e5", DataType::String, strs, reps, problems),
+        ),
+        (
+            "info_mixed_x1e4",
+            measure_unit("info_mixed_x1e4", DataType::Info, infos, reps, problems),
+        ),
+    ];
+    let bo_row = measure_unit("bo64MiB", DataType::ByteObject, &bo, big_reps, problems);
+    // zero-copy: the unpacked object must point into the packed bytes
+    let shared = {
+        let mut buf = DataBuffer::from_bytes(FMT, bo_row.packed.clone());
+        match buf.unpack(DataType::ByteObject, 1).map(|u| u.values) {
+            Ok(v) => match v.as_slice() {
+                [Value::ByteObject(Hex(b))] => {
+                    let range = bo_row.packed.as_ptr_range();
+                    range.contains(&b.as_ptr()) && b.len() == big.len()
+                }
+                _ => false,
+            },
+            Err(_) => false,
+        }
+    };
+    if !shared {
+        problems.add("bo64MiB: the unpacked byte object does not share the input".into());
+    }
+    ours.push(("bo64MiB", bo_row));
+    let (memcpy, copy) = best_of(big_reps, || {
+        let mut v = Vec::<u8>::with_capacity(big.len());
+        v.extend_from_slice(big);
+        v
+    });
+    if copy.as_slice() != &big[..] {
+        problems.add("memcpy64MiB: the copy differs".into());
+    }
+    drop(copy);
+    Round {
+        rows: ours,
+        memcpy,
+        shared,
+    }
+}
+
+fn main() {
+    let started = Instant::now();
+    let reps: usize = std::env::var("BENCH_REPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(5);
+    let rounds: usize = std::env::var("BENCH_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(3);
+    let big_reps = reps.min(3);
+    let dump_dir = Path::new(OUT_DIR).join("codec_vs_libpmix_dump");
+    std::fs::create_dir_all(&dump_dir)
+        .unwrap_or_else(|e| fail(&format!("{}: {e}", dump_dir.display())));
+
+    let exe = build_c();
+
+    // the same draws in the same order as bench.c: u64s, strings, infos, big object
+    let mut rng = Rng(42);
+    let u64s: Vec<Value> = (0..1_000_000).map(|_| Value::Uint64(rng.next())).collect();
+    let strs: Vec<Value> = (0..100_000)
+        .map(|_| Value::String(Some(rng.word())))
+        .collect();
+    let infos: Vec<Value> = (0..10_000usize)
+        .map(|i| {
+            let v = match i % 5 {
+                0 => Value::String(Some(rng.word())),
+                1 => Value::Uint32(rng.next() as u32),
+                2 => Value::Bool(rng.next() & 1 == 1),
+                3 => Value::ByteObject(Hex(Bytes::from(
+                    (0..64).map(|_| rng.next() as u8).collect::<Vec<u8>>(),
+                ))),
+                _ => Value::DataArray(Box::new(
+                    DataArray::new(
+                        DataType::Uint64,
+                        (0..4).map(|_| Value::Uint64(rng.next())).collect(),
+                    )
+                    .expect("all UINT64"),
+                )),
+            };
+            Value::Info(Box::new(Info::new(&format!("pmix.bench.{i}"), v)))
+        })
+        .collect();
+    let mut big = Vec::with_capacity(64 << 20);
+    for _ in 0..(8 << 20) {
+        big.extend_from_slice(&rng.next().to_ne_bytes());
+    }
+    let big = Bytes::from(big);
+
+    // rounds alternate C and ours, so a slow spell of a shared machine
+    // does not fall on one side only; the best of all rounds counts
+    let mut problems = Problems::default();
+    let mut c: HashMap<String, CRow> = HashMap::new();
+    let mut ours: Vec<(&str, Ours)> = Vec::new();
+    let mut memcpy = Duration::MAX;
+    let mut shared = true;
+    for _ in 0..rounds {
+        for (name, row) in run_c(&exe, reps, &dump_dir) {
+            match c.get_mut(&name) {
+                Some(best) => {
+                    best.pack = best.pack.min(row.pack);
+                    best.unpack = best.unpack.min(row.unpack);
+                }
+                None => {
+                    c.insert(name, row);
+                }
+            }
+        }
+        let round = our_round(reps, &u64s, &strs, &infos, &big, &mut problems);
+        shared &= round.shared;
+        memcpy = memcpy.min(round.memcpy);
+        if ours.is_empty() {
+            ours = round.rows;
+        } else {
+            for ((_, best), (_, o)) in ours.iter_mut().zip(round.rows) {
+                best.pack = best.pack.min(o.pack);
+                best.unpack = best.unpack.min(o.unpack);
+                best.packed = o.packed;
+            }
+        }
+    }
+
+    for (name, o) in &ours {
+        compare_bytes(name, &o.packed, &dump_dir, &mut problems);
+    }
+
+    println!();
+    println!(
+        "pmix-codec vs libpmix {} (v41, NON_DESC), best of {rounds} rounds x {reps} reps \
+         ({big_reps} for 64 MiB); MB/s of packed bytes",
+        libpmix_version()
+    );
+    println!(
+        "{:<16} {:>10} {:>10} {:>10} {:>7} {:>10} {:>10} {:>7}",
+        "workload", "bytes", "C pack", "our pack", "ratio", "C unpack", "our unpk", "ratio"
+    );
+    for (name, o) in &ours {
+        let Some(cr) = c.get(*name) else {
+            problems.add(format!("{name}: no row from the C side"));
+            continue;
+        };
+        if cr.bytes != o.packed.len() {
+            problems.add(format!(
+                "{name}: libpmix packed {} bytes, we packed {}",
+                cr.bytes,
+                o.packed.len()
+            ));
+        }
+        let n = o.packed.len();
+        let (cp, op) = (mbs(cr.bytes, cr.pack), mbs(n, o.pack));
+        let (cu, ou) = (mbs(cr.bytes, cr.unpack), mbs(n, o.unpack));
+        let zero_copy = *name == "bo64MiB";
+        println!(
+            "{name:<16} {n:>10} {cp:>10.0} {op:>10.0} {:>6.2}x {cu:>10.0} {:>10} {:>7}",
+            op / cp,
+            if zero_copy {
+                format!("{:.0}us", o.unpack.as_secs_f64() * 1e6)
+            } else {
+                format!("{ou:.0}")
+            },
+            if zero_copy {
+                "0-copy".to_string()
+            } else {
+                format!("{:.2}x", ou / cu)
+            }
+        );
+    }
+    match c.get("memcpy64MiB") {
+        Some(cr) => println!(
+            "{:<16} {:>10} {:>10.0} {:>10.0} {:>6.2}x   (malloc + memcpy reference for bo64MiB pack)",
+            "memcpy64MiB",
+            big.len(),
+            mbs(cr.bytes, cr.pack),
+            mbs(big.len(), memcpy),
+            mbs(big.len(), memcpy) / mbs(cr.bytes, cr.pack)
+        ),
+        None => problems.add("memcpy64MiB: no row from the C side".into()),
+    }
+    println!(
+        "targets: ratio >= 3x on u64/str/info both ways; bo64MiB pack ~ memcpy, unpack zero-copy \
+         ({})",
+        if shared { "shared: yes" } else { "shared: NO" }
+    );
+    println!("total run time {:.1} s", started.elapsed().as_secs_f64());
+    if !problems.0.is_empty() {
+        println!("!! {} MISMATCH(ES):", problems.0.len());
+        for p in &problems.0 {
+            println!("!!   {p}");
+        }
+        exit(1);
+    }
+}
