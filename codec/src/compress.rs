@@ -1,22 +1,37 @@
-//! libpmix's compression format for PMIX_COMPRESSED_STRING and
-//! PMIX_COMPRESSED_BYTE_OBJECT contents (bfrops.md §11.4): the
-//! uncompressed length as a 4-byte little-endian (x86 host order) integer,
-//! then a zlib (RFC 1950) stream at level 9.
+//! libpmix's compression format, the content of PMIX_COMPRESSED_STRING and
+//! PMIX_COMPRESSED_BYTE_OBJECT values (bfrops.md §11.4): the uncompressed
+//! length as a 4-byte little-endian integer (libpmix copies a host-order
+//! `uint32_t`; x86 is little-endian), then a zlib (RFC 1950) stream made
+//! at level 9. For strings the length excludes the NUL.
+//!
+//! [`compress`] behaves as libpmix ≥ 5.0 does; libpmix 4.2.2's compression
+//! never succeeds (spec-notes/compress.md). Our compressed bytes are a
+//! valid zlib stream but not zlib's exact bytes (flate2's default backend
+//! is miniz_oxide): the blob is opaque, any zlib stream decompresses.
+//!
+//! [`decompress`] is bounded and strict: the declared size is checked
+//! against [`MAX_DECOMPRESSED`] and [`MAX_RATIO`] before anything is
+//! allocated, and the blob must be exactly the prefix plus one zlib stream
+//! that produces exactly the declared size. libpmix is laxer on blobs no
+//! compressor produces; spec-notes/compress.md lists what it does.
 
-use flate2::read::ZlibDecoder;
 use flate2::write::ZlibEncoder;
-use flate2::Compression;
-use pmix_types::{Hex, Value};
-use std::io::{Read, Write};
+use flate2::{Compression, Decompress, FlushDecompress, Status};
+use pmix_types::{Hex, PString, Value};
+use std::io::Write;
 
-/// Inputs shorter than this are not compressed (MCA pcompress_base_limit).
+/// Inputs shorter than this are not compressed (libpmix's MCA parameter
+/// `pcompress_base_limit`, default 4096).
 pub const COMPRESS_LIMIT: usize = 4096;
 
-/// The largest uncompressed size we accept from a peer (1 GiB).
+/// The largest uncompressed size we accept from a peer: 1 GiB.
 pub const MAX_DECOMPRESSED: usize = 1 << 30;
-/// zlib's own ceiling on the expansion ratio of deflate is 1032:1.
+
+/// The largest expansion deflate can encode is 1032:1 (258 bytes from a
+/// 2-bit code); a declared size above 1032 × the stream length is a lie.
 pub const MAX_RATIO: usize = 1032;
 
+/// Why a blob does not decompress.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CompressError {
     #[error("blob of {0} bytes is shorter than its 4-byte length prefix")]
@@ -25,43 +40,68 @@ pub enum CompressError {
     TooLarge { declared: usize, limit: usize },
     #[error("zlib stream: {0}")]
     Zlib(String),
-    #[error("zlib stream gave {got} bytes, the prefix declared {declared}")]
-    LengthMismatch { declared: usize, got: usize },
+    #[error("zlib stream is truncated")]
+    Truncated,
+    #[error("zlib stream gives more than the declared {declared} bytes")]
+    Longer { declared: usize },
+    #[error("zlib stream gives {got} bytes, the prefix declared {declared}")]
+    Shorter { declared: usize, got: usize },
+    #[error("{0} bytes follow the end of the zlib stream")]
+    TrailingBytes(usize),
 }
 
-/// `PMIx_Data_compress` as libpmix ≥ 5.0 does it: `None` below the 4096-byte
-/// limit or at 4 GiB and above. (libpmix 4.2.2's compress never succeeds:
-/// spec-notes/compress.md.)
+/// `PMIx_Data_compress` as libpmix ≥ 5.0 does it: `None` below
+/// [`COMPRESS_LIMIT`] or at `u32::MAX` bytes and above (the length must
+/// fit the prefix).
 pub fn compress(data: &[u8]) -> Option<Vec<u8>> {
     if data.len() < COMPRESS_LIMIT || data.len() >= u32::MAX as usize {
         return None;
     }
-    let mut out = (data.len() as u32).to_le_bytes().to_vec();
-    let mut z = ZlibEncoder::new(&mut out, Compression::best());
+    let mut out = Vec::with_capacity(4 + data.len() / 2);
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    let mut z = ZlibEncoder::new(out, Compression::best());
+    // writing to a Vec cannot fail
     z.write_all(data).ok()?;
-    z.finish().ok()?;
-    Some(out)
+    z.finish().ok()
 }
 
-/// `PMIx_Data_decompress`, bounded: the declared size is checked against
-/// [`MAX_DECOMPRESSED`] and [`MAX_RATIO`] × the compressed size before any
-/// allocation, and the stream must produce exactly that many bytes.
+/// `PMIx_Data_decompress`, bounded and strict (see the module notes).
 pub fn decompress(blob: &[u8]) -> Result<Vec<u8>, CompressError> {
-    if blob.len() < 4 {
+    let Some((prefix, stream)) = blob.split_first_chunk::<4>() else {
         return Err(CompressError::TooShort(blob.len()));
-    }
-    let declared = u32::from_le_bytes([blob[0], blob[1], blob[2], blob[3]]) as usize;
-    let limit = MAX_DECOMPRESSED.min((blob.len() - 4).saturating_mul(MAX_RATIO));
+    };
+    let declared = u32::from_le_bytes(*prefix) as usize;
+    let limit = MAX_DECOMPRESSED.min(stream.len().saturating_mul(MAX_RATIO));
     if declared > limit {
         return Err(CompressError::TooLarge { declared, limit });
     }
-    let mut out = Vec::with_capacity(declared);
-    // read one byte past the declared size to detect a longer stream
-    let mut z = ZlibDecoder::new(&blob[4..]).take(declared as u64 + 1);
-    z.read_to_end(&mut out)
-        .map_err(|e| CompressError::Zlib(e.to_string()))?;
+    // one byte of room past the declared size reveals a longer stream;
+    // decompress_vec never grows the vector
+    let mut out = Vec::with_capacity(declared + 1);
+    let mut z = Decompress::new(true);
+    loop {
+        let (used, made) = (z.total_in(), z.total_out());
+        let rest = stream.get(used as usize..).unwrap_or_default();
+        let status = z
+            .decompress_vec(rest, &mut out, FlushDecompress::Finish)
+            .map_err(|e| CompressError::Zlib(e.to_string()))?;
+        if out.len() > declared {
+            return Err(CompressError::Longer { declared });
+        }
+        if status == Status::StreamEnd {
+            break;
+        }
+        if z.total_in() == used && z.total_out() == made {
+            // no progress with room left: the input ran out
+            return Err(CompressError::Truncated);
+        }
+    }
+    let trailing = stream.len() - z.total_in() as usize;
+    if trailing != 0 {
+        return Err(CompressError::TrailingBytes(trailing));
+    }
     if out.len() != declared {
-        return Err(CompressError::LengthMismatch {
+        return Err(CompressError::Shorter {
             declared,
             got: out.len(),
         });
@@ -69,14 +109,35 @@ pub fn decompress(blob: &[u8]) -> Result<Vec<u8>, CompressError> {
     Ok(out)
 }
 
-/// A string as a PMIX_COMPRESSED_STRING value (the length excludes the
-/// NUL), or `None` when it is too short to be compressed.
-pub fn compressed_string(s: &str) -> Option<Value> {
-    compress(s.as_bytes()).map(|b| Value::CompressedString(Hex(b.into())))
+/// libpmix's `compress_string`: the text up to its first NUL (C's
+/// `strlen`), compressed as [`compress`] does; the prefix is the text
+/// length without the NUL.
+pub fn compress_string(s: &[u8]) -> Option<Vec<u8>> {
+    let n = s.iter().position(|&c| c == 0).unwrap_or(s.len());
+    compress(&s[..n])
 }
 
-/// The text of a PMIX_COMPRESSED_STRING value, or the bytes of a
-/// PMIX_COMPRESSED_BYTE_OBJECT (C appends a NUL to strings; we do not).
+/// libpmix's `decompress_string`: C appends a NUL to the bytes and its
+/// callers see the text up to the first NUL; we return that text, without
+/// a terminator.
+pub fn decompress_string(blob: &[u8]) -> Result<PString, CompressError> {
+    let mut b = decompress(blob)?;
+    if let Some(n) = b.iter().position(|&c| c == 0) {
+        b.truncate(n);
+    }
+    // no NUL is left, so this cannot fail
+    PString::from_bytes(&b).map_err(|e| CompressError::Zlib(e.to_string()))
+}
+
+/// A string as a PMIX_COMPRESSED_STRING value, or `None` when it is too
+/// short to be compressed.
+pub fn compressed_string(s: &str) -> Option<Value> {
+    compress_string(s.as_bytes()).map(|b| Value::CompressedString(Hex(b.into())))
+}
+
+/// The content of a PMIX_COMPRESSED_STRING value (as bytes: C would
+/// append a NUL) or of a PMIX_COMPRESSED_BYTE_OBJECT; `None` for other
+/// values.
 pub fn decompress_value(v: &Value) -> Option<Result<Vec<u8>, CompressError>> {
     match v {
         Value::CompressedString(b) | Value::CompressedByteObject(b) => Some(decompress(b)),
@@ -87,32 +148,16 @@ pub fn decompress_value(v: &Value) -> Option<Result<Vec<u8>, CompressError>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flate2::write::ZlibEncoder;
 
-    #[test]
-    fn round_trip_and_limits() {
-        let data = vec![b'a'; 8191];
-        let blob = compress(&data).unwrap();
-        assert_eq!(&blob[..4], &8191u32.to_le_bytes());
-        assert_eq!(blob[4], 0x78, "zlib header");
-        assert_eq!(decompress(&blob).unwrap(), data);
-        assert!(compress(&data[..4095]).is_none());
-        // a blob claiming 4 GiB from 10 bytes is refused before allocating
-        let mut evil = u32::MAX.to_le_bytes().to_vec();
-        evil.extend([0x78, 0xda, 0, 0, 0, 0]);
-        assert!(matches!(
-            decompress(&evil),
-            Err(CompressError::TooLarge { .. })
-        ));
-        assert!(matches!(
-            decompress(&[1, 0]),
-            Err(CompressError::TooShort(2))
-        ));
-        let mut short = blob.clone();
-        short[0] = 0x00; // declares 8192-255 bytes: the stream is longer
-        assert!(matches!(
-            decompress(&short),
-            Err(CompressError::LengthMismatch { .. })
-        ));
+    fn zlib(data: &[u8], level: u32) -> Vec<u8> {
+        let mut z = ZlibEncoder::new(Vec::new(), Compression::new(level));
+        z.write_all(data).unwrap();
+        z.finish().unwrap()
+    }
+
+    fn blob(declared: u32, stream: &[u8]) -> Vec<u8> {
+        [&declared.to_le_bytes()[..], stream].concat()
     }
 
     #[test]
@@ -120,7 +165,128 @@ mod tests {
         // the 36-byte COMPRESSED_STRING payload of the v5.0.11 vectors:
         // u32le 8191 + zlib('a' * 8191)
         let hex = "ff1f000078daedc1010d000000c2a0acef5fc21c6e400100000000000000e7066e4a2054";
-        let blob = pmix_types::hex::decode(hex).unwrap();
-        assert_eq!(decompress(&blob).unwrap(), vec![b'a'; 8191]);
+        let b = pmix_types::hex::decode(hex).unwrap();
+        assert_eq!(decompress(&b).unwrap(), vec![b'a'; 8191]);
+    }
+
+    #[test]
+    fn round_trip_and_limits() {
+        let data = vec![b'a'; 8191];
+        let b = compress(&data).unwrap();
+        assert_eq!(&b[..4], &8191u32.to_le_bytes());
+        assert_eq!(&b[4..6], &[0x78, 0xda], "zlib header, level 9");
+        assert_eq!(decompress(&b).unwrap(), data);
+        assert!(compress(&data[..4095]).is_none());
+        assert!(compress(&data[..4096]).is_some());
+        // 4 GiB from 10 bytes: refused on the prefix alone
+        let evil = blob(u32::MAX, &[0x78, 0xda, 0, 0, 0, 0]);
+        assert_eq!(
+            decompress(&evil),
+            Err(CompressError::TooLarge {
+                declared: u32::MAX as usize,
+                limit: 6 * MAX_RATIO
+            })
+        );
+        // a real stream whose prefix claims 1 byte more than 1032x
+        let s = zlib(&[0u8; 100_000], 9);
+        let too_much = (s.len() * MAX_RATIO + 1) as u32;
+        assert!(matches!(
+            decompress(&blob(too_much, &s)),
+            Err(CompressError::TooLarge { .. })
+        ));
+        // the ratio bound holds for the most compressible input there is
+        let zeros = vec![0u8; 4 << 20];
+        assert_eq!(decompress(&compress(&zeros).unwrap()).unwrap(), zeros);
+        assert!(matches!(
+            decompress(&[1, 0]),
+            Err(CompressError::TooShort(2))
+        ));
+    }
+
+    #[test]
+    fn malformed_blobs_are_refused() {
+        let data: Vec<u8> = (0..20_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let s = zlib(&data, 9);
+        let n = data.len() as u32;
+        assert_eq!(decompress(&blob(n, &s)).unwrap(), data);
+        assert_eq!(
+            decompress(&blob(n - 1, &s)),
+            Err(CompressError::Longer {
+                declared: data.len() - 1
+            })
+        );
+        assert_eq!(
+            decompress(&blob(n + 10, &s)),
+            Err(CompressError::Shorter {
+                declared: data.len() + 10,
+                got: data.len()
+            })
+        );
+        for cut in [1, 4, 5, s.len() / 2] {
+            assert_eq!(
+                decompress(&blob(n, &s[..s.len() - cut])),
+                Err(CompressError::Truncated),
+                "{cut}"
+            );
+        }
+        let mut bad_sum = s.clone();
+        *bad_sum.last_mut().unwrap() ^= 1;
+        assert!(matches!(
+            decompress(&blob(n, &bad_sum)),
+            Err(CompressError::Zlib(_))
+        ));
+        let mut trailing = s.clone();
+        trailing.extend(b"xyz");
+        assert_eq!(
+            decompress(&blob(n, &trailing)),
+            Err(CompressError::TrailingBytes(3))
+        );
+        // raw deflate (no zlib header) is not accepted
+        assert!(decompress(&blob(n, &s[2..s.len() - 4])).is_err());
+        // the empty text: an 8-byte stream
+        assert_eq!(decompress(&blob(0, &zlib(b"", 9))).unwrap(), b"");
+        assert!(decompress(&blob(0, &[])).is_err());
+    }
+
+    #[test]
+    fn strings_stop_at_the_first_nul() {
+        let text = "pmix ".repeat(1000);
+        let b = compress_string(text.as_bytes()).unwrap();
+        assert_eq!(&b[..4], &5000u32.to_le_bytes());
+        assert_eq!(decompress_string(&b).unwrap().as_bytes(), text.as_bytes());
+        let with_nul = [text.as_bytes(), b"\0tail"].concat();
+        assert_eq!(compress_string(&with_nul), Some(b.clone()));
+        let inner = compress(&with_nul).unwrap();
+        assert_eq!(
+            decompress_string(&inner).unwrap().as_bytes(),
+            text.as_bytes()
+        );
+        assert!(compress_string(&b"x".repeat(4095)).is_none());
+        let v = compressed_string(&text).unwrap();
+        assert_eq!(decompress_value(&v), Some(Ok(text.into_bytes())));
+        assert_eq!(decompress_value(&Value::Uint8(1)), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_blob_decodes_or_errs(blob in proptest::collection::vec(proptest::num::u8::ANY, 0..64)) {
+            if let Ok(v) = decompress(&blob) {
+                proptest::prop_assert_eq!(v.len(), u32::from_le_bytes(blob[..4].try_into().unwrap()) as usize);
+            }
+        }
+
+        #[test]
+        fn a_flipped_bit_never_yields_other_data(at in 0usize..10_000, bit in 0u8..8) {
+            let data: Vec<u8> = (0..6000u32).map(|i| (i % 97) as u8).collect();
+            let mut b = compress(&data).unwrap();
+            let at = at % b.len();
+            b[at] ^= 1 << bit;
+            // header check, adler-32 and the prefix catch changes; a flip
+            // in the padding bits of the last byte of deflate data changes
+            // nothing
+            if let Ok(v) = decompress(&b) {
+                proptest::prop_assert_eq!(v, data);
+            }
+        }
     }
 }
