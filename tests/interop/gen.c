@@ -23,10 +23,15 @@ static void emit(const char *cname, pmix_data_type_t t, const void *data, int32_
     PMIX_DATA_BUFFER_DESTRUCT(&b);
 }
 
-#define ONE(T, ctype, cname, val)          \
-    do {                                   \
-        ctype v_ = (val);                  \
-        emit(cname, T, &v_, 1);            \
+/* One value, followed by zeroed bytes: the v20/v12 components read some
+ * 1- and 2-byte types 4 bytes wide (bfrops.md section 8), and then read
+ * zeros, not whatever the stack holds. */
+#define ONE(T, ctype, cname, val)                  \
+    do {                                           \
+        struct { ctype v; char pad[8]; } v_;       \
+        memset(&v_, 0, sizeof(v_));                \
+        v_.v = (val);                              \
+        emit(cname, T, &v_.v, 1);                  \
     } while (0)
 
 static char k511[512], ns255[256], s511[512];
@@ -34,6 +39,45 @@ static uint32_t coords3[3] = {1, 2, 3};
 static uint64_t u64s[4] = {0, 1, UINT64_MAX, 0x0123456789abcdefULL};
 static pmix_data_array_t darr_u64 = {PMIX_UINT64, 4, u64s};
 static unsigned char bo_bytes[4] = {0x00, 0x01, 0x7f, 0xff};
+/* uint32 LE 8191 + the zlib (level 9) stream of 8191 'a': what
+ * PMIx_Data_compress makes of that string */
+static const unsigned char z8191[36] = {
+    0xff, 0x1f, 0x00, 0x00, 0x78, 0xda, 0xed, 0xc1, 0x01, 0x0d, 0x00, 0x00, 0x00, 0xc2, 0xa0, 0xac, 0xef, 0x5f,
+    0xc2, 0x1c, 0x6e, 0x40, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xe7, 0x06, 0x6e, 0x4a, 0x20, 0x54};
+/* PMIx_generate_regex("node01,node02,node03"), made in main */
+static char *regex3;
+
+/* The statistics samples of the shared manifests (DISK_STATS_basic etc.),
+ * used both alone and inside values. */
+static void disk_sample(pmix_disk_stats_t *d) {
+    memset(d, 0, sizeof(*d));
+    d->disk = "sda";
+    uint64_t *c[] = {&d->num_reads_completed, &d->num_reads_merged, &d->num_sectors_read, &d->milliseconds_reading,
+                     &d->num_writes_completed, &d->num_writes_merged, &d->num_sectors_written,
+                     &d->milliseconds_writing, &d->num_ios_in_progress, &d->milliseconds_io,
+                     &d->weighted_milliseconds_io};
+    for (int i = 0; i < 11; i++) *c[i] = (uint64_t)i + 1;
+}
+
+static void net_sample(pmix_net_stats_t *n) {
+    pmix_net_stats_t x = {"eth0", 100, 101, 102, 103, 104, 105};
+    *n = x;
+}
+
+static void node_sample(pmix_node_stats_t *n) {
+    memset(n, 0, sizeof(*n));
+    n->node = "node01"; n->la = 0.5f; n->la5 = 0.25f; n->la15 = 0.125f; n->total_mem = 1024; n->free_mem = 512;
+    n->buffers = 1; n->cached = 2; n->swap_cached = 3; n->swap_total = 4; n->swap_free = 5; n->mapped = 6;
+    n->sample_time.tv_sec = 1700000000; n->sample_time.tv_usec = 2;
+}
+
+static void proc_stats_sample(pmix_proc_stats_t *s) {
+    memset(s, 0, sizeof(*s));
+    s->node = "node01"; PMIX_LOAD_PROCID(&s->proc, "nspace-a", 2); s->pid = 999; s->cmd = "a.out"; s->state = 'R';
+    s->time.tv_sec = 5; s->time.tv_usec = 6; s->percent_cpu = 12.5f; s->priority = -3; s->num_threads = 4;
+    s->pss = 1.25f; s->vsize = 2.5f; s->rss = 3.75f; s->peak_vsize = 4.0f; s->processor = 1;
+    s->sample_time.tv_sec = 1700000000; s->sample_time.tv_usec = 1;
+}
 
 /* One sample value per type, used for the VALUE_x / INFO_v_x cases. */
 static int sample_value(pmix_value_t *v, pmix_data_type_t t) {
@@ -75,8 +119,9 @@ static int sample_value(pmix_value_t *v, pmix_data_type_t t) {
     case PMIX_TIME: v->data.time = 1700000000; break;
     case PMIX_STATUS: v->data.status = PMIX_ERR_NOT_FOUND; break;
     case PMIX_PROC: PMIX_LOAD_PROCID(&proc, "nspace-a", 3); v->data.proc = &proc; break;
-    case PMIX_BYTE_OBJECT: case PMIX_COMPRESSED_STRING: case PMIX_COMPRESSED_BYTE_OBJECT:
-        v->data.bo.bytes = (char *)bo_bytes; v->data.bo.size = 4; break;
+    case PMIX_BYTE_OBJECT: v->data.bo.bytes = (char *)bo_bytes; v->data.bo.size = 4; break;
+    case PMIX_COMPRESSED_STRING: case PMIX_COMPRESSED_BYTE_OBJECT:
+        v->data.bo.bytes = (char *)z8191; v->data.bo.size = sizeof(z8191); break;
     case PMIX_PERSIST: v->data.persist = PMIX_PERSIST_SESSION; break;
     case PMIX_POINTER: v->data.ptr = &proc; break;
     case PMIX_SCOPE: v->data.scope = PMIX_GLOBAL; break;
@@ -98,7 +143,7 @@ static int sample_value(pmix_value_t *v, pmix_data_type_t t) {
     case PMIX_REGATTR:
         ra.name = "PMIX_TEST_ATTR"; PMIX_LOAD_KEY(ra.string, "pmix.test.attr"); ra.type = PMIX_UINT32;
         ra.description = desc; v->data.ptr = &ra; break;
-    case PMIX_REGEX: v->data.bo.bytes = "raw:node01,node02"; v->data.bo.size = 18; break;
+    case PMIX_REGEX: v->data.bo.bytes = regex3; v->data.bo.size = strlen(regex3) + 1; break;
     case PMIX_JOB_STATE: v->data.jstate = 3; break;
     case PMIX_LINK_STATE: v->data.linkstate = PMIX_LINK_UP; break;
     case PMIX_GEOMETRY:
@@ -114,21 +159,10 @@ static int sample_value(pmix_value_t *v, pmix_data_type_t t) {
     case PMIX_DEVTYPE: v->data.devtype = PMIX_DEVTYPE_NETWORK; break;
     case PMIX_LOCTYPE: v->data.locality = PMIX_LOCALITY_SHARE_NODE; break;
     case PMIX_PROC_NSPACE: PMIX_LOAD_NSPACE(nsp, "nspace-b"); v->data.nspace = &nsp; break;
-    case PMIX_DISK_STATS:
-        memset(&dk, 0, sizeof(dk)); dk.disk = "sda"; dk.num_reads_completed = 1; dk.weighted_milliseconds_io = 11;
-        dk.milliseconds_io = 1ULL << 40; v->data.dkstats = &dk; break;
-    case PMIX_NET_STATS:
-        memset(&nt, 0, sizeof(nt)); nt.net_interface = "eth0"; nt.num_bytes_recvd = 100; nt.num_send_errs = 6;
-        v->data.netstats = &nt; break;
-    case PMIX_NODE_STATS:
-        memset(&nd, 0, sizeof(nd)); nd.node = "node01"; nd.la = 0.5f; nd.la5 = 0.25f; nd.la15 = 0.125f;
-        nd.total_mem = 1024; nd.free_mem = 512; nd.mapped = 1.5f; nd.sample_time.tv_sec = 9;
-        v->data.ndstats = &nd; break;
-    case PMIX_PROC_STATS:
-        memset(&ps, 0, sizeof(ps)); ps.node = "node01"; PMIX_LOAD_PROCID(&ps.proc, "nspace-a", 1); ps.pid = 999;
-        ps.cmd = "a.out"; ps.state = 'R'; ps.time.tv_sec = 5; ps.priority = 6; ps.num_threads = 4; ps.pss = 1.25f;
-        ps.vsize = 2.5f; ps.rss = 3.75f; ps.processor = 2; ps.sample_time.tv_sec = 8;
-        v->data.pstats = &ps; break;
+    case PMIX_DISK_STATS: disk_sample(&dk); v->data.dkstats = &dk; break;
+    case PMIX_NET_STATS: net_sample(&nt); v->data.netstats = &nt; break;
+    case PMIX_NODE_STATS: node_sample(&nd); v->data.ndstats = &nd; break;
+    case PMIX_PROC_STATS: proc_stats_sample(&ps); v->data.pstats = &ps; break;
     case PMIX_STOR_MEDIUM: v->data.uint64 = 4; break;
     case PMIX_STOR_ACCESS: v->data.uint64 = 2; break;
     case PMIX_STOR_PERSIST: v->data.uint64 = 8; break;
@@ -215,7 +249,7 @@ static void scalar_cases(void) {
 
 static void struct_cases(void) {
     pmix_proc_t procs[4];
-    PMIX_LOAD_PROCID(&procs[0], "ns", 7);
+    PMIX_LOAD_PROCID(&procs[0], "nspace-a", 0);
     PMIX_LOAD_PROCID(&procs[1], ns255, PMIX_RANK_WILDCARD);
     PMIX_LOAD_PROCID(&procs[2], "", PMIX_RANK_UNDEF);
     PMIX_LOAD_PROCID(&procs[3], "n\xc3\xa9", PMIX_RANK_LOCAL_NODE);
@@ -223,12 +257,12 @@ static void struct_cases(void) {
     pmix_nspace_t nsps[2];
     PMIX_LOAD_NSPACE(nsps[0], "nspace-b"); PMIX_LOAD_NSPACE(nsps[1], ns255);
     emit("edges", PMIX_PROC_NSPACE, nsps, 2);
-    char *argv[] = {"a.out", "-v", NULL}, *env[] = {"A=1", NULL};
+    char *argv[] = {"./a.out", "-x", NULL}, *env[] = {"FOO=bar", NULL};
     pmix_app_t apps[2];
     memset(apps, 0, sizeof(apps));
-    apps[1].cmd = "/bin/a.out"; apps[1].argv = argv; apps[1].env = env; apps[1].cwd = "/tmp"; apps[1].maxprocs = 4;
+    apps[1].cmd = "./a.out"; apps[1].argv = argv; apps[1].env = env; apps[1].cwd = "/tmp"; apps[1].maxprocs = 2;
     pmix_info_t appinfo[1];
-    PMIX_INFO_LOAD(&appinfo[0], "pmix.app.x", "y", PMIX_STRING);
+    PMIX_INFO_LOAD(&appinfo[0], "pmix.host", "node01", PMIX_STRING);
     apps[1].info = appinfo; apps[1].ninfo = 1;
     emit("empty", PMIX_APP, apps, 1); emit("basic", PMIX_APP, &apps[1], 1); emit("array2", PMIX_APP, apps, 2);
     unsigned char big[300];
@@ -271,19 +305,16 @@ static void struct_cases(void) {
     pmix_endpoint_t ep[2] = {{"uuid-nic0", "eth0", {"\xde\xad\x01", 3}}, {NULL, NULL, {NULL, 0}}};
     emit("array2", PMIX_ENDPOINT, ep, 2);
     pmix_disk_stats_t dk[1];
-    memset(dk, 0, sizeof(dk));
-    dk[0].disk = "sda"; dk[0].num_reads_completed = 1; dk[0].num_sectors_read = 3; dk[0].weighted_milliseconds_io = 11;
+    disk_sample(&dk[0]);
     emit("basic", PMIX_DISK_STATS, dk, 1);
-    pmix_net_stats_t nt[1] = {{"eth0", 100, 101, 102, 103, 104, 105}};
+    pmix_net_stats_t nt[1];
+    net_sample(&nt[0]);
     emit("basic", PMIX_NET_STATS, nt, 1);
     pmix_node_stats_t nd[1];
-    memset(nd, 0, sizeof(nd));
-    nd[0].node = "node01"; nd[0].la = 0.5f; nd[0].free_mem = 512; nd[0].sample_time.tv_sec = 9; nd[0].sample_time.tv_usec = 1;
+    node_sample(&nd[0]);
     emit("basic", PMIX_NODE_STATS, nd, 1);
     pmix_proc_stats_t ps[1];
-    memset(ps, 0, sizeof(ps));
-    ps[0].node = "node01"; PMIX_LOAD_PROCID(&ps[0].proc, "nspace-a", 1); ps[0].pid = 999; ps[0].cmd = "a.out";
-    ps[0].state = 'R'; ps[0].priority = -6; ps[0].num_threads = 4; ps[0].pss = 1.25f; ps[0].processor = 2;
+    proc_stats_sample(&ps[0]);
     emit("basic", PMIX_PROC_STATS, ps, 1);
     /* a data buffer holding a packed UINT32 0x01020304 in this dialect */
     pmix_data_buffer_t dbs[2];
@@ -296,11 +327,270 @@ static void struct_cases(void) {
     emit("probe_zeroed", PMIX_BUFFER, opaque, 1);
     pmix_pdata_t pd[1];
     memset(pd, 0, sizeof(pd));
-    PMIX_LOAD_PROCID(&pd[0].proc, "n", 1); PMIX_LOAD_KEY(pd[0].key, "k");
-    pd[0].value.type = PMIX_UINT8; pd[0].value.data.uint8 = 1;
+    PMIX_LOAD_PROCID(&pd[0].proc, "nspace-a", 1); PMIX_LOAD_KEY(pd[0].key, "pub.key");
+    pd[0].value.type = PMIX_STRING; pd[0].value.data.string = "pubval";
     emit("basic", PMIX_PDATA, pd, 1);
     uint16_t dtypes[] = {PMIX_UINT64, PMIX_STOR_ACCESS_TYPE, 300, 0};
     emit("edges", PMIX_DATA_TYPE, dtypes, 4);
+}
+
+/* The cases of the shared vector manifests (vectors/<release>/<dialect>/
+ * manifest.tsv), with the same names and inputs, so that 4.2.2's bytes can
+ * be compared case by case with the other releases. Left out, as there:
+ *   VALUE/darray_null, INFO/v_darray_null: a DATA_ARRAY value whose array
+ *     pointer is NULL makes PMIx_Data_pack dereference NULL (SIGSEGV);
+ *   TOPO/local: the host's hwloc topology (XML and support bytes differ
+ *     from machine to machine);
+ *   NODE_STATS/with_substats: libpmix packs the address of the disk/net
+ *     stats pointer instead of the array (bfrops.md section 4.15).
+ * TYPE70_UNASSIGNED there is DEVICE here (our type table names code 70). */
+static void shared_cases(void) {
+    int ints3[3] = {1, -2, 3};
+    emit("array3", PMIX_INT, ints3, 3);
+    ONE(PMIX_INT16, int16_t, "zero", 0); ONE(PMIX_INT16, int16_t, "minus1", -1);
+    ONE(PMIX_INT32, int32_t, "one", 1); ONE(PMIX_INT32, int32_t, "minus1", -1);
+    ONE(PMIX_INT32, int32_t, "63", 63); ONE(PMIX_INT32, int32_t, "64", 64);
+    ONE(PMIX_INT32, int32_t, "minus64", -64); ONE(PMIX_INT32, int32_t, "minus65", -65);
+    ONE(PMIX_INT32, int32_t, "max", INT32_MAX);
+    int32_t i32a[4] = {0, -1, 1000, -1000};
+    emit("array4", PMIX_INT32, i32a, 4); emit("count0", PMIX_INT32, i32a, 0);
+    ONE(PMIX_INT64, int64_t, "zero", 0); ONE(PMIX_INT64, int64_t, "minus1", -1);
+    ONE(PMIX_INT64, int64_t, "max", INT64_MAX);
+    ONE(PMIX_UINT, unsigned, "zero", 0); ONE(PMIX_UINT, unsigned, "one", 1);
+    ONE(PMIX_UINT8, uint8_t, "zero", 0); ONE(PMIX_UINT8, uint8_t, "max", 255);
+    ONE(PMIX_UINT16, uint16_t, "zero", 0); ONE(PMIX_UINT16, uint16_t, "0x1234", 0x1234);
+    uint32_t u32v[] = {0, 1, 127, 128, 16383, 16384, 0x12345678};
+    const char *u32n[] = {"zero", "one", "127", "128", "16383", "16384", "0x12345678"};
+    for (int i = 0; i < 7; i++) ONE(PMIX_UINT32, uint32_t, u32n[i], u32v[i]);
+    uint32_t u32a[3] = {1, 128, UINT32_MAX};
+    emit("array3", PMIX_UINT32, u32a, 3);
+    uint64_t u64v[] = {0, 1, 127, 128, 0x0123456789abcdefULL, 1ULL << 63};
+    const char *u64n[] = {"zero", "one", "127", "128", "0x0123456789abcdef", "2pow63"};
+    for (int i = 0; i < 6; i++) ONE(PMIX_UINT64, uint64_t, u64n[i], u64v[i]);
+    emit("array4", PMIX_UINT64, u64s, 4);
+    ONE(PMIX_FLOAT, float, "zero", 0.0f); ONE(PMIX_FLOAT, float, "minus3.25", -3.25f);
+    ONE(PMIX_FLOAT, float, "1e30", 1e30f); ONE(PMIX_FLOAT, float, "1e-7", 1e-7f);
+    ONE(PMIX_DOUBLE, double, "zero", 0.0); ONE(PMIX_DOUBLE, double, "minus1e-300", -1e-300);
+    ONE(PMIX_DOUBLE, double, "1e300", 1e300);
+    struct timeval tz = {0, 0}, tt = {1700000000, 123456}, tm1 = {-1, -1};
+    ONE(PMIX_TIMEVAL, struct timeval, "zero", tz); ONE(PMIX_TIMEVAL, struct timeval, "typical", tt);
+    ONE(PMIX_TIMEVAL, struct timeval, "minus1", tm1);
+    ONE(PMIX_TIME, time_t, "zero", 0); ONE(PMIX_TIME, time_t, "typical", 1700000000); ONE(PMIX_TIME, time_t, "minus1", -1);
+    ONE(PMIX_STATUS, pmix_status_t, "success", PMIX_SUCCESS); ONE(PMIX_STATUS, pmix_status_t, "error", PMIX_ERROR);
+    ONE(PMIX_STATUS, pmix_status_t, "not_found", PMIX_ERR_NOT_FOUND);
+    ONE(PMIX_PROC_RANK, pmix_rank_t, "zero", 0); ONE(PMIX_PROC_RANK, pmix_rank_t, "seven", 7);
+    ONE(PMIX_PROC_RANK, pmix_rank_t, "wildcard", PMIX_RANK_WILDCARD); ONE(PMIX_PROC_RANK, pmix_rank_t, "undef", PMIX_RANK_UNDEF);
+    ONE(PMIX_PROC_RANK, pmix_rank_t, "local_node", PMIX_RANK_LOCAL_NODE);
+    ONE(PMIX_PROC_RANK, pmix_rank_t, "invalid", PMIX_RANK_INVALID);
+    ONE(PMIX_PERSIST, uint8_t, "session", PMIX_PERSIST_SESSION);
+    ONE(PMIX_POINTER, void *, "null", NULL);
+    ONE(PMIX_SCOPE, uint8_t, "local", PMIX_LOCAL); ONE(PMIX_SCOPE, uint8_t, "global", PMIX_GLOBAL);
+    ONE(PMIX_DATA_RANGE, uint8_t, "session", PMIX_RANGE_SESSION); ONE(PMIX_DATA_RANGE, uint8_t, "invalid", PMIX_RANGE_INVALID);
+    ONE(PMIX_COMMAND, uint8_t, "five", 5);
+    ONE(PMIX_INFO_DIRECTIVES, uint32_t, "zero", 0);
+    ONE(PMIX_INFO_DIRECTIVES, uint32_t, "reqd_qual", PMIX_INFO_REQD | PMIX_INFO_QUALIFIER);
+    ONE(PMIX_INFO_DIRECTIVES, uint32_t, "reserved", 0xffff0000u);
+    ONE(PMIX_DATA_TYPE, uint16_t, "uint64", PMIX_UINT64);
+    ONE(PMIX_DATA_TYPE, uint16_t, "stor_access_type", PMIX_STOR_ACCESS_TYPE);
+    ONE(PMIX_DATA_TYPE, uint16_t, "300", 300);
+    ONE(PMIX_PROC_STATE, uint8_t, "running", PMIX_PROC_STATE_RUNNING);
+    ONE(PMIX_ALLOC_DIRECTIVE, uint8_t, "new", PMIX_ALLOC_NEW);
+    ONE(PMIX_IOF_CHANNEL, uint16_t, "out_err", PMIX_FWD_STDOUT_CHANNEL | PMIX_FWD_STDERR_CHANNEL);
+    ONE(PMIX_IOF_CHANNEL, uint16_t, "all", PMIX_FWD_ALL_CHANNELS);
+    ONE(PMIX_JOB_STATE, uint8_t, "three", 3); ONE(PMIX_LINK_STATE, uint8_t, "two", 2);
+    ONE(PMIX_DEVTYPE, uint64_t, "gpu_net", PMIX_DEVTYPE_GPU | PMIX_DEVTYPE_NETWORK);
+    ONE(PMIX_DEVTYPE, uint64_t, "bit63", 1ULL << 63);
+    ONE(PMIX_LOCTYPE, uint16_t, "share_node", PMIX_LOCALITY_SHARE_NODE);
+    ONE(PMIX_STOR_MEDIUM, uint64_t, "four", 4); ONE(PMIX_STOR_ACCESS, uint64_t, "two", 2);
+    ONE(PMIX_STOR_PERSIST, uint64_t, "eight", 8); ONE(PMIX_STOR_ACCESS_TYPE, uint16_t, "three", 3);
+
+    pmix_proc_t pr[2];
+    PMIX_LOAD_PROCID(&pr[0], "", PMIX_RANK_WILDCARD);
+    emit("empty_wildcard", PMIX_PROC, pr, 1);
+    PMIX_LOAD_PROCID(&pr[0], ns255, 1);
+    emit("nspace255", PMIX_PROC, pr, 1);
+    PMIX_LOAD_PROCID(&pr[0], "ns1", 0); PMIX_LOAD_PROCID(&pr[1], "ns2", PMIX_RANK_UNDEF);
+    emit("array2", PMIX_PROC, pr, 2);
+    pmix_nspace_t nsp;
+    PMIX_LOAD_NSPACE(nsp, "nspace-b");
+    emit("basic", PMIX_PROC_NSPACE, &nsp, 1);
+    pmix_byte_object_t bo2[2] = {{(char *)bo_bytes, 4}, {NULL, 0}};
+    emit("array2", PMIX_BYTE_OBJECT, bo2, 2);
+    pmix_byte_object_t zb = {(char *)z8191, sizeof(z8191)};
+    emit("a8191_zlib", PMIX_COMPRESSED_STRING, &zb, 1);
+    emit("a8191_zlib", PMIX_COMPRESSED_BYTE_OBJECT, &zb, 1);
+
+    /* a non-empty cpuset: libpmix 4.2.2 cannot pack it (bfrops.md 4.13) */
+    pmix_cpuset_t cs;
+    memset(&cs, 0, sizeof(cs));
+    /* 4.2.2 writes into the string it parses: it must be writable */
+    char cstr[] = "hwloc:0-3,8";
+    if (PMIX_SUCCESS == PMIx_Parse_cpuset_string(cstr, &cs)) {
+        emit("0-3_8", PMIX_PROC_CPUSET, &cs, 1);
+        pmix_value_t v;
+        memset(&v, 0, sizeof(v));
+        v.type = PMIX_PROC_CPUSET; v.data.cpuset = &cs;
+        emit("proc_cpuset", PMIX_VALUE, &v, 1);
+        pmix_info_t info;
+        memset(&info, 0, sizeof(info));
+        PMIX_LOAD_KEY(info.key, "k");
+        info.value = v;
+        emit("v_proc_cpuset", PMIX_INFO, &info, 1);
+    }
+
+    pmix_info_t in[3];
+    memset(in, 0, sizeof(in));
+    PMIX_INFO_LOAD(&in[0], "pmix.test.key", "hello", PMIX_STRING);
+    emit("string", PMIX_INFO, &in[0], 1);
+    bool yes = true;
+    PMIX_INFO_LOAD(&in[1], "pmix.test.flag", &yes, PMIX_BOOL);
+    in[1].flags = PMIX_INFO_REQD;
+    emit("reqd_bool", PMIX_INFO, &in[1], 1);
+    PMIX_LOAD_KEY(in[2].key, "pmix.test.undef");
+    emit("undef_value", PMIX_INFO, &in[2], 1);
+
+    pmix_proc_info_t pi;
+    memset(&pi, 0, sizeof(pi));
+    PMIX_LOAD_PROCID(&pi.proc, "nspace-a", 1);
+    pi.hostname = "node01"; pi.executable_name = "/bin/true"; pi.pid = 4242; pi.exit_code = -1;
+    pi.state = PMIX_PROC_STATE_RUNNING;
+    emit("basic", PMIX_PROC_INFO, &pi, 1);
+
+    uint64_t two[2] = {0, 1};
+    bool one_true[1] = {true};
+    uint8_t u8one[1] = {1};
+    pmix_data_array_t inner[2] = {{PMIX_UINT64, 2, two}, {PMIX_BOOL, 1, one_true}};
+    pmix_data_array_t dd = {PMIX_DATA_ARRAY, 2, inner};
+    emit("darray_of_darray", PMIX_DATA_ARRAY, &dd, 1);
+    pmix_data_array_t ut[2] = {{PMIX_UNDEF, 0, NULL}, {PMIX_UINT8, 1, u8one}};
+    emit("undef_then_uint8", PMIX_DATA_ARRAY, ut, 2);
+
+    char *qkeys[] = {"pmix.qry.ns", "pmix.test.k2", NULL};
+    pmix_proc_t qp;
+    PMIX_LOAD_PROCID(&qp, "nspace-a", 3);
+    pmix_info_t qual;
+    memset(&qual, 0, sizeof(qual));
+    PMIX_INFO_LOAD(&qual, PMIX_PROCID, &qp, PMIX_PROC);
+    pmix_query_t q;
+    memset(&q, 0, sizeof(q));
+    q.keys = qkeys; q.qualifiers = &qual; q.nqual = 1;
+    emit("basic", PMIX_QUERY, &q, 1);
+    PMIX_INFO_DESTRUCT(&qual);
+
+    pmix_envar_t ev[2] = {{"PATH", "/bin", ':'}, {NULL, NULL, 0}};
+    emit("path", PMIX_ENVAR, &ev[0], 1); emit("nulls", PMIX_ENVAR, &ev[1], 1);
+    pmix_coord_t co = {PMIX_COORD_LOGICAL_VIEW, coords3, 3};
+    emit("logical3", PMIX_COORD, &co, 1);
+    char *desc[] = {"first line", "second line", NULL};
+    pmix_regattr_t ra;
+    memset(&ra, 0, sizeof(ra));
+    ra.name = "PMIX_TEST_ATTR"; PMIX_LOAD_KEY(ra.string, "pmix.test.attr"); ra.type = PMIX_UINT32; ra.description = desc;
+    emit("basic", PMIX_REGATTR, &ra, 1);
+    emit("nodes3", PMIX_REGEX, &regex3, 1);
+    pmix_geometry_t geo;
+    memset(&geo, 0, sizeof(geo));
+    geo.fabric = 7; geo.uuid = "uuid-fab"; geo.osname = "ib0"; geo.coordinates = &co; geo.ncoords = 1;
+    emit("basic", PMIX_GEOMETRY, &geo, 1);
+    pmix_device_distance_t dist = {"uuid-gpu0", "card0", PMIX_DEVTYPE_GPU, 10, 20};
+    emit("basic", PMIX_DEVICE_DIST, &dist, 1);
+    pmix_endpoint_t ep = {"uuid-nic0", "eth0", {"\xde\xad\x01", 3}};
+    emit("basic", PMIX_ENDPOINT, &ep, 1);
+    pmix_data_buffer_t db[2];
+    PMIX_DATA_BUFFER_CONSTRUCT(&db[0]);
+    PMIX_DATA_BUFFER_CONSTRUCT(&db[1]);
+    uint32_t x = 0x01020304;
+    PMIx_Data_pack(NULL, &db[0], &x, 1, PMIX_UINT32);
+    emit("u32", PMIX_DATA_BUFFER, &db[0], 1);
+    emit("empty", PMIX_DATA_BUFFER, &db[1], 1);
+
+    /* types the active component does not register, from zeroed storage:
+     * the pack fails. PMIx_Data_type_string answers UNKNOWN for exactly
+     * those (MODEX and INFO_ARRAY are still registered before v4). */
+    static char zero[OPAQUE_BUFFER_SIZE];
+    pmix_data_type_t probes[4] = {PMIX_UNDEF, 29 /* MODEX, removed */, 44 /* INFO_ARRAY, removed */,
+                                  70 /* DEVICE in v6.0+, unassigned in 4.2.2 */};
+    for (int i = 0; i < 4; i++)
+        if (0 == strcmp(PMIx_Data_type_string(probes[i]), "UNKNOWN")) emit("probe", probes[i], zero, 1);
+
+    /* A VALUE / INFO holding a data buffer. libpmix 4.2.2 packs the union
+     * as if it held the pmix_data_buffer_t itself (bfrops.md 4.6): it
+     * reads 16 bytes past the union. Here those bytes are our zeroed
+     * padding, so libpmix writes "empty buffer" whatever the buffer holds;
+     * the case is deterministic, and listed as a libpmix defect. */
+    struct { pmix_value_t v; char pad[64]; } pv;
+    memset(&pv, 0, sizeof(pv));
+    pv.v.type = PMIX_DATA_BUFFER; pv.v.data.dbuf = &db[0];
+    emit("data_buffer", PMIX_VALUE, &pv.v, 1);
+    struct { pmix_info_t i; char pad[64]; } pinf;
+    memset(&pinf, 0, sizeof(pinf));
+    PMIX_LOAD_KEY(pinf.i.key, "k");
+    pinf.i.value.type = PMIX_DATA_BUFFER; pinf.i.value.data.dbuf = &db[0];
+    emit("v_data_buffer", PMIX_INFO, &pinf.i, 1);
+    PMIX_DATA_BUFFER_DESTRUCT(&db[0]);
+    PMIX_DATA_BUFFER_DESTRUCT(&db[1]);
+
+#ifdef PMIXW_HAVE_KVAL
+    /* KVAL (28), libpmix's internal key/value pair: key, then a VALUE. A
+     * NULL value pointer crashes 4.2.2 (bfrops.md 4.8): not generated. */
+    pmix_value_t kvv[2];
+    memset(kvv, 0, sizeof(kvv));
+    kvv[0].type = PMIX_UINT32; kvv[0].data.uint32 = 7;
+    kvv[1].type = PMIX_STRING; kvv[1].data.string = "v";
+    pmix_kval_t kv[2];
+    memset(kv, 0, sizeof(kv));
+    kv[0].key = "pmix.test.kv"; kv[0].value = &kvv[0];
+    kv[1].key = NULL; kv[1].value = &kvv[1];
+    emit("basic", PMIX_KVAL, kv, 1);
+    emit("array2", PMIX_KVAL, kv, 2);
+#endif
+}
+
+/* More values per pack call, and mixed nesting. */
+static void more_cases(void) {
+    /* an array of arrays inside an info inside an array of values */
+    static uint16_t u16s[3] = {0, 64, 65535};
+    static int8_t i8s[2] = {-128, 127};
+    static pmix_data_array_t leaves[2] = {{PMIX_UINT16, 3, u16s}, {PMIX_INT8, 2, i8s}};
+    static pmix_data_array_t aoa = {PMIX_DATA_ARRAY, 2, leaves};
+    pmix_info_t inf;
+    memset(&inf, 0, sizeof(inf));
+    PMIX_LOAD_KEY(inf.key, "aoa"); inf.flags = PMIX_INFO_REQD | PMIX_INFO_PERSISTENT;
+    inf.value.type = PMIX_DATA_ARRAY; inf.value.data.darray = &aoa;
+    pmix_value_t vs[3]; /* [0] unused */
+    memset(vs, 0, sizeof(vs));
+    vs[1].type = PMIX_DATA_ARRAY; vs[1].data.darray = &aoa;
+    vs[2].type = PMIX_SIZE; vs[2].data.size = SIZE_MAX;
+    emit("aoa_in_value", PMIX_VALUE, &vs[1], 1);
+    emit("size_max", PMIX_VALUE, &vs[2], 1);
+    emit("aoa_info", PMIX_INFO, &inf, 1);
+    pmix_data_array_t ainfo = {PMIX_INFO, 1, &inf};
+    emit("of_info_aoa", PMIX_DATA_ARRAY, &ainfo, 1);
+    /* several INFO per call, each flag bit set alone and all together */
+    pmix_info_t fl[8];
+    memset(fl, 0, sizeof(fl));
+    uint32_t bits[8] = {0, PMIX_INFO_REQD, PMIX_INFO_ARRAY_END, PMIX_INFO_REQD_PROCESSED, PMIX_INFO_QUALIFIER,
+                        PMIX_INFO_PERSISTENT, PMIX_INFO_DIR_RESERVED, 0xffffffffu};
+    for (int i = 0; i < 8; i++) {
+        snprintf(fl[i].key, sizeof(fl[i].key), "f%d", i);
+        fl[i].flags = bits[i];
+        fl[i].value.type = PMIX_INT32; fl[i].value.data.int32 = -i;
+    }
+    emit("flags_array8", PMIX_INFO, fl, 8);
+    /* 7-bit varint boundaries through the signed 64-bit and size paths */
+    int64_t i64b[] = {63, 64, -64, -65, 8191, 8192, -8192, -8193, (1LL << 55) - 1, -(1LL << 55)};
+    emit("varint_bounds", PMIX_INT64, i64b, 10);
+    size_t szb[] = {63, 64, 127, 128, 16383, 16384, (1ULL << 63) - 1, 1ULL << 63};
+    emit("varint_bounds", PMIX_SIZE, szb, 8);
+    /* ranks and strings in arrays */
+    pmix_rank_t rk[4] = {PMIX_RANK_WILDCARD, PMIX_RANK_UNDEF, PMIX_RANK_LOCAL_NODE, PMIX_RANK_INVALID};
+    pmix_data_array_t rka = {PMIX_PROC_RANK, 4, rk};
+    emit("of_special_ranks", PMIX_DATA_ARRAY, &rka, 1);
+    char *strs[4] = {"", NULL, s511, "caf\xe9"};
+    emit("edges", PMIX_STRING, strs, 4);
+    pmix_value_t sv[4];
+    memset(sv, 0, sizeof(sv));
+    for (int i = 0; i < 4; i++) { sv[i].type = PMIX_STRING; sv[i].data.string = strs[i]; }
+    emit("strings4", PMIX_VALUE, sv, 4);
 }
 
 static void value_info_cases(void) {
@@ -329,7 +619,8 @@ static void value_info_cases(void) {
         }
     }
     pmix_value_t v2[2];
-    sample_value(&v2[0], PMIX_UINT32); v2[1].type = PMIX_STRING; v2[1].data.string = NULL;
+    memset(v2, 0, sizeof(v2));
+    v2[0].type = PMIX_UINT32; v2[0].data.uint32 = 1; v2[1].type = PMIX_STRING; v2[1].data.string = NULL;
     emit("array2", PMIX_VALUE, v2, 2);
     pmix_data_array_t undef0 = {PMIX_UNDEF, 0, NULL};
     pmix_value_t vu = {.type = PMIX_DATA_ARRAY};
@@ -343,7 +634,6 @@ static void value_info_cases(void) {
     PMIX_INFO_LOAD(&infos[1], "pmix.lpeers", "0,1", PMIX_STRING);
     bool t = true;
     PMIX_INFO_LOAD(&infos[2], "pmix.collect", &t, PMIX_BOOL);
-    infos[2].flags = PMIX_INFO_REQD;
     emit("array3", PMIX_INFO, infos, 3);
     PMIX_LOAD_KEY(infos[3].key, k511); infos[3].value.type = PMIX_UINT8; infos[3].value.data.uint8 = 1;
     emit("key511", PMIX_INFO, &infos[3], 1);
@@ -383,7 +673,13 @@ static void value_info_cases(void) {
     emit("uint64x4", PMIX_DATA_ARRAY, &arrs[0], 1);
     emit("empty_uint8", PMIX_DATA_ARRAY, &arrs[1], 1);
     emit("value2", PMIX_DATA_ARRAY, &arrs[2], 1);
-    emit("info2_nested", PMIX_DATA_ARRAY, &arrs[3], 1);
+    pmix_info_t i2[2];
+    memset(i2, 0, sizeof(i2));
+    PMIX_LOAD_KEY(i2[0].key, "a"); i2[0].value.type = PMIX_UINT32; i2[0].value.data.uint32 = 1;
+    PMIX_LOAD_KEY(i2[1].key, "b"); i2[1].flags = PMIX_INFO_REQD;
+    i2[1].value.type = PMIX_DATA_ARRAY; i2[1].value.data.darray = &darr_u64;
+    pmix_data_array_t a_i2 = {PMIX_INFO, 2, i2};
+    emit("info2_nested", PMIX_DATA_ARRAY, &a_i2, 1);
     emit("undef_empty", PMIX_DATA_ARRAY, &arrs[4], 1);
     emit("undef_size2", PMIX_DATA_ARRAY, &arrs[5], 1);
     emit("several", PMIX_DATA_ARRAY, arrs, 4);
@@ -406,9 +702,16 @@ int main(void) {
     memset(ns255, 'n', 255);
     memset(s511, 'k', 511);
     if (init_tool()) return 1;
+    if (PMIX_SUCCESS != PMIx_generate_regex("node01,node02,node03", &regex3) || NULL == regex3) {
+        fprintf(stderr, "PMIx_generate_regex failed\n");
+        return 1;
+    }
     scalar_cases();
     struct_cases();
     value_info_cases();
+    shared_cases();
+    more_cases();
+    free(regex3);
     PMIx_tool_finalize();
     return 0;
 }

@@ -33,7 +33,8 @@ int main(void) {
         size_t nb = hl / 2;
         char *bytes = malloc(nb + 1);
         for (size_t i = 0; i < nb; i++) bytes[i] = (char)(hexval(h[2 * i]) << 4 | hexval(h[2 * i + 1]));
-        if (0 == sz) { printf("%d\t[]\t\n", PMIX_ERR_UNKNOWN_DATA_TYPE); fflush(stdout); continue; }
+        if (0 == sz) { printf("%d\t[]\t\n", PMIX_ERR_UNKNOWN_DATA_TYPE); fflush(stdout); free(bytes); continue; }
+        g_saw_value_dbuf = 0;
         pmix_data_buffer_t b;
         PMIX_DATA_BUFFER_CONSTRUCT(&b);
         PMIX_DATA_BUFFER_LOAD(&b, bytes, nb);
@@ -44,12 +45,13 @@ int main(void) {
             int32_t n = 64;
             char *dst = calloc(64, sz);
             rc = PMIx_Data_unpack(NULL, &b, dst, &n, t);
-            if (PMIX_SUCCESS != rc && PMIX_ERR_UNPACK_INADEQUATE_SPACE != rc) break;
+            if (PMIX_SUCCESS != rc && PMIX_ERR_UNPACK_INADEQUATE_SPACE != rc) { free(dst); break; }
             if (n > 0) {
                 if (total + (size_t)n > room) { room = (total + n) * 2; all = realloc(all, room * sz); }
                 memcpy(all + total * sz, dst, (size_t)n * sz);
                 total += (size_t)n;
             }
+            free(dst);
             rc = PMIX_SUCCESS;
         }
         printf("%d\t[", rc);
@@ -59,6 +61,7 @@ int main(void) {
             pmix_data_buffer_t r;
             PMIX_DATA_BUFFER_CONSTRUCT(&r);
             if (PMIX_SUCCESS == PMIx_Data_pack(NULL, &r, all, (int32_t)total, t)) print_hex_buf(stdout, &r);
+            PMIX_DATA_BUFFER_DESTRUCT(&r);
         }
         printf("\t[");
         for (size_t i = 0; PMIX_SUCCESS == rc && i < total; i++) {
@@ -73,7 +76,19 @@ int main(void) {
         }
         printf("]\n");
         fflush(stdout);
+        /* free what was unpacked (the buffer owns the input bytes). Not
+         * handed to libpmix's destructors: its internal buffers (opaque
+         * here) and values holding a data buffer, which libpmix 4.2.2
+         * mishandles (bfrops.md section 4.6). */
+        PMIX_DATA_BUFFER_DESTRUCT(&b);
+        if (PMIX_BUFFER != t && !g_saw_value_dbuf && total > 0) {
+            pmix_data_array_t da = {t, total, all};
+            PMIx_Data_array_destruct(&da);
+        } else {
+            free(all);
+        }
     }
+    free(line);
     PMIx_tool_finalize();
     return 0;
 }
