@@ -7,7 +7,7 @@
 //! a payload that does not decode is reported at its offset and the next
 //! message is still shown, since the frame header says where it starts.
 
-use pmix_codec::command::{EventNotice, Reply, Request};
+use pmix_codec::command::{EventNotice, IofData, Reply, Request};
 use pmix_codec::frame::{tag, FrameDecoder, Header, HeaderOrder, HEADER_LEN};
 use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
 use pmix_codec::Format;
@@ -130,9 +130,10 @@ fn server_entry(
             "event",
             EventNotice::decode(format, &m.payload).map(|x| to_json(&x)),
         ),
+        (tag::IOF, _) if m.payload.is_empty() => ("iof", Ok(json!({ "closing": true }))),
         (tag::IOF, _) => (
             "iof",
-            Ok(json!({ "raw": pmix_types::hex::encode(&m.payload) })),
+            IofData::decode(format, &m.payload).map(|x| to_json(&x)),
         ),
         (_, Some(c)) => (
             "reply",

@@ -42,6 +42,29 @@ pub mod cmd {
     pub const IOF_DEREG: u8 = 29;
     pub const FABRIC_REGISTER: u8 = 30;
     pub const FABRIC_UPDATE: u8 = 31;
+    pub const LOG: u8 = 16;
+    pub const IOF_PUSH: u8 = 23;
+    /// Defined since 4.0, but no version's client packs it (joining is
+    /// driven by events); servers answer a lone STATUS.
+    pub const GROUP_JOIN: u8 = 25;
+    /// As GROUP_JOIN: defined, never sent.
+    pub const GROUP_INVITE: u8 = 26;
+    pub const GROUP_LEAVE: u8 = 27;
+    pub const COMPUTE_DEVICE_DISTANCES: u8 = 32;
+    /// 5.0+.
+    pub const REFRESH_CACHE: u8 = 33;
+    /// 6.0+.
+    pub const RESBLK: u8 = 34;
+    /// 6.0+.
+    pub const SESSION_CTRL: u8 = 35;
+    /// 6.0+; defined, never sent by a client.
+    pub const REQ_SYSINFO: u8 = 36;
+    /// 5.0+.
+    pub const RESOLVE_PEERS: u8 = 37;
+    /// 5.0+.
+    pub const RESOLVE_NODE: u8 = 38;
+    /// master only.
+    pub const GDS_FALLBACK: u8 = 39;
 }
 
 /// A request. Its JSON form (for the inspector) names the command in
@@ -179,13 +202,80 @@ pub enum Request {
     FabricUpdate {
         index: u64,
     },
-    /// Any other command, its fields unparsed.
+    /// `PMIX_LOG_CMD`: the timestamp is sent only to servers of 3.0 or
+    /// later, which in practice means connections in the v3+ dialects.
+    Log {
+        timestamp: Option<u64>,
+        data: Vec<Info>,
+        directives: Vec<Info>,
+    },
+    /// `PMIX_IOF_PUSH_CMD`: the data is left out when stdin reached EOF.
+    IofPush {
+        targets: Vec<Proc>,
+        directives: Vec<Info>,
+        #[serde(serialize_with = "hex_opt")]
+        data: Option<Bytes>,
+    },
+    /// `PMIX_GROUP_LEAVE_CMD`.
+    GroupLeave {
+        group: Option<PString>,
+        info: Vec<Info>,
+    },
+    /// `PMIX_COMPUTE_DEVICE_DISTANCES_CMD`.
+    DeviceDistances {
+        topology: pmix_types::Topology,
+        cpuset: pmix_types::Cpuset,
+        info: Vec<Info>,
+    },
+    /// `PMIX_REFRESH_CACHE` (5.0+): refetch the job data of one proc.
+    RefreshCache {
+        nspace: Option<PString>,
+        rank: u32,
+    },
+    /// `PMIX_RESBLK_CMD` (6.0+): a resource-block directive.
+    ResBlock {
+        directive: u8,
+        block: Option<PString>,
+        units: Vec<pmix_types::ResourceUnit>,
+        info: Vec<Info>,
+    },
+    /// `PMIX_SESSION_CTRL_CMD` (6.0+).
+    SessionCtrl {
+        session: u32,
+        directives: Vec<Info>,
+    },
+    /// `PMIX_RESOLVE_PEERS_CMD` (5.0+): the procs of `nspace` on `node`.
+    ResolvePeers {
+        node: Option<PString>,
+        nspace: Option<PString>,
+    },
+    /// `PMIX_RESOLVE_NODE_CMD` (5.0+): the nodes hosting `nspace`.
+    ResolveNode {
+        nspace: Option<PString>,
+    },
+    /// `PMIX_GDS_FALLBACK_CMD` (master): the client switched to `module`
+    /// and wants its job data again, answered like REQ.
+    GdsFallback {
+        module: Option<PString>,
+    },
+    /// Any other command (GROUP_JOIN, GROUP_INVITE and REQ_SYSINFO, which no
+    /// client packs, and codes from 40 on), its fields unparsed.
     Other {
         #[serde(rename = "code")]
         command: u8,
         #[serde(with = "serde_bytes_hex")]
         rest: Bytes,
     },
+}
+
+/// Whether a LOG request carries its TIME: libpmix sends it only to
+/// servers of 3.0 or later, whose connections use the v3+ dialects
+/// (protocol.md §5.1; `pmix_log.c` of 4.2.2 tests the server's version).
+fn log_has_time(fmt: &Format) -> bool {
+    !matches!(
+        fmt.dialect,
+        crate::Dialect::V12 | crate::Dialect::V20 | crate::Dialect::V21
+    )
 }
 
 fn hex_list<S: serde::Serializer>(v: &[Bytes], s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -322,6 +412,16 @@ impl Request {
             Request::IofDereg { .. } => cmd::IOF_DEREG,
             Request::FabricRegister { .. } => cmd::FABRIC_REGISTER,
             Request::FabricUpdate { .. } => cmd::FABRIC_UPDATE,
+            Request::Log { .. } => cmd::LOG,
+            Request::IofPush { .. } => cmd::IOF_PUSH,
+            Request::GroupLeave { .. } => cmd::GROUP_LEAVE,
+            Request::DeviceDistances { .. } => cmd::COMPUTE_DEVICE_DISTANCES,
+            Request::RefreshCache { .. } => cmd::REFRESH_CACHE,
+            Request::ResBlock { .. } => cmd::RESBLK,
+            Request::SessionCtrl { .. } => cmd::SESSION_CTRL,
+            Request::ResolvePeers { .. } => cmd::RESOLVE_PEERS,
+            Request::ResolveNode { .. } => cmd::RESOLVE_NODE,
+            Request::GdsFallback { .. } => cmd::GDS_FALLBACK,
             Request::Other { command, .. } => *command,
         }
     }
@@ -559,6 +659,107 @@ impl Request {
                     .collect();
                 Request::Query { queries }
             }
+            cmd::LOG => {
+                let timestamp = if log_has_time(fmt) {
+                    match one(&mut b, DataType::Time, "timestamp")? {
+                        Value::Time(t) => Some(t),
+                        _ => unreachable!("unpack of TIME gives TIME"),
+                    }
+                } else {
+                    None
+                };
+                let data = infos(counted(&mut b, DataType::Info, "data")?);
+                Request::Log {
+                    timestamp,
+                    data,
+                    directives: infos(counted(&mut b, DataType::Info, "directives")?),
+                }
+            }
+            cmd::IOF_PUSH => {
+                let targets = procs(counted(&mut b, DataType::Proc, "targets")?);
+                let directives = infos(counted(&mut b, DataType::Info, "directives")?);
+                let data = if b.unread().is_empty() {
+                    None
+                } else {
+                    match one(&mut b, DataType::ByteObject, "data")? {
+                        Value::ByteObject(x) => Some(x.0),
+                        _ => unreachable!("unpack of BYTE_OBJECT gives BYTE_OBJECT"),
+                    }
+                };
+                Request::IofPush {
+                    targets,
+                    directives,
+                    data,
+                }
+            }
+            cmd::GROUP_LEAVE => {
+                let group = string(one(&mut b, DataType::String, "group")?);
+                Request::GroupLeave {
+                    group,
+                    info: infos(counted(&mut b, DataType::Info, "info")?),
+                }
+            }
+            cmd::COMPUTE_DEVICE_DISTANCES => {
+                let topology = match one(&mut b, DataType::Topo, "topology")? {
+                    Value::Topo(t) => *t,
+                    _ => unreachable!("unpack of TOPO gives TOPO"),
+                };
+                let cpuset = match one(&mut b, DataType::ProcCpuset, "cpuset")? {
+                    Value::ProcCpuset(c) => c,
+                    _ => unreachable!("unpack of PROC_CPUSET gives PROC_CPUSET"),
+                };
+                Request::DeviceDistances {
+                    topology,
+                    cpuset,
+                    info: infos(counted(&mut b, DataType::Info, "info")?),
+                }
+            }
+            cmd::REFRESH_CACHE => {
+                let nspace = string(one(&mut b, DataType::String, "nspace")?);
+                let rank = match one(&mut b, DataType::ProcRank, "rank")? {
+                    Value::ProcRank(r) => r,
+                    _ => unreachable!("unpack of PROC_RANK gives PROC_RANK"),
+                };
+                Request::RefreshCache { nspace, rank }
+            }
+            cmd::RESBLK => {
+                let directive = match one(&mut b, DataType::ResBlockDirective, "directive")? {
+                    Value::ResBlockDirective(d) => d,
+                    _ => unreachable!("unpack of RESBLOCK_DIRECTIVE gives it"),
+                };
+                let block = string(one(&mut b, DataType::String, "block")?);
+                let units = counted(&mut b, DataType::ResourceUnit, "units")?
+                    .into_iter()
+                    .filter_map(|x| match x {
+                        Value::ResourceUnit(u) => Some(u),
+                        _ => None,
+                    })
+                    .collect();
+                Request::ResBlock {
+                    directive,
+                    block,
+                    units,
+                    info: infos(counted(&mut b, DataType::Info, "info")?),
+                }
+            }
+            cmd::SESSION_CTRL => {
+                let session = uint32(&mut b, "session")?;
+                Request::SessionCtrl {
+                    session,
+                    directives: infos(counted(&mut b, DataType::Info, "directives")?),
+                }
+            }
+            cmd::RESOLVE_PEERS => {
+                let node = string(one(&mut b, DataType::String, "node")?);
+                let nspace = string(one(&mut b, DataType::String, "nspace")?);
+                Request::ResolvePeers { node, nspace }
+            }
+            cmd::RESOLVE_NODE => Request::ResolveNode {
+                nspace: string(one(&mut b, DataType::String, "nspace")?),
+            },
+            cmd::GDS_FALLBACK => Request::GdsFallback {
+                module: string(one(&mut b, DataType::String, "module")?),
+            },
             command => {
                 return Ok(Request::Other {
                     command,
@@ -738,6 +939,77 @@ impl Request {
                     .collect();
                 put_counted(&mut b, DataType::Query, v)?;
             }
+            Request::Log {
+                timestamp,
+                data,
+                directives,
+            } => {
+                if let Some(t) = timestamp {
+                    b.pack(DataType::Time, &[Value::Time(*t)])?;
+                }
+                put_counted(&mut b, DataType::Info, info_values(data))?;
+                put_counted(&mut b, DataType::Info, info_values(directives))?;
+            }
+            Request::IofPush {
+                targets,
+                directives,
+                data,
+            } => {
+                put_counted(&mut b, DataType::Proc, proc_values(targets))?;
+                put_counted(&mut b, DataType::Info, info_values(directives))?;
+                if let Some(d) = data {
+                    b.pack(
+                        DataType::ByteObject,
+                        &[Value::ByteObject(pmix_types::Hex(d.clone()))],
+                    )?;
+                }
+            }
+            Request::GroupLeave { group, info } => {
+                b.pack(DataType::String, &[Value::String(group.clone())])?;
+                put_counted(&mut b, DataType::Info, info_values(info))?;
+            }
+            Request::DeviceDistances {
+                topology,
+                cpuset,
+                info,
+            } => {
+                b.pack(DataType::Topo, &[Value::Topo(Box::new(topology.clone()))])?;
+                b.pack(DataType::ProcCpuset, &[Value::ProcCpuset(cpuset.clone())])?;
+                put_counted(&mut b, DataType::Info, info_values(info))?;
+            }
+            Request::RefreshCache { nspace, rank } => {
+                b.pack(DataType::String, &[Value::String(nspace.clone())])?;
+                b.pack(DataType::ProcRank, &[Value::ProcRank(*rank)])?;
+            }
+            Request::ResBlock {
+                directive,
+                block,
+                units,
+                info,
+            } => {
+                b.pack(
+                    DataType::ResBlockDirective,
+                    &[Value::ResBlockDirective(*directive)],
+                )?;
+                b.pack(DataType::String, &[Value::String(block.clone())])?;
+                let v = units.iter().cloned().map(Value::ResourceUnit).collect();
+                put_counted(&mut b, DataType::ResourceUnit, v)?;
+                put_counted(&mut b, DataType::Info, info_values(info))?;
+            }
+            Request::SessionCtrl {
+                session,
+                directives,
+            } => {
+                b.pack(DataType::Uint32, &[Value::Uint32(*session)])?;
+                put_counted(&mut b, DataType::Info, info_values(directives))?;
+            }
+            Request::ResolvePeers { node, nspace } => {
+                b.pack(DataType::String, &[Value::String(node.clone())])?;
+                b.pack(DataType::String, &[Value::String(nspace.clone())])?;
+            }
+            Request::ResolveNode { nspace: s } | Request::GdsFallback { module: s } => {
+                b.pack(DataType::String, &[Value::String(s.clone())])?;
+            }
             Request::Other { rest, .. } => {
                 let mut out = b.as_bytes().to_vec();
                 out.extend_from_slice(rest);
@@ -802,6 +1074,21 @@ pub enum Reply {
         #[serde(serialize_with = "hex_list")]
         blobs: Vec<Bytes>,
     },
+    /// COMPUTE_DEVICE_DISTANCES: status, then SIZE + DEVICE_DISTs.
+    Distances {
+        status: i32,
+        distances: Option<Vec<pmix_types::DeviceDist>>,
+    },
+    /// RESOLVE_PEERS: status, then (on success) SIZE + PROCs.
+    Peers {
+        status: i32,
+        procs: Option<Vec<Proc>>,
+    },
+    /// RESOLVE_NODE: status, then (on success) the comma-separated node list.
+    Nodes {
+        status: i32,
+        nodelist: Option<Option<PString>>,
+    },
     /// A layout not typed yet.
     Raw(#[serde(with = "serde_bytes_hex")] Bytes),
 }
@@ -847,6 +1134,18 @@ impl Reply {
                 info: None,
             }
             | Reply::Id { status, id: None }
+            | Reply::Distances {
+                status,
+                distances: None,
+            }
+            | Reply::Peers {
+                status,
+                procs: None,
+            }
+            | Reply::Nodes {
+                status,
+                nodelist: None,
+            }
             | Reply::Spawn {
                 status,
                 nspace: None,
@@ -862,7 +1161,7 @@ impl Reply {
     fn decode_as(fmt: &Format, command: u8, payload: &[u8]) -> Result<Reply> {
         let mut b = DataBuffer::from_bytes(*fmt, Bytes::copy_from_slice(payload));
         let r = match command {
-            cmd::REQ => {
+            cmd::REQ | cmd::GDS_FALLBACK => {
                 let nspace = string(one(&mut b, DataType::String, "nspace")?);
                 let mut kvals = Vec::new();
                 while !b.unread().is_empty() {
@@ -898,7 +1197,9 @@ impl Reply {
             | cmd::MONITOR
             | cmd::VALIDATE_CRED
             | cmd::FABRIC_REGISTER
-            | cmd::FABRIC_UPDATE => {
+            | cmd::FABRIC_UPDATE
+            | cmd::RESBLK
+            | cmd::SESSION_CTRL => {
                 let status = status_of(one(&mut b, DataType::Status, "status")?);
                 Reply::Infos {
                     status,
@@ -972,6 +1273,41 @@ impl Reply {
                 };
                 Reply::Lookup { status, data }
             }
+            cmd::COMPUTE_DEVICE_DISTANCES => {
+                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let distances = if b.unread().is_empty() {
+                    None
+                } else {
+                    Some(
+                        counted(&mut b, DataType::DeviceDist, "distances")?
+                            .into_iter()
+                            .filter_map(|x| match x {
+                                Value::DeviceDist(d) => Some(*d),
+                                _ => None,
+                            })
+                            .collect(),
+                    )
+                };
+                Reply::Distances { status, distances }
+            }
+            cmd::RESOLVE_PEERS => {
+                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let procs = if b.unread().is_empty() {
+                    None
+                } else {
+                    Some(procs(counted(&mut b, DataType::Proc, "procs")?))
+                };
+                Reply::Peers { status, procs }
+            }
+            cmd::RESOLVE_NODE => {
+                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let nodelist = if b.unread().is_empty() {
+                    None
+                } else {
+                    Some(string(one(&mut b, DataType::String, "nodelist")?))
+                };
+                Reply::Nodes { status, nodelist }
+            }
             cmd::COMMIT
             | cmd::FENCENB
             | cmd::FINALIZE
@@ -980,7 +1316,17 @@ impl Reply {
             | cmd::UNPUBLISHNB
             | cmd::DISCONNECTNB
             | cmd::NOTIFY
-            | cmd::REGEVENTS => Reply::Status(status_of(one(&mut b, DataType::Status, "status")?)),
+            | cmd::REGEVENTS
+            | cmd::LOG
+            | cmd::IOF_PUSH
+            | cmd::GROUP_DESTRUCT
+            | cmd::GROUP_LEAVE
+            | cmd::IOF_DEREG
+            | cmd::REFRESH_CACHE
+            // never sent by any client; servers answer NOT_SUPPORTED
+            | cmd::GROUP_JOIN
+            | cmd::GROUP_INVITE
+            | cmd::REQ_SYSINFO => Reply::Status(status_of(one(&mut b, DataType::Status, "status")?)),
             _ => return Ok(Reply::Raw(Bytes::copy_from_slice(payload))),
         };
         if !b.unread().is_empty() {
@@ -1104,6 +1450,32 @@ impl Reply {
                     )?;
                 }
             }
+            Reply::Distances { status, distances } => {
+                b.pack(DataType::Status, &[Value::Status(*status)])?;
+                if let Some(d) = distances {
+                    let v = d
+                        .iter()
+                        .map(|x| Value::DeviceDist(Box::new(x.clone())))
+                        .collect();
+                    put_counted(&mut b, DataType::DeviceDist, v)?;
+                }
+            }
+            Reply::Peers { status, procs } => {
+                b.pack(DataType::Status, &[Value::Status(*status)])?;
+                if let Some(p) = procs {
+                    put_counted(
+                        &mut b,
+                        DataType::Proc,
+                        p.iter().cloned().map(Value::Proc).collect(),
+                    )?;
+                }
+            }
+            Reply::Nodes { status, nodelist } => {
+                b.pack(DataType::Status, &[Value::Status(*status)])?;
+                if let Some(n) = nodelist {
+                    b.pack(DataType::String, &[Value::String(n.clone())])?;
+                }
+            }
             Reply::Raw(bytes) => return Ok(bytes.to_vec()),
         }
         Ok(b.as_bytes().to_vec())
@@ -1177,6 +1549,72 @@ impl EventNotice {
         if let Some(r) = self.range {
             b.pack(DataType::DataRange, &[Value::DataRange(r)])?;
         }
+        Ok(b.as_bytes().to_vec())
+    }
+}
+
+/// Forwarded output, server → client or tool on tag 2 (protocol.md §5.2
+/// "IOF"; packed by `pmix_iof.c` and `pmix_server_ops.c` of 4.2.2, read by
+/// `client_iof_handler`): the source, the channel, the requester's
+/// reference id, SIZE + INFOs, then the data. An empty tag-2 message (the
+/// socket is closing) is not an `IofData`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IofData {
+    pub source: Proc,
+    pub channel: u16,
+    pub refid: u64,
+    pub info: Vec<Info>,
+    #[serde(with = "serde_bytes_hex")]
+    pub data: Bytes,
+}
+
+impl IofData {
+    pub fn decode(fmt: &Format, payload: &[u8]) -> Result<IofData> {
+        let mut b = DataBuffer::from_bytes(*fmt, Bytes::copy_from_slice(payload));
+        let source = match one(&mut b, DataType::Proc, "source")? {
+            Value::Proc(p) => p,
+            _ => unreachable!("unpack of PROC gives PROC"),
+        };
+        let channel = match one(&mut b, DataType::IofChannel, "channel")? {
+            Value::IofChannel(c) => c,
+            _ => unreachable!("unpack of IOF_CHANNEL gives IOF_CHANNEL"),
+        };
+        let refid = size(&mut b, "refid")?;
+        let info = infos(counted(&mut b, DataType::Info, "info")?);
+        let data = match one(&mut b, DataType::ByteObject, "data")? {
+            Value::ByteObject(x) => x.0,
+            _ => unreachable!("unpack of BYTE_OBJECT gives BYTE_OBJECT"),
+        };
+        if !b.unread().is_empty() {
+            return Err(Error::new(
+                ErrorKind::Invalid("bytes after the forwarded data".into()),
+                b.position(),
+            ));
+        }
+        Ok(IofData {
+            source,
+            channel,
+            refid,
+            info,
+            data,
+        })
+    }
+
+    pub fn encode(&self, fmt: &Format) -> Result<Vec<u8>> {
+        let mut b = DataBuffer::new(*fmt);
+        b.pack(DataType::Proc, &[Value::Proc(self.source.clone())])?;
+        b.pack(DataType::IofChannel, &[Value::IofChannel(self.channel)])?;
+        b.pack(DataType::Size, &[Value::Size(self.refid)])?;
+        let v = self
+            .info
+            .iter()
+            .map(|x| Value::Info(Box::new(x.clone())))
+            .collect();
+        put_counted(&mut b, DataType::Info, v)?;
+        b.pack(
+            DataType::ByteObject,
+            &[Value::ByteObject(pmix_types::Hex(self.data.clone()))],
+        )?;
         Ok(b.as_bytes().to_vec())
     }
 }

@@ -125,7 +125,119 @@ fn samples() -> Vec<Request> {
         },
         Request::FabricRegister { directives: vec![] },
         Request::FabricUpdate { index: 1 },
+        Request::IofPush {
+            targets: vec![Proc::new("job1", 0)],
+            directives: vec![Info::new("pmix.iof.stdin", Value::Bool(true))],
+            data: Some(bytes::Bytes::from_static(b"line\n")),
+        },
+        // at EOF the data is left out
+        Request::IofPush {
+            targets: vec![Proc::new("job1", 0)],
+            directives: vec![],
+            data: None,
+        },
+        Request::GroupLeave {
+            group: Some("grp".into()),
+            info: vec![],
+        },
+        Request::RefreshCache {
+            nspace: Some("job1".into()),
+            rank: 3,
+        },
+        Request::SessionCtrl {
+            session: 9,
+            directives: vec![Info::new("pmix.sctrl.pause", Value::Bool(true))],
+        },
+        Request::ResolvePeers {
+            node: Some("node01".into()),
+            nspace: None,
+        },
+        Request::ResolveNode {
+            nspace: Some("job1".into()),
+        },
+        Request::GdsFallback {
+            module: Some("hash".into()),
+        },
     ]
+}
+
+/// LOG carries its TIME only on v3+ connections (protocol.md §5.1 row 16):
+/// each form round-trips in its dialects, and the other form is refused
+/// or decodes to something else.
+#[test]
+fn log_has_a_timestamp_only_for_v3_and_later() {
+    let data = vec![Info::new(
+        "pmix.log.stderr",
+        Value::String(Some("hi".into())),
+    )];
+    for (f, timestamp) in [
+        (fmt(Dialect::V41, BufferType::NonDesc), Some(1_700_000_000)),
+        (fmt(Dialect::V41, BufferType::FullyDesc), Some(0)),
+        (fmt(Dialect::V3, BufferType::NonDesc), Some(5)),
+        (fmt(Dialect::V61, BufferType::NonDesc), Some(7)),
+        (fmt(Dialect::V21, BufferType::NonDesc), None),
+        (fmt(Dialect::V20, BufferType::FullyDesc), None),
+    ] {
+        let r = Request::Log {
+            timestamp,
+            data: data.clone(),
+            directives: vec![],
+        };
+        let bytes = r.encode(&f).unwrap();
+        assert_eq!(Request::decode(&f, &bytes).unwrap(), r, "{f:?}");
+        let other = Request::Log {
+            timestamp: if timestamp.is_some() { None } else { Some(1) },
+            data: data.clone(),
+            directives: vec![],
+        };
+        let bytes = other.encode(&f).unwrap();
+        assert_ne!(Request::decode(&f, &bytes).ok(), Some(other), "{f:?}");
+    }
+    // v41: COMMAND 16, TIME, SIZE 1 + INFO, SIZE 0
+    let f = fmt(Dialect::V41, BufferType::NonDesc);
+    let r = Request::Log {
+        timestamp: Some(0x10),
+        data: vec![Info::new("k", Value::Bool(true))],
+        directives: vec![],
+    };
+    let bytes = r.encode(&f).unwrap();
+    assert_eq!(&bytes[..2], &[0x02, 0x10]);
+    assert_eq!(bytes[bytes.len() - 2..], [0x02, 0x00]);
+}
+
+/// Commands whose fields need the v4+ (TOPO, PROC_CPUSET) or v6 (RESOURCE_UNIT,
+/// RESBLOCK_DIRECTIVE) types: round trips in the dialects that have them,
+/// refused in those that do not.
+#[test]
+fn device_distances_and_resource_blocks_need_their_dialects() {
+    let dd = Request::DeviceDistances {
+        topology: pmix_types::Topology::default(),
+        cpuset: pmix_types::Cpuset {
+            cpus: Some("0-3".into()),
+        },
+        info: vec![Info::new("pmix.dev.type", Value::Uint64(2))],
+    };
+    let rb = Request::ResBlock {
+        directive: 1,
+        block: Some("blk".into()),
+        units: vec![pmix_types::ResourceUnit {
+            devtype: 4,
+            count: 16,
+        }],
+        info: vec![],
+    };
+    for (r, good, bad) in [
+        (&dd, Dialect::V41, Dialect::V20),
+        (&rb, Dialect::V61, Dialect::V41),
+    ] {
+        let f = fmt(good, BufferType::NonDesc);
+        let bytes = r.encode(&f).unwrap();
+        assert_eq!(&Request::decode(&f, &bytes).unwrap(), r);
+        assert!(
+            r.encode(&fmt(bad, BufferType::NonDesc)).is_err(),
+            "{r:?} in {bad:?}"
+        );
+    }
 }
 
 #[test]
@@ -347,6 +459,34 @@ fn typed_replies_round_trip() {
             },
         ),
         (
+            cmd::RESOLVE_PEERS,
+            Reply::Peers {
+                status: 0,
+                procs: Some(vec![Proc::new("job1", 0), Proc::new("job1", 1)]),
+            },
+        ),
+        (
+            cmd::RESOLVE_NODE,
+            Reply::Nodes {
+                status: 0,
+                nodelist: Some(Some("node01,node02".into())),
+            },
+        ),
+        (
+            cmd::SESSION_CTRL,
+            Reply::Infos {
+                status: 0,
+                info: Some(info.clone()),
+            },
+        ),
+        (
+            cmd::GDS_FALLBACK,
+            Reply::JobInfo {
+                nspace: Some("job1".into()),
+                kvals: vec![],
+            },
+        ),
+        (
             cmd::CONNECTNB,
             Reply::Connect {
                 status: 0,
@@ -366,6 +506,11 @@ fn typed_replies_round_trip() {
         // CONNECT, whose byte objects may be none, it is that layout
         let lone = Reply::Status(-25).encode(&f).unwrap();
         for (c, _) in &cases {
+            if *c == cmd::GDS_FALLBACK {
+                // answered like REQ: a lone STATUS is the error convention's
+                // wrong-typed reply, which does not decode as job info
+                continue;
+            }
             let want = if *c == cmd::CONNECTNB {
                 Reply::Connect {
                     status: -25,
@@ -377,4 +522,34 @@ fn typed_replies_round_trip() {
             assert_eq!(Reply::decode(&f, *c, &lone).unwrap(), want);
         }
     }
+}
+
+/// Tag-2 forwarded output (protocol.md §5.2 "IOF"): PROC source,
+/// IOF_CHANNEL, SIZE refid, SIZE + INFOs, BYTE_OBJECT — each a unit.
+#[test]
+fn iof_data_follows_the_reference_layout() {
+    use pmix_codec::command::IofData;
+    let f = fmt(Dialect::V41, BufferType::NonDesc);
+    let m = IofData {
+        source: Proc::new("ns", 1),
+        channel: 2,
+        refid: 5,
+        info: vec![],
+        data: bytes::Bytes::from_static(b"hi\n"),
+    };
+    let bytes = m.encode(&f).unwrap();
+    // 02 PROC{STR "ns", rank 1} | 02 IOF_CHANNEL 2 (flex u16) | 02 SIZE 5 | 02 SIZE 0 | 02 BO{3, "hi\n"}
+    assert_eq!(
+        bytes,
+        h("02 06 6e7300 01 | 02 02 | 02 05 | 02 00 | 02 03 68690a"
+            .replace('|', "")
+            .as_str())
+    );
+    assert_eq!(IofData::decode(&f, &bytes).unwrap(), m);
+    for cut in 0..bytes.len() {
+        assert!(IofData::decode(&f, &bytes[..cut]).is_err());
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(IofData::decode(&f, &longer).is_err());
 }
