@@ -294,7 +294,7 @@ fn compile(name: &str, out_dir: &Path, exe: &Path) -> Result<PathBuf, String> {
     let tmp = out_dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let src = source_dir().join(format!("{name}.c"));
     let out = Command::new("cc")
-        .args(["-O1", "-Wall", "-Wno-unused-function", "-o"])
+        .args(["-O1", "-Wall", "-Wno-unused-function", "-pthread", "-o"])
         .arg(&tmp)
         .arg(&src)
         .args(&flags)

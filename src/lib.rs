@@ -4,3 +4,4 @@
 pub mod inspect;
 pub mod interop;
 pub mod relay;
+pub mod verify;

@@ -37,6 +37,27 @@ pub fn check_listen(addr: &SocketAddr, any: bool) -> Result<(), String> {
     }
 }
 
+/// Where the raw bytes go: (connection number, true if the client sent
+/// them, the bytes), called before they are forwarded.
+pub type RawSink = Arc<dyn Fn(usize, bool, &[u8]) + Send + Sync>;
+
+/// A raw sink appending each side of connection N to `DIR/conn-N.client`
+/// and `DIR/conn-N.server`, the input `pmixw inspect` takes.
+pub fn dump_sink(dir: std::path::PathBuf) -> RawSink {
+    Arc::new(move |conn, from_client, data| {
+        let side = if from_client { "client" } else { "server" };
+        let path = dir.join(format!("conn-{conn}.{side}"));
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(data));
+        if let Err(e) = written {
+            eprintln!("pmixw relay: {}: {e}", path.display());
+        }
+    })
+}
+
 /// Serve connections on `listener`, forwarding each to `to`, until
 /// `max_connections` have been served (`None`: forever).
 pub fn serve(
@@ -46,14 +67,27 @@ pub fn serve(
     max_message: usize,
     max_connections: Option<usize>,
 ) -> std::io::Result<()> {
+    serve_recording(listener, to, sink, None, max_message, max_connections)
+}
+
+/// As [`serve`], also handing every byte to `raw`.
+pub fn serve_recording(
+    listener: TcpListener,
+    to: &str,
+    sink: Sink,
+    raw: Option<RawSink>,
+    max_message: usize,
+    max_connections: Option<usize>,
+) -> std::io::Result<()> {
     let to: Vec<SocketAddr> = to.to_socket_addrs()?.collect();
     let mut workers = Vec::new();
     for (n, client) in listener.incoming().enumerate() {
         let client = client?;
         let server = TcpStream::connect(&to[..])?;
         let sink = sink.clone();
+        let raw = raw.clone();
         workers.push(thread::spawn(move || {
-            relay_one(n + 1, client, server, sink, max_message)
+            relay_one(n + 1, client, server, sink, raw, max_message)
         }));
         if max_connections.is_some_and(|m| n + 1 >= m) {
             break;
@@ -65,11 +99,19 @@ pub fn serve(
     Ok(())
 }
 
-fn relay_one(conn: usize, client: TcpStream, server: TcpStream, sink: Sink, max: usize) {
+fn relay_one(
+    conn: usize,
+    client: TcpStream,
+    server: TcpStream,
+    sink: Sink,
+    raw: Option<RawSink>,
+    max: usize,
+) {
     let live = Arc::new(Mutex::new(Live::new(max)));
     let pump = |mut from: TcpStream, mut to: TcpStream, from_client: bool| {
         let live = live.clone();
         let sink = sink.clone();
+        let raw = raw.clone();
         move || {
             let mut buf = vec![0u8; 64 << 10];
             loop {
@@ -77,6 +119,9 @@ fn relay_one(conn: usize, client: TcpStream, server: TcpStream, sink: Sink, max:
                     Ok(0) | Err(_) => break,
                     Ok(n) => n,
                 };
+                if let Some(r) = &raw {
+                    r(conn, from_client, &buf[..n]);
+                }
                 // decode before forwarding, so the request is known when
                 // its reply arrives on the other pump
                 let entries = {

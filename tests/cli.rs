@@ -129,3 +129,46 @@ fn print_shows_libpmix_layout() {
         " Data type: PMIX_INT32\tValue: 1\n Data type: PMIX_INT32\tValue: -1\n"
     );
 }
+
+/// `pmixw inspect --verify` on a stored libpmix 4.2.2 conversation, whole
+/// and with its last bytes cut off; `pmixw inspect` on the same shows the
+/// decoded commands.
+#[test]
+fn inspect_verifies_a_stored_conversation() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/captures-4.2.2");
+    let c = format!("{dir}/client-capns-0.client");
+    let s = format!("{dir}/client-capns-0.server");
+    let out = ok(&pmixw(
+        &["inspect", "--verify", "--client", &c, "--server", &s],
+        b"",
+    ));
+    assert!(out.starts_with("verified: "), "{out}");
+    let text = ok(&pmixw(&["inspect", "--client", &c, "--server", &s], b""));
+    for cmd in [
+        "\"REQ\"",
+        "\"COMMIT\"",
+        "\"FENCE\"",
+        "\"SPAWN\"",
+        "\"LOG\"",
+        "\"FINALIZE\"",
+    ] {
+        assert!(text.contains(cmd), "no {cmd} in\n{text}");
+    }
+    let bytes = std::fs::read(&c).unwrap();
+    let cut = std::env::temp_dir().join(format!("pmixw-cut-{}", std::process::id()));
+    std::fs::write(&cut, &bytes[..bytes.len() - 3]).unwrap();
+    let o = pmixw(
+        &[
+            "inspect",
+            "--verify",
+            "--client",
+            cut.to_str().unwrap(),
+            "--server",
+            &s,
+        ],
+        b"",
+    );
+    let _ = std::fs::remove_file(&cut);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a whole message"));
+}

@@ -19,8 +19,11 @@ commands:
         the type table: code, name, and which dialect registers which type
   inspect --client FILE --server FILE [--json] [--hex]
         decode one connection from the raw bytes each side sent (--hex: files hold hex text)
-  relay  --listen HOST:PORT --to HOST:PORT [--json] [--any-address]
-        forward PMIx connections and log each decoded message live (loopback only by default)
+  relay  --listen HOST:PORT --to HOST:PORT [--json] [--any-address] [--dump DIR]
+        forward PMIx connections and log each decoded message live (loopback only by default);
+        --dump appends each side of connection N to DIR/conn-N.client and DIR/conn-N.server
+  inspect --verify --client FILE --server FILE
+        check that every message decodes typed and re-encodes byte for byte
   interop [--json] [--dialect D]... [--fixed-ints] [--save-vectors DIR]
         run the interop matrix against the system libpmix (and keep its vectors)
 
@@ -42,6 +45,8 @@ struct Opts {
     listen: Option<String>,
     to: Option<String>,
     any_address: bool,
+    dump: Option<String>,
+    verify: bool,
 }
 
 fn parse(args: &[String]) -> Result<Opts, String> {
@@ -59,6 +64,8 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         listen: None,
         to: None,
         any_address: false,
+        dump: None,
+        verify: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -87,6 +94,8 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--listen" => o.listen = Some(val("--listen")?),
             "--to" => o.to = Some(val("--to")?),
             "--any-address" => o.any_address = true,
+            "--dump" => o.dump = Some(val("--dump")?),
+            "--verify" => o.verify = true,
             "--client" => o.client = Some(val("--client")?),
             "--server" => o.server = Some(val("--server")?),
             "-" => o.file = Some("-".into()),
@@ -270,6 +279,21 @@ fn inspect_cmd(o: &Opts) -> Result<ExitCode, String> {
     };
     let c = side(&o.client, "client")?;
     let s = side(&o.server, "server")?;
+    if o.verify {
+        return match pmix_wire::verify::verify(&c, &s) {
+            Ok(v) => {
+                emit(&format!(
+                    "verified: {} messages (requests {:?}, replies {:?}, {} events, {} IOF) decode typed and re-encode byte for byte\n",
+                    v.messages, v.requests, v.replies, v.events, v.iof
+                ))?;
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                eprintln!("pmixw inspect --verify: {e}");
+                Ok(ExitCode::FAILURE)
+            }
+        };
+    }
     let conv = pmix_wire::inspect::inspect(&c, &s, pmix_codec::frame::DEFAULT_MAX_MESSAGE);
     if o.json {
         emit(&(serde_json::to_string_pretty(&conv).expect("JSON") + "\n"))?;
@@ -291,10 +315,18 @@ fn relay_cmd(o: &Opts) -> Result<ExitCode, String> {
     let addr = l.local_addr().map_err(|e| e.to_string())?;
     relay::check_listen(&addr, o.any_address)?;
     eprintln!("pmixw relay: listening on {addr}, forwarding to {to}");
-    relay::serve(
+    let raw = match &o.dump {
+        Some(d) => {
+            std::fs::create_dir_all(d).map_err(|e| format!("{d}: {e}"))?;
+            Some(relay::dump_sink(d.into()))
+        }
+        None => None,
+    };
+    relay::serve_recording(
         l,
         to,
         relay::stdout_sink(o.json),
+        raw,
         pmix_codec::frame::DEFAULT_MAX_MESSAGE,
         None,
     )

@@ -1,0 +1,344 @@
+//! Live conformance of the message layer (issue #4 item 6): a libpmix
+//! 4.2.2 server (tests/interop/cap_server.c) hosts two C clients that send
+//! every request the 4.2.2 client library sends (cap_client.c), a client
+//! that aborts, and a C tool (cap_tool.c). Every connection goes through
+//! our relay, which records the bytes. Each message must decode as a typed
+//! message with nothing left over and re-encode byte for byte
+//! (`pmix_wire::verify`), the inspector must show every connection without
+//! an error, and the C programs must report the values they were given.
+//!
+//! `PMIX_WRITE_CAPTURES=1` stores the recorded connections under
+//! corpus/captures-4.2.2/, which `stored_captures_verify` replays without
+//! libpmix.
+
+use pmix_codec::handshake::ConnectRequest;
+use pmix_wire::interop::{build_c, default_out_dir};
+use pmix_wire::relay;
+use pmix_wire::verify::{verify, Verified};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Bytes per (connection, sent by the client).
+type Recorded = BTreeMap<(usize, bool), Vec<u8>>;
+
+/// A child process killed when dropped, so no path leaves one behind.
+struct Kill(Child);
+impl Drop for Kill {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Wait for a child with a deadline; its stdout as text.
+fn finish(mut c: Kill, limit: Duration, what: &str) -> (bool, String) {
+    let start = Instant::now();
+    loop {
+        match c.0.try_wait() {
+            Ok(Some(st)) => {
+                let mut out = String::new();
+                if let Some(mut o) = c.0.stdout.take() {
+                    let _ = std::io::Read::read_to_string(&mut o, &mut out);
+                }
+                return (st.success(), out);
+            }
+            Ok(None) if start.elapsed() < limit => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                let mut out = String::new();
+                let _ = c.0.kill();
+                if let Some(mut o) = c.0.stdout.take() {
+                    let _ = std::io::Read::read_to_string(&mut o, &mut out);
+                }
+                panic!("{what} did not finish in {limit:?}; its output:\n{out}");
+            }
+        }
+    }
+}
+
+fn captures_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/captures-4.2.2")
+}
+
+/// A name for a recorded connection, from its handshake.
+fn name_of(client: &[u8]) -> String {
+    let n = u32::from_le_bytes(client[8..12].try_into().unwrap()) as usize;
+    let r = ConnectRequest::decode(&client[16..16 + n]).unwrap();
+    match &r.proc {
+        Some(p) if r.flag == 0 => format!("client-{}-{}", p.nspace, p.rank),
+        _ => format!("tool-flag{}", r.flag),
+    }
+}
+
+fn expect_lines(out: &str, want: &[String], who: &str) {
+    for w in want {
+        assert!(
+            out.lines().any(|l| l == w),
+            "{who}: no line {w:?} in\n{out}"
+        );
+    }
+    assert!(
+        !out.lines().any(|l| l.starts_with("fail")),
+        "{who} reported a failure:\n{out}"
+    );
+}
+
+#[test]
+fn libpmix_conversations_through_the_relay_decode_and_reencode() {
+    let out_dir = default_out_dir();
+    let exe = |n| build_c(n, &out_dir).unwrap_or_else(|e| panic!("{e}"));
+    let (server_exe, client_exe, tool_exe) =
+        (exe("cap_server"), exe("cap_client"), exe("cap_tool"));
+    let tmp =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("live-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+
+    // the server, its client environments and its port
+    let mut server = Kill(
+        Command::new(&server_exe)
+            .args(["2", tmp.to_str().unwrap()])
+            .env("PMIX_MCA_gds", "hash")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let (tx, rx) = mpsc::channel();
+    let stdout = server.0.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut envs: HashMap<(String, u32), Vec<(String, String)>> = HashMap::new();
+    loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("cap_server did not become ready");
+        if line == "ready" {
+            break;
+        }
+        let mut f = line.splitn(4, ' ');
+        assert_eq!(f.next(), Some("env"), "{line}");
+        let ns = f.next().unwrap().to_string();
+        let rank: u32 = f.next().unwrap().parse().unwrap();
+        let (k, v) = f.next().unwrap().split_once('=').unwrap();
+        envs.entry((ns, rank))
+            .or_default()
+            .push((k.to_string(), v.to_string()));
+    }
+    let uri = envs[&("capns".to_string(), 0)]
+        .iter()
+        .find(|(k, _)| k == "PMIX_SERVER_URI41")
+        .map(|(_, v)| v.clone())
+        .expect("PMIX_SERVER_URI41");
+    let (uri_head, server_port) = uri.rsplit_once(':').unwrap();
+
+    // the relay, recording both sides of each connection
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let relay_port = listener.local_addr().unwrap().port();
+    let recorded: Arc<Mutex<Recorded>> = Arc::default();
+    let rec = recorded.clone();
+    let raw: relay::RawSink = Arc::new(move |conn, from_client, data| {
+        rec.lock()
+            .unwrap()
+            .entry((conn, from_client))
+            .or_default()
+            .extend_from_slice(data);
+    });
+    let logged = Arc::new(Mutex::new(0usize));
+    let lg = logged.clone();
+    let sink: relay::Sink = Arc::new(move |_, _| *lg.lock().unwrap() += 1);
+    let to = format!("127.0.0.1:{server_port}");
+    let relay_thread = std::thread::spawn(move || {
+        relay::serve_recording(
+            listener,
+            &to,
+            sink,
+            Some(raw),
+            pmix_codec::frame::DEFAULT_MAX_MESSAGE,
+            Some(4),
+        )
+    });
+
+    // the clients see the relay where the server was
+    let client = |ns: &str, rank: u32, mode: &str| {
+        let mut c = Command::new(&client_exe);
+        c.arg(mode)
+            .env("PMIX_MCA_gds", "hash")
+            .stdout(Stdio::piped());
+        for (k, v) in &envs[&(ns.to_string(), rank)] {
+            let v = match v.rsplit_once(':') {
+                Some((head, _)) if k.starts_with("PMIX_SERVER_URI") => {
+                    format!("{head}:{relay_port}")
+                }
+                _ => v.clone(),
+            };
+            c.env(k, v);
+        }
+        Kill(c.spawn().unwrap())
+    };
+    let c0 = client("capns", 0, "all");
+    let c1 = client("capns", 1, "all");
+    let limit = Duration::from_secs(60);
+    let (ok0, out0) = finish(c0, limit, "rank 0");
+    let (ok1, out1) = finish(c1, limit, "rank 1");
+    assert!(ok0 && ok1, "rank 0:\n{out0}\nrank 1:\n{out1}");
+    for (rank, out) in [(0u32, &out0), (1, &out1)] {
+        let peer = 1 - rank;
+        let mut want = vec![
+            "ok init capns".to_string(),
+            "ok job_size 2".to_string(),
+            format!("ok get cap.global.{peer}=global-from-{peer}"),
+            format!("ok get cap.local.{peer}=local-from-{peer}"),
+            "ok event_delivered ".to_string(),
+            "ok query capns,capspawn".to_string(),
+            "ok group_construct ".to_string(),
+            "ok finalize ".to_string(),
+        ];
+        if rank == 0 {
+            want.push("ok spawn capspawn".into());
+            want.push("ok get_credential capcred".into());
+            want.push("rc allocate NOT-SUPPORTED".into());
+        } else {
+            want.push("ok lookup port-1234".into());
+            want.push("rc lookup_missing NOT-FOUND".into());
+        }
+        expect_lines(out, &want, &format!("rank {rank}"));
+    }
+    let (_, outa) = finish(client("capabort", 0, "abort"), limit, "aborting client");
+    expect_lines(&outa, &["ok init capabort".into()], "aborting client");
+    let tool = Kill(
+        Command::new(&tool_exe)
+            .arg(format!("{uri_head}:{relay_port}"))
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let (okt, outt) = finish(tool, limit, "tool");
+    assert!(okt, "tool:\n{outt}");
+    expect_lines(
+        &outt,
+        &[
+            "ok query capns,capspawn".into(),
+            "ok iof_pull SUCCESS".into(),
+        ],
+        "tool",
+    );
+
+    // the relay ends once its four connections have closed
+    let start = Instant::now();
+    while !relay_thread.is_finished() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the relay did not finish"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    relay_thread.join().unwrap().unwrap();
+    drop(server.0.stdin.take());
+    drop(server);
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert!(*logged.lock().unwrap() > 100, "the relay logged too little");
+
+    // every connection: typed, complete, byte-identical; the inspector clean
+    let rec = recorded.lock().unwrap();
+    let mut seen = BTreeSet::new();
+    let mut total = Verified::default();
+    let mut saved = Vec::new();
+    for conn in 1..=4 {
+        let c = &rec[&(conn, true)];
+        let s = &rec[&(conn, false)];
+        let name = name_of(c);
+        let v = verify(c, s).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let conv = pmix_wire::inspect::inspect(c, s, pmix_codec::frame::DEFAULT_MAX_MESSAGE);
+        assert_eq!(
+            conv.errors(),
+            0,
+            "{}",
+            pmix_wire::inspect::render_text(&conv)
+        );
+        seen.extend(v.requests.keys().copied());
+        total.events += v.events;
+        total.messages += v.messages;
+        if v.flag != 0 {
+            total.flag = v.flag;
+        }
+        saved.push((name, c.clone(), s.clone()));
+    }
+    // every request the 4.2.2 client library sends in these programs
+    let want: BTreeSet<u8> = [
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 24, 28,
+    ]
+    .into();
+    assert_eq!(seen, want, "commands seen");
+    assert!(total.events >= 1, "no event crossed the socket");
+    assert_ne!(total.flag, 0, "no tool connection");
+    eprintln!("{} messages in 4 connections verified", total.messages);
+
+    if std::env::var_os("PMIX_WRITE_CAPTURES").is_some() {
+        let dir = captures_dir();
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, c, s) in saved {
+            std::fs::write(dir.join(format!("{name}.client")), c).unwrap();
+            std::fs::write(dir.join(format!("{name}.server")), s).unwrap();
+        }
+    }
+}
+
+fn stored() -> Vec<(String, Vec<u8>, Vec<u8>)> {
+    let dir = captures_dir();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(&dir).expect("corpus/captures-4.2.2") {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "client") {
+            let s = p.with_extension("server");
+            out.push((
+                p.file_stem().unwrap().to_string_lossy().to_string(),
+                std::fs::read(&p).unwrap(),
+                std::fs::read(Path::new(&s)).unwrap(),
+            ));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The stored 4.2.2 conversations, replayed without libpmix.
+#[test]
+fn stored_captures_verify() {
+    let all = stored();
+    assert!(all.len() >= 4, "{} stored connections", all.len());
+    let mut seen = BTreeSet::new();
+    for (name, c, s) in &all {
+        let v = verify(c, s).unwrap_or_else(|e| panic!("{name}: {e}"));
+        seen.extend(v.requests.keys().copied());
+        // and the same through the inspector, split anywhere
+        let conv = pmix_wire::inspect::inspect(c, s, pmix_codec::frame::DEFAULT_MAX_MESSAGE);
+        assert_eq!(conv.errors(), 0, "{name}");
+    }
+    assert!(seen.len() >= 25, "{seen:?}");
+}
+
+/// Bytes off the end or flipped in a stored capture are reported, never a
+/// panic, and never verify.
+#[test]
+fn damaged_stored_captures_are_refused() {
+    for (name, c, s) in stored() {
+        for cut in [1, 7, c.len() / 2] {
+            assert!(verify(&c[..c.len() - cut], &s).is_err(), "{name} cut {cut}");
+        }
+        // every single-bit flip of the client stream: an answer, no panic
+        for at in 0..c.len() {
+            let mut flipped = c.clone();
+            flipped[at] ^= 1 << (at % 8);
+            let _ = verify(&flipped, &s);
+        }
+    }
+}
