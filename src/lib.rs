@@ -4,4 +4,5 @@
 pub mod inspect;
 pub mod interop;
 pub mod relay;
+pub mod server;
 pub mod verify;

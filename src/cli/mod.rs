@@ -1,6 +1,8 @@
 //! Command-line front end. Each subcommand is a small function over the
 //! library; argument parsing is hand-written (a handful of flags).
 
+mod run;
+
 use pmix_codec::{BufferType, Dialect, Format};
 use pmix_types::{DataType, Value};
 use std::io::{Read, Write};
@@ -24,6 +26,8 @@ commands:
         --dump appends each side of connection N to DIR/conn-N.client and DIR/conn-N.server
   inspect --verify --client FILE --server FILE
         check that every message decodes typed and re-encodes byte for byte
+  run    -n N [--dialect D] [--timeout S] PROG [ARGS...]
+        launch N ranks of PROG on this node under a pmix-wire PMIx server
   interop [--json] [--dialect D]... [--fixed-ints] [--save-vectors DIR]
         run the interop matrix against the system libpmix (and keep its vectors)
 
@@ -253,6 +257,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         "interop" => interop_cmd(&parse(rest)?),
         "inspect" => inspect_cmd(&parse(rest)?),
         "relay" => relay_cmd(&parse(rest)?),
+        "run" => run::run(rest),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)

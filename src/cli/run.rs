@@ -1,0 +1,168 @@
+//! `pmixw run -n N [--dialect D] [--timeout S] PROG [ARGS]`: a single-node
+//! launcher hosting our server (issue #5 item 6). It registers one
+//! namespace, starts N ranks with the environment a PMIx client needs,
+//! lets them inherit stdout/stderr, and returns the job's status: the abort
+//! status if a rank aborted, else the first failing rank's status, else 0.
+//! On abort or timeout every rank is killed; nothing is left behind.
+
+use pmix_wire::server::{net, HostEvent, JobSpec};
+use std::process::{Child, Command, ExitCode};
+use std::time::{Duration, Instant};
+
+const USAGE: &str =
+    "usage: pmixw run -n N [--dialect v41|v4|v3|v21|v20] [--timeout SECONDS] PROG [ARGS...]";
+
+struct Job(Vec<Child>);
+impl Drop for Job {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// The URI variable a client of dialect `d` finds (libpmix 4.2.2 picks the
+/// dialect from the variable's name: protocol.md §8.1).
+fn uri_var(d: &str) -> Result<&'static str, String> {
+    Ok(match d {
+        "v41" => "PMIX_SERVER_URI41",
+        "v4" => "PMIX_SERVER_URI4",
+        "v3" => "PMIX_SERVER_URI3",
+        "v21" => "PMIX_SERVER_URI21",
+        "v20" => "PMIX_SERVER_URI2",
+        _ => return Err(format!("--dialect {d}: one of v41 v4 v3 v21 v20\n{USAGE}")),
+    })
+}
+
+pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    let mut n: Option<u32> = None;
+    let mut dialect: Option<&'static str> = None;
+    let mut timeout: Option<Duration> = None;
+    let mut it = args.iter();
+    let mut prog = Vec::new();
+    while let Some(a) = it.next() {
+        let mut val = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or(format!("{name} needs a value\n{USAGE}"))
+        };
+        match a.as_str() {
+            "-n" | "--np" => {
+                n = Some(
+                    val("-n")?
+                        .parse()
+                        .map_err(|_| format!("-n: a count\n{USAGE}"))?,
+                )
+            }
+            "--dialect" => dialect = Some(uri_var(&val("--dialect")?)?),
+            "--timeout" => {
+                let s: f64 = val("--timeout")?
+                    .parse()
+                    .map_err(|_| format!("--timeout: seconds\n{USAGE}"))?;
+                timeout = Some(Duration::from_secs_f64(s.max(0.0)));
+            }
+            s if s.starts_with('-') && prog.is_empty() => {
+                return Err(format!("unknown option {s}\n{USAGE}"))
+            }
+            _ => {
+                prog.push(a.clone());
+                prog.extend(it.by_ref().cloned());
+            }
+        }
+    }
+    let n = n.filter(|n| *n > 0).ok_or(USAGE)?;
+    let (exe, argv) = prog.split_first().ok_or(USAGE)?;
+    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "localhost".into());
+    let nspace = format!("pmixw-{}", std::process::id());
+    let server = net::start(vec![JobSpec {
+        nspace: nspace.clone(),
+        nprocs: n,
+        hostname,
+        info: Vec::new(),
+    }])
+    .map_err(|e| format!("cannot start the server: {e}"))?;
+
+    let mut job = Job(Vec::new());
+    for r in 0..n {
+        let mut c = Command::new(exe);
+        c.args(argv);
+        for (k, v) in server.client_env(&nspace, r) {
+            let skip = k.starts_with("PMIX_SERVER_URI") && dialect.is_some_and(|d| d != k);
+            if !skip {
+                c.env(k, v);
+            }
+        }
+        job.0
+            .push(c.spawn().map_err(|e| format!("cannot start {exe}: {e}"))?);
+    }
+
+    let start = Instant::now();
+    let mut status: Vec<Option<i32>> = vec![None; n as usize];
+    let mut aborted: Option<i32> = None;
+    loop {
+        while let Ok(e) = server.events.try_recv() {
+            match e {
+                HostEvent::Aborted {
+                    proc,
+                    status: st,
+                    message,
+                } => {
+                    eprintln!(
+                        "pmixw run: rank {} aborted with status {st}: {}",
+                        proc.rank,
+                        message.unwrap_or_default()
+                    );
+                    aborted = Some(if st == 0 { 1 } else { st });
+                }
+                HostEvent::Log { data, .. } => {
+                    for i in data {
+                        if let pmix_types::Value::String(Some(s)) = &i.value {
+                            match i.key.to_string().as_str() {
+                                "pmix.log.stdout" => print!("{s}"),
+                                _ => eprint!("{s}"),
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if aborted.is_some() {
+            break;
+        }
+        for (i, c) in job.0.iter_mut().enumerate() {
+            if status[i].is_none() {
+                if let Ok(Some(st)) = c.try_wait() {
+                    status[i] = Some(st.code().unwrap_or(128 + 9));
+                }
+            }
+        }
+        if status.iter().all(Option::is_some) {
+            break;
+        }
+        if timeout.is_some_and(|t| start.elapsed() >= t) {
+            eprintln!(
+                "pmixw run: timeout after {:?}; killing the job",
+                timeout.unwrap_or_default()
+            );
+            drop(job);
+            server.stop();
+            return Ok(ExitCode::from(124));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    drop(job);
+    server.stop();
+    let code = aborted.unwrap_or_else(|| {
+        status
+            .iter()
+            .flatten()
+            .copied()
+            .find(|s| *s != 0)
+            .unwrap_or(0)
+    });
+    Ok(ExitCode::from(code.clamp(0, 255) as u8))
+}

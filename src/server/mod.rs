@@ -1,0 +1,973 @@
+//! The server role, sans-IO (issue #5): a PMIx server core that libpmix
+//! clients connect to. It owns no sockets, threads or clocks: the driver
+//! hands it each connection's bytes with the current time and sends what
+//! [`Server::poll_output`] returns. The host (a launcher, a resource
+//! manager) registers namespaces and receives [`HostEvent`]s; everything a
+//! single node can answer (modex, fences, publish/lookup, events, queries)
+//! the core answers itself. Layouts: spec-notes/commands.md; behaviour and
+//! evidence: spec-notes/server.md.
+
+pub mod net;
+
+use bytes::Bytes;
+use pmix_codec::command::{EventNotice, Reply, Request};
+use pmix_codec::frame::{frame, tag, FrameDecoder, HeaderOrder, DEFAULT_MAX_MESSAGE};
+use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest};
+use pmix_codec::registry::Registry;
+use pmix_codec::{DataBuffer, Format};
+use pmix_types::{DataArray, DataType, Hex, Info, Kval, PString, Pdata, Proc, Value};
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+/// PMIx status codes the server answers with.
+pub mod status {
+    pub const SUCCESS: i32 = 0;
+    pub const ERR_BAD_PARAM: i32 = -27;
+    pub const ERR_NOT_FOUND: i32 = -46;
+    pub const ERR_NOT_SUPPORTED: i32 = -47;
+    pub const ERR_TIMEOUT: i32 = -24;
+    pub const ERR_LOST_CONNECTION: i32 = -61;
+}
+
+/// The rank meaning "every rank of the namespace".
+pub const RANK_WILDCARD: u32 = u32::MAX - 1;
+const INFO_ARRAY_END: u32 = 2;
+/// How long a GET for data a local rank has not committed yet waits when
+/// the request names no `pmix.timeout` (libpmix 4.2.2: 2 s, protocol.md §7.3).
+pub const DEFAULT_GET_WAIT: Duration = Duration::from_secs(2);
+
+/// A connection, as the driver names it.
+pub type ConnId = u64;
+
+/// A job as the host registers it: one node, `nprocs` local ranks.
+#[derive(Clone, Debug)]
+pub struct JobSpec {
+    pub nspace: String,
+    pub nprocs: u32,
+    pub hostname: String,
+    /// Further job-level information, sent to every rank at init.
+    pub info: Vec<Info>,
+}
+
+/// What the server asks its driver or host to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Output {
+    /// Write these bytes to the connection.
+    Send(ConnId, Vec<u8>),
+    /// Close the connection (after writing what was queued for it).
+    Close(ConnId),
+    /// Something the host must know or act on.
+    Host(HostEvent),
+}
+
+/// Upcalls to the host.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostEvent {
+    /// A client completed its handshake, speaking this format.
+    Connected(Proc, Format),
+    /// A client called PMIx_Finalize.
+    Finalized(Proc),
+    /// A client called PMIx_Abort (the host tears the job down).
+    Aborted {
+        proc: Proc,
+        status: i32,
+        message: Option<String>,
+    },
+    /// A client's connection ended before it finalized.
+    Lost(Proc),
+    /// A client asked to log data.
+    Log { proc: Proc, data: Vec<Info> },
+}
+
+enum ConnState {
+    Handshake,
+    Client { proc: Proc, fmt: Format },
+}
+
+struct Conn {
+    dec: FrameDecoder,
+    state: ConnState,
+    finalized: bool,
+    /// Event codes this client registered for; `Some(empty)`: all events.
+    events: Option<Vec<i32>>,
+}
+
+#[derive(Default)]
+struct RankState {
+    conn: Option<ConnId>,
+    committed: bool,
+    /// What the rank committed for local peers (LOCAL and GLOBAL scope).
+    local: Vec<Kval>,
+}
+
+struct Job {
+    spec: JobSpec,
+    ranks: Vec<RankState>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum CollKind {
+    Fence,
+    Connect,
+    Disconnect,
+    GroupConstruct,
+    GroupDestruct,
+}
+
+struct Collective {
+    kind: CollKind,
+    expected: BTreeSet<(String, u32)>,
+    arrived: Vec<(ConnId, u32, (String, u32))>,
+}
+
+struct PendingGet {
+    conn: ConnId,
+    tag: u32,
+    target: (String, u32),
+    deadline: Instant,
+}
+
+struct PendingLookup {
+    conn: ConnId,
+    tag: u32,
+    keys: Vec<String>,
+    deadline: Instant,
+}
+
+/// The server core.
+pub struct Server {
+    jobs: HashMap<String, Job>,
+    conns: HashMap<ConnId, Conn>,
+    next_conn: ConnId,
+    out: VecDeque<Output>,
+    collectives: Vec<Collective>,
+    gets: Vec<PendingGet>,
+    lookups: Vec<PendingLookup>,
+    published: Vec<(String, Pdata)>,
+    registry: Registry,
+    max_message: usize,
+}
+
+fn pstr(s: &str) -> Value {
+    Value::String(Some(PString::from(s)))
+}
+
+fn kval(key: &str, value: Value) -> Kval {
+    Kval {
+        key: Some(PString::from(key)),
+        value,
+    }
+}
+
+fn info_array(mut items: Vec<Info>) -> Value {
+    if let Some(last) = items.last_mut() {
+        last.flags |= INFO_ARRAY_END;
+    }
+    let elems = items
+        .into_iter()
+        .map(|i| Value::Info(Box::new(i)))
+        .collect();
+    Value::DataArray(Box::new(
+        DataArray::new(DataType::Info, elems).expect("INFO elements"),
+    ))
+}
+
+fn name(p: &Proc) -> (String, u32) {
+    (p.nspace.to_string(), p.rank)
+}
+
+fn info_u32(info: &[Info], key: &str) -> Option<u32> {
+    info.iter()
+        .find(|i| i.key.to_string() == key)
+        .and_then(|i| match i.value {
+            Value::Uint32(n) => Some(n),
+            Value::Int32(n) => u32::try_from(n).ok(),
+            Value::Int(n) => u32::try_from(n).ok(),
+            Value::Uint64(n) => u32::try_from(n).ok(),
+            _ => None,
+        })
+}
+
+fn info_true(info: &[Info], key: &str) -> bool {
+    info.iter()
+        .any(|i| i.key.to_string() == key && !matches!(i.value, Value::Bool(false)))
+}
+
+impl Server {
+    pub fn new() -> Server {
+        Server {
+            jobs: HashMap::new(),
+            conns: HashMap::new(),
+            next_conn: 1,
+            out: VecDeque::new(),
+            collectives: Vec::new(),
+            gets: Vec::new(),
+            lookups: Vec::new(),
+            published: Vec::new(),
+            registry: Registry::new(Format::V41, None),
+            max_message: DEFAULT_MAX_MESSAGE,
+        }
+    }
+
+    /// Refuse messages larger than this before buffering them.
+    pub fn set_max_message(&mut self, max: usize) {
+        self.max_message = max;
+    }
+
+    /// Register a namespace; its ranks may then connect.
+    pub fn register_nspace(&mut self, spec: JobSpec) {
+        let ranks = (0..spec.nprocs).map(|_| RankState::default()).collect();
+        self.jobs.insert(spec.nspace.clone(), Job { spec, ranks });
+    }
+
+    /// The environment a rank needs (PMIx_server_setup_fork): the
+    /// rendezvous URI under every variable a libpmix client looks for, and
+    /// the modules it must use so that job data crosses the socket.
+    pub fn client_env(&self, nspace: &str, rank: u32, uri: &str) -> Vec<(String, String)> {
+        let mut env = vec![
+            ("PMIX_NAMESPACE".into(), nspace.to_string()),
+            ("PMIX_RANK".into(), rank.to_string()),
+        ];
+        for v in ["URI41", "URI4", "URI3", "URI2", "URI21"] {
+            env.push((format!("PMIX_SERVER_{v}"), uri.to_string()));
+        }
+        env.push(("PMIX_SECURITY_MODE".into(), "native".into()));
+        env.push((
+            "PMIX_BFROP_BUFFER_TYPE".into(),
+            "PMIX_BFROP_BUFFER_NON_DESC".into(),
+        ));
+        env.push(("PMIX_GDS_MODULE".into(), "hash".into()));
+        env.push(("PMIX_MCA_gds".into(), "hash".into()));
+        if let Some(j) = self.jobs.get(nspace) {
+            env.push(("PMIX_HOSTNAME".into(), j.spec.hostname.clone()));
+        }
+        env.push(("PMIX_VERSION".into(), "4.2.2".into()));
+        env
+    }
+
+    /// A new connection; the driver passes the id with its bytes.
+    pub fn open(&mut self) -> ConnId {
+        let id = self.next_conn;
+        self.next_conn += 1;
+        self.conns.insert(
+            id,
+            Conn {
+                dec: FrameDecoder::new(HeaderOrder::Little, self.max_message),
+                state: ConnState::Handshake,
+                finalized: false,
+                events: None,
+            },
+        );
+        id
+    }
+
+    /// The next thing to do, if any.
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.out.pop_front()
+    }
+
+    /// When [`Server::handle_timeout`] should next be called.
+    pub fn next_timeout(&self) -> Option<Instant> {
+        self.gets
+            .iter()
+            .map(|g| g.deadline)
+            .chain(self.lookups.iter().map(|l| l.deadline))
+            .min()
+    }
+
+    /// Expire waits whose time has come.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        let (due, keep): (Vec<_>, Vec<_>) = self.gets.drain(..).partition(|g| g.deadline <= now);
+        self.gets = keep;
+        for g in due {
+            self.reply(g.conn, g.tag, &Reply::Status(status::ERR_TIMEOUT));
+        }
+        let (due, keep): (Vec<_>, Vec<_>) = self.lookups.drain(..).partition(|l| l.deadline <= now);
+        self.lookups = keep;
+        for l in due {
+            self.reply(l.conn, l.tag, &Reply::Status(status::ERR_NOT_FOUND));
+        }
+    }
+
+    /// Bytes received on a connection.
+    pub fn received(&mut self, id: ConnId, data: &[u8], now: Instant) {
+        let Some(c) = self.conns.get_mut(&id) else {
+            return;
+        };
+        c.dec.push(data);
+        loop {
+            let Some(c) = self.conns.get_mut(&id) else {
+                return;
+            };
+            let m = match c.dec.next_message() {
+                Ok(Some(m)) => m,
+                Ok(None) => return,
+                Err(_) => {
+                    // oversize: this peer only
+                    self.drop_peer(id);
+                    return;
+                }
+            };
+            let ok = if matches!(c.state, ConnState::Handshake) {
+                self.handshake(id, &m.payload)
+            } else {
+                self.message(id, m.header.tag, &m.payload, now)
+            };
+            if !ok {
+                self.drop_peer(id);
+                return;
+            }
+        }
+    }
+
+    /// The connection ended (the peer closed it or the driver gave up).
+    pub fn closed(&mut self, id: ConnId) {
+        let Some(c) = self.conns.remove(&id) else {
+            return;
+        };
+        let ConnState::Client { proc, .. } = c.state else {
+            return;
+        };
+        let me = name(&proc);
+        if let Some(r) = self
+            .jobs
+            .get_mut(&me.0)
+            .and_then(|j| j.ranks.get_mut(me.1 as usize))
+        {
+            r.conn = None;
+        }
+        if !c.finalized {
+            self.out.push_back(Output::Host(HostEvent::Lost(proc)));
+        }
+        // collectives waiting for this rank can no longer complete
+        let mut failed = Vec::new();
+        self.collectives.retain(|col| {
+            if col.expected.contains(&me) && !col.arrived.iter().any(|a| a.2 == me) {
+                failed.extend(col.arrived.iter().map(|a| (a.0, a.1)));
+                false
+            } else {
+                true
+            }
+        });
+        for (conn, t) in failed {
+            self.reply(conn, t, &Reply::Status(status::ERR_LOST_CONNECTION));
+        }
+        // gets waiting for its data never get it
+        let (dead, keep): (Vec<_>, Vec<_>) = self
+            .gets
+            .drain(..)
+            .partition(|g| g.target == me || g.conn == id);
+        self.gets = keep;
+        for g in dead.into_iter().filter(|g| g.conn != id) {
+            self.reply(g.conn, g.tag, &Reply::Status(status::ERR_LOST_CONNECTION));
+        }
+        self.lookups.retain(|l| l.conn != id);
+    }
+
+    fn drop_peer(&mut self, id: ConnId) {
+        if self.conns.contains_key(&id) {
+            self.out.push_back(Output::Close(id));
+        }
+        self.closed(id);
+    }
+
+    fn send(&mut self, id: ConnId, t: u32, payload: &[u8]) {
+        if let Ok(b) = frame(0, t, payload, HeaderOrder::Network) {
+            self.out.push_back(Output::Send(id, b));
+        }
+    }
+
+    fn fmt_of(&self, id: ConnId) -> Option<Format> {
+        match self.conns.get(&id).map(|c| &c.state) {
+            Some(ConnState::Client { fmt, .. }) => Some(*fmt),
+            _ => None,
+        }
+    }
+
+    fn reply(&mut self, id: ConnId, t: u32, r: &Reply) {
+        let Some(fmt) = self.fmt_of(id) else { return };
+        match r.encode(&fmt) {
+            Ok(b) => self.send(id, t, &b),
+            Err(_) => {
+                if let Ok(b) = Reply::Status(status::ERR_BAD_PARAM).encode(&fmt) {
+                    self.send(id, t, &b);
+                }
+            }
+        }
+    }
+
+    fn handshake(&mut self, id: ConnId, body: &[u8]) -> bool {
+        let Ok(req) = ConnectRequest::decode(body) else {
+            return false;
+        };
+        let refuse = |s: &mut Server, st: i32| {
+            s.out.push_back(Output::Send(
+                id,
+                ClientReply {
+                    status: st,
+                    index: 0,
+                }
+                .encode()
+                .to_vec(),
+            ));
+            false
+        };
+        if req.flag != peer_type::SIMPLE_CLIENT {
+            // tools, launchers and singletons are not served yet
+            return refuse(self, status::ERR_NOT_SUPPORTED);
+        }
+        let (Some(proc), Some(fmt)) = (req.proc.clone(), req.format()) else {
+            return refuse(self, status::ERR_BAD_PARAM);
+        };
+        let me = name(&proc);
+        let Some(rank) = self
+            .jobs
+            .get_mut(&me.0)
+            .and_then(|j| j.ranks.get_mut(me.1 as usize))
+        else {
+            return refuse(self, status::ERR_NOT_FOUND);
+        };
+        if rank.conn.is_some() {
+            return refuse(self, status::ERR_BAD_PARAM);
+        }
+        rank.conn = Some(id);
+        self.registry
+            .register(proc.nspace.clone(), fmt, Some(req.version.to_string()));
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.state = ConnState::Client {
+                proc: proc.clone(),
+                fmt,
+            };
+        }
+        self.out.push_back(Output::Send(
+            id,
+            ClientReply {
+                status: status::SUCCESS,
+                index: id as u32,
+            }
+            .encode()
+            .to_vec(),
+        ));
+        self.out
+            .push_back(Output::Host(HostEvent::Connected(proc, fmt)));
+        true
+    }
+
+    /// The REQ reply: job-level KVALs, the session and node arrays and one
+    /// per-rank blob, as libpmix 4.2.2's hash module lays them out
+    /// (protocol.md §6.1; corpus/captures-4.2.2).
+    fn job_info(&self, fmt: &Format, nspace: &str) -> Option<Reply> {
+        let j = self.jobs.get(nspace)?;
+        let n = j.spec.nprocs;
+        let host = j.spec.hostname.as_str();
+        let peers = (0..n).map(|r| r.to_string()).collect::<Vec<_>>().join(",");
+        let mut kvals = vec![
+            kval("pmix.job.size", Value::Uint32(n)),
+            kval("pmix.appnum", Value::Uint32(0)),
+            kval("pmix.num.nodes", Value::Uint32(1)),
+            kval("pmix.nlist", pstr(host)),
+            kval("pmix.max.size", Value::Uint32(n)),
+            kval("pmix.univ.size", Value::Uint32(n)),
+        ];
+        for i in &j.spec.info {
+            kvals.push(Kval {
+                key: Some(PString::from(i.key.to_string().as_str())),
+                value: i.value.clone(),
+            });
+        }
+        kvals.push(kval(
+            "pmix.ssn.arr",
+            info_array(vec![
+                Info::new("pmix.session.id", Value::Uint32(u32::MAX)),
+                Info::new("pmix.univ.size", Value::Uint32(n)),
+            ]),
+        ));
+        kvals.push(kval(
+            "pmix.node.arr",
+            info_array(vec![
+                Info::new("pmix.hname", pstr(host)),
+                Info::new("pmix.lpeers", pstr(&peers)),
+                Info::new("pmix.lldr", Value::ProcRank(0)),
+                Info::new("pmix.local.size", Value::Uint32(n)),
+            ]),
+        ));
+        for r in 0..n {
+            let mut b = DataBuffer::new(*fmt);
+            let items = [
+                kval("pmix.lrank", Value::Uint16(r as u16)),
+                kval("pmix.nrank", Value::Uint16(r as u16)),
+                kval("pmix.hname", pstr(host)),
+                kval("pmix.appnum", Value::Uint32(0)),
+                kval("pmix.nodeid", Value::Uint32(0)),
+            ];
+            b.pack(DataType::ProcRank, &[Value::ProcRank(r)]).ok()?;
+            for k in items {
+                b.pack(DataType::Kval, &[Value::Kval(Box::new(k))]).ok()?;
+            }
+            kvals.push(kval(
+                "pmix.pblob",
+                Value::ByteObject(Hex(Bytes::copy_from_slice(b.as_bytes()))),
+            ));
+        }
+        Some(Reply::JobInfo {
+            nspace: Some(PString::from(nspace)),
+            kvals,
+        })
+    }
+
+    fn message(&mut self, id: ConnId, t: u32, payload: &[u8], now: Instant) -> bool {
+        let (proc, fmt) = match self.conns.get(&id).map(|c| &c.state) {
+            Some(ConnState::Client { proc, fmt }) => (proc.clone(), *fmt),
+            _ => return false,
+        };
+        if t == tag::HEARTBEAT && payload.is_empty() {
+            return true;
+        }
+        let req = match Request::decode(&fmt, payload) {
+            Ok(r) => r,
+            // garbage after the handshake drops this peer only
+            Err(_) => return false,
+        };
+        let me = name(&proc);
+        match req {
+            Request::Req => match self.job_info(&fmt, &me.0) {
+                Some(r) => self.reply(id, t, &r),
+                None => self.reply(id, t, &Reply::Status(status::ERR_NOT_FOUND)),
+            },
+            Request::Commit { blobs } => {
+                let mut local = Vec::new();
+                for (scope, buf) in blobs {
+                    // LOCAL (1) and GLOBAL (3) data is for local peers; the
+                    // client sends GLOBAL keys in both sections
+                    let bf = Format {
+                        buffer_type: if buf.buffer_type == 2 {
+                            pmix_codec::BufferType::FullyDesc
+                        } else {
+                            pmix_codec::BufferType::NonDesc
+                        },
+                        ..fmt
+                    };
+                    let mut b = DataBuffer::from_bytes(bf, buf.bytes.clone());
+                    while !b.unread().is_empty() {
+                        match b.unpack_one(DataType::Kval) {
+                            Ok(Value::Kval(k)) if scope == 1 || scope == 3 => local.push(*k),
+                            Ok(_) => {}
+                            Err(_) => return false,
+                        }
+                    }
+                }
+                if let Some(r) = self
+                    .jobs
+                    .get_mut(&me.0)
+                    .and_then(|j| j.ranks.get_mut(me.1 as usize))
+                {
+                    for k in local {
+                        if let Some(old) = r.local.iter_mut().find(|o| o.key == k.key) {
+                            *old = k;
+                        } else {
+                            r.local.push(k);
+                        }
+                    }
+                    r.committed = true;
+                }
+                self.reply(id, t, &Reply::Status(status::SUCCESS));
+                self.resolve_gets(&me);
+            }
+            Request::Fence { procs, .. } => self.collective(CollKind::Fence, id, t, &me, &procs),
+            Request::Connect { procs, .. } => {
+                self.collective(CollKind::Connect, id, t, &me, &procs)
+            }
+            Request::Disconnect { procs, .. } => {
+                self.collective(CollKind::Disconnect, id, t, &me, &procs)
+            }
+            Request::GroupConstruct { procs, .. } => {
+                self.collective(CollKind::GroupConstruct, id, t, &me, &procs)
+            }
+            Request::GroupDestruct { .. } => {
+                // members are not carried; every rank of the caller's job
+                let all = vec![Proc::new(&me.0, RANK_WILDCARD)];
+                self.collective(CollKind::GroupDestruct, id, t, &me, &all)
+            }
+            Request::Get {
+                nspace,
+                rank,
+                info,
+                key,
+            } => {
+                let ns = nspace.map(|s| s.to_string()).unwrap_or_default();
+                let key = key.flatten().map(|k| k.to_string());
+                self.get(id, t, &fmt, ns, rank, key, &info, now);
+            }
+            Request::Finalize => {
+                if let Some(c) = self.conns.get_mut(&id) {
+                    c.finalized = true;
+                }
+                self.reply(id, t, &Reply::Status(status::SUCCESS));
+                self.out.push_back(Output::Host(HostEvent::Finalized(proc)));
+            }
+            Request::Abort {
+                status: st,
+                message,
+                ..
+            } => {
+                self.reply(id, t, &Reply::Status(status::SUCCESS));
+                self.out.push_back(Output::Host(HostEvent::Aborted {
+                    proc,
+                    status: st,
+                    message: message.map(|m| m.to_string()),
+                }));
+            }
+            Request::Publish { info, .. } => {
+                for i in info {
+                    let k = i.key.to_string();
+                    if k.starts_with("pmix.") {
+                        continue;
+                    }
+                    self.published.retain(|(pk, _)| *pk != k);
+                    self.published.push((
+                        k.clone(),
+                        Pdata {
+                            proc: proc.clone(),
+                            key: i.key.clone(),
+                            value: i.value.clone(),
+                        },
+                    ));
+                }
+                self.reply(id, t, &Reply::Status(status::SUCCESS));
+                self.resolve_lookups();
+            }
+            Request::Lookup { keys, info, .. } => {
+                let keys: Vec<String> = keys.into_iter().flatten().map(|k| k.to_string()).collect();
+                if !self.answer_lookup(id, t, &keys) {
+                    if info_true(&info, "pmix.wait") {
+                        let wait = info_u32(&info, "pmix.timeout")
+                            .map_or(Duration::from_secs(3600), |s| Duration::from_secs(s.into()));
+                        self.lookups.push(PendingLookup {
+                            conn: id,
+                            tag: t,
+                            keys,
+                            deadline: now + wait,
+                        });
+                    } else {
+                        self.reply(id, t, &Reply::Status(status::ERR_NOT_FOUND));
+                    }
+                }
+            }
+            Request::Unpublish { keys, .. } => {
+                let keys: Vec<String> = keys.into_iter().flatten().map(|k| k.to_string()).collect();
+                self.published
+                    .retain(|(k, d)| !(d.proc == proc && (keys.is_empty() || keys.contains(k))));
+                self.reply(id, t, &Reply::Status(status::SUCCESS));
+            }
+            Request::RegEvents { codes, .. } => {
+                if let Some(c) = self.conns.get_mut(&id) {
+                    let e = c.events.get_or_insert_with(Vec::new);
+                    e.extend(codes);
+                }
+                self.reply(id, t, &Reply::Status(status::SUCCESS));
+            }
+            Request::DeregEvents { .. } => {}
+            Request::Notify {
+                status: code,
+                range,
+                mut info,
+            } => {
+                self.reply(id, t, &Reply::Status(status::SUCCESS));
+                // PROC_LOCAL (5): the source's own handlers only
+                if range != 5 {
+                    info.push(Info::new("pmix.srvr.internal.notify", Value::Bool(true)));
+                    self.deliver_event(id, code, &proc, info, range);
+                }
+            }
+            Request::Query { queries } => {
+                let mut out = Vec::new();
+                for q in &queries {
+                    for k in &q.keys {
+                        if k.to_string() == "pmix.qry.ns" {
+                            let mut names: Vec<&String> = self.jobs.keys().collect();
+                            names.sort();
+                            let list = names
+                                .iter()
+                                .map(|s| s.as_str())
+                                .collect::<Vec<_>>()
+                                .join(",");
+                            out.push(Info::new("pmix.qry.ns", pstr(&list)));
+                        }
+                    }
+                }
+                let r = if out.is_empty() {
+                    Reply::Status(status::ERR_NOT_FOUND)
+                } else {
+                    Reply::Query {
+                        status: status::SUCCESS,
+                        info: out,
+                    }
+                };
+                self.reply(id, t, &r);
+            }
+            Request::Log { data, .. } => {
+                self.reply(id, t, &Reply::Status(status::SUCCESS));
+                self.out
+                    .push_back(Output::Host(HostEvent::Log { proc, data }));
+            }
+            // everything else needs a host we do not have
+            _ => self.reply(id, t, &Reply::Status(status::ERR_NOT_SUPPORTED)),
+        }
+        true
+    }
+
+    fn expand(&self, procs: &[Proc]) -> BTreeSet<(String, u32)> {
+        let mut set = BTreeSet::new();
+        for p in procs {
+            let (ns, r) = name(p);
+            if r == RANK_WILDCARD {
+                if let Some(j) = self.jobs.get(&ns) {
+                    set.extend((0..j.spec.nprocs).map(|k| (ns.clone(), k)));
+                }
+            } else {
+                set.insert((ns, r));
+            }
+        }
+        set
+    }
+
+    fn collective(
+        &mut self,
+        kind: CollKind,
+        id: ConnId,
+        t: u32,
+        me: &(String, u32),
+        procs: &[Proc],
+    ) {
+        let expected = if procs.is_empty() {
+            self.expand(&[Proc::new(&me.0, RANK_WILDCARD)])
+        } else {
+            self.expand(procs)
+        };
+        if !expected.contains(me) {
+            self.reply(id, t, &Reply::Status(status::ERR_BAD_PARAM));
+            return;
+        }
+        // a participant that is gone can never call in
+        let gone = expected.iter().any(|(ns, r)| {
+            self.jobs
+                .get(ns)
+                .and_then(|j| j.ranks.get(*r as usize))
+                .is_none_or(|st| st.conn.is_none())
+        });
+        if gone {
+            self.reply(id, t, &Reply::Status(status::ERR_LOST_CONNECTION));
+            return;
+        }
+        let idx = match self.collectives.iter().position(|c| {
+            c.kind == kind && c.expected == expected && !c.arrived.iter().any(|a| a.2 == *me)
+        }) {
+            Some(i) => i,
+            None => {
+                self.collectives.push(Collective {
+                    kind,
+                    expected,
+                    arrived: Vec::new(),
+                });
+                self.collectives.len() - 1
+            }
+        };
+        let col = &mut self.collectives[idx];
+        col.arrived.push((id, t, me.clone()));
+        if col.arrived.len() == col.expected.len() {
+            let col = self.collectives.remove(idx);
+            let r = match col.kind {
+                CollKind::Fence | CollKind::Disconnect | CollKind::GroupDestruct => {
+                    Reply::Status(status::SUCCESS)
+                }
+                CollKind::Connect => Reply::Connect {
+                    status: status::SUCCESS,
+                    blobs: Vec::new(),
+                },
+                CollKind::GroupConstruct => Reply::Id {
+                    status: status::SUCCESS,
+                    id: Some(u64::MAX),
+                },
+            };
+            for (conn, tg, _) in col.arrived {
+                self.reply(conn, tg, &r);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn get(
+        &mut self,
+        id: ConnId,
+        t: u32,
+        fmt: &Format,
+        ns: String,
+        rank: u32,
+        key: Option<String>,
+        info: &[Info],
+        now: Instant,
+    ) {
+        let Some(job) = self.jobs.get(&ns) else {
+            self.reply(id, t, &Reply::Status(status::ERR_NOT_FOUND));
+            return;
+        };
+        if rank == RANK_WILDCARD {
+            // job-level data the REQ reply did not hold: only what the host
+            // added later could be here, so the answer is "nothing"
+            let mut kv = Vec::new();
+            if let (Some(k), Some(Reply::JobInfo { kvals, .. })) = (&key, self.job_info(fmt, &ns)) {
+                kv.extend(
+                    kvals
+                        .into_iter()
+                        .filter(|x| x.key.as_ref().map(|s| s.to_string()) == Some(k.clone())),
+                );
+            }
+            let blobs = if kv.is_empty() {
+                Vec::new()
+            } else {
+                match Self::blob(fmt, &Proc::new(&ns, RANK_WILDCARD), &kv) {
+                    Some(b) => vec![b],
+                    None => Vec::new(),
+                }
+            };
+            self.reply(
+                id,
+                t,
+                &Reply::Get {
+                    status: status::SUCCESS,
+                    blobs,
+                },
+            );
+            return;
+        }
+        let Some(target) = job.ranks.get(rank as usize) else {
+            self.reply(id, t, &Reply::Status(status::ERR_NOT_FOUND));
+            return;
+        };
+        if target.committed {
+            self.answer_get(id, t, &(ns, rank));
+        } else if info_true(info, "pmix.immediate") {
+            self.reply(id, t, &Reply::Status(status::ERR_NOT_FOUND));
+        } else {
+            let wait = info_u32(info, "pmix.timeout")
+                .filter(|s| *s > 0)
+                .map_or(DEFAULT_GET_WAIT, |s| Duration::from_secs(s.into()));
+            self.gets.push(PendingGet {
+                conn: id,
+                tag: t,
+                target: (ns, rank),
+                deadline: now + wait,
+            });
+        }
+    }
+
+    /// A byte object holding PROC then KVALs (the GET reply's unit).
+    fn blob(fmt: &Format, p: &Proc, kvals: &[Kval]) -> Option<Bytes> {
+        let mut b = DataBuffer::new(*fmt);
+        b.pack(DataType::Proc, &[Value::Proc(p.clone())]).ok()?;
+        for k in kvals {
+            b.pack(DataType::Kval, &[Value::Kval(Box::new(k.clone()))])
+                .ok()?;
+        }
+        Some(Bytes::copy_from_slice(b.as_bytes()))
+    }
+
+    /// Every KVAL the target committed for local peers, in one byte object
+    /// (libpmix sends them all, not just the requested key: protocol.md §7.3).
+    fn answer_get(&mut self, id: ConnId, t: u32, target: &(String, u32)) {
+        let Some(fmt) = self.fmt_of(id) else { return };
+        let kv = self
+            .jobs
+            .get(&target.0)
+            .and_then(|j| j.ranks.get(target.1 as usize))
+            .map(|r| r.local.clone())
+            .unwrap_or_default();
+        let r = match Self::blob(&fmt, &Proc::new(&target.0, target.1), &kv) {
+            Some(b) => Reply::Get {
+                status: status::SUCCESS,
+                blobs: vec![b],
+            },
+            None => Reply::Status(status::ERR_BAD_PARAM),
+        };
+        self.reply(id, t, &r);
+    }
+
+    fn resolve_gets(&mut self, target: &(String, u32)) {
+        let (ready, keep): (Vec<_>, Vec<_>) =
+            self.gets.drain(..).partition(|g| g.target == *target);
+        self.gets = keep;
+        for g in ready {
+            self.answer_get(g.conn, g.tag, &g.target);
+        }
+    }
+
+    fn answer_lookup(&mut self, id: ConnId, t: u32, keys: &[String]) -> bool {
+        let found: Vec<Pdata> = keys
+            .iter()
+            .filter_map(|k| self.published.iter().find(|(pk, _)| pk == k))
+            .map(|(_, d)| d.clone())
+            .collect();
+        if found.len() < keys.len() || keys.is_empty() {
+            return false;
+        }
+        self.reply(
+            id,
+            t,
+            &Reply::Lookup {
+                status: status::SUCCESS,
+                data: found,
+            },
+        );
+        true
+    }
+
+    fn resolve_lookups(&mut self) {
+        let pending = std::mem::take(&mut self.lookups);
+        for l in pending {
+            if !self.answer_lookup(l.conn, l.tag, &l.keys) {
+                self.lookups.push(l);
+            }
+        }
+    }
+
+    fn deliver_event(
+        &mut self,
+        from: ConnId,
+        code: i32,
+        source: &Proc,
+        info: Vec<Info>,
+        range: u8,
+    ) {
+        let targets: Vec<(ConnId, Format)> = self
+            .conns
+            .iter()
+            .filter(|(cid, c)| {
+                **cid != from
+                    && c.events
+                        .as_ref()
+                        .is_some_and(|e| e.is_empty() || e.contains(&code))
+            })
+            .filter_map(|(cid, c)| match &c.state {
+                ConnState::Client { fmt, .. } => Some((*cid, *fmt)),
+                _ => None,
+            })
+            .collect();
+        for (cid, fmt) in targets {
+            let ev = EventNotice {
+                status: code,
+                source: source.clone(),
+                info: info.clone(),
+                range: Some(range),
+            };
+            if let Ok(b) = ev.encode(&fmt) {
+                self.send(cid, tag::NOTIFY, &b);
+            }
+        }
+    }
+}
+
+impl Default for Server {
+    fn default() -> Self {
+        Server::new()
+    }
+}
