@@ -1,0 +1,370 @@
+//! The server role (issue #5) against unmodified libpmix 4.2.2 clients:
+//! tests/interop/srv_client.c runs as every rank under `pmixw run` and
+//! checks the values it gets (job info keys, every peer's data, lookup,
+//! events, query); the same in every dialect a 4.2.2 client can be steered
+//! to, two namespaces of different dialects side by side, abort, a rank
+//! that dies, timeouts, hostile peers; and the core driven in memory by
+//! the bytes libpmix clients sent to libpmix's own server.
+
+use pmix_codec::frame::{FrameDecoder, HeaderOrder};
+use pmix_codec::Dialect;
+use pmix_wire::interop::{build_c, default_out_dir};
+use pmix_wire::server::{net, HostEvent, JobSpec, Output, Server};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Output as ProcOutput, Stdio};
+use std::time::{Duration, Instant};
+
+fn client_exe() -> PathBuf {
+    build_c("srv_client", &default_out_dir()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `pmixw run ARGS`, killed if it outlives `limit`.
+fn pmixw_run(args: &[&str], limit: Duration) -> ProcOutput {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pmixw"))
+        .arg("run")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while c.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = c.kill();
+            panic!("pmixw run {args:?} did not finish in {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    c.wait_with_output().unwrap()
+}
+
+fn text(o: &ProcOutput) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// The battery's checks every rank must pass.
+const CHECKS: &[&str] = &[
+    "init",
+    "job_size",
+    "univ_size",
+    "local_size",
+    "local_rank",
+    "node_rank",
+    "appnum",
+    "local_peers",
+    "hostname",
+    "put",
+    "commit",
+    "get_all_peers",
+    "fence_collect",
+    "fence",
+    "get_missing",
+    "lookup",
+    "register_event",
+    "query_namespaces",
+    "allocate_not_supported",
+    "connect",
+    "disconnect",
+    "finalize",
+];
+
+fn assert_battery(out: &str, n: usize) {
+    assert!(!out.lines().any(|l| l.starts_with("fail")), "{out}");
+    for c in CHECKS {
+        let got = out
+            .lines()
+            .filter(|l| l.split(' ').nth(1) == Some(c) && l.starts_with("ok"))
+            .count();
+        assert!(got >= n, "check {c}: {got} ranks of {n} passed\n{out}");
+    }
+    let peers = (0..n).map(|r| r.to_string()).collect::<Vec<_>>().join(",");
+    assert!(out.contains(&format!("ok job_size {n}\n")), "{out}");
+    assert!(out.contains(&format!("ok local_peers {peers}\n")), "{out}");
+    assert!(out.contains(&format!("ok get_all_peers {n}\n")), "{out}");
+    assert!(out.contains("ok lookup svc-addr\n"), "{out}");
+    assert_eq!(out.matches("ok event_delivered").count(), n - 1, "{out}");
+    for r in 0..n {
+        assert!(out.contains(&format!("ok local_rank {r}\n")), "{out}");
+        assert!(out.contains(&format!("rank {r}: 0 failures")), "{out}");
+    }
+}
+
+#[test]
+fn libpmix_clients_run_their_battery_under_pmixw_run() {
+    let exe = client_exe();
+    let o = pmixw_run(
+        &["-n", "4", "--timeout", "60", exe.to_str().unwrap(), "all"],
+        Duration::from_secs(90),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert_battery(&String::from_utf8_lossy(&o.stdout), 4);
+}
+
+#[test]
+fn every_dialect_a_422_client_can_be_steered_to() {
+    let exe = client_exe();
+    for d in ["v4", "v3", "v21", "v20"] {
+        let o = pmixw_run(
+            &[
+                "-n",
+                "2",
+                "--dialect",
+                d,
+                "--timeout",
+                "60",
+                exe.to_str().unwrap(),
+                "all",
+            ],
+            Duration::from_secs(90),
+        );
+        assert!(o.status.success(), "{d}: {}", text(&o));
+        assert_battery(&String::from_utf8_lossy(&o.stdout), 2);
+    }
+}
+
+struct Kill(Child);
+impl Drop for Kill {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn spawn_rank(exe: &PathBuf, env: Vec<(String, String)>, keep_uri: &str) -> Kill {
+    let mut c = Command::new(exe);
+    c.arg("all").stdout(Stdio::piped()).stderr(Stdio::piped());
+    for (k, v) in env {
+        if !k.starts_with("PMIX_SERVER_URI") || k == keep_uri {
+            c.env(k, v);
+        }
+    }
+    Kill(c.spawn().unwrap())
+}
+
+fn wait_out(mut k: Kill, limit: Duration) -> (bool, String) {
+    let start = Instant::now();
+    loop {
+        if let Some(st) = k.0.try_wait().unwrap() {
+            let mut out = String::new();
+            k.0.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+            return (st.success(), out);
+        }
+        assert!(start.elapsed() < limit, "a rank did not finish");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Version negotiation by namespace: a job whose clients found only
+/// PMIX_SERVER_URI3 speaks v3, one whose clients found URI41 speaks v41,
+/// both served at once, each in its own dialect.
+#[test]
+fn two_namespaces_in_different_dialects_side_by_side() {
+    let exe = client_exe();
+    let host = "localhost".to_string();
+    let job = |ns: &str| JobSpec {
+        nspace: ns.into(),
+        nprocs: 2,
+        hostname: host.clone(),
+        info: vec![],
+    };
+    let server = net::start(vec![job("old-v3"), job("new-v41")]).unwrap();
+    let mut ranks = Vec::new();
+    for (ns, var) in [
+        ("old-v3", "PMIX_SERVER_URI3"),
+        ("new-v41", "PMIX_SERVER_URI41"),
+    ] {
+        for r in 0..2 {
+            ranks.push((ns, spawn_rank(&exe, server.client_env(ns, r), var)));
+        }
+    }
+    for (ns, k) in ranks {
+        let (ok, out) = wait_out(k, Duration::from_secs(60));
+        assert!(ok, "{ns}: {out}");
+        assert!(
+            out.contains("failures") && !out.contains("fail "),
+            "{ns}: {out}"
+        );
+    }
+    let mut seen = Vec::new();
+    while let Ok(e) = server.events.try_recv() {
+        if let HostEvent::Connected(p, f) = e {
+            seen.push((p.nspace.to_string(), p.rank, f.dialect));
+        }
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        vec![
+            ("new-v41".into(), 0, Dialect::V41),
+            ("new-v41".into(), 1, Dialect::V41),
+            ("old-v3".into(), 0, Dialect::V3),
+            ("old-v3".into(), 1, Dialect::V3),
+        ]
+    );
+}
+
+#[test]
+fn an_abort_ends_the_job_with_its_status() {
+    let exe = client_exe();
+    let o = pmixw_run(
+        &["-n", "3", "--timeout", "60", exe.to_str().unwrap(), "abort"],
+        Duration::from_secs(30),
+    );
+    assert_eq!(o.status.code(), Some(7), "{}", text(&o));
+    assert!(text(&o).contains("srv_client abort test"), "{}", text(&o));
+}
+
+#[test]
+fn a_rank_that_dies_fails_the_fence_instead_of_hanging_it() {
+    let exe = client_exe();
+    let o = pmixw_run(
+        &["-n", "3", "--timeout", "60", exe.to_str().unwrap(), "die"],
+        Duration::from_secs(30),
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        out.matches("ok fence_fails_when_a_rank_dies LOST_CONNECTION")
+            .count(),
+        2,
+        "{out}"
+    );
+}
+
+#[test]
+fn a_job_that_outlives_its_timeout_is_killed() {
+    let start = Instant::now();
+    let o = pmixw_run(
+        &["-n", "2", "--timeout", "1", "/bin/sleep", "30"],
+        Duration::from_secs(20),
+    );
+    assert_eq!(o.status.code(), Some(124), "{}", text(&o));
+    assert!(start.elapsed() < Duration::from_secs(15));
+}
+
+/// Garbage instead of a handshake, an oversized frame and a cut-off
+/// handshake each lose only their own connection; the job still runs.
+#[test]
+fn hostile_peers_lose_only_their_own_connection() {
+    let exe = client_exe();
+    let server = net::start(vec![JobSpec {
+        nspace: "hostile".into(),
+        nprocs: 2,
+        hostname: "localhost".into(),
+        info: vec![],
+    }])
+    .unwrap();
+    let addr = server.uri.rsplit_once("//").unwrap().1.to_string();
+    let mut bad = Vec::new();
+    // a header announcing 1 GiB: refused before buffering
+    let mut huge = vec![0u8; 16];
+    huge[8..12].copy_from_slice(&(1u32 << 30).to_le_bytes());
+    // a handshake header whose body is not a handshake
+    let mut garbage = vec![0u8; 16];
+    garbage[8..12].copy_from_slice(&8u32.to_le_bytes());
+    garbage.extend_from_slice(b"\xff\xfe\xfdjunk");
+    // and one that stops in the middle, then lingers
+    let mut cut = vec![0u8; 16];
+    cut[8..12].copy_from_slice(&100u32.to_le_bytes());
+    cut.extend_from_slice(b"native\0");
+    for bytes in [huge, garbage, cut] {
+        let mut s = TcpStream::connect(&addr).unwrap();
+        s.write_all(&bytes).unwrap();
+        bad.push(s);
+    }
+    // the two closed ones see EOF (a refusal status may come first)
+    for s in bad.iter_mut().take(2) {
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut buf = Vec::new();
+        let _ = s.read_to_end(&mut buf);
+        assert!(buf.len() <= 8, "{buf:?}");
+    }
+    let ranks: Vec<_> = (0..2)
+        .map(|r| spawn_rank(&exe, server.client_env("hostile", r), "PMIX_SERVER_URI41"))
+        .collect();
+    for k in ranks {
+        let (ok, out) = wait_out(k, Duration::from_secs(60));
+        assert!(ok, "{out}");
+    }
+}
+
+fn frames(bytes: &[u8], first: HeaderOrder) -> Vec<(u32, Vec<u8>)> {
+    let mut d = FrameDecoder::new(first, usize::MAX);
+    d.push(bytes);
+    let mut out = Vec::new();
+    while let Some(m) = d.next_message().unwrap() {
+        out.push((m.header.tag, m.payload.to_vec()));
+    }
+    out
+}
+
+/// The core in memory (no sockets, threads or clocks): the bytes two
+/// libpmix 4.2.2 clients sent to libpmix's server (corpus/captures-4.2.2)
+/// go into our core; every answer must be a typed message the client's
+/// dialect decodes, and the modex answers must be the bytes libpmix's
+/// server sent.
+#[test]
+fn the_core_answers_captured_clients_as_libpmix_did() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/captures-4.2.2");
+    let read = |n: &str| std::fs::read(dir.join(n)).unwrap();
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: "capns".into(),
+        nprocs: 2,
+        hostname: "vm".into(),
+        info: vec![],
+    });
+    let now = Instant::now();
+    let c0 = s.open();
+    let c1 = s.open();
+    let in0 = read("client-capns-0.client");
+    let in1 = read("client-capns-1.client");
+    // every byte split differently: the stream decoder takes any split
+    for ch in in0.chunks(7) {
+        s.received(c0, ch, now);
+    }
+    for ch in in1.chunks(13) {
+        s.received(c1, ch, now);
+    }
+    let mut ours = [Vec::new(), Vec::new()];
+    let mut closed = Vec::new();
+    while let Some(o) = s.poll_output() {
+        match o {
+            Output::Send(c, b) => ours[(c - c0) as usize].extend(b),
+            Output::Close(c) => closed.push(c),
+            Output::Host(_) => {}
+        }
+    }
+    assert!(closed.is_empty(), "{closed:?}");
+    for (i, (input, theirs)) in [
+        (&in0, read("client-capns-0.server")),
+        (&in1, read("client-capns-1.server")),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        pmix_wire::verify::verify(input, &ours[i]).unwrap_or_else(|e| panic!("rank {i}: {e}"));
+        // the GET replies (the modex) are libpmix's bytes
+        let gets: Vec<u32> = frames(input, HeaderOrder::Little)
+            .into_iter()
+            .skip(1)
+            .filter(|(_, p)| p.starts_with(&[0x02, 0x04]))
+            .map(|(t, _)| t)
+            .collect();
+        assert!(!gets.is_empty());
+        let pick = |stream: &[u8]| -> Vec<Vec<u8>> {
+            frames(&stream[8..], HeaderOrder::Network)
+                .into_iter()
+                .filter(|(t, _)| gets.contains(t))
+                .map(|(_, p)| p)
+                .collect()
+        };
+        assert_eq!(pick(&ours[i]), pick(&theirs), "rank {i} GET replies");
+    }
+}
