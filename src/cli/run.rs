@@ -95,6 +95,12 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                 c.env(k, v);
             }
         }
+        // Open MPI 4.1 takes the direct-launch path (ess pmi) only under a
+        // launcher its schizo framework recognises; Flux is recognised by
+        // FLUX_JOB_ID alone (spec-notes/server.md)
+        if std::env::var_os("FLUX_JOB_ID").is_none() {
+            c.env("FLUX_JOB_ID", &nspace);
+        }
         job.0
             .push(c.spawn().map_err(|e| format!("cannot start {exe}: {e}"))?);
     }
