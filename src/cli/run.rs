@@ -73,16 +73,18 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     }
     let n = n.filter(|n| *n > 0).ok_or(USAGE)?;
     let (exe, argv) = prog.split_first().ok_or(USAGE)?;
-    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "localhost".into());
+    let hostname = net::hostname();
     let nspace = format!("pmixw-{}", std::process::id());
-    let server = net::start(vec![JobSpec {
-        nspace: nspace.clone(),
-        nprocs: n,
-        hostname,
-        info: Vec::new(),
-    }])
+    // tools (pquery, pps) find the server through files in the tmpdir
+    let server = net::start_with(
+        vec![JobSpec {
+            nspace: nspace.clone(),
+            nprocs: n,
+            hostname,
+            info: Vec::new(),
+        }],
+        Some(std::env::temp_dir()),
+    )
     .map_err(|e| format!("cannot start the server: {e}"))?;
 
     let mut job = Job(Vec::new());

@@ -12,7 +12,7 @@ pub mod net;
 use bytes::Bytes;
 use pmix_codec::command::{EventNotice, Reply, Request};
 use pmix_codec::frame::{frame, tag, FrameDecoder, HeaderOrder, DEFAULT_MAX_MESSAGE};
-use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest};
+use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
 use pmix_codec::registry::Registry;
 use pmix_codec::{DataBuffer, Format};
 use pmix_types::{DataArray, DataType, Hex, Info, Kval, PString, Pdata, Proc, Value};
@@ -81,7 +81,16 @@ pub enum HostEvent {
 
 enum ConnState {
     Handshake,
-    Client { proc: Proc, fmt: Format },
+    Client {
+        proc: Proc,
+        fmt: Format,
+    },
+    /// A tool (or launcher) with the identity it was given or announced.
+    Tool {
+        proc: Proc,
+        fmt: Format,
+        version: String,
+    },
 }
 
 struct Conn {
@@ -146,6 +155,9 @@ pub struct Server {
     published: Vec<(String, Pdata)>,
     registry: Registry,
     max_message: usize,
+    /// This server's own identity (tools are told it).
+    identity: Proc,
+    tools: u32,
 }
 
 fn pstr(s: &str) -> Value {
@@ -206,7 +218,14 @@ impl Server {
             published: Vec::new(),
             registry: Registry::new(Format::V41, None),
             max_message: DEFAULT_MAX_MESSAGE,
+            identity: Proc::new("pmixw-server", 0),
+            tools: 0,
         }
+    }
+
+    /// The server's own nspace and rank, as its URI names them.
+    pub fn set_identity(&mut self, nspace: &str, rank: u32) {
+        self.identity = Proc::new(nspace, rank);
     }
 
     /// Refuse messages larger than this before buffering them.
@@ -325,8 +344,14 @@ impl Server {
         let Some(c) = self.conns.remove(&id) else {
             return;
         };
-        let ConnState::Client { proc, .. } = c.state else {
-            return;
+        let proc = match c.state {
+            ConnState::Client { proc, .. } => proc,
+            ConnState::Tool { .. } => {
+                self.lookups.retain(|l| l.conn != id);
+                self.gets.retain(|g| g.conn != id);
+                return;
+            }
+            ConnState::Handshake => return,
         };
         let me = name(&proc);
         if let Some(r) = self
@@ -379,7 +404,7 @@ impl Server {
 
     fn fmt_of(&self, id: ConnId) -> Option<Format> {
         match self.conns.get(&id).map(|c| &c.state) {
-            Some(ConnState::Client { fmt, .. }) => Some(*fmt),
+            Some(ConnState::Client { fmt, .. }) | Some(ConnState::Tool { fmt, .. }) => Some(*fmt),
             _ => None,
         }
     }
@@ -413,8 +438,7 @@ impl Server {
             false
         };
         if req.flag != peer_type::SIMPLE_CLIENT {
-            // tools, launchers and singletons are not served yet
-            return refuse(self, status::ERR_NOT_SUPPORTED);
+            return self.tool_handshake(id, &req);
         }
         let (Some(proc), Some(fmt)) = (req.proc.clone(), req.format()) else {
             return refuse(self, status::ERR_BAD_PARAM);
@@ -451,6 +475,68 @@ impl Server {
         self.out
             .push_back(Output::Host(HostEvent::Connected(proc, fmt)));
         true
+    }
+
+    /// Tools, launchers and singletons: an identity (assigned for flags 3
+    /// and 6, else the one announced), then the tool reply (protocol.md
+    /// §4.3.2). Singletons (flag 9) are not served.
+    fn tool_handshake(&mut self, id: ConnId, req: &ConnectRequest) -> bool {
+        let fmt = req.format();
+        let assigned = matches!(
+            req.flag,
+            peer_type::TOOL_NEEDS_ID | peer_type::LAUNCHER_NEEDS_ID
+        );
+        let proc = if assigned {
+            self.tools += 1;
+            Some(Proc::new(&format!("pmixw-tool-{}", self.tools), 0))
+        } else {
+            req.proc.clone()
+        };
+        let known = matches!(
+            req.flag,
+            peer_type::LEGACY_TOOL
+                | peer_type::LEGACY_LAUNCHER
+                | peer_type::TOOL_NEEDS_ID
+                | peer_type::TOOL_GIVEN_ID
+                | peer_type::TOOL_CLIENT
+                | peer_type::LAUNCHER_NEEDS_ID
+                | peer_type::LAUNCHER_GIVEN_ID
+                | peer_type::LAUNCHER_CLIENT
+        );
+        let reply = |st: i32| ToolReply {
+            status: st,
+            assigned: if assigned { proc.clone() } else { None },
+            server: self.identity.clone(),
+            security_status: 0,
+        };
+        let (Some(fmt), true) = (fmt, known) else {
+            let r = reply(status::ERR_NOT_SUPPORTED).encode();
+            self.out.push_back(Output::Send(id, r));
+            return false;
+        };
+        let r = reply(status::SUCCESS).encode();
+        self.out.push_back(Output::Send(id, r));
+        let proc = proc.unwrap_or_else(|| Proc::new("pmixw-tool", 0));
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.state = ConnState::Tool {
+                proc,
+                fmt,
+                version: req.version.to_string(),
+            };
+        }
+        true
+    }
+
+    /// A tool's REQ: its namespace, its version as `pmix.bfrops.mod` and a
+    /// universe of one, as libpmix 4.2.2 answers (corpus/captures-4.2.2/tool-flag3).
+    fn tool_job_info(proc: &Proc, version: &str) -> Reply {
+        Reply::JobInfo {
+            nspace: Some(PString::from(proc.nspace.to_string().as_str())),
+            kvals: vec![
+                kval("pmix.bfrops.mod", pstr(version)),
+                kval("pmix.univ.size", Value::Uint32(1)),
+            ],
+        }
     }
 
     /// The REQ reply: job-level KVALs, the session and node arrays and one
@@ -516,8 +602,11 @@ impl Server {
     }
 
     fn message(&mut self, id: ConnId, t: u32, payload: &[u8], now: Instant) -> bool {
-        let (proc, fmt) = match self.conns.get(&id).map(|c| &c.state) {
-            Some(ConnState::Client { proc, fmt }) => (proc.clone(), *fmt),
+        let (proc, fmt, tool) = match self.conns.get(&id).map(|c| &c.state) {
+            Some(ConnState::Client { proc, fmt }) => (proc.clone(), *fmt, None),
+            Some(ConnState::Tool { proc, fmt, version }) => {
+                (proc.clone(), *fmt, Some(version.clone()))
+            }
             _ => return false,
         };
         if t == tag::HEARTBEAT && payload.is_empty() {
@@ -528,6 +617,29 @@ impl Server {
             // garbage after the handshake drops this peer only
             Err(_) => return false,
         };
+        if let Some(version) = tool {
+            // tools are not ranks of a job: init, queries, lookups, events, finalize
+            match req {
+                Request::Req => {
+                    let r = Self::tool_job_info(&proc, &version);
+                    self.reply(id, t, &r);
+                    return true;
+                }
+                Request::Query { .. }
+                | Request::Lookup { .. }
+                | Request::RegEvents { .. }
+                | Request::DeregEvents { .. }
+                | Request::Log { .. } => {}
+                Request::Finalize => {
+                    self.reply(id, t, &Reply::Status(status::SUCCESS));
+                    return true;
+                }
+                _ => {
+                    self.reply(id, t, &Reply::Status(status::ERR_NOT_SUPPORTED));
+                    return true;
+                }
+            }
+        }
         let me = name(&proc);
         match req {
             Request::Req => match self.job_info(&fmt, &me.0) {
@@ -948,7 +1060,7 @@ impl Server {
                         .is_some_and(|e| e.is_empty() || e.contains(&code))
             })
             .filter_map(|(cid, c)| match &c.state {
-                ConnState::Client { fmt, .. } => Some((*cid, *fmt)),
+                ConnState::Client { fmt, .. } | ConnState::Tool { fmt, .. } => Some((*cid, *fmt)),
                 _ => None,
             })
             .collect();

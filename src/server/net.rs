@@ -7,12 +7,106 @@ use super::{ConnId, HostEvent, JobSpec, Output, Server};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::thread;
 use std::time::{Duration, Instant};
 
 /// A connection's writer queue (`None` ends it) and its socket.
 type Writer = (Sender<Option<Vec<u8>>>, TcpStream);
+
+/// The nspace part of our URI; the rank part is the server's pid.
+pub const SERVER_NSPACE: &str = "pmixw-server";
+
+/// This node's name as tools compute it (gethostname).
+pub fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "localhost".into())
+}
+
+fn ids() -> (u32, u32) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(2))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("Uid:"), field("Gid:"))
+}
+
+/// `ctime()`'s form of now, in UTC ("Sun Nov 22 10:24:56 2026").
+fn ctime_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // the civil date of a day count (the days-from-civil inverse)
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    const WD: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MO: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    format!(
+        "{} {} {:2} {:02}:{:02}:{:02} {y}",
+        WD[days.rem_euclid(7) as usize],
+        MO[(m - 1) as usize],
+        d,
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// Write the rendezvous files: mode 0600, created fresh (never through an
+/// existing file or symlink); content as libpmix writes it (protocol.md §1.4).
+fn write_rendezvous(dir: &Path, uri: &str) -> std::io::Result<Vec<PathBuf>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let host = hostname();
+    let (uid, gid) = ids();
+    let pid = std::process::id();
+    let text = format!("{uri}\n4.2.2\n{pid}\n{uid}:{gid}\n{}\n\n", ctime_now());
+    let mut out = Vec::new();
+    for name in [
+        format!("pmix.{host}.tool.{pid}"),
+        format!("pmix.{host}.tool.{SERVER_NSPACE}"),
+    ] {
+        let path = dir.join(name);
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path);
+        match f {
+            Ok(mut f) => {
+                f.write_all(text.as_bytes())?;
+                out.push(path);
+            }
+            // another server's file by that name: leave it alone
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                for p in &out {
+                    let _ = std::fs::remove_file(p);
+                }
+                return Err(e);
+            }
+        }
+    }
+    Ok(out)
+}
 
 enum Input {
     Opened(TcpStream),
@@ -30,6 +124,7 @@ pub struct Running {
     envs: HashMap<(String, u32), Vec<(String, String)>>,
     input: Sender<Input>,
     core: Option<thread::JoinHandle<()>>,
+    files: Vec<PathBuf>,
 }
 
 impl Running {
@@ -51,6 +146,9 @@ impl Running {
         if let Some(h) = self.core.take() {
             let _ = h.join();
         }
+        for f in self.files.drain(..) {
+            let _ = std::fs::remove_file(f);
+        }
     }
 }
 
@@ -62,13 +160,23 @@ impl Drop for Running {
 
 /// Start a server for these jobs on a loopback port of the system's choosing.
 pub fn start(jobs: Vec<JobSpec>) -> std::io::Result<Running> {
+    start_with(jobs, None)
+}
+
+/// As [`start`]; with `rendezvous`, also write the files tools look for
+/// (`pmix.<host>.tool.<pid>` and `pmix.<host>.tool.<server nspace>`) in
+/// that directory, removed again when the server stops.
+pub fn start_with(jobs: Vec<JobSpec>, rendezvous: Option<PathBuf>) -> std::io::Result<Running> {
     let listener = TcpListener::bind("127.0.0.1:0")?;
     let port = listener.local_addr()?.port();
-    let uri = format!(
-        "pmixw-server.{};tcp4://127.0.0.1:{port}",
-        std::process::id()
-    );
+    let pid = std::process::id();
+    let uri = format!("{SERVER_NSPACE}.{pid};tcp4://127.0.0.1:{port}");
     let mut server = Server::new();
+    server.set_identity(SERVER_NSPACE, pid);
+    let files = match rendezvous {
+        Some(dir) => write_rendezvous(&dir, &uri)?,
+        None => Vec::new(),
+    };
     let mut envs = HashMap::new();
     for j in jobs {
         server.register_nspace(j.clone());
@@ -99,6 +207,7 @@ pub fn start(jobs: Vec<JobSpec>) -> std::io::Result<Running> {
         envs,
         input: tx,
         core: Some(core),
+        files,
     })
 }
 
