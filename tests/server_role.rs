@@ -437,3 +437,82 @@ fn pps_connects_to_pmixw_run() {
     assert!(left.is_empty(), "left behind: {left:?}");
     let _ = std::fs::remove_dir(&dir);
 }
+
+fn hello(ns: &str, rank: u32) -> Vec<u8> {
+    use pmix_codec::handshake::ConnectRequest;
+    let req = ConnectRequest {
+        psec: "native".into(),
+        credential: bytes::Bytes::from_static(&[0; 8]),
+        flag: 0,
+        uid_gid: None,
+        proc: Some(pmix_types::Proc::new(ns, rank)),
+        version: "4.2.2".into(),
+        bfrops: Some("v41".into()),
+        buffer_type: Some(1),
+        gds: Some("hash".into()),
+        info: None,
+        trailing: bytes::Bytes::new(),
+    };
+    pmix_codec::frame::frame(-1, u32::MAX, &req.encode().unwrap(), HeaderOrder::Little).unwrap()
+}
+
+fn request(t: u32, r: &pmix_codec::command::Request) -> Vec<u8> {
+    let payload = r.encode(&pmix_codec::Format::V41).unwrap();
+    pmix_codec::frame::frame(0, t, &payload, HeaderOrder::Network).unwrap()
+}
+
+/// In memory: a rank that fences before its peer has even connected waits
+/// for it (a fast first rank used to be told the peer was lost); a peer
+/// that then dies fails the fence for the rank already in.
+#[test]
+fn a_fence_waits_for_ranks_not_yet_connected_and_fails_for_lost_ones() {
+    use pmix_codec::command::Request;
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: "mem".into(),
+        nprocs: 3,
+        hostname: "h".into(),
+        info: vec![],
+    });
+    let now = Instant::now();
+    let fence = Request::Fence {
+        procs: vec![],
+        info: vec![],
+    };
+    let drain = |s: &mut Server| {
+        let mut v = Vec::new();
+        while let Some(o) = s.poll_output() {
+            v.push(o);
+        }
+        v
+    };
+    let status_of = |o: &Output| match o {
+        Output::Send(c, b) if b.len() > 16 => {
+            let r =
+                pmix_codec::command::Reply::decode(&pmix_codec::Format::V41, 3, &b[16..]).unwrap();
+            Some((*c, r))
+        }
+        _ => None,
+    };
+    let c0 = s.open();
+    s.received(c0, &hello("mem", 0), now);
+    s.received(c0, &request(101, &fence), now);
+    let out = drain(&mut s);
+    assert!(out.iter().filter_map(status_of).next().is_none(), "{out:?}");
+    let c1 = s.open();
+    s.received(c1, &hello("mem", 1), now);
+    s.received(c1, &request(101, &fence), now);
+    drain(&mut s);
+    // rank 2 connects, then its connection ends before it fences
+    let c2 = s.open();
+    s.received(c2, &hello("mem", 2), now);
+    drain(&mut s);
+    s.closed(c2);
+    let replies: Vec<_> = drain(&mut s).iter().filter_map(status_of).collect();
+    let lost = pmix_codec::command::Reply::Status(pmix_wire::server::status::ERR_LOST_CONNECTION);
+    assert_eq!(replies, vec![(c0, lost.clone()), (c1, lost.clone())]);
+    // and a later fence fails at once
+    s.received(c0, &request(102, &fence), now);
+    let replies: Vec<_> = drain(&mut s).iter().filter_map(status_of).collect();
+    assert_eq!(replies, vec![(c0, lost)]);
+}

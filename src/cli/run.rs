@@ -39,6 +39,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let mut n: Option<u32> = None;
     let mut dialect: Option<&'static str> = None;
     let mut timeout: Option<Duration> = None;
+    let mut stats = false;
     let mut it = args.iter();
     let mut prog = Vec::new();
     while let Some(a) = it.next() {
@@ -55,6 +56,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                         .map_err(|_| format!("-n: a count\n{USAGE}"))?,
                 )
             }
+            "--stats" => stats = true,
             "--dialect" => dialect = Some(uri_var(&val("--dialect")?)?),
             "--timeout" => {
                 let s: f64 = val("--timeout")?
@@ -160,10 +162,20 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             server.stop();
             return Ok(ExitCode::from(124));
         }
-        std::thread::sleep(Duration::from_millis(10));
+        std::thread::sleep(Duration::from_millis(1));
     }
     drop(job);
     server.stop();
+    if stats {
+        // the launcher and server are one process: its peak RSS
+        let hwm = std::fs::read_to_string("/proc/self/status")
+            .unwrap_or_default()
+            .lines()
+            .find(|l| l.starts_with("VmHWM:"))
+            .and_then(|l| l.split_whitespace().nth(1).map(str::to_string))
+            .unwrap_or_default();
+        eprintln!("server_rss {hwm}");
+    }
     let code = aborted.unwrap_or_else(|| {
         status
             .iter()

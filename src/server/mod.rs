@@ -104,6 +104,8 @@ struct Conn {
 #[derive(Default)]
 struct RankState {
     conn: Option<ConnId>,
+    /// Its connection ended before it finalized: it can never call in.
+    lost: bool,
     committed: bool,
     /// What the rank committed for local peers (LOCAL and GLOBAL scope).
     local: Vec<Kval>,
@@ -360,6 +362,7 @@ impl Server {
             .and_then(|j| j.ranks.get_mut(me.1 as usize))
         {
             r.conn = None;
+            r.lost |= !c.finalized;
         }
         if !c.finalized {
             self.out.push_back(Output::Host(HostEvent::Lost(proc)));
@@ -860,12 +863,13 @@ impl Server {
             self.reply(id, t, &Reply::Status(status::ERR_BAD_PARAM));
             return;
         }
-        // a participant that is gone can never call in
+        // a participant that is gone can never call in (one that has not
+        // connected yet still may)
         let gone = expected.iter().any(|(ns, r)| {
             self.jobs
                 .get(ns)
                 .and_then(|j| j.ranks.get(*r as usize))
-                .is_none_or(|st| st.conn.is_none())
+                .is_none_or(|st| st.lost)
         });
         if gone {
             self.reply(id, t, &Reply::Status(status::ERR_LOST_CONNECTION));

@@ -1,0 +1,139 @@
+/* pmix-wire wireup benchmark: the C reference launcher (benches/wireup.rs).
+ * Written for pmix-wire.
+ *
+ *   bench_server N PROG
+ *
+ * A PMIx_server_init host on libpmix 4.2.2 (hash gds) that registers one
+ * namespace of N local ranks, starts PROG as each rank with the
+ * environment PMIx_server_setup_fork gives, waits for them and prints its
+ * own peak RSS ("server_rss <KiB>"). Exit status: 0 if every rank
+ * succeeded. */
+#include <pmix_server.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static pmix_status_t h_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                             size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cb,
+                             void *d) {
+    (void) procs;
+    (void) nprocs;
+    (void) info;
+    (void) ninfo;
+    cb(PMIX_SUCCESS, data, ndata, d, NULL, NULL);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t h_finalized(const pmix_proc_t *p, void *o, pmix_op_cbfunc_t cb, void *d) {
+    (void) p;
+    (void) o;
+    if (cb) {
+        cb(PMIX_SUCCESS, d);
+    }
+    return PMIX_SUCCESS;
+}
+
+static pmix_server_module_t module = {
+    .client_finalized = h_finalized,
+    .fence_nb = h_fence,
+};
+
+static void done_cb(pmix_status_t status, void *cbdata) {
+    (void) status;
+    *(volatile int *) cbdata = 1;
+}
+
+static long peak_kib(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        if (0 == strncmp(line, "VmHWM:", 6)) {
+            v = atol(line + 6);
+        }
+    }
+    if (f) {
+        fclose(f);
+    }
+    return v;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: bench_server N PROG\n");
+        return 2;
+    }
+    int n = atoi(argv[1]);
+    setenv("PMIX_MCA_gds", "hash", 1);
+    if (PMIX_SUCCESS != PMIx_server_init(&module, NULL, 0)) {
+        return 1;
+    }
+    char host[256];
+    gethostname(host, sizeof host);
+    char *nodes = NULL, *ppn = NULL, *peers = calloc(1, (size_t) n * 8 + 1);
+    for (int r = 0; r < n; r++) {
+        sprintf(peers + strlen(peers), "%s%d", r ? "," : "", r);
+    }
+    PMIx_generate_regex(host, &nodes);
+    PMIx_generate_ppn(peers, &ppn);
+    size_t ninfo = 6 + (size_t) n;
+    pmix_info_t *info;
+    PMIX_INFO_CREATE(info, ninfo);
+    uint32_t size = (uint32_t) n;
+    PMIX_INFO_LOAD(&info[0], PMIX_UNIV_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[1], PMIX_JOB_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[2], PMIX_LOCAL_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[3], PMIX_NODE_MAP, nodes, PMIX_REGEX);
+    PMIX_INFO_LOAD(&info[4], PMIX_PROC_MAP, ppn, PMIX_REGEX);
+    PMIX_INFO_LOAD(&info[5], PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+    for (int r = 0; r < n; r++) {
+        pmix_data_array_t *arr;
+        PMIX_DATA_ARRAY_CREATE(arr, 3, PMIX_INFO);
+        pmix_info_t *pi = (pmix_info_t *) arr->array;
+        pmix_rank_t rank = (pmix_rank_t) r;
+        uint16_t lr = (uint16_t) r;
+        PMIX_INFO_LOAD(&pi[0], PMIX_RANK, &rank, PMIX_PROC_RANK);
+        PMIX_INFO_LOAD(&pi[1], PMIX_LOCAL_RANK, &lr, PMIX_UINT16);
+        PMIX_INFO_LOAD(&pi[2], PMIX_NODE_RANK, &lr, PMIX_UINT16);
+        PMIX_INFO_LOAD(&info[6 + r], PMIX_PROC_DATA, arr, PMIX_DATA_ARRAY);
+        PMIX_DATA_ARRAY_FREE(arr);
+    }
+    volatile int done = 0;
+    pmix_nspace_t ns;
+    PMIX_LOAD_NSPACE(ns, "benchns");
+    pmix_status_t rc = PMIx_server_register_nspace(ns, n, info, ninfo, done_cb, (void *) &done);
+    while (PMIX_SUCCESS == rc && !done) {
+        usleep(100);
+    }
+    pid_t *pids = calloc((size_t) n, sizeof(pid_t));
+    for (int r = 0; r < n; r++) {
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, "benchns", (pmix_rank_t) r);
+        done = 0;
+        rc = PMIx_server_register_client(&p, getuid(), getgid(), NULL, done_cb, (void *) &done);
+        while (PMIX_SUCCESS == rc && !done) {
+            usleep(100);
+        }
+        char **env = NULL;
+        PMIx_server_setup_fork(&p, &env);
+        pids[r] = fork();
+        if (0 == pids[r]) {
+            for (int i = 0; env && env[i]; i++) {
+                putenv(env[i]);
+            }
+            execl(argv[2], argv[2], (char *) NULL);
+            _exit(127);
+        }
+    }
+    int failed = 0;
+    for (int r = 0; r < n; r++) {
+        int st = 0;
+        waitpid(pids[r], &st, 0);
+        failed |= !WIFEXITED(st) || 0 != WEXITSTATUS(st);
+    }
+    fprintf(stderr, "server_rss %ld\n", peak_kib());
+    PMIx_server_finalize();
+    return failed;
+}
