@@ -516,3 +516,28 @@ fn a_fence_waits_for_ranks_not_yet_connected_and_fails_for_lost_ones() {
     let replies: Vec<_> = drain(&mut s).iter().filter_map(status_of).collect();
     assert_eq!(replies, vec![(c0, lost)]);
 }
+
+/// PMIx_Spawn under `pmixw run`: the launcher really starts the new job
+/// (two ranks in a namespace of their own, which wire up with each
+/// other), the parent gets its namespace, and the launcher waits for it.
+#[test]
+fn spawn_starts_a_new_job_that_wires_up() {
+    let exe = client_exe();
+    let o = pmixw_run(
+        &["-n", "2", "--timeout", "60", exe.to_str().unwrap(), "spawn"],
+        Duration::from_secs(90),
+    );
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{}", text(&o));
+    let ns = out
+        .lines()
+        .find_map(|l| l.strip_prefix("ok spawn "))
+        .unwrap_or_else(|| panic!("no spawn line in\n{out}"))
+        .to_string();
+    assert!(ns.contains("-spawn-"), "{ns}");
+    for (r, peer) in [(0, 1), (1, 0)] {
+        let want = format!("ok child {ns} {r} of 2 got child-{peer}");
+        assert!(out.lines().any(|l| l == want), "no {want:?} in\n{out}");
+    }
+    assert!(!out.contains("fail "), "{out}");
+}

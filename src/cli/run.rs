@@ -89,11 +89,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     )
     .map_err(|e| format!("cannot start the server: {e}"))?;
 
-    let mut job = Job(Vec::new());
-    for r in 0..n {
+    let launch = |exe: &str, argv: &[String], env: Vec<(String, String)>, ns: &str| {
         let mut c = Command::new(exe);
         c.args(argv);
-        for (k, v) in server.client_env(&nspace, r) {
+        for (k, v) in env {
             let skip = k.starts_with("PMIX_SERVER_URI") && dialect.is_some_and(|d| d != k);
             if !skip {
                 c.env(k, v);
@@ -103,14 +102,20 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         // launcher its schizo framework recognises; Flux is recognised by
         // FLUX_JOB_ID alone (spec-notes/server.md)
         if std::env::var_os("FLUX_JOB_ID").is_none() {
-            c.env("FLUX_JOB_ID", &nspace);
+            c.env("FLUX_JOB_ID", ns);
         }
+        c
+    };
+    let mut job = Job(Vec::new());
+    for r in 0..n {
+        let mut c = launch(exe, argv, server.client_env(&nspace, r), &nspace);
         job.0
             .push(c.spawn().map_err(|e| format!("cannot start {exe}: {e}"))?);
     }
 
     let start = Instant::now();
     let mut status: Vec<Option<i32>> = vec![None; n as usize];
+    let mut spawned_jobs = 0;
     let mut aborted: Option<i32> = None;
     loop {
         while let Ok(e) = server.events.try_recv() {
@@ -136,6 +141,66 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                             }
                         }
                     }
+                }
+                HostEvent::Spawn { request, apps, .. } => {
+                    // a new job of every app's ranks, in a namespace of its own
+                    spawned_jobs += 1;
+                    let ns = format!("{nspace}-spawn-{spawned_jobs}");
+                    let total: u32 = apps.iter().map(|a| a.maxprocs.max(1) as u32).sum();
+                    let spec = JobSpec {
+                        nspace: ns.clone(),
+                        nprocs: total,
+                        hostname: net::hostname(),
+                        info: Vec::new(),
+                    };
+                    let uri = server.uri().to_string();
+                    let envs = server
+                        .call({
+                            let ns = ns.clone();
+                            move |s| {
+                                s.register_nspace(spec);
+                                (0..total)
+                                    .map(|r| s.client_env(&ns, r, &uri))
+                                    .collect::<Vec<_>>()
+                            }
+                        })
+                        .unwrap_or_default();
+                    let mut rank = 0usize;
+                    let mut result = Ok(ns.clone());
+                    for app in &apps {
+                        let cmd = app.cmd.as_ref().map(|c| c.to_string()).unwrap_or_default();
+                        // argv[0] is the command itself
+                        let args: Vec<String> =
+                            app.argv.iter().skip(1).map(|a| a.to_string()).collect();
+                        for _ in 0..app.maxprocs.max(1) {
+                            let mut c = launch(
+                                &cmd,
+                                &args,
+                                envs.get(rank).cloned().unwrap_or_default(),
+                                &ns,
+                            );
+                            for kv in &app.env {
+                                if let Some((k, v)) = kv.to_string().split_once('=') {
+                                    c.env(k, v);
+                                }
+                            }
+                            if let Some(d) = &app.cwd {
+                                c.current_dir(d.to_string());
+                            }
+                            match c.spawn() {
+                                Ok(child) => {
+                                    job.0.push(child);
+                                    status.push(None);
+                                }
+                                Err(e) => {
+                                    eprintln!("pmixw run: cannot start {cmd}: {e}");
+                                    result = Err(pmix_wire::server::status::ERR_NOT_FOUND);
+                                }
+                            }
+                            rank += 1;
+                        }
+                    }
+                    server.call(move |s| s.spawned(request, result));
                 }
                 _ => {}
             }

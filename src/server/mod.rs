@@ -77,6 +77,14 @@ pub enum HostEvent {
     Lost(Proc),
     /// A client asked to log data.
     Log { proc: Proc, data: Vec<Info> },
+    /// A client asked for a new job. The host starts it (after
+    /// [`Server::register_nspace`]) and answers with [`Server::spawned`].
+    Spawn {
+        request: u64,
+        requester: Proc,
+        info: Vec<Info>,
+        apps: Vec<pmix_types::App>,
+    },
 }
 
 enum ConnState {
@@ -160,6 +168,9 @@ pub struct Server {
     /// This server's own identity (tools are told it).
     identity: Proc,
     tools: u32,
+    /// Spawn requests waiting for the host: id → (connection, tag).
+    spawns: HashMap<u64, (ConnId, u32)>,
+    next_spawn: u64,
 }
 
 fn pstr(s: &str) -> Value {
@@ -222,6 +233,8 @@ impl Server {
             max_message: DEFAULT_MAX_MESSAGE,
             identity: Proc::new("pmixw-server", 0),
             tools: 0,
+            spawns: HashMap::new(),
+            next_spawn: 1,
         }
     }
 
@@ -280,6 +293,28 @@ impl Server {
             },
         );
         id
+    }
+
+    /// The host's answer to [`HostEvent::Spawn`]: the new job's namespace
+    /// (registered before), or the status of the failure. The requester
+    /// gets STATUS, the namespace and the job's KVALs (as REQ gives them).
+    pub fn spawned(&mut self, request: u64, result: Result<String, i32>) {
+        let Some((conn, t)) = self.spawns.remove(&request) else {
+            return;
+        };
+        let Some(fmt) = self.fmt_of(conn) else { return };
+        let r = match result {
+            Ok(ns) => match self.job_info(&fmt, &ns) {
+                Some(Reply::JobInfo { nspace, kvals }) => Reply::Spawn {
+                    status: status::SUCCESS,
+                    nspace: Some(nspace),
+                    kvals,
+                },
+                _ => Reply::Status(status::ERR_NOT_FOUND),
+            },
+            Err(st) => Reply::Status(st),
+        };
+        self.reply(conn, t, &r);
     }
 
     /// The next thing to do, if any.
@@ -390,6 +425,7 @@ impl Server {
             self.reply(g.conn, g.tag, &Reply::Status(status::ERR_LOST_CONNECTION));
         }
         self.lookups.retain(|l| l.conn != id);
+        self.spawns.retain(|_, (c, _)| *c != id);
     }
 
     fn drop_peer(&mut self, id: ConnId) {
@@ -826,6 +862,17 @@ impl Server {
                     .push_back(Output::Host(HostEvent::Log { proc, data }));
             }
             // everything else needs a host we do not have
+            Request::Spawn { info, apps } => {
+                let request = self.next_spawn;
+                self.next_spawn += 1;
+                self.spawns.insert(request, (id, t));
+                self.out.push_back(Output::Host(HostEvent::Spawn {
+                    request,
+                    requester: proc,
+                    info,
+                    apps,
+                }));
+            }
             _ => self.reply(id, t, &Reply::Status(status::ERR_NOT_SUPPORTED)),
         }
         true

@@ -113,6 +113,8 @@ enum Input {
     Data(ConnId, Vec<u8>),
     Closed(ConnId),
     Stop,
+    /// Run this on the core (the host acting on the server).
+    Call(Box<dyn FnOnce(&mut Server) + Send>),
 }
 
 /// A running server.
@@ -134,6 +136,25 @@ impl Running {
             .get(&(nspace.to_string(), rank))
             .cloned()
             .unwrap_or_default()
+    }
+
+    /// Run `f` on the server core and return its result: how the host
+    /// registers namespaces and answers upcalls while the server runs.
+    pub fn call<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Server) -> R + Send + 'static,
+    ) -> Option<R> {
+        let (tx, rx) = channel();
+        let job = Box::new(move |s: &mut Server| {
+            let _ = tx.send(f(s));
+        });
+        self.input.send(Input::Call(job)).ok()?;
+        rx.recv().ok()
+    }
+
+    /// The URI clients and tools connect to.
+    pub fn uri(&self) -> &str {
+        &self.uri
     }
 
     /// Stop serving; open connections are closed.
@@ -247,6 +268,7 @@ fn run_core(mut server: Server, rx: Receiver<Input>, tx: Sender<Input>, events: 
                 }
                 return;
             }
+            Ok(Input::Call(f)) => f(&mut server),
             Err(RecvTimeoutError::Timeout) => {}
         }
         server.handle_timeout(Instant::now());

@@ -8,6 +8,9 @@
  *   srv_client init     init and finalize only
  *   srv_client die      rank 1 exits without finalizing; the others'
  *                       fence must fail instead of hanging
+ *   srv_client spawn    rank 0 spawns two ranks of "srv_client child",
+ *                       a new job that wires up on its own
+ *   srv_client child    (the spawned job) exchanges a key with its peer
  */
 #include <pmix.h>
 #include <stdarg.h>
@@ -243,6 +246,37 @@ int main(int argc, char **argv) {
         }
         rc = PMIx_Fence(NULL, 0, NULL, 0);
         check("fence_fails_when_a_rank_dies", PMIX_SUCCESS != rc, "%s", PMIx_Error_string(rc));
+    }
+    if (0 == strcmp(mode, "spawn") && 0 == me.rank) {
+        pmix_app_t *app;
+        PMIX_APP_CREATE(app, 1);
+        app->cmd = strdup(argv[0]);
+        PMIX_ARGV_APPEND(rc, app->argv, argv[0]);
+        PMIX_ARGV_APPEND(rc, app->argv, "child");
+        app->maxprocs = 2;
+        pmix_nspace_t child;
+        rc = PMIx_Spawn(NULL, 0, app, 1, child);
+        check("spawn", PMIX_SUCCESS == rc && 0 != strcmp(child, me.nspace), "%s",
+              PMIX_SUCCESS == rc ? child : PMIx_Error_string(rc));
+        PMIX_APP_FREE(app, 1);
+    }
+    if (0 == strcmp(mode, "child")) {
+        pmix_proc_t wild, peer;
+        PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+        uint32_t n = get_u32(&wild, PMIX_JOB_SIZE, &rc);
+        pmix_value_t v;
+        char val[64];
+        snprintf(val, sizeof val, "child-%u", me.rank);
+        PMIX_VALUE_LOAD(&v, val, PMIX_STRING);
+        PMIx_Put(PMIX_GLOBAL, "srv.child", &v);
+        PMIX_VALUE_DESTRUCT(&v);
+        PMIx_Commit();
+        PMIx_Fence(NULL, 0, NULL, 0);
+        PMIX_LOAD_PROCID(&peer, me.nspace, 1 - me.rank);
+        char *s = get_str(&peer, "srv.child", &rc);
+        check("child", n == 2 && s != NULL, "%s %u of %u got %s", me.nspace, me.rank, n,
+              s ? s : PMIx_Error_string(rc));
+        free(s);
     }
     if (0 == strcmp(mode, "all")) {
         battery();
