@@ -27,6 +27,7 @@ pub mod status {
     pub const ERR_NOT_SUPPORTED: i32 = -47;
     pub const ERR_TIMEOUT: i32 = -24;
     pub const ERR_LOST_CONNECTION: i32 = -61;
+    pub const ERR_INVALID_CRED: i32 = -12;
 }
 
 /// The rank meaning "every rank of the namespace".
@@ -103,6 +104,8 @@ enum ConnState {
 
 struct Conn {
     dec: FrameDecoder,
+    /// The credential of its handshake (native: euid and egid, host order).
+    credential: Bytes,
     state: ConnState,
     finalized: bool,
     /// Event codes this client registered for; `Some(empty)`: all events.
@@ -287,6 +290,7 @@ impl Server {
             id,
             Conn {
                 dec: FrameDecoder::new(HeaderOrder::Little, self.max_message),
+                credential: Bytes::new(),
                 state: ConnState::Handshake,
                 finalized: false,
                 events: None,
@@ -494,6 +498,9 @@ impl Server {
             return refuse(self, status::ERR_BAD_PARAM);
         }
         rank.conn = Some(id);
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.credential = req.credential.clone();
+        }
         self.registry
             .register(proc.nspace.clone(), fmt, Some(req.version.to_string()));
         if let Some(c) = self.conns.get_mut(&id) {
@@ -862,6 +869,42 @@ impl Server {
                     .push_back(Output::Host(HostEvent::Log { proc, data }));
             }
             // everything else needs a host we do not have
+            // the native security module: a credential is the euid and egid
+            // the peer's handshake carried; it validates when it matches
+            // that of the connection asking
+            Request::GetCredential { .. } => {
+                let cred = self
+                    .conns
+                    .get(&id)
+                    .map(|c| c.credential.clone())
+                    .unwrap_or_default();
+                let r = if cred.len() == 8 {
+                    Reply::Credential {
+                        status: status::SUCCESS,
+                        credential: Some(cred),
+                        info: Some(vec![Info::new("pmix.sec.ctype", pstr("native"))]),
+                    }
+                } else {
+                    Reply::Status(status::ERR_NOT_SUPPORTED)
+                };
+                self.reply(id, t, &r);
+            }
+            Request::ValidateCred { credential, .. } => {
+                let mine = self
+                    .conns
+                    .get(&id)
+                    .map(|c| c.credential.clone())
+                    .unwrap_or_default();
+                let r = if credential.len() == 8 && credential == mine {
+                    Reply::Infos {
+                        status: status::SUCCESS,
+                        info: Some(vec![]),
+                    }
+                } else {
+                    Reply::Status(status::ERR_INVALID_CRED)
+                };
+                self.reply(id, t, &r);
+            }
             Request::Spawn { info, apps } => {
                 let request = self.next_spawn;
                 self.next_spawn += 1;

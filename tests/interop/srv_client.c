@@ -216,6 +216,37 @@ static void battery(void) {
     rc = PMIx_Allocation_request(PMIX_ALLOC_EXTEND, &ai, 1, &res, &nres);
     check("allocate_not_supported", PMIX_ERR_NOT_SUPPORTED == rc, "%s", PMIx_Error_string(rc));
 
+    /* resolve the job's peers on this node, and the job's nodes */
+    char host[256] = "";
+    s = get_str(&me, PMIX_HOSTNAME, &rc);
+    if (s) {
+        snprintf(host, sizeof host, "%s", s);
+        free(s);
+    }
+    pmix_proc_t *peers = NULL;
+    size_t npeers = 0;
+    rc = PMIx_Resolve_peers(host, me.nspace, &peers, &npeers);
+    check("resolve_peers", PMIX_SUCCESS == rc && npeers == n, "%zu", npeers);
+    if (peers) {
+        PMIX_PROC_FREE(peers, npeers);
+    }
+    char *nodes = NULL;
+    rc = PMIx_Resolve_nodes(me.nspace, &nodes);
+    check("resolve_nodes", PMIX_SUCCESS == rc && nodes && 0 == strcmp(nodes, host), "%s",
+          nodes ? nodes : PMIx_Error_string(rc));
+    free(nodes);
+
+    /* a native credential, which validates */
+    pmix_byte_object_t cred;
+    PMIX_BYTE_OBJECT_CONSTRUCT(&cred);
+    rc = PMIx_Get_credential(NULL, 0, &cred);
+    check("get_credential", PMIX_SUCCESS == rc && 8 == cred.size, "%zu", cred.size);
+    if (PMIX_SUCCESS == rc) {
+        rc = PMIx_Validate_credential(&cred, NULL, 0, NULL, NULL);
+        check("validate_credential", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+    }
+    PMIX_BYTE_OBJECT_DESTRUCT(&cred);
+
     /* connect / disconnect, group construct / destruct over the job */
     pmix_proc_t job;
     PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
