@@ -545,3 +545,23 @@ fn spawn_starts_a_new_job_that_wires_up() {
     }
     assert!(!out.contains("fail "), "{out}");
 }
+
+/// PMIx_Job_control with PMIX_JOB_CTRL_KILL: the launcher kills the
+/// target rank at once (it would otherwise sleep a minute) and the job's
+/// status says a rank was killed.
+#[test]
+fn job_control_kills_the_target_rank() {
+    let exe = client_exe();
+    let start = Instant::now();
+    let o = pmixw_run(
+        &["-n", "2", "--timeout", "50", exe.to_str().unwrap(), "jctrl"],
+        Duration::from_secs(70),
+    );
+    assert!(start.elapsed() < Duration::from_secs(30), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(137), "{}", text(&o));
+    assert!(
+        text(&o).contains("ok job_control_kill SUCCESS"),
+        "{}",
+        text(&o)
+    );
+}

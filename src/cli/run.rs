@@ -107,10 +107,13 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         c
     };
     let mut job = Job(Vec::new());
+    // (namespace, rank) of each child, for job control
+    let mut names: Vec<(String, u32)> = Vec::new();
     for r in 0..n {
         let mut c = launch(exe, argv, server.client_env(&nspace, r), &nspace);
         job.0
             .push(c.spawn().map_err(|e| format!("cannot start {exe}: {e}"))?);
+        names.push((nspace.clone(), r));
     }
 
     let start = Instant::now();
@@ -191,6 +194,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                                 Ok(child) => {
                                     job.0.push(child);
                                     status.push(None);
+                                    names.push((ns.clone(), rank as u32));
                                 }
                                 Err(e) => {
                                     eprintln!("pmixw run: cannot start {cmd}: {e}");
@@ -201,6 +205,17 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                         }
                     }
                     server.call(move |s| s.spawned(request, result));
+                }
+                HostEvent::Kill { targets, .. } => {
+                    for (i, (ns, r)) in names.iter().enumerate() {
+                        let hit = targets.iter().any(|p| {
+                            p.nspace.to_string() == *ns
+                                && (p.rank == *r || p.rank == pmix_wire::server::RANK_WILDCARD)
+                        });
+                        if hit {
+                            let _ = job.0[i].kill();
+                        }
+                    }
                 }
                 _ => {}
             }

@@ -78,6 +78,9 @@ pub enum HostEvent {
     Lost(Proc),
     /// A client asked to log data.
     Log { proc: Proc, data: Vec<Info> },
+    /// A client asked to kill or terminate these procs (rank WILDCARD: the
+    /// whole namespace); the core has already answered.
+    Kill { requester: Proc, targets: Vec<Proc> },
     /// A client asked for a new job. The host starts it (after
     /// [`Server::register_nspace`]) and answers with [`Server::spawned`].
     Spawn {
@@ -904,6 +907,39 @@ impl Server {
                     Reply::Status(status::ERR_INVALID_CRED)
                 };
                 self.reply(id, t, &r);
+            }
+            // job control on one node: kill/terminate is the host's to carry
+            // out; other directives need a resource manager
+            Request::JobControl {
+                targets,
+                directives,
+            } => {
+                let kill = directives.iter().any(|d| {
+                    let k = d.key.to_string();
+                    (k == "pmix.jctrl.kill" || k == "pmix.jctrl.term")
+                        && !matches!(d.value, Value::Bool(false))
+                });
+                if kill {
+                    self.reply(
+                        id,
+                        t,
+                        &Reply::Infos {
+                            status: status::SUCCESS,
+                            info: Some(vec![]),
+                        },
+                    );
+                    let targets = if targets.is_empty() {
+                        vec![Proc::new(&me.0, RANK_WILDCARD)]
+                    } else {
+                        targets
+                    };
+                    self.out.push_back(Output::Host(HostEvent::Kill {
+                        requester: proc,
+                        targets,
+                    }));
+                } else {
+                    self.reply(id, t, &Reply::Status(status::ERR_NOT_SUPPORTED));
+                }
             }
             Request::Spawn { info, apps } => {
                 let request = self.next_spawn;

@@ -11,6 +11,8 @@
  *   srv_client spawn    rank 0 spawns two ranks of "srv_client child",
  *                       a new job that wires up on its own
  *   srv_client child    (the spawned job) exchanges a key with its peer
+ *   srv_client jctrl    rank 0 kills rank 1 (which waits forever) with
+ *                       PMIx_Job_control, then finalizes
  */
 #include <pmix.h>
 #include <stdarg.h>
@@ -308,6 +310,20 @@ int main(int argc, char **argv) {
         check("child", n == 2 && s != NULL, "%s %u of %u got %s", me.nspace, me.rank, n,
               s ? s : PMIx_Error_string(rc));
         free(s);
+    }
+    if (0 == strcmp(mode, "jctrl")) {
+        if (1 == me.rank) {
+            printf("waiting to be killed\n");
+            sleep(60);
+            return 0;
+        }
+        pmix_proc_t victim;
+        PMIX_LOAD_PROCID(&victim, me.nspace, 1);
+        pmix_info_t kill;
+        bool yes = true;
+        PMIX_INFO_LOAD(&kill, PMIX_JOB_CTRL_KILL, &yes, PMIX_BOOL);
+        rc = PMIx_Job_control(&victim, 1, &kill, 1, NULL, NULL);
+        check("job_control_kill", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
     }
     if (0 == strcmp(mode, "all")) {
         battery();
