@@ -434,6 +434,13 @@ pub fn messages(data: &[u8]) {
         let again = e.encode(&fmt).expect("a decoded event encodes");
         assert_eq!(EventNotice::decode(&fmt, &again).expect("re-decodes"), e);
     }
+    if let Ok(d) = pmix_codec::command::IofData::decode(&fmt, &payload) {
+        let again = d.encode(&fmt).expect("decoded IOF data encodes");
+        assert_eq!(
+            pmix_codec::command::IofData::decode(&fmt, &again).expect("re-decodes"),
+            d
+        );
+    }
     if let Ok(c) = ConnectRequest::decode(&payload) {
         if let Ok(again) = c.encode() {
             assert_eq!(ConnectRequest::decode(&again).expect("re-decodes"), c);
