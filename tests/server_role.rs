@@ -565,3 +565,165 @@ fn job_control_kills_the_target_rank() {
         text(&o)
     );
 }
+
+/// Two nodes, in memory: servers A (ranks 0 and 1 of "mn") and B (ranks
+/// 2 and 3), joined only by a host that carries the fence's collected data
+/// and the direct-modex answers between them (the standard's
+/// fence_nb/direct_modex upcalls). A rank on A gets the data of a rank on
+/// B after a collecting fence, and without one through a direct modex.
+#[test]
+fn two_nodes_exchange_data_through_their_host() {
+    use pmix_codec::command::{Reply, Request};
+    use pmix_types::{Buffer, DataType, Info, Kval, Value};
+    let now = Instant::now();
+    let node = |local: &[u32]| {
+        let mut s = Server::new();
+        s.register_nspace(JobSpec {
+            nspace: "mn".into(),
+            nprocs: 4,
+            hostname: "n".into(),
+            info: vec![],
+        });
+        s.set_local_ranks("mn", local);
+        s
+    };
+    let (mut a, mut b) = (node(&[0, 1]), node(&[2, 3]));
+    let kvals = |scope: &str, r: u32| {
+        let mut buf = pmix_codec::DataBuffer::new(pmix_codec::Format::V41);
+        let k = Kval {
+            key: Some(format!("mn.{scope}.{r}").as_str().into()),
+            value: Value::String(Some(format!("{scope}-of-{r}").as_str().into())),
+        };
+        buf.pack(DataType::Kval, &[Value::Kval(Box::new(k))])
+            .unwrap();
+        Buffer {
+            buffer_type: 1,
+            bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
+        }
+    };
+    let commit = |r: u32| Request::Commit {
+        blobs: vec![(1, kvals("local", r)), (2, kvals("remote", r))],
+    };
+    let fence = |collect: bool| Request::Fence {
+        procs: vec![],
+        info: if collect {
+            vec![Info::new("pmix.collect", Value::Bool(true))]
+        } else {
+            vec![]
+        },
+    };
+    let get = |r: u32| Request::Get {
+        nspace: Some("mn".into()),
+        rank: r,
+        info: vec![],
+        key: Some(Some(format!("mn.remote.{r}").as_str().into())),
+    };
+    // replies by connection, and host events, of one server
+    let drain = |s: &mut Server| {
+        let (mut sent, mut host) = (Vec::new(), Vec::new());
+        while let Some(o) = s.poll_output() {
+            match o {
+                Output::Send(c, b) if b.len() > 8 => sent.push((c, b)),
+                Output::Host(e) => host.push(e),
+                _ => {}
+            }
+        }
+        (sent, host)
+    };
+    let conns_a: Vec<_> = (0..2).map(|_| a.open()).collect();
+    let conns_b: Vec<_> = (0..2).map(|_| b.open()).collect();
+    for (i, c) in conns_a.iter().enumerate() {
+        a.received(*c, &hello("mn", i as u32), now);
+        a.received(*c, &request(101, &commit(i as u32)), now);
+        a.received(*c, &request(102, &fence(true)), now);
+    }
+    for (i, c) in conns_b.iter().enumerate() {
+        let r = 2 + i as u32;
+        b.received(*c, &hello("mn", r), now);
+        b.received(*c, &request(101, &commit(r)), now);
+        b.received(*c, &request(102, &fence(true)), now);
+    }
+    let fence_of = |events: Vec<HostEvent>| {
+        events
+            .into_iter()
+            .find_map(|e| match e {
+                HostEvent::Fence {
+                    request,
+                    procs,
+                    collect,
+                    data,
+                } => Some((request, procs.len(), collect, data)),
+                _ => None,
+            })
+            .expect("a fence upcall")
+    };
+    let (ra, na, ca, da) = fence_of(drain(&mut a).1);
+    let (rb, nb, cb, db) = fence_of(drain(&mut b).1);
+    assert_eq!((na, ca, nb, cb), (4, true, 4, true));
+    let all = [da.as_ref(), db.as_ref()].concat();
+    a.fence_done(ra, 0, &all);
+    b.fence_done(rb, 0, &all);
+    // rank 0 on A asks for rank 3's data: already there
+    a.received(conns_a[0], &request(103, &get(3)), now);
+    let (sent, host) = drain(&mut a);
+    assert!(host.is_empty(), "{host:?}");
+    let fmt = pmix_codec::Format::V41;
+    let answer = |sent: &[(u64, Vec<u8>)], c: u64, t: u32| {
+        sent.iter()
+            .filter(|(cc, _)| *cc == c)
+            .find(|(_, b)| u32::from_be_bytes(b[4..8].try_into().unwrap()) == t)
+            .map(|(_, b)| Reply::decode(&fmt, 4, &b[16..]).unwrap())
+            .expect("an answer")
+    };
+    let text = |r: &Reply| format!("{r:?}");
+    let r = answer(&sent, conns_a[0], 103);
+    assert!(text(&r).contains("remote-of-3"), "{r:?}");
+    assert!(
+        !text(&r).contains("local-of-3"),
+        "local data stays on its node: {r:?}"
+    );
+    // fences without data: a get goes to the host as a direct modex
+    let (mut a, mut b) = (node(&[0, 1]), node(&[2, 3]));
+    let ca0 = a.open();
+    a.received(ca0, &hello("mn", 0), now);
+    let cb2 = b.open();
+    b.received(cb2, &hello("mn", 2), now);
+    b.received(cb2, &request(101, &commit(2)), now);
+    drain(&mut b);
+    a.received(ca0, &request(101, &get(2)), now);
+    let (sent, host) = drain(&mut a);
+    assert!(sent.is_empty());
+    let (id, proc) = host
+        .into_iter()
+        .find_map(|e| match e {
+            HostEvent::DirectModex { request, proc } => Some((request, proc)),
+            _ => None,
+        })
+        .expect("a direct-modex upcall");
+    assert_eq!((proc.nspace.to_string(), proc.rank), ("mn".to_string(), 2));
+    let blob = b.modex_data("mn", 2).expect("rank 2 committed");
+    a.dmodex_done(id, Ok(blob));
+    let (sent, _) = drain(&mut a);
+    let r = answer(&sent, ca0, 101);
+    assert!(text(&r).contains("remote-of-2"), "{r:?}");
+    // and a failed one reaches the client as that status
+    a.received(ca0, &request(102, &get(3)), now);
+    let (_, host) = drain(&mut a);
+    let id = host
+        .into_iter()
+        .find_map(|e| match e {
+            HostEvent::DirectModex { request, .. } => Some(request),
+            _ => None,
+        })
+        .unwrap();
+    a.dmodex_done(id, Err(-46));
+    let (sent, _) = drain(&mut a);
+    // (a lone STATUS read as a GET reply: a status and no data)
+    assert_eq!(
+        answer(&sent, ca0, 102),
+        Reply::Get {
+            status: -46,
+            blobs: vec![]
+        }
+    );
+}

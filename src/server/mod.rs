@@ -78,6 +78,23 @@ pub enum HostEvent {
     Lost(Proc),
     /// A client asked to log data.
     Log { proc: Proc, data: Vec<Info> },
+    /// A collective spans ranks on other nodes: every local participant
+    /// has called in. The host gathers `data` (this node's contribution,
+    /// empty unless `collect`) from every node and answers with
+    /// [`Server::fence_done`] and the concatenation of all contributions.
+    Fence {
+        request: u64,
+        procs: Vec<Proc>,
+        collect: bool,
+        data: Bytes,
+    },
+    /// A local client wants data of a rank on another node: the host asks
+    /// that node's server ([`Server::modex_data`]) and answers with
+    /// [`Server::dmodex_done`].
+    DirectModex { request: u64, proc: Proc },
+    /// A local rank committed its data (a host holding direct-modex
+    /// requests for it may now answer them).
+    Committed(Proc),
     /// A client asked to kill or terminate these procs (rank WILDCARD: the
     /// whole namespace); the core has already answered.
     Kill { requester: Proc, targets: Vec<Proc> },
@@ -123,6 +140,11 @@ struct RankState {
     committed: bool,
     /// What the rank committed for local peers (LOCAL and GLOBAL scope).
     local: Vec<Kval>,
+    /// What it committed for remote peers (REMOTE and GLOBAL scope); for a
+    /// rank on another node, the data its server sent through the host.
+    remote: Vec<Kval>,
+    /// The rank runs on another node (its data comes through the host).
+    elsewhere: bool,
 }
 
 struct Job {
@@ -132,7 +154,8 @@ struct Job {
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum CollKind {
-    Fence,
+    /// With or without data collection.
+    Fence(bool),
     Connect,
     Disconnect,
     GroupConstruct,
@@ -176,7 +199,11 @@ pub struct Server {
     tools: u32,
     /// Spawn requests waiting for the host: id → (connection, tag).
     spawns: HashMap<u64, (ConnId, u32)>,
-    next_spawn: u64,
+    next_request: u64,
+    /// Fences waiting for the host: id → the local callers.
+    fences: HashMap<u64, Vec<(ConnId, u32)>>,
+    /// Direct-modex requests out with the host: id → target.
+    dmodex: HashMap<u64, (String, u32)>,
 }
 
 fn pstr(s: &str) -> Value {
@@ -240,7 +267,9 @@ impl Server {
             identity: Proc::new("pmixw-server", 0),
             tools: 0,
             spawns: HashMap::new(),
-            next_spawn: 1,
+            next_request: 1,
+            fences: HashMap::new(),
+            dmodex: HashMap::new(),
         }
     }
 
@@ -300,6 +329,115 @@ impl Server {
             },
         );
         id
+    }
+
+    /// Say which ranks of a namespace run on this node; the others are on
+    /// other nodes, reached through the host (fence and direct modex
+    /// upcalls). By default every rank is local.
+    pub fn set_local_ranks(&mut self, nspace: &str, local: &[u32]) {
+        if let Some(j) = self.jobs.get_mut(nspace) {
+            for (r, st) in j.ranks.iter_mut().enumerate() {
+                st.elsewhere = !local.contains(&(r as u32));
+            }
+        }
+    }
+
+    /// This node's data of a local rank for other nodes (its REMOTE and
+    /// GLOBAL keys), once it has committed: the blob a host hands to
+    /// [`Server::dmodex_done`] on the requesting node. Our format, one
+    /// BYTE_OBJECT unit (v41) holding PROC then KVALs; servers exchange it
+    /// only through their hosts.
+    pub fn modex_data(&self, nspace: &str, rank: u32) -> Option<Bytes> {
+        let r = self.jobs.get(nspace)?.ranks.get(rank as usize)?;
+        if r.elsewhere || !r.committed {
+            return None;
+        }
+        Self::contribution(&[(Proc::new(nspace, rank), &r.remote)])
+    }
+
+    fn contribution(parts: &[(Proc, &Vec<Kval>)]) -> Option<Bytes> {
+        let mut b = DataBuffer::new(Format::V41);
+        for (p, kv) in parts {
+            let inner = Self::blob(&Format::V41, p, kv)?;
+            b.pack(DataType::ByteObject, &[Value::ByteObject(Hex(inner))])
+                .ok()?;
+        }
+        Some(Bytes::copy_from_slice(b.as_bytes()))
+    }
+
+    /// Store the data of remote ranks carried by `blob` (contributions as
+    /// [`Server::modex_data`] makes them, concatenated); false if it does
+    /// not parse.
+    fn absorb(&mut self, blob: &[u8]) -> bool {
+        let mut outer = DataBuffer::from_bytes(Format::V41, Bytes::copy_from_slice(blob));
+        let mut done = Vec::new();
+        while !outer.unread().is_empty() {
+            let Ok(Value::ByteObject(Hex(inner))) = outer.unpack_one(DataType::ByteObject) else {
+                return false;
+            };
+            let mut b = DataBuffer::from_bytes(Format::V41, inner);
+            let Ok(Value::Proc(p)) = b.unpack_one(DataType::Proc) else {
+                return false;
+            };
+            let mut kv = Vec::new();
+            while !b.unread().is_empty() {
+                match b.unpack_one(DataType::Kval) {
+                    Ok(Value::Kval(k)) => kv.push(*k),
+                    _ => return false,
+                }
+            }
+            let me = name(&p);
+            if let Some(r) = self
+                .jobs
+                .get_mut(&me.0)
+                .and_then(|j| j.ranks.get_mut(me.1 as usize))
+            {
+                if r.elsewhere {
+                    r.remote = kv;
+                    r.committed = true;
+                    done.push(me);
+                }
+            }
+        }
+        for me in done {
+            self.resolve_gets(&me);
+        }
+        true
+    }
+
+    /// The host's answer to [`HostEvent::Fence`]: the status and, for a
+    /// fence that collects data, every node's contribution concatenated.
+    pub fn fence_done(&mut self, request: u64, status: i32, data: &[u8]) {
+        let Some(callers) = self.fences.remove(&request) else {
+            return;
+        };
+        let st = if status == status::SUCCESS && !self.absorb(data) {
+            status::ERR_BAD_PARAM
+        } else {
+            status
+        };
+        for (conn, t) in callers {
+            self.reply(conn, t, &Reply::Status(st));
+        }
+    }
+
+    /// The host's answer to [`HostEvent::DirectModex`]: the target's data
+    /// (as [`Server::modex_data`] made it on its node) or an error status.
+    pub fn dmodex_done(&mut self, request: u64, result: Result<Bytes, i32>) {
+        let Some(target) = self.dmodex.remove(&request) else {
+            return;
+        };
+        let err = match result {
+            Ok(blob) if self.absorb(&blob) => return,
+            Ok(_) => status::ERR_BAD_PARAM,
+            Err(st) => st,
+        };
+        let (failed, keep): (Vec<_>, Vec<_>) =
+            self.gets.drain(..).partition(|g| g.target == target);
+        self.gets = keep;
+        for g in failed {
+            self.reply(g.conn, g.tag, &Reply::Status(err));
+        }
     }
 
     /// The host's answer to [`HostEvent::Spawn`]: the new job's namespace
@@ -697,6 +835,7 @@ impl Server {
             },
             Request::Commit { blobs } => {
                 let mut local = Vec::new();
+                let mut remote = Vec::new();
                 for (scope, buf) in blobs {
                     // LOCAL (1) and GLOBAL (3) data is for local peers; the
                     // client sends GLOBAL keys in both sections
@@ -712,6 +851,7 @@ impl Server {
                     while !b.unread().is_empty() {
                         match b.unpack_one(DataType::Kval) {
                             Ok(Value::Kval(k)) if scope == 1 || scope == 3 => local.push(*k),
+                            Ok(Value::Kval(k)) if scope == 2 => remote.push(*k),
                             Ok(_) => {}
                             Err(_) => return false,
                         }
@@ -722,19 +862,31 @@ impl Server {
                     .get_mut(&me.0)
                     .and_then(|j| j.ranks.get_mut(me.1 as usize))
                 {
-                    for k in local {
-                        if let Some(old) = r.local.iter_mut().find(|o| o.key == k.key) {
+                    // GLOBAL keys arrive in both sections: the LOCAL one
+                    // holds them for local peers, the REMOTE one for others
+                    let upsert = |to: &mut Vec<Kval>, k: Kval| {
+                        if let Some(old) = to.iter_mut().find(|o| o.key == k.key) {
                             *old = k;
                         } else {
-                            r.local.push(k);
+                            to.push(k);
                         }
+                    };
+                    for k in local {
+                        upsert(&mut r.local, k);
+                    }
+                    for k in remote {
+                        upsert(&mut r.remote, k);
                     }
                     r.committed = true;
                 }
                 self.reply(id, t, &Reply::Status(status::SUCCESS));
+                self.out.push_back(Output::Host(HostEvent::Committed(proc)));
                 self.resolve_gets(&me);
             }
-            Request::Fence { procs, .. } => self.collective(CollKind::Fence, id, t, &me, &procs),
+            Request::Fence { procs, info } => {
+                let collect = info_true(&info, "pmix.collect");
+                self.collective(CollKind::Fence(collect), id, t, &me, &procs)
+            }
             Request::Connect { procs, .. } => {
                 self.collective(CollKind::Connect, id, t, &me, &procs)
             }
@@ -942,8 +1094,8 @@ impl Server {
                 }
             }
             Request::Spawn { info, apps } => {
-                let request = self.next_spawn;
-                self.next_spawn += 1;
+                let request = self.next_request;
+                self.next_request += 1;
                 self.spawns.insert(request, (id, t));
                 self.out.push_back(Output::Host(HostEvent::Spawn {
                     request,
@@ -1016,10 +1168,64 @@ impl Server {
         };
         let col = &mut self.collectives[idx];
         col.arrived.push((id, t, me.clone()));
-        if col.arrived.len() == col.expected.len() {
+        let here = |s: &Server, (ns, r): &(String, u32)| {
+            s.jobs
+                .get(ns)
+                .and_then(|j| j.ranks.get(*r as usize))
+                .is_some_and(|st| !st.elsewhere)
+        };
+        let local = self.collectives[idx]
+            .expected
+            .iter()
+            .filter(|p| here(self, p))
+            .count();
+        let col = &self.collectives[idx];
+        let spans = col.expected.len() > local;
+        if col.arrived.len() == local && spans {
+            if let CollKind::Fence(collect) = col.kind {
+                // other nodes take part: the host completes it
+                let col = self.collectives.remove(idx);
+                let request = self.next_request;
+                self.next_request += 1;
+                let data = if collect {
+                    let parts: Vec<(Proc, Vec<Kval>)> = col
+                        .arrived
+                        .iter()
+                        .map(|(_, _, (ns, r))| {
+                            let kv = self
+                                .jobs
+                                .get(ns)
+                                .and_then(|j| j.ranks.get(*r as usize))
+                                .map(|st| st.remote.clone())
+                                .unwrap_or_default();
+                            (Proc::new(ns, *r), kv)
+                        })
+                        .collect();
+                    let refs: Vec<(Proc, &Vec<Kval>)> =
+                        parts.iter().map(|(p, k)| (p.clone(), k)).collect();
+                    Self::contribution(&refs).unwrap_or_default()
+                } else {
+                    Bytes::new()
+                };
+                self.fences
+                    .insert(request, col.arrived.iter().map(|a| (a.0, a.1)).collect());
+                self.out.push_back(Output::Host(HostEvent::Fence {
+                    request,
+                    procs: col
+                        .expected
+                        .iter()
+                        .map(|(ns, r)| Proc::new(ns, *r))
+                        .collect(),
+                    collect,
+                    data,
+                }));
+                return;
+            }
+        }
+        if col.arrived.len() == local {
             let col = self.collectives.remove(idx);
             let r = match col.kind {
-                CollKind::Fence | CollKind::Disconnect | CollKind::GroupDestruct => {
+                CollKind::Fence(_) | CollKind::Disconnect | CollKind::GroupDestruct => {
                     Reply::Status(status::SUCCESS)
                 }
                 CollKind::Connect => Reply::Connect {
@@ -1094,6 +1300,16 @@ impl Server {
             let wait = info_u32(info, "pmix.timeout")
                 .filter(|s| *s > 0)
                 .map_or(DEFAULT_GET_WAIT, |s| Duration::from_secs(s.into()));
+            let asked = self.dmodex.values().any(|x| *x == (ns.clone(), rank));
+            if target.elsewhere && !asked {
+                let request = self.next_request;
+                self.next_request += 1;
+                self.dmodex.insert(request, (ns.clone(), rank));
+                self.out.push_back(Output::Host(HostEvent::DirectModex {
+                    request,
+                    proc: Proc::new(&ns, rank),
+                }));
+            }
             self.gets.push(PendingGet {
                 conn: id,
                 tag: t,
@@ -1122,7 +1338,13 @@ impl Server {
             .jobs
             .get(&target.0)
             .and_then(|j| j.ranks.get(target.1 as usize))
-            .map(|r| r.local.clone())
+            .map(|r| {
+                if r.elsewhere {
+                    r.remote.clone()
+                } else {
+                    r.local.clone()
+                }
+            })
             .unwrap_or_default();
         let r = match Self::blob(&fmt, &Proc::new(&target.0, target.1), &kv) {
             Some(b) => Reply::Get {
