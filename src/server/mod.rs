@@ -6,6 +6,54 @@
 //! single node can answer (modex, fences, publish/lookup, events, queries)
 //! the core answers itself. Layouts: spec-notes/commands.md; behaviour and
 //! evidence: spec-notes/server.md.
+//!
+//! A host embedding the server (what `pmixw run` does): start it on a
+//! loopback port, give each rank its environment, act on the upcalls.
+//!
+//! ```no_run
+//! use pmix_wire::server::{net, HostEvent, JobSpec};
+//! use std::process::Command;
+//!
+//! let server = net::start(vec![JobSpec {
+//!     nspace: "demo".into(),
+//!     nprocs: 2,
+//!     hostname: net::hostname(),
+//!     info: vec![],
+//! }])?;
+//! let mut ranks = Vec::new();
+//! for rank in 0..2 {
+//!     ranks.push(Command::new("./my_pmix_client").envs(server.client_env("demo", rank)).spawn()?);
+//! }
+//! for event in server.events.iter() {
+//!     match event {
+//!         HostEvent::Aborted { status, .. } => eprintln!("aborted: {status}"),
+//!         HostEvent::Finalized(p) if p.rank == 1 => break,
+//!         _ => {}
+//!     }
+//! }
+//! for mut r in ranks {
+//!     r.wait()?;
+//! }
+//! server.stop();
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! The core alone, without sockets (how the tests drive it): bytes in,
+//! outputs out.
+//!
+//! ```
+//! use pmix_wire::server::{JobSpec, Output, Server};
+//! use std::time::Instant;
+//!
+//! let mut core = Server::new();
+//! core.register_nspace(JobSpec { nspace: "demo".into(), nprocs: 1, hostname: "h".into(), info: vec![] });
+//! let peer = core.open();
+//! // a handshake header announcing 1 GiB: refused before anything is buffered
+//! let mut header = [0u8; 16];
+//! header[8..12].copy_from_slice(&(1u32 << 30).to_le_bytes());
+//! core.received(peer, &header, Instant::now());
+//! assert_eq!(core.poll_output(), Some(Output::Close(peer)));
+//! ```
 
 pub mod net;
 
