@@ -1,6 +1,7 @@
 //! Command-line front end. Each subcommand is a small function over the
 //! library; argument parsing is hand-written (a handful of flags).
 
+mod probe;
 use pmix_codec::{BufferType, Dialect, Format};
 use pmix_types::{DataType, Value};
 use std::io::{Read, Write};
@@ -244,6 +245,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         "interop" => interop_cmd(&parse(rest)?),
         "inspect" => inspect_cmd(&parse(rest)?),
         "relay" => relay_cmd(&parse(rest)?),
+        "probe" => probe::probe_cmd(rest),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)

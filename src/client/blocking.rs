@@ -1,0 +1,329 @@
+//! A blocking driver for the client core: one TCP socket, read timeouts,
+//! no threads. Event notices that arrive while waiting for a reply are
+//! queued and handed out by [`Client::next_event`].
+
+use super::core::{info, parse_uri, status_reply, ClientEnv, ClientError, Core, Event, Result};
+use pmix_codec::command::{EventNotice, Reply, Request};
+use pmix_types::{Info, PString, Pdata, Proc, Query, Value, RANK_WILDCARD};
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+/// Default time to wait for any reply.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Our effective uid and gid, from the owner of /proc/self (the kernel
+/// gives that directory the process's effective ids).
+fn euid_egid() -> (u32, u32) {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").map_or((0, 0), |m| (m.uid(), m.gid()))
+}
+
+/// A connected PMIx client (PMIx_Init … PMIx_Finalize).
+pub struct Client {
+    core: Core,
+    sock: TcpStream,
+    notices: VecDeque<EventNotice>,
+    pub timeout: Duration,
+    finalized: bool,
+}
+
+impl Client {
+    /// PMIx_Init from this process's environment.
+    pub fn init() -> Result<Client> {
+        Self::init_with(ClientEnv::from_env(|k| std::env::var(k).ok())?)
+    }
+
+    /// PMIx_Init with an explicit environment.
+    pub fn init_with(env: ClientEnv) -> Result<Client> {
+        let (_, host, port) = parse_uri(&env.uri)?;
+        let sock = TcpStream::connect((host.as_str(), port))?;
+        sock.set_nodelay(true).ok();
+        let (u, g) = euid_egid();
+        let core = Core::new(env, u, g)?;
+        let mut c = Client {
+            core,
+            sock,
+            notices: VecDeque::new(),
+            timeout: DEFAULT_TIMEOUT,
+            finalized: false,
+        };
+        c.flush()?;
+        c.wait(|e| matches!(e, Event::Connected { .. }), "handshake")?;
+        let tag = c.send(&Request::Req)?;
+        let r = c.wait_reply(tag, "job info")?;
+        if let Reply::Status(s) = r {
+            return Err(ClientError::Status {
+                op: "job info",
+                code: s,
+            });
+        }
+        Ok(c)
+    }
+
+    /// Our identity.
+    pub fn proc(&self) -> &Proc {
+        &self.core.env.proc
+    }
+
+    pub fn core(&self) -> &Core {
+        &self.core
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        let out = self.core.take_transmit();
+        if !out.is_empty() {
+            self.sock.write_all(&out)?;
+        }
+        Ok(())
+    }
+
+    fn send(&mut self, req: &Request) -> Result<u32> {
+        let tag = self.core.send(req)?;
+        self.flush()?;
+        tag.ok_or_else(|| ClientError::Protocol("request without reply".into()))
+    }
+
+    /// Read until `want` matches an event (notices are queued meanwhile).
+    fn wait(&mut self, mut want: impl FnMut(&Event) -> bool, op: &'static str) -> Result<Event> {
+        let deadline = Instant::now() + self.timeout;
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            while let Some(e) = self.core.poll_event() {
+                if want(&e) {
+                    return Ok(e);
+                }
+                if let Event::Notice(n) = e {
+                    self.notices.push_back(n);
+                }
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(ClientError::Timeout(op));
+            }
+            self.sock.set_read_timeout(Some(left))?;
+            let n = match self.sock.read(&mut buf) {
+                Ok(0) => {
+                    return Err(ClientError::Protocol(format!(
+                        "{op}: the server closed the connection"
+                    )))
+                }
+                Ok(n) => n,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    return Err(ClientError::Timeout(op))
+                }
+                Err(e) => return Err(e.into()),
+            };
+            self.core.handle_input(&buf[..n])?;
+        }
+    }
+
+    fn wait_reply(&mut self, tag: u32, op: &'static str) -> Result<Reply> {
+        match self.wait(
+            |e| matches!(e, Event::Reply { tag: t, .. } if *t == tag),
+            op,
+        )? {
+            Event::Reply { reply, .. } => Ok(reply),
+            _ => unreachable!("wait returns the matching event"),
+        }
+    }
+
+    /// Send any request and wait for its reply (for the commands without
+    /// a typed method: spawn, connect, alloc, job control, groups, …).
+    pub fn request(&mut self, req: &Request, op: &'static str) -> Result<Reply> {
+        let tag = self.send(req)?;
+        self.wait_reply(tag, op)
+    }
+
+    /// PMIx_Put.
+    pub fn put(&mut self, scope: u8, key: &str, value: Value) {
+        self.core.put(scope, key, value)
+    }
+
+    /// PMIx_Commit.
+    pub fn commit(&mut self) -> Result<()> {
+        let req = self.core.commit_request()?;
+        let r = self.request(&req, "commit")?;
+        status_reply("commit", &r)
+    }
+
+    /// PMIx_Fence over `procs` (empty: our whole namespace).
+    pub fn fence(&mut self, procs: &[Proc], collect: bool, timeout: Option<u32>) -> Result<()> {
+        let procs = if procs.is_empty() {
+            vec![Proc {
+                nspace: self.core.env.proc.nspace.clone(),
+                rank: RANK_WILDCARD,
+            }]
+        } else {
+            procs.to_vec()
+        };
+        let mut inf = Vec::new();
+        if collect {
+            inf.push(info("pmix.collect", Value::Bool(true)));
+        }
+        if let Some(t) = timeout {
+            inf.push(info("pmix.timeout", Value::Int(t as i32)));
+        }
+        let r = self.request(&Request::Fence { procs, info: inf }, "fence")?;
+        match r {
+            Reply::Raw(_) | Reply::Get { status: 0, .. } => Ok(()),
+            r => status_reply("fence", &r),
+        }
+    }
+
+    /// PMIx_Get: local cache first (job info, our own puts, earlier fetches),
+    /// then a GETNB round trip unless `immediate` says not to.
+    pub fn get(&mut self, proc: &Proc, key: &str, extra: &[Info]) -> Result<Value> {
+        if let Some(v) = self.core.get_local(proc, key) {
+            return Ok(v);
+        }
+        let ours = proc.nspace == self.core.env.proc.nspace;
+        // PMIX_OPTIONAL ("pmix.optional") and PMIX_IMMEDIATE ("pmix.imm"):
+        // answer from local data only, never ask the server
+        let immediate = extra.iter().any(|i| {
+            matches!(
+                i.key.as_pstring().as_bytes(),
+                b"pmix.imm" | b"pmix.optional"
+            ) && i.value == Value::Bool(true)
+        });
+        if immediate || (ours && key.starts_with("pmix.") && proc.rank == RANK_WILDCARD) {
+            return Err(ClientError::Status {
+                op: "get",
+                code: -46,
+            });
+        }
+        let req = Request::Get {
+            nspace: Some(proc.nspace.as_pstring().clone()),
+            rank: proc.rank,
+            info: extra.to_vec(),
+            key: Some(Some(key.into())),
+        };
+        let r = self.request(&req, "get")?;
+        self.core.absorb_get(proc, key, r)
+    }
+
+    /// PMIx_Publish.
+    pub fn publish(&mut self, data: &[Info]) -> Result<()> {
+        let r = self.request(
+            &Request::Publish {
+                uid: euid_egid().0,
+                info: data.to_vec(),
+            },
+            "publish",
+        )?;
+        status_reply("publish", &r)
+    }
+
+    /// PMIx_Lookup.
+    pub fn lookup(&mut self, keys: &[&str], extra: &[Info]) -> Result<Vec<Pdata>> {
+        let req = Request::Lookup {
+            uid: euid_egid().0,
+            keys: keys.iter().map(|k| Some(PString::from(*k))).collect(),
+            info: extra.to_vec(),
+        };
+        match self.request(&req, "lookup")? {
+            Reply::Lookup { status: 0, data } => Ok(data),
+            Reply::Lookup { status, .. } | Reply::Status(status) => Err(ClientError::Status {
+                op: "lookup",
+                code: status,
+            }),
+            r => Err(ClientError::Protocol(format!("lookup: unexpected {r:?}"))),
+        }
+    }
+
+    /// PMIx_Unpublish (no keys: everything we published).
+    pub fn unpublish(&mut self, keys: &[&str]) -> Result<()> {
+        let req = Request::Unpublish {
+            uid: euid_egid().0,
+            keys: keys.iter().map(|k| Some(PString::from(*k))).collect(),
+            info: Vec::new(),
+        };
+        let r = self.request(&req, "unpublish")?;
+        status_reply("unpublish", &r)
+    }
+
+    /// PMIx_Register_event_handler (the server side: which codes to forward).
+    pub fn register_events(&mut self, codes: &[i32], extra: &[Info]) -> Result<()> {
+        let req = Request::RegEvents {
+            codes: codes.to_vec(),
+            info: extra.to_vec(),
+        };
+        let r = self.request(&req, "register events")?;
+        status_reply("register events", &r)
+    }
+
+    /// PMIx_Notify_event.
+    pub fn notify(&mut self, status: i32, range: u8, extra: &[Info]) -> Result<()> {
+        let req = Request::Notify {
+            status,
+            range,
+            info: extra.to_vec(),
+        };
+        let r = self.request(&req, "notify")?;
+        status_reply("notify", &r)
+    }
+
+    /// The next event notice whose status is in `codes` (any if empty),
+    /// waiting up to `timeout`; other notices stay queued.
+    pub fn next_event(&mut self, codes: &[i32], timeout: Duration) -> Result<EventNotice> {
+        let ok = |n: &EventNotice| codes.is_empty() || codes.contains(&n.status);
+        if let Some(i) = self.notices.iter().position(ok) {
+            return Ok(self.notices.remove(i).expect("index found"));
+        }
+        let saved = self.timeout;
+        self.timeout = timeout;
+        let r = self.wait(
+            |e| matches!(e, Event::Notice(n) if codes.is_empty() || codes.contains(&n.status)),
+            "event",
+        );
+        self.timeout = saved;
+        match r? {
+            Event::Notice(n) => Ok(n),
+            _ => unreachable!("wait returns the matching event"),
+        }
+    }
+
+    /// PMIx_Query_info.
+    pub fn query(&mut self, queries: Vec<Query>) -> Result<Vec<Info>> {
+        match self.request(&Request::Query { queries }, "query")? {
+            Reply::Query { status: 0, info } => Ok(info),
+            Reply::Query { status, .. } | Reply::Status(status) => Err(ClientError::Status {
+                op: "query",
+                code: status,
+            }),
+            r => Err(ClientError::Protocol(format!("query: unexpected {r:?}"))),
+        }
+    }
+
+    /// PMIx_Abort (procs empty: our namespace).
+    pub fn abort(&mut self, status: i32, msg: &str, procs: &[Proc]) -> Result<()> {
+        let req = Request::Abort {
+            status,
+            message: Some(msg.into()),
+            procs: procs.to_vec(),
+        };
+        let r = self.request(&req, "abort")?;
+        status_reply("abort", &r)
+    }
+
+    /// PMIx_Finalize.
+    pub fn finalize(mut self) -> Result<()> {
+        self.finalized = true;
+        let r = self.request(&Request::Finalize, "finalize")?;
+        status_reply("finalize", &r)
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        if !self.finalized {
+            let _ = self.sock.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! Our client against the C reference: Open MPI 4.1.4's `mpirun` (which
+//! hosts libpmix 4.2.2) launches `pmixw probe` as every rank; each rank
+//! puts, commits, fences and reads every peer's values, publishes and
+//! looks up, and sends an event round trip. Skips only if mpirun is absent.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn mpirun() -> Option<std::path::PathBuf> {
+    std::env::var_os("PATH")?
+        .to_str()?
+        .split(':')
+        .map(|d| std::path::Path::new(d).join("mpirun"))
+        .find(|p| p.is_file())
+}
+
+/// Run the probe as `n` ranks; the output, or None when it hung (the
+/// launcher is killed on every path).
+fn run_probe(n: u32) -> Option<(bool, String)> {
+    let mpirun = mpirun()?;
+    let out = std::env::temp_dir().join(format!("pmixw-probe-{}-{n}.out", std::process::id()));
+    let file = std::fs::File::create(&out).unwrap();
+    let mut child = Command::new(mpirun)
+        .args([
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-n",
+            &n.to_string(),
+        ])
+        .arg(env!("CARGO_BIN_EXE_pmixw"))
+        .arg("probe")
+        .stdin(Stdio::null())
+        .stdout(file.try_clone().unwrap())
+        .stderr(file)
+        .spawn()
+        .expect("spawn mpirun");
+    // a hang guard, not a timed assertion: the probe's own waits are 30 s at most
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    let _ = std::fs::remove_file(&out);
+    match status {
+        Some(s) => Some((s.success(), text)),
+        None => panic!("mpirun -n {n} did not finish; output so far:\n{text}"),
+    }
+}
+
+fn check(n: u32) {
+    let Some((ok, text)) = run_probe(n) else {
+        eprintln!("skipped: mpirun not found");
+        return;
+    };
+    assert!(ok, "mpirun -n {n} failed:\n{text}");
+    assert!(!text.contains("FAIL"), "{text}");
+    for r in 0..n {
+        let line = |s: &str| format!("[{r}] {s}");
+        let has = |s: String| assert!(text.lines().any(|l| l == s), "missing {s:?} in\n{text}");
+        for p in 0..n {
+            has(line(&format!(
+                "ok get rank {p} probe.rank: Uint32({})",
+                1000 + p
+            )));
+            has(line(&format!(
+                "ok get rank {p} probe.str: String(Some(\"hello-from-{p}\"))"
+            )));
+        }
+        has(line(&format!("ok get pmix.job.size: {n}")));
+        has(line(&format!("ok get pmix.nrank (own): {r}")));
+        has(line(
+            "ok lookup: String(Some(\"published-by-0\")) from rank 0",
+        ));
+        has(line(
+            "ok get of a key nobody put (optional): PMIX_ERR_NOT_FOUND",
+        ));
+        if r != 0 {
+            has(line("ok event delivered: status 3131 from rank 0"));
+        }
+        let last = text
+            .lines()
+            .find(|l| l.starts_with(&line("probe: ")))
+            .unwrap_or_else(|| panic!("no summary for rank {r}:\n{text}"));
+        assert!(last.ends_with(" checks, 0 failures"), "{last}");
+    }
+}
+
+#[test]
+fn probe_under_mpirun_two_ranks() {
+    check(2);
+}
+
+#[test]
+fn probe_under_mpirun_four_ranks() {
+    check(4);
+}
