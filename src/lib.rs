@@ -5,3 +5,4 @@ pub mod client;
 pub mod inspect;
 pub mod interop;
 pub mod relay;
+pub mod tool;

@@ -2,6 +2,7 @@
 //! library; argument parsing is hand-written (a handful of flags).
 
 mod probe;
+mod query;
 use pmix_codec::{BufferType, Dialect, Format};
 use pmix_types::{DataType, Value};
 use std::io::{Read, Write};
@@ -246,6 +247,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         "inspect" => inspect_cmd(&parse(rest)?),
         "relay" => relay_cmd(&parse(rest)?),
         "probe" => probe::probe_cmd(rest),
+        "query" => query::query_cmd(rest),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)

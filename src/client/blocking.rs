@@ -37,11 +37,26 @@ impl Client {
 
     /// PMIx_Init with an explicit environment.
     pub fn init_with(env: ClientEnv) -> Result<Client> {
-        let (_, host, port) = parse_uri(&env.uri)?;
+        let (u, g) = euid_egid();
+        let uri = env.uri.clone();
+        Self::start(Core::new(env, u, g)?, &uri)
+    }
+
+    /// PMIx_tool_init against the server at `uri` speaking `format`
+    /// (the server assigns our identity).
+    pub fn tool_connect(uri: &str, format: pmix_codec::Format) -> Result<Client> {
+        let (u, g) = euid_egid();
+        let info = vec![
+            info("pmix.ppid", Value::Pid(std::process::id())),
+            info("pmix.cmd.line", Value::String(Some("pmixw".into()))),
+        ];
+        Self::start(Core::new_tool(uri.into(), format, u, g, info)?, uri)
+    }
+
+    fn start(core: Core, uri: &str) -> Result<Client> {
+        let (_, host, port) = parse_uri(uri)?;
         let sock = TcpStream::connect((host.as_str(), port))?;
         sock.set_nodelay(true).ok();
-        let (u, g) = euid_egid();
-        let core = Core::new(env, u, g)?;
         let mut c = Client {
             core,
             sock,

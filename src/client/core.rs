@@ -6,7 +6,7 @@
 use bytes::Bytes;
 use pmix_codec::command::{cmd, EventNotice, Reply, Request};
 use pmix_codec::frame::{self, FrameDecoder, HeaderOrder, DEFAULT_MAX_MESSAGE};
-use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest};
+use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
 use pmix_codec::{DataBuffer, Format};
 use pmix_types::status::status_name;
 use pmix_types::{Buffer, DataType, Info, Kval, PString, Proc, Value, RANK_WILDCARD};
@@ -180,6 +180,10 @@ pub struct Core {
     /// Staged puts in put order (libpmix keeps that order on the wire).
     puts: Vec<(u8, Kval)>,
     pub job_nspace: Option<PString>,
+    /// The peer type we connected as (`handshake::peer_type`).
+    flag: u8,
+    /// Tools: the server's identity from the handshake reply.
+    pub server: Option<Proc>,
 }
 
 impl Core {
@@ -215,7 +219,59 @@ impl Core {
             cache: HashMap::new(),
             puts: Vec::new(),
             job_nspace: None,
+            flag: peer_type::SIMPLE_CLIENT,
+            server: None,
         })
+    }
+
+    /// A tool's core (flag TOOL_NEEDS_ID: the server assigns our identity),
+    /// its connect request queued. `info` is the handshake's info blob.
+    pub fn new_tool(
+        uri: String,
+        format: Format,
+        euid: u32,
+        egid: u32,
+        info: Vec<Info>,
+    ) -> Result<Core> {
+        let env = ClientEnv {
+            proc: Proc::default(),
+            uri,
+            format,
+            security: "native".into(),
+            gds: "hash".into(),
+        };
+        let mut c = Core::new(env, euid, egid)?;
+        let mut cred = euid.to_ne_bytes().to_vec();
+        cred.extend_from_slice(&egid.to_ne_bytes());
+        let req = ConnectRequest {
+            psec: "native".into(),
+            credential: Bytes::from(cred),
+            flag: peer_type::TOOL_NEEDS_ID,
+            uid_gid: Some((euid, egid)),
+            proc: None,
+            version: version_for(&format).into(),
+            bfrops: Some(format.dialect.module_name().into()),
+            buffer_type: Some(format.buffer_type.code()),
+            gds: Some("hash".into()),
+            info: Some(info),
+            trailing: Bytes::new(),
+        };
+        let body = req.encode().map_err(codec("connect request"))?;
+        c.out = frame::frame(-1, u32::MAX, &body, HeaderOrder::Little)?;
+        c.flag = peer_type::TOOL_NEEDS_ID;
+        Ok(c)
+    }
+
+    /// Length of the raw handshake reply for our peer type.
+    fn handshake_len(&self) -> usize {
+        use pmix_codec::handshake::NSPACE_FIELD;
+        match self.flag {
+            peer_type::SIMPLE_CLIENT => 8,
+            peer_type::TOOL_NEEDS_ID | peer_type::LAUNCHER_NEEDS_ID => {
+                4 + 2 * (NSPACE_FIELD + 4) + 4
+            }
+            _ => 4 + NSPACE_FIELD + 4 + 4,
+        }
     }
 
     pub fn format(&self) -> Format {
@@ -234,23 +290,51 @@ impl Core {
     /// Feed bytes read from the server.
     pub fn handle_input(&mut self, mut data: &[u8]) -> Result<()> {
         if self.state == State::Handshake {
-            let need = 8 - self.hs_buf.len();
+            let want = self.handshake_len();
+            // a failed handshake is a lone status, then the socket closes
+            if self.hs_buf.len() + data.len() >= 4 || !self.hs_buf.is_empty() {
+                let mut first = self.hs_buf.clone();
+                first
+                    .extend_from_slice(&data[..data.len().min(4usize.saturating_sub(first.len()))]);
+                if first.len() >= 4 {
+                    let st = i32::from_be_bytes([first[0], first[1], first[2], first[3]]);
+                    if st != 0 {
+                        return Err(ClientError::Status {
+                            op: "handshake",
+                            code: st,
+                        });
+                    }
+                }
+            }
+            let need = want - self.hs_buf.len();
             let n = need.min(data.len());
             self.hs_buf.extend_from_slice(&data[..n]);
             data = &data[n..];
-            if self.hs_buf.len() < 8 {
+            if self.hs_buf.len() < want {
                 return Ok(());
             }
-            let r = ClientReply::decode(&self.hs_buf).map_err(codec("handshake reply"))?;
-            if r.status != 0 {
-                return Err(ClientError::Status {
-                    op: "handshake",
-                    code: r.status,
-                });
-            }
-            self.pindex = r.index as i32;
+            let index = if self.flag == peer_type::SIMPLE_CLIENT {
+                ClientReply::decode(&self.hs_buf)
+                    .map_err(codec("handshake reply"))?
+                    .index
+            } else {
+                let r = ToolReply::decode(self.flag, &self.hs_buf)
+                    .map_err(codec("tool handshake reply"))?;
+                if r.security_status != 0 {
+                    return Err(ClientError::Status {
+                        op: "tool handshake (security)",
+                        code: r.security_status,
+                    });
+                }
+                if let Some(a) = r.assigned {
+                    self.env.proc = a;
+                }
+                self.server = Some(r.server);
+                0 // tools keep pindex 0
+            };
+            self.pindex = index as i32;
             self.state = State::Ready;
-            self.events.push_back(Event::Connected { index: r.index });
+            self.events.push_back(Event::Connected { index });
         }
         self.decoder.push(data);
         while let Some(m) = self.decoder.next_message()? {
