@@ -4,7 +4,7 @@
 
 use super::core::{info, parse_uri, status_reply, ClientEnv, ClientError, Core, Event, Result};
 use pmix_codec::command::{EventNotice, Reply, Request};
-use pmix_types::{Info, PString, Pdata, Proc, Query, Value, RANK_WILDCARD};
+use pmix_types::{App, Info, PString, Pdata, Proc, Query, Value, RANK_WILDCARD};
 use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -314,6 +314,154 @@ impl Client {
             }),
             r => Err(ClientError::Protocol(format!("query: unexpected {r:?}"))),
         }
+    }
+
+    /// PMIx_Spawn: the new namespace.
+    pub fn spawn(&mut self, job_info: &[Info], apps: Vec<App>) -> Result<String> {
+        let req = Request::Spawn {
+            info: job_info.to_vec(),
+            apps,
+        };
+        match self.request(&req, "spawn")? {
+            Reply::Spawn {
+                status: 0,
+                nspace: Some(Some(ns)),
+                ..
+            } => Ok(ns.to_string_lossy().into_owned()),
+            Reply::Spawn { status, .. } | Reply::Status(status) => Err(ClientError::Status {
+                op: "spawn",
+                code: if status == 0 { -1 } else { status },
+            }),
+            r => Err(ClientError::Protocol(format!("spawn: unexpected {r:?}"))),
+        }
+    }
+
+    /// PMIx_Connect.
+    pub fn connect(&mut self, procs: &[Proc], extra: &[Info]) -> Result<()> {
+        let req = Request::Connect {
+            procs: procs.to_vec(),
+            info: extra.to_vec(),
+        };
+        match self.request(&req, "connect")? {
+            Reply::Connect { status: 0, .. } => Ok(()),
+            Reply::Connect { status, .. } => Err(ClientError::Status {
+                op: "connect",
+                code: status,
+            }),
+            r => status_reply("connect", &r),
+        }
+    }
+
+    /// PMIx_Disconnect.
+    pub fn disconnect(&mut self, procs: &[Proc], extra: &[Info]) -> Result<()> {
+        let req = Request::Disconnect {
+            procs: procs.to_vec(),
+            info: extra.to_vec(),
+        };
+        let r = self.request(&req, "disconnect")?;
+        status_reply("disconnect", &r)
+    }
+
+    fn infos(&mut self, req: &Request, op: &'static str) -> Result<Vec<Info>> {
+        match self.request(req, op)? {
+            Reply::Infos { status: 0, info } => Ok(info.unwrap_or_default()),
+            Reply::Infos { status, .. } | Reply::Status(status) => {
+                Err(ClientError::Status { op, code: status })
+            }
+            r => Err(ClientError::Protocol(format!("{op}: unexpected {r:?}"))),
+        }
+    }
+
+    /// PMIx_Allocation_request.
+    pub fn allocation(&mut self, directive: u8, extra: &[Info]) -> Result<Vec<Info>> {
+        let req = Request::Alloc {
+            directive,
+            info: extra.to_vec(),
+        };
+        self.infos(&req, "allocation request")
+    }
+
+    /// PMIx_Job_control.
+    pub fn job_control(&mut self, targets: &[Proc], directives: &[Info]) -> Result<Vec<Info>> {
+        let req = Request::JobControl {
+            targets: targets.to_vec(),
+            directives: directives.to_vec(),
+        };
+        self.infos(&req, "job control")
+    }
+
+    /// PMIx_Process_monitor.
+    pub fn monitor(&mut self, what: Info, error: i32, directives: &[Info]) -> Result<Vec<Info>> {
+        let req = Request::Monitor {
+            monitor: what,
+            error,
+            directives: directives.to_vec(),
+        };
+        self.infos(&req, "monitor")
+    }
+
+    /// PMIx_Get_credential: the credential bytes.
+    pub fn get_credential(&mut self, extra: &[Info]) -> Result<Vec<u8>> {
+        let req = Request::GetCredential {
+            info: extra.to_vec(),
+        };
+        match self.request(&req, "get credential")? {
+            Reply::Credential {
+                status: 0,
+                credential,
+                ..
+            } => Ok(credential.map(|b| b.to_vec()).unwrap_or_default()),
+            Reply::Credential { status, .. } | Reply::Status(status) => Err(ClientError::Status {
+                op: "get credential",
+                code: status,
+            }),
+            r => Err(ClientError::Protocol(format!(
+                "get credential: unexpected {r:?}"
+            ))),
+        }
+    }
+
+    /// PMIx_Validate_credential.
+    pub fn validate_credential(&mut self, cred: &[u8], extra: &[Info]) -> Result<Vec<Info>> {
+        let req = Request::ValidateCred {
+            credential: bytes::Bytes::copy_from_slice(cred),
+            directives: extra.to_vec(),
+        };
+        self.infos(&req, "validate credential")
+    }
+
+    /// PMIx_Group_construct: the context id, if the host assigned one.
+    pub fn group_construct(
+        &mut self,
+        group: &str,
+        procs: &[Proc],
+        extra: &[Info],
+    ) -> Result<Option<u64>> {
+        let req = Request::GroupConstruct {
+            group: Some(group.into()),
+            procs: procs.to_vec(),
+            info: extra.to_vec(),
+        };
+        match self.request(&req, "group construct")? {
+            Reply::Id { status: 0, id } => Ok(id),
+            Reply::Id { status, .. } | Reply::Status(status) => Err(ClientError::Status {
+                op: "group construct",
+                code: status,
+            }),
+            r => Err(ClientError::Protocol(format!(
+                "group construct: unexpected {r:?}"
+            ))),
+        }
+    }
+
+    /// PMIx_Group_destruct.
+    pub fn group_destruct(&mut self, group: &str, extra: &[Info]) -> Result<()> {
+        let req = Request::GroupDestruct {
+            group: Some(group.into()),
+            info: extra.to_vec(),
+        };
+        let r = self.request(&req, "group destruct")?;
+        status_reply("group destruct", &r)
     }
 
     /// PMIx_Abort (procs empty: our namespace).
