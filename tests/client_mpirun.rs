@@ -85,6 +85,19 @@ fn check(n: u32) {
         if r != 0 {
             has(line("ok event delivered: status 3131 from rank 0"));
         }
+        has(line("ok connect: namespace"));
+        has(line("ok disconnect: namespace"));
+        if r == 0 {
+            // the launcher names the spawned job: a namespace of digits, not ours
+            let spawned = text
+                .lines()
+                .find_map(|l| l.strip_prefix("[0] ok spawn: new namespace "))
+                .unwrap_or_else(|| panic!("no spawn line:\n{text}"));
+            assert!(
+                !spawned.is_empty() && spawned.bytes().all(|b| b.is_ascii_digit()),
+                "{spawned:?}"
+            );
+        }
         let last = text
             .lines()
             .find(|l| l.starts_with(&line("probe: ")))

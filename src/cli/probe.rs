@@ -295,6 +295,38 @@ pub fn probe_cmd(_args: &[String]) -> Result<ExitCode, String> {
             |_| "done".into(),
         );
     }
+    // connect/disconnect across our whole namespace (collective)
+    t.check(
+        "connect",
+        c.connect(std::slice::from_ref(&job), &[]).map_err(e),
+        |_| "namespace".into(),
+    );
+    t.check(
+        "disconnect",
+        c.disconnect(std::slice::from_ref(&job), &[]).map_err(e),
+        |_| "namespace".into(),
+    );
+    // spawn: rank 0 starts a one-process job running `true`
+    if me.rank == 0 {
+        let app = pmix_types::App {
+            cmd: Some("true".into()),
+            argv: vec!["true".into()],
+            maxprocs: 1,
+            ..Default::default()
+        };
+        let myns = me.nspace.as_pstring().to_string_lossy().into_owned();
+        t.check(
+            "spawn",
+            c.spawn(&[], vec![app]).map_err(e).and_then(|ns| {
+                if !ns.is_empty() && ns != myns {
+                    Ok(ns)
+                } else {
+                    Err(format!("new namespace {ns:?}"))
+                }
+            }),
+            |ns| format!("new namespace {ns}"),
+        );
+    }
     t.check("finalize", c.finalize().map_err(e), |_| "done".into());
     println!(
         "{}probe: {} checks, {} failures",
