@@ -220,3 +220,35 @@ fn hostile_input_is_an_error_not_a_panic() {
         .handle_input(&hex("00000000000000000000000300000000 020c02").unwrap())
         .is_err());
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+    /// Whatever a server sends, the core answers with events or a typed
+    /// error, never a panic: raw bytes, and well-framed junk on tag 0 and
+    /// on a pending tag.
+    #[test]
+    fn arbitrary_server_bytes_never_panic(
+        junk in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300),
+        framed in proptest::prelude::any::<bool>(),
+        notice in proptest::prelude::any::<bool>(),
+    ) {
+        let mut c = connected();
+        let tag = c.send(&Request::Finalize).unwrap().unwrap();
+        let bytes = if framed {
+            pmix_codec::frame::frame(
+                0,
+                if notice { 0 } else { tag },
+                &junk,
+                pmix_codec::frame::HeaderOrder::Network,
+            )
+            .unwrap()
+        } else {
+            junk
+        };
+        let _ = c.handle_input(&bytes);
+        while c.poll_event().is_some() {}
+        // and before the handshake
+        let mut c = Core::new(env(), 0, 0).unwrap();
+        let _ = c.handle_input(&bytes);
+    }
+}

@@ -1,7 +1,8 @@
 //! Our client against the C reference: Open MPI 4.1.4's `mpirun` (which
 //! hosts libpmix 4.2.2) launches `pmixw probe` as every rank; each rank
 //! puts, commits, fences and reads every peer's values, publishes and
-//! looks up, and sends an event round trip. Skips only if mpirun is absent.
+//! looks up, sends an event round trip, connects/disconnects and spawns.
+//! Skips only if mpirun is absent.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -85,6 +86,11 @@ fn check(n: u32) {
         if r != 0 {
             has(line("ok event delivered: status 3131 from rank 0"));
         }
+        if n == 1 {
+            has(line(
+                "ok event delivered (locally, to our own handler): status 3131 from rank 0",
+            ));
+        }
         has(line("ok connect: namespace"));
         has(line("ok disconnect: namespace"));
         if r == 0 {
@@ -104,6 +110,11 @@ fn check(n: u32) {
             .unwrap_or_else(|| panic!("no summary for rank {r}:\n{text}"));
         assert!(last.ends_with(" checks, 0 failures"), "{last}");
     }
+}
+
+#[test]
+fn probe_under_mpirun_one_rank() {
+    check(1);
 }
 
 #[test]

@@ -71,7 +71,8 @@ fn u32_of(v: &Value) -> Option<u32> {
 
 pub fn probe_cmd(_args: &[String]) -> Result<ExitCode, String> {
     let mut t = Tally {
-        prefix: String::new(),
+        // the launcher's word for our rank, until the client knows it
+        prefix: std::env::var("PMIX_RANK").map_or(String::new(), |r| format!("[{r}] ")),
         checks: 0,
         failures: 0,
     };
@@ -275,8 +276,15 @@ pub fn probe_cmd(_args: &[String]) -> Result<ExitCode, String> {
             );
         }
         if me.rank != 0 || size == 1 {
+            // a lone rank sees its own event only locally (the server does
+            // not echo an event to its source)
+            let name = if me.rank == 0 {
+                "event delivered (locally, to our own handler)"
+            } else {
+                "event delivered"
+            };
             t.check(
-                "event delivered",
+                name,
                 c.next_event(&[PROBE_EVENT], Duration::from_secs(10))
                     .map_err(e)
                     .and_then(|n| {

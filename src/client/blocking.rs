@@ -27,6 +27,8 @@ pub struct Client {
     notices: VecDeque<EventNotice>,
     pub timeout: Duration,
     finalized: bool,
+    /// Codes of our event registrations (`None` in the list: all codes).
+    registered: Vec<Option<i32>>,
 }
 
 impl Client {
@@ -63,6 +65,7 @@ impl Client {
             notices: VecDeque::new(),
             timeout: DEFAULT_TIMEOUT,
             finalized: false,
+            registered: Vec::new(),
         };
         c.flush()?;
         c.wait(|e| matches!(e, Event::Connected { .. }), "handshake")?;
@@ -270,7 +273,13 @@ impl Client {
             info: extra.to_vec(),
         };
         let r = self.request(&req, "register events")?;
-        status_reply("register events", &r)
+        status_reply("register events", &r)?;
+        if codes.is_empty() {
+            self.registered.push(None);
+        } else {
+            self.registered.extend(codes.iter().map(|c| Some(*c)));
+        }
+        Ok(())
     }
 
     /// PMIx_Notify_event.
@@ -281,7 +290,22 @@ impl Client {
             info: extra.to_vec(),
         };
         let r = self.request(&req, "notify")?;
-        status_reply("notify", &r)
+        status_reply("notify", &r)?;
+        // as libpmix does, our own handlers see our own event locally (the
+        // server does not echo it back to its source)
+        if self
+            .registered
+            .iter()
+            .any(|c| c.is_none() || *c == Some(status))
+        {
+            self.notices.push_back(EventNotice {
+                status,
+                source: self.core.env.proc.clone(),
+                info: extra.to_vec(),
+                range: Some(range),
+            });
+        }
+        Ok(())
     }
 
     /// The next event notice whose status is in `codes` (any if empty),
