@@ -91,6 +91,13 @@ fn check(n: u32) {
                 "ok event delivered (locally, to our own handler): status 3131 from rank 0",
             ));
         }
+        // one node: every rank is a local peer, and the node is this host
+        let all: Vec<String> = (0..n).map(|p| p.to_string()).collect();
+        has(line(&format!("ok resolve peers: {}", all.join(","))));
+        has(line(&format!(
+            "ok resolve nodes: {}",
+            pmix_wire::tool::hostname()
+        )));
         has(line("ok connect: namespace"));
         has(line("ok disconnect: namespace"));
         if r == 0 {

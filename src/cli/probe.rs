@@ -151,6 +151,37 @@ pub fn probe_cmd(_args: &[String]) -> Result<ExitCode, String> {
             .and_then(|v| u32_of(&v).ok_or(format!("{v:?}"))),
         |n| n.to_string(),
     );
+    // resolve peers and nodes from the job data (one node under a local launcher)
+    let myns = me.nspace.as_pstring().to_string_lossy().into_owned();
+    let host = pmix_wire::tool::hostname();
+    t.check(
+        "resolve nodes",
+        c.resolve_nodes(&myns).map_err(e).and_then(|nodes| {
+            if nodes.is_empty() {
+                Err("no nodes".into())
+            } else {
+                Ok(nodes.join(","))
+            }
+        }),
+        |s| s.clone(),
+    );
+    t.check(
+        "resolve peers",
+        c.resolve_peers(&myns).map_err(e).and_then(|peers| {
+            if peers.iter().any(|p| p.rank == me.rank) {
+                Ok(peers
+                    .iter()
+                    .map(|p| p.rank.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","))
+            } else {
+                Err(format!(
+                    "we are not among our node's peers {peers:?} ({host})"
+                ))
+            }
+        }),
+        |s| s.clone(),
+    );
     // put/commit/fence/get
     c.put(scope::GLOBAL, "probe.rank", Value::Uint32(1000 + me.rank));
     let text = |r: u32| Value::String(Some(format!("hello-from-{r}").as_str().into()));

@@ -226,6 +226,42 @@ impl Client {
         self.core.absorb_get(proc, key, r)
     }
 
+    /// PMIx_Resolve_peers for our own node: the procs of `nspace` on it
+    /// (job data `pmix.lpeers`, a comma list of ranks).
+    pub fn resolve_peers(&mut self, nspace: &str) -> Result<Vec<Proc>> {
+        let job = Proc::new(nspace, RANK_WILDCARD);
+        match self.get(&job, "pmix.lpeers", &[])? {
+            Value::String(Some(s)) => s
+                .to_string_lossy()
+                .split(',')
+                .filter(|r| !r.is_empty())
+                .map(|r| {
+                    r.trim()
+                        .parse()
+                        .map(|rank| Proc::new(nspace, rank))
+                        .map_err(|_| {
+                            ClientError::Protocol(format!("pmix.lpeers entry {r:?} is not a rank"))
+                        })
+                })
+                .collect(),
+            v => Err(ClientError::Protocol(format!("pmix.lpeers is {v:?}"))),
+        }
+    }
+
+    /// PMIx_Resolve_nodes: the nodes of `nspace` (job data `pmix.nlist`).
+    pub fn resolve_nodes(&mut self, nspace: &str) -> Result<Vec<String>> {
+        let job = Proc::new(nspace, RANK_WILDCARD);
+        match self.get(&job, "pmix.nlist", &[])? {
+            Value::String(Some(s)) => Ok(s
+                .to_string_lossy()
+                .split(',')
+                .filter(|n| !n.is_empty())
+                .map(String::from)
+                .collect()),
+            v => Err(ClientError::Protocol(format!("pmix.nlist is {v:?}"))),
+        }
+    }
+
     /// PMIx_Publish.
     pub fn publish(&mut self, data: &[Info]) -> Result<()> {
         let r = self.request(
