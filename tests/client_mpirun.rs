@@ -96,7 +96,11 @@ fn check(n: u32) {
         has(line(&format!("ok resolve peers: {}", all.join(","))));
         has(line(&format!(
             "ok resolve nodes: {}",
+            // Open MPI drops a domain part unless told to keep it
             pmix_wire::tool::hostname()
+                .split('.')
+                .next()
+                .unwrap_or_default()
         )));
         has(line("ok connect: namespace"));
         has(line("ok disconnect: namespace"));
