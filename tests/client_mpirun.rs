@@ -18,6 +18,11 @@ fn mpirun() -> Option<std::path::PathBuf> {
 /// Run the probe as `n` ranks; the output, or None when it hung (the
 /// launcher is killed on every path).
 fn run_probe(n: u32) -> Option<(bool, String)> {
+    run_probe_args(n, &[]).map(|(code, text)| (code == Some(0), text))
+}
+
+/// As run_probe with extra probe arguments; the exit code (None: a signal).
+fn run_probe_args(n: u32, extra: &[&str]) -> Option<(Option<i32>, String)> {
     let mpirun = mpirun()?;
     let out = std::env::temp_dir().join(format!("pmixw-probe-{}-{n}.out", std::process::id()));
     let file = std::fs::File::create(&out).unwrap();
@@ -30,6 +35,7 @@ fn run_probe(n: u32) -> Option<(bool, String)> {
         ])
         .arg(env!("CARGO_BIN_EXE_pmixw"))
         .arg("probe")
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(file.try_clone().unwrap())
         .stderr(file)
@@ -51,7 +57,7 @@ fn run_probe(n: u32) -> Option<(bool, String)> {
     let text = std::fs::read_to_string(&out).unwrap_or_default();
     let _ = std::fs::remove_file(&out);
     match status {
-        Some(s) => Some((s.success(), text)),
+        Some(s) => Some((s.code(), text)),
         None => panic!("mpirun -n {n} did not finish; output so far:\n{text}"),
     }
 }
@@ -136,4 +142,20 @@ fn probe_under_mpirun_two_ranks() {
 #[test]
 fn probe_under_mpirun_four_ranks() {
     check(4);
+}
+
+#[test]
+fn abort_ends_the_job_with_its_status() {
+    let Some((code, text)) = run_probe_args(2, &["--abort", "7"]) else {
+        eprintln!("skipped: mpirun not found");
+        return;
+    };
+    // mpirun exits with the status rank 0 gave PMIx_Abort
+    assert_eq!(code, Some(7), "{text}");
+    assert!(text.lines().any(|l| l == "[0] abort: status 7"), "{text}");
+    // the job may be torn down before the answer is printed; if it was
+    // printed it must be success
+    if let Some(l) = text.lines().find(|l| l.starts_with("[0] abort returned: ")) {
+        assert_eq!(l, "[0] abort returned: success");
+    }
 }

@@ -69,7 +69,14 @@ fn u32_of(v: &Value) -> Option<u32> {
     }
 }
 
-pub fn probe_cmd(_args: &[String]) -> Result<ExitCode, String> {
+pub fn probe_cmd(args: &[String]) -> Result<ExitCode, String> {
+    // `--abort STATUS`: rank 0 calls PMIx_Abort after init (for testing
+    // the launcher's handling); the other ranks wait in a fence
+    let abort: Option<i32> = match args {
+        [] => None,
+        [flag, v] if flag == "--abort" => Some(v.parse().map_err(|_| format!("bad status {v:?}"))?),
+        _ => return Err("usage: pmixw probe [--abort STATUS]".into()),
+    };
     let mut t = Tally {
         // the launcher's word for our rank, until the client knows it
         prefix: std::env::var("PMIX_RANK").map_or(String::new(), |r| format!("[{r}] ")),
@@ -90,6 +97,26 @@ pub fn probe_cmd(_args: &[String]) -> Result<ExitCode, String> {
     };
     let me = c.proc().clone();
     t.prefix = format!("[{}] ", me.rank);
+    if let Some(status) = abort {
+        if me.rank == 0 {
+            println!("{}abort: status {status}", t.prefix);
+            let r = c.abort(status, "pmixw probe --abort", &[]);
+            // the launcher normally kills us before any answer
+            println!(
+                "{}abort returned: {}",
+                t.prefix,
+                r.map_or_else(|x| x.to_string(), |_| "success".into())
+            );
+        } else {
+            let r = c.fence(&[], false, None);
+            println!(
+                "{}fence while rank 0 aborts: {}",
+                t.prefix,
+                r.map_or_else(|x| x.to_string(), |_| "success".into())
+            );
+        }
+        return Ok(ExitCode::from(1));
+    }
     let job = Proc {
         nspace: me.nspace.clone(),
         rank: RANK_WILDCARD,
