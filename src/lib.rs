@@ -1,8 +1,10 @@
 //! pmix-wire: client, tool and server roles, the interop harness and the
 //! `pmixw` command line, on top of `pmix-codec`.
 
+pub mod client;
 pub mod inspect;
 pub mod interop;
 pub mod relay;
 pub mod server;
+pub mod tool;
 pub mod verify;

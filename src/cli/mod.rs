@@ -1,6 +1,8 @@
 //! Command-line front end. Each subcommand is a small function over the
 //! library; argument parsing is hand-written (a handful of flags).
 
+mod probe;
+mod query;
 mod run;
 
 use pmix_codec::{BufferType, Dialect, Format};
@@ -28,6 +30,10 @@ commands:
         check that every message decodes typed and re-encodes byte for byte
   run    -n N [--dialect D] [--timeout S] [--stats] PROG [ARGS...]
         launch N ranks of PROG on this node under a pmix-wire PMIx server
+  probe  [--abort STATUS]
+        run as each rank of a job under any PMIx launcher: check that PMIx works, one line per check
+  query  [--pid PID | --nspace NS | --uri URI | --system] KEY...
+        connect to a PMIx server as a tool and print its answers
   interop [--json] [--dialect D]... [--fixed-ints] [--save-vectors DIR]
         run the interop matrix against the system libpmix (and keep its vectors)
 
@@ -258,6 +264,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         "inspect" => inspect_cmd(&parse(rest)?),
         "relay" => relay_cmd(&parse(rest)?),
         "run" => run::run(rest),
+        "probe" => probe::probe_cmd(rest),
+        "query" => query::query_cmd(rest),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)

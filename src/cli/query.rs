@@ -1,0 +1,56 @@
+//! `pmixw query [--pid PID | --nspace NS | --uri URI | --system] KEY…`:
+//! connect as a tool and print each answer as `KEY: VALUE` (like pquery).
+
+use pmix_types::{PString, Query};
+use pmix_wire::tool::{connect, Target};
+use std::process::ExitCode;
+
+pub fn query_cmd(args: &[String]) -> Result<ExitCode, String> {
+    let mut target = None;
+    let mut keys = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut val = |n: &str| it.next().cloned().ok_or(format!("{n} needs a value"));
+        match a.as_str() {
+            "--pid" => {
+                let v = val("--pid")?;
+                target = Some(Target::Pid(
+                    v.parse().map_err(|_| format!("bad pid {v:?}"))?,
+                ));
+            }
+            "--nspace" => target = Some(Target::Nspace(val("--nspace")?)),
+            "--uri" => target = Some(Target::Uri(val("--uri")?)),
+            "--system" => target = Some(Target::System),
+            k if k.starts_with("--") => return Err(format!("unknown option {k}")),
+            k => keys.push(k.to_string()),
+        }
+    }
+    let target = target.ok_or("query needs --pid, --nspace, --uri or --system")?;
+    if keys.is_empty() {
+        return Err("query needs at least one key (e.g. pmix.qry.ns)".into());
+    }
+    let mut t = connect(&target).map_err(|e| e.to_string())?;
+    let q = Query {
+        keys: keys.iter().map(|k| PString::from(k.as_str())).collect(),
+        qualifiers: Vec::new(),
+    };
+    let answers = t.query(vec![q]).map_err(|e| e.to_string())?;
+    for i in &answers {
+        println!(
+            "{}: {}",
+            i.key.as_pstring().to_string_lossy(),
+            show(&i.value)
+        );
+    }
+    t.finalize().map_err(|e| e.to_string())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn show(v: &pmix_types::Value) -> String {
+    match v {
+        pmix_types::Value::String(Some(s)) => s.to_string_lossy().into_owned(),
+        other => {
+            serde_json::to_string(&other.to_bare_json()).unwrap_or_else(|_| format!("{other:?}"))
+        }
+    }
+}

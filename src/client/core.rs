@@ -1,0 +1,603 @@
+//! The client protocol core, sans-IO: bytes in, bytes and events out. It
+//! owns no socket, thread or clock; `blocking.rs` drives it over TCP.
+//!
+//! Wire facts used here are listed in spec-notes/client.md.
+
+use bytes::Bytes;
+use pmix_codec::command::{cmd, EventNotice, Reply, Request};
+use pmix_codec::frame::{self, FrameDecoder, HeaderOrder, DEFAULT_MAX_MESSAGE};
+use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
+use pmix_codec::{DataBuffer, Format};
+use pmix_types::status::status_name;
+use pmix_types::{Buffer, DataType, Info, Kval, PString, Proc, Value, RANK_WILDCARD};
+use std::collections::{HashMap, VecDeque};
+
+/// Everything that can go wrong in the client, each saying where.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The server (or the local retrieval rules) answered with a PMIx status.
+    #[error("{op}: {} ({code})", status_name(*.code).unwrap_or("unknown PMIx status"))]
+    Status { op: &'static str, code: i32 },
+    #[error("environment: {0}")]
+    Env(String),
+    #[error("{op}: decoding the server's bytes: {err}")]
+    Codec {
+        op: &'static str,
+        err: pmix_codec::Error,
+    },
+    #[error("framing: {0}")]
+    Frame(#[from] frame::FrameError),
+    #[error("{0}")]
+    Protocol(String),
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0}: timed out")]
+    Timeout(&'static str),
+}
+
+impl ClientError {
+    /// The PMIx status this error stands for.
+    pub fn status(&self) -> i32 {
+        match self {
+            ClientError::Status { code, .. } => *code,
+            ClientError::Timeout(_) => -24, // PMIX_ERR_TIMEOUT
+            ClientError::Io(_) => -25,      // PMIX_ERR_UNREACH
+            _ => -1,                        // PMIX_ERROR
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, ClientError>;
+
+fn codec(op: &'static str) -> impl Fn(pmix_codec::Error) -> ClientError {
+    move |err| ClientError::Codec { op, err }
+}
+
+/// Data scopes of PMIx_Put.
+pub mod scope {
+    pub const UNDEF: u8 = 0;
+    pub const LOCAL: u8 = 1;
+    pub const REMOTE: u8 = 2;
+    pub const GLOBAL: u8 = 3;
+}
+
+/// What a client learns from the environment its server gives it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClientEnv {
+    pub proc: Proc,
+    /// The server's URI: `<server nspace>.<rank>;tcp4://<addr>:<port>`.
+    pub uri: String,
+    /// The dialect and buffer type chosen from the PMIX_SERVER_URI* variable present.
+    pub format: Format,
+    /// PMIX_SECURITY_MODE (a list; we speak "native").
+    pub security: String,
+    /// PMIX_GDS_MODULE as given (we always announce "hash").
+    pub gds: String,
+}
+
+impl ClientEnv {
+    /// Read the variables through `get` (`std::env::var(..).ok()` in practice).
+    pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<ClientEnv> {
+        let nspace = get("PMIX_NAMESPACE")
+            .ok_or_else(|| ClientError::Env("PMIX_NAMESPACE is not set".into()))?;
+        let rank =
+            get("PMIX_RANK").ok_or_else(|| ClientError::Env("PMIX_RANK is not set".into()))?;
+        let rank: u32 = rank
+            .parse()
+            .map_err(|_| ClientError::Env(format!("PMIX_RANK {rank:?} is not a rank")))?;
+        if nspace.len() > pmix_types::MAX_NSLEN {
+            return Err(ClientError::Env("PMIX_NAMESPACE is too long".into()));
+        }
+        let (format, uri) = pmix_codec::select::from_env(&get)
+            .ok_or_else(|| ClientError::Env("no PMIX_SERVER_URI* variable".into()))?;
+        let security = get("PMIX_SECURITY_MODE").unwrap_or_else(|| "native".into());
+        if !security.split(',').any(|m| m.trim() == "native") {
+            return Err(ClientError::Env(format!(
+                "PMIX_SECURITY_MODE {security:?} does not offer native"
+            )));
+        }
+        Ok(ClientEnv {
+            proc: Proc::new(&nspace, rank),
+            uri,
+            format,
+            security,
+            gds: get("PMIX_GDS_MODULE").unwrap_or_else(|| "hash".into()),
+        })
+    }
+}
+
+/// Split a server URI into (server id, host, port). Only tcp4/tcp6.
+pub fn parse_uri(uri: &str) -> Result<(String, String, u16)> {
+    let bad = || {
+        ClientError::Env(format!(
+            "server URI {uri:?} is not <id>;tcp4://<host>:<port>"
+        ))
+    };
+    let (id, addr) = uri.split_once(';').ok_or_else(bad)?;
+    let rest = addr
+        .strip_prefix("tcp4://")
+        .or_else(|| addr.strip_prefix("tcp6://"))
+        .or_else(|| addr.strip_prefix("tcp://"))
+        .ok_or_else(bad)?;
+    let (host, port) = rest.rsplit_once(':').ok_or_else(bad)?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    Ok((
+        id.to_string(),
+        host.to_string(),
+        port.parse().map_err(|_| bad())?,
+    ))
+}
+
+/// The version string we announce for each dialect (the server parses its
+/// major.minor.release to decide what the peer understands).
+fn version_for(f: &Format) -> &'static str {
+    use pmix_codec::Dialect::*;
+    match f.dialect {
+        V12 => "1.2.5",
+        V20 => "2.0.3",
+        V21 => "2.2.5",
+        V3 => "3.2.5",
+        V4 => "4.0.0",
+        V41 => "4.2.2",
+        V51 => "6.0.0",
+        _ => "6.1.0",
+    }
+}
+
+/// An output of the core.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// The handshake reply arrived: our index in the server's peer array.
+    Connected { index: u32 },
+    /// The reply to the request sent with `tag`.
+    Reply { tag: u32, reply: Reply },
+    /// An unsolicited event notification (tag 0).
+    Notice(EventNotice),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Handshake,
+    Ready,
+}
+
+/// First tag libpmix clients use for replies (PMIX_PTL_TAG_DYNAMIC + 1).
+const FIRST_TAG: u32 = 101;
+
+/// The client state machine.
+pub struct Core {
+    pub env: ClientEnv,
+    state: State,
+    hs_buf: Vec<u8>,
+    decoder: FrameDecoder,
+    pindex: i32,
+    next_tag: u32,
+    pending: HashMap<u32, u8>,
+    out: Vec<u8>,
+    events: VecDeque<Event>,
+    /// Job-level data (rank WILDCARD) and per-rank data, per namespace.
+    cache: HashMap<(PString, u32), HashMap<String, Value>>,
+    /// Staged puts in put order (libpmix keeps that order on the wire).
+    puts: Vec<(u8, Kval)>,
+    pub job_nspace: Option<PString>,
+    /// The peer type we connected as (`handshake::peer_type`).
+    flag: u8,
+    /// Tools: the server's identity from the handshake reply.
+    pub server: Option<Proc>,
+}
+
+impl Core {
+    /// A core that has queued its connect request (credential: euid/egid).
+    pub fn new(env: ClientEnv, euid: u32, egid: u32) -> Result<Core> {
+        let mut cred = euid.to_ne_bytes().to_vec();
+        cred.extend_from_slice(&egid.to_ne_bytes());
+        let req = ConnectRequest {
+            psec: "native".into(),
+            credential: Bytes::from(cred),
+            flag: peer_type::SIMPLE_CLIENT,
+            uid_gid: None,
+            proc: Some(env.proc.clone()),
+            version: version_for(&env.format).into(),
+            bfrops: Some(env.format.dialect.module_name().into()),
+            buffer_type: Some(env.format.buffer_type.code()),
+            gds: Some("hash".into()),
+            info: None,
+            trailing: Bytes::new(),
+        };
+        let body = req.encode().map_err(codec("connect request"))?;
+        let out = frame::frame(-1, u32::MAX, &body, HeaderOrder::Little)?;
+        Ok(Core {
+            env,
+            state: State::Handshake,
+            hs_buf: Vec::new(),
+            decoder: FrameDecoder::new(HeaderOrder::Network, DEFAULT_MAX_MESSAGE),
+            pindex: -1,
+            next_tag: FIRST_TAG,
+            pending: HashMap::new(),
+            out,
+            events: VecDeque::new(),
+            cache: HashMap::new(),
+            puts: Vec::new(),
+            job_nspace: None,
+            flag: peer_type::SIMPLE_CLIENT,
+            server: None,
+        })
+    }
+
+    /// A tool's core (flag TOOL_NEEDS_ID: the server assigns our identity),
+    /// its connect request queued. `info` is the handshake's info blob.
+    pub fn new_tool(
+        uri: String,
+        format: Format,
+        euid: u32,
+        egid: u32,
+        info: Vec<Info>,
+    ) -> Result<Core> {
+        let env = ClientEnv {
+            proc: Proc::default(),
+            uri,
+            format,
+            security: "native".into(),
+            gds: "hash".into(),
+        };
+        let mut c = Core::new(env, euid, egid)?;
+        let mut cred = euid.to_ne_bytes().to_vec();
+        cred.extend_from_slice(&egid.to_ne_bytes());
+        let req = ConnectRequest {
+            psec: "native".into(),
+            credential: Bytes::from(cred),
+            flag: peer_type::TOOL_NEEDS_ID,
+            uid_gid: Some((euid, egid)),
+            proc: None,
+            version: version_for(&format).into(),
+            bfrops: Some(format.dialect.module_name().into()),
+            buffer_type: Some(format.buffer_type.code()),
+            gds: Some("hash".into()),
+            info: Some(info),
+            trailing: Bytes::new(),
+        };
+        let body = req.encode().map_err(codec("connect request"))?;
+        c.out = frame::frame(-1, u32::MAX, &body, HeaderOrder::Little)?;
+        c.flag = peer_type::TOOL_NEEDS_ID;
+        Ok(c)
+    }
+
+    /// Length of the raw handshake reply for our peer type.
+    fn handshake_len(&self) -> usize {
+        use pmix_codec::handshake::NSPACE_FIELD;
+        match self.flag {
+            peer_type::SIMPLE_CLIENT => 8,
+            peer_type::TOOL_NEEDS_ID | peer_type::LAUNCHER_NEEDS_ID => {
+                4 + 2 * (NSPACE_FIELD + 4) + 4
+            }
+            _ => 4 + NSPACE_FIELD + 4 + 4,
+        }
+    }
+
+    pub fn format(&self) -> Format {
+        self.env.format
+    }
+
+    /// Bytes to write to the server (drained).
+    pub fn take_transmit(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.out)
+    }
+
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// Feed bytes read from the server.
+    pub fn handle_input(&mut self, mut data: &[u8]) -> Result<()> {
+        if self.state == State::Handshake {
+            let want = self.handshake_len();
+            // a failed handshake is a lone status, then the socket closes
+            if self.hs_buf.len() + data.len() >= 4 || !self.hs_buf.is_empty() {
+                let mut first = self.hs_buf.clone();
+                first
+                    .extend_from_slice(&data[..data.len().min(4usize.saturating_sub(first.len()))]);
+                if first.len() >= 4 {
+                    let st = i32::from_be_bytes([first[0], first[1], first[2], first[3]]);
+                    if st != 0 {
+                        return Err(ClientError::Status {
+                            op: "handshake",
+                            code: st,
+                        });
+                    }
+                }
+            }
+            let need = want - self.hs_buf.len();
+            let n = need.min(data.len());
+            self.hs_buf.extend_from_slice(&data[..n]);
+            data = &data[n..];
+            if self.hs_buf.len() < want {
+                return Ok(());
+            }
+            let index = if self.flag == peer_type::SIMPLE_CLIENT {
+                ClientReply::decode(&self.hs_buf)
+                    .map_err(codec("handshake reply"))?
+                    .index
+            } else {
+                let r = ToolReply::decode(self.flag, &self.hs_buf)
+                    .map_err(codec("tool handshake reply"))?;
+                if r.security_status != 0 {
+                    return Err(ClientError::Status {
+                        op: "tool handshake (security)",
+                        code: r.security_status,
+                    });
+                }
+                if let Some(a) = r.assigned {
+                    self.env.proc = a;
+                }
+                self.server = Some(r.server);
+                0 // tools keep pindex 0
+            };
+            self.pindex = index as i32;
+            self.state = State::Ready;
+            self.events.push_back(Event::Connected { index });
+        }
+        self.decoder.push(data);
+        while let Some(m) = self.decoder.next_message()? {
+            if m.header.tag == frame::tag::NOTIFY {
+                let n = EventNotice::decode(&self.env.format, &m.payload)
+                    .map_err(codec("event notice"))?;
+                self.events.push_back(Event::Notice(n));
+                continue;
+            }
+            let Some(command) = self.pending.remove(&m.header.tag) else {
+                return Err(ClientError::Protocol(format!(
+                    "reply with tag {} matches no request",
+                    m.header.tag
+                )));
+            };
+            let reply =
+                Reply::decode(&self.env.format, command, &m.payload).map_err(codec("reply"))?;
+            if command == cmd::REQ {
+                self.absorb_job_info(&reply)?;
+            }
+            self.events.push_back(Event::Reply {
+                tag: m.header.tag,
+                reply,
+            });
+        }
+        Ok(())
+    }
+
+    /// Queue a request; returns the tag its reply will carry (`None` for
+    /// commands the server does not answer).
+    pub fn send(&mut self, req: &Request) -> Result<Option<u32>> {
+        if self.state != State::Ready {
+            return Err(ClientError::Protocol("not connected".into()));
+        }
+        let payload = req.encode(&self.env.format).map_err(codec("request"))?;
+        let answered = !matches!(req, Request::DeregEvents { .. });
+        let tag = if answered {
+            let t = self.next_tag;
+            self.next_tag = if t == u32::MAX - 1 { FIRST_TAG } else { t + 1 };
+            self.pending.insert(t, req.command());
+            t
+        } else {
+            0
+        };
+        self.out.extend(frame::frame(
+            self.pindex,
+            tag,
+            &payload,
+            HeaderOrder::Network,
+        )?);
+        Ok(answered.then_some(tag))
+    }
+
+    /// The job-info reply: the namespace, job-level KVALs; `pmix.pblob`s
+    /// carry one rank's data; `pmix.*.arr` arrays are flattened.
+    fn absorb_job_info(&mut self, reply: &Reply) -> Result<()> {
+        let Reply::JobInfo { nspace, kvals } = reply else {
+            if let Reply::Status(s) = reply {
+                return Err(ClientError::Status {
+                    op: "job info",
+                    code: *s,
+                });
+            }
+            return Err(ClientError::Protocol(
+                "job info reply of another layout".into(),
+            ));
+        };
+        let ns = nspace
+            .clone()
+            .unwrap_or_else(|| self.env.proc.nspace.as_pstring().clone());
+        self.job_nspace = Some(ns.clone());
+        for kv in kvals {
+            let Some(key) = kv.key.as_ref().map(|k| k.to_string_lossy().into_owned()) else {
+                continue;
+            };
+            match (&key[..], &kv.value) {
+                ("pmix.pblob", Value::ByteObject(b)) => {
+                    let (rank, kvs) = decode_pblob(&self.env.format, &b.0)?;
+                    let m = self.cache.entry((ns.clone(), rank)).or_default();
+                    for k in kvs {
+                        if let Some(key) = k.key {
+                            m.insert(key.to_string_lossy().into_owned(), k.value);
+                        }
+                    }
+                }
+                (_, Value::DataArray(a)) if key.ends_with(".arr") => {
+                    let m = self.cache.entry((ns.clone(), RANK_WILDCARD)).or_default();
+                    let elems = match &**a {
+                        pmix_types::DataArray::Typed { elements, .. } => &elements[..],
+                        _ => &[],
+                    };
+                    for v in elems {
+                        if let Value::Info(i) = v {
+                            m.entry(i.key.as_pstring().to_string_lossy().into_owned())
+                                .or_insert_with(|| i.value.clone());
+                        }
+                    }
+                    m.insert(key, kv.value.clone());
+                }
+                _ => {
+                    self.cache
+                        .entry((ns.clone(), RANK_WILDCARD))
+                        .or_default()
+                        .insert(key, kv.value.clone());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// PMIx_Put: stage a value (visible to our own gets at once).
+    pub fn put(&mut self, scope: u8, key: &str, value: Value) {
+        let kv = Kval {
+            key: Some(key.into()),
+            value: value.clone(),
+        };
+        let sc = if scope == scope::UNDEF {
+            scope::GLOBAL
+        } else {
+            scope
+        };
+        self.puts.push((sc, kv));
+        let me = (
+            self.env.proc.nspace.as_pstring().clone(),
+            self.env.proc.rank,
+        );
+        self.cache.entry(me).or_default().insert(key.into(), value);
+    }
+
+    /// PMIx_Commit's request: one blob of KVALs for LOCAL and one for
+    /// REMOTE; a GLOBAL put goes into both (as libpmix 4.2.2 sends it).
+    pub fn commit_request(&mut self) -> Result<Request> {
+        let fmt = self.env.format;
+        let mut local = Vec::new();
+        let mut remote = Vec::new();
+        for (sc, kv) in std::mem::take(&mut self.puts) {
+            if sc == scope::LOCAL || sc == scope::GLOBAL {
+                local.push(kv.clone());
+            }
+            if sc == scope::REMOTE || sc == scope::GLOBAL {
+                remote.push(kv);
+            }
+        }
+        let mut blobs = Vec::new();
+        for (sc, kvs) in [(scope::LOCAL, local), (scope::REMOTE, remote)] {
+            if kvs.is_empty() {
+                continue;
+            }
+            let mut b = DataBuffer::new(fmt);
+            for kv in kvs {
+                b.pack(DataType::Kval, &[Value::Kval(Box::new(kv))])
+                    .map_err(codec("commit"))?;
+            }
+            blobs.push((
+                sc,
+                Buffer {
+                    buffer_type: fmt.buffer_type.code(),
+                    bytes: Bytes::copy_from_slice(b.as_bytes()),
+                },
+            ));
+        }
+        Ok(Request::Commit { blobs })
+    }
+
+    /// The local half of PMIx_Get: reserved keys of our own job come from
+    /// the job-info cache (no round trip); anything fetched before is cached.
+    pub fn get_local(&self, proc: &Proc, key: &str) -> Option<Value> {
+        let ns = proc.nspace.as_pstring().clone();
+        if let Some(v) = self
+            .cache
+            .get(&(ns.clone(), proc.rank))
+            .and_then(|m| m.get(key))
+        {
+            return Some(v.clone());
+        }
+        if key.starts_with("pmix.") {
+            return self
+                .cache
+                .get(&(ns, RANK_WILDCARD))
+                .and_then(|m| m.get(key))
+                .cloned();
+        }
+        None
+    }
+
+    /// Store a GETNB reply's blobs (PROC then KVALs each) and find `key`.
+    pub fn absorb_get(&mut self, proc: &Proc, key: &str, reply: Reply) -> Result<Value> {
+        match reply {
+            Reply::Get { status, blobs } => {
+                if status != 0 {
+                    return Err(ClientError::Status {
+                        op: "get",
+                        code: status,
+                    });
+                }
+                for blob in blobs {
+                    let mut b = DataBuffer::from_bytes(self.env.format, blob);
+                    let p = match b.unpack_one(DataType::Proc).map_err(codec("get"))? {
+                        Value::Proc(p) => p,
+                        _ => return Err(ClientError::Protocol("get: blob without proc".into())),
+                    };
+                    let m = self
+                        .cache
+                        .entry((p.nspace.as_pstring().clone(), p.rank))
+                        .or_default();
+                    while !b.unread().is_empty() {
+                        if let Value::Kval(kv) =
+                            b.unpack_one(DataType::Kval).map_err(codec("get"))?
+                        {
+                            if let Some(k) = kv.key {
+                                m.insert(k.to_string_lossy().into_owned(), kv.value);
+                            }
+                        }
+                    }
+                }
+                self.get_local(proc, key).ok_or(ClientError::Status {
+                    op: "get",
+                    code: -46,
+                })
+            }
+            Reply::Status(s) => Err(ClientError::Status {
+                op: "get",
+                code: if s == 0 { -46 } else { s },
+            }),
+            other => Err(ClientError::Protocol(format!(
+                "get: unexpected reply {other:?}"
+            ))),
+        }
+    }
+}
+
+/// `pmix.pblob`: a PROC_RANK unit, then KVAL units.
+fn decode_pblob(fmt: &Format, b: &[u8]) -> Result<(u32, Vec<Kval>)> {
+    let mut d = DataBuffer::from_bytes(*fmt, Bytes::copy_from_slice(b));
+    let rank = match d.unpack_one(DataType::ProcRank).map_err(codec("pblob"))? {
+        Value::ProcRank(r) => r,
+        _ => return Err(ClientError::Protocol("pblob without rank".into())),
+    };
+    let mut kvs = Vec::new();
+    while !d.unread().is_empty() {
+        if let Value::Kval(kv) = d.unpack_one(DataType::Kval).map_err(codec("pblob"))? {
+            kvs.push(*kv);
+        }
+    }
+    Ok((rank, kvs))
+}
+
+/// A bare status reply as a Result.
+pub fn status_reply(op: &'static str, r: &Reply) -> Result<()> {
+    match r {
+        Reply::Status(0) => Ok(()),
+        Reply::Status(code) => Err(ClientError::Status { op, code: *code }),
+        Reply::Infos { status: 0, .. } | Reply::Query { status: 0, .. } => Ok(()),
+        Reply::Infos { status, .. } | Reply::Query { status, .. } => {
+            Err(ClientError::Status { op, code: *status })
+        }
+        other => Err(ClientError::Protocol(format!(
+            "{op}: unexpected reply {other:?}"
+        ))),
+    }
+}
+
+/// Helper for callers: an INFO.
+pub fn info(key: &str, value: Value) -> Info {
+    Info::new(key, value)
+}

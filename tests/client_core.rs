@@ -1,0 +1,254 @@
+//! The sans-IO client core against the bytes of a real libpmix 4.2.2
+//! conversation (/work/shared/captures/4.2.2-server_4.2.2-client.txt,
+//! connection 1: client 'chjob' rank 0, gds hash).
+
+use pmix_codec::command::Request;
+use pmix_codec::Format;
+use pmix_types::hex::decode as hex;
+use pmix_types::{Proc, Value, RANK_WILDCARD};
+use pmix_wire::client::{scope, ClientEnv, Core, Event};
+
+fn env() -> ClientEnv {
+    ClientEnv::from_env(|k| {
+        match k {
+            "PMIX_NAMESPACE" => Some("chjob"),
+            "PMIX_RANK" => Some("0"),
+            "PMIX_SERVER_URI41" | "PMIX_SERVER_URI3" => Some("srv.0;tcp4://127.0.0.1:53471"),
+            "PMIX_SECURITY_MODE" => Some("native"),
+            "PMIX_GDS_MODULE" => Some("ds21,ds12,hash"),
+            "PMIX_BFROP_BUFFER_TYPE" => Some("PMIX_BFROP_BUFFER_NON_DESC"),
+            _ => None,
+        }
+        .map(String::from)
+    })
+    .unwrap()
+}
+
+const JOB_INFO_REPLY: &str = "00000000000000650000022200000000\
+020c63686a6f6200\
+021c706d69782e6a6f622e73697a65000e02\
+021c706d69782e6d61782e73697a65000e02\
+021e706d69782e6e756d2e6e6f646573000e01\
+0216706d69782e6a6f62696400030c63686a6f6200\
+0218706d69782e6170706e756d000e00\
+0216706d69782e6e6c697374000306766d00\
+0220706d69782e6266726f70732e6d6f64000312342e322e3272633200\
+021a706d69782e73736e2e6172720027180220706d69782e73657373696f6e2e696400000effffffff0f1e706d69782e\
+756e69762e73697a6500020e02\
+021c706d69782e6e6f64652e6172720027180716706d69782e686e616d6500000306766d001e706d69782e6e6f64652e\
+73697a6500000e0216706d69782e686e616d6500000306766d0018706d69782e6e6f6465696400000e0018706d69782e\
+6c706565727300000308302c310014706d69782e6c6c64720000280020706d69782e6c6f63616c2e73697a6500020e02\
+0216706d69782e70626c6f62001b5202000216706d69782e6c72616e6b000d000216706d69782e6e72616e6b000d0002\
+18706d69782e6170706e756d000e000216706d69782e686e616d65000306766d000218706d69782e6e6f64656964000e\
+00\
+0216706d69782e70626c6f62001b5202010216706d69782e6c72616e6b000d010216706d69782e6e72616e6b000d0102\
+18706d69782e6170706e756d000e000216706d69782e686e616d65000306766d000218706d69782e6e6f64656964000e\
+00";
+
+/// Connect, handshake (index 1) and job info, as in the capture.
+fn connected() -> Core {
+    let mut c = Core::new(env(), 0, 0).unwrap();
+    // our connect request: the capture's bytes, except that we announce
+    // version 4.2.2 (not 4.2.2rc2) and send no stray trailing byte
+    let req = c.take_transmit();
+    let want = hex(
+        "ffffffffffffffff2e00000000000000 6e617469766500 00000008 0000000000000000 00 \
+         63686a6f6200 00000000 342e322e3200 76343100 01 6861736800",
+    )
+    .unwrap();
+    assert_eq!(req, want);
+    c.handle_input(&hex("00000000 00000001").unwrap()).unwrap();
+    assert_eq!(c.poll_event(), Some(Event::Connected { index: 1 }));
+    assert_eq!(c.send(&Request::Req).unwrap(), Some(101));
+    assert_eq!(
+        c.take_transmit(),
+        hex("00000001000000650000000200000000 0200").unwrap()
+    );
+    // the reply split at an awkward place: the core must reassemble it
+    let reply = hex(JOB_INFO_REPLY).unwrap();
+    c.handle_input(&reply[..7]).unwrap();
+    assert_eq!(c.poll_event(), None);
+    c.handle_input(&reply[7..]).unwrap();
+    assert!(matches!(
+        c.poll_event(),
+        Some(Event::Reply { tag: 101, .. })
+    ));
+    c
+}
+
+#[test]
+fn environment_selects_the_newest_uri_and_native() {
+    let e = env();
+    assert_eq!(e.format, Format::V41);
+    assert_eq!(e.proc, Proc::new("chjob", 0));
+    assert_eq!(e.uri, "srv.0;tcp4://127.0.0.1:53471");
+    let none = ClientEnv::from_env(|k| (k == "PMIX_NAMESPACE").then(|| "x".to_string()));
+    assert!(none.unwrap_err().to_string().contains("PMIX_RANK"));
+    let munge = ClientEnv::from_env(|k| {
+        match k {
+            "PMIX_NAMESPACE" => Some("x"),
+            "PMIX_RANK" => Some("0"),
+            "PMIX_SERVER_URI2" => Some("s.0;tcp4://127.0.0.1:1"),
+            "PMIX_SECURITY_MODE" => Some("munge"),
+            _ => None,
+        }
+        .map(String::from)
+    });
+    assert!(munge.unwrap_err().to_string().contains("munge"));
+    assert_eq!(
+        pmix_wire::client::core::parse_uri("637075456.0;tcp4://127.0.0.1:48295").unwrap(),
+        ("637075456.0".into(), "127.0.0.1".into(), 48295)
+    );
+}
+
+#[test]
+fn job_info_answers_reserved_keys_locally() {
+    let c = connected();
+    let job = Proc::new("chjob", RANK_WILDCARD);
+    assert_eq!(c.get_local(&job, "pmix.job.size"), Some(Value::Uint32(2)));
+    assert_eq!(c.get_local(&job, "pmix.num.nodes"), Some(Value::Uint32(1)));
+    // flattened from pmix.ssn.arr and pmix.node.arr
+    assert_eq!(c.get_local(&job, "pmix.univ.size"), Some(Value::Uint32(2)));
+    assert_eq!(c.get_local(&job, "pmix.local.size"), Some(Value::Uint32(2)));
+    // per-rank data from each pmix.pblob
+    let r1 = Proc::new("chjob", 1);
+    assert_eq!(c.get_local(&r1, "pmix.nrank"), Some(Value::Uint16(1)));
+    assert_eq!(c.get_local(&r1, "pmix.lrank"), Some(Value::Uint16(1)));
+    // rank-specific lookups fall back to job level for reserved keys only
+    assert_eq!(c.get_local(&r1, "pmix.job.size"), Some(Value::Uint32(2)));
+    assert_eq!(c.get_local(&r1, "ch.str"), None);
+}
+
+#[test]
+fn commit_matches_libpmix_bytes() {
+    let mut c = connected();
+    c.put(
+        scope::GLOBAL,
+        "ch.str",
+        Value::String(Some("hello-from-0".into())),
+    );
+    c.put(scope::GLOBAL, "ch.u32", Value::Uint32(1000));
+    c.put(scope::LOCAL, "ch.local", Value::Int64(-1));
+    c.put(
+        scope::REMOTE,
+        "ch.bo",
+        Value::ByteObject([0u8, 1, 2, 3, 4, 5, 6, 0][..].into()),
+    );
+    // our own puts are visible to our own gets at once
+    assert_eq!(
+        c.get_local(&Proc::new("chjob", 0), "ch.u32"),
+        Some(Value::Uint32(1000))
+    );
+    let req = c.commit_request().unwrap();
+    assert_eq!(c.send(&req).unwrap(), Some(102));
+    let want = hex(
+        "00000001000000660000007300000000 0202 0201 \
+         020131020e63682e73747200031a68656c6c6f2d66726f6d2d3000020e63682e753332000ee807021263682e6c6f6361\
+         6c000a01 0202 \
+         020136020e63682e73747200031a68656c6c6f2d66726f6d2d3000020e63682e753332000ee807020c63682e626f001b\
+         080001020304050600",
+    )
+    .unwrap();
+    assert_eq!(c.take_transmit(), want);
+}
+
+#[test]
+fn get_reply_fills_the_cache_and_not_found_is_a_status() {
+    let mut c = connected();
+    let r1 = Proc::new("chjob", 1);
+    let req = Request::Get {
+        nspace: Some("chjob".into()),
+        rank: 1,
+        info: vec![],
+        key: Some(Some("ch.str".into())),
+    };
+    assert_eq!(c.send(&req).unwrap(), Some(102));
+    // the request bytes libpmix sent (its tag was 104)
+    let mut sent = c.take_transmit();
+    sent[7] = 0x68;
+    assert_eq!(
+        sent,
+        hex("00000001000000680000001700000000 0204 020c63686a6f6200 0201 0200 020e63682e73747200")
+            .unwrap()
+    );
+    c.handle_input(
+        &hex(
+            "00000000000000660000003e00000000 0200 \
+             023a020c63686a6f620001020e63682e73747200031a68656c6c6f2d66726f6d2d3100020e63682e753332000ee90702\
+             1263682e6c6f63616c000a03",
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let Some(Event::Reply { tag: 102, reply }) = c.poll_event() else {
+        panic!("no reply")
+    };
+    let v = c.absorb_get(&r1, "ch.str", reply).unwrap();
+    assert_eq!(v, Value::String(Some("hello-from-1".into())));
+    // the other keys of that blob are now local
+    assert_eq!(c.get_local(&r1, "ch.u32"), Some(Value::Uint32(1001)));
+    assert_eq!(c.get_local(&r1, "ch.local"), Some(Value::Int64(-2)));
+    // the capture's answer to GET ch.bo: STATUS -46
+    c.send(&req).unwrap();
+    c.handle_input(&hex("00000000000000670000000200000000 025b").unwrap())
+        .unwrap();
+    let Some(Event::Reply { tag: 103, reply }) = c.poll_event() else {
+        panic!("no reply")
+    };
+    let err = c.absorb_get(&r1, "ch.bo", reply).unwrap_err();
+    assert_eq!(err.status(), -46);
+    assert!(err.to_string().contains("PMIX_ERR_NOT_FOUND"), "{err}");
+}
+
+#[test]
+fn hostile_input_is_an_error_not_a_panic() {
+    let mut c = connected();
+    // a reply to a tag we never used
+    let e = c
+        .handle_input(&hex("00000000000000770000000200000000 0200").unwrap())
+        .unwrap_err();
+    assert!(e.to_string().contains("tag 119"), "{e}");
+    // a failed handshake
+    let mut c = Core::new(env(), 0, 0).unwrap();
+    let e = c
+        .handle_input(&hex("ffffffd3 00000000").unwrap())
+        .unwrap_err();
+    assert_eq!(e.status(), -45);
+    // a truncated event notice on tag 0
+    let mut c = connected();
+    assert!(c
+        .handle_input(&hex("00000000000000000000000300000000 020c02").unwrap())
+        .is_err());
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+    /// Whatever a server sends, the core answers with events or a typed
+    /// error, never a panic: raw bytes, and well-framed junk on tag 0 and
+    /// on a pending tag.
+    #[test]
+    fn arbitrary_server_bytes_never_panic(
+        junk in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300),
+        framed in proptest::prelude::any::<bool>(),
+        notice in proptest::prelude::any::<bool>(),
+    ) {
+        let mut c = connected();
+        let tag = c.send(&Request::Finalize).unwrap().unwrap();
+        let bytes = if framed {
+            pmix_codec::frame::frame(
+                0,
+                if notice { 0 } else { tag },
+                &junk,
+                pmix_codec::frame::HeaderOrder::Network,
+            )
+            .unwrap()
+        } else {
+            junk
+        };
+        let _ = c.handle_input(&bytes);
+        while c.poll_event().is_some() {}
+        // and before the handshake
+        let mut c = Core::new(env(), 0, 0).unwrap();
+        let _ = c.handle_input(&bytes);
+    }
+}
