@@ -376,6 +376,23 @@ impl Client {
         }
     }
 
+    /// PMIx_Log: `data` to the server's log channels (`pmix.log.stdout`,
+    /// `pmix.log.stderr`, …). The timestamp goes only to servers of 3.0 or
+    /// later, i.e. connections in a v3+ dialect (spec-notes/commands.md).
+    pub fn log(&mut self, data: &[Info], directives: &[Info]) -> Result<()> {
+        let old = matches!(
+            self.core().format().dialect,
+            pmix_codec::Dialect::V12 | pmix_codec::Dialect::V20 | pmix_codec::Dialect::V21
+        );
+        let req = Request::Log {
+            timestamp: if old { None } else { Some(0) },
+            data: data.to_vec(),
+            directives: directives.to_vec(),
+        };
+        let r = self.request(&req, "log")?;
+        status_reply("log", &r)
+    }
+
     /// PMIx_Spawn: the new namespace.
     pub fn spawn(&mut self, job_info: &[Info], apps: Vec<App>) -> Result<String> {
         let req = Request::Spawn {

@@ -491,7 +491,12 @@ impl Core {
             blobs.push((
                 sc,
                 Buffer {
-                    buffer_type: fmt.buffer_type.code(),
+                    // v20/v12 buffers carry no type byte
+                    buffer_type: if fmt.dialect.is_legacy() {
+                        0
+                    } else {
+                        fmt.buffer_type.code()
+                    },
                     bytes: Bytes::copy_from_slice(b.as_bytes()),
                 },
             ));

@@ -887,11 +887,13 @@ impl Server {
                 for (scope, buf) in blobs {
                     // LOCAL (1) and GLOBAL (3) data is for local peers; the
                     // client sends GLOBAL keys in both sections
+                    // the blob's own type byte; v20/v12 send none, and the
+                    // connection's type applies
                     let bf = Format {
-                        buffer_type: if buf.buffer_type == 2 {
-                            pmix_codec::BufferType::FullyDesc
-                        } else {
-                            pmix_codec::BufferType::NonDesc
+                        buffer_type: match buf.buffer_type {
+                            1 => pmix_codec::BufferType::NonDesc,
+                            2 => pmix_codec::BufferType::FullyDesc,
+                            _ => fmt.buffer_type,
                         },
                         ..fmt
                     };

@@ -75,4 +75,3 @@ pub fn connections(text: &str) -> Vec<(Vec<u8>, Vec<u8>, usize, usize)> {
         })
         .collect()
 }
-
