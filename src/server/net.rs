@@ -19,11 +19,7 @@ type Writer = (Sender<Option<Vec<u8>>>, TcpStream);
 pub const SERVER_NSPACE: &str = "pmixw-server";
 
 /// This node's name as tools compute it (gethostname).
-pub fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "localhost".into())
-}
+pub use crate::tool::hostname;
 
 fn ids() -> (u32, u32) {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();

@@ -1,0 +1,89 @@
+//! The crate's examples (examples/), built by `cargo test`, run for real:
+//! the minimal client under `pmixw run` and under the embedding host, and
+//! the namespace-listing tool against a running `pmixw run`.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn example(name: &str) -> PathBuf {
+    // target/<profile>/pmixw → target/<profile>/examples/<name>
+    let p = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"))
+        .parent()
+        .unwrap()
+        .join("examples")
+        .join(name);
+    if !p.exists() {
+        // `cargo test` builds the examples; a filtered run may not have
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let st = Command::new(cargo)
+            .args(["build", "--example", name])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .unwrap();
+        assert!(st.success() && p.exists(), "{} not built", p.display());
+    }
+    p
+}
+
+fn check_ranks(out: &str, n: u32) {
+    let all = (0..n)
+        .map(|r| format!("Uint32({r})"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    for r in 0..n {
+        let want = format!("rank {r} of {n}: {all}");
+        assert!(out.lines().any(|l| l == want), "no {want:?} in\n{out}");
+    }
+}
+
+#[test]
+fn minimal_client_runs_under_pmixw_run_and_the_embedding_host() {
+    let client = example("minimal_client");
+    let o = Command::new(env!("CARGO_BIN_EXE_pmixw"))
+        .args(["run", "-n", "3", "--timeout", "60"])
+        .arg(&client)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check_ranks(&String::from_utf8_lossy(&o.stdout), 3);
+    let o = Command::new(example("embed_server"))
+        .arg("2")
+        .arg(&client)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    check_ranks(&String::from_utf8_lossy(&o.stdout), 2);
+    assert_eq!(err.matches("finalized").count(), 2, "{err}");
+}
+
+#[test]
+fn list_namespaces_asks_a_running_server() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ex-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixw"))
+        .args(["run", "-n", "1", "--timeout", "60", "/bin/sleep", "3"])
+        .env("TMPDIR", &dir)
+        .spawn()
+        .unwrap();
+    let pid = job.id();
+    let host = pmix_wire::tool::hostname();
+    let start = Instant::now();
+    while !dir.join(format!("pmix.{host}.tool.{pid}")).exists() {
+        assert!(start.elapsed() < Duration::from_secs(10));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = Command::new(example("list_namespaces"))
+        .arg(pid.to_string())
+        .env("TMPDIR", &dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        format!("pmixw-{pid}")
+    );
+    assert!(job.wait().unwrap().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
