@@ -131,6 +131,24 @@ fn our_client_on_our_server_in_every_dialect() {
                         Value::String(Some("from our client\n".into())),
                     );
                     c.log(&[text], &[]).unwrap();
+                    let ns = c
+                        .query(vec![pmix_types::Query {
+                            keys: vec!["pmix.qry.ns".into()],
+                            qualifiers: vec![],
+                        }])
+                        .unwrap();
+                    assert_eq!(ns[0].value, Value::String(Some("both".into())));
+                    let both = [Proc::new("both", 0), Proc::new("both", 1)];
+                    assert_eq!(
+                        c.group_construct("grp", &both, &[]).unwrap(),
+                        Some(u64::MAX)
+                    );
+                    c.group_destruct("grp", &[]).unwrap();
+                    c.connect(&both, &[]).unwrap();
+                    c.disconnect(&both, &[]).unwrap();
+                    // what a single-node host does not offer says so
+                    let e = c.allocation(1, &[]).unwrap_err();
+                    assert!(e.to_string().contains("NOT_SUPPORTED"), "{e}");
                     let cred = c.get_credential(&[]).unwrap();
                     assert_eq!(cred.len(), 8);
                     c.validate_credential(&cred, &[]).unwrap();
