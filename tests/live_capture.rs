@@ -401,3 +401,144 @@ fn our_probe_passes_against_the_c_server() {
         "{all}"
     );
 }
+
+/// No entry of an inspector text has an error (an "error" entry or an
+/// "ERROR:" line under a decoded one).
+fn clean(text: &str) -> bool {
+    !text
+        .lines()
+        .any(|l| l.contains("ERROR: ") || (l.contains(" @") && l.ends_with(" error")))
+}
+
+/// `pmixw relay --dump` (the binary) between the libpmix 4.2.2 server and
+/// both C ranks: the ranks succeed through it, its log shows the decoded
+/// commands of each connection, and `pmixw inspect` (text and --verify) reads
+/// each dumped connection cleanly.
+#[test]
+fn pmixw_relay_and_inspect_on_a_live_pair() {
+    let out_dir = default_out_dir();
+    let exe = |n| build_c(n, &out_dir).unwrap_or_else(|e| panic!("{e}"));
+    let (server_exe, client_exe) = (exe("cap_server"), exe("cap_client"));
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("pmixw-relay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let dump = tmp.join("dump");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let (server, envs) = start_cap_server(&server_exe, 2, &tmp);
+    let uri = envs[&("capns".to_string(), 0)]
+        .iter()
+        .find(|(k, _)| k == "PMIX_SERVER_URI41")
+        .map(|(_, v)| v.clone())
+        .expect("PMIX_SERVER_URI41");
+    let server_port = uri.rsplit_once(':').unwrap().1;
+
+    // the relay binary; its log goes to a file, its address comes on stderr
+    let log_path = tmp.join("relay.log");
+    let mut relay = Kill(
+        Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["relay", "--listen", "127.0.0.1:0", "--to"])
+            .arg(format!("127.0.0.1:{server_port}"))
+            .arg("--dump")
+            .arg(&dump)
+            .stdout(std::fs::File::create(&log_path).unwrap())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let (tx, rx) = mpsc::channel();
+    let stderr = relay.0.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let first = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("pmixw relay said nothing");
+    let relay_port = first
+        .split("listening on ")
+        .nth(1)
+        .and_then(|s| s.split(',').next())
+        .and_then(|a| a.rsplit_once(':'))
+        .map(|(_, p)| p.to_string())
+        .unwrap_or_else(|| panic!("pmixw relay: {first}"));
+
+    let ranks: Vec<Kill> = (0..2u32)
+        .map(|rank| {
+            let mut c = Command::new(&client_exe);
+            c.arg("all")
+                .env("PMIX_MCA_gds", "hash")
+                .stdout(Stdio::piped());
+            for (k, v) in &envs[&("capns".to_string(), rank)] {
+                let v = match v.rsplit_once(':') {
+                    Some((head, _)) if k.starts_with("PMIX_SERVER_URI") => {
+                        format!("{head}:{relay_port}")
+                    }
+                    _ => v.clone(),
+                };
+                c.env(k, v);
+            }
+            Kill(c.spawn().unwrap())
+        })
+        .collect();
+    for (r, k) in ranks.into_iter().enumerate() {
+        let (ok, out) = finish(k, Duration::from_secs(60), "rank");
+        assert!(ok, "rank {r} through pmixw relay:\n{out}");
+        expect_lines(&out, &["ok finalize ".to_string()], "rank");
+    }
+    drop(server);
+    // the ranks have their replies, so the relay has written what it
+    // forwarded; it serves forever, so it is stopped here
+    drop(relay);
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    for conn in 1..=2 {
+        for c in [
+            "\"REQ\"",
+            "\"COMMIT\"",
+            "\"FENCE\"",
+            "\"GROUP_CONSTRUCT\"",
+            "\"FINALIZE\"",
+        ] {
+            assert!(
+                log.split(&format!("[{conn}] "))
+                    .skip(1)
+                    .any(|e| e.contains(c)),
+                "connection {conn}: no {c} in the relay's log:\n{log}"
+            );
+        }
+    }
+    assert!(clean(&log), "the relay's log shows an error:\n{log}");
+
+    for conn in 1..=2 {
+        let (c, s) = (
+            dump.join(format!("conn-{conn}.client")),
+            dump.join(format!("conn-{conn}.server")),
+        );
+        let inspect = |extra: &[&str]| {
+            Command::new(env!("CARGO_BIN_EXE_pmixw"))
+                .arg("inspect")
+                .args(extra)
+                .arg("--client")
+                .arg(&c)
+                .arg("--server")
+                .arg(&s)
+                .output()
+                .unwrap()
+        };
+        let text = inspect(&[]);
+        assert!(text.status.success(), "{text:?}");
+        let text = String::from_utf8_lossy(&text.stdout);
+        assert!(text.contains("\"command\": \"LOG\""), "{text}");
+        assert!(clean(&text), "{text}");
+        let v = inspect(&["--verify"]);
+        assert!(
+            v.status.success(),
+            "conn {conn}: {}",
+            String::from_utf8_lossy(&v.stderr)
+        );
+        assert!(String::from_utf8_lossy(&v.stdout).starts_with("verified: "));
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
