@@ -24,6 +24,28 @@ static void on_output(size_t iofhdlr, pmix_iof_channel_t channel, pmix_proc_t *s
     fflush(stdout);
 }
 
+static volatile int op_flag = 0;
+static volatile pmix_status_t op_status = PMIX_ERROR;
+static void on_op(pmix_status_t status, void *cbdata) {
+    (void) cbdata;
+    op_status = status;
+    op_flag = 1;
+}
+
+/* start a non-blocking operation and wait (bounded) for its callback */
+static pmix_status_t op_wait(pmix_status_t rc) {
+    if (PMIX_SUCCESS != rc) {
+        op_flag = 0;
+        return rc;
+    }
+    for (int i = 0; i < 5000 && !op_flag; i++) {
+        usleep(1000);
+    }
+    rc = op_flag ? op_status : PMIX_ERR_TIMEOUT;
+    op_flag = 0;
+    return rc;
+}
+
 static void on_pull(pmix_status_t status, size_t refid, void *cbdata) {
     (void) cbdata;
     pull_id = refid;
@@ -72,6 +94,23 @@ int main(int argc, char **argv) {
     }
     printf("%s iof_pull %s\n", 1 == pulled ? "ok" : "fail", PMIx_Error_string(rc));
     failed |= 1 != pulled;
+
+    /* stdin for capns: one chunk (IOF_PUSH); then drop the pull
+     * registration (IOF_DEREG). PMIx_IOF_push with no byte object never
+     * reaches the wire in 4.2.2 (it only handles the PMIX_IOF_PUSH_STDIN
+     * directive locally), so there is no EOF form to send from here. */
+    pmix_byte_object_t bo;
+    bo.bytes = (char *) "stdin line\n";
+    bo.size = strlen(bo.bytes);
+    rc = op_wait(PMIx_IOF_push(&job, 1, &bo, NULL, 0, on_op, NULL));
+    printf("%s iof_push %s\n", PMIX_SUCCESS == rc ? "ok" : "fail", PMIx_Error_string(rc));
+    failed |= PMIX_SUCCESS != rc;
+    if (1 == pulled) {
+        rc = op_wait(PMIx_IOF_deregister(pull_id, NULL, 0, on_op, NULL));
+        printf("%s iof_deregister %s\n", PMIX_SUCCESS == rc ? "ok" : "fail",
+               PMIx_Error_string(rc));
+        failed |= PMIX_SUCCESS != rc;
+    }
 
     rc = PMIx_tool_finalize();
     printf("%s tool_finalize %s\n", PMIX_SUCCESS == rc ? "ok" : "fail", PMIx_Error_string(rc));
