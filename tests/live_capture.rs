@@ -60,6 +60,21 @@ fn finish(mut c: Kill, limit: Duration, what: &str) -> (bool, String) {
     }
 }
 
+/// A C program of the harness, built against the system libpmix; `None`
+/// (the caller skips, saying why) only when libpmix-dev is not installed.
+/// With libpmix present, a build failure fails the test.
+fn c_program(name: &str) -> Option<PathBuf> {
+    let present = Command::new("pkg-config")
+        .args(["--exists", "pmix"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !present {
+        eprintln!("SKIPPED: libpmix-dev is not installed (pkg-config pmix); CI installs it");
+        return None;
+    }
+    Some(build_c(name, &default_out_dir()).unwrap_or_else(|e| panic!("{e}")))
+}
+
 fn captures_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/captures-4.2.2")
 }
@@ -132,10 +147,13 @@ fn start_cap_server(server_exe: &Path, n: u32, tmp: &Path) -> (Kill, Envs) {
 
 #[test]
 fn libpmix_conversations_through_the_relay_decode_and_reencode() {
-    let out_dir = default_out_dir();
-    let exe = |n| build_c(n, &out_dir).unwrap_or_else(|e| panic!("{e}"));
-    let (server_exe, client_exe, tool_exe) =
-        (exe("cap_server"), exe("cap_client"), exe("cap_tool"));
+    let (Some(server_exe), Some(client_exe), Some(tool_exe)) = (
+        c_program("cap_server"),
+        c_program("cap_client"),
+        c_program("cap_tool"),
+    ) else {
+        return;
+    };
     let tmp =
         PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("live-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
@@ -360,7 +378,9 @@ fn damaged_stored_captures_are_refused() {
 /// connect, credentials, …): every check passes or is reported skipped.
 #[test]
 fn our_probe_passes_against_the_c_server() {
-    let server_exe = build_c("cap_server", &default_out_dir()).unwrap_or_else(|e| panic!("{e}"));
+    let Some(server_exe) = c_program("cap_server") else {
+        return;
+    };
     let tmp =
         PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("probe-c-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
@@ -420,9 +440,10 @@ fn clean(text: &str) -> bool {
 /// each dumped connection cleanly.
 #[test]
 fn pmixw_relay_and_inspect_on_a_live_pair() {
-    let out_dir = default_out_dir();
-    let exe = |n| build_c(n, &out_dir).unwrap_or_else(|e| panic!("{e}"));
-    let (server_exe, client_exe) = (exe("cap_server"), exe("cap_client"));
+    let (Some(server_exe), Some(client_exe)) = (c_program("cap_server"), c_program("cap_client"))
+    else {
+        return;
+    };
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("pmixw-relay-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
