@@ -147,11 +147,19 @@ static void battery(void) {
     check("fence_collect", PMIX_SUCCESS == PMIx_Fence(NULL, 0, &collect, 1), NULL);
     check("fence", PMIX_SUCCESS == PMIx_Fence(NULL, 0, NULL, 0), NULL);
 
-    /* a key nobody put: NOT_FOUND, without hanging */
+    /* a key nobody put: the server waits for it (as libpmix's does) until
+     * the request's PMIX_TIMEOUT, then says so; it never hangs */
     PMIX_LOAD_PROCID(&p, me.nspace, 0);
-    s = get_str(&p, "srv.missing", &rc);
-    check("get_missing", PMIX_ERR_NOT_FOUND == rc, "%s", PMIx_Error_string(rc));
-    free(s);
+    pmix_info_t tmo;
+    int one_s = 1;
+    PMIX_INFO_LOAD(&tmo, PMIX_TIMEOUT, &one_s, PMIX_INT);
+    pmix_value_t *mv = NULL;
+    rc = PMIx_Get(&p, "srv.missing", &tmo, 1, &mv);
+    check("get_missing", PMIX_ERR_TIMEOUT == rc || PMIX_ERR_NOT_FOUND == rc, "%s",
+          PMIx_Error_string(rc));
+    if (mv) {
+        PMIX_VALUE_RELEASE(mv);
+    }
 
     /* publish by rank 0; lookup with wait by everybody */
     if (0 == me.rank) {
