@@ -787,3 +787,39 @@ fn job_info_and_modex_replies_are_libpmix_bytes() {
         }
     }
 }
+
+/// PMIx_Connect across two namespaces: the CONNECT reply carries the other
+/// job's data (which the 4.2.2 client accepts), and each rank reads the
+/// other job's size afterwards.
+#[test]
+fn connect_across_namespaces_shares_job_data() {
+    let exe = client_exe();
+    let job = |ns: &str, n: u32| JobSpec {
+        nspace: ns.into(),
+        nprocs: n,
+        hostname: "localhost".into(),
+        info: vec![],
+    };
+    let server = net::start(vec![job("left", 2), job("right", 3)]).unwrap();
+    let mut ranks = Vec::new();
+    for (ns, other, n) in [("left", "right", 2), ("right", "left", 3)] {
+        for r in 0..n {
+            let mut c = Command::new(&exe);
+            c.arg("xconnect")
+                .env("SRV_PEER_NS", other)
+                .envs(server.client_env(ns, r))
+                .stdout(Stdio::piped());
+            ranks.push((ns, Kill(c.spawn().unwrap())));
+        }
+    }
+    for (ns, k) in ranks {
+        let (ok, out) = wait_out(k, Duration::from_secs(60));
+        assert!(ok, "{ns}: {out}");
+        let want = if ns == "left" {
+            "ok xconnect_size 3"
+        } else {
+            "ok xconnect_size 2"
+        };
+        assert!(out.contains(want), "{ns}: {out}");
+    }
+}

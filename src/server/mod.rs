@@ -1311,8 +1311,26 @@ impl Server {
                     id: Some(u64::MAX),
                 },
             };
-            for (conn, tg, _) in col.arrived {
-                self.reply(conn, tg, &r);
+            let spaces: BTreeSet<String> = col.expected.iter().map(|(ns, _)| ns.clone()).collect();
+            for (conn, tg, (own, _)) in col.arrived {
+                match (&r, self.fmt_of(conn)) {
+                    // CONNECT: each other namespace's job data, one byte
+                    // object each (STRING nspace, then its KVALs), so the
+                    // caller can read the jobs it connected to
+                    (Reply::Connect { .. }, Some(fmt)) => {
+                        let blobs = spaces
+                            .iter()
+                            .filter(|ns| **ns != own)
+                            .filter_map(|ns| self.connect_blob(&fmt, ns))
+                            .collect();
+                        let r = Reply::Connect {
+                            status: status::SUCCESS,
+                            blobs,
+                        };
+                        self.reply(conn, tg, &r);
+                    }
+                    _ => self.reply(conn, tg, &r),
+                }
             }
         }
     }
@@ -1396,6 +1414,20 @@ impl Server {
                 deadline: now + wait,
             });
         }
+    }
+
+    /// A CONNECT reply's unit: STRING nspace, then the job's KVALs as the
+    /// REQ reply carries them (protocol.md §5.1 row 10).
+    fn connect_blob(&self, fmt: &Format, ns: &str) -> Option<Bytes> {
+        let Some(Reply::JobInfo { kvals, .. }) = self.job_info(fmt, ns) else {
+            return None;
+        };
+        let mut b = DataBuffer::new(*fmt);
+        b.pack(DataType::String, &[pstr(ns)]).ok()?;
+        for k in kvals {
+            b.pack(DataType::Kval, &[Value::Kval(Box::new(k))]).ok()?;
+        }
+        Some(Bytes::copy_from_slice(b.as_bytes()))
     }
 
     /// A byte object holding PROC then KVALs (the GET reply's unit).
