@@ -6,6 +6,8 @@
 //! that dies, timeouts, hostile peers; and the core driven in memory by
 //! the bytes libpmix clients sent to libpmix's own server.
 
+mod common;
+
 use pmix_codec::frame::{FrameDecoder, HeaderOrder};
 use pmix_codec::Dialect;
 use pmix_wire::interop::{build_c, default_out_dir};
@@ -726,4 +728,98 @@ fn two_nodes_exchange_data_through_their_host() {
             blobs: vec![]
         }
     );
+}
+
+/// The REQ reply is the bytes libpmix 4.2.2's server sent for the same job
+/// (../shared/captures/4.2.2-server_4.2.2-client.txt: namespace "chjob",
+/// two ranks on host "vm"), and so are the COMMIT, FENCE, GET and FINALIZE
+/// answers of that conversation.
+#[test]
+fn job_info_and_modex_replies_are_libpmix_bytes() {
+    let text = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/captures/4.2.2-server_4.2.2-client.txt"),
+    )
+    .unwrap();
+    let conns = common::connections(&text);
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: "chjob".into(),
+        nprocs: 2,
+        hostname: "vm".into(),
+        info: vec![],
+    });
+    let now = Instant::now();
+    let ids: Vec<u64> = conns.iter().map(|_| s.open()).collect();
+    for ((c, _, _, _), id) in conns.iter().zip(&ids) {
+        s.received(*id, c, now);
+    }
+    let mut ours: Vec<Vec<u8>> = vec![Vec::new(); ids.len()];
+    while let Some(o) = s.poll_output() {
+        if let Output::Send(c, b) = o {
+            ours[ids.iter().position(|x| *x == c).unwrap()].extend(b);
+        }
+    }
+    for (i, (c, theirs, _, _)) in conns.iter().enumerate() {
+        let tags: Vec<(u32, Vec<u8>)> =
+            frames(c, HeaderOrder::Little).into_iter().skip(1).collect();
+        let by_tag =
+            |stream: &[u8]| -> Vec<(u32, Vec<u8>)> { frames(&stream[8..], HeaderOrder::Network) };
+        let (ours_f, theirs_f) = (by_tag(&ours[i]), by_tag(theirs));
+        for (t, req) in tags {
+            let a: Vec<_> = ours_f
+                .iter()
+                .filter(|(x, _)| *x == t)
+                .map(|(_, p)| p)
+                .collect();
+            let b: Vec<_> = theirs_f
+                .iter()
+                .filter(|(x, _)| *x == t)
+                .map(|(_, p)| p)
+                .collect();
+            assert_eq!(
+                a,
+                b,
+                "connection {} request {} (tag {t})",
+                i + 1,
+                pmix_types::hex::encode(&req)
+            );
+        }
+    }
+}
+
+/// PMIx_Connect across two namespaces: the CONNECT reply carries the other
+/// job's data (which the 4.2.2 client accepts), and each rank reads the
+/// other job's size afterwards.
+#[test]
+fn connect_across_namespaces_shares_job_data() {
+    let exe = client_exe();
+    let job = |ns: &str, n: u32| JobSpec {
+        nspace: ns.into(),
+        nprocs: n,
+        hostname: "localhost".into(),
+        info: vec![],
+    };
+    let server = net::start(vec![job("left", 2), job("right", 3)]).unwrap();
+    let mut ranks = Vec::new();
+    for (ns, other, n) in [("left", "right", 2), ("right", "left", 3)] {
+        for r in 0..n {
+            let mut c = Command::new(&exe);
+            c.arg("xconnect")
+                .env("SRV_PEER_NS", other)
+                .envs(server.client_env(ns, r))
+                .stdout(Stdio::piped());
+            ranks.push((ns, Kill(c.spawn().unwrap())));
+        }
+    }
+    for (ns, k) in ranks {
+        let (ok, out) = wait_out(k, Duration::from_secs(60));
+        assert!(ok, "{ns}: {out}");
+        let want = if ns == "left" {
+            "ok xconnect_size 3"
+        } else {
+            "ok xconnect_size 2"
+        };
+        assert!(out.contains(want), "{ns}: {out}");
+    }
 }

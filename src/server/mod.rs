@@ -220,7 +220,15 @@ struct PendingGet {
     conn: ConnId,
     tag: u32,
     target: (String, u32),
+    /// The key asked for, if any: the answer waits until the target has it.
+    key: Option<String>,
     deadline: Instant,
+}
+
+enum KeyState {
+    Here,
+    OtherScope,
+    Absent,
 }
 
 struct PendingLookup {
@@ -690,8 +698,12 @@ impl Server {
         if let Some(c) = self.conns.get_mut(&id) {
             c.credential = req.credential.clone();
         }
-        self.registry
-            .register(proc.nspace.clone(), fmt, Some(req.version.to_string()));
+        // the namespace's first client sets its entry (and the version the
+        // job info reports as pmix.bfrops.mod)
+        if self.registry.peer(&proc.nspace).is_none() {
+            self.registry
+                .register(proc.nspace.clone(), fmt, Some(req.version.to_string()));
+        }
         if let Some(c) = self.conns.get_mut(&id) {
             c.state = ConnState::Client {
                 proc: proc.clone(),
@@ -782,13 +794,21 @@ impl Server {
         let n = j.spec.nprocs;
         let host = j.spec.hostname.as_str();
         let peers = (0..n).map(|r| r.to_string()).collect::<Vec<_>>().join(",");
+        // the version the namespace's first client announced (libpmix
+        // records its bfrops module the same way)
+        let version = self
+            .registry
+            .peer(&pmix_types::Nspace::from(nspace))
+            .and_then(|p| p.version.clone())
+            .unwrap_or_else(|| "4.2.2".into());
         let mut kvals = vec![
             kval("pmix.job.size", Value::Uint32(n)),
-            kval("pmix.appnum", Value::Uint32(0)),
-            kval("pmix.num.nodes", Value::Uint32(1)),
-            kval("pmix.nlist", pstr(host)),
             kval("pmix.max.size", Value::Uint32(n)),
-            kval("pmix.univ.size", Value::Uint32(n)),
+            kval("pmix.num.nodes", Value::Uint32(1)),
+            kval("pmix.jobid", pstr(nspace)),
+            kval("pmix.appnum", Value::Uint32(0)),
+            kval("pmix.nlist", pstr(host)),
+            kval("pmix.bfrops.mod", pstr(&version)),
         ];
         for i in &j.spec.info {
             kvals.push(Kval {
@@ -803,10 +823,14 @@ impl Server {
                 Info::new("pmix.univ.size", Value::Uint32(n)),
             ]),
         ));
+        // as libpmix's hash module builds it, pmix.hname included twice
         kvals.push(kval(
             "pmix.node.arr",
             info_array(vec![
                 Info::new("pmix.hname", pstr(host)),
+                Info::new("pmix.node.size", Value::Uint32(n)),
+                Info::new("pmix.hname", pstr(host)),
+                Info::new("pmix.nodeid", Value::Uint32(0)),
                 Info::new("pmix.lpeers", pstr(&peers)),
                 Info::new("pmix.lldr", Value::ProcRank(0)),
                 Info::new("pmix.local.size", Value::Uint32(n)),
@@ -817,8 +841,8 @@ impl Server {
             let items = [
                 kval("pmix.lrank", Value::Uint16(r as u16)),
                 kval("pmix.nrank", Value::Uint16(r as u16)),
-                kval("pmix.hname", pstr(host)),
                 kval("pmix.appnum", Value::Uint32(0)),
+                kval("pmix.hname", pstr(host)),
                 kval("pmix.nodeid", Value::Uint32(0)),
             ];
             b.pack(DataType::ProcRank, &[Value::ProcRank(r)]).ok()?;
@@ -1287,8 +1311,26 @@ impl Server {
                     id: Some(u64::MAX),
                 },
             };
-            for (conn, tg, _) in col.arrived {
-                self.reply(conn, tg, &r);
+            let spaces: BTreeSet<String> = col.expected.iter().map(|(ns, _)| ns.clone()).collect();
+            for (conn, tg, (own, _)) in col.arrived {
+                match (&r, self.fmt_of(conn)) {
+                    // CONNECT: each other namespace's job data, one byte
+                    // object each (STRING nspace, then its KVALs), so the
+                    // caller can read the jobs it connected to
+                    (Reply::Connect { .. }, Some(fmt)) => {
+                        let blobs = spaces
+                            .iter()
+                            .filter(|ns| **ns != own)
+                            .filter_map(|ns| self.connect_blob(&fmt, ns))
+                            .collect();
+                        let r = Reply::Connect {
+                            status: status::SUCCESS,
+                            blobs,
+                        };
+                        self.reply(conn, tg, &r);
+                    }
+                    _ => self.reply(conn, tg, &r),
+                }
             }
         }
     }
@@ -1338,15 +1380,19 @@ impl Server {
             );
             return;
         }
-        let Some(target) = job.ranks.get(rank as usize) else {
+        if job.ranks.get(rank as usize).is_none() {
             self.reply(id, t, &Reply::Status(status::ERR_NOT_FOUND));
             return;
-        };
-        if target.committed {
+        }
+        let state = self.has_key(&(ns.clone(), rank), key.as_deref());
+        if let KeyState::Here = state {
             self.answer_get(id, t, &(ns, rank));
-        } else if info_true(info, "pmix.immediate") {
+        } else if matches!(state, KeyState::OtherScope) || info_true(info, "pmix.immediate") {
             self.reply(id, t, &Reply::Status(status::ERR_NOT_FOUND));
         } else {
+            let Some(target) = self.jobs.get(&ns).and_then(|j| j.ranks.get(rank as usize)) else {
+                return;
+            };
             let wait = info_u32(info, "pmix.timeout")
                 .filter(|s| *s > 0)
                 .map_or(DEFAULT_GET_WAIT, |s| Duration::from_secs(s.into()));
@@ -1364,9 +1410,24 @@ impl Server {
                 conn: id,
                 tag: t,
                 target: (ns, rank),
+                key,
                 deadline: now + wait,
             });
         }
+    }
+
+    /// A CONNECT reply's unit: STRING nspace, then the job's KVALs as the
+    /// REQ reply carries them (protocol.md §5.1 row 10).
+    fn connect_blob(&self, fmt: &Format, ns: &str) -> Option<Bytes> {
+        let Some(Reply::JobInfo { kvals, .. }) = self.job_info(fmt, ns) else {
+            return None;
+        };
+        let mut b = DataBuffer::new(*fmt);
+        b.pack(DataType::String, &[pstr(ns)]).ok()?;
+        for k in kvals {
+            b.pack(DataType::Kval, &[Value::Kval(Box::new(k))]).ok()?;
+        }
+        Some(Bytes::copy_from_slice(b.as_bytes()))
     }
 
     /// A byte object holding PROC then KVALs (the GET reply's unit).
@@ -1407,11 +1468,55 @@ impl Server {
     }
 
     fn resolve_gets(&mut self, target: &(String, u32)) {
-        let (ready, keep): (Vec<_>, Vec<_>) =
-            self.gets.drain(..).partition(|g| g.target == *target);
-        self.gets = keep;
-        for g in ready {
-            self.answer_get(g.conn, g.tag, &g.target);
+        let pending = std::mem::take(&mut self.gets);
+        for g in pending {
+            if g.target != *target {
+                self.gets.push(g);
+                continue;
+            }
+            match self.has_key(&g.target, g.key.as_deref()) {
+                KeyState::Here => self.answer_get(g.conn, g.tag, &g.target),
+                KeyState::OtherScope => {
+                    self.reply(g.conn, g.tag, &Reply::Status(status::ERR_NOT_FOUND))
+                }
+                KeyState::Absent => self.gets.push(g),
+            }
+        }
+    }
+
+    /// Whether a rank's data for this node holds `key` (any key if none):
+    /// libpmix answers NOT_FOUND at once when the key exists only in the
+    /// scope the requester cannot see, and waits while it does not exist
+    /// (protocol.md §7.3; the 4.2.2 capture's GET for `ch.bo`).
+    fn has_key(&self, target: &(String, u32), key: Option<&str>) -> KeyState {
+        let Some(r) = self
+            .jobs
+            .get(&target.0)
+            .and_then(|j| j.ranks.get(target.1 as usize))
+        else {
+            return KeyState::Absent;
+        };
+        if !r.committed {
+            return KeyState::Absent;
+        }
+        let Some(key) = key else {
+            return KeyState::Here;
+        };
+        let has = |v: &Vec<Kval>| {
+            v.iter()
+                .any(|k| k.key.as_ref().is_some_and(|s| s.to_string() == key))
+        };
+        let (visible, other) = if r.elsewhere {
+            (&r.remote, &r.local)
+        } else {
+            (&r.local, &r.remote)
+        };
+        if has(visible) {
+            KeyState::Here
+        } else if has(other) {
+            KeyState::OtherScope
+        } else {
+            KeyState::Absent
         }
     }
 

@@ -13,6 +13,9 @@
  *   srv_client child    (the spawned job) exchanges a key with its peer
  *   srv_client jctrl    rank 0 kills rank 1 (which waits forever) with
  *                       PMIx_Job_control, then finalizes
+ *   srv_client xconnect PMIx_Connect with every rank of its own job and of
+ *                       the job named by SRV_PEER_NS, then reads that
+ *                       job's size
  */
 #include <pmix.h>
 #include <stdarg.h>
@@ -147,11 +150,19 @@ static void battery(void) {
     check("fence_collect", PMIX_SUCCESS == PMIx_Fence(NULL, 0, &collect, 1), NULL);
     check("fence", PMIX_SUCCESS == PMIx_Fence(NULL, 0, NULL, 0), NULL);
 
-    /* a key nobody put: NOT_FOUND, without hanging */
+    /* a key nobody put: the server waits for it (as libpmix's does) until
+     * the request's PMIX_TIMEOUT, then says so; it never hangs */
     PMIX_LOAD_PROCID(&p, me.nspace, 0);
-    s = get_str(&p, "srv.missing", &rc);
-    check("get_missing", PMIX_ERR_NOT_FOUND == rc, "%s", PMIx_Error_string(rc));
-    free(s);
+    pmix_info_t tmo;
+    int one_s = 1;
+    PMIX_INFO_LOAD(&tmo, PMIX_TIMEOUT, &one_s, PMIX_INT);
+    pmix_value_t *mv = NULL;
+    rc = PMIx_Get(&p, "srv.missing", &tmo, 1, &mv);
+    check("get_missing", PMIX_ERR_TIMEOUT == rc || PMIX_ERR_NOT_FOUND == rc, "%s",
+          PMIx_Error_string(rc));
+    if (mv) {
+        PMIX_VALUE_RELEASE(mv);
+    }
 
     /* publish by rank 0; lookup with wait by everybody */
     if (0 == me.rank) {
@@ -324,6 +335,19 @@ int main(int argc, char **argv) {
         PMIX_INFO_LOAD(&kill, PMIX_JOB_CTRL_KILL, &yes, PMIX_BOOL);
         rc = PMIx_Job_control(&victim, 1, &kill, 1, NULL, NULL);
         check("job_control_kill", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+    }
+    if (0 == strcmp(mode, "xconnect")) {
+        const char *other = getenv("SRV_PEER_NS");
+        pmix_proc_t both[2], theirs;
+        PMIX_LOAD_PROCID(&both[0], me.nspace, PMIX_RANK_WILDCARD);
+        PMIX_LOAD_PROCID(&both[1], other ? other : "?", PMIX_RANK_WILDCARD);
+        rc = PMIx_Connect(both, 2, NULL, 0);
+        check("xconnect", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+        PMIX_LOAD_PROCID(&theirs, other ? other : "?", PMIX_RANK_WILDCARD);
+        uint32_t n = get_u32(&theirs, PMIX_JOB_SIZE, &rc);
+        check("xconnect_size", PMIX_SUCCESS == rc, "%u", n);
+        rc = PMIx_Disconnect(both, 2, NULL, 0);
+        check("xdisconnect", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
     }
     if (0 == strcmp(mode, "all")) {
         battery();
