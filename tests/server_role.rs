@@ -823,3 +823,53 @@ fn connect_across_namespaces_shares_job_data() {
         assert!(out.contains(want), "{ns}: {out}");
     }
 }
+
+/// A client that sends requests but never reads the replies is dropped
+/// once MAX_QUEUED_REPLIES are waiting for it; another client of the same
+/// server is served meanwhile.
+#[test]
+fn a_peer_that_never_reads_is_dropped_alone() {
+    let exe = client_exe();
+    let server = net::start(vec![JobSpec {
+        nspace: "slow".into(),
+        nprocs: 2,
+        hostname: "localhost".into(),
+        info: vec![],
+    }])
+    .unwrap();
+    let addr = server.uri().rsplit_once("//").unwrap().1.to_string();
+    let mut s = TcpStream::connect(&addr).unwrap();
+    s.write_all(&hello("slow", 0)).unwrap();
+    // every REQ is answered with the whole job info (hundreds of bytes)
+    let req = request(101, &pmix_codec::command::Request::Req);
+    let burst: Vec<u8> = req.iter().copied().cycle().take(req.len() * 1000).collect();
+    let start = Instant::now();
+    let mut dropped = false;
+    for _ in 0..200 {
+        if s.write_all(&burst).is_err() {
+            dropped = true;
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60));
+    }
+    // the server gives up on it (its replies pile up unread)
+    let mut lost = dropped;
+    while !lost && start.elapsed() < Duration::from_secs(30) {
+        if let Ok(e) = server.events.recv_timeout(Duration::from_millis(100)) {
+            lost = matches!(e, HostEvent::Lost(p) if p.rank == 0);
+        }
+    }
+    assert!(lost, "rank 0 was not dropped");
+    // rank 1 is still served: init and finalize
+    let k = Kill(
+        Command::new(&exe)
+            .arg("init")
+            .envs(server.client_env("slow", 1))
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let (ok, out) = wait_out(k, Duration::from_secs(30));
+    assert!(ok && out.contains("ok finalize SUCCESS"), "{out}");
+    drop(s);
+}

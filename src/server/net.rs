@@ -8,12 +8,19 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{
+    channel, sync_channel, Receiver, RecvTimeoutError, Sender, SyncSender, TrySendError,
+};
 use std::thread;
 use std::time::{Duration, Instant};
 
 /// A connection's writer queue (`None` ends it) and its socket.
-type Writer = (Sender<Option<Vec<u8>>>, TcpStream);
+type Writer = (SyncSender<Option<Vec<u8>>>, TcpStream);
+
+/// Replies queued for a peer that does not read them before it is
+/// dropped: one slow or hostile peer cannot make the server hold
+/// unbounded memory for it.
+pub const MAX_QUEUED_REPLIES: usize = 4096;
 
 /// The nspace part of our URI; the rank part is the server's pid.
 pub const SERVER_NSPACE: &str = "pmixw-server";
@@ -243,7 +250,7 @@ fn run_core(mut server: Server, rx: Receiver<Input>, tx: Sender<Input>, events: 
                     server.closed(id);
                     continue;
                 };
-                let (wtx, wrx) = channel::<Option<Vec<u8>>>();
+                let (wtx, wrx) = sync_channel::<Option<Vec<u8>>>(MAX_QUEUED_REPLIES);
                 thread::spawn(move || write_loop(writer, wrx));
                 writers.insert(id, (wtx, stream));
                 let rtx = tx.clone();
@@ -253,13 +260,13 @@ fn run_core(mut server: Server, rx: Receiver<Input>, tx: Sender<Input>, events: 
             Ok(Input::Closed(id)) => {
                 server.closed(id);
                 if let Some((w, s)) = writers.remove(&id) {
-                    let _ = w.send(None);
+                    let _ = w.try_send(None);
                     let _ = s.shutdown(Shutdown::Read);
                 }
             }
             Ok(Input::Stop) | Err(RecvTimeoutError::Disconnected) => {
                 for (_, (w, s)) in writers.drain() {
-                    let _ = w.send(None);
+                    let _ = w.try_send(None);
                     let _ = s.shutdown(Shutdown::Both);
                 }
                 return;
@@ -271,14 +278,27 @@ fn run_core(mut server: Server, rx: Receiver<Input>, tx: Sender<Input>, events: 
         while let Some(o) = server.poll_output() {
             match o {
                 Output::Send(id, bytes) => {
-                    if let Some((w, _)) = writers.get(&id) {
-                        let _ = w.send(Some(bytes));
+                    let full = match writers.get(&id) {
+                        Some((w, _)) => {
+                            matches!(w.try_send(Some(bytes)), Err(TrySendError::Full(_)))
+                        }
+                        None => false,
+                    };
+                    if full {
+                        // it stopped reading: drop it, and only it
+                        server.closed(id);
+                        if let Some((_, s)) = writers.remove(&id) {
+                            let _ = s.shutdown(Shutdown::Both);
+                        }
                     }
                 }
                 Output::Close(id) => {
                     if let Some((w, s)) = writers.remove(&id) {
-                        let _ = w.send(None);
-                        let _ = s.shutdown(Shutdown::Read);
+                        if w.try_send(None).is_err() {
+                            let _ = s.shutdown(Shutdown::Both);
+                        } else {
+                            let _ = s.shutdown(Shutdown::Read);
+                        }
                     }
                 }
                 Output::Host(e) => {
