@@ -873,3 +873,94 @@ fn a_peer_that_never_reads_is_dropped_alone() {
     assert!(ok && out.contains("ok finalize SUCCESS"), "{out}");
     drop(s);
 }
+
+/// Event ranges, in memory: NAMESPACE reaches the source's namespace only,
+/// GLOBAL every registered connection, PROC_LOCAL nobody; ranges beyond
+/// the node go to the host too; an event the host injects reaches every
+/// registered connection.
+#[test]
+fn events_follow_their_range() {
+    use pmix_codec::command::{EventNotice, Request};
+    use pmix_wire::server::range;
+    let mut s = Server::new();
+    for ns in ["ea", "eb"] {
+        s.register_nspace(JobSpec {
+            nspace: ns.into(),
+            nprocs: 2,
+            hostname: "h".into(),
+            info: vec![],
+        });
+    }
+    let now = Instant::now();
+    let peers = [("ea", 0), ("ea", 1), ("eb", 0)];
+    let ids: Vec<u64> = peers
+        .iter()
+        .map(|(ns, r)| {
+            let c = s.open();
+            s.received(c, &hello(ns, *r), now);
+            let reg = Request::RegEvents {
+                codes: vec![],
+                info: vec![],
+            };
+            s.received(c, &request(101, &reg), now);
+            c
+        })
+        .collect();
+    let drain = |s: &mut Server| {
+        let (mut events, mut host) = (Vec::new(), Vec::new());
+        while let Some(o) = s.poll_output() {
+            match o {
+                Output::Send(c, b) if b.len() > 16 && b[4..8] == [0, 0, 0, 0] => {
+                    let e = EventNotice::decode(&pmix_codec::Format::V41, &b[16..]).unwrap();
+                    events.push((c, e.status, e.range));
+                }
+                Output::Host(HostEvent::Notified { code, range, .. }) => host.push((code, range)),
+                _ => {}
+            }
+        }
+        events.sort();
+        (events, host)
+    };
+    drain(&mut s);
+    let notify = |code: i32, range: u8| Request::Notify {
+        status: code,
+        range,
+        info: vec![],
+    };
+    s.received(ids[0], &request(102, &notify(-3001, range::NAMESPACE)), now);
+    assert_eq!(
+        drain(&mut s),
+        (
+            vec![(ids[1], -3001, Some(range::NAMESPACE))],
+            vec![(-3001, range::NAMESPACE)]
+        )
+    );
+    s.received(ids[0], &request(103, &notify(-3002, range::GLOBAL)), now);
+    assert_eq!(
+        drain(&mut s),
+        (
+            vec![
+                (ids[1], -3002, Some(range::GLOBAL)),
+                (ids[2], -3002, Some(range::GLOBAL))
+            ],
+            vec![(-3002, range::GLOBAL)]
+        )
+    );
+    s.received(ids[0], &request(104, &notify(-3003, range::LOCAL)), now);
+    assert_eq!(drain(&mut s).1, vec![]);
+    s.received(
+        ids[0],
+        &request(105, &notify(-3004, range::PROC_LOCAL)),
+        now,
+    );
+    assert_eq!(drain(&mut s), (vec![], vec![]));
+    // from the host (another node): everybody registered here
+    s.notify(
+        -3005,
+        &pmix_types::Proc::new("elsewhere", 0),
+        range::GLOBAL,
+        vec![],
+    );
+    let (events, _) = drain(&mut s);
+    assert_eq!(events.len(), 3, "{events:?}");
+}

@@ -78,6 +78,16 @@ pub mod status {
     pub const ERR_INVALID_CRED: i32 = -12;
 }
 
+/// `pmix_data_range_t` values (pmix_common.h).
+pub mod range {
+    pub const RM: u8 = 1;
+    pub const LOCAL: u8 = 2;
+    pub const NAMESPACE: u8 = 3;
+    pub const SESSION: u8 = 4;
+    pub const GLOBAL: u8 = 5;
+    pub const PROC_LOCAL: u8 = 7;
+}
+
 /// The rank meaning "every rank of the namespace".
 pub const RANK_WILDCARD: u32 = u32::MAX - 1;
 const INFO_ARRAY_END: u32 = 2;
@@ -143,6 +153,15 @@ pub enum HostEvent {
     /// A local rank committed its data (a host holding direct-modex
     /// requests for it may now answer them).
     Committed(Proc),
+    /// A client notified an event whose range reaches beyond this node
+    /// (NAMESPACE, SESSION, GLOBAL, RM, …); local delivery is done. A host
+    /// spanning nodes passes it to the other nodes' [`Server::notify`].
+    Notified {
+        code: i32,
+        source: Proc,
+        range: u8,
+        info: Vec<Info>,
+    },
     /// A client asked to kill or terminate these procs (rank WILDCARD: the
     /// whole namespace); the core has already answered.
     Kill { requester: Proc, targets: Vec<Proc> },
@@ -1060,11 +1079,17 @@ impl Server {
                 mut info,
             } => {
                 self.reply(id, t, &Reply::Status(status::SUCCESS));
-                // PROC_LOCAL (5): the source's own handlers only
-                if range != 5 {
-                    info.push(Info::new("pmix.srvr.internal.notify", Value::Bool(true)));
-                    self.deliver_event(id, code, &proc, info, range);
+                // beyond this node, the host spreads it (and answers nothing)
+                if !matches!(range, range::LOCAL | range::PROC_LOCAL) {
+                    self.out.push_back(Output::Host(HostEvent::Notified {
+                        code,
+                        source: proc.clone(),
+                        range,
+                        info: info.clone(),
+                    }));
                 }
+                info.push(Info::new("pmix.srvr.internal.notify", Value::Bool(true)));
+                self.deliver_event(Some(id), code, &proc, info, range);
             }
             Request::Query { queries } => {
                 let mut out = Vec::new();
@@ -1549,25 +1574,42 @@ impl Server {
         }
     }
 
+    /// An event from the host (another node, the resource manager) for
+    /// this node's clients and tools, within `range` of `source`: delivered
+    /// on tag 0 to every connection registered for `code`.
+    pub fn notify(&mut self, code: i32, source: &Proc, range: u8, info: Vec<Info>) {
+        self.deliver_event(None, code, source, info, range);
+    }
+
+    /// Deliver an event to the local connections registered for its code
+    /// and within its range: PROC_LOCAL and RM reach nobody here,
+    /// NAMESPACE the source's namespace, anything else every connection.
+    /// The sender (`from`) delivers to itself.
     fn deliver_event(
         &mut self,
-        from: ConnId,
+        from: Option<ConnId>,
         code: i32,
         source: &Proc,
         info: Vec<Info>,
         range: u8,
     ) {
+        if matches!(range, range::PROC_LOCAL | range::RM) {
+            return;
+        }
         let targets: Vec<(ConnId, Format)> = self
             .conns
             .iter()
             .filter(|(cid, c)| {
-                **cid != from
+                Some(**cid) != from
                     && c.events
                         .as_ref()
                         .is_some_and(|e| e.is_empty() || e.contains(&code))
             })
             .filter_map(|(cid, c)| match &c.state {
-                ConnState::Client { fmt, .. } | ConnState::Tool { fmt, .. } => Some((*cid, *fmt)),
+                ConnState::Client { fmt, proc } => (range != range::NAMESPACE
+                    || proc.nspace == source.nspace)
+                    .then_some((*cid, *fmt)),
+                ConnState::Tool { fmt, .. } => (range != range::NAMESPACE).then_some((*cid, *fmt)),
                 _ => None,
             })
             .collect();
