@@ -515,7 +515,8 @@ fn a_fence_waits_for_ranks_not_yet_connected_and_fails_for_lost_ones() {
     drain(&mut s);
     s.closed(c2);
     let replies: Vec<_> = drain(&mut s).iter().filter_map(status_of).collect();
-    let lost = pmix_codec::command::Reply::Status(pmix_wire::server::status::ERR_LOST_CONNECTION);
+    let lost =
+        pmix_codec::command::Reply::Status(pmix_types::status::codes::PMIX_ERR_LOST_CONNECTION);
     assert_eq!(replies, vec![(c0, lost.clone()), (c1, lost.clone())]);
     // and a later fence fails at once
     s.received(c0, &request(102, &fence), now);

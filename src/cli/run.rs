@@ -198,7 +198,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                                 }
                                 Err(e) => {
                                     eprintln!("pmixw run: cannot start {cmd}: {e}");
-                                    result = Err(pmix_wire::server::status::ERR_NOT_FOUND);
+                                    result = Err(pmix_types::status::codes::PMIX_ERR_NOT_FOUND);
                                 }
                             }
                             rank += 1;

@@ -63,20 +63,10 @@ use pmix_codec::frame::{frame, tag, FrameDecoder, HeaderOrder, DEFAULT_MAX_MESSA
 use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
 use pmix_codec::registry::Registry;
 use pmix_codec::{DataBuffer, Format};
+use pmix_types::status::codes;
 use pmix_types::{DataArray, DataType, Hex, Info, Kval, PString, Pdata, Proc, Value};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::{Duration, Instant};
-
-/// PMIx status codes the server answers with.
-pub mod status {
-    pub const SUCCESS: i32 = 0;
-    pub const ERR_BAD_PARAM: i32 = -27;
-    pub const ERR_NOT_FOUND: i32 = -46;
-    pub const ERR_NOT_SUPPORTED: i32 = -47;
-    pub const ERR_TIMEOUT: i32 = -24;
-    pub const ERR_LOST_CONNECTION: i32 = -61;
-    pub const ERR_INVALID_CRED: i32 = -12;
-}
 
 /// `pmix_data_range_t` values (pmix_common.h).
 pub mod range {
@@ -486,8 +476,8 @@ impl Server {
         let Some(callers) = self.fences.remove(&request) else {
             return;
         };
-        let st = if status == status::SUCCESS && !self.absorb(data) {
-            status::ERR_BAD_PARAM
+        let st = if status == codes::PMIX_SUCCESS && !self.absorb(data) {
+            codes::PMIX_ERR_BAD_PARAM
         } else {
             status
         };
@@ -504,7 +494,7 @@ impl Server {
         };
         let err = match result {
             Ok(blob) if self.absorb(&blob) => return,
-            Ok(_) => status::ERR_BAD_PARAM,
+            Ok(_) => codes::PMIX_ERR_BAD_PARAM,
             Err(st) => st,
         };
         let (failed, keep): (Vec<_>, Vec<_>) =
@@ -526,11 +516,11 @@ impl Server {
         let r = match result {
             Ok(ns) => match self.job_info(&fmt, &ns) {
                 Some(Reply::JobInfo { nspace, kvals }) => Reply::Spawn {
-                    status: status::SUCCESS,
+                    status: codes::PMIX_SUCCESS,
                     nspace: Some(nspace),
                     kvals,
                 },
-                _ => Reply::Status(status::ERR_NOT_FOUND),
+                _ => Reply::Status(codes::PMIX_ERR_NOT_FOUND),
             },
             Err(st) => Reply::Status(st),
         };
@@ -556,12 +546,12 @@ impl Server {
         let (due, keep): (Vec<_>, Vec<_>) = self.gets.drain(..).partition(|g| g.deadline <= now);
         self.gets = keep;
         for g in due {
-            self.reply(g.conn, g.tag, &Reply::Status(status::ERR_TIMEOUT));
+            self.reply(g.conn, g.tag, &Reply::Status(codes::PMIX_ERR_TIMEOUT));
         }
         let (due, keep): (Vec<_>, Vec<_>) = self.lookups.drain(..).partition(|l| l.deadline <= now);
         self.lookups = keep;
         for l in due {
-            self.reply(l.conn, l.tag, &Reply::Status(status::ERR_NOT_FOUND));
+            self.reply(l.conn, l.tag, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
         }
     }
 
@@ -633,7 +623,7 @@ impl Server {
             }
         });
         for (conn, t) in failed {
-            self.reply(conn, t, &Reply::Status(status::ERR_LOST_CONNECTION));
+            self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION));
         }
         // gets waiting for its data never get it
         let (dead, keep): (Vec<_>, Vec<_>) = self
@@ -642,7 +632,11 @@ impl Server {
             .partition(|g| g.target == me || g.conn == id);
         self.gets = keep;
         for g in dead.into_iter().filter(|g| g.conn != id) {
-            self.reply(g.conn, g.tag, &Reply::Status(status::ERR_LOST_CONNECTION));
+            self.reply(
+                g.conn,
+                g.tag,
+                &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION),
+            );
         }
         self.lookups.retain(|l| l.conn != id);
         self.spawns.retain(|_, (c, _)| *c != id);
@@ -673,7 +667,7 @@ impl Server {
         match r.encode(&fmt) {
             Ok(b) => self.send(id, t, &b),
             Err(_) => {
-                if let Ok(b) = Reply::Status(status::ERR_BAD_PARAM).encode(&fmt) {
+                if let Ok(b) = Reply::Status(codes::PMIX_ERR_BAD_PARAM).encode(&fmt) {
                     self.send(id, t, &b);
                 }
             }
@@ -700,7 +694,7 @@ impl Server {
             return self.tool_handshake(id, &req);
         }
         let (Some(proc), Some(fmt)) = (req.proc.clone(), req.format()) else {
-            return refuse(self, status::ERR_BAD_PARAM);
+            return refuse(self, codes::PMIX_ERR_BAD_PARAM);
         };
         let me = name(&proc);
         let Some(rank) = self
@@ -708,10 +702,10 @@ impl Server {
             .get_mut(&me.0)
             .and_then(|j| j.ranks.get_mut(me.1 as usize))
         else {
-            return refuse(self, status::ERR_NOT_FOUND);
+            return refuse(self, codes::PMIX_ERR_NOT_FOUND);
         };
         if rank.conn.is_some() {
-            return refuse(self, status::ERR_BAD_PARAM);
+            return refuse(self, codes::PMIX_ERR_BAD_PARAM);
         }
         rank.conn = Some(id);
         if let Some(c) = self.conns.get_mut(&id) {
@@ -732,7 +726,7 @@ impl Server {
         self.out.push_back(Output::Send(
             id,
             ClientReply {
-                status: status::SUCCESS,
+                status: codes::PMIX_SUCCESS,
                 index: id as u32,
             }
             .encode()
@@ -776,11 +770,11 @@ impl Server {
             security_status: 0,
         };
         let (Some(fmt), true) = (fmt, known) else {
-            let r = reply(status::ERR_NOT_SUPPORTED).encode();
+            let r = reply(codes::PMIX_ERR_NOT_SUPPORTED).encode();
             self.out.push_back(Output::Send(id, r));
             return false;
         };
-        let r = reply(status::SUCCESS).encode();
+        let r = reply(codes::PMIX_SUCCESS).encode();
         self.out.push_back(Output::Send(id, r));
         let proc = proc.unwrap_or_else(|| Proc::new("pmixw-tool", 0));
         if let Some(c) = self.conns.get_mut(&id) {
@@ -909,11 +903,11 @@ impl Server {
                 | Request::DeregEvents { .. }
                 | Request::Log { .. } => {}
                 Request::Finalize => {
-                    self.reply(id, t, &Reply::Status(status::SUCCESS));
+                    self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
                     return true;
                 }
                 _ => {
-                    self.reply(id, t, &Reply::Status(status::ERR_NOT_SUPPORTED));
+                    self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED));
                     return true;
                 }
             }
@@ -922,7 +916,7 @@ impl Server {
         match req {
             Request::Req => match self.job_info(&fmt, &me.0) {
                 Some(r) => self.reply(id, t, &r),
-                None => self.reply(id, t, &Reply::Status(status::ERR_NOT_FOUND)),
+                None => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND)),
             },
             Request::Commit { blobs } => {
                 let mut local = Vec::new();
@@ -972,7 +966,7 @@ impl Server {
                     }
                     r.committed = true;
                 }
-                self.reply(id, t, &Reply::Status(status::SUCCESS));
+                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
                 self.out.push_back(Output::Host(HostEvent::Committed(proc)));
                 self.resolve_gets(&me);
             }
@@ -1008,7 +1002,7 @@ impl Server {
                 if let Some(c) = self.conns.get_mut(&id) {
                     c.finalized = true;
                 }
-                self.reply(id, t, &Reply::Status(status::SUCCESS));
+                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
                 self.out.push_back(Output::Host(HostEvent::Finalized(proc)));
             }
             Request::Abort {
@@ -1016,7 +1010,7 @@ impl Server {
                 message,
                 ..
             } => {
-                self.reply(id, t, &Reply::Status(status::SUCCESS));
+                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
                 self.out.push_back(Output::Host(HostEvent::Aborted {
                     proc,
                     status: st,
@@ -1039,7 +1033,7 @@ impl Server {
                         },
                     ));
                 }
-                self.reply(id, t, &Reply::Status(status::SUCCESS));
+                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
                 self.resolve_lookups();
             }
             Request::Lookup { keys, info, .. } => {
@@ -1055,7 +1049,7 @@ impl Server {
                             deadline: now + wait,
                         });
                     } else {
-                        self.reply(id, t, &Reply::Status(status::ERR_NOT_FOUND));
+                        self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
                     }
                 }
             }
@@ -1063,14 +1057,14 @@ impl Server {
                 let keys: Vec<String> = keys.into_iter().flatten().map(|k| k.to_string()).collect();
                 self.published
                     .retain(|(k, d)| !(d.proc == proc && (keys.is_empty() || keys.contains(k))));
-                self.reply(id, t, &Reply::Status(status::SUCCESS));
+                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
             }
             Request::RegEvents { codes, .. } => {
                 if let Some(c) = self.conns.get_mut(&id) {
                     let e = c.events.get_or_insert_with(Vec::new);
                     e.extend(codes);
                 }
-                self.reply(id, t, &Reply::Status(status::SUCCESS));
+                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
             }
             Request::DeregEvents { .. } => {}
             Request::Notify {
@@ -1078,7 +1072,7 @@ impl Server {
                 range,
                 mut info,
             } => {
-                self.reply(id, t, &Reply::Status(status::SUCCESS));
+                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
                 // beyond this node, the host spreads it (and answers nothing)
                 if !matches!(range, range::LOCAL | range::PROC_LOCAL) {
                     self.out.push_back(Output::Host(HostEvent::Notified {
@@ -1108,17 +1102,17 @@ impl Server {
                     }
                 }
                 let r = if out.is_empty() {
-                    Reply::Status(status::ERR_NOT_FOUND)
+                    Reply::Status(codes::PMIX_ERR_NOT_FOUND)
                 } else {
                     Reply::Query {
-                        status: status::SUCCESS,
+                        status: codes::PMIX_SUCCESS,
                         info: out,
                     }
                 };
                 self.reply(id, t, &r);
             }
             Request::Log { data, .. } => {
-                self.reply(id, t, &Reply::Status(status::SUCCESS));
+                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
                 self.out
                     .push_back(Output::Host(HostEvent::Log { proc, data }));
             }
@@ -1134,12 +1128,12 @@ impl Server {
                     .unwrap_or_default();
                 let r = if cred.len() == 8 {
                     Reply::Credential {
-                        status: status::SUCCESS,
+                        status: codes::PMIX_SUCCESS,
                         credential: Some(cred),
                         info: Some(vec![Info::new("pmix.sec.ctype", pstr("native"))]),
                     }
                 } else {
-                    Reply::Status(status::ERR_NOT_SUPPORTED)
+                    Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)
                 };
                 self.reply(id, t, &r);
             }
@@ -1151,11 +1145,11 @@ impl Server {
                     .unwrap_or_default();
                 let r = if credential.len() == 8 && credential == mine {
                     Reply::Infos {
-                        status: status::SUCCESS,
+                        status: codes::PMIX_SUCCESS,
                         info: Some(vec![]),
                     }
                 } else {
-                    Reply::Status(status::ERR_INVALID_CRED)
+                    Reply::Status(codes::PMIX_ERR_INVALID_CRED)
                 };
                 self.reply(id, t, &r);
             }
@@ -1175,7 +1169,7 @@ impl Server {
                         id,
                         t,
                         &Reply::Infos {
-                            status: status::SUCCESS,
+                            status: codes::PMIX_SUCCESS,
                             info: Some(vec![]),
                         },
                     );
@@ -1189,7 +1183,7 @@ impl Server {
                         targets,
                     }));
                 } else {
-                    self.reply(id, t, &Reply::Status(status::ERR_NOT_SUPPORTED));
+                    self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED));
                 }
             }
             Request::Spawn { info, apps } => {
@@ -1203,7 +1197,7 @@ impl Server {
                     apps,
                 }));
             }
-            _ => self.reply(id, t, &Reply::Status(status::ERR_NOT_SUPPORTED)),
+            _ => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
         }
         true
     }
@@ -1237,7 +1231,7 @@ impl Server {
             self.expand(procs)
         };
         if !expected.contains(me) {
-            self.reply(id, t, &Reply::Status(status::ERR_BAD_PARAM));
+            self.reply(id, t, &Reply::Status(codes::PMIX_ERR_BAD_PARAM));
             return;
         }
         // a participant that is gone can never call in (one that has not
@@ -1249,7 +1243,7 @@ impl Server {
                 .is_none_or(|st| st.lost)
         });
         if gone {
-            self.reply(id, t, &Reply::Status(status::ERR_LOST_CONNECTION));
+            self.reply(id, t, &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION));
             return;
         }
         let idx = match self.collectives.iter().position(|c| {
@@ -1325,14 +1319,14 @@ impl Server {
             let col = self.collectives.remove(idx);
             let r = match col.kind {
                 CollKind::Fence(_) | CollKind::Disconnect | CollKind::GroupDestruct => {
-                    Reply::Status(status::SUCCESS)
+                    Reply::Status(codes::PMIX_SUCCESS)
                 }
                 CollKind::Connect => Reply::Connect {
-                    status: status::SUCCESS,
+                    status: codes::PMIX_SUCCESS,
                     blobs: Vec::new(),
                 },
                 CollKind::GroupConstruct => Reply::Id {
-                    status: status::SUCCESS,
+                    status: codes::PMIX_SUCCESS,
                     id: Some(u64::MAX),
                 },
             };
@@ -1349,7 +1343,7 @@ impl Server {
                             .filter_map(|ns| self.connect_blob(&fmt, ns))
                             .collect();
                         let r = Reply::Connect {
-                            status: status::SUCCESS,
+                            status: codes::PMIX_SUCCESS,
                             blobs,
                         };
                         self.reply(conn, tg, &r);
@@ -1373,7 +1367,7 @@ impl Server {
         now: Instant,
     ) {
         let Some(job) = self.jobs.get(&ns) else {
-            self.reply(id, t, &Reply::Status(status::ERR_NOT_FOUND));
+            self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
             return;
         };
         if rank == RANK_WILDCARD {
@@ -1399,21 +1393,21 @@ impl Server {
                 id,
                 t,
                 &Reply::Get {
-                    status: status::SUCCESS,
+                    status: codes::PMIX_SUCCESS,
                     blobs,
                 },
             );
             return;
         }
         if job.ranks.get(rank as usize).is_none() {
-            self.reply(id, t, &Reply::Status(status::ERR_NOT_FOUND));
+            self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
             return;
         }
         let state = self.has_key(&(ns.clone(), rank), key.as_deref());
         if let KeyState::Here = state {
             self.answer_get(id, t, &(ns, rank));
         } else if matches!(state, KeyState::OtherScope) || info_true(info, "pmix.immediate") {
-            self.reply(id, t, &Reply::Status(status::ERR_NOT_FOUND));
+            self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
         } else {
             let Some(target) = self.jobs.get(&ns).and_then(|j| j.ranks.get(rank as usize)) else {
                 return;
@@ -1484,10 +1478,10 @@ impl Server {
             .unwrap_or_default();
         let r = match Self::blob(&fmt, &Proc::new(&target.0, target.1), &kv) {
             Some(b) => Reply::Get {
-                status: status::SUCCESS,
+                status: codes::PMIX_SUCCESS,
                 blobs: vec![b],
             },
-            None => Reply::Status(status::ERR_BAD_PARAM),
+            None => Reply::Status(codes::PMIX_ERR_BAD_PARAM),
         };
         self.reply(id, t, &r);
     }
@@ -1502,7 +1496,7 @@ impl Server {
             match self.has_key(&g.target, g.key.as_deref()) {
                 KeyState::Here => self.answer_get(g.conn, g.tag, &g.target),
                 KeyState::OtherScope => {
-                    self.reply(g.conn, g.tag, &Reply::Status(status::ERR_NOT_FOUND))
+                    self.reply(g.conn, g.tag, &Reply::Status(codes::PMIX_ERR_NOT_FOUND))
                 }
                 KeyState::Absent => self.gets.push(g),
             }
@@ -1558,7 +1552,7 @@ impl Server {
             id,
             t,
             &Reply::Lookup {
-                status: status::SUCCESS,
+                status: codes::PMIX_SUCCESS,
                 data: found,
             },
         );
