@@ -289,22 +289,58 @@ fn hex_opt<S: serde::Serializer>(v: &Option<Bytes>, s: S) -> std::result::Result
     }
 }
 
-/// SIZE + INFOs if anything is left, else `None`.
-fn opt_infos(b: &mut DataBuffer, field: &str) -> Result<Option<Vec<Info>>> {
+/// `read` if anything is left in `b`, else `None`: the trailing fields
+/// older peers leave out, and what a failed reply stops before.
+fn if_more<T>(
+    b: &mut DataBuffer,
+    read: impl FnOnce(&mut DataBuffer) -> Result<T>,
+) -> Result<Option<T>> {
     if b.unread().is_empty() {
         Ok(None)
     } else {
-        Ok(Some(infos(counted(b, DataType::Info, field)?)))
+        read(b).map(Some)
+    }
+}
+
+/// SIZE + INFOs if anything is left, else `None`.
+fn opt_infos(b: &mut DataBuffer, field: &str) -> Result<Option<Vec<Info>>> {
+    if_more(b, |b| Ok(infos(counted(b, DataType::Info, field)?)))
+}
+
+fn byte_object(b: &mut DataBuffer, field: &str) -> Result<Bytes> {
+    match one(b, DataType::ByteObject, field)? {
+        Value::ByteObject(x) => Ok(x.0),
+        _ => unreachable!("unpack of BYTE_OBJECT gives BYTE_OBJECT"),
+    }
+}
+
+fn proc_rank(b: &mut DataBuffer, field: &str) -> Result<u32> {
+    match one(b, DataType::ProcRank, field)? {
+        Value::ProcRank(r) => Ok(r),
+        _ => unreachable!("unpack of PROC_RANK gives PROC_RANK"),
+    }
+}
+
+fn data_range(b: &mut DataBuffer, field: &str) -> Result<u8> {
+    match one(b, DataType::DataRange, field)? {
+        Value::DataRange(r) => Ok(r),
+        _ => unreachable!("unpack of DATA_RANGE gives DATA_RANGE"),
+    }
+}
+
+/// An error unless every byte of the message was read.
+fn all_read(b: &DataBuffer, what: impl FnOnce() -> String) -> Result<()> {
+    if b.unread().is_empty() {
+        Ok(())
+    } else {
+        Err(Error::new(ErrorKind::Invalid(what()), b.position()))
     }
 }
 
 fn byte_objects(b: &mut DataBuffer, field: &str) -> Result<Vec<Bytes>> {
     let mut out = Vec::new();
     while !b.unread().is_empty() {
-        match one(b, DataType::ByteObject, field)? {
-            Value::ByteObject(x) => out.push(x.0),
-            _ => unreachable!("unpack of BYTE_OBJECT gives BYTE_OBJECT"),
-        }
+        out.push(byte_object(b, field)?);
     }
     Ok(out)
 }
@@ -437,10 +473,7 @@ impl Request {
             cmd::REQ => Request::Req,
             cmd::FINALIZE => Request::Finalize,
             cmd::ABORT => {
-                let status = match one(&mut b, DataType::Status, "status")? {
-                    Value::Status(s) => s,
-                    _ => unreachable!(),
-                };
+                let status = status_of(one(&mut b, DataType::Status, "status")?);
                 let message = string(one(&mut b, DataType::String, "message")?);
                 Request::Abort {
                     status,
@@ -472,16 +505,9 @@ impl Request {
             }
             cmd::GETNB => {
                 let nspace = string(one(&mut b, DataType::String, "nspace")?);
-                let rank = match one(&mut b, DataType::ProcRank, "rank")? {
-                    Value::ProcRank(r) => r,
-                    _ => unreachable!(),
-                };
+                let rank = proc_rank(&mut b, "rank")?;
                 let info = infos(counted(&mut b, DataType::Info, "info")?);
-                let key = if b.unread().is_empty() {
-                    None
-                } else {
-                    Some(string(one(&mut b, DataType::String, "key")?))
-                };
+                let key = if_more(&mut b, |b| Ok(string(one(b, DataType::String, "key")?)))?;
                 Request::Get {
                     nspace,
                     rank,
@@ -533,10 +559,7 @@ impl Request {
                 info: infos(counted(&mut b, DataType::Info, "info")?),
             },
             cmd::VALIDATE_CRED => {
-                let credential = match one(&mut b, DataType::ByteObject, "credential")? {
-                    Value::ByteObject(x) => x.0,
-                    _ => unreachable!("unpack of BYTE_OBJECT gives BYTE_OBJECT"),
-                };
+                let credential = byte_object(&mut b, "credential")?;
                 Request::ValidateCred {
                     credential,
                     directives: infos(counted(&mut b, DataType::Info, "directives")?),
@@ -618,10 +641,7 @@ impl Request {
             }
             cmd::NOTIFY => {
                 let status = status_of(one(&mut b, DataType::Status, "status")?);
-                let range = match one(&mut b, DataType::DataRange, "range")? {
-                    Value::DataRange(r) => r,
-                    _ => unreachable!("unpack of DATA_RANGE gives DATA_RANGE"),
-                };
+                let range = data_range(&mut b, "range")?;
                 Request::Notify {
                     status,
                     range,
@@ -678,14 +698,7 @@ impl Request {
             cmd::IOF_PUSH => {
                 let targets = procs(counted(&mut b, DataType::Proc, "targets")?);
                 let directives = infos(counted(&mut b, DataType::Info, "directives")?);
-                let data = if b.unread().is_empty() {
-                    None
-                } else {
-                    match one(&mut b, DataType::ByteObject, "data")? {
-                        Value::ByteObject(x) => Some(x.0),
-                        _ => unreachable!("unpack of BYTE_OBJECT gives BYTE_OBJECT"),
-                    }
-                };
+                let data = if_more(&mut b, |b| byte_object(b, "data"))?;
                 Request::IofPush {
                     targets,
                     directives,
@@ -716,10 +729,7 @@ impl Request {
             }
             cmd::REFRESH_CACHE => {
                 let nspace = string(one(&mut b, DataType::String, "nspace")?);
-                let rank = match one(&mut b, DataType::ProcRank, "rank")? {
-                    Value::ProcRank(r) => r,
-                    _ => unreachable!("unpack of PROC_RANK gives PROC_RANK"),
-                };
+                let rank = proc_rank(&mut b, "rank")?;
                 Request::RefreshCache { nspace, rank }
             }
             cmd::RESBLK => {
@@ -767,15 +777,12 @@ impl Request {
                 })
             }
         };
-        if !b.unread().is_empty() {
-            return Err(Error::new(
-                ErrorKind::Invalid(format!(
-                    "{} bytes after the last field of command {command}",
-                    b.unread().len()
-                )),
-                b.position(),
-            ));
-        }
+        all_read(&b, || {
+            format!(
+                "{} bytes after the last field of command {command}",
+                b.unread().len()
+            )
+        })?;
         Ok(r)
     }
 
@@ -1185,11 +1192,7 @@ impl Reply {
             }
             cmd::QUERY => {
                 let status = status_of(one(&mut b, DataType::Status, "status")?);
-                let info = if b.unread().is_empty() {
-                    Vec::new()
-                } else {
-                    infos(counted(&mut b, DataType::Info, "info")?)
-                };
+                let info = opt_infos(&mut b, "info")?.unwrap_or_default();
                 Reply::Query { status, info }
             }
             cmd::ALLOC
@@ -1208,14 +1211,7 @@ impl Reply {
             }
             cmd::GET_CREDENTIAL => {
                 let status = status_of(one(&mut b, DataType::Status, "status")?);
-                let credential = if b.unread().is_empty() {
-                    None
-                } else {
-                    match one(&mut b, DataType::ByteObject, "credential")? {
-                        Value::ByteObject(x) => Some(x.0),
-                        _ => unreachable!("unpack of BYTE_OBJECT gives BYTE_OBJECT"),
-                    }
-                };
+                let credential = if_more(&mut b, |b| byte_object(b, "credential"))?;
                 Reply::Credential {
                     status,
                     credential,
@@ -1224,20 +1220,12 @@ impl Reply {
             }
             cmd::IOF_PULL | cmd::GROUP_CONSTRUCT => {
                 let status = status_of(one(&mut b, DataType::Status, "status")?);
-                let id = if b.unread().is_empty() {
-                    None
-                } else {
-                    Some(size(&mut b, "id")?)
-                };
+                let id = if_more(&mut b, |b| size(b, "id"))?;
                 Reply::Id { status, id }
             }
             cmd::SPAWNNB => {
                 let status = status_of(one(&mut b, DataType::Status, "status")?);
-                let nspace = if b.unread().is_empty() {
-                    None
-                } else {
-                    Some(string(one(&mut b, DataType::String, "nspace")?))
-                };
+                let nspace = if_more(&mut b, |b| Ok(string(one(b, DataType::String, "nspace")?)))?;
                 let mut kvals = Vec::new();
                 while !b.unread().is_empty() {
                     match one(&mut b, DataType::Kval, "kval")? {
@@ -1275,37 +1263,26 @@ impl Reply {
             }
             cmd::COMPUTE_DEVICE_DISTANCES => {
                 let status = status_of(one(&mut b, DataType::Status, "status")?);
-                let distances = if b.unread().is_empty() {
-                    None
-                } else {
-                    Some(
-                        counted(&mut b, DataType::DeviceDist, "distances")?
-                            .into_iter()
-                            .filter_map(|x| match x {
-                                Value::DeviceDist(d) => Some(*d),
-                                _ => None,
-                            })
-                            .collect(),
-                    )
-                };
+                let distances = if_more(&mut b, |b| {
+                    Ok(counted(b, DataType::DeviceDist, "distances")?
+                        .into_iter()
+                        .filter_map(|x| match x {
+                            Value::DeviceDist(d) => Some(*d),
+                            _ => None,
+                        })
+                        .collect())
+                })?;
                 Reply::Distances { status, distances }
             }
             cmd::RESOLVE_PEERS => {
                 let status = status_of(one(&mut b, DataType::Status, "status")?);
-                let procs = if b.unread().is_empty() {
-                    None
-                } else {
-                    Some(procs(counted(&mut b, DataType::Proc, "procs")?))
-                };
+                let procs = if_more(&mut b, |b| Ok(procs(counted(b, DataType::Proc, "procs")?)))?;
                 Reply::Peers { status, procs }
             }
             cmd::RESOLVE_NODE => {
                 let status = status_of(one(&mut b, DataType::Status, "status")?);
-                let nodelist = if b.unread().is_empty() {
-                    None
-                } else {
-                    Some(string(one(&mut b, DataType::String, "nodelist")?))
-                };
+                let nodelist =
+                    if_more(&mut b, |b| Ok(string(one(b, DataType::String, "nodelist")?)))?;
                 Reply::Nodes { status, nodelist }
             }
             cmd::COMMIT
@@ -1329,12 +1306,7 @@ impl Reply {
             | cmd::REQ_SYSINFO => Reply::Status(status_of(one(&mut b, DataType::Status, "status")?)),
             _ => return Ok(Reply::Raw(Bytes::copy_from_slice(payload))),
         };
-        if !b.unread().is_empty() {
-            return Err(Error::new(
-                ErrorKind::Invalid("bytes after the reply".into()),
-                b.position(),
-            ));
-        }
+        all_read(&b, || "bytes after the reply".into())?;
         Ok(r)
     }
 
@@ -1513,20 +1485,8 @@ impl EventNotice {
             _ => unreachable!("unpack of PROC gives PROC"),
         };
         let info = infos(counted(&mut b, DataType::Info, "info")?);
-        let range = if b.unread().is_empty() {
-            None
-        } else {
-            match one(&mut b, DataType::DataRange, "range")? {
-                Value::DataRange(r) => Some(r),
-                _ => unreachable!("unpack of DATA_RANGE gives DATA_RANGE"),
-            }
-        };
-        if !b.unread().is_empty() {
-            return Err(Error::new(
-                ErrorKind::Invalid("bytes after the event's range".into()),
-                b.position(),
-            ));
-        }
+        let range = if_more(&mut b, |b| data_range(b, "range"))?;
+        all_read(&b, || "bytes after the event's range".into())?;
         Ok(EventNotice {
             status,
             source,
@@ -1581,16 +1541,8 @@ impl IofData {
         };
         let refid = size(&mut b, "refid")?;
         let info = infos(counted(&mut b, DataType::Info, "info")?);
-        let data = match one(&mut b, DataType::ByteObject, "data")? {
-            Value::ByteObject(x) => x.0,
-            _ => unreachable!("unpack of BYTE_OBJECT gives BYTE_OBJECT"),
-        };
-        if !b.unread().is_empty() {
-            return Err(Error::new(
-                ErrorKind::Invalid("bytes after the forwarded data".into()),
-                b.position(),
-            ));
-        }
+        let data = byte_object(&mut b, "data")?;
+        all_read(&b, || "bytes after the forwarded data".into())?;
         Ok(IofData {
             source,
             channel,
