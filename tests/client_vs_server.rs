@@ -3,6 +3,8 @@
 //! every dialect it can be steered to, and `pmixw query` as a tool against
 //! a running `pmixw run`.
 
+mod common;
+
 use pmix_types::{Info, Proc, Value};
 use pmix_wire::client::{Client, ClientEnv};
 use pmix_wire::server::{net, HostEvent, JobSpec};
@@ -14,16 +16,8 @@ fn pmixw() -> &'static str {
     env!("CARGO_BIN_EXE_pmixw")
 }
 
-fn finish(mut c: std::process::Child, limit: Duration) -> std::process::Output {
-    let start = Instant::now();
-    while c.try_wait().unwrap().is_none() {
-        if start.elapsed() > limit {
-            let _ = c.kill();
-            panic!("did not finish in {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    c.wait_with_output().unwrap()
+fn finish(c: std::process::Child, limit: Duration) -> std::process::Output {
+    common::output_within(c, limit, "the job")
 }
 
 #[test]

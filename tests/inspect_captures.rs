@@ -6,51 +6,39 @@
 
 mod common;
 
-use common::connections;
+use common::{connections, shared_connections};
 use pmix_wire::inspect::{inspect, Side};
 use std::path::PathBuf;
 
 #[test]
 fn every_captured_conversation_inspects_cleanly() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/captures");
     let mut conns = 0;
     let mut messages = 0;
-    for e in std::fs::read_dir(&dir).expect("shared/captures") {
-        let path = e.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if !name.ends_with(".txt") || name.contains("child_env") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
-        for (i, (c, s, nc, ns)) in connections(&text).into_iter().enumerate() {
-            if nc == 0 {
-                continue;
+    for cap in shared_connections() {
+        let (c, s, nc, ns, ctx) = (&cap.client, &cap.server, cap.nc, cap.ns, &cap.ctx);
+        let conv = inspect(c, s, pmix_codec::frame::DEFAULT_MAX_MESSAGE);
+        assert_eq!(
+            conv.errors(),
+            0,
+            "{ctx}:\n{}",
+            pmix_wire::inspect::render_text(&conv)
+        );
+        let sent = |side| conv.entries.iter().filter(|e| e.side == side).count();
+        assert_eq!(sent(Side::Client), nc, "{ctx}");
+        assert_eq!(sent(Side::Server), ns, "{ctx}");
+        for (k, e) in conv.entries.iter().enumerate() {
+            if e.kind == "reply" {
+                assert!(e.message.get("unmatched_tag").is_none(), "{ctx}: {e:?}");
+                // placed right after its request or a sibling reply
+                let tag = e.header.unwrap().tag;
+                assert_eq!(conv.entries[k - 1].header.unwrap().tag, tag, "{ctx}");
             }
-            let conv = inspect(&c, &s, pmix_codec::frame::DEFAULT_MAX_MESSAGE);
-            let ctx = format!("{name} connection {}", i + 1);
-            assert_eq!(
-                conv.errors(),
-                0,
-                "{ctx}:\n{}",
-                pmix_wire::inspect::render_text(&conv)
-            );
-            let sent = |side| conv.entries.iter().filter(|e| e.side == side).count();
-            assert_eq!(sent(Side::Client), nc, "{ctx}");
-            assert_eq!(sent(Side::Server), ns, "{ctx}");
-            for (k, e) in conv.entries.iter().enumerate() {
-                if e.kind == "reply" {
-                    assert!(e.message.get("unmatched_tag").is_none(), "{ctx}: {e:?}");
-                    // placed right after its request or a sibling reply
-                    let tag = e.header.unwrap().tag;
-                    assert_eq!(conv.entries[k - 1].header.unwrap().tag, tag, "{ctx}");
-                }
-            }
-            // the handshake shows the announced dialect
-            assert_eq!(conv.entries[0].kind, "handshake");
-            assert!(conv.entries[0].message.get("bfrops").is_some(), "{ctx}");
-            conns += 1;
-            messages += nc + ns;
         }
+        // the handshake shows the announced dialect
+        assert_eq!(conv.entries[0].kind, "handshake");
+        assert!(conv.entries[0].message.get("bfrops").is_some(), "{ctx}");
+        conns += 1;
+        messages += nc + ns;
     }
     assert!(conns >= 27, "{conns} connections");
     eprintln!("{conns} connections, {messages} messages");
@@ -295,31 +283,16 @@ fn bit_flipped_conversations_never_panic() {
 /// unmatched reply) with nothing left over and re-encodes byte for byte.
 #[test]
 fn every_captured_message_is_typed_and_reencodes() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/captures");
     let (mut conns, mut messages) = (0, 0);
     let mut bad = Vec::new();
-    for e in std::fs::read_dir(&dir).expect("shared/captures") {
-        let path = e.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if !name.ends_with(".txt") || name.contains("child_env") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
-        for (i, (c, s, nc, ns)) in connections(&text).into_iter().enumerate() {
-            if nc == 0 {
-                continue;
+    for cap in shared_connections() {
+        match pmix_wire::verify::verify(&cap.client, &cap.server) {
+            Ok(v) => {
+                assert_eq!(v.messages, cap.nc + cap.ns, "{}", cap.ctx);
+                conns += 1;
+                messages += v.messages;
             }
-            match pmix_wire::verify::verify(&c, &s) {
-                Ok(v) => {
-                    assert_eq!(v.messages, nc + ns, "{name} connection {}", i + 1);
-                    if std::env::var_os("PMIXW_SHOW_COMMANDS").is_some() {
-                        eprintln!("{name} {}: {:?} events {}", i + 1, v.requests, v.events);
-                    }
-                    conns += 1;
-                    messages += v.messages;
-                }
-                Err(e) => bad.push(format!("{name} connection {}: {e}", i + 1)),
-            }
+            Err(e) => bad.push(format!("{}: {e}", cap.ctx)),
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));

@@ -11,54 +11,22 @@
 //! corpus/captures-4.2.2/, which `stored_captures_verify` replays without
 //! libpmix.
 
+mod common;
+
+use common::{finish, lines_of, Kill};
 use pmix_codec::handshake::ConnectRequest;
 use pmix_wire::interop::{build_c, default_out_dir};
 use pmix_wire::relay;
 use pmix_wire::verify::{verify, Verified};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{mpsc, Arc, Mutex};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Bytes per (connection, sent by the client).
 type Recorded = BTreeMap<(usize, bool), Vec<u8>>;
-
-/// A child process killed when dropped, so no path leaves one behind.
-struct Kill(Child);
-impl Drop for Kill {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Wait for a child with a deadline; its stdout as text.
-fn finish(mut c: Kill, limit: Duration, what: &str) -> (bool, String) {
-    let start = Instant::now();
-    loop {
-        match c.0.try_wait() {
-            Ok(Some(st)) => {
-                let mut out = String::new();
-                if let Some(mut o) = c.0.stdout.take() {
-                    let _ = std::io::Read::read_to_string(&mut o, &mut out);
-                }
-                return (st.success(), out);
-            }
-            Ok(None) if start.elapsed() < limit => std::thread::sleep(Duration::from_millis(20)),
-            _ => {
-                let mut out = String::new();
-                let _ = c.0.kill();
-                if let Some(mut o) = c.0.stdout.take() {
-                    let _ = std::io::Read::read_to_string(&mut o, &mut out);
-                }
-                panic!("{what} did not finish in {limit:?}; its output:\n{out}");
-            }
-        }
-    }
-}
 
 /// A C program of the harness, built against the system libpmix; `None`
 /// (the caller skips, saying why) only when libpmix-dev is not installed.
@@ -116,15 +84,7 @@ fn start_cap_server(server_exe: &Path, n: u32, tmp: &Path) -> (Kill, Envs) {
             .spawn()
             .unwrap(),
     );
-    let (tx, rx) = mpsc::channel();
-    let stdout = server.0.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let rx = lines_of(server.0.stdout.take().unwrap());
     let mut envs: Envs = HashMap::new();
     loop {
         let line = rx
@@ -470,15 +430,7 @@ fn pmixw_relay_and_inspect_on_a_live_pair() {
             .spawn()
             .unwrap(),
     );
-    let (tx, rx) = mpsc::channel();
-    let stderr = relay.0.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let rx = lines_of(relay.0.stderr.take().unwrap());
     let first = rx
         .recv_timeout(Duration::from_secs(30))
         .expect("pmixw relay said nothing");

@@ -2,9 +2,11 @@
 //! `pmixw run -n 4` with nothing set by the user (issue #5 item 7):
 //! MPI_Init over our server, point-to-point, collectives, MPI_Finalize.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn build() -> PathBuf {
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpi_ring");
@@ -22,7 +24,7 @@ fn build() -> PathBuf {
 #[test]
 fn an_open_mpi_program_runs_under_pmixw_run() {
     let exe = build();
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pmixw"))
+    let c = Command::new(env!("CARGO_BIN_EXE_pmixw"))
         .args(["run", "-n", "4", "--timeout", "120"])
         .arg(&exe)
         .env_remove("FLUX_JOB_ID")
@@ -30,15 +32,7 @@ fn an_open_mpi_program_runs_under_pmixw_run() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while c.try_wait().unwrap().is_none() {
-        if start.elapsed() > Duration::from_secs(150) {
-            let _ = c.kill();
-            panic!("the MPI job did not finish");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let o = c.wait_with_output().unwrap();
+    let o = common::output_within(c, Duration::from_secs(150), "the MPI job");
     let out = String::from_utf8_lossy(&o.stdout);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{out}\n{err}");

@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::Kill;
 use pmix_codec::frame::{FrameDecoder, HeaderOrder};
 use pmix_codec::Dialect;
 use pmix_wire::interop::{build_c, default_out_dir};
@@ -15,7 +16,7 @@ use pmix_wire::server::{net, HostEvent, JobSpec, Output, Server};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::{Child, Command, Output as ProcOutput, Stdio};
+use std::process::{Command, Output as ProcOutput, Stdio};
 use std::time::{Duration, Instant};
 
 fn client_exe() -> PathBuf {
@@ -24,22 +25,14 @@ fn client_exe() -> PathBuf {
 
 /// `pmixw run ARGS`, killed if it outlives `limit`.
 fn pmixw_run(args: &[&str], limit: Duration) -> ProcOutput {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pmixw"))
+    let c = Command::new(env!("CARGO_BIN_EXE_pmixw"))
         .arg("run")
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while c.try_wait().unwrap().is_none() {
-        if start.elapsed() > limit {
-            let _ = c.kill();
-            panic!("pmixw run {args:?} did not finish in {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    c.wait_with_output().unwrap()
+    common::output_within(c, limit, &format!("pmixw run {args:?}"))
 }
 
 fn text(o: &ProcOutput) -> String {
@@ -134,14 +127,6 @@ fn every_dialect_a_422_client_can_be_steered_to() {
     }
 }
 
-struct Kill(Child);
-impl Drop for Kill {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn spawn_rank(exe: &PathBuf, env: Vec<(String, String)>, keep_uri: &str) -> Kill {
     let mut c = Command::new(exe);
     c.arg("all").stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -153,17 +138,8 @@ fn spawn_rank(exe: &PathBuf, env: Vec<(String, String)>, keep_uri: &str) -> Kill
     Kill(c.spawn().unwrap())
 }
 
-fn wait_out(mut k: Kill, limit: Duration) -> (bool, String) {
-    let start = Instant::now();
-    loop {
-        if let Some(st) = k.0.try_wait().unwrap() {
-            let mut out = String::new();
-            k.0.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-            return (st.success(), out);
-        }
-        assert!(start.elapsed() < limit, "a rank did not finish");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+fn wait_out(k: Kill, limit: Duration) -> (bool, String) {
+    common::finish(k, limit, "a rank")
 }
 
 /// Version negotiation by namespace: a job whose clients found only

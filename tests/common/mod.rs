@@ -75,3 +75,114 @@ pub fn connections(text: &str) -> Vec<(Vec<u8>, Vec<u8>, usize, usize)> {
         })
         .collect()
 }
+
+/// A child process killed when dropped, so no path leaves one behind.
+pub struct Kill(pub std::process::Child);
+
+impl Drop for Kill {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Wait for a child with a deadline; whether it succeeded, and its stdout
+/// as text. Past the deadline it is killed and the test fails, showing
+/// what it printed.
+pub fn finish(mut c: Kill, limit: std::time::Duration, what: &str) -> (bool, String) {
+    let start = std::time::Instant::now();
+    loop {
+        match c.0.try_wait() {
+            Ok(Some(st)) => {
+                let mut out = String::new();
+                if let Some(mut o) = c.0.stdout.take() {
+                    let _ = std::io::Read::read_to_string(&mut o, &mut out);
+                }
+                return (st.success(), out);
+            }
+            Ok(None) if start.elapsed() < limit => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            _ => {
+                let mut out = String::new();
+                let _ = c.0.kill();
+                if let Some(mut o) = c.0.stdout.take() {
+                    let _ = std::io::Read::read_to_string(&mut o, &mut out);
+                }
+                panic!("{what} did not finish in {limit:?}; its output:\n{out}");
+            }
+        }
+    }
+}
+
+/// Wait for a child with a deadline and collect its whole output (what it
+/// piped); past the deadline it is killed and the test fails.
+pub fn output_within(
+    mut c: std::process::Child,
+    limit: std::time::Duration,
+    what: &str,
+) -> std::process::Output {
+    let start = std::time::Instant::now();
+    while c.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = c.kill();
+            let _ = c.wait();
+            panic!("{what} did not finish in {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    c.wait_with_output().unwrap()
+}
+
+/// The lines a reader yields, as they come, on a channel (read by a thread
+/// that ends with the reader).
+pub fn lines_of(r: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(r).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// One connection of a shared capture file.
+pub struct Captured {
+    /// "<file> connection <n>", for messages.
+    pub ctx: String,
+    pub client: Vec<u8>,
+    pub server: Vec<u8>,
+    /// Messages each side sent.
+    pub nc: usize,
+    pub ns: usize,
+}
+
+/// Every connection of ../shared/captures in which the client sent
+/// something.
+pub fn shared_connections() -> Vec<Captured> {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/captures");
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(&dir).expect("shared/captures") {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !name.ends_with(".txt") || name.contains("child_env") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (i, (client, server, nc, ns)) in connections(&text).into_iter().enumerate() {
+            if nc > 0 {
+                out.push(Captured {
+                    ctx: format!("{name} connection {}", i + 1),
+                    client,
+                    server,
+                    nc,
+                    ns,
+                });
+            }
+        }
+    }
+    out
+}
