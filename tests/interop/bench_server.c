@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness.h"
+
 static pmix_status_t h_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
                              size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cb,
                              void *d) {
@@ -39,26 +41,6 @@ static pmix_server_module_t module = {
     .client_finalized = h_finalized,
     .fence_nb = h_fence,
 };
-
-static void done_cb(pmix_status_t status, void *cbdata) {
-    (void) status;
-    *(volatile int *) cbdata = 1;
-}
-
-static long peak_kib(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long v = -1;
-    while (f && fgets(line, sizeof line, f)) {
-        if (0 == strncmp(line, "VmHWM:", 6)) {
-            v = atol(line + 6);
-        }
-    }
-    if (f) {
-        fclose(f);
-    }
-    return v;
-}
 
 int main(int argc, char **argv) {
     if (argc != 3) {

@@ -6,20 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static long peak_kib(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long v = -1;
-    while (f && fgets(line, sizeof line, f)) {
-        if (0 == strncmp(line, "VmHWM:", 6)) {
-            v = atol(line + 6);
-        }
-    }
-    if (f) {
-        fclose(f);
-    }
-    return v;
-}
+#include "harness.h"
 
 int main(void) {
     pmix_proc_t me, p, wild;

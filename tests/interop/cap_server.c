@@ -22,6 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness.h"
+
 #define MAXPUB 32
 static struct {
     char key[PMIX_MAX_KEYLEN + 1];
@@ -359,11 +361,6 @@ static pmix_server_module_t module = {
     .push_stdin = h_stdin,
     .group = h_group,
 };
-
-static void done_cb(pmix_status_t status, void *cbdata) {
-    (void) status;
-    *(volatile int *) cbdata = 1;
-}
 
 static void wait_for(volatile int *flag) {
     for (int i = 0; i < 10000 && !*flag; i++) {
