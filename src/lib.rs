@@ -6,5 +6,6 @@ pub mod inspect;
 pub mod interop;
 pub mod relay;
 pub mod server;
+pub mod slurm;
 pub mod tool;
 pub mod verify;
