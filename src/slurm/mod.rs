@@ -25,14 +25,7 @@ pub const START_LIMIT: Duration = Duration::from_secs(40);
 const STOP_LIMIT: Duration = Duration::from_secs(10);
 
 /// The programs a cluster needs; [`missing`] names those not found.
-pub const PROGRAMS: &[&str] = &[
-    "munged",
-    "munge",
-    "slurmctld",
-    "slurmd",
-    "srun",
-    "sinfo",
-];
+pub const PROGRAMS: &[&str] = &["munged", "munge", "slurmctld", "slurmd", "srun", "sinfo"];
 
 /// Find a program on PATH, then in the sbin directories daemons live in
 /// (often not on a user's PATH).
