@@ -8,22 +8,6 @@ use pmix_wire::slurm::{self, Cluster};
 use std::process::Stdio;
 use std::time::Duration;
 
-/// The cluster, or None (and why) where Slurm is not installed; in CI a
-/// missing Slurm fails the test.
-pub fn cluster(nodes: usize) -> Option<Cluster> {
-    let miss = slurm::missing();
-    if !miss.is_empty() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI: Slurm is missing ({})",
-            miss.join(" ")
-        );
-        eprintln!("skipped: not installed: {}", miss.join(" "));
-        return None;
-    }
-    Some(Cluster::start(nodes).unwrap_or_else(|e| panic!("cannot start the cluster: {e}")))
-}
-
 fn srun(c: &Cluster, args: &[&str]) -> std::process::Output {
     let child = c
         .srun()
@@ -37,7 +21,7 @@ fn srun(c: &Cluster, args: &[&str]) -> std::process::Output {
 
 #[test]
 fn one_and_two_node_jobs_and_slurms_pmix_plugin() {
-    let Some(c) = cluster(2) else { return };
+    let Some(c) = slurm::for_test(2) else { return };
     let dir = c.dir().to_path_buf();
     // one node
     let o = srun(&c, &["-N", "1", "-n", "1", "printenv", "SLURMD_NODENAME"]);

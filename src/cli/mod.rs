@@ -4,6 +4,7 @@
 mod probe;
 mod query;
 mod run;
+mod run_pmi2;
 
 use pmix_codec::{BufferType, Dialect, Format};
 use pmix_types::{DataType, Value};
@@ -28,8 +29,9 @@ commands:
         --dump appends each side of connection N to DIR/conn-N.client and DIR/conn-N.server
   inspect --verify --client FILE --server FILE
         check that every message decodes typed and re-encodes byte for byte
-  run    -n N [--dialect D] [--timeout S] [--stats] PROG [ARGS...]
-        launch N ranks of PROG on this node under a pmix-wire PMIx server
+  run    -n N [--dialect D] [--timeout S] [--stats] [--cyclic] PROG [ARGS...]
+        launch N ranks of PROG on this node under a pmix-wire PMIx server; under
+        srun --mpi=pmi2 (one per node), one job of N ranks across the nodes (block, or --cyclic)
   probe  [--abort STATUS]
         run as each rank of a job under any PMIx launcher: check that PMIx works, one line per check
   query  [--pid PID | --nspace NS | --uri URI | --system] KEY...

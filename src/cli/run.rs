@@ -10,7 +10,7 @@ use std::process::{Child, Command, ExitCode};
 use std::time::{Duration, Instant};
 
 const USAGE: &str =
-    "usage: pmixw run -n N [--dialect v41|v4|v3|v21|v20] [--timeout SECONDS] PROG [ARGS...]";
+    "usage: pmixw run -n N [--dialect v41|v4|v3|v21|v20] [--timeout SECONDS] [--cyclic] PROG [ARGS...]";
 
 struct Job(Vec<Child>);
 impl Drop for Job {
@@ -40,6 +40,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let mut dialect: Option<&'static str> = None;
     let mut timeout: Option<Duration> = None;
     let mut stats = false;
+    let mut cyclic = false;
     let mut it = args.iter();
     let mut prog = Vec::new();
     while let Some(a) = it.next() {
@@ -57,6 +58,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                 )
             }
             "--stats" => stats = true,
+            "--cyclic" => cyclic = true,
             "--dialect" => dialect = Some(uri_var(&val("--dialect")?)?),
             "--timeout" => {
                 let s: f64 = val("--timeout")?
@@ -75,6 +77,17 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     }
     let n = n.filter(|n| *n > 0).ok_or(USAGE)?;
     let (exe, argv) = prog.split_first().ok_or(USAGE)?;
+    // started by a PMI-2 launcher (srun --mpi=pmi2): one job across the nodes
+    if std::env::var_os("PMI_FD").is_some() {
+        return super::run_pmi2::run(super::run_pmi2::Job {
+            n,
+            cyclic,
+            dialect,
+            timeout,
+            exe: exe.clone(),
+            argv: argv.to_vec(),
+        });
+    }
     let hostname = net::hostname();
     let nspace = format!("pmixw-{}", std::process::id());
     // tools (pquery, pps) find the server through files in the tmpdir

@@ -46,6 +46,23 @@ pub fn missing() -> Vec<&'static str> {
         .collect()
 }
 
+/// For live tests: the cluster, or None (after saying what is skipped)
+/// where Slurm is not installed. In CI (`CI=true`) a missing Slurm, like a
+/// cluster that does not start, panics: the test fails.
+pub fn for_test(nodes: usize) -> Option<Cluster> {
+    let miss = missing();
+    if !miss.is_empty() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI: Slurm is missing ({})",
+            miss.join(" ")
+        );
+        eprintln!("skipped: Slurm not installed ({})", miss.join(" "));
+        return None;
+    }
+    Some(Cluster::start(nodes).unwrap_or_else(|e| panic!("cannot start the Slurm cluster: {e}")))
+}
+
 fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
