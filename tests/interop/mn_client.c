@@ -9,7 +9,6 @@
  *                    (direct modex), then an event from rank 0 that every
  *                    other rank must see; prints "ok <check> <value>" or
  *                    "fail <check> <why>", exits 1 on any failure
- *   mn_client wireup init, put, commit, fence(collect), finalize (bench)
  *   mn_client abort  the last rank aborts with status 7 after a fence;
  *                    the others wait in a fence that never completes
  *   mn_client die    the last rank exits with status 3 without finalizing
@@ -211,16 +210,6 @@ int main(int argc, char **argv) {
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
     uint32_t n = get_u(&wild, PMIX_JOB_SIZE, &rc);
-    if (0 == strcmp(mode, "wireup")) {
-        put_commit("mn.w");
-        rc = fence(1);
-        if (PMIX_SUCCESS != rc) {
-            printf("fail fence %s\n", PMIx_Error_string(rc));
-            return 1;
-        }
-        PMIx_Finalize(NULL, 0);
-        return 0;
-    }
     if (0 == strcmp(mode, "abort") || 0 == strcmp(mode, "die")) {
         rc = fence(0);
         check("first_fence", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
