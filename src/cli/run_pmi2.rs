@@ -139,7 +139,7 @@ fn pmi_thread(mut pmi: Conn, me: usize, nodes: usize, work: Receiver<Work>, ev: 
                 data,
             } => {
                 seq += 1;
-                let r = fence(&mut pmi, seq, me, nodes, collect, &data).map_err(pmi_err);
+                let r = fence(&mut pmi, seq, me, nodes, collect, &data).map_err(|e| e.to_string());
                 let failed = r.is_err();
                 let _ = ev.send(Ev::FenceDone(request, r));
                 if failed {

@@ -1,0 +1,220 @@
+//! `pmixw run` against a PMI-2 server that misbehaves (issue 14, bad
+//! input): the test plays slurmstepd on a socket pair handed over as
+//! `PMI_FD`. A failed or malformed answer is a typed error and a clean end
+//! with a clear message; a server that never answers runs into the
+//! timeout; nothing hangs.
+
+mod common;
+
+use pmix_wire::pmi2::Message;
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::os::unix::io::AsRawFd;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Read one request: the PMI-1 init line, then length-prefixed bodies.
+fn request(s: &mut UnixStream, first: bool) -> Option<Message> {
+    let mut body = Vec::new();
+    if first {
+        let mut b = [0u8; 1];
+        while s.read_exact(&mut b).is_ok() && b[0] != b'\n' {
+            body.push(b[0]);
+        }
+        return Message::parse(&String::from_utf8_lossy(&body), &[' ']).ok();
+    }
+    let mut len = [0u8; 6];
+    s.read_exact(&mut len).ok()?;
+    let n: usize = String::from_utf8_lossy(&len).trim().parse().ok()?;
+    body.resize(n, 0);
+    s.read_exact(&mut body).ok()?;
+    Message::parse(&String::from_utf8_lossy(&body), &[';']).ok()
+}
+
+fn send(s: &mut UnixStream, body: &str) {
+    let _ = s.write_all(format!("{:<6}{body}", body.len()).as_bytes());
+}
+
+/// What the fake server does with one request: answer with this body,
+/// send these raw bytes, or stay silent.
+enum Act {
+    Body(String),
+    Raw(Vec<u8>),
+    Silent,
+}
+
+/// Run `pmixw run ARGS` as PMI task 0 of `size` with the test as its
+/// PMI-2 server; `act` answers every request after init.
+fn under_fake(
+    size: u32,
+    args: &[&str],
+    mut act: impl FnMut(&Message, &mut HashMap<String, String>) -> Act + Send + 'static,
+) -> (Output, Duration) {
+    let (mut ours, theirs) = UnixStream::pair().unwrap();
+    let fd = theirs.as_raw_fd();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixw"));
+    cmd.arg("run")
+        .args(args)
+        .env("PMI_FD", fd.to_string())
+        .env("PMI_JOBID", "77.0")
+        .env("PMI_RANK", "0")
+        .env("PMI_SIZE", size.to_string())
+        .env("PMIXW_PMI2_TIMEOUT", "2")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: between fork and exec only fcntl runs, which is
+    // async-signal-safe; it lets the child inherit its end of the pair.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::fcntl(fd, libc::F_SETFD, 0);
+            Ok(())
+        });
+    }
+    let start = Instant::now();
+    let child = cmd.spawn().unwrap();
+    drop(theirs);
+    std::thread::spawn(move || {
+        let mut kvs = HashMap::new();
+        if request(&mut ours, true).is_none() {
+            return;
+        }
+        let _ = ours.write_all(b"cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0\n");
+        while let Some(m) = request(&mut ours, false) {
+            match act(&m, &mut kvs) {
+                Act::Body(b) => send(&mut ours, &b),
+                Act::Raw(b) => {
+                    let _ = ours.write_all(&b);
+                }
+                Act::Silent => {}
+            }
+        }
+    });
+    let o = common::output_within(
+        child,
+        Duration::from_secs(60),
+        "pmixw run under a fake PMI-2",
+    );
+    (o, start.elapsed())
+}
+
+/// A well-behaved server for `size` tasks, with the KVS entries of the
+/// other (absent) nodes pre-filled by the caller.
+fn normal(m: &Message, kvs: &mut HashMap<String, String>, size: u32) -> String {
+    match m.cmd.as_str() {
+        "fullinit" => format!(
+            "cmd=fullinit-response;rc=0;pmi-version=2;pmi-subversion=0;rank=0;size={size};appnum=-1;debugged=FALSE;pmiverbose=FALSE;"
+        ),
+        "info-getjobattr" => format!(
+            "cmd=info-getjobattr-response;rc=0;found=TRUE;value=(vector,(0,{size},1));"
+        ),
+        "job-getid" => "cmd=job-getid-response;rc=0;jobid=77.0;".into(),
+        "kvs-put" => {
+            kvs.insert(
+                m.get("key").unwrap_or("").into(),
+                m.get("value").unwrap_or("").into(),
+            );
+            "cmd=kvs-put-response;rc=0;".into()
+        }
+        "kvs-fence" => "cmd=kvs-fence-response;rc=0;".into(),
+        "kvs-get" => match kvs.get(m.get("key").unwrap_or("")) {
+            Some(v) => format!("cmd=kvs-get-response;rc=0;found=TRUE;value={v};"),
+            None => "cmd=kvs-get-response;rc=0;found=FALSE;".into(),
+        },
+        "finalize" => "cmd=finalize-response;rc=0;".into(),
+        _ => "cmd=unknown;rc=1;".into(),
+    }
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn a_failed_answer_ends_cleanly_with_its_message() {
+    let (o, _) = under_fake(1, &["-n", "1", "true"], |m, kvs| match m.cmd.as_str() {
+        "fullinit" => Act::Body("cmd=fullinit-response;rc=14;errmsg=no such job;".into()),
+        _ => Act::Body(normal(m, kvs, 1)),
+    });
+    let e = stderr(&o);
+    assert!(!o.status.success(), "{e}");
+    assert!(
+        e.contains("fullinit-response failed with rc=14: no such job"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_malformed_answer_is_a_typed_error() {
+    let (o, _) = under_fake(1, &["-n", "1", "true"], |m, kvs| match m.cmd.as_str() {
+        "job-getid" => Act::Raw(b"12x4  cmd=job-getid-response;".to_vec()),
+        _ => Act::Body(normal(m, kvs, 1)),
+    });
+    let e = stderr(&o);
+    assert!(!o.status.success(), "{e}");
+    assert!(e.contains("malformed length prefix"), "{e}");
+    let (o, _) = under_fake(1, &["-n", "1", "true"], |m, kvs| match m.cmd.as_str() {
+        "info-getjobattr" => {
+            Act::Body("cmd=info-getjobattr-response;rc=0;found=TRUE;value=(vector,(0,5,2));".into())
+        }
+        _ => Act::Body(normal(m, kvs, 1)),
+    });
+    let e = stderr(&o);
+    assert!(!o.status.success(), "{e}");
+    assert!(e.contains("PMI_process_mapping"), "{e}");
+}
+
+#[test]
+fn a_server_that_never_answers_runs_into_the_timeout() {
+    let (o, took) = under_fake(1, &["-n", "1", "true"], |m, kvs| match m.cmd.as_str() {
+        "fullinit" => Act::Silent,
+        _ => Act::Body(normal(m, kvs, 1)),
+    });
+    let e = stderr(&o);
+    assert!(!o.status.success(), "{e}");
+    assert!(e.contains("no answer to fullinit within 2 s"), "{e}");
+    assert!(took < Duration::from_secs(30), "{took:?}");
+}
+
+/// Node 1 exists only as KVS entries and a listener that accepts the
+/// bridge; node 0's ranks reach a fence, which goes to PMI-2 and fails
+/// there: the job ends with status 1 and says why, at once.
+#[test]
+fn a_failed_fence_ends_the_job() {
+    let exe = pmix_wire::interop::build_c("mn_client", &pmix_wire::interop::default_out_dir())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        // hold node 0's bridge connection open, read and ignore it
+        if let Ok((mut s, _)) = l.accept() {
+            let mut b = [0u8; 4096];
+            while matches!(s.read(&mut b), Ok(n) if n > 0) {}
+        }
+    });
+    let mut fences = 0;
+    let exe_s = exe.display().to_string();
+    let (o, took) = under_fake(2, &["-n", "4", &exe_s, "abort"], move |m, kvs| {
+        kvs.entry("pmixw.boot.1".into())
+            .or_insert(format!("n2,127.0.0.1:{port}"));
+        match m.cmd.as_str() {
+            "kvs-fence" => {
+                fences += 1;
+                if fences == 2 {
+                    return Act::Body("cmd=kvs-fence-response;rc=5;errmsg=tree broken;".into());
+                }
+                Act::Body(normal(m, kvs, 2))
+            }
+            _ => Act::Body(normal(m, kvs, 2)),
+        }
+    });
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("kvs-fence-response failed with rc=5: tree broken"),
+        "{e}"
+    );
+    assert!(took < Duration::from_secs(30), "{took:?}");
+}
