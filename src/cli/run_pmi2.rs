@@ -296,9 +296,10 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     let (ev_tx, ev_rx) = channel();
     {
         let (tx, token) = (ev_tx.clone(), token.clone());
-        let expected = nodes.saturating_sub(1);
+        // (for the process's lifetime: a stray connection must not take
+        // the place of a node's)
         std::thread::spawn(move || {
-            for s in listener.incoming().take(expected).flatten() {
+            for s in listener.incoming().flatten() {
                 let (tx, token) = (tx.clone(), token.clone());
                 std::thread::spawn(move || read_peer(s, token, tx));
             }

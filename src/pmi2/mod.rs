@@ -511,6 +511,16 @@ mod tests {
             })
             .unwrap();
         assert_eq!(b, b"37    cmd=kvs-get;jobid=5.0;srcid=-1;key=k;");
+        // abort: no answer awaited; a ';' in the message cannot cross
+        let mut c = ready();
+        let b = c
+            .request(&Request::Abort {
+                world: true,
+                message: "a;b".into(),
+            })
+            .unwrap();
+        assert_eq!(b, b"31    cmd=abort;isworld=TRUE;msg=a,b;");
+        assert!(!c.waiting());
     }
 
     #[test]
