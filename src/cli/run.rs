@@ -148,16 +148,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                     );
                     aborted = Some(if st == 0 { 1 } else { st });
                 }
-                HostEvent::Log { data, .. } => {
-                    for i in data {
-                        if let pmix_types::Value::String(Some(s)) = &i.value {
-                            match i.key.to_string().as_str() {
-                                "pmix.log.stdout" => print!("{s}"),
-                                _ => eprint!("{s}"),
-                            }
-                        }
-                    }
-                }
+                HostEvent::Log { data, .. } => super::run_pmi2::print_log(&data),
                 HostEvent::Spawn { request, apps, .. } => {
                     // a new job of every app's ranks, in a namespace of its own
                     spawned_jobs += 1;

@@ -22,57 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checks.h"
+
 static pmix_proc_t me;
-static int failures = 0;
-
-static void check(const char *what, int good, const char *fmt, ...) {
-    char buf[1024] = "";
-    if (fmt) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(buf, sizeof buf, fmt, ap);
-        va_end(ap);
-    }
-    printf("%s %s %s\n", good ? "ok" : "fail", what, buf);
-    fflush(stdout);
-    if (!good) {
-        failures++;
-    }
-}
-
-static uint32_t get_u(const pmix_proc_t *p, const char *key, pmix_status_t *rc) {
-    pmix_value_t *v = NULL;
-    uint32_t out = 0;
-    *rc = PMIx_Get(p, key, NULL, 0, &v);
-    if (PMIX_SUCCESS == *rc && v) {
-        switch (v->type) {
-        case PMIX_UINT32: out = v->data.uint32; break;
-        case PMIX_UINT16: out = v->data.uint16; break;
-        case PMIX_PROC_RANK: out = v->data.rank; break;
-        default: *rc = PMIX_ERR_TYPE_MISMATCH;
-        }
-    }
-    if (v) {
-        PMIX_VALUE_RELEASE(v);
-    }
-    return out;
-}
-
-static char *get_s(const pmix_proc_t *p, const char *key, pmix_status_t *rc) {
-    pmix_value_t *v = NULL;
-    char *out = NULL;
-    *rc = PMIx_Get(p, key, NULL, 0, &v);
-    if (PMIX_SUCCESS == *rc && v && PMIX_STRING == v->type) {
-        out = strdup(v->data.string);
-    } else if (PMIX_SUCCESS == *rc) {
-        *rc = PMIX_ERR_TYPE_MISMATCH;
-    }
-    if (v) {
-        PMIX_VALUE_RELEASE(v);
-    }
-    return out;
-}
-
 static void put_commit(const char *prefix) {
     char key[64], val[256];
     pmix_value_t v;
@@ -95,7 +47,7 @@ static int get_all(const char *prefix, uint32_t n) {
         PMIX_LOAD_PROCID(&p, me.nspace, r);
         snprintf(key, sizeof key, "%s.%u", prefix, r);
         snprintf(want, sizeof want, "%s-of-%u-%0200d", prefix, r, 0);
-        char *s = get_s(&p, key, &rc);
+        char *s = get_str(&p, key, &rc);
         if (!(PMIX_SUCCESS == rc && s && 0 == strcmp(s, want))) {
             printf("fail get %s of %u: %s\n", key, r, PMIx_Error_string(rc));
             good = 0;
@@ -137,20 +89,20 @@ static void all(void) {
     pmix_status_t rc;
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
-    uint32_t n = get_u(&wild, PMIX_JOB_SIZE, &rc);
+    uint32_t n = get_u32(&wild, PMIX_JOB_SIZE, &rc);
     check("job_size", PMIX_SUCCESS == rc, "%u", n);
-    uint32_t nn = get_u(&wild, PMIX_NUM_NODES, &rc);
+    uint32_t nn = get_u32(&wild, PMIX_NUM_NODES, &rc);
     check("num_nodes", PMIX_SUCCESS == rc, "%u", nn);
-    uint32_t ls = get_u(&wild, PMIX_LOCAL_SIZE, &rc);
+    uint32_t ls = get_u32(&wild, PMIX_LOCAL_SIZE, &rc);
     check("local_size", PMIX_SUCCESS == rc, "%u", ls);
-    char *peers = get_s(&wild, PMIX_LOCAL_PEERS, &rc);
+    char *peers = get_str(&wild, PMIX_LOCAL_PEERS, &rc);
     check("local_peers", PMIX_SUCCESS == rc && peers, "%s", peers ? peers : "?");
     free(peers);
-    uint32_t lr = get_u(&me, PMIX_LOCAL_RANK, &rc);
+    uint32_t lr = get_u32(&me, PMIX_LOCAL_RANK, &rc);
     check("local_rank", PMIX_SUCCESS == rc, "%u %u", me.rank, lr);
-    uint32_t nr = get_u(&me, PMIX_NODE_RANK, &rc);
+    uint32_t nr = get_u32(&me, PMIX_NODE_RANK, &rc);
     check("node_rank", PMIX_SUCCESS == rc, "%u %u", me.rank, nr);
-    char *host = get_s(&me, PMIX_HOSTNAME, &rc);
+    char *host = get_str(&me, PMIX_HOSTNAME, &rc);
     check("hostname", PMIX_SUCCESS == rc && host, "%u %s", me.rank, host ? host : "?");
     free(host);
     char *nodes = NULL;
@@ -162,8 +114,8 @@ static void all(void) {
     for (uint32_t r = 0; r < n; r++) {
         pmix_proc_t p;
         PMIX_LOAD_PROCID(&p, me.nspace, r);
-        char *h = get_s(&p, PMIX_HOSTNAME, &rc);
-        uint32_t id = get_u(&p, PMIX_NODEID, &rc);
+        char *h = get_str(&p, PMIX_HOSTNAME, &rc);
+        uint32_t id = get_u32(&p, PMIX_NODEID, &rc);
         size_t l = strlen(line);
         snprintf(line + l, sizeof line - l, "%s%u:%s:%u", r ? " " : "", r, h ? h : "?", id);
         free(h);
@@ -209,7 +161,7 @@ int main(int argc, char **argv) {
     }
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
-    uint32_t n = get_u(&wild, PMIX_JOB_SIZE, &rc);
+    uint32_t n = get_u32(&wild, PMIX_JOB_SIZE, &rc);
     if (0 == strcmp(mode, "abort") || 0 == strcmp(mode, "die")) {
         rc = fence(0);
         check("first_fence", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
