@@ -167,6 +167,16 @@ fn a_malformed_answer_is_a_typed_error() {
 }
 
 #[test]
+fn fewer_ranks_than_nodes_is_refused() {
+    let (o, _) = under_fake(2, &["-n", "1", "true"], |m, kvs| {
+        Act::Body(normal(m, kvs, 2))
+    });
+    let e = stderr(&o);
+    assert!(!o.status.success(), "{e}");
+    assert!(e.contains("fewer ranks than the 2 nodes"), "{e}");
+}
+
+#[test]
 fn a_server_that_never_answers_runs_into_the_timeout() {
     let (o, took) = under_fake(1, &["-n", "1", "true"], |m, kvs| match m.cmd.as_str() {
         "fullinit" => Act::Silent,

@@ -248,6 +248,13 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         .unwrap_or(DEFAULT_PMI2_TIMEOUT);
     let mut pmi = Conn::from_env(limit).map_err(pmi_err)?;
     let (me, nodes) = (pmi.rank as usize, pmi.size as usize);
+    // a node without ranks could not take part in the job's fences
+    if (job.n as usize) < nodes {
+        return Err(format!(
+            "pmixw run: -n {} is fewer ranks than the {nodes} nodes of this PMI-2 job",
+            job.n
+        ));
+    }
     // one pmixw per node: two on a node would each claim the whole node
     if let Some(m) = pmi.job_attr("PMI_process_mapping").map_err(pmi_err)? {
         match pmi2::parse_mapping(&m, nodes) {
