@@ -8,7 +8,7 @@
 //!
 //! ```no_run
 //! let c = pmix_wire::slurm::Cluster::start(2)?;
-//! let out = c.srun().args(["-N", "2", "hostname"]).output()?;
+//! let out = c.srun().args(["-N", "2", "hostname"]).output().map_err(|e| e.to_string())?;
 //! assert!(out.status.success());
 //! c.stop();
 //! # Ok::<(), String>(())
