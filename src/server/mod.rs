@@ -187,6 +187,8 @@ struct Conn {
     finalized: bool,
     /// Event codes this client registered for; `Some(empty)`: all events.
     events: Option<Vec<i32>>,
+    /// It has been sent every committed peer's data in one GET reply.
+    bulk_sent: bool,
 }
 
 #[derive(Default)]
@@ -408,6 +410,7 @@ impl Server {
                 state: ConnState::Handshake,
                 finalized: false,
                 events: None,
+                bulk_sent: false,
             },
         );
         id
@@ -1552,11 +1555,47 @@ impl Server {
         let r = match Self::blob(&fmt, &Proc::new(&target.0, target.1), &kv) {
             Some(b) => Reply::Get {
                 status: codes::PMIX_SUCCESS,
-                blobs: vec![b],
+                blobs: std::iter::once(b).chain(self.bulk(id, target)).collect(),
             },
             None => Reply::Status(codes::PMIX_ERR_BAD_PARAM),
         };
         self.reply(id, t, &r);
+    }
+
+    /// In a job spanning nodes, the first GET reply a rank of the job gets
+    /// also carries every other committed rank's data (what that rank may
+    /// see: LOCAL and GLOBAL keys of ranks here, REMOTE and GLOBAL of ranks
+    /// elsewhere), one byte object each. libpmix's hash gds stores every
+    /// byte object under its proc and answers later GETs for those ranks
+    /// from that cache (protocol.md §7.3), so a rank's wireup costs one
+    /// round trip instead of one per peer; libpmix's own server gets the
+    /// same effect from its shared-memory store.
+    fn bulk(&mut self, id: ConnId, target: &(String, u32)) -> Vec<Bytes> {
+        let Some(Conn {
+            state: ConnState::Client { proc, fmt },
+            bulk_sent,
+            ..
+        }) = self.conns.get_mut(&id)
+        else {
+            return Vec::new();
+        };
+        let Some(j) = self.jobs.get(&target.0) else {
+            return Vec::new();
+        };
+        if *bulk_sent || j.nodes.is_none() || proc.nspace.to_string() != target.0 {
+            return Vec::new();
+        }
+        *bulk_sent = true;
+        let (fmt, me) = (*fmt, proc.rank);
+        j.ranks
+            .iter()
+            .enumerate()
+            .filter(|(r, st)| st.committed && *r as u32 != target.1 && *r as u32 != me)
+            .filter_map(|(r, st)| {
+                let kv = if st.elsewhere { &st.remote } else { &st.local };
+                Self::blob(&fmt, &Proc::new(&target.0, r as u32), kv)
+            })
+            .collect()
     }
 
     fn resolve_gets(&mut self, target: &(String, u32)) {
