@@ -338,6 +338,8 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             .find_map(|sa| TcpStream::connect_timeout(&sa, limit.min(Duration::from_secs(30))).ok())
             .ok_or_else(|| format!("pmixw run: cannot reach node {j} ({}) at {a}", names[j]))?;
         let _ = s.set_nodelay(true);
+        // a node that stops reading cannot stall this one for longer
+        let _ = s.set_write_timeout(Some(limit));
         peers.0.push(Some(s));
         peers.send(
             j,
