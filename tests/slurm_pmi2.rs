@@ -133,6 +133,23 @@ fn libpmix_clients_see_one_job_across_two_nodes() {
     let Some(c) = slurm::for_test(2) else { return };
     battery(&c, false);
     battery(&c, true);
+    // one node under PMI-2: the same job, nothing to bridge
+    let exe = mn_client();
+    let child = c
+        .srun()
+        .args(["--mpi=pmi2", "-N", "1", "-n", "1"])
+        .arg(env!("CARGO_BIN_EXE_pmixw"))
+        .args(["run", "-n", "3", &exe, "all"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = common::output_within(child, Duration::from_secs(90), "one node");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert_eq!(lines_with(&out, "ok local_peers 0,1,2").len(), 3, "{out}");
+    assert_eq!(lines_with(&out, "ok get_collected 3").len(), 3, "{out}");
+    assert_eq!(lines_with(&out, "ok resolve_nodes n1").len(), 3, "{out}");
     c.stop();
 }
 
