@@ -228,3 +228,40 @@ fn a_failed_fence_ends_the_job() {
     );
     assert!(took < Duration::from_secs(30), "{took:?}");
 }
+
+/// Node 1's host goes away without a word (its connection closes before
+/// it said Done or End): node 0 ends the job instead of waiting in a fence
+/// that can never complete.
+#[test]
+fn a_lost_node_ends_the_job() {
+    let exe = pmix_wire::interop::build_c("mn_client", &pmix_wire::interop::default_out_dir())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        // take node 0's hello, wait until its ranks are up, then vanish
+        if let Ok((mut s, _)) = l.accept() {
+            let mut b = [0u8; 4096];
+            let _ = s.read(&mut b);
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    });
+    let exe_s = exe.display().to_string();
+    let (o, took) = under_fake(2, &["-n", "4", &exe_s, "abort"], move |m, kvs| {
+        kvs.entry("pmixw.boot.1".into())
+            .or_insert(format!("n2,127.0.0.1:{port}"));
+        match m.cmd.as_str() {
+            // the job's fences never complete: only the lost node ends it
+            "kvs-fence" if kvs.contains_key("pmixw.token.seen") => Act::Silent,
+            "kvs-fence" => {
+                kvs.insert("pmixw.token.seen".into(), String::new());
+                Act::Body(normal(m, kvs, 2))
+            }
+            _ => Act::Body(normal(m, kvs, 2)),
+        }
+    });
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("lost node 1 (n2)"), "{e}");
+    assert!(took < Duration::from_secs(30), "{took:?}");
+}

@@ -60,7 +60,11 @@ pub fn placement(n: u32, nodes: u32, cyclic: bool) -> Vec<Vec<u32>> {
 /// Something for the main loop.
 enum Ev {
     Peer(usize, Msg),
+    /// A node's connection to us ended (after all it sent).
     PeerGone(usize),
+    /// Our connection to a node ended: it is gone, unless its own
+    /// connection to us (which reports in order) is open.
+    Unreachable(usize),
     FenceDone(u64, Result<Vec<u8>, String>),
     Finalized,
 }
@@ -168,7 +172,14 @@ fn read_peer(mut s: TcpStream, token: String, ev: Sender<Ev>) {
         while let Some(m) = f.next_msg() {
             match (m, node) {
                 (Ok(Msg::Hello { token: t, node: j }), None) if t == token => {
-                    node = Some(j as usize)
+                    node = Some(j as usize);
+                    let hello = Msg::Hello {
+                        token: String::new(),
+                        node: j,
+                    };
+                    if ev.send(Ev::Peer(j as usize, hello)).is_err() {
+                        return;
+                    }
                 }
                 (Ok(m), Some(j)) => {
                     if ev.send(Ev::Peer(j, m)).is_err() {
@@ -340,6 +351,15 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         let _ = s.set_nodelay(true);
         // a node that stops reading cannot stall this one for longer
         let _ = s.set_write_timeout(Some(limit));
+        // it never writes here: the connection ending is the node's end
+        if let Ok(mut r) = s.try_clone() {
+            let tx = ev_tx.clone();
+            std::thread::spawn(move || {
+                let mut b = [0u8; 64];
+                while matches!(r.read(&mut b), Ok(n) if n > 0) {}
+                let _ = tx.send(Ev::Unreachable(j));
+            });
+        }
         peers.0.push(Some(s));
         peers.send(
             j,
@@ -394,6 +414,8 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         }
     }
     let start = Instant::now();
+    // nodes whose own connection to us is open (they report their end on it)
+    let mut heard = vec![false; nodes];
     let mut done = vec![false; nodes];
     done[me] = true;
     // direct-modex requests of other nodes for ranks not yet committed
@@ -548,7 +570,12 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     ending = Some((status, format!("node {j} ({}): {message}", names[j]), false));
                 }
                 Ev::Peer(j, Msg::Done) => done[j] = true,
-                Ev::Peer(_, Msg::Hello { .. }) => {}
+                Ev::Peer(j, Msg::Hello { .. }) => heard[j] = true,
+                Ev::Unreachable(j) => {
+                    if !heard[j] && !done[j] && ending.is_none() {
+                        ending = Some((1, format!("lost node {j} ({})", names[j]), true));
+                    }
+                }
                 Ev::PeerGone(j) => {
                     if !done[j] && ending.is_none() {
                         ending = Some((1, format!("lost node {j} ({})", names[j]), true));
