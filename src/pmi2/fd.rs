@@ -86,7 +86,7 @@ impl Conn {
             .write_all(&bytes)
             .map_err(|e| Error::Io(format!("{}: {e}", r.name())))?;
         if !self.client.waiting() {
-            return Ok(Response::Finalize);
+            return Ok(Response::Sent);
         }
         let deadline = Instant::now() + self.timeout;
         let mut buf = [0u8; 8192];

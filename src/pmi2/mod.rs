@@ -96,6 +96,8 @@ pub enum Response {
     /// The value, if the key exists.
     KvsGet(Option<String>),
     Finalize,
+    /// A request the server does not answer (abort) was sent.
+    Sent,
 }
 
 impl Request {
