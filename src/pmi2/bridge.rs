@@ -268,6 +268,22 @@ mod tests {
         assert_eq!(got, all());
     }
 
+    proptest::proptest! {
+        /// Any byte stream: messages, errors or a wait for more, never a panic.
+        #[test]
+        fn any_stream_is_messages_or_errors(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
+            let mut f = Framer::default();
+            f.push(&data);
+            for _ in 0..64 {
+                match f.next_msg() {
+                    None | Some(Err(_)) => break,
+                    Some(Ok(_)) => {}
+                }
+            }
+            let _ = Msg::decode(&data);
+        }
+    }
+
     #[test]
     fn hostile_frames_are_errors() {
         let mut f = Framer::default();

@@ -436,6 +436,10 @@ pub fn parse_mapping(s: &str, max: usize) -> Option<Vec<u32>> {
         let [first, nodes, tasks] = nums[..] else {
             return None;
         };
+        // every node below yields a task, so the loop ends by `max`
+        if tasks == 0 || nodes == 0 {
+            continue;
+        }
         for node in first..first.checked_add(nodes)? {
             for _ in 0..tasks {
                 if out.len() >= max {
@@ -634,6 +638,23 @@ mod tests {
         assert!(!c.waiting());
     }
 
+    proptest::proptest! {
+        /// Whatever the server sends: an answer, None or an error, never a
+        /// panic; and no allocation beyond the bytes given.
+        #[test]
+        fn any_bytes_are_an_answer_or_an_error(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
+            let mut c = ready();
+            c.request(&Request::KvsGet { jobid: "1".into(), key: "k".into() }).unwrap();
+            c.received(&data);
+            let _ = c.poll();
+            let mut fresh = Client::new();
+            fresh.request(&Request::Init).unwrap();
+            fresh.received(&data);
+            let _ = fresh.poll();
+            let _ = parse_mapping(&String::from_utf8_lossy(&data), 64);
+        }
+    }
+
     #[test]
     fn mappings_and_blobs() {
         assert_eq!(parse_mapping("(vector,(0,2,1))", 64), Some(vec![0, 1]));
@@ -647,6 +668,9 @@ mod tests {
         );
         assert_eq!(parse_mapping("(vector,(0,99999999,99999999))", 64), None);
         assert_eq!(parse_mapping("(vector,(0,2))", 64), None);
+        // no work from a count alone
+        let huge = format!("(vector,(0,{},0),(0,1,1))", u64::MAX - 1);
+        assert_eq!(parse_mapping(&huge, 64), Some(vec![0]));
         assert_eq!(parse_mapping("garbage", 64), None);
         let data: Vec<u8> = (0..5000u32).map(|i| (i * 7) as u8).collect();
         let enc = encode_blob(&data);
