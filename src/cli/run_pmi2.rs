@@ -11,7 +11,7 @@
 //! status. Facts and evidence: spec-notes/pmi2.md.
 
 use pmix_types::status::codes;
-use pmix_wire::pmi2::bridge::{Framer, Msg};
+use pmix_wire::pmi2::bridge::{Framer, Msg, MAX_HELLO};
 use pmix_wire::pmi2::fd::Conn;
 use pmix_wire::pmi2::{self, Request, Response};
 use pmix_wire::server::{net, HostEvent, JobSpec, NodeMap, Server, RANK_WILDCARD};
@@ -169,6 +169,10 @@ fn read_peer(mut s: TcpStream, token: String, ev: Sender<Ev>) {
             Ok(n) => n,
         };
         f.push(&buf[..n]);
+        // a stranger cannot make us hold a big frame
+        if node.is_none() && f.buffered() > MAX_HELLO {
+            return;
+        }
         while let Some(m) = f.next_msg() {
             match (m, node) {
                 (Ok(Msg::Hello { token: t, node: j }), None) if t == token => {

@@ -15,6 +15,9 @@ use pmix_types::{DataType, Hex, Info, PString, Proc, Value};
 /// many times over); larger is refused before anything is buffered.
 pub const MAX_FRAME: usize = 64 << 20;
 
+/// What a connection may send before its Hello has been checked.
+pub const MAX_HELLO: usize = 4096;
+
 /// One message between the nodes' hosts.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Msg {
@@ -197,6 +200,11 @@ pub struct Framer {
 impl Framer {
     pub fn push(&mut self, data: &[u8]) {
         self.buf.extend_from_slice(data);
+    }
+
+    /// Bytes held for messages not yet complete.
+    pub fn buffered(&self) -> usize {
+        self.buf.len()
     }
 
     /// The next whole message; an oversize or unparsable frame is an error
