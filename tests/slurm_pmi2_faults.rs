@@ -265,3 +265,60 @@ fn a_lost_node_ends_the_job() {
     assert!(e.contains("lost node 1 (n2)"), "{e}");
     assert!(took < Duration::from_secs(30), "{took:?}");
 }
+
+/// Strangers on node 0's bridge port (garbage, a wrong token, a huge
+/// frame announced) are dropped without disturbing the job, which ends
+/// with its ranks' status 0.
+#[test]
+fn strangers_on_the_bridge_are_dropped() {
+    use pmix_wire::pmi2::bridge::Msg;
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        if let Ok((mut s, _)) = l.accept() {
+            let mut b = [0u8; 4096];
+            while matches!(s.read(&mut b), Ok(n) if n > 0) {}
+        }
+    });
+    let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+    let strangers = std::thread::spawn(move || {
+        let addr: String = addr_rx.recv().unwrap();
+        let mut sent = 0;
+        let wrong = Msg::Hello {
+            token: "not-the-token".into(),
+            node: 1,
+        };
+        for bytes in [
+            vec![0x5a; 10_000],
+            wrong.encode(),
+            (u32::MAX - 1).to_be_bytes().to_vec(),
+        ] {
+            if let Ok(mut s) = std::net::TcpStream::connect(&addr) {
+                let _ = s.write_all(&bytes);
+                // dropped by node 0: its end closes
+                let _ = s.set_read_timeout(Some(Duration::from_secs(10)));
+                let mut b = [0u8; 16];
+                if matches!(s.read(&mut b), Ok(0)) {
+                    sent += 1;
+                }
+            }
+        }
+        sent
+    });
+    let mut told = false;
+    let (o, _) = under_fake(2, &["-n", "2", "sleep", "2"], move |m, kvs| {
+        kvs.entry("pmixw.boot.1".into())
+            .or_insert(format!("n2,127.0.0.1:{port}"));
+        if m.cmd == "kvs-fence" && !told {
+            if let Some(v) = kvs.get("pmixw.boot.0") {
+                let port = v.rsplit_once(':').unwrap().1.to_string();
+                let _ = addr_tx.send(format!("127.0.0.1:{port}"));
+                told = true;
+            }
+        }
+        Act::Body(normal(m, kvs, 2))
+    });
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    assert_eq!(strangers.join().unwrap(), 3, "every stranger was dropped");
+}
