@@ -259,3 +259,39 @@ fn open_mpi_programs_run_across_two_nodes() {
     }
     c.stop();
 }
+
+/// Three nodes, 5 ranks (block: 2, 2, 1): every rank sees the job and
+/// every other rank's data, collected and by direct modex.
+#[test]
+fn three_nodes_with_an_uneven_share() {
+    let Some(c) = slurm::for_test(3) else { return };
+    let exe = mn_client();
+    let child = c
+        .srun()
+        .args(["--mpi=pmi2", "-N", "3", "--ntasks-per-node=1"])
+        .arg(env!("CARGO_BIN_EXE_pmixw"))
+        .args(["run", "-n", "5", "--timeout", "90", &exe, "all"])
+        .env("PMIXW_PMI2_TIMEOUT", "60")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = common::output_within(child, Duration::from_secs(120), "three nodes");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}\n{}", c.logs());
+    assert_eq!(lines_with(&out, "ok job_size 5").len(), 5, "{out}");
+    assert_eq!(lines_with(&out, "ok num_nodes 3").len(), 5, "{out}");
+    assert_eq!(
+        lines_with(&out, "ok resolve_nodes n1,n2,n3").len(),
+        5,
+        "{out}"
+    );
+    for (peers, n) in [("0,1", 2), ("2,3", 2), ("4", 1)] {
+        let want = format!("ok local_peers {peers}");
+        assert_eq!(out.lines().filter(|l| *l == want).count(), n, "{out}");
+    }
+    assert_eq!(lines_with(&out, "ok get_collected 5").len(), 5, "{out}");
+    assert_eq!(lines_with(&out, "ok get_direct 5").len(), 5, "{out}");
+    assert_eq!(lines_with(&out, "ok event_delivered").len(), 4, "{out}");
+    c.stop();
+}
