@@ -180,6 +180,8 @@ enum ConnState {
 }
 
 struct Conn {
+    /// It has been sent every committed peer's data in one GET reply.
+    bulk_sent: bool,
     dec: FrameDecoder,
     /// The credential of its handshake (native: euid and egid, host order).
     credential: Bytes,
@@ -187,8 +189,6 @@ struct Conn {
     finalized: bool,
     /// Event codes this client registered for; `Some(empty)`: all events.
     events: Option<Vec<i32>>,
-    /// It has been sent every committed peer's data in one GET reply.
-    bulk_sent: bool,
 }
 
 #[derive(Default)]
@@ -405,12 +405,12 @@ impl Server {
         self.conns.insert(
             id,
             Conn {
+                bulk_sent: false,
                 dec: FrameDecoder::new(HeaderOrder::Little, self.max_message),
                 credential: Bytes::new(),
                 state: ConnState::Handshake,
                 finalized: false,
                 events: None,
-                bulk_sent: false,
             },
         );
         id
