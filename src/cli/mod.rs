@@ -29,9 +29,8 @@ commands:
         --dump appends each side of connection N to DIR/conn-N.client and DIR/conn-N.server
   inspect --verify --client FILE --server FILE
         check that every message decodes typed and re-encodes byte for byte
-  run    -n N [--dialect D] [--timeout S] [--stats] [--cyclic] PROG [ARGS...]
-        launch N ranks of PROG on this node under a pmix-wire PMIx server; under
-        srun --mpi=pmi2 (one per node), one job of N ranks across the nodes (block, or --cyclic)
+  run    -n N [--dialect D] [--timeout S] [--stats] PROG [ARGS...]
+        launch N ranks of PROG on this node under a pmix-wire PMIx server
   probe  [--abort STATUS]
         run as each rank of a job under any PMIx launcher: check that PMIx works, one line per check
   query  [--pid PID | --nspace NS | --uri URI | --system] KEY...
@@ -40,7 +39,10 @@ commands:
         run the interop matrix against the system libpmix (and keep its vectors)
 
 TYPE is a type name with or without PMIX_, any case (BOOL, pmix_info), or its code.
-D is one of v12 v20 v21 v3 v4 v41 v51 v61 v7 (default v41).";
+D is one of v12 v20 v21 v3 v4 v41 v51 v61 v7 (default v41).
+
+Across nodes: started once per node by srun --mpi=pmi2 (PMI_FD set), `pmixw run -n N`
+runs one job of N ranks over all the nodes, block placement or `--cyclic`.";
 
 /// Parsed common options.
 struct Opts {
