@@ -10,7 +10,7 @@ use std::process::{Child, Command, ExitCode};
 use std::time::{Duration, Instant};
 
 const USAGE: &str =
-    "usage: pmixw run -n N [--dialect v41|v4|v3|v21|v20] [--timeout SECONDS] [--cyclic] PROG [ARGS...]";
+    "usage: pmixw run -n N [--dialect v41|v4|v3|v21|v20] [--timeout SECONDS] PROG [ARGS...]";
 
 struct Job(Vec<Child>);
 impl Drop for Job {
@@ -36,11 +36,11 @@ fn uri_var(d: &str) -> Result<&'static str, String> {
 }
 
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    let mut cyclic = false;
     let mut n: Option<u32> = None;
     let mut dialect: Option<&'static str> = None;
     let mut timeout: Option<Duration> = None;
     let mut stats = false;
-    let mut cyclic = false;
     let mut it = args.iter();
     let mut prog = Vec::new();
     while let Some(a) = it.next() {
@@ -57,8 +57,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                         .map_err(|_| format!("-n: a count\n{USAGE}"))?,
                 )
             }
-            "--stats" => stats = true,
+            // across nodes (PMI-2): rank r on node r % nodes
             "--cyclic" => cyclic = true,
+            "--stats" => stats = true,
             "--dialect" => dialect = Some(uri_var(&val("--dialect")?)?),
             "--timeout" => {
                 let s: f64 = val("--timeout")?
