@@ -3,8 +3,8 @@
 
 pub mod client;
 pub mod inspect;
-pub mod pmi2;
 pub mod interop;
+pub mod pmi2;
 pub mod relay;
 pub mod server;
 pub mod slurm;
