@@ -132,6 +132,40 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// The mn_client test program.
+fn mn_client() -> String {
+    pmix_wire::interop::build_c("mn_client", &pmix_wire::interop::default_out_dir())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .display()
+        .to_string()
+}
+
+/// Node 1 as only a listener for node 0's bridge connection: it reads
+/// until node 0 closes it, or (`vanish`) takes the hello, waits half a
+/// second and closes. Its port.
+fn node1(vanish: bool) -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        if let Ok((mut s, _)) = l.accept() {
+            let mut b = [0u8; 4096];
+            if vanish {
+                let _ = s.read(&mut b);
+                std::thread::sleep(Duration::from_millis(500));
+            } else {
+                while matches!(s.read(&mut b), Ok(n) if n > 0) {}
+            }
+        }
+    });
+    port
+}
+
+/// Node 1's entry in the KVS, pointing at `port`.
+fn boot1(kvs: &mut HashMap<String, String>, port: u16) {
+    kvs.entry("pmixw.boot.1".into())
+        .or_insert(format!("n2,127.0.0.1:{port}"));
+}
+
 #[test]
 fn a_failed_answer_ends_cleanly_with_its_message() {
     let (o, _) = under_fake(1, &["-n", "1", "true"], |m, kvs| match m.cmd.as_str() {
@@ -193,22 +227,11 @@ fn a_server_that_never_answers_runs_into_the_timeout() {
 /// there: the job ends with status 1 and says why, at once.
 #[test]
 fn a_failed_fence_ends_the_job() {
-    let exe = pmix_wire::interop::build_c("mn_client", &pmix_wire::interop::default_out_dir())
-        .unwrap_or_else(|e| panic!("{e}"));
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        // hold node 0's bridge connection open, read and ignore it
-        if let Ok((mut s, _)) = l.accept() {
-            let mut b = [0u8; 4096];
-            while matches!(s.read(&mut b), Ok(n) if n > 0) {}
-        }
-    });
+    let port = node1(false);
     let mut fences = 0;
-    let exe_s = exe.display().to_string();
-    let (o, took) = under_fake(2, &["-n", "4", &exe_s, "abort"], move |m, kvs| {
-        kvs.entry("pmixw.boot.1".into())
-            .or_insert(format!("n2,127.0.0.1:{port}"));
+    let exe = mn_client();
+    let (o, took) = under_fake(2, &["-n", "4", &exe, "abort"], move |m, kvs| {
+        boot1(kvs, port);
         match m.cmd.as_str() {
             "kvs-fence" => {
                 fences += 1;
@@ -234,22 +257,10 @@ fn a_failed_fence_ends_the_job() {
 /// that can never complete.
 #[test]
 fn a_lost_node_ends_the_job() {
-    let exe = pmix_wire::interop::build_c("mn_client", &pmix_wire::interop::default_out_dir())
-        .unwrap_or_else(|e| panic!("{e}"));
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        // take node 0's hello, wait until its ranks are up, then vanish
-        if let Ok((mut s, _)) = l.accept() {
-            let mut b = [0u8; 4096];
-            let _ = s.read(&mut b);
-            std::thread::sleep(Duration::from_millis(500));
-        }
-    });
-    let exe_s = exe.display().to_string();
-    let (o, took) = under_fake(2, &["-n", "4", &exe_s, "abort"], move |m, kvs| {
-        kvs.entry("pmixw.boot.1".into())
-            .or_insert(format!("n2,127.0.0.1:{port}"));
+    let port = node1(true);
+    let exe = mn_client();
+    let (o, took) = under_fake(2, &["-n", "4", &exe, "abort"], move |m, kvs| {
+        boot1(kvs, port);
         match m.cmd.as_str() {
             // the job's fences never complete: only the lost node ends it
             "kvs-fence" if kvs.contains_key("pmixw.token.seen") => Act::Silent,
@@ -272,14 +283,7 @@ fn a_lost_node_ends_the_job() {
 #[test]
 fn strangers_on_the_bridge_are_dropped() {
     use pmix_wire::pmi2::bridge::Msg;
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        if let Ok((mut s, _)) = l.accept() {
-            let mut b = [0u8; 4096];
-            while matches!(s.read(&mut b), Ok(n) if n > 0) {}
-        }
-    });
+    let port = node1(false);
     let (addr_tx, addr_rx) = std::sync::mpsc::channel();
     let strangers = std::thread::spawn(move || {
         let addr: String = addr_rx.recv().unwrap();
@@ -307,8 +311,7 @@ fn strangers_on_the_bridge_are_dropped() {
     });
     let mut told = false;
     let (o, _) = under_fake(2, &["-n", "2", "sleep", "2"], move |m, kvs| {
-        kvs.entry("pmixw.boot.1".into())
-            .or_insert(format!("n2,127.0.0.1:{port}"));
+        boot1(kvs, port);
         if m.cmd == "kvs-fence" && !told {
             if let Some(v) = kvs.get("pmixw.boot.0") {
                 let port = v.rsplit_once(':').unwrap().1.to_string();
