@@ -60,7 +60,16 @@ pub fn for_test(nodes: usize) -> Option<Cluster> {
         eprintln!("skipped: Slurm not installed ({})", miss.join(" "));
         return None;
     }
-    Some(Cluster::start(nodes).unwrap_or_else(|e| panic!("cannot start the Slurm cluster: {e}")))
+    // a port chosen free can be taken by another process before the
+    // daemon binds it: a second and third try get fresh ports
+    let mut last = String::new();
+    for _ in 0..3 {
+        match Cluster::start(nodes) {
+            Ok(c) => return Some(c),
+            Err(e) => last = e,
+        }
+    }
+    panic!("cannot start the Slurm cluster: {last}")
 }
 
 fn free_port() -> std::io::Result<u16> {
