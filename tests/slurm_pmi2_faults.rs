@@ -51,6 +51,15 @@ enum Act {
 fn under_fake(
     size: u32,
     args: &[&str],
+    act: impl FnMut(&Message, &mut HashMap<String, String>) -> Act + Send + 'static,
+) -> (Output, Duration) {
+    under_fake_env(size, args, &[], act)
+}
+
+fn under_fake_env(
+    size: u32,
+    args: &[&str],
+    env: &[(&str, &str)],
     mut act: impl FnMut(&Message, &mut HashMap<String, String>) -> Act + Send + 'static,
 ) -> (Output, Duration) {
     let (mut ours, theirs) = UnixStream::pair().unwrap();
@@ -63,6 +72,7 @@ fn under_fake(
         .env("PMI_RANK", "0")
         .env("PMI_SIZE", size.to_string())
         .env("PMIXW_PMI2_TIMEOUT", "2")
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     // SAFETY: between fork and exec only fcntl runs, which is
@@ -263,9 +273,9 @@ fn a_lost_node_ends_the_job() {
         boot1(kvs, port);
         match m.cmd.as_str() {
             // the job's fences never complete: only the lost node ends it
-            "kvs-fence" if kvs.contains_key("pmixw.token.seen") => Act::Silent,
+            "kvs-fence" if kvs.contains_key("booted") => Act::Silent,
             "kvs-fence" => {
-                kvs.insert("pmixw.token.seen".into(), String::new());
+                kvs.insert("booted".into(), String::new());
                 Act::Body(normal(m, kvs, 2))
             }
             _ => Act::Body(normal(m, kvs, 2)),
@@ -324,4 +334,33 @@ fn strangers_on_the_bridge_are_dropped() {
     let e = stderr(&o);
     assert!(o.status.success(), "{e}");
     assert_eq!(strangers.join().unwrap(), 3, "every stranger was dropped");
+}
+
+/// A job's fence waits for its slowest node longer than any other PMI-2
+/// answer, but not forever: `PMIXW_PMI2_FENCE_TIMEOUT` (or `--timeout`).
+#[test]
+fn a_fence_that_never_completes_runs_into_its_own_timeout() {
+    let port = node1(false);
+    let exe = mn_client();
+    let (o, took) = under_fake_env(
+        2,
+        &["-n", "4", &exe, "abort"],
+        &[("PMIXW_PMI2_FENCE_TIMEOUT", "3")],
+        move |m, kvs| {
+            boot1(kvs, port);
+            match m.cmd.as_str() {
+                "kvs-fence" if kvs.contains_key("booted") => Act::Silent,
+                "kvs-fence" => {
+                    kvs.insert("booted".into(), String::new());
+                    Act::Body(normal(m, kvs, 2))
+                }
+                _ => Act::Body(normal(m, kvs, 2)),
+            }
+        },
+    );
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    // 3 s, not the 2 s of other answers
+    assert!(e.contains("no answer to kvs-fence within 3 s"), "{e}");
+    assert!(took < Duration::from_secs(30), "{took:?}");
 }

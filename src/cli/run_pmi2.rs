@@ -21,9 +21,20 @@ use std::process::{Child, Command, ExitCode};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::time::{Duration, Instant};
 
-/// How long any PMI-2 answer may take (a fence waits for the slowest
-/// node): `PMIXW_PMI2_TIMEOUT` seconds, else this.
-pub const DEFAULT_PMI2_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long a PMI-2 answer may take: `PMIXW_PMI2_TIMEOUT` seconds, else
+/// this. A job's fence waits for its slowest rank, which may compute for
+/// hours first: it waits for the job's `--timeout`, else
+/// `PMIXW_PMI2_FENCE_TIMEOUT` seconds, else [`DEFAULT_FENCE_TIMEOUT`] (a
+/// node that fails meanwhile ends the job through the bridge at once).
+pub const DEFAULT_PMI2_TIMEOUT: Duration = Duration::from_secs(60);
+pub const DEFAULT_FENCE_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
+
+fn secs_var(name: &str) -> Option<Duration> {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .map(|s| Duration::from_secs_f64(s.max(0.001)))
+}
 
 /// What the job's ranks are and how they are started.
 pub struct Job {
@@ -93,6 +104,7 @@ fn random_token() -> String {
 /// collective, then every node's contribution in node order.
 fn fence(
     pmi: &mut Conn,
+    limit: Duration,
     seq: u64,
     me: usize,
     nodes: usize,
@@ -107,7 +119,7 @@ fn fence(
         }
         pmi.put(&format!("pmixw.f{seq}.{me}"), &parts.len().to_string())?;
     }
-    pmi.fence()?;
+    pmi.fence_within(limit)?;
     let mut all = Vec::new();
     if collect {
         for j in 0..nodes {
@@ -133,7 +145,14 @@ fn fence(
     Ok(all)
 }
 
-fn pmi_thread(mut pmi: Conn, me: usize, nodes: usize, work: Receiver<Work>, ev: Sender<Ev>) {
+fn pmi_thread(
+    mut pmi: Conn,
+    limit: Duration,
+    me: usize,
+    nodes: usize,
+    work: Receiver<Work>,
+    ev: Sender<Ev>,
+) {
     let mut seq = 0u64;
     for w in work {
         match w {
@@ -143,7 +162,8 @@ fn pmi_thread(mut pmi: Conn, me: usize, nodes: usize, work: Receiver<Work>, ev: 
                 data,
             } => {
                 seq += 1;
-                let r = fence(&mut pmi, seq, me, nodes, collect, &data).map_err(|e| e.to_string());
+                let r = fence(&mut pmi, limit, seq, me, nodes, collect, &data)
+                    .map_err(|e| e.to_string());
                 let failed = r.is_err();
                 let _ = ev.send(Ev::FenceDone(request, r));
                 if failed {
@@ -256,11 +276,11 @@ impl Peers {
 }
 
 pub fn run(job: Job) -> Result<ExitCode, String> {
-    let limit = std::env::var("PMIXW_PMI2_TIMEOUT")
-        .ok()
-        .and_then(|s| s.parse::<f64>().ok())
-        .map(|s| Duration::from_secs_f64(s.max(0.001)))
-        .unwrap_or(DEFAULT_PMI2_TIMEOUT);
+    let limit = secs_var("PMIXW_PMI2_TIMEOUT").unwrap_or(DEFAULT_PMI2_TIMEOUT);
+    let fence_limit = job
+        .timeout
+        .or_else(|| secs_var("PMIXW_PMI2_FENCE_TIMEOUT"))
+        .unwrap_or(DEFAULT_FENCE_TIMEOUT);
     let mut pmi = Conn::from_env(limit).map_err(pmi_err)?;
     let (me, nodes) = (pmi.rank as usize, pmi.size as usize);
     // a node without ranks could not take part in the job's fences
@@ -402,7 +422,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     let (work_tx, work_rx) = channel();
     {
         let tx = ev_tx.clone();
-        std::thread::spawn(move || pmi_thread(pmi, me, nodes, work_rx, tx));
+        std::thread::spawn(move || pmi_thread(pmi, fence_limit, me, nodes, work_rx, tx));
     }
     drop(ev_tx);
 

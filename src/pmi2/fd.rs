@@ -81,6 +81,11 @@ impl Conn {
 
     /// Send a request and wait (at most [`Conn::timeout`]) for its answer.
     pub fn call(&mut self, r: &Request) -> Result<Response, Error> {
+        self.call_within(r, self.timeout)
+    }
+
+    /// As [`Conn::call`], waiting at most `limit`.
+    pub fn call_within(&mut self, r: &Request, limit: Duration) -> Result<Response, Error> {
         let bytes = self.client.request(r)?;
         self.sock
             .write_all(&bytes)
@@ -88,7 +93,7 @@ impl Conn {
         if !self.client.waiting() {
             return Ok(Response::Sent);
         }
-        let deadline = Instant::now() + self.timeout;
+        let deadline = Instant::now() + limit;
         let mut buf = [0u8; 8192];
         loop {
             if let Some(a) = self.client.poll() {
@@ -98,7 +103,7 @@ impl Conn {
             if left.is_zero() {
                 return Err(Error::Timeout {
                     cmd: r.name(),
-                    secs: self.timeout.as_secs(),
+                    secs: limit.as_secs(),
                 });
             }
             let _ = self.sock.set_read_timeout(Some(left));
@@ -143,6 +148,12 @@ impl Conn {
     /// `kvs-fence`.
     pub fn fence(&mut self) -> Result<(), Error> {
         self.call(&Request::KvsFence).map(|_| ())
+    }
+
+    /// `kvs-fence`, waiting at most `limit` (the slowest task may be busy
+    /// for long before it joins).
+    pub fn fence_within(&mut self, limit: Duration) -> Result<(), Error> {
+        self.call_within(&Request::KvsFence, limit).map(|_| ())
     }
 
     /// `info-getjobattr`.
