@@ -265,14 +265,15 @@ fn a_failed_fence_ends_the_job() {
 /// Node 1's host goes away without a word (its connection closes before
 /// it said Done or End): node 0 ends the job instead of waiting in a fence
 /// that can never complete.
-#[test]
-fn a_lost_node_ends_the_job() {
-    let port = node1(true);
+/// Node 0 of 2 running mn_client's ranks (`abort` mode: they wait in a
+/// fence), with a fake node 1 (`vanish`: it closes its connection soon),
+/// and a PMI-2 server that answers the bootstrap fence and no other.
+fn stuck_after_boot(vanish: bool, env: &[(&str, &str)]) -> (Output, Duration) {
+    let port = node1(vanish);
     let exe = mn_client();
-    let (o, took) = under_fake(2, &["-n", "4", &exe, "abort"], move |m, kvs| {
+    under_fake_env(2, &["-n", "4", &exe, "abort"], env, move |m, kvs| {
         boot1(kvs, port);
         match m.cmd.as_str() {
-            // the job's fences never complete: only the lost node ends it
             "kvs-fence" if kvs.contains_key("booted") => Act::Silent,
             "kvs-fence" => {
                 kvs.insert("booted".into(), String::new());
@@ -280,7 +281,13 @@ fn a_lost_node_ends_the_job() {
             }
             _ => Act::Body(normal(m, kvs, 2)),
         }
-    });
+    })
+}
+
+#[test]
+fn a_lost_node_ends_the_job() {
+    // the job's fences never complete: only the lost node ends it
+    let (o, took) = stuck_after_boot(true, &[]);
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{e}");
     assert!(e.contains("lost node 1 (n2)"), "{e}");
@@ -340,24 +347,7 @@ fn strangers_on_the_bridge_are_dropped() {
 /// answer, but not forever: `PMIXW_PMI2_FENCE_TIMEOUT` (or `--timeout`).
 #[test]
 fn a_fence_that_never_completes_runs_into_its_own_timeout() {
-    let port = node1(false);
-    let exe = mn_client();
-    let (o, took) = under_fake_env(
-        2,
-        &["-n", "4", &exe, "abort"],
-        &[("PMIXW_PMI2_FENCE_TIMEOUT", "3")],
-        move |m, kvs| {
-            boot1(kvs, port);
-            match m.cmd.as_str() {
-                "kvs-fence" if kvs.contains_key("booted") => Act::Silent,
-                "kvs-fence" => {
-                    kvs.insert("booted".into(), String::new());
-                    Act::Body(normal(m, kvs, 2))
-                }
-                _ => Act::Body(normal(m, kvs, 2)),
-            }
-        },
-    );
+    let (o, took) = stuck_after_boot(false, &[("PMIXW_PMI2_FENCE_TIMEOUT", "3")]);
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{e}");
     // 3 s, not the 2 s of other answers
