@@ -4,7 +4,9 @@
 pub mod client;
 pub mod inspect;
 pub mod interop;
+pub mod pmi2;
 pub mod relay;
 pub mod server;
+pub mod slurm;
 pub mod tool;
 pub mod verify;

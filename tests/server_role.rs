@@ -941,3 +941,155 @@ fn events_follow_their_range() {
     let (events, _) = drain(&mut s);
     assert_eq!(events.len(), 3, "{events:?}");
 }
+
+/// In memory, a job of 4 ranks on two nodes (`set_nodes`): the REQ reply
+/// carries both nodes' arrays and every rank's node; after a fence with
+/// data, a rank's first GET also brings every other committed rank's data
+/// (one byte object each, what it may see), its later GETs only the
+/// target's.
+#[test]
+fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
+    use pmix_codec::command::{Reply, Request};
+    use pmix_types::{Buffer, DataType, Info, Kval, Value};
+    use pmix_wire::server::NodeMap;
+    let now = Instant::now();
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: "mn".into(),
+        nprocs: 4,
+        hostname: "a".into(),
+        info: vec![],
+    });
+    s.set_nodes(
+        "mn",
+        NodeMap {
+            nodes: vec![("a".into(), vec![0, 2]), ("b".into(), vec![1, 3])],
+            me: 0,
+        },
+    );
+    let commit = |r: u32| {
+        let kv = |scope: &str| {
+            let mut buf = pmix_codec::DataBuffer::new(pmix_codec::Format::V41);
+            let k = Kval {
+                key: Some(format!("{scope}.{r}").as_str().into()),
+                value: Value::Uint32(r),
+            };
+            buf.pack(DataType::Kval, &[Value::Kval(Box::new(k))])
+                .unwrap();
+            Buffer {
+                buffer_type: 1,
+                bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
+            }
+        };
+        Request::Commit {
+            blobs: vec![(1, kv("local")), (2, kv("remote"))],
+        }
+    };
+    let fmt = pmix_codec::Format::V41;
+    let replies = |s: &mut Server| {
+        let mut out = Vec::new();
+        let mut host = Vec::new();
+        while let Some(o) = s.poll_output() {
+            match o {
+                Output::Send(c, b) if b.len() > 16 => out.push((
+                    c,
+                    u32::from_be_bytes(b[4..8].try_into().unwrap()),
+                    b[16..].to_vec(),
+                )),
+                Output::Host(e) => host.push(e),
+                _ => {}
+            }
+        }
+        (out, host)
+    };
+    let c: Vec<_> = [0u32, 2].iter().map(|r| (s.open(), *r)).collect();
+    for (id, r) in &c {
+        s.received(*id, &hello("mn", *r), now);
+        s.received(*id, &request(100, &Request::Req), now);
+        s.received(*id, &request(101, &commit(*r)), now);
+        let fence = Request::Fence {
+            procs: vec![],
+            info: vec![Info::new("pmix.collect", Value::Bool(true))],
+        };
+        s.received(*id, &request(102, &fence), now);
+    }
+    let (out, host) = replies(&mut s);
+    // job data: two nodes, this one first, every rank's node
+    let req = out
+        .iter()
+        .find(|(id, t, _)| *id == c[0].0 && *t == 100)
+        .unwrap();
+    let text = format!("{:?}", Reply::decode(&fmt, 0, &req.2).unwrap());
+    assert!(
+        text.contains("pmix.num.nodes") && text.contains("Uint32(2)"),
+        "{text}"
+    );
+    assert!(text.contains("\"a,b\""), "{text}");
+    assert_eq!(text.matches("pmix.node.arr").count(), 2, "{text}");
+    assert!(
+        text.contains("\"0,2\"") && text.contains("\"1,3\""),
+        "{text}"
+    );
+    // node b's contribution, as its server would make it
+    let mut b = Server::new();
+    b.register_nspace(JobSpec {
+        nspace: "mn".into(),
+        nprocs: 4,
+        hostname: "b".into(),
+        info: vec![],
+    });
+    b.set_nodes(
+        "mn",
+        NodeMap {
+            nodes: vec![("a".into(), vec![0, 2]), ("b".into(), vec![1, 3])],
+            me: 1,
+        },
+    );
+    let mut theirs = Vec::new();
+    for r in [1u32, 3] {
+        let id = b.open();
+        b.received(id, &hello("mn", r), now);
+        b.received(id, &request(101, &commit(r)), now);
+    }
+    for r in [1u32, 3] {
+        theirs.extend_from_slice(&b.modex_data("mn", r).unwrap());
+    }
+    let request_id = host
+        .iter()
+        .find_map(|e| match e {
+            HostEvent::Fence { request, .. } => Some(*request),
+            _ => None,
+        })
+        .expect("a fence upcall");
+    s.fence_done(request_id, 0, &theirs);
+    replies(&mut s);
+    let get = |r: u32, key: &str| Request::Get {
+        nspace: Some("mn".into()),
+        rank: r,
+        info: vec![],
+        key: Some(Some(key.into())),
+    };
+    // rank 0 asks for rank 3: the reply holds 3, and 2 (local) and 1 (remote)
+    s.received(c[0].0, &request(103, &get(3, "remote.3")), now);
+    s.received(c[0].0, &request(104, &get(1, "remote.1")), now);
+    let (out, _) = replies(&mut s);
+    let blobs = |t: u32| match out
+        .iter()
+        .find(|(id, tt, _)| *id == c[0].0 && *tt == t)
+        .map(|x| Reply::decode(&fmt, 4, &x.2).unwrap())
+    {
+        Some(Reply::Get { status: 0, blobs }) => blobs,
+        other => panic!("{other:?}"),
+    };
+    let first = format!("{:?}", blobs(103));
+    assert_eq!(blobs(103).len(), 3, "{first}");
+    for want in ["remote.3", "local.2", "remote.1"] {
+        assert!(first.contains(want), "{want}: {first}");
+    }
+    // what a rank may not see stays out: rank 1's LOCAL key, rank 0's own
+    assert!(
+        !first.contains("local.1") && !first.contains("local.0"),
+        "{first}"
+    );
+    assert_eq!(blobs(104).len(), 1, "{:?}", blobs(104));
+}

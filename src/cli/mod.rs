@@ -4,6 +4,7 @@
 mod probe;
 mod query;
 mod run;
+mod run_pmi2;
 
 use pmix_codec::{BufferType, Dialect, Format};
 use pmix_types::{DataType, Value};
@@ -38,7 +39,10 @@ commands:
         run the interop matrix against the system libpmix (and keep its vectors)
 
 TYPE is a type name with or without PMIX_, any case (BOOL, pmix_info), or its code.
-D is one of v12 v20 v21 v3 v4 v41 v51 v61 v7 (default v41).";
+D is one of v12 v20 v21 v3 v4 v41 v51 v61 v7 (default v41).
+
+Across nodes: started once per node by srun --mpi=pmi2 (PMI_FD set), `pmixw run -n N`
+runs one job of N ranks over all the nodes, block placement or `--cyclic`.";
 
 /// Parsed common options.
 struct Opts {

@@ -36,6 +36,7 @@ fn uri_var(d: &str) -> Result<&'static str, String> {
 }
 
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    let mut cyclic = false;
     let mut n: Option<u32> = None;
     let mut dialect: Option<&'static str> = None;
     let mut timeout: Option<Duration> = None;
@@ -56,6 +57,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                         .map_err(|_| format!("-n: a count\n{USAGE}"))?,
                 )
             }
+            // across nodes (PMI-2): rank r on node r % nodes
+            "--cyclic" => cyclic = true,
             "--stats" => stats = true,
             "--dialect" => dialect = Some(uri_var(&val("--dialect")?)?),
             "--timeout" => {
@@ -75,6 +78,17 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     }
     let n = n.filter(|n| *n > 0).ok_or(USAGE)?;
     let (exe, argv) = prog.split_first().ok_or(USAGE)?;
+    // started by a PMI-2 launcher (srun --mpi=pmi2): one job across the nodes
+    if std::env::var_os("PMI_FD").is_some() {
+        return super::run_pmi2::run(super::run_pmi2::Job {
+            n,
+            cyclic,
+            dialect,
+            timeout,
+            exe: exe.clone(),
+            argv: argv.to_vec(),
+        });
+    }
     let hostname = net::hostname();
     let nspace = format!("pmixw-{}", std::process::id());
     // tools (pquery, pps) find the server through files in the tmpdir
@@ -135,16 +149,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                     );
                     aborted = Some(if st == 0 { 1 } else { st });
                 }
-                HostEvent::Log { data, .. } => {
-                    for i in data {
-                        if let pmix_types::Value::String(Some(s)) = &i.value {
-                            match i.key.to_string().as_str() {
-                                "pmix.log.stdout" => print!("{s}"),
-                                _ => eprint!("{s}"),
-                            }
-                        }
-                    }
-                }
+                HostEvent::Log { data, .. } => super::run_pmi2::print_log(&data),
                 HostEvent::Spawn { request, apps, .. } => {
                     // a new job of every app's ranks, in a namespace of its own
                     spawned_jobs += 1;

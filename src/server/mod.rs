@@ -180,6 +180,8 @@ enum ConnState {
 }
 
 struct Conn {
+    /// It has been sent every committed peer's data in one GET reply.
+    bulk_sent: bool,
     dec: FrameDecoder,
     /// The credential of its handshake (native: euid and egid, host order).
     credential: Bytes,
@@ -207,6 +209,16 @@ struct RankState {
 struct Job {
     spec: JobSpec,
     ranks: Vec<RankState>,
+    /// The job's nodes when it spans several ([`Server::set_nodes`]).
+    nodes: Option<NodeMap>,
+}
+
+/// Where a job's ranks run when it spans nodes: each node's name and its
+/// ranks (ascending), and which node this server is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeMap {
+    pub nodes: Vec<(String, Vec<u32>)>,
+    pub me: usize,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -351,7 +363,14 @@ impl Server {
     /// Register a namespace; its ranks may then connect.
     pub fn register_nspace(&mut self, spec: JobSpec) {
         let ranks = (0..spec.nprocs).map(|_| RankState::default()).collect();
-        self.jobs.insert(spec.nspace.clone(), Job { spec, ranks });
+        self.jobs.insert(
+            spec.nspace.clone(),
+            Job {
+                spec,
+                ranks,
+                nodes: None,
+            },
+        );
     }
 
     /// The environment a rank needs (PMIx_server_setup_fork): the
@@ -386,6 +405,7 @@ impl Server {
         self.conns.insert(
             id,
             Conn {
+                bulk_sent: false,
                 dec: FrameDecoder::new(HeaderOrder::Little, self.max_message),
                 credential: Bytes::new(),
                 state: ConnState::Handshake,
@@ -404,6 +424,19 @@ impl Server {
             for (r, st) in j.ranks.iter_mut().enumerate() {
                 st.elsewhere = !local.contains(&(r as u32));
             }
+        }
+    }
+
+    /// Say on which nodes a namespace's ranks run (this node's ranks are
+    /// local, the others reached through the host) and give every rank the
+    /// job data of that layout: node list, node ids, each node's peers,
+    /// local and node ranks.
+    pub fn set_nodes(&mut self, nspace: &str, map: NodeMap) {
+        if let Some(mine) = map.nodes.get(map.me).map(|n| n.1.clone()) {
+            self.set_local_ranks(nspace, &mine);
+        }
+        if let Some(j) = self.jobs.get_mut(nspace) {
+            j.nodes = Some(map);
         }
     }
 
@@ -805,8 +838,24 @@ impl Server {
     fn job_info(&self, fmt: &Format, nspace: &str) -> Option<Reply> {
         let j = self.jobs.get(nspace)?;
         let n = j.spec.nprocs;
-        let host = j.spec.hostname.as_str();
-        let peers = (0..n).map(|r| r.to_string()).collect::<Vec<_>>().join(",");
+        // one node holding every rank, unless the host said otherwise
+        let single;
+        let map = match &j.nodes {
+            Some(m) => m,
+            None => {
+                single = NodeMap {
+                    nodes: vec![(j.spec.hostname.clone(), (0..n).collect())],
+                    me: 0,
+                };
+                &single
+            }
+        };
+        let nlist = map
+            .nodes
+            .iter()
+            .map(|(h, _)| h.as_str())
+            .collect::<Vec<_>>()
+            .join(",");
         // the version the namespace's first client announced (libpmix
         // records its bfrops module the same way)
         let version = self
@@ -817,10 +866,10 @@ impl Server {
         let mut kvals = vec![
             kval("pmix.job.size", Value::Uint32(n)),
             kval("pmix.max.size", Value::Uint32(n)),
-            kval("pmix.num.nodes", Value::Uint32(1)),
+            kval("pmix.num.nodes", Value::Uint32(map.nodes.len() as u32)),
             kval("pmix.jobid", pstr(nspace)),
             kval("pmix.appnum", Value::Uint32(0)),
-            kval("pmix.nlist", pstr(host)),
+            kval("pmix.nlist", pstr(&nlist)),
             kval("pmix.bfrops.mod", pstr(&version)),
         ];
         for i in &j.spec.info {
@@ -836,29 +885,56 @@ impl Server {
                 Info::new("pmix.univ.size", Value::Uint32(n)),
             ]),
         ));
-        // as libpmix's hash module builds it, pmix.hname included twice
-        kvals.push(kval(
-            "pmix.node.arr",
-            info_array(vec![
-                Info::new("pmix.hname", pstr(host)),
-                Info::new("pmix.node.size", Value::Uint32(n)),
-                Info::new("pmix.hname", pstr(host)),
-                Info::new("pmix.nodeid", Value::Uint32(0)),
-                Info::new("pmix.lpeers", pstr(&peers)),
-                Info::new("pmix.lldr", Value::ProcRank(0)),
-                Info::new("pmix.local.size", Value::Uint32(n)),
-            ]),
-        ));
-        for r in 0..n {
+        // this node's array first; as libpmix's hash module builds it,
+        // pmix.hname included twice
+        let order = std::iter::once(map.me).chain((0..map.nodes.len()).filter(|i| *i != map.me));
+        for id in order {
+            let Some((host, ranks)) = map.nodes.get(id) else {
+                continue;
+            };
+            let peers = ranks
+                .iter()
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+                .join(",");
+            let size = ranks.len() as u32;
+            kvals.push(kval(
+                "pmix.node.arr",
+                info_array(vec![
+                    Info::new("pmix.hname", pstr(host)),
+                    Info::new("pmix.node.size", Value::Uint32(size)),
+                    Info::new("pmix.hname", pstr(host)),
+                    Info::new("pmix.nodeid", Value::Uint32(id as u32)),
+                    Info::new("pmix.lpeers", pstr(&peers)),
+                    Info::new(
+                        "pmix.lldr",
+                        Value::ProcRank(ranks.first().copied().unwrap_or(0)),
+                    ),
+                    Info::new("pmix.local.size", Value::Uint32(size)),
+                ]),
+            ));
+        }
+        // every rank's node and its place there
+        let mut place = vec![(0usize, 0u16); n as usize];
+        for (id, (_, ranks)) in map.nodes.iter().enumerate() {
+            for (k, r) in ranks.iter().enumerate() {
+                if let Some(p) = place.get_mut(*r as usize) {
+                    *p = (id, k as u16);
+                }
+            }
+        }
+        for (r, (id, lrank)) in place.into_iter().enumerate() {
+            let host = map.nodes.get(id).map(|n| n.0.as_str()).unwrap_or("");
             let mut b = DataBuffer::new(*fmt);
             let items = [
-                kval("pmix.lrank", Value::Uint16(r as u16)),
-                kval("pmix.nrank", Value::Uint16(r as u16)),
+                kval("pmix.lrank", Value::Uint16(lrank)),
+                kval("pmix.nrank", Value::Uint16(lrank)),
                 kval("pmix.appnum", Value::Uint32(0)),
                 kval("pmix.hname", pstr(host)),
-                kval("pmix.nodeid", Value::Uint32(0)),
+                kval("pmix.nodeid", Value::Uint32(id as u32)),
             ];
-            b.pack(DataType::ProcRank, &[Value::ProcRank(r)]).ok()?;
+            b.pack(DataType::ProcRank, &[Value::ProcRank(r as u32)])
+                .ok()?;
             for k in items {
                 b.pack(DataType::Kval, &[Value::Kval(Box::new(k))]).ok()?;
             }
@@ -1479,11 +1555,47 @@ impl Server {
         let r = match Self::blob(&fmt, &Proc::new(&target.0, target.1), &kv) {
             Some(b) => Reply::Get {
                 status: codes::PMIX_SUCCESS,
-                blobs: vec![b],
+                blobs: std::iter::once(b).chain(self.bulk(id, target)).collect(),
             },
             None => Reply::Status(codes::PMIX_ERR_BAD_PARAM),
         };
         self.reply(id, t, &r);
+    }
+
+    /// In a job spanning nodes, the first GET reply a rank of the job gets
+    /// also carries every other committed rank's data (what that rank may
+    /// see: LOCAL and GLOBAL keys of ranks here, REMOTE and GLOBAL of ranks
+    /// elsewhere), one byte object each. libpmix's hash gds stores every
+    /// byte object under its proc and answers later GETs for those ranks
+    /// from that cache (protocol.md §7.3), so a rank's wireup costs one
+    /// round trip instead of one per peer; libpmix's own server gets the
+    /// same effect from its shared-memory store.
+    fn bulk(&mut self, id: ConnId, target: &(String, u32)) -> Vec<Bytes> {
+        let Some(Conn {
+            state: ConnState::Client { proc, fmt },
+            bulk_sent,
+            ..
+        }) = self.conns.get_mut(&id)
+        else {
+            return Vec::new();
+        };
+        let Some(j) = self.jobs.get(&target.0) else {
+            return Vec::new();
+        };
+        if *bulk_sent || j.nodes.is_none() || proc.nspace.to_string() != target.0 {
+            return Vec::new();
+        }
+        *bulk_sent = true;
+        let (fmt, me) = (*fmt, proc.rank);
+        j.ranks
+            .iter()
+            .enumerate()
+            .filter(|(r, st)| st.committed && *r as u32 != target.1 && *r as u32 != me)
+            .filter_map(|(r, st)| {
+                let kv = if st.elsewhere { &st.remote } else { &st.local };
+                Self::blob(&fmt, &Proc::new(&target.0, r as u32), kv)
+            })
+            .collect()
     }
 
     fn resolve_gets(&mut self, target: &(String, u32)) {

@@ -24,56 +24,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "checks.h"
+
 static pmix_proc_t me;
-static int failures = 0;
-
-static void check(const char *what, int good, const char *fmt_value, ...) {
-    char buf[512] = "";
-    if (fmt_value) {
-        va_list ap;
-        va_start(ap, fmt_value);
-        vsnprintf(buf, sizeof buf, fmt_value, ap);
-        va_end(ap);
-    }
-    printf("%s %s %s\n", good ? "ok" : "fail", what, buf);
-    if (!good) {
-        failures++;
-    }
-}
-
-static uint32_t get_u32(const pmix_proc_t *p, const char *key, pmix_status_t *rc) {
-    pmix_value_t *v = NULL;
-    uint32_t out = 0;
-    *rc = PMIx_Get(p, key, NULL, 0, &v);
-    if (PMIX_SUCCESS == *rc && v) {
-        switch (v->type) {
-        case PMIX_UINT32: out = v->data.uint32; break;
-        case PMIX_UINT16: out = v->data.uint16; break;
-        case PMIX_PROC_RANK: out = v->data.rank; break;
-        default: *rc = PMIX_ERR_TYPE_MISMATCH;
-        }
-    }
-    if (v) {
-        PMIX_VALUE_RELEASE(v);
-    }
-    return out;
-}
-
-static char *get_str(const pmix_proc_t *p, const char *key, pmix_status_t *rc) {
-    pmix_value_t *v = NULL;
-    char *out = NULL;
-    *rc = PMIx_Get(p, key, NULL, 0, &v);
-    if (PMIX_SUCCESS == *rc && v && PMIX_STRING == v->type) {
-        out = strdup(v->data.string);
-    } else if (PMIX_SUCCESS == *rc) {
-        *rc = PMIX_ERR_TYPE_MISMATCH;
-    }
-    if (v) {
-        PMIX_VALUE_RELEASE(v);
-    }
-    return out;
-}
-
 static volatile int event_seen = 0;
 static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *source,
                      pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,

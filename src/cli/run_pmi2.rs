@@ -1,0 +1,694 @@
+//! `pmixw run` started once per node by a PMI-2 launcher
+//! (`srun --mpi=pmi2 -N 2 --ntasks-per-node=1 pmixw run -n 4 ./prog`):
+//! every node's `pmixw run` is one PMI-2 task; together they run ONE job
+//! of N ranks (block distribution over the nodes, or cyclic), each node
+//! starting its share under its own server core. Through PMI-2: the job's
+//! identity, the nodes' names and bridge addresses, and every fence (with
+//! its data, base64 in ≤1024-byte values). Through the bridge (direct TCP
+//! between the nodes' hosts, addresses and token from the PMI-2 KVS):
+//! direct modex, events beyond the node, and the end of the job (abort,
+//! a failed rank, a lost node), so that every node stops with the job's
+//! status. Facts and evidence: spec-notes/pmi2.md.
+
+use pmix_types::status::codes;
+use pmix_wire::pmi2::bridge::{Framer, Msg, MAX_HELLO};
+use pmix_wire::pmi2::fd::Conn;
+use pmix_wire::pmi2::{self, Request, Response};
+use pmix_wire::server::{net, HostEvent, JobSpec, NodeMap, Server, RANK_WILDCARD};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream, ToSocketAddrs};
+use std::process::{Child, Command, ExitCode};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::time::{Duration, Instant};
+
+/// How long a PMI-2 answer may take: `PMIXW_PMI2_TIMEOUT` seconds, else
+/// this. A job's fence waits for its slowest rank, which may compute for
+/// hours first: it waits for the job's `--timeout`, else
+/// `PMIXW_PMI2_FENCE_TIMEOUT` seconds, else [`DEFAULT_FENCE_TIMEOUT`] (a
+/// node that fails meanwhile ends the job through the bridge at once).
+pub const DEFAULT_PMI2_TIMEOUT: Duration = Duration::from_secs(60);
+pub const DEFAULT_FENCE_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
+
+fn secs_var(name: &str) -> Option<Duration> {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .map(|s| Duration::from_secs_f64(s.max(0.001)))
+}
+
+/// What the job's ranks are and how they are started.
+pub struct Job {
+    pub n: u32,
+    pub cyclic: bool,
+    /// The URI variable to keep (`--dialect`), if any.
+    pub dialect: Option<&'static str>,
+    pub timeout: Option<Duration>,
+    pub exe: String,
+    pub argv: Vec<String>,
+}
+
+/// The ranks of each of `nodes` nodes: block (consecutive, the first
+/// `n % nodes` nodes one more) or cyclic (rank r on node r % nodes).
+pub fn placement(n: u32, nodes: u32, cyclic: bool) -> Vec<Vec<u32>> {
+    let nodes = nodes.max(1);
+    let mut out = vec![Vec::new(); nodes as usize];
+    if cyclic {
+        for r in 0..n {
+            out[(r % nodes) as usize].push(r);
+        }
+    } else {
+        let (base, extra) = (n / nodes, n % nodes);
+        let mut r = 0;
+        for (i, v) in out.iter_mut().enumerate() {
+            let k = base + u32::from((i as u32) < extra);
+            v.extend(r..r + k);
+            r += k;
+        }
+    }
+    out
+}
+
+/// Something for the main loop.
+enum Ev {
+    Peer(usize, Msg),
+    /// A node's connection to us ended (after all it sent).
+    PeerGone(usize),
+    /// Our connection to a node ended: it is gone, unless its own
+    /// connection to us (which reports in order) is open.
+    Unreachable(usize),
+    FenceDone(u64, Result<Vec<u8>, String>),
+    Finalized,
+}
+
+/// Work for the PMI-2 thread (PMI-2 answers one request at a time).
+enum Work {
+    Fence {
+        request: u64,
+        collect: bool,
+        data: Vec<u8>,
+    },
+    Finalize,
+}
+
+fn pmi_err(e: pmi2::Error) -> String {
+    format!("pmixw run: {e}")
+}
+
+fn random_token() -> String {
+    let mut b = [0u8; 16];
+    let _ = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b));
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// One fence through PMI-2: this node's contribution in fresh keys, the
+/// collective, then every node's contribution in node order.
+fn fence(
+    pmi: &mut Conn,
+    limit: Duration,
+    seq: u64,
+    me: usize,
+    nodes: usize,
+    collect: bool,
+    data: &[u8],
+) -> Result<Vec<u8>, pmi2::Error> {
+    if collect {
+        let enc = pmi2::encode_blob(data);
+        let parts = pmi2::split_value(&enc);
+        for (k, p) in parts.iter().enumerate() {
+            pmi.put(&format!("pmixw.f{seq}.{me}.{k}"), p)?;
+        }
+        pmi.put(&format!("pmixw.f{seq}.{me}"), &parts.len().to_string())?;
+    }
+    pmi.fence_within(limit)?;
+    let mut all = Vec::new();
+    if collect {
+        for j in 0..nodes {
+            let count: usize = match pmi.get(&format!("pmixw.f{seq}.{j}"))? {
+                Some(c) => c.parse().map_err(|_| pmi2::Error::Malformed {
+                    what: "chunk count",
+                    detail: c.clone(),
+                })?,
+                None => 0,
+            };
+            let mut enc = String::new();
+            for k in 0..count {
+                let key = format!("pmixw.f{seq}.{j}.{k}");
+                let part = pmi.get(&key)?.ok_or_else(|| pmi2::Error::Malformed {
+                    what: "fence data",
+                    detail: format!("{key} missing"),
+                })?;
+                enc.push_str(&part);
+            }
+            all.extend(pmi2::decode_blob(&enc)?);
+        }
+    }
+    Ok(all)
+}
+
+fn pmi_thread(
+    mut pmi: Conn,
+    limit: Duration,
+    me: usize,
+    nodes: usize,
+    work: Receiver<Work>,
+    ev: Sender<Ev>,
+) {
+    let mut seq = 0u64;
+    for w in work {
+        match w {
+            Work::Fence {
+                request,
+                collect,
+                data,
+            } => {
+                seq += 1;
+                let r = fence(&mut pmi, limit, seq, me, nodes, collect, &data)
+                    .map_err(|e| e.to_string());
+                let failed = r.is_err();
+                let _ = ev.send(Ev::FenceDone(request, r));
+                if failed {
+                    return;
+                }
+            }
+            Work::Finalize => {
+                let _ = pmi.call(&Request::Finalize);
+                let _ = ev.send(Ev::Finalized);
+                return;
+            }
+        }
+    }
+}
+
+fn read_peer(mut s: TcpStream, token: String, ev: Sender<Ev>) {
+    let mut f = Framer::default();
+    let mut buf = vec![0u8; 64 << 10];
+    let mut node: Option<usize> = None;
+    loop {
+        let n = match s.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        f.push(&buf[..n]);
+        // a stranger cannot make us hold a big frame
+        if node.is_none() && f.buffered() > MAX_HELLO {
+            return;
+        }
+        while let Some(m) = f.next_msg() {
+            match (m, node) {
+                (Ok(Msg::Hello { token: t, node: j }), None) if t == token => {
+                    node = Some(j as usize);
+                    let hello = Msg::Hello {
+                        token: String::new(),
+                        node: j,
+                    };
+                    if ev.send(Ev::Peer(j as usize, hello)).is_err() {
+                        return;
+                    }
+                }
+                (Ok(m), Some(j)) => {
+                    if ev.send(Ev::Peer(j, m)).is_err() {
+                        return;
+                    }
+                }
+                // a wrong token, no hello, or garbage: not one of ours
+                _ => {
+                    if let Some(j) = node {
+                        let _ = ev.send(Ev::PeerGone(j));
+                    }
+                    return;
+                }
+            }
+        }
+    }
+    if let Some(j) = node {
+        let _ = ev.send(Ev::PeerGone(j));
+    }
+}
+
+/// A client's PMIx_Log of strings: to our stdout or stderr, as it asked.
+pub(super) fn print_log(data: &[pmix_types::Info]) {
+    for i in data {
+        if let pmix_types::Value::String(Some(s)) = &i.value {
+            match i.key.to_string().as_str() {
+                "pmix.log.stdout" => print!("{s}"),
+                _ => eprint!("{s}"),
+            }
+        }
+    }
+}
+
+fn launch(job: &Job, env: Vec<(String, String)>, ns: &str) -> Command {
+    let mut c = Command::new(&job.exe);
+    c.args(&job.argv);
+    // the ranks are PMIx clients of our server, not PMI-2 tasks
+    for k in ["PMI_FD", "PMI_JOBID", "PMI_RANK", "PMI_SIZE", "PMI_SPAWNED"] {
+        c.env_remove(k);
+    }
+    for (k, v) in env {
+        let skip = k.starts_with("PMIX_SERVER_URI") && job.dialect.is_some_and(|d| d != k);
+        if !skip {
+            c.env(k, v);
+        }
+    }
+    // as `pmixw run` does on one node (spec-notes/server.md)
+    if std::env::var_os("FLUX_JOB_ID").is_none() {
+        c.env("FLUX_JOB_ID", ns);
+    }
+    c
+}
+
+/// The bridge: one outgoing connection per other node.
+struct Peers(Vec<Option<TcpStream>>);
+
+impl Peers {
+    fn send(&mut self, j: usize, m: &Msg) {
+        if let Some(Some(s)) = self.0.get_mut(j) {
+            if s.write_all(&m.encode()).is_err() {
+                self.0[j] = None;
+            }
+        }
+    }
+    fn broadcast(&mut self, m: &Msg) {
+        for j in 0..self.0.len() {
+            self.send(j, m);
+        }
+    }
+}
+
+pub fn run(job: Job) -> Result<ExitCode, String> {
+    let limit = secs_var("PMIXW_PMI2_TIMEOUT").unwrap_or(DEFAULT_PMI2_TIMEOUT);
+    let fence_limit = job
+        .timeout
+        .or_else(|| secs_var("PMIXW_PMI2_FENCE_TIMEOUT"))
+        .unwrap_or(DEFAULT_FENCE_TIMEOUT);
+    let mut pmi = Conn::from_env(limit).map_err(pmi_err)?;
+    let (me, nodes) = (pmi.rank as usize, pmi.size as usize);
+    // a node without ranks could not take part in the job's fences
+    if (job.n as usize) < nodes {
+        return Err(format!(
+            "pmixw run: -n {} is fewer ranks than the {nodes} nodes of this PMI-2 job",
+            job.n
+        ));
+    }
+    // one pmixw per node: two on a node would each claim the whole node
+    if let Some(m) = pmi.job_attr("PMI_process_mapping").map_err(pmi_err)? {
+        match pmi2::parse_mapping(&m, nodes) {
+            Some(v) if v.len() == nodes => {
+                let mut sorted = v.clone();
+                sorted.dedup();
+                if sorted.len() != v.len() {
+                    return Err(format!(
+                        "pmixw run: PMI_process_mapping {m}: several pmixw run on one node; \
+                         start one per node (srun --ntasks-per-node=1)"
+                    ));
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "pmixw run: PMI_process_mapping {m:?} does not parse"
+                ))
+            }
+        }
+    }
+    let jobid = match pmi.call(&Request::JobGetId).map_err(pmi_err)? {
+        Response::JobId(j) => j,
+        other => return Err(format!("pmixw run: job-getid answered {other:?}")),
+    };
+    let nspace = format!("pmixw-{jobid}");
+    let name = std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| net::hostname());
+    // the bridge listens on every address; peers reach it by host name
+    let listener = TcpListener::bind("0.0.0.0:0").map_err(|e| format!("pmixw run: bridge: {e}"))?;
+    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    let host = std::env::var("PMIXW_BRIDGE_HOST").unwrap_or_else(|_| net::hostname());
+    let mine = random_token();
+    pmi.put(
+        &format!("pmixw.boot.{me}"),
+        &format!("{name},{host}:{port}"),
+    )
+    .map_err(pmi_err)?;
+    if me == 0 {
+        pmi.put("pmixw.token", &mine).map_err(pmi_err)?;
+    }
+    pmi.fence().map_err(pmi_err)?;
+    let token = pmi
+        .get("pmixw.token")
+        .map_err(pmi_err)?
+        .ok_or("pmixw run: node 0 published no token")?;
+    let mut names = Vec::new();
+    let mut addrs = Vec::new();
+    for j in 0..nodes {
+        let v = pmi
+            .get(&format!("pmixw.boot.{j}"))
+            .map_err(pmi_err)?
+            .ok_or_else(|| format!("pmixw run: node {j} published no address"))?;
+        let (n, a) = v
+            .split_once(',')
+            .ok_or_else(|| format!("pmixw run: node {j}: {v:?}"))?;
+        names.push(n.to_string());
+        addrs.push(a.to_string());
+    }
+    let (ev_tx, ev_rx) = channel();
+    {
+        let (tx, token) = (ev_tx.clone(), token.clone());
+        // (for the process's lifetime: a stray connection must not take
+        // the place of a node's)
+        std::thread::spawn(move || {
+            for s in listener.incoming().flatten() {
+                let (tx, token) = (tx.clone(), token.clone());
+                std::thread::spawn(move || read_peer(s, token, tx));
+            }
+        });
+    }
+    let mut peers = Peers(Vec::new());
+    for (j, a) in addrs.iter().enumerate() {
+        if j == me {
+            peers.0.push(None);
+            continue;
+        }
+        let s = a
+            .to_socket_addrs()
+            .ok()
+            .into_iter()
+            .flatten()
+            .find_map(|sa| TcpStream::connect_timeout(&sa, limit.min(Duration::from_secs(30))).ok())
+            .ok_or_else(|| format!("pmixw run: cannot reach node {j} ({}) at {a}", names[j]))?;
+        let _ = s.set_nodelay(true);
+        // a node that stops reading cannot stall this one for longer
+        let _ = s.set_write_timeout(Some(limit));
+        // it never writes here: the connection ending is the node's end
+        if let Ok(mut r) = s.try_clone() {
+            let tx = ev_tx.clone();
+            std::thread::spawn(move || {
+                let mut b = [0u8; 64];
+                while matches!(r.read(&mut b), Ok(n) if n > 0) {}
+                let _ = tx.send(Ev::Unreachable(j));
+            });
+        }
+        peers.0.push(Some(s));
+        peers.send(
+            j,
+            &Msg::Hello {
+                token: token.clone(),
+                node: me as u32,
+            },
+        );
+    }
+
+    let place = placement(job.n, nodes as u32, job.cyclic);
+    let mut node_of = vec![0usize; job.n as usize];
+    for (j, ranks) in place.iter().enumerate() {
+        for r in ranks {
+            node_of[*r as usize] = j;
+        }
+    }
+    let server = net::start_with(
+        vec![JobSpec {
+            nspace: nspace.clone(),
+            nprocs: job.n,
+            hostname: name.clone(),
+            info: Vec::new(),
+        }],
+        Some(std::env::temp_dir()),
+    )
+    .map_err(|e| format!("pmixw run: cannot start the server: {e}"))?;
+    let map = NodeMap {
+        nodes: names.iter().cloned().zip(place.iter().cloned()).collect(),
+        me,
+    };
+    {
+        let ns = nspace.clone();
+        server.call(move |s| s.set_nodes(&ns, map));
+    }
+    let (work_tx, work_rx) = channel();
+    {
+        let tx = ev_tx.clone();
+        std::thread::spawn(move || pmi_thread(pmi, fence_limit, me, nodes, work_rx, tx));
+    }
+    drop(ev_tx);
+
+    let mut kids: Vec<(u32, Child, Option<i32>)> = Vec::new();
+    let mut ending: Option<(i32, String, bool)> = None;
+    for &r in &place[me] {
+        match launch(&job, server.client_env(&nspace, r), &nspace).spawn() {
+            Ok(c) => kids.push((r, c, None)),
+            Err(e) => {
+                ending = Some((127, format!("cannot start {}: {e}", job.exe), true));
+                break;
+            }
+        }
+    }
+    let start = Instant::now();
+    // nodes whose own connection to us is open (they report their end on it)
+    let mut heard = vec![false; nodes];
+    let mut done = vec![false; nodes];
+    done[me] = true;
+    // direct-modex requests of other nodes for ranks not yet committed
+    let mut held: Vec<(usize, u64, u32)> = Vec::new();
+    // ranks whose connection ended before they finalized, in order: of
+    // ranks found dead together, the first lost is the cause (the others
+    // may only have failed a fence because of it)
+    let mut lost: Vec<u32> = Vec::new();
+    let answer = |server: &net::Running, ns: &str, r: u32| {
+        let ns = ns.to_string();
+        server
+            .call(move |s: &mut Server| s.modex_data(&ns, r))
+            .flatten()
+    };
+    while ending.is_none() {
+        let mut idle = true;
+        while let Ok(e) = server.events.try_recv() {
+            idle = false;
+            match e {
+                HostEvent::Fence {
+                    request,
+                    collect,
+                    data,
+                    ..
+                } => {
+                    let _ = work_tx.send(Work::Fence {
+                        request,
+                        collect,
+                        data: data.to_vec(),
+                    });
+                }
+                HostEvent::DirectModex { request, proc } => {
+                    let owner = (proc.nspace.to_string() == nspace)
+                        .then(|| node_of.get(proc.rank as usize).copied())
+                        .flatten()
+                        .filter(|j| *j != me);
+                    match owner {
+                        Some(j) => peers.send(
+                            j,
+                            &Msg::Dmodex {
+                                request,
+                                nspace: nspace.clone(),
+                                rank: proc.rank,
+                            },
+                        ),
+                        None => {
+                            server.call(move |s| {
+                                s.dmodex_done(request, Err(codes::PMIX_ERR_NOT_FOUND))
+                            });
+                        }
+                    }
+                }
+                HostEvent::Committed(p) => {
+                    let (now, later): (Vec<_>, Vec<_>) =
+                        held.drain(..).partition(|(_, _, r)| *r == p.rank);
+                    held = later;
+                    for (j, request, r) in now {
+                        if let Some(blob) = answer(&server, &nspace, r) {
+                            peers.send(
+                                j,
+                                &Msg::DmodexReply {
+                                    request,
+                                    status: 0,
+                                    blob,
+                                },
+                            );
+                        }
+                    }
+                }
+                HostEvent::Notified {
+                    code,
+                    source,
+                    range,
+                    info,
+                } => peers.broadcast(&Msg::Notify {
+                    code,
+                    source,
+                    range,
+                    info,
+                }),
+                HostEvent::Aborted {
+                    proc,
+                    status,
+                    message,
+                } => {
+                    let st = if status == 0 { 1 } else { status };
+                    let m = format!(
+                        "rank {} aborted with status {status}: {}",
+                        proc.rank,
+                        message.unwrap_or_default()
+                    );
+                    ending = Some((st, m, true));
+                }
+                HostEvent::Log { data, .. } => print_log(&data),
+                HostEvent::Spawn { request, .. } => {
+                    server.call(move |s| s.spawned(request, Err(codes::PMIX_ERR_NOT_SUPPORTED)));
+                }
+                HostEvent::Lost(p) => lost.push(p.rank),
+                HostEvent::Kill { targets, .. } => {
+                    for (r, c, _) in kids.iter_mut() {
+                        let hit = targets.iter().any(|p| {
+                            p.nspace.to_string() == nspace
+                                && (p.rank == *r || p.rank == RANK_WILDCARD)
+                        });
+                        if hit {
+                            let _ = c.kill();
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        while let Ok(e) = ev_rx.try_recv() {
+            idle = false;
+            match e {
+                Ev::Peer(j, Msg::Dmodex { request, rank, .. }) => {
+                    match answer(&server, &nspace, rank) {
+                        Some(blob) => peers.send(
+                            j,
+                            &Msg::DmodexReply {
+                                request,
+                                status: 0,
+                                blob,
+                            },
+                        ),
+                        None => held.push((j, request, rank)),
+                    }
+                }
+                Ev::Peer(
+                    _,
+                    Msg::DmodexReply {
+                        request,
+                        status,
+                        blob,
+                    },
+                ) => {
+                    let r = if status == 0 { Ok(blob) } else { Err(status) };
+                    server.call(move |s| s.dmodex_done(request, r));
+                }
+                Ev::Peer(
+                    _,
+                    Msg::Notify {
+                        code,
+                        source,
+                        range,
+                        info,
+                    },
+                ) => {
+                    server.call(move |s| s.notify(code, &source, range, info));
+                }
+                Ev::Peer(j, Msg::End { status, message }) => {
+                    ending = Some((status, format!("node {j} ({}): {message}", names[j]), false));
+                }
+                Ev::Peer(j, Msg::Done) => done[j] = true,
+                Ev::Peer(j, Msg::Hello { .. }) => heard[j] = true,
+                Ev::Unreachable(j) => {
+                    if !heard[j] && !done[j] && ending.is_none() {
+                        ending = Some((1, format!("lost node {j} ({})", names[j]), true));
+                    }
+                }
+                Ev::PeerGone(j) => {
+                    if !done[j] && ending.is_none() {
+                        ending = Some((1, format!("lost node {j} ({})", names[j]), true));
+                    }
+                }
+                Ev::FenceDone(request, Ok(data)) => {
+                    server.call(move |s| s.fence_done(request, codes::PMIX_SUCCESS, &data));
+                }
+                Ev::FenceDone(request, Err(m)) => {
+                    server.call(move |s| s.fence_done(request, codes::PMIX_ERROR, &[]));
+                    ending = Some((1, m, true));
+                }
+                Ev::Finalized => {}
+            }
+        }
+        if ending.is_some() {
+            break;
+        }
+        let mut failed: Vec<(u32, i32)> = Vec::new();
+        for (r, c, st) in kids.iter_mut() {
+            if st.is_none() {
+                if let Ok(Some(s)) = c.try_wait() {
+                    let code = s.code().unwrap_or(128 + 9);
+                    *st = Some(code);
+                    if code != 0 {
+                        failed.push((*r, code));
+                    }
+                }
+            }
+        }
+        let first = |r: &u32| lost.iter().position(|l| l == r).unwrap_or(usize::MAX);
+        if let Some((r, code)) = failed.into_iter().min_by_key(|(r, _)| first(r)) {
+            if ending.is_none() {
+                ending = Some((code, format!("rank {r} exited with status {code}"), true));
+            }
+        }
+        if ending.is_none() && kids.iter().all(|k| k.2.is_some()) {
+            // every local rank exited 0
+            peers.broadcast(&Msg::Done);
+            let _ = work_tx.send(Work::Finalize);
+            let deadline = Instant::now() + limit.min(Duration::from_secs(10));
+            while Instant::now() < deadline {
+                match ev_rx.recv_timeout(Duration::from_millis(50)) {
+                    Ok(Ev::Finalized) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                        break
+                    }
+                    _ => {}
+                }
+            }
+            server.stop();
+            return Ok(ExitCode::SUCCESS);
+        }
+        if job.timeout.is_some_and(|t| start.elapsed() >= t) {
+            ending = Some((
+                124,
+                format!("timeout after {:?}", job.timeout.unwrap_or_default()),
+                true,
+            ));
+        }
+        if idle {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    let (status, message, tell) = ending.unwrap_or((1, String::new(), true));
+    eprintln!("pmixw run (node {me}, {name}): the job ends with status {status}: {message}");
+    if tell {
+        peers.broadcast(&Msg::End {
+            status,
+            message: message.clone(),
+        });
+    }
+    for (_, c, _) in kids.iter_mut() {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    server.stop();
+    Ok(ExitCode::from(status.clamp(1, 255) as u8))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::placement;
+
+    #[test]
+    fn block_and_cyclic() {
+        assert_eq!(placement(4, 2, false), [vec![0, 1], vec![2, 3]]);
+        assert_eq!(placement(5, 2, false), [vec![0, 1, 2], vec![3, 4]]);
+        assert_eq!(placement(4, 2, true), [vec![0, 2], vec![1, 3]]);
+        assert_eq!(placement(1, 2, false), [vec![0], vec![]]);
+        assert_eq!(placement(3, 1, true), [vec![0, 1, 2]]);
+    }
+}

@@ -1,0 +1,321 @@
+//! What the `pmixw run` of each node sends the others directly, for what
+//! PMI-2's one collective cannot carry: direct-modex requests and answers,
+//! events beyond the node, and the end of the job. Sans-IO: messages to
+//! bytes and back. The peers' addresses and a shared token are exchanged
+//! through the PMI-2 KVS first (spec-notes/pmi2.md).
+//!
+//! A frame is a 4-byte big-endian length then that many bytes: one v41
+//! data buffer holding a UINT8 kind then the message's fields.
+
+use bytes::Bytes;
+use pmix_codec::{DataBuffer, Format};
+use pmix_types::{DataType, Hex, Info, PString, Proc, Value};
+
+/// The largest frame a peer may announce (a modex blob of a big rank fits
+/// many times over); larger is refused before anything is buffered.
+pub const MAX_FRAME: usize = 64 << 20;
+
+/// What a connection may send before its Hello has been checked.
+pub const MAX_HELLO: usize = 4096;
+
+/// One message between the nodes' hosts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Msg {
+    /// First on every connection: the job's token and the sender's node.
+    Hello { token: String, node: u32 },
+    /// Send me this rank's data once it has committed.
+    Dmodex {
+        request: u64,
+        nspace: String,
+        rank: u32,
+    },
+    /// The answer: status 0 and the blob of `Server::modex_data`, or an error.
+    DmodexReply {
+        request: u64,
+        status: i32,
+        blob: Bytes,
+    },
+    /// An event a rank notified beyond its node.
+    Notify {
+        code: i32,
+        source: Proc,
+        range: u8,
+        info: Vec<Info>,
+    },
+    /// The job ends with this status (an abort, a failed rank, a lost node).
+    End { status: i32, message: String },
+    /// The sender's ranks have all exited with status 0.
+    Done,
+}
+
+/// A frame that does not parse, and why.
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[error("bridge: {0}")]
+pub struct Error(pub String);
+
+fn s(v: &str) -> Value {
+    Value::String(Some(PString::from(v)))
+}
+
+impl Msg {
+    /// The frame of this message.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut b = DataBuffer::new(Format::V41);
+        let mut put = |ty: DataType, v: Value| {
+            b.pack(ty, &[v]).expect("our own values pack");
+        };
+        match self {
+            Msg::Hello { token, node } => {
+                put(DataType::Uint8, Value::Uint8(1));
+                put(DataType::String, s(token));
+                put(DataType::Uint32, Value::Uint32(*node));
+            }
+            Msg::Dmodex {
+                request,
+                nspace,
+                rank,
+            } => {
+                put(DataType::Uint8, Value::Uint8(2));
+                put(DataType::Uint64, Value::Uint64(*request));
+                put(DataType::String, s(nspace));
+                put(DataType::Uint32, Value::Uint32(*rank));
+            }
+            Msg::DmodexReply {
+                request,
+                status,
+                blob,
+            } => {
+                put(DataType::Uint8, Value::Uint8(3));
+                put(DataType::Uint64, Value::Uint64(*request));
+                put(DataType::Int32, Value::Int32(*status));
+                put(DataType::ByteObject, Value::ByteObject(Hex(blob.clone())));
+            }
+            Msg::Notify {
+                code,
+                source,
+                range,
+                info,
+            } => {
+                put(DataType::Uint8, Value::Uint8(4));
+                put(DataType::Int32, Value::Int32(*code));
+                put(DataType::Proc, Value::Proc(source.clone()));
+                put(DataType::Uint8, Value::Uint8(*range));
+                put(DataType::Uint32, Value::Uint32(info.len() as u32));
+                for i in info {
+                    put(DataType::Info, Value::Info(Box::new(i.clone())));
+                }
+            }
+            Msg::End { status, message } => {
+                put(DataType::Uint8, Value::Uint8(5));
+                put(DataType::Int32, Value::Int32(*status));
+                put(DataType::String, s(message));
+            }
+            Msg::Done => put(DataType::Uint8, Value::Uint8(6)),
+        }
+        let body = b.as_bytes();
+        let mut out = (body.len() as u32).to_be_bytes().to_vec();
+        out.extend_from_slice(body);
+        out
+    }
+
+    /// A frame's body (without its length) as a message.
+    pub fn decode(body: &[u8]) -> Result<Msg, Error> {
+        let mut b = DataBuffer::from_bytes(Format::V41, Bytes::copy_from_slice(body));
+        let mut get = |ty: DataType| b.unpack_one(ty).map_err(|e| Error(format!("{ty:?}: {e}")));
+        let text = |v: Value| match v {
+            Value::String(Some(p)) => Ok(p.to_string()),
+            other => Err(Error(format!("a string expected, not {other:?}"))),
+        };
+        let kind = match get(DataType::Uint8)? {
+            Value::Uint8(k) => k,
+            _ => unreachable!("unpack_one(UINT8) gives UINT8"),
+        };
+        macro_rules! field {
+            ($ty:ident) => {
+                match get(DataType::$ty)? {
+                    Value::$ty(v) => v,
+                    other => return Err(Error(format!("{other:?}"))),
+                }
+            };
+        }
+        let m = match kind {
+            1 => Msg::Hello {
+                token: text(get(DataType::String)?)?,
+                node: field!(Uint32),
+            },
+            2 => Msg::Dmodex {
+                request: field!(Uint64),
+                nspace: text(get(DataType::String)?)?,
+                rank: field!(Uint32),
+            },
+            3 => Msg::DmodexReply {
+                request: field!(Uint64),
+                status: field!(Int32),
+                blob: match get(DataType::ByteObject)? {
+                    Value::ByteObject(Hex(b)) => b,
+                    other => return Err(Error(format!("{other:?}"))),
+                },
+            },
+            4 => {
+                let code = field!(Int32);
+                let source = field!(Proc);
+                let range = field!(Uint8);
+                let n = field!(Uint32);
+                // no allocation from the count: each INFO is read (and
+                // fails at the end of the bytes) before it is kept
+                let mut info = Vec::new();
+                for _ in 0..n {
+                    info.push(*field!(Info));
+                }
+                Msg::Notify {
+                    code,
+                    source,
+                    range,
+                    info,
+                }
+            }
+            5 => Msg::End {
+                status: field!(Int32),
+                message: text(get(DataType::String)?)?,
+            },
+            6 => Msg::Done,
+            k => return Err(Error(format!("unknown kind {k}"))),
+        };
+        if !b.unread().is_empty() {
+            return Err(Error(format!(
+                "{} bytes after the message",
+                b.unread().len()
+            )));
+        }
+        Ok(m)
+    }
+}
+
+/// Frames out of a byte stream.
+#[derive(Default)]
+pub struct Framer {
+    buf: Vec<u8>,
+}
+
+impl Framer {
+    pub fn push(&mut self, data: &[u8]) {
+        self.buf.extend_from_slice(data);
+    }
+
+    /// Bytes held for messages not yet complete.
+    pub fn buffered(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// The next whole message; an oversize or unparsable frame is an error
+    /// (the connection is then useless).
+    pub fn next_msg(&mut self) -> Option<Result<Msg, Error>> {
+        if self.buf.len() < 4 {
+            return None;
+        }
+        let len = u32::from_be_bytes([self.buf[0], self.buf[1], self.buf[2], self.buf[3]]) as usize;
+        if len > MAX_FRAME {
+            return Some(Err(Error(format!(
+                "frame of {len} bytes, more than {MAX_FRAME}"
+            ))));
+        }
+        if self.buf.len() < 4 + len {
+            return None;
+        }
+        let m = Msg::decode(&self.buf[4..4 + len]);
+        self.buf.drain(..4 + len);
+        Some(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all() -> Vec<Msg> {
+        vec![
+            Msg::Hello {
+                token: "t0k".into(),
+                node: 1,
+            },
+            Msg::Dmodex {
+                request: 9,
+                nspace: "ns".into(),
+                rank: 3,
+            },
+            Msg::DmodexReply {
+                request: 9,
+                status: 0,
+                blob: Bytes::from_static(b"\x01\x02"),
+            },
+            Msg::Notify {
+                code: -7,
+                source: Proc::new("ns", 2),
+                range: 3,
+                info: vec![Info::new("k", Value::Uint32(5))],
+            },
+            Msg::End {
+                status: 7,
+                message: "rank 0 aborted".into(),
+            },
+            Msg::Done,
+        ]
+    }
+
+    #[test]
+    fn messages_round_trip_through_a_byte_stream() {
+        let mut f = Framer::default();
+        let bytes: Vec<u8> = all().iter().flat_map(|m| m.encode()).collect();
+        for b in bytes.chunks(3) {
+            f.push(b);
+        }
+        let mut got = Vec::new();
+        while let Some(m) = f.next_msg() {
+            got.push(m.unwrap());
+        }
+        assert_eq!(got, all());
+    }
+
+    proptest::proptest! {
+        /// Any byte stream: messages, errors or a wait for more, never a panic.
+        #[test]
+        fn any_stream_is_messages_or_errors(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
+            let mut f = Framer::default();
+            f.push(&data);
+            for _ in 0..64 {
+                match f.next_msg() {
+                    None | Some(Err(_)) => break,
+                    Some(Ok(_)) => {}
+                }
+            }
+            let _ = Msg::decode(&data);
+        }
+    }
+
+    #[test]
+    fn hostile_frames_are_errors() {
+        let mut f = Framer::default();
+        f.push(&u32::MAX.to_be_bytes());
+        assert!(f.next_msg().unwrap().is_err());
+        // every truncation of every message: an error, never a panic
+        for m in all() {
+            let e = m.encode();
+            for cut in 0..e.len() - 4 {
+                let r = Msg::decode(&e[4..4 + cut]);
+                assert!(r.is_err(), "{m:?} cut at {cut}: {r:?}");
+            }
+        }
+        assert!(Msg::decode(&[0x09]).is_err());
+        // a Notify announcing 2^32-1 infos with none present
+        let mut e = Msg::Notify {
+            code: 1,
+            source: Proc::new("n", 0),
+            range: 3,
+            info: vec![],
+        }
+        .encode();
+        let n = e.len();
+        e[n - 1] = 0xff;
+        assert!(Msg::decode(&e[4..]).is_err());
+    }
+}
