@@ -28,6 +28,8 @@ commands:
         --dump appends each side of connection N to DIR/conn-N.client and DIR/conn-N.server
   inspect --verify --client FILE --server FILE
         check that every message decodes typed and re-encodes byte for byte
+  inspect --pcap FILE [--json] [--verify]
+        find the PMIx connections in a tcpdump/pcapng capture and decode (or verify) each
   run    -n N [--dialect D] [--timeout S] [--stats] PROG [ARGS...]
         launch N ranks of PROG on this node under a pmix-wire PMIx server
   probe  [--abort STATUS]
@@ -57,6 +59,7 @@ struct Opts {
     any_address: bool,
     dump: Option<String>,
     verify: bool,
+    pcap: Option<String>,
 }
 
 fn parse(args: &[String]) -> Result<Opts, String> {
@@ -76,6 +79,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         any_address: false,
         dump: None,
         verify: false,
+        pcap: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -106,6 +110,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--any-address" => o.any_address = true,
             "--dump" => o.dump = Some(val("--dump")?),
             "--verify" => o.verify = true,
+            "--pcap" => o.pcap = Some(val("--pcap")?),
             "--client" => o.client = Some(val("--client")?),
             "--server" => o.server = Some(val("--server")?),
             "-" => o.file = Some("-".into()),
@@ -275,6 +280,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
 }
 
 fn inspect_cmd(o: &Opts) -> Result<ExitCode, String> {
+    if let Some(p) = &o.pcap {
+        return pcap_cmd(o, p);
+    }
     let side = |f: &Option<String>, name: &str| -> Result<Vec<u8>, String> {
         let f = f
             .as_ref()
@@ -387,5 +395,59 @@ fn interop_cmd(o: &Opts) -> Result<ExitCode, String> {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    })
+}
+
+fn pcap_cmd(o: &Opts, path: &str) -> Result<ExitCode, String> {
+    let file = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    let r = pmix_wire::pcap::read(&file, pmix_codec::frame::DEFAULT_MAX_MESSAGE)
+        .map_err(|e| format!("{path}: {e}"))?;
+    for n in &r.notes {
+        eprintln!("pmixw inspect: {path}: {n}");
+    }
+    if r.connections.is_empty() {
+        eprintln!(
+            "pmixw inspect: {path}: no PMIx connection among {} packets ({} other TCP connections)",
+            r.packets, r.other_tcp
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    if o.verify {
+        let mut failed = false;
+        for c in &r.connections {
+            match pmix_wire::verify::verify(&c.client_bytes, &c.server_bytes) {
+                Ok(v) => emit(&format!(
+                    "{} -> {}: verified {} messages\n",
+                    c.client, c.server, v.messages
+                ))?,
+                Err(e) => {
+                    failed = true;
+                    eprintln!("pmixw inspect --verify: {} -> {}: {e}", c.client, c.server);
+                }
+            }
+            for n in &c.notes {
+                failed = true;
+                eprintln!("pmixw inspect --verify: {} -> {}: {n}", c.client, c.server);
+            }
+        }
+        return Ok(if failed || !r.notes.is_empty() {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        });
+    }
+    if o.json {
+        emit(&(serde_json::to_string_pretty(&r.connections).expect("JSON") + "\n"))?;
+    } else {
+        emit(&pmix_wire::pcap::render_text(&r))?;
+    }
+    let bad = r
+        .connections
+        .iter()
+        .any(|c| !c.notes.is_empty() || c.messages.iter().any(|e| e.error.is_some()));
+    Ok(if bad || !r.notes.is_empty() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     })
 }
