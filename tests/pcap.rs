@@ -391,3 +391,71 @@ fn cli_json_one_object_per_connection() {
             .any(|e| e["kind"] == "request" && e["message"]["command"] == "FENCE"));
     }
 }
+
+/// Issue 16 item 6: in a live v20 conversation between libpmix 4.2.2
+/// peers, the COMMAND goes out as a 4-byte int whose high bytes are stack
+/// garbage; `verify` compares the low byte and reports the garbage. The
+/// conversation is checked up to the first message that does not decode
+/// at all (spec-notes/pcap.md lists those).
+#[test]
+fn live_v20_command_garbage_is_reported_not_failed() {
+    let r = read(&corpus("pcap/libpmix-4.2.2-v20.pcap"), MAX).unwrap();
+    assert_eq!(r.connections.len(), 2);
+    let mut garbage = 0;
+    for k in &r.connections {
+        assert_eq!(k.format, "v20 NonDesc");
+        // the client up to its first undecodable request; the server up
+        // to its first undecodable message or reply to a request cut off
+        use pmix_wire::inspect::Side;
+        let cut = k
+            .messages
+            .iter()
+            .filter(|e| e.side == Side::Client && e.error.is_some())
+            .map(|e| e.offset)
+            .min()
+            .unwrap_or(k.client_bytes.len());
+        let late: Vec<u32> = k
+            .messages
+            .iter()
+            .filter(|e| e.side == Side::Client && e.offset >= cut)
+            .filter_map(|e| e.header.map(|h| h.tag))
+            .collect();
+        let server_cut = k
+            .messages
+            .iter()
+            .filter(|e| e.side == Side::Server)
+            .filter(|e| {
+                e.error.is_some()
+                    || (e.kind == "reply" && e.header.is_some_and(|h| late.contains(&h.tag)))
+            })
+            .map(|e| e.offset)
+            .min()
+            .unwrap_or(k.server_bytes.len());
+        let (c, s) = (&k.client_bytes[..cut], &k.server_bytes[..server_cut]);
+        let v = pmix_wire::verify::verify(c, s).unwrap_or_else(|e| panic!("{e}"));
+        assert!(v.requests.len() >= 4, "{:?}", v.requests);
+        // the garbage sits in the 3 high bytes of the command int, 4 bytes
+        // into a request's payload, and the low byte is the command
+        for (side, at, g) in &v.garbage {
+            assert_eq!(g.len(), 3);
+            assert_ne!(g, &[0, 0, 0]);
+            let kind = if *side == "client" {
+                "request"
+            } else {
+                "event"
+            };
+            let req = k
+                .messages
+                .iter()
+                .find(|e| e.kind == kind && e.offset + 20 == *at)
+                .unwrap_or_else(|| panic!("no {kind} at {}", at - 20));
+            assert!(req.error.is_none() && !req.message.is_null());
+        }
+        garbage += v.garbage.len();
+        // the whole conversation fails only where it does not decode
+        if let Err(e) = pmix_wire::verify::verify(&k.client_bytes, &k.server_bytes) {
+            assert!(!e.contains("re-encodes differently"), "{e}");
+        }
+    }
+    assert!(garbage > 0, "libpmix's v20 sent no garbage this time");
+}

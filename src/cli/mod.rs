@@ -307,6 +307,7 @@ fn inspect_cmd(o: &Opts) -> Result<ExitCode, String> {
                     "verified: {} messages (requests {:?}, replies {:?}, {} events, {} IOF) decode typed and re-encode byte for byte\n",
                     v.messages, v.requests, v.replies, v.events, v.iof
                 ))?;
+                emit(&garbage_text(&v))?;
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => {
@@ -417,8 +418,11 @@ fn pcap_cmd(o: &Opts, path: &str) -> Result<ExitCode, String> {
         for c in &r.connections {
             match pmix_wire::verify::verify(&c.client_bytes, &c.server_bytes) {
                 Ok(v) => emit(&format!(
-                    "{} -> {}: verified {} messages\n",
-                    c.client, c.server, v.messages
+                    "{} -> {}: verified {} messages\n{}",
+                    c.client,
+                    c.server,
+                    v.messages,
+                    garbage_text(&v)
                 ))?,
                 Err(e) => {
                     failed = true;
@@ -450,4 +454,17 @@ fn pcap_cmd(o: &Opts, path: &str) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The garbage bytes libpmix's legacy dialects sent, one line each.
+fn garbage_text(v: &pmix_wire::verify::Verified) -> String {
+    v.garbage
+        .iter()
+        .map(|(side, at, g)| {
+            format!(
+                "  garbage: {side} offset {at}: {} (high bytes of a 1-byte enum packed as a 4-byte int; only the low byte is compared)\n",
+                pmix_types::hex::encode(g)
+            )
+        })
+        .collect()
 }
