@@ -4,6 +4,7 @@
 pub mod client;
 pub mod inspect;
 pub mod interop;
+pub mod keycheck;
 pub mod pcap;
 pub mod relay;
 pub mod server;

@@ -21,6 +21,8 @@ commands:
         print each value as PMIx_Data_print does
   types  [--json]
         the type table: code, name, and which dialect registers which type
+  types  --keys [--json]
+        the standard's reserved keys: macro, string, value type, level
   inspect --client FILE --server FILE [--json] [--hex]
         decode one connection from the raw bytes each side sent (--hex: files hold hex text)
   relay  --listen HOST:PORT --to HOST:PORT [--json] [--any-address] [--dump DIR]
@@ -60,6 +62,7 @@ struct Opts {
     dump: Option<String>,
     verify: bool,
     pcap: Option<String>,
+    keys: bool,
 }
 
 fn parse(args: &[String]) -> Result<Opts, String> {
@@ -80,6 +83,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         dump: None,
         verify: false,
         pcap: None,
+        keys: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -111,6 +115,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--dump" => o.dump = Some(val("--dump")?),
             "--verify" => o.verify = true,
             "--pcap" => o.pcap = Some(val("--pcap")?),
+            "--keys" => o.keys = true,
             "--client" => o.client = Some(val("--client")?),
             "--server" => o.server = Some(val("--server")?),
             "-" => o.file = Some("-".into()),
@@ -211,6 +216,10 @@ fn print_cmd(o: &Opts) -> Result<ExitCode, String> {
         pmix_codec::decode(&o.format, ty, &input_bytes(o)?)
             .map_err(|e| format!("decode failed: {e}"))?
     };
+    warn_wrong_types(
+        &serde_json::Value::Array(values.iter().map(Value::to_bare_json).collect()),
+        "",
+    );
     let mut out = String::new();
     for v in &values {
         match pmix_codec::print(v, o.prefix.as_deref()) {
@@ -225,6 +234,9 @@ fn print_cmd(o: &Opts) -> Result<ExitCode, String> {
 }
 
 fn types_cmd(o: &Opts) -> Result<ExitCode, String> {
+    if o.keys {
+        return keys_cmd(o);
+    }
     if o.json {
         let rows: Vec<serde_json::Value> = DataType::ALL
             .iter()
@@ -317,6 +329,7 @@ fn inspect_cmd(o: &Opts) -> Result<ExitCode, String> {
         };
     }
     let conv = pmix_wire::inspect::inspect(&c, &s, pmix_codec::frame::DEFAULT_MAX_MESSAGE);
+    warn_entries(&conv.entries);
     if o.json {
         emit(&(serde_json::to_string_pretty(&conv).expect("JSON") + "\n"))?;
     } else {
@@ -440,6 +453,9 @@ fn pcap_cmd(o: &Opts, path: &str) -> Result<ExitCode, String> {
             ExitCode::SUCCESS
         });
     }
+    for c in &r.connections {
+        warn_entries(&c.messages);
+    }
     if o.json {
         emit(&(serde_json::to_string_pretty(&r.connections).expect("JSON") + "\n"))?;
     } else {
@@ -467,4 +483,53 @@ fn garbage_text(v: &pmix_wire::verify::Verified) -> String {
             )
         })
         .collect()
+}
+
+/// Warn (stderr) about reserved keys whose values have the wrong type.
+fn warn_wrong_types(j: &serde_json::Value, at: &str) {
+    for w in pmix_wire::keycheck::wrong_types(j) {
+        eprintln!("pmixw: warning: {at}{w}");
+    }
+}
+
+fn warn_entries(entries: &[pmix_wire::inspect::Entry]) {
+    for e in entries {
+        let side = match e.side {
+            pmix_wire::inspect::Side::Client => "C->S",
+            pmix_wire::inspect::Side::Server => "S->C",
+        };
+        warn_wrong_types(&e.message, &format!("{side} @{}: ", e.offset));
+    }
+}
+
+fn keys_cmd(o: &Opts) -> Result<ExitCode, String> {
+    use pmix_types::keys::RESERVED;
+    let text = if o.json {
+        let rows: Vec<serde_json::Value> = RESERVED
+            .iter()
+            .map(|k| {
+                serde_json::json!({"name": k.name, "string": k.string, "type": k.data_type.name(),
+                    "c_type": k.c_type, "level": k.level.name(), "provisional": k.provisional})
+            })
+            .collect();
+        serde_json::to_string_pretty(&rows).expect("JSON") + "\n"
+    } else {
+        let mut s = format!(
+            "{:<28} {:<18} {:<18} {}\n",
+            "name", "string", "type", "level"
+        );
+        for k in RESERVED {
+            s.push_str(&format!(
+                "{:<28} {:<18} {:<18} {}{}\n",
+                k.name,
+                k.string,
+                k.data_type.name(),
+                k.level.name(),
+                if k.provisional { " (provisional)" } else { "" }
+            ));
+        }
+        s
+    };
+    emit(&text)?;
+    Ok(ExitCode::SUCCESS)
 }
