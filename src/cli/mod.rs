@@ -15,6 +15,8 @@ const USAGE: &str = "usage: pmixw <command> [options]
 commands:
   decode --type TYPE [--dialect D] [--described] [--fixed-ints] [--hex] [FILE|-]
         unpack units of TYPE until the input is exhausted; print one JSON array
+  decode --infer [--dialect D] [--hex] [--json] [FILE|-]
+        propose the unit layouts (type and count of each) that consume a non-described buffer
   encode --type TYPE [--dialect D] [--described] [--fixed-ints] [--hex] [FILE|-]
         read a JSON array of TYPE values; write one pack unit (raw bytes, or hex with --hex)
   print  --type TYPE [--dialect D] [--described] [--fixed-ints] [--hex|--json] [--prefix P] [FILE|-]
@@ -63,6 +65,7 @@ struct Opts {
     verify: bool,
     pcap: Option<String>,
     keys: bool,
+    infer: bool,
 }
 
 fn parse(args: &[String]) -> Result<Opts, String> {
@@ -84,6 +87,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         verify: false,
         pcap: None,
         keys: false,
+        infer: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -116,6 +120,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--verify" => o.verify = true,
             "--pcap" => o.pcap = Some(val("--pcap")?),
             "--keys" => o.keys = true,
+            "--infer" => o.infer = true,
             "--client" => o.client = Some(val("--client")?),
             "--server" => o.server = Some(val("--server")?),
             "-" => o.file = Some("-".into()),
@@ -185,6 +190,9 @@ fn values_to_json(values: &[Value]) -> String {
 }
 
 fn decode_cmd(o: &Opts) -> Result<ExitCode, String> {
+    if o.infer {
+        return infer_cmd(o);
+    }
     let ty = need_type(o)?;
     let bytes = input_bytes(o)?;
     let values =
@@ -334,6 +342,7 @@ fn inspect_cmd(o: &Opts) -> Result<ExitCode, String> {
         emit(&(serde_json::to_string_pretty(&conv).expect("JSON") + "\n"))?;
     } else {
         emit(&pmix_wire::inspect::render_text(&conv))?;
+        emit(&pmix_wire::infer::explain(&conv, &c, &s))?;
     }
     Ok(if conv.errors() == 0 {
         ExitCode::SUCCESS
@@ -460,6 +469,13 @@ fn pcap_cmd(o: &Opts, path: &str) -> Result<ExitCode, String> {
         emit(&(serde_json::to_string_pretty(&r.connections).expect("JSON") + "\n"))?;
     } else {
         emit(&pmix_wire::pcap::render_text(&r))?;
+        for c in &r.connections {
+            emit(&pmix_wire::infer::explain(
+                &c.conversation(),
+                &c.client_bytes,
+                &c.server_bytes,
+            ))?;
+        }
     }
     let bad = r
         .connections
@@ -532,4 +548,26 @@ fn keys_cmd(o: &Opts) -> Result<ExitCode, String> {
     };
     emit(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+fn infer_cmd(o: &Opts) -> Result<ExitCode, String> {
+    let bytes = input_bytes(o)?;
+    if bytes.len() > pmix_wire::infer::MAX_INPUT {
+        return Err(format!(
+            "--infer reads at most {} bytes (one message), not {}",
+            pmix_wire::infer::MAX_INPUT,
+            bytes.len()
+        ));
+    }
+    let c = pmix_wire::infer::infer(o.dialects.first().copied(), &bytes, 10);
+    if o.json {
+        emit(&(serde_json::to_string_pretty(&c).expect("JSON") + "\n"))?;
+    } else {
+        emit(&pmix_wire::infer::render_text(&c))?;
+    }
+    Ok(if c.is_empty() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
