@@ -2,6 +2,7 @@
 //! `pmixw` command line, on top of `pmix-codec`.
 
 pub mod client;
+pub mod doctor;
 pub mod infer;
 pub mod inspect;
 pub mod interop;

@@ -40,6 +40,8 @@ commands:
         run as each rank of a job under any PMIx launcher: check that PMIx works, one line per check
   query  [--pid PID | --nspace NS | --uri URI | --system] KEY...
         connect to a PMIx server as a tool and print its answers
+  doctor [--json]
+        which PMIx server this environment reaches, what it is, what conflicts; one-line verdict
   interop [--json] [--dialect D]... [--fixed-ints] [--save-vectors DIR]
         run the interop matrix against the system libpmix (and keep its vectors)
 
@@ -291,6 +293,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         "run" => run::run(rest),
         "probe" => probe::probe_cmd(rest),
         "query" => query::query_cmd(rest),
+        "doctor" => doctor_cmd(&parse(rest)?),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)
@@ -570,4 +573,21 @@ fn infer_cmd(o: &Opts) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn doctor_cmd(o: &Opts) -> Result<ExitCode, String> {
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let r = pmix_wire::doctor::diagnose(&env, &pmix_wire::tool::tmpdirs());
+    if o.json {
+        emit(&(serde_json::to_string_pretty(&r).expect("JSON") + "\n"))?;
+    } else {
+        emit(&pmix_wire::doctor::render_text(&r))?;
+    }
+    Ok(
+        if r.reachable && r.conflicts.is_empty() && r.wrong_types.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        },
+    )
 }

@@ -1,0 +1,179 @@
+//! `pmixw doctor` (issue 16 item 3): under our own `pmixw run` server (in
+//! two dialects), against a libpmix 4.2.2 server found through its
+//! rendezvous file (tests/interop/cli_server.c), with conflicting
+//! variables, and with nothing to find.
+
+mod common;
+
+use common::{lines_of, output_within, Kill};
+use pmix_wire::doctor::{analyze, diagnose};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// `pmixw run -n 1 [--dialect D] [env VAR=VAL...] pmixw doctor --json`.
+fn doctor_under_run(dialect: Option<&str>, extra: &[&str]) -> (bool, serde_json::Value) {
+    let me = env!("CARGO_BIN_EXE_pmixw");
+    let mut args = vec!["run", "-n", "1", "--timeout", "60"];
+    if let Some(d) = dialect {
+        args.extend(["--dialect", d]);
+    }
+    if !extra.is_empty() {
+        args.push("env");
+        args.extend(extra);
+    }
+    args.extend([me, "doctor", "--json"]);
+    let c = Command::new(me)
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = output_within(c, Duration::from_secs(90), "pmixw run ... doctor");
+    let j = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    (o.status.success(), j)
+}
+
+#[test]
+fn under_our_server_in_two_dialects() {
+    for (d, want) in [(None, "v41 NonDesc"), (Some("v20"), "v20 NonDesc")] {
+        let (ok, j) = doctor_under_run(d, &[]);
+        assert!(ok, "{j:#}");
+        assert_eq!(j["reachable"], true);
+        assert_eq!(j["dialect"], want);
+        assert_eq!(j["server_version"], "4.2.2");
+        assert!(j["handshake"]
+            .as_str()
+            .unwrap()
+            .starts_with("accepted as tool "));
+        assert!(j["verdict"].as_str().unwrap().starts_with("OK: "), "{j:#}");
+        assert_eq!(j["conflicts"], serde_json::json!([]));
+    }
+}
+
+#[test]
+fn pmi_beside_pmix_is_a_conflict() {
+    let (ok, j) = doctor_under_run(None, &["PMI_SIZE=1", "PMI_RANK=0"]);
+    assert!(!ok, "doctor exits 1 on a conflict");
+    assert_eq!(j["reachable"], true);
+    let c = j["conflicts"][0].as_str().unwrap();
+    assert!(
+        c.starts_with("PMI variables (PMI_RANK PMI_SIZE) beside PMIx ones (PMIX_NAMESPACE)"),
+        "{c}"
+    );
+    assert!(j["verdict"].as_str().unwrap().starts_with("WARNING: "));
+}
+
+#[test]
+fn uri_variables_naming_different_servers() {
+    let (cands, r) = analyze(&env(&[
+        ("PMIX_SERVER_URI3", "a.0;tcp4://127.0.0.1:1111"),
+        ("PMIX_SERVER_URI41", "b.0;tcp4://127.0.0.1:2222"),
+        ("PMIX_NAMESPACE", "job"),
+    ]));
+    // a 4.2.2 client takes the newest dialect's variable
+    assert_eq!(cands[0].source, "PMIX_SERVER_URI41");
+    assert_eq!(
+        r.conflicts,
+        [
+            "PMIX_SERVER_URI41 names 127.0.0.1:2222 but PMIX_SERVER_URI3 names 127.0.0.1:1111: the client uses PMIX_SERVER_URI41",
+            "PMIX_NAMESPACE=job without PMIX_RANK",
+        ]
+    );
+    // the same server under several names is fine
+    let (_, r) = analyze(&env(&[
+        ("PMIX_SERVER_URI3", "a.0;tcp4://127.0.0.1:1111"),
+        ("PMIX_SERVER_URI41", "a.0;tcp4://127.0.0.1:1111"),
+    ]));
+    assert!(r.conflicts.is_empty());
+}
+
+#[test]
+fn nothing_to_find_and_nothing_listening() {
+    let empty = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("doctor-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let r = diagnose(&[], std::slice::from_ref(&empty));
+    assert!(!r.reachable);
+    assert!(r.verdict.starts_with("no PMIx server"), "{}", r.verdict);
+    // a URI whose port nobody listens on (bound, then closed)
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let uri = format!("x.0;tcp4://127.0.0.1:{port}");
+    let r = diagnose(
+        &env(&[("PMIX_SERVER_URI41", &uri)]),
+        std::slice::from_ref(&empty),
+    );
+    assert!(!r.reachable);
+    assert!(
+        r.verdict.starts_with("FAIL: PMIx server not reachable"),
+        "{}",
+        r.verdict
+    );
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+#[test]
+fn libpmix_server_through_its_rendezvous_file() {
+    let present = Command::new("pkg-config")
+        .args(["--exists", "pmix"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !present {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "libpmix-dev is missing in CI"
+        );
+        eprintln!("SKIPPED: libpmix-dev is not installed");
+        return;
+    }
+    let exe = pmix_wire::interop::build_c("cli_server", &pmix_wire::interop::default_out_dir())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("doctor-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut server = Kill(
+        Command::new(exe)
+            .arg(&dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let rx = lines_of(server.0.stdout.take().unwrap());
+    let line = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("cli_server ready");
+    assert!(line.starts_with("ready "), "{line}");
+    let r = diagnose(&[], std::slice::from_ref(&dir));
+    assert!(r.reachable, "{r:#?}");
+    assert!(r.source.as_deref().unwrap().starts_with("rendezvous file "));
+    assert_eq!(r.server_version.as_deref(), Some("4.2.2rc2"));
+    assert_eq!(r.dialect.as_deref(), Some("v41 NonDesc"));
+    assert!(
+        r.handshake
+            .as_deref()
+            .unwrap()
+            .starts_with("accepted as tool clitool:0 by server "),
+        "{r:#?}"
+    );
+    assert!(r.verdict.starts_with("OK: "), "{}", r.verdict);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
