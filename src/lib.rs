@@ -11,4 +11,5 @@ pub mod pcap;
 pub mod relay;
 pub mod server;
 pub mod tool;
+pub mod typed;
 pub mod verify;

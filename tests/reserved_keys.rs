@@ -165,3 +165,39 @@ fn print_flags_slurms_int_appnum() {
     );
     assert_eq!(run("UINT32"), "");
 }
+
+/// The typed getter over reserved keys, on our server: job size, appnum
+/// and local rank as integers, a wrong type refused.
+#[test]
+fn typed_getters_read_reserved_keys() {
+    use pmix_types::keys;
+    use pmix_wire::client::{Client, ClientEnv};
+    use pmix_wire::server::{net, JobSpec};
+    use pmix_wire::typed::TypedGet;
+    let server = net::start(vec![JobSpec {
+        nspace: "typed".into(),
+        nprocs: 1,
+        hostname: net::hostname(),
+        info: vec![],
+    }])
+    .unwrap();
+    let env = server.client_env("typed", 0);
+    let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+    let mut c = Client::init_with(ClientEnv::from_env(get).unwrap()).unwrap();
+    let job = pmix_types::Proc::new("typed", pmix_types::RANK_WILDCARD);
+    let me = pmix_types::Proc::new("typed", 0);
+    assert_eq!(
+        c.get_typed::<String>(&me, keys::HOSTNAME).unwrap(),
+        net::hostname()
+    );
+    assert_eq!(c.get_typed::<u32>(&job, keys::JOB_SIZE).unwrap(), 1);
+    assert_eq!(c.get_typed::<u32>(&me, keys::APPNUM).unwrap(), 0);
+    assert_eq!(c.get_typed::<u16>(&me, keys::LOCAL_RANK).unwrap(), 0);
+    let e = c.get_typed::<String>(&job, keys::JOB_SIZE).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("PMIX_UINT32, which is not a PMIX_STRING"),
+        "{e}"
+    );
+    c.finalize().unwrap();
+}
