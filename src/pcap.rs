@@ -36,12 +36,18 @@ fn packets<'a>(file: &'a [u8], notes: &mut Vec<String>) -> Result<Vec<Packet<'a>
         .get(..4)
         .ok_or_else(|| format!("{} bytes are not a capture file", file.len()))?;
     let mut out = Vec::new();
-    let truncated = |rest: &[u8], what: &str| {
-        format!(
+    // why reading stopped at `rest`: a cut (the capture was stopped
+    // mid-write) or a malformed record
+    let stopped = |rest: &[u8], what: &str, e: PcapError| match e {
+        PcapError::IncompleteBuffer => format!(
             "capture truncated: {} bytes at file offset {} are not a whole {what}",
             rest.len(),
             file.len() - rest.len()
-        )
+        ),
+        e => format!(
+            "{what} at file offset {}: {e}; the rest of the file is not read",
+            file.len() - rest.len()
+        ),
     };
     if magic == [0x0a, 0x0d, 0x0d, 0x0a] {
         let (mut rest, mut parser) =
@@ -83,15 +89,8 @@ fn packets<'a>(file: &'a [u8], notes: &mut Vec<String>) -> Result<Vec<Packet<'a>
                     });
                     rest = r;
                 }
-                Err(PcapError::IncompleteBuffer) => {
-                    notes.push(truncated(rest, "pcapng block"));
-                    break;
-                }
                 Err(e) => {
-                    notes.push(format!(
-                        "pcapng block at file offset {}: {e}; the rest of the file is not read",
-                        file.len() - rest.len()
-                    ));
+                    notes.push(stopped(rest, "pcapng block", e));
                     break;
                 }
             }
@@ -119,15 +118,8 @@ fn packets<'a>(file: &'a [u8], notes: &mut Vec<String>) -> Result<Vec<Packet<'a>
                     });
                     rest = r;
                 }
-                Err(PcapError::IncompleteBuffer) => {
-                    notes.push(truncated(rest, "packet record"));
-                    break;
-                }
                 Err(e) => {
-                    notes.push(format!(
-                        "packet record at file offset {}: {e}; the rest of the file is not read",
-                        file.len() - rest.len()
-                    ));
+                    notes.push(stopped(rest, "packet record", e));
                     break;
                 }
             }
