@@ -37,6 +37,7 @@ fn conversation() -> (Vec<u8>, Vec<u8>) {
 enum Link {
     Ethernet,
     Sll,
+    Sll2,
     /// BSD loopback: a 4-byte host-order address family, then IP.
     Null,
     Raw,
@@ -47,6 +48,7 @@ impl Link {
         match self {
             Link::Ethernet => DataLink::ETHERNET,
             Link::Sll => DataLink::LINUX_SLL,
+            Link::Sll2 => DataLink::LINUX_SLL2,
             Link::Null => DataLink::NULL,
             Link::Raw => DataLink::RAW,
         }
@@ -83,6 +85,14 @@ fn packet(
             // then the EtherType Ethernet carried
             let mut v = vec![0, 0, 0x03, 0x04, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0];
             v.extend_from_slice(&out[12..]);
+            v
+        }
+        Link::Sll2 => {
+            // EtherType, reserved, interface index, ARPHRD_LOOPBACK,
+            // packet type, address length, address
+            let mut v = out[12..14].to_vec();
+            v.extend_from_slice(&[0, 0, 0, 0, 0, 1, 0x03, 0x04, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0]);
+            v.extend_from_slice(&out[14..]);
             v
         }
         Link::Raw => out[14..].to_vec(),
@@ -232,12 +242,12 @@ fn reordered_and_retransmitted_segments() {
 fn ipv6_on_cooked_loopback_and_raw_links() {
     let (c, s) = conversation();
     let (ca, sa) = (addr("[::1]:40000"), addr("[::1]:5000"));
-    for link in [Link::Sll, Link::Null, Link::Raw, Link::Ethernet] {
+    for link in [Link::Sll, Link::Sll2, Link::Null, Link::Raw, Link::Ethernet] {
         let r = read(&pcap(link, &connection(link, ca, sa, &c, &s, 500)), MAX).unwrap();
         assert_one_conversation(&r, "[::1]:40000", "[::1]:5000");
     }
     let (ca, sa) = (addr("127.0.0.1:40000"), addr("127.0.0.1:5000"));
-    for link in [Link::Sll, Link::Null, Link::Raw] {
+    for link in [Link::Sll, Link::Sll2, Link::Null, Link::Raw] {
         let r = read(&pcap(link, &connection(link, ca, sa, &c, &s, 500)), MAX).unwrap();
         assert_one_conversation(&r, "127.0.0.1:40000", "127.0.0.1:5000");
     }
@@ -458,4 +468,40 @@ fn live_v20_command_garbage_is_reported_not_failed() {
         }
     }
     assert!(garbage > 0, "libpmix's v20 sent no garbage this time");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+    /// Hostile captures: a valid one with bytes overwritten anywhere (file
+    /// header, record lengths, IP/TCP headers, PMIx frames) never panics.
+    #[test]
+    fn corrupted_captures_never_panic(
+        edits in proptest::collection::vec((0usize..4096, 0u8..=255), 1..16),
+        ng in proptest::bool::ANY,
+    ) {
+        let (c, s) = conversation();
+        let (ca, sa) = (addr("127.0.0.1:40006"), addr("127.0.0.1:5006"));
+        let pkts = connection(Link::Ethernet, ca, sa, &c[..600], &s[..200], 150);
+        let mut file = if ng {
+            let mut w = PcapNgWriter::new(Vec::new()).unwrap();
+            w.write_pcapng_block(InterfaceDescriptionBlock::new(DataLink::ETHERNET, 0)).unwrap();
+            for p in pkts {
+                w.write_pcapng_block(EnhancedPacketBlock {
+                    interface_id: 0,
+                    timestamp: Duration::ZERO,
+                    original_len: p.len() as u32,
+                    data: p.into(),
+                    options: vec![],
+                }).unwrap();
+            }
+            w.into_inner()
+        } else {
+            pcap(Link::Ethernet, &pkts)
+        };
+        let n = file.len();
+        for (at, b) in edits {
+            file[at % n] = b;
+        }
+        let _ = read(&file, MAX);
+    }
 }
