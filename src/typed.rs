@@ -79,9 +79,20 @@ impl FromValue for Proc {
 pub trait TypedGet {
     /// PMIx_Get of `key` for `proc`, read as `T`.
     fn get_typed<T: FromValue>(&mut self, proc: &Proc, key: &str) -> Result<T, ClientError>;
+    /// A job-level key of our own job (rank WILDCARD):
+    /// `client.get_job::<u32>(keys::JOB_SIZE)`.
+    fn get_job<T: FromValue>(&mut self, key: &str) -> Result<T, ClientError>;
 }
 
 impl TypedGet for Client {
+    fn get_job<T: FromValue>(&mut self, key: &str) -> Result<T, ClientError> {
+        let job = Proc {
+            rank: pmix_types::RANK_WILDCARD,
+            ..self.proc().clone()
+        };
+        self.get_typed(&job, key)
+    }
+
     fn get_typed<T: FromValue>(&mut self, proc: &Proc, key: &str) -> Result<T, ClientError> {
         let v = self.get(proc, key, &[])?;
         T::from_value(&v).ok_or_else(|| {

@@ -3,7 +3,7 @@
 //! attribute dictionary (tests/interop/dictionary.c prints it).
 
 use pmix_types::keys::{Level, RESERVED};
-use pmix_types::DataType;
+use pmix_types::{DataType, Value};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -178,7 +178,8 @@ fn typed_getters_read_reserved_keys() {
         nspace: "typed".into(),
         nprocs: 1,
         hostname: net::hostname(),
-        info: vec![],
+        // a reserved key with a host's wrong type, as Slurm's appnum
+        info: vec![pmix_types::Info::new(keys::JOB_NUM_APPS, Value::Int(1))],
     }])
     .unwrap();
     let env = server.client_env("typed", 0);
@@ -193,6 +194,12 @@ fn typed_getters_read_reserved_keys() {
     assert_eq!(c.get_typed::<u32>(&job, keys::JOB_SIZE).unwrap(), 1);
     assert_eq!(c.get_typed::<u32>(&me, keys::APPNUM).unwrap(), 0);
     assert_eq!(c.get_typed::<u16>(&me, keys::LOCAL_RANK).unwrap(), 0);
+    assert_eq!(c.get_job::<u32>(keys::JOB_SIZE).unwrap(), 1);
+    // the wrong type reads all the same, and the key check names it
+    assert_eq!(c.get_job::<u32>(keys::JOB_NUM_APPS).unwrap(), 1);
+    let v = c.get(&job, keys::JOB_NUM_APPS, &[]).unwrap();
+    assert_eq!(v, Value::Int(1));
+    assert!(keys::check(keys::JOB_NUM_APPS, v.data_type()).is_some());
     let e = c.get_typed::<String>(&job, keys::JOB_SIZE).unwrap_err();
     assert!(
         e.to_string()
