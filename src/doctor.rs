@@ -208,7 +208,13 @@ fn handshake(c: &Candidate, job: Option<(&str, u32)>, r: &mut Report) -> Result<
                         r.wrong_types.push(w);
                     }
                 }
-                Err(e) => r.notes.push(format!("get {key} of {ns}: {e}")),
+                Err(e) => {
+                    // one note: a server that refuses one refuses all
+                    r.notes.push(format!(
+                        "cannot read {ns}'s job data as a tool ({key}: {e}); key types not checked"
+                    ));
+                    break;
+                }
             }
         }
     }
@@ -266,7 +272,9 @@ fn verdict(r: &Report, nothing: bool) -> String {
     );
     match (r.reachable, problems) {
         (true, 0) => format!("OK: PMIx server reachable: {what}"),
-        (true, n) => format!("WARNING: PMIx server reachable ({what}) but {n} problem(s) below"),
+        (true, n) => {
+            format!("WARNING: PMIx server reachable ({what}), {n} problem(s) listed above")
+        }
         (false, _) => format!("FAIL: PMIx server not reachable: {what}"),
     }
 }
