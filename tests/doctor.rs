@@ -177,3 +177,67 @@ fn libpmix_server_through_its_rendezvous_file() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// In a libpmix 4.2.2 job's environment (tests/interop/cap_server.c, the
+/// variables it gives rank 0): the server, its version and dialect, and
+/// its job-level reserved keys read through the tool with the standard's
+/// types.
+#[test]
+fn libpmix_server_from_a_jobs_environment() {
+    let present = Command::new("pkg-config")
+        .args(["--exists", "pmix"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !present {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "libpmix-dev is missing in CI"
+        );
+        eprintln!("SKIPPED: libpmix-dev is not installed");
+        return;
+    }
+    let exe = pmix_wire::interop::build_c("cap_server", &pmix_wire::interop::default_out_dir())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("doctor-job-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut server = Kill(
+        Command::new(exe)
+            .args(["2", dir.to_str().unwrap()])
+            .env("PMIX_MCA_gds", "hash")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let rx = lines_of(server.0.stdout.take().unwrap());
+    // "env capns 0 KEY=VALUE" lines, then "ready"
+    let mut job_env = Vec::new();
+    loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("cap_server ready");
+        if line == "ready" {
+            break;
+        }
+        if let Some((k, v)) = line
+            .strip_prefix("env capns 0 ")
+            .and_then(|kv| kv.split_once('='))
+        {
+            job_env.push((k.to_string(), v.to_string()));
+        }
+    }
+    let r = diagnose(&job_env, std::slice::from_ref(&dir));
+    assert!(r.reachable, "{r:#?}");
+    assert_eq!(r.source.as_deref(), Some("PMIX_SERVER_URI41"));
+    assert_eq!(r.server_version.as_deref(), Some("4.2.2rc2"));
+    assert_eq!(r.dialect.as_deref(), Some("v41 NonDesc"));
+    assert_eq!(r.job.as_deref(), Some("capns rank 0"));
+    assert!(
+        r.notes.is_empty() && r.wrong_types.is_empty() && r.conflicts.is_empty(),
+        "{r:#?}"
+    );
+    assert!(r.verdict.starts_with("OK: "), "{}", r.verdict);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
