@@ -1,6 +1,7 @@
 //! Command-line front end. Each subcommand is a small function over the
 //! library; argument parsing is hand-written (a handful of flags).
 
+mod debug;
 mod probe;
 mod query;
 mod run;
@@ -193,7 +194,7 @@ fn values_to_json(values: &[Value]) -> String {
 
 fn decode_cmd(o: &Opts) -> Result<ExitCode, String> {
     if o.infer {
-        return infer_cmd(o);
+        return debug::infer_cmd(o);
     }
     let ty = need_type(o)?;
     let bytes = input_bytes(o)?;
@@ -226,7 +227,7 @@ fn print_cmd(o: &Opts) -> Result<ExitCode, String> {
         pmix_codec::decode(&o.format, ty, &input_bytes(o)?)
             .map_err(|e| format!("decode failed: {e}"))?
     };
-    warn_wrong_types(
+    debug::warn_wrong_types(
         &serde_json::Value::Array(values.iter().map(Value::to_bare_json).collect()),
         "",
     );
@@ -245,7 +246,7 @@ fn print_cmd(o: &Opts) -> Result<ExitCode, String> {
 
 fn types_cmd(o: &Opts) -> Result<ExitCode, String> {
     if o.keys {
-        return keys_cmd(o);
+        return debug::keys_cmd(o);
     }
     if o.json {
         let rows: Vec<serde_json::Value> = DataType::ALL
@@ -293,7 +294,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         "run" => run::run(rest),
         "probe" => probe::probe_cmd(rest),
         "query" => query::query_cmd(rest),
-        "doctor" => doctor_cmd(&parse(rest)?),
+        "doctor" => debug::doctor_cmd(&parse(rest)?),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)
@@ -304,7 +305,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
 
 fn inspect_cmd(o: &Opts) -> Result<ExitCode, String> {
     if let Some(p) = &o.pcap {
-        return pcap_cmd(o, p);
+        return debug::pcap_cmd(o, p);
     }
     let side = |f: &Option<String>, name: &str| -> Result<Vec<u8>, String> {
         let f = f
@@ -330,7 +331,7 @@ fn inspect_cmd(o: &Opts) -> Result<ExitCode, String> {
                     "verified: {} messages (requests {:?}, replies {:?}, {} events, {} IOF) decode typed and re-encode byte for byte\n",
                     v.messages, v.requests, v.replies, v.events, v.iof
                 ))?;
-                emit(&garbage_text(&v))?;
+                emit(&debug::garbage_text(&v))?;
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => {
@@ -340,7 +341,7 @@ fn inspect_cmd(o: &Opts) -> Result<ExitCode, String> {
         };
     }
     let conv = pmix_wire::inspect::inspect(&c, &s, pmix_codec::frame::DEFAULT_MAX_MESSAGE);
-    warn_entries(&conv.entries);
+    debug::warn_entries(&conv.entries);
     if o.json {
         emit(&(serde_json::to_string_pretty(&conv).expect("JSON") + "\n"))?;
     } else {
@@ -422,172 +423,4 @@ fn interop_cmd(o: &Opts) -> Result<ExitCode, String> {
     } else {
         ExitCode::FAILURE
     })
-}
-
-fn pcap_cmd(o: &Opts, path: &str) -> Result<ExitCode, String> {
-    let file = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
-    let r = pmix_wire::pcap::read(&file, pmix_codec::frame::DEFAULT_MAX_MESSAGE)
-        .map_err(|e| format!("{path}: {e}"))?;
-    for n in &r.notes {
-        eprintln!("pmixw inspect: {path}: {n}");
-    }
-    if r.connections.is_empty() {
-        eprintln!(
-            "pmixw inspect: {path}: no PMIx connection among {} packets ({} other TCP connections)",
-            r.packets, r.other_tcp
-        );
-        return Ok(ExitCode::FAILURE);
-    }
-    if o.verify {
-        let mut failed = false;
-        for c in &r.connections {
-            match pmix_wire::verify::verify(&c.client_bytes, &c.server_bytes) {
-                Ok(v) => emit(&format!(
-                    "{} -> {}: verified {} messages\n{}",
-                    c.client,
-                    c.server,
-                    v.messages,
-                    garbage_text(&v)
-                ))?,
-                Err(e) => {
-                    failed = true;
-                    eprintln!("pmixw inspect --verify: {} -> {}: {e}", c.client, c.server);
-                }
-            }
-            for n in &c.notes {
-                failed = true;
-                eprintln!("pmixw inspect --verify: {} -> {}: {n}", c.client, c.server);
-            }
-        }
-        return Ok(if failed || !r.notes.is_empty() {
-            ExitCode::FAILURE
-        } else {
-            ExitCode::SUCCESS
-        });
-    }
-    for c in &r.connections {
-        warn_entries(&c.messages);
-    }
-    if o.json {
-        emit(&(serde_json::to_string_pretty(&r.connections).expect("JSON") + "\n"))?;
-    } else {
-        emit(&pmix_wire::pcap::render_text(&r))?;
-        for c in &r.connections {
-            emit(&pmix_wire::infer::explain(
-                &c.conversation(),
-                &c.client_bytes,
-                &c.server_bytes,
-            ))?;
-        }
-    }
-    let bad = r
-        .connections
-        .iter()
-        .any(|c| !c.notes.is_empty() || c.messages.iter().any(|e| e.error.is_some()));
-    Ok(if bad || !r.notes.is_empty() {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
-}
-
-/// The garbage bytes libpmix's legacy dialects sent, one line each.
-fn garbage_text(v: &pmix_wire::verify::Verified) -> String {
-    v.garbage
-        .iter()
-        .map(|(side, at, g)| {
-            format!(
-                "  garbage: {side} offset {at}: {} (high bytes of a 1-byte enum packed as a 4-byte int; only the low byte is compared)\n",
-                pmix_types::hex::encode(g)
-            )
-        })
-        .collect()
-}
-
-/// Warn (stderr) about reserved keys whose values have the wrong type.
-fn warn_wrong_types(j: &serde_json::Value, at: &str) {
-    for w in pmix_wire::keycheck::wrong_types(j) {
-        eprintln!("pmixw: warning: {at}{w}");
-    }
-}
-
-fn warn_entries(entries: &[pmix_wire::inspect::Entry]) {
-    for e in entries {
-        let side = match e.side {
-            pmix_wire::inspect::Side::Client => "C->S",
-            pmix_wire::inspect::Side::Server => "S->C",
-        };
-        warn_wrong_types(&e.message, &format!("{side} @{}: ", e.offset));
-    }
-}
-
-fn keys_cmd(o: &Opts) -> Result<ExitCode, String> {
-    use pmix_types::keys::RESERVED;
-    let text = if o.json {
-        let rows: Vec<serde_json::Value> = RESERVED
-            .iter()
-            .map(|k| {
-                serde_json::json!({"name": k.name, "string": k.string, "type": k.data_type.name(),
-                    "c_type": k.c_type, "level": k.level.name(), "provisional": k.provisional})
-            })
-            .collect();
-        serde_json::to_string_pretty(&rows).expect("JSON") + "\n"
-    } else {
-        let mut s = format!(
-            "{:<28} {:<18} {:<18} {}\n",
-            "name", "string", "type", "level"
-        );
-        for k in RESERVED {
-            s.push_str(&format!(
-                "{:<28} {:<18} {:<18} {}{}\n",
-                k.name,
-                k.string,
-                k.data_type.name(),
-                k.level.name(),
-                if k.provisional { " (provisional)" } else { "" }
-            ));
-        }
-        s
-    };
-    emit(&text)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-fn infer_cmd(o: &Opts) -> Result<ExitCode, String> {
-    let bytes = input_bytes(o)?;
-    if bytes.len() > pmix_wire::infer::MAX_INPUT {
-        return Err(format!(
-            "--infer reads at most {} bytes (one message), not {}",
-            pmix_wire::infer::MAX_INPUT,
-            bytes.len()
-        ));
-    }
-    let c = pmix_wire::infer::infer(o.dialects.first().copied(), &bytes, 10);
-    if o.json {
-        emit(&(serde_json::to_string_pretty(&c).expect("JSON") + "\n"))?;
-    } else {
-        emit(&pmix_wire::infer::render_text(&c))?;
-    }
-    Ok(if c.is_empty() {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
-}
-
-fn doctor_cmd(o: &Opts) -> Result<ExitCode, String> {
-    let env: Vec<(String, String)> = std::env::vars().collect();
-    let r = pmix_wire::doctor::diagnose(&env, &pmix_wire::tool::tmpdirs());
-    if o.json {
-        emit(&(serde_json::to_string_pretty(&r).expect("JSON") + "\n"))?;
-    } else {
-        emit(&pmix_wire::doctor::render_text(&r))?;
-    }
-    Ok(
-        if r.reachable && r.conflicts.is_empty() && r.wrong_types.is_empty() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        },
-    )
 }
