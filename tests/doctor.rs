@@ -129,8 +129,13 @@ fn nothing_to_find_and_nothing_listening() {
     let _ = std::fs::remove_dir_all(&empty);
 }
 
-#[test]
-fn libpmix_server_through_its_rendezvous_file() {
+/// A C server of tests/interop built against libpmix and started with
+/// `args` and a fresh tmpdir: the process, its stdout lines, the tmpdir.
+/// `None` (the test skips, saying why) only without libpmix-dev.
+fn c_server(
+    name: &str,
+    args: &[&str],
+) -> Option<(Kill, std::sync::mpsc::Receiver<String>, PathBuf)> {
     let present = Command::new("pkg-config")
         .args(["--exists", "pmix"])
         .status()
@@ -141,22 +146,32 @@ fn libpmix_server_through_its_rendezvous_file() {
             "libpmix-dev is missing in CI"
         );
         eprintln!("SKIPPED: libpmix-dev is not installed");
-        return;
+        return None;
     }
-    let exe = pmix_wire::interop::build_c("cli_server", &pmix_wire::interop::default_out_dir())
+    let exe = pmix_wire::interop::build_c(name, &pmix_wire::interop::default_out_dir())
         .unwrap_or_else(|e| panic!("{e}"));
-    let dir =
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("doctor-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("doctor-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut server = Kill(
         Command::new(exe)
+            .args(args)
             .arg(&dir)
+            .env("PMIX_MCA_gds", "hash")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
             .unwrap(),
     );
     let rx = lines_of(server.0.stdout.take().unwrap());
+    Some((server, rx, dir))
+}
+
+#[test]
+fn libpmix_server_through_its_rendezvous_file() {
+    let Some((server, rx, dir)) = c_server("cli_server", &[]) else {
+        return;
+    };
     let line = rx
         .recv_timeout(Duration::from_secs(30))
         .expect("cli_server ready");
@@ -184,33 +199,9 @@ fn libpmix_server_through_its_rendezvous_file() {
 /// types.
 #[test]
 fn libpmix_server_from_a_jobs_environment() {
-    let present = Command::new("pkg-config")
-        .args(["--exists", "pmix"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !present {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "libpmix-dev is missing in CI"
-        );
-        eprintln!("SKIPPED: libpmix-dev is not installed");
+    let Some((server, rx, dir)) = c_server("cap_server", &["2"]) else {
         return;
-    }
-    let exe = pmix_wire::interop::build_c("cap_server", &pmix_wire::interop::default_out_dir())
-        .unwrap_or_else(|e| panic!("{e}"));
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("doctor-job-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut server = Kill(
-        Command::new(exe)
-            .args(["2", dir.to_str().unwrap()])
-            .env("PMIX_MCA_gds", "hash")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let rx = lines_of(server.0.stdout.take().unwrap());
+    };
     // "env capns 0 KEY=VALUE" lines, then "ready"
     let mut job_env = Vec::new();
     loop {
