@@ -462,6 +462,29 @@ fn live_v20_command_garbage_is_reported_not_failed() {
             assert!(req.error.is_none() && !req.message.is_null());
         }
         garbage += v.garbage.len();
+        // the command line says the same, one line per garbage field
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+        let (cf, sf) = (
+            dir.join(format!("v20-{}-{}.client", std::process::id(), k.client)),
+            dir.join(format!("v20-{}-{}.server", std::process::id(), k.client)),
+        );
+        std::fs::write(&cf, c).unwrap();
+        std::fs::write(&sf, s).unwrap();
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["inspect", "--verify", "--client"])
+            .arg(&cf)
+            .arg("--server")
+            .arg(&sf)
+            .output()
+            .unwrap();
+        let _ = (std::fs::remove_file(&cf), std::fs::remove_file(&sf));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let out = String::from_utf8(o.stdout).unwrap();
+        assert_eq!(
+            out.lines().filter(|l| l.starts_with("  garbage: ")).count(),
+            v.garbage.len(),
+            "{out}"
+        );
         // the whole conversation fails only where it does not decode
         if let Err(e) = pmix_wire::verify::verify(&k.client_bytes, &k.server_bytes) {
             assert!(!e.contains("re-encodes differently"), "{e}");
