@@ -173,7 +173,10 @@ fn assert_one_conversation(r: &PcapReport, client: &str, server: &str) {
 
 #[test]
 fn tcpdump_captures_of_libpmix_decode_and_verify() {
-    for (file, dialect) in [("pcap/libpmix-4.2.2-v41.pcap", "v41")] {
+    for (file, dialect) in [
+        ("pcap/libpmix-4.2.2-v41.pcap", "v41"),
+        ("pcap/libpmix-4.2.2-v41-any-sll2.pcap", "v41"),
+    ] {
         let r = read(&corpus(file), MAX).unwrap();
         assert!(r.notes.is_empty(), "{file}: {:?}", r.notes);
         assert_eq!(r.connections.len(), 2, "{file}: two clients");
