@@ -2,11 +2,16 @@
 //! `pmixw` command line, on top of `pmix-codec`.
 
 pub mod client;
+pub mod doctor;
+pub mod infer;
 pub mod inspect;
 pub mod interop;
+pub mod keycheck;
+pub mod pcap;
 pub mod pmi2;
 pub mod relay;
 pub mod server;
 pub mod slurm;
 pub mod tool;
+pub mod typed;
 pub mod verify;

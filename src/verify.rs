@@ -28,6 +28,11 @@ pub struct Verified {
     pub iof: usize,
     /// Messages in both directions, the handshake and its reply included.
     pub messages: usize,
+    /// Stack garbage libpmix sent where it packs a 1-byte enum through a
+    /// 4-byte int (v20 and v12 COMMAND, divergences.md "Legacy
+    /// dialects"): which stream ("client" or "server"), the offset of the
+    /// garbage in it and its bytes.
+    pub garbage: Vec<(&'static str, usize, Vec<u8>)>,
 }
 
 fn frames(bytes: &[u8], first: HeaderOrder, what: &str) -> Result<Vec<(usize, Message)>, String> {
@@ -64,6 +69,21 @@ fn same(
         )),
         Err(e) => Err(format!("{what} at offset {at} does not re-encode: {e}")),
     }
+}
+
+/// Where a request's or event's re-encoding differs from what a v20 or v12 peer sent
+/// only in the high bytes of the COMMAND (packed as a big-endian 4-byte
+/// int after the 4-byte count, the value in its low byte), those bytes.
+fn command_garbage(fmt: &Format, sent: &[u8], ours: &[u8]) -> Option<Vec<u8>> {
+    use pmix_codec::Dialect;
+    let legacy = matches!(fmt.dialect, Dialect::V20 | Dialect::V12);
+    (legacy
+        && sent.len() == ours.len()
+        && sent.len() >= 8
+        && ours[4..7] == [0, 0, 0]
+        && sent[..4] == ours[..4]
+        && sent[7..] == ours[7..])
+        .then(|| sent[4..7].to_vec())
 }
 
 /// Check one connection given everything the client sent and everything
@@ -121,7 +141,15 @@ pub fn verify(client: &[u8], server: &[u8]) -> Result<Verified, String> {
                 "request at client offset {here}: command {command} is not typed"
             ));
         }
-        same("request", here, &m.payload, r.encode(&fmt))?;
+        let ours = r.encode(&fmt);
+        match ours
+            .as_deref()
+            .ok()
+            .and_then(|b| command_garbage(&fmt, &m.payload, b))
+        {
+            Some(g) if g != [0, 0, 0] => v.garbage.push(("client", here + HEADER_LEN + 4, g)),
+            _ => same("request", here, &m.payload, ours)?,
+        }
         *v.requests.entry(r.command()).or_default() += 1;
         by_tag.insert(m.header.tag, r.command());
     }
@@ -134,7 +162,17 @@ pub fn verify(client: &[u8], server: &[u8]) -> Result<Verified, String> {
             tag::NOTIFY => {
                 let e = EventNotice::decode(&fmt, &m.payload)
                     .map_err(|e| format!("event at server offset {here}: {e}"))?;
-                same("event", here, &m.payload, e.encode(&fmt))?;
+                let ours = e.encode(&fmt);
+                match ours
+                    .as_deref()
+                    .ok()
+                    .and_then(|b| command_garbage(&fmt, &m.payload, b))
+                {
+                    Some(g) if g != [0, 0, 0] => {
+                        v.garbage.push(("server", here + HEADER_LEN + 4, g))
+                    }
+                    _ => same("event", here, &m.payload, ours)?,
+                }
                 v.events += 1;
             }
             tag::IOF => {

@@ -1,6 +1,7 @@
 //! Command-line front end. Each subcommand is a small function over the
 //! library; argument parsing is hand-written (a handful of flags).
 
+mod debug;
 mod probe;
 mod query;
 mod run;
@@ -16,12 +17,16 @@ const USAGE: &str = "usage: pmixw <command> [options]
 commands:
   decode --type TYPE [--dialect D] [--described] [--fixed-ints] [--hex] [FILE|-]
         unpack units of TYPE until the input is exhausted; print one JSON array
+  decode --infer [--dialect D] [--hex] [--json] [FILE|-]
+        propose the unit layouts (type and count of each) that consume a non-described buffer
   encode --type TYPE [--dialect D] [--described] [--fixed-ints] [--hex] [FILE|-]
         read a JSON array of TYPE values; write one pack unit (raw bytes, or hex with --hex)
   print  --type TYPE [--dialect D] [--described] [--fixed-ints] [--hex|--json] [--prefix P] [FILE|-]
         print each value as PMIx_Data_print does
   types  [--json]
         the type table: code, name, and which dialect registers which type
+  types  --keys [--json]
+        the standard's reserved keys: macro, string, value type, level
   inspect --client FILE --server FILE [--json] [--hex]
         decode one connection from the raw bytes each side sent (--hex: files hold hex text)
   relay  --listen HOST:PORT --to HOST:PORT [--json] [--any-address] [--dump DIR]
@@ -29,12 +34,16 @@ commands:
         --dump appends each side of connection N to DIR/conn-N.client and DIR/conn-N.server
   inspect --verify --client FILE --server FILE
         check that every message decodes typed and re-encodes byte for byte
+  inspect --pcap FILE [--json] [--verify]
+        find the PMIx connections in a tcpdump/pcapng capture and decode (or verify) each
   run    -n N [--dialect D] [--timeout S] [--stats] PROG [ARGS...]
         launch N ranks of PROG on this node under a pmix-wire PMIx server
   probe  [--abort STATUS]
         run as each rank of a job under any PMIx launcher: check that PMIx works, one line per check
   query  [--pid PID | --nspace NS | --uri URI | --system] KEY...
         connect to a PMIx server as a tool and print its answers
+  doctor [--json]
+        which PMIx server this environment reaches, what it is, what conflicts; one-line verdict
   interop [--json] [--dialect D]... [--fixed-ints] [--save-vectors DIR]
         run the interop matrix against the system libpmix (and keep its vectors)
 
@@ -61,6 +70,9 @@ struct Opts {
     any_address: bool,
     dump: Option<String>,
     verify: bool,
+    pcap: Option<String>,
+    keys: bool,
+    infer: bool,
 }
 
 fn parse(args: &[String]) -> Result<Opts, String> {
@@ -80,6 +92,9 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         any_address: false,
         dump: None,
         verify: false,
+        pcap: None,
+        keys: false,
+        infer: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -110,6 +125,9 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--any-address" => o.any_address = true,
             "--dump" => o.dump = Some(val("--dump")?),
             "--verify" => o.verify = true,
+            "--pcap" => o.pcap = Some(val("--pcap")?),
+            "--keys" => o.keys = true,
+            "--infer" => o.infer = true,
             "--client" => o.client = Some(val("--client")?),
             "--server" => o.server = Some(val("--server")?),
             "-" => o.file = Some("-".into()),
@@ -179,6 +197,9 @@ fn values_to_json(values: &[Value]) -> String {
 }
 
 fn decode_cmd(o: &Opts) -> Result<ExitCode, String> {
+    if o.infer {
+        return debug::infer_cmd(o);
+    }
     let ty = need_type(o)?;
     let bytes = input_bytes(o)?;
     let values =
@@ -210,6 +231,10 @@ fn print_cmd(o: &Opts) -> Result<ExitCode, String> {
         pmix_codec::decode(&o.format, ty, &input_bytes(o)?)
             .map_err(|e| format!("decode failed: {e}"))?
     };
+    debug::warn_wrong_types(
+        &serde_json::Value::Array(values.iter().map(Value::to_bare_json).collect()),
+        "",
+    );
     let mut out = String::new();
     for v in &values {
         match pmix_codec::print(v, o.prefix.as_deref()) {
@@ -224,6 +249,9 @@ fn print_cmd(o: &Opts) -> Result<ExitCode, String> {
 }
 
 fn types_cmd(o: &Opts) -> Result<ExitCode, String> {
+    if o.keys {
+        return debug::keys_cmd(o);
+    }
     if o.json {
         let rows: Vec<serde_json::Value> = DataType::ALL
             .iter()
@@ -270,6 +298,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         "run" => run::run(rest),
         "probe" => probe::probe_cmd(rest),
         "query" => query::query_cmd(rest),
+        "doctor" => debug::doctor_cmd(&parse(rest)?),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)
@@ -279,6 +308,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
 }
 
 fn inspect_cmd(o: &Opts) -> Result<ExitCode, String> {
+    if let Some(p) = &o.pcap {
+        return debug::pcap_cmd(o, p);
+    }
     let side = |f: &Option<String>, name: &str| -> Result<Vec<u8>, String> {
         let f = f
             .as_ref()
@@ -303,6 +335,7 @@ fn inspect_cmd(o: &Opts) -> Result<ExitCode, String> {
                     "verified: {} messages (requests {:?}, replies {:?}, {} events, {} IOF) decode typed and re-encode byte for byte\n",
                     v.messages, v.requests, v.replies, v.events, v.iof
                 ))?;
+                emit(&debug::garbage_text(&v))?;
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => {
@@ -312,10 +345,12 @@ fn inspect_cmd(o: &Opts) -> Result<ExitCode, String> {
         };
     }
     let conv = pmix_wire::inspect::inspect(&c, &s, pmix_codec::frame::DEFAULT_MAX_MESSAGE);
+    debug::warn_entries(&conv.entries);
     if o.json {
         emit(&(serde_json::to_string_pretty(&conv).expect("JSON") + "\n"))?;
     } else {
         emit(&pmix_wire::inspect::render_text(&conv))?;
+        emit(&pmix_wire::infer::explain(&conv, &c, &s))?;
     }
     Ok(if conv.errors() == 0 {
         ExitCode::SUCCESS

@@ -7,6 +7,7 @@ pub mod attrs;
 pub mod cfmt;
 pub mod datatype;
 pub mod hex;
+pub mod keys;
 pub mod names;
 pub mod print;
 pub mod pstring;

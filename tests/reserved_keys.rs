@@ -1,0 +1,210 @@
+//! pmix_types::keys (issue 16 item 5) against its two sources: the PMIx
+//! standard's reserved-keys chapter, re-read here, and libpmix 4.2.2's
+//! attribute dictionary (tests/interop/dictionary.c prints it).
+
+use pmix_types::keys::{Level, RESERVED};
+use pmix_types::{DataType, Value};
+use std::path::PathBuf;
+use std::process::Command;
+
+/// (macro, string, C type, level, provisional) of every
+/// `\declareAttribute` line in the chapter's data realm subsections.
+fn chapter_rows(text: &str) -> Vec<(String, String, String, Level, bool)> {
+    let mut level = None;
+    let mut rows = Vec::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("\\subsection{") {
+            level = match rest.split_whitespace().next() {
+                Some("Session") => Some(Level::Session),
+                Some("Job") => Some(Level::Job),
+                Some("Application") => Some(Level::App),
+                Some("Process") => Some(Level::Proc),
+                Some("Node") => Some(Level::Node),
+                _ => None,
+            };
+            continue;
+        }
+        if line.starts_with("\\section{") {
+            level = None;
+        }
+        let (Some(level), Some(rest)) = (level, line.strip_prefix("\\declareAttribute")) else {
+            continue;
+        };
+        let provisional = rest.starts_with("Provisional");
+        let fields: Vec<&str> = rest
+            .split('{')
+            .skip(1)
+            .take(3)
+            .map(|f| f.split('}').next().unwrap())
+            .collect();
+        rows.push((
+            fields[0].to_string(),
+            fields[1].trim_matches('"').to_string(),
+            fields[2].to_string(),
+            level,
+            provisional,
+        ));
+    }
+    rows
+}
+
+#[test]
+fn table_is_the_standards_chapter() {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/reference/standard/chap-api-reserved-keys.txt");
+    let Ok(text) = std::fs::read_to_string(&p) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{} is missing",
+            p.display()
+        );
+        eprintln!("SKIPPED: {} is not here", p.display());
+        return;
+    };
+    let rows = chapter_rows(&text);
+    let ours: Vec<_> = RESERVED
+        .iter()
+        .map(|k| {
+            (
+                k.name.to_string(),
+                k.string.to_string(),
+                k.c_type.to_string(),
+                k.level,
+                k.provisional,
+            )
+        })
+        .collect();
+    assert_eq!(ours, rows);
+    assert_eq!(rows.len(), 59);
+}
+
+/// Where libpmix 4.2.2's dictionary gives another type than the standard.
+const LIBPMIX_DIFFERS: &[(&str, &str)] = &[
+    // the standard: pmix_data_array_t; libpmix registers a string
+    ("pmix.lcpus", "PMIX_STRING"),
+];
+
+#[test]
+fn table_agrees_with_libpmix_dictionary() {
+    let dir = pmix_wire::interop::default_out_dir();
+    let exe = pmix_wire::interop::build_c("dictionary", &dir).unwrap_or_else(|e| panic!("{e}"));
+    let out = Command::new(exe).output().expect("run dictionary");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let dict: std::collections::HashMap<&str, (&str, &str)> = text
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f.len() == 3).then(|| (f[1], (f[0], f[2])))
+        })
+        .collect();
+    assert!(dict.len() > 400, "{} dictionary entries", dict.len());
+    for k in RESERVED {
+        let (name, ty) = dict
+            .get(k.string)
+            .unwrap_or_else(|| panic!("{} is not in libpmix's dictionary", k.string));
+        assert_eq!(*name, k.name);
+        let want = LIBPMIX_DIFFERS
+            .iter()
+            .find(|(s, _)| *s == k.string)
+            .map_or(k.data_type.name(), |(_, t)| t);
+        assert_eq!(*ty, want, "{}", k.string);
+        assert!(DataType::parse(ty).is_some());
+    }
+}
+
+#[test]
+fn types_keys_lists_the_table() {
+    let o = Command::new(env!("CARGO_BIN_EXE_pmixw"))
+        .args(["types", "--keys", "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let a = j.as_array().unwrap();
+    assert_eq!(a.len(), RESERVED.len());
+    let appnum = a.iter().find(|r| r["string"] == "pmix.appnum").unwrap();
+    assert_eq!(appnum["name"], "PMIX_APPNUM");
+    assert_eq!(appnum["type"], "PMIX_UINT32");
+    assert_eq!(appnum["level"], "proc");
+    let o = Command::new(env!("CARGO_BIN_EXE_pmixw"))
+        .args(["types", "--keys"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text
+        .lines()
+        .any(|l| l.split_whitespace().collect::<Vec<_>>()
+            == ["PMIX_JOB_SIZE", "pmix.job.size", "PMIX_UINT32", "job"]));
+}
+
+#[test]
+fn print_flags_slurms_int_appnum() {
+    use std::io::Write;
+    let run = |ty: &str| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["print", "--type", "INFO", "--json"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let v =
+            format!(r#"[{{"key":"pmix.appnum","flags":0,"value":{{"type":"{ty}","value":0}}}}]"#);
+        c.stdin.take().unwrap().write_all(v.as_bytes()).unwrap();
+        let o = c.wait_with_output().unwrap();
+        assert!(o.status.success());
+        String::from_utf8(o.stderr).unwrap()
+    };
+    let err = run("INT");
+    assert!(
+        err.contains(
+            "pmix.appnum (PMIX_APPNUM) is PMIX_UINT32 (uint32_t) by the standard, not PMIX_INT"
+        ),
+        "{err}"
+    );
+    assert_eq!(run("UINT32"), "");
+}
+
+/// The typed getter over reserved keys, on our server: job size, appnum
+/// and local rank as integers, a wrong type refused.
+#[test]
+fn typed_getters_read_reserved_keys() {
+    use pmix_types::keys;
+    use pmix_wire::client::{Client, ClientEnv};
+    use pmix_wire::server::{net, JobSpec};
+    use pmix_wire::typed::TypedGet;
+    let server = net::start(vec![JobSpec {
+        nspace: "typed".into(),
+        nprocs: 1,
+        hostname: net::hostname(),
+        // a reserved key with a host's wrong type, as Slurm's appnum
+        info: vec![pmix_types::Info::new(keys::JOB_NUM_APPS, Value::Int(1))],
+    }])
+    .unwrap();
+    let env = server.client_env("typed", 0);
+    let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+    let mut c = Client::init_with(ClientEnv::from_env(get).unwrap()).unwrap();
+    let job = pmix_types::Proc::new("typed", pmix_types::RANK_WILDCARD);
+    let me = pmix_types::Proc::new("typed", 0);
+    assert_eq!(
+        c.get_typed::<String>(&me, keys::HOSTNAME).unwrap(),
+        net::hostname()
+    );
+    assert_eq!(c.get_typed::<u32>(&job, keys::JOB_SIZE).unwrap(), 1);
+    assert_eq!(c.get_typed::<u32>(&me, keys::APPNUM).unwrap(), 0);
+    assert_eq!(c.get_typed::<u16>(&me, keys::LOCAL_RANK).unwrap(), 0);
+    assert_eq!(c.get_job::<u32>(keys::JOB_SIZE).unwrap(), 1);
+    // the wrong type reads all the same, and the key check names it
+    assert_eq!(c.get_job::<u32>(keys::JOB_NUM_APPS).unwrap(), 1);
+    let v = c.get(&job, keys::JOB_NUM_APPS, &[]).unwrap();
+    assert_eq!(v, Value::Int(1));
+    assert!(keys::check(keys::JOB_NUM_APPS, v.data_type()).is_some());
+    let e = c.get_typed::<String>(&job, keys::JOB_SIZE).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("PMIX_UINT32, which is not a PMIX_STRING"),
+        "{e}"
+    );
+    c.finalize().unwrap();
+}
