@@ -42,20 +42,22 @@ def one(host, impl, rounds, py):
         launcher(host) + [py, str(HERE / "rank_bench.py"), impl, str(rounds)],
         env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600,
     )
-    rows = []
-    for line in out.stdout.splitlines():
-        line = line[line.find("{"):]
-        if line.startswith("{"):
-            try:
-                rows.append(json.loads(line))
-            except ValueError:
-                pass
+    # launchers may glue the ranks' lines together: decode every object
+    rows, dec, text, i = [], json.JSONDecoder(), out.stdout, out.stdout.find("{")
+    while i >= 0:
+        try:
+            obj, end = dec.raw_decode(text, i)
+            rows.append(obj)
+            i = text.find("{", end)
+        except ValueError:
+            i = text.find("{", i + 1)
     # python3-pmix exits 1 after printing (its progress thread at exit):
     # a run counts when every rank reported
     if len(rows) != RANKS:
         raise SystemExit("%s/%s failed:\n%s\n%s" % (host, impl, out.stdout, out.stderr))
     # the job is as fast as its slowest rank; skip round 0 (warm-up)
     return {
+        "wrong": sum(r["wrong"] for r in rows),
         "init_first_get": max(r["init_first_get"] for r in rows),
         "import": max(r["import"] for r in rows),
         "exchange": statistics.median(max(r["exchange"][i] for r in rows) for i in range(1, rounds)),
@@ -82,6 +84,9 @@ def main():
             ours = statistics.median(r[m] for r in res["pmixwire"])
             theirs = statistics.median(r[m] for r in res["libpmix"])
             print("  %-22s %10.2f ms %10.2f ms %9.2fx" % (label, ours * 1e3, theirs * 1e3, ours / theirs))
+        print("  wrong values returned by get: pmixwire %d, python3-pmix %d (of %d)" % (
+            sum(r["wrong"] for r in res["pmixwire"]), sum(r["wrong"] for r in res["libpmix"]),
+            a.runs * a.rounds * RANKS * RANKS))
 
 
 if __name__ == "__main__":

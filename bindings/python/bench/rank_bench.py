@@ -46,7 +46,7 @@ def run_pmixwire():
         st.append(time.perf_counter() - t)
         c.fence(collect=False)
     c.finalize()
-    return rank, t_import, t_init, ex, st
+    return rank, t_import, t_init, ex, st, 0
 
 
 def run_libpmix():
@@ -64,18 +64,22 @@ def run_libpmix():
     t_init = time.perf_counter() - t1
     size = size["value"] if isinstance(size, dict) else size
     rank = me["rank"]
+    wrong = 0
     ex = []
     for i in range(ROUNDS):
         t = time.perf_counter()
         rc = c.put(pmix.PMIX_GLOBAL, "bench.%d" % i, {"value": val(rank, i), "val_type": pmix.PMIX_STRING})
         assert rc == 0, rc
         assert c.commit() == 0
-        assert c.fence([], []) == 0
+        rc = c.fence([], [])
+        assert rc == 0, (rc, c.error_string(rc))
         for r in range(size):
             rc, v = c.get({"nspace": me["nspace"], "rank": r}, "bench.%d" % i, [])
             assert rc == 0, rc
             v = v["value"] if isinstance(v, dict) else v
-            assert v == val(r, i), (v, val(r, i))
+            # python3-pmix 4.2.2 under mpirun sometimes returns another
+            # rank's value here (bench.md): counted, not fatal
+            wrong += v != val(r, i)
         ex.append(time.perf_counter() - t)
     # the libpmix bindings have no Store: publish own, lookup everyone's
     # (waiting), the same rendezvous pattern
@@ -92,9 +96,9 @@ def run_libpmix():
         st.append(time.perf_counter() - t)
         assert c.fence([], []) == 0
     c.finalize([])
-    return rank, t_import, t_init, ex, st
+    return rank, t_import, t_init, ex, st, wrong
 
 
-rank, t_import, t_init, ex, st = run_pmixwire() if IMPL == "pmixwire" else run_libpmix()
+rank, t_import, t_init, ex, st, wrong = run_pmixwire() if IMPL == "pmixwire" else run_libpmix()
 print(json.dumps({"impl": IMPL, "rank": rank, "import": t_import, "init_first_get": t_init,
-                  "exchange": ex, "store": st}), flush=True)
+                  "exchange": ex, "store": st, "wrong": wrong}), flush=True)

@@ -226,16 +226,42 @@ struct PyClient {
     size: u32,
     #[pyo3(get)]
     nspace: String,
-    #[pyo3(get)]
+    /// local_rank, local_size, node_id, hostname, appnum: fetched on
+    /// first use (init does only the handshake and the job info)
+    attrs: Option<Attrs>,
+}
+
+#[derive(Clone)]
+struct Attrs {
     local_rank: Option<u32>,
-    #[pyo3(get)]
     local_size: Option<u32>,
-    #[pyo3(get)]
     node_id: Option<u32>,
-    #[pyo3(get)]
     hostname: Option<String>,
-    #[pyo3(get)]
     appnum: Option<u32>,
+}
+
+impl Attrs {
+    fn fetch(c: &mut RClient) -> Attrs {
+        let me = c.proc().clone();
+        let nspace = me.nspace.to_string();
+        let job = Proc::new(&nspace, RANK_WILDCARD);
+        Attrs {
+            local_rank: try_get(c, &me, "pmix.lrank").as_ref().and_then(as_u32),
+            local_size: try_get(c, &job, "pmix.local.size")
+                .as_ref()
+                .and_then(as_u32)
+                .or_else(|| c.resolve_peers(&nspace).ok().map(|p| p.len() as u32)),
+            node_id: try_get(c, &me, "pmix.nodeid").as_ref().and_then(as_u32),
+            hostname: match try_get(c, &me, "pmix.hname") {
+                Some(Value::String(Some(s))) => Some(s.to_string_lossy().into_owned()),
+                _ => None,
+            },
+            appnum: try_get(c, &me, "pmix.appnum")
+                .or_else(|| try_get(c, &job, "pmix.appnum"))
+                .as_ref()
+                .and_then(as_u32),
+        }
+    }
 }
 
 fn as_u32(v: &Value) -> Option<u32> {
@@ -257,6 +283,15 @@ fn try_get(c: &mut RClient, proc: &Proc, key: &str) -> Option<Value> {
 }
 
 impl PyClient {
+    fn attrs(&mut self, py: Python<'_>) -> PyResult<Attrs> {
+        if self.attrs.is_none() {
+            let c = self.client(py, "attributes")?;
+            let a = py.allow_threads(|| Attrs::fetch(c));
+            self.attrs = Some(a);
+        }
+        Ok(self.attrs.clone().expect("set above"))
+    }
+
     fn client(&mut self, py: Python<'_>, op: &str) -> PyResult<&mut RClient> {
         self.inner.as_mut().ok_or_else(|| closed(py, op))
     }
@@ -374,28 +409,11 @@ impl PyClient {
         let me = c.proc().clone();
         let nspace = me.nspace.to_string();
         let job = Proc::new(&nspace, RANK_WILDCARD);
-        let (size, local_rank, local_size, node_id, hostname, appnum) = py.allow_threads(|| {
-            let size = try_get(&mut c, &job, "pmix.job.size")
+        let size = py.allow_threads(|| {
+            try_get(&mut c, &job, "pmix.job.size")
                 .or_else(|| try_get(&mut c, &job, "pmix.univ.size"))
                 .as_ref()
-                .and_then(as_u32);
-            let local_rank = try_get(&mut c, &me, "pmix.lrank").as_ref().and_then(as_u32);
-            let local_size = try_get(&mut c, &job, "pmix.local.size")
-                .as_ref()
                 .and_then(as_u32)
-                .or_else(|| c.resolve_peers(&nspace).ok().map(|p| p.len() as u32));
-            let node_id = try_get(&mut c, &me, "pmix.nodeid")
-                .as_ref()
-                .and_then(as_u32);
-            let hostname = match try_get(&mut c, &me, "pmix.hname") {
-                Some(Value::String(Some(s))) => Some(s.to_string_lossy().into_owned()),
-                _ => None,
-            };
-            let appnum = try_get(&mut c, &me, "pmix.appnum")
-                .or_else(|| try_get(&mut c, &job, "pmix.appnum"))
-                .as_ref()
-                .and_then(as_u32);
-            (size, local_rank, local_size, node_id, hostname, appnum)
         });
         let size = size.ok_or_else(|| {
             pmix_err(
@@ -412,12 +430,39 @@ impl PyClient {
             rank: me.rank,
             size,
             nspace,
-            local_rank,
-            local_size,
-            node_id,
-            hostname,
-            appnum,
+            attrs: None,
         })
+    }
+
+    /// Our rank on this node (pmix.lrank), None if the host gives none.
+    #[getter]
+    fn local_rank(&mut self, py: Python<'_>) -> PyResult<Option<u32>> {
+        Ok(self.attrs(py)?.local_rank)
+    }
+
+    /// How many processes of our job run on this node (pmix.local.size,
+    /// else the length of pmix.lpeers).
+    #[getter]
+    fn local_size(&mut self, py: Python<'_>) -> PyResult<Option<u32>> {
+        Ok(self.attrs(py)?.local_size)
+    }
+
+    /// Our node's id (pmix.nodeid).
+    #[getter]
+    fn node_id(&mut self, py: Python<'_>) -> PyResult<Option<u32>> {
+        Ok(self.attrs(py)?.node_id)
+    }
+
+    /// Our node's name as the host knows it (pmix.hname).
+    #[getter]
+    fn hostname(&mut self, py: Python<'_>) -> PyResult<Option<String>> {
+        Ok(self.attrs(py)?.hostname)
+    }
+
+    /// Our application's number in the job (pmix.appnum).
+    #[getter]
+    fn appnum(&mut self, py: Python<'_>) -> PyResult<Option<u32>> {
+        Ok(self.attrs(py)?.appnum)
     }
 
     /// True until finalize().

@@ -209,7 +209,7 @@ class Store:
                 return out
             # a register is being rewritten (unpublish, then publish)
             time.sleep(delay)
-            delay = min(delay * 2, 0.01)
+            delay = min(delay * 2, 0.002)
 
     def _lock(self) -> None:
         me = self._c.rank
@@ -225,7 +225,7 @@ class Store:
             ):
                 return
             time.sleep(delay)
-            delay = min(delay * 2, 0.01)
+            delay = min(delay * 2, 0.002)
 
     def _unlock(self) -> None:
         self._write_register(0, 0)
