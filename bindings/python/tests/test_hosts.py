@@ -113,3 +113,38 @@ def test_ranks_under_host(host, mode):
         # every host here answers publish/lookup, so auto picks publish
         assert mode_line == ["store mode %s" % ("publish" if mode == "auto" else "fence")], lines
     assert code == 0, "%s exited %s\n%s" % (host, code, text)
+
+
+ABORT_SCRIPT = """
+import sys, time, pmixwire
+c = pmixwire.Client()
+if c.rank == 0:
+    c.abort(3, "pmixwire abort test")
+    time.sleep(30)
+    print("abort returned and rank 0 lived on", flush=True)
+else:
+    time.sleep(30)
+    print("rank %d survived the abort" % c.rank, flush=True)
+"""
+
+
+@pytest.mark.parametrize("host", ["pmixw", "mpirun", "prterun"])
+def test_abort_ends_the_job(host):
+    argv, extra = launcher(host)
+    env = dict(os.environ, PYTHONUNBUFFERED="1", **extra)
+    p = subprocess.Popen(
+        argv + [sys.executable, "-c", ABORT_SCRIPT],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        text, _ = p.communicate(timeout=GUARD)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        text, _ = p.communicate()
+    text = text.decode(errors="replace")
+    assert p.returncode != 0, text
+    assert "survived" not in text and "lived on" not in text, text
