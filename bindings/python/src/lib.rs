@@ -678,7 +678,9 @@ impl PyClient {
 
     /// PMIx_Notify_event: raise `status` (an int, e.g. below -3000 for an
     /// application event) to `range` ("namespace", "session", "global",
-    /// "local", … or the PMIX_RANGE_* number) with `info`.
+    /// "local", … or the PMIX_RANGE_* number; default "session") with
+    /// `info`. Open MPI 4.1's mpirun never answers a range wider than
+    /// "local": there the call times out (spec-notes/client.md).
     #[pyo3(signature = (status, range = None, info = None))]
     fn notify(
         &mut self,
