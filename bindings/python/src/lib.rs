@@ -214,7 +214,10 @@ struct Handler {
 }
 
 /// A PMIx client (PMIx_Init … PMIx_Finalize), initialised from the
-/// environment a PMIx launcher gives its processes.
+/// environment a PMIx launcher gives its processes. One per process; use
+/// it from one thread at a time (a call made while another thread's call
+/// is in progress raises RuntimeError). A context manager: `with
+/// Client() as c:` finalizes on exit.
 #[pyclass(module = "pmixwire._native", name = "Client")]
 struct PyClient {
     inner: Option<RClient>,
