@@ -232,6 +232,8 @@ struct PyClient {
     /// local_rank, local_size, node_id, hostname, appnum: fetched on
     /// first use (init does only the handshake and the job info)
     attrs: Option<Attrs>,
+    /// The host answers lookups of several keys wrongly (Open MPI 4.1)
+    split_lookups: bool,
 }
 
 #[derive(Clone)]
@@ -434,6 +436,7 @@ impl PyClient {
             size,
             nspace,
             attrs: None,
+            split_lookups: false,
         })
     }
 
@@ -599,9 +602,14 @@ impl PyClient {
             (true, None) => Some(365.0 * 86400.0),
             (false, None) => None,
         };
-        let data = self.call(py, "lookup", local_t, move |c| {
+        let split = self.split_lookups;
+        let (data, split) = self.call(py, "lookup", local_t, move |c| {
             let k: Vec<&str> = keys.iter().map(String::as_str).collect();
-            let mut data = c.lookup(&k, &extra)?;
+            let mut data = if split && keys.len() > 1 {
+                Vec::new()
+            } else {
+                c.lookup(&k, &extra)?
+            };
             // Open MPI 4.1's host answers a lookup with its data in the
             // wrong slots (an empty extra entry for one key, some keys
             // missing for several: spec-notes/python.md); where a key is
@@ -611,7 +619,8 @@ impl PyClient {
                 keys.iter()
                     .any(|k| !d.iter().any(|p| p.key.as_bytes() == k.as_bytes()))
             };
-            if keys.len() > 1 && missing(&data) {
+            let split = split || (keys.len() > 1 && missing(&data));
+            if split && keys.len() > 1 {
                 data.clear();
                 for k in &keys {
                     let one = c.lookup(&[k.as_str()], &extra)?;
@@ -624,8 +633,10 @@ impl PyClient {
                     });
                 }
             }
-            Ok(data)
+            Ok((data, split))
         })?;
+        // once a host has answered so, ask it for each key alone from then on
+        self.split_lookups = split;
         let d = PyDict::new(py);
         for p in &data {
             d.set_item(p.key.to_string(), from_value(py, &p.value)?)?;

@@ -9,7 +9,9 @@ Publish/lookup mode (the default wherever the host answers lookups):
   ``n + 1`` of the key; a read finds the newest version by galloping
   lookups (no lock, no fence);
 * writes (set, add, compare_set, delete_key) are serialised by Lamport's
-  bakery lock: one register per rank (``…lock.<rank>``, "choosing,ticket"),
+  bakery lock: one register per rank (``…lock.<rank>``,
+  "choosing,ticket,keys", keys: how many keys the rank created less how
+  many it deleted, which ``num_keys`` sums),
   rewritten by unpublish + publish, read in one lookup of all ranks'
   registers. Hosts differ when a key is published twice (our server and
   Open MPI 4.1 keep the newest value, PRRTE 5 the first, none refuses it:
@@ -106,6 +108,7 @@ class Store:
             raise ValueError("mode is 'auto', 'publish' or 'fence'")
         self.mode = mode
         if mode == "publish":
+            self._delta = 0
             self._write_register(0, 0)
         else:
             self._epoch = 0
@@ -188,12 +191,14 @@ class Store:
         return "%slock.%d" % (self._prefix, rank)
 
     def _write_register(self, choosing: int, ticket: int) -> None:
+        """Our register: "choosing,ticket,keys" where keys is how many keys
+        this rank created less how many it deleted (num_keys sums them)."""
         k = self._reg(self._c.rank)
         # hosts disagree on a second publish of one key: unpublish first
         self._c.unpublish([k])
-        self._c.publish({k: "%d,%d" % (choosing, ticket)})
+        self._c.publish({k: "%d,%d,%d" % (choosing, ticket, self._delta)})
 
-    def _registers(self) -> List[Tuple[int, int]]:
+    def _registers(self) -> List[Tuple[int, int, int]]:
         keys = [self._reg(r) for r in range(self._c.size)]
         delay = 0.0005
         while True:
@@ -204,8 +209,8 @@ class Store:
             if all(k in got for k in keys):
                 out = []
                 for k in keys:
-                    c, t = str(got[k]).split(",")
-                    out.append((int(c), int(t)))
+                    c, t, d = str(got[k]).split(",")
+                    out.append((int(c), int(t), int(d)))
                 return out
             # a register is being rewritten (unpublish, then publish)
             time.sleep(delay)
@@ -214,14 +219,14 @@ class Store:
     def _lock(self) -> None:
         me = self._c.rank
         self._write_register(1, 0)
-        ticket = 1 + max(t for _, t in self._registers())
+        ticket = 1 + max(t for _, t, _ in self._registers())
         self._write_register(0, ticket)
         delay = 0.0005
         while True:
             regs = self._registers()
             if all(
                 j == me or (c == 0 and (t == 0 or (t, j) > (ticket, me)))
-                for j, (c, t) in enumerate(regs)
+                for j, (c, t, _) in enumerate(regs)
             ):
                 return
             time.sleep(delay)
@@ -237,7 +242,8 @@ class Store:
 
     def _update(self, key: str, f) -> bytes:
         """Under the lock: rec = f(current value or None); write it unless
-        f returns None. Keeps num_keys' counter. Returns f's result."""
+        f returns None. Keeps our count of keys, which the unlock
+        publishes. Returns f's result."""
         self._lock()
         try:
             n, rec = self._latest(key)
@@ -247,11 +253,7 @@ class Store:
                 self._write(key, new, n + 1)
                 created = old is None and new[:1] == _VALUE
                 deleted = old is not None and new[:1] == _DELETED
-                if created or deleted:
-                    cn, crec = self._latest("#count")
-                    count = int(crec[1:]) if crec else 0
-                    count += 1 if created else -1
-                    self._write("#count", _VALUE + str(count).encode(), cn + 1)
+                self._delta += created - deleted
             return new if new is not None else b""
         finally:
             self._unlock()
@@ -400,8 +402,7 @@ class Store:
         """How many keys are set (through this Store, not deleted)."""
         if self.mode == "fence":
             return len(self._view)
-        _, rec = self._latest("#count")
-        return int(rec[1:]) if rec else 0
+        return sum(d for _, _, d in self._registers())
 
     def __repr__(self) -> str:
         return "Store(%r, mode=%r)" % (self._prefix, self.mode)
