@@ -102,6 +102,35 @@ def main():
 
         check("get of a missing key raises", c, not_found)
 
+        def one_thread_at_a_time():
+            import threading
+
+            errors = []
+            peer = (c.rank + 1) % n
+
+            def blocked():
+                # the server holds a get of a key the peer never put until
+                # its 4 s deadline
+                try:
+                    c.get(peer, "py.never.put.either", timeout=4)
+                except pmixwire.PmixError as e:
+                    errors.append(e)
+
+            t = threading.Thread(target=blocked)
+            t.start()
+            refused = False
+            while t.is_alive() and not refused:
+                try:
+                    c.commit()
+                except RuntimeError:
+                    refused = True
+                time.sleep(0.01)
+            t.join()
+            assert refused, "a second thread's call went through while a get waited"
+            assert errors and errors[0].op == "get", errors
+
+        check("second thread refused while a call waits", c, one_thread_at_a_time)
+
         def fence_subset():
             # a fence over two ranks only (ranks 0 and 1)
             if c.rank < 2:

@@ -79,6 +79,7 @@ EXPECTED = {
         "identity",
         "exchange 128 bytes put/commit/fence/get",
         "get of a missing key raises",
+        "second thread refused while a call waits",
         "fence over a subset",
         "publish/lookup",
         "events",
