@@ -48,30 +48,36 @@ def launcher(host):
     raise ValueError(host)
 
 
+def launch(argv, env):
+    """Run argv; (exit code, output). The hang guard kills exactly what we
+    started: the launcher's own process group."""
+    p = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        text, _ = p.communicate(timeout=GUARD)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        text, _ = p.communicate()
+        pytest.fail("%s did not finish:\n%s" % (argv[0], text.decode(errors="replace")))
+    return p.returncode, text.decode(errors="replace")
+
+
 def run_ranks(host, *args):
     argv, extra = launcher(host)
     with tempfile.TemporaryDirectory(prefix="pmixwire-py-") as out:
         env = dict(os.environ, PMIXWIRE_TEST_OUT=out, PYTHONUNBUFFERED="1", **extra)
-        p = subprocess.Popen(
-            argv + [sys.executable, SCRIPT] + list(args),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            env=env,
-            start_new_session=True,
-        )
-        try:
-            text, _ = p.communicate(timeout=GUARD)
-        except subprocess.TimeoutExpired:
-            # stop exactly what we started: the launcher's own process group
-            os.killpg(p.pid, signal.SIGKILL)
-            text, _ = p.communicate()
-            pytest.fail("%s did not finish:\n%s" % (host, text.decode(errors="replace")))
+        code, text = launch(argv + [sys.executable, SCRIPT] + list(args), env)
         logs = {}
         for r in range(RANKS):
             f = Path(out) / ("rank-%d.log" % r)
             logs[r] = f.read_text().splitlines() if f.exists() else []
-    return p.returncode, text.decode(errors="replace"), logs
+    return code, text, logs
 
 
 EXPECTED = {
@@ -133,19 +139,6 @@ else:
 def test_abort_ends_the_job(host):
     argv, extra = launcher(host)
     env = dict(os.environ, PYTHONUNBUFFERED="1", **extra)
-    p = subprocess.Popen(
-        argv + [sys.executable, "-c", ABORT_SCRIPT],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=env,
-        start_new_session=True,
-    )
-    try:
-        text, _ = p.communicate(timeout=GUARD)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        text, _ = p.communicate()
-    text = text.decode(errors="replace")
-    assert p.returncode != 0, text
+    code, text = launch(argv + [sys.executable, "-c", ABORT_SCRIPT], env)
+    assert code != 0, text
     assert "survived" not in text and "lived on" not in text, text
