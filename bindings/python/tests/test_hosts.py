@@ -1,0 +1,144 @@
+"""pmixwire under live PMIx hosts: 4 ranks run rank_checks.py (identity,
+a 128-byte exchange through put/commit/fence/get and through the Store,
+publish/lookup, events, errors) under each launcher found.
+
+Hosts: our `pmixw run` (PMIXW_BIN, or pmixw on PATH), Open MPI's `mpirun`
+(PATH), PRRTE's `prterun` (PMIXW_PRRTE_BIN, PATH, or a prefix under
+target/ that .ci/setup installs). A host that is absent is skipped, and
+fails the suite when CI=true. Slurm's `srun --mpi=pmix` is not covered yet.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import find_exe, missing
+
+RANKS = 4
+SCRIPT = str(Path(__file__).with_name("rank_checks.py"))
+# a hang guard, not a timed assertion: the ranks' own waits are 60 s at most
+GUARD = 600
+
+
+def launcher(host):
+    """(argv prefix that starts RANKS copies of what follows, extra env)."""
+    root = os.geteuid() == 0
+    if host == "pmixw":
+        exe = find_exe("pmixw", "PMIXW_BIN")
+        if not exe:
+            missing("pmixw (set PMIXW_BIN)")
+        return [exe, "run", "-n", str(RANKS)], {}
+    if host == "mpirun":
+        exe = find_exe("mpirun", "PMIXW_MPIRUN_BIN")
+        if not exe:
+            missing("Open MPI mpirun")
+        argv = [exe, "--oversubscribe", "-n", str(RANKS)]
+        return argv[:1] + (["--allow-run-as-root"] if root else []) + argv[1:], {}
+    if host == "prterun":
+        exe = find_exe("prterun", "PMIXW_PRRTE_BIN", under_target=True)
+        if not exe:
+            missing("PRRTE prterun (set PMIXW_PRRTE_BIN)")
+        env = {"PRTE_ALLOW_RUN_AS_ROOT": "1", "PRTE_ALLOW_RUN_AS_ROOT_CONFIRM": "1"} if root else {}
+        return [exe, "--map-by", ":OVERSUBSCRIBE", "-n", str(RANKS)], env
+    raise ValueError(host)
+
+
+def launch(argv, env):
+    """Run argv; (exit code, output). The hang guard kills exactly what we
+    started: the launcher's own process group."""
+    p = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        text, _ = p.communicate(timeout=GUARD)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        text, _ = p.communicate()
+        pytest.fail("%s did not finish:\n%s" % (argv[0], text.decode(errors="replace")))
+    return p.returncode, text.decode(errors="replace")
+
+
+def run_ranks(host, *args):
+    argv, extra = launcher(host)
+    with tempfile.TemporaryDirectory(prefix="pmixwire-py-") as out:
+        env = dict(os.environ, PMIXWIRE_TEST_OUT=out, PYTHONUNBUFFERED="1", **extra)
+        code, text = launch(argv + [sys.executable, SCRIPT] + list(args), env)
+        logs = {}
+        for r in range(RANKS):
+            f = Path(out) / ("rank-%d.log" % r)
+            logs[r] = f.read_text().splitlines() if f.exists() else []
+    return code, text, logs
+
+
+EXPECTED = {
+    "auto": [
+        "identity",
+        "exchange 128 bytes put/commit/fence/get",
+        "get of a missing key raises",
+        "second thread refused while a call waits",
+        "fence over a subset",
+        "publish/lookup",
+        "events",
+        "exchange 128 bytes through the Store",
+        "store add/compare_set/delete/num_keys/blocking get",
+        "finalized client refuses",
+    ],
+    "fence": [
+        "identity",
+        "exchange 128 bytes put/commit/fence/get",
+        "exchange 128 bytes through the Store",
+        "store (fence mode) delete/num_keys",
+        "finalized client refuses",
+    ],
+}
+
+
+@pytest.mark.parametrize("mode", ["auto", "fence"])
+@pytest.mark.parametrize("host", ["pmixw", "mpirun", "prterun"])
+def test_ranks_under_host(host, mode):
+    code, text, logs = run_ranks(host, "--store-mode", mode)
+    report = "\n".join("[%d] %s" % (r, l) for r in logs for l in logs[r])
+    for r in range(RANKS):
+        lines = logs[r]
+        assert not [l for l in lines if l.startswith("FAIL")], report + "\n" + text
+        for name in EXPECTED[mode]:
+            assert any(l.startswith("ok " + name) for l in lines), (
+                "rank %d lacks %r\n%s\n%s" % (r, name, report, text)
+            )
+        assert "done, 0 failed" in lines, report + "\n" + text
+        mode_line = [l for l in lines if l.startswith("store mode ")]
+        # every host here answers publish/lookup, so auto picks publish
+        assert mode_line == ["store mode %s" % ("publish" if mode == "auto" else "fence")], lines
+    assert code == 0, "%s exited %s\n%s" % (host, code, text)
+
+
+ABORT_SCRIPT = """
+import sys, time, pmixwire
+c = pmixwire.Client()
+if c.rank == 0:
+    c.abort(3, "pmixwire abort test")
+    time.sleep(30)
+    print("abort returned and rank 0 lived on", flush=True)
+else:
+    time.sleep(30)
+    print("rank %d survived the abort" % c.rank, flush=True)
+"""
+
+
+@pytest.mark.parametrize("host", ["pmixw", "mpirun", "prterun"])
+def test_abort_ends_the_job(host):
+    argv, extra = launcher(host)
+    env = dict(os.environ, PYTHONUNBUFFERED="1", **extra)
+    code, text = launch(argv + [sys.executable, "-c", ABORT_SCRIPT], env)
+    assert code != 0, text
+    assert "survived" not in text and "lived on" not in text, text
