@@ -1,0 +1,172 @@
+//! Process groups on one node (the standard's chapter on groups; 4.2.2's
+//! wire: GROUP_CONSTRUCT = STRING id, procs, infos → STATUS, SIZE context
+//! id; GROUP_DESTRUCT = STRING id, infos → STATUS). A construct is a
+//! collective over the listed procs; when it completes the group exists
+//! with those members, and with a context id when a member asked for one
+//! (`pmix.grp.actxid`: a counter unique for this server's life; else
+//! UINT64_MAX, "none", as libpmix's server sends). A group is also a
+//! process set: `(group id, WILDCARD)` in a fence or connect names its
+//! members, and queries list it. Destruct is a collective over the
+//! members only. A member whose connection ends before it finalizes is
+//! reported to the other members as PMIX_GROUP_MEMBER_FAILED.
+
+use super::{name, Server, RANK_WILDCARD};
+use pmix_types::status::codes;
+use pmix_types::{Info, Proc, Value};
+use std::collections::BTreeSet;
+
+/// No context id (what libpmix's server answers when its host gave none).
+pub const NO_CONTEXT_ID: u64 = u64::MAX;
+
+#[derive(Debug, Clone)]
+struct Group {
+    id: String,
+    members: BTreeSet<(String, u32)>,
+    /// Constructed (a construct in progress has none of the below yet).
+    done: bool,
+    want_ctxid: bool,
+    ctxid: u64,
+}
+
+/// The groups of a server.
+#[derive(Default)]
+pub struct Groups {
+    list: Vec<Group>,
+    next_ctxid: u64,
+}
+
+impl Server {
+    /// The names of the constructed groups (also the process sets), sorted.
+    pub(super) fn group_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .groups
+            .list
+            .iter()
+            .filter(|g| g.done)
+            .map(|g| g.id.clone())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// A constructed group's members.
+    pub(super) fn group_members(&self, id: &str) -> Option<Vec<Proc>> {
+        let g = self.groups.list.iter().find(|g| g.done && g.id == id)?;
+        Some(g.members.iter().map(|(n, r)| Proc::new(n, *r)).collect())
+    }
+
+    /// The members `(group, WILDCARD)` or `(group, rank)` names, if
+    /// `group` is a constructed group's id (and not a namespace).
+    pub(super) fn group_expand(&self, p: &Proc) -> Option<Vec<(String, u32)>> {
+        let ns = p.nspace.to_string();
+        if self.jobs.contains_key(&ns) {
+            return None;
+        }
+        let g = self.groups.list.iter().find(|g| g.done && g.id == ns)?;
+        if p.rank == RANK_WILDCARD {
+            Some(g.members.iter().cloned().collect())
+        } else {
+            // a group rank: the members in order
+            g.members
+                .iter()
+                .nth(p.rank as usize)
+                .map(|m| vec![m.clone()])
+        }
+    }
+
+    /// Note a member's construct request: the group (pending until the
+    /// collective completes) with the members it lists.
+    pub(super) fn group_construct_called(
+        &mut self,
+        group: &str,
+        members: BTreeSet<(String, u32)>,
+        info: &[Info],
+    ) {
+        let want = info.iter().any(|i| {
+            i.key.to_string() == "pmix.grp.actxid" && !matches!(i.value, Value::Bool(false))
+        });
+        match self
+            .groups
+            .list
+            .iter_mut()
+            .find(|g| !g.done && g.id == group && g.members == members)
+        {
+            Some(g) => g.want_ctxid |= want,
+            None => self.groups.list.push(Group {
+                id: group.to_string(),
+                members,
+                done: false,
+                want_ctxid: want,
+                ctxid: NO_CONTEXT_ID,
+            }),
+        }
+    }
+
+    /// The construct over `members` completed: the group exists; its
+    /// context id (NO_CONTEXT_ID unless asked for).
+    pub(super) fn group_constructed(&mut self, members: &BTreeSet<(String, u32)>) -> u64 {
+        let Some(i) = self
+            .groups
+            .list
+            .iter()
+            .position(|g| !g.done && g.members == *members)
+        else {
+            return NO_CONTEXT_ID;
+        };
+        let id = self.groups.list[i].id.clone();
+        // a group id names one group: a new construct replaces the old
+        self.groups.list.retain(|g| !(g.done && g.id == id));
+        let Some(g) = self.groups.list.iter_mut().find(|g| !g.done && g.id == id) else {
+            return NO_CONTEXT_ID;
+        };
+        g.done = true;
+        if g.want_ctxid {
+            self.groups.next_ctxid += 1;
+            g.ctxid = self.groups.next_ctxid;
+        }
+        g.ctxid
+    }
+
+    /// The members a destruct of `group` spans: the group's, when it
+    /// exists; else none (the caller's job, as before groups were kept).
+    pub(super) fn group_destruct_members(&self, group: &str) -> Option<Vec<Proc>> {
+        self.group_members(group)
+    }
+
+    /// The destruct of `group` completed.
+    pub(super) fn group_destructed(&mut self, members: &BTreeSet<(String, u32)>) {
+        self.groups
+            .list
+            .retain(|g| !(g.done && g.members == *members));
+    }
+
+    /// `proc` left without finalizing: every group it belongs to tells its
+    /// other members (PMIX_GROUP_MEMBER_FAILED, the proc and the group id).
+    pub(super) fn group_member_lost(&mut self, proc: &Proc) {
+        let me = name(proc);
+        let hits: Vec<(String, Vec<Proc>)> = self
+            .groups
+            .list
+            .iter()
+            .filter(|g| g.done && g.members.contains(&me))
+            .map(|g| {
+                (
+                    g.id.clone(),
+                    g.members
+                        .iter()
+                        .filter(|m| **m != me)
+                        .map(|(n, r)| Proc::new(n, *r))
+                        .collect(),
+                )
+            })
+            .collect();
+        for (id, others) in hits {
+            let info = vec![
+                Info::new("pmix.evproc", Value::Proc(proc.clone())),
+                Info::new("pmix.grp.id", Value::String(Some(id.as_str().into()))),
+            ];
+            self.deliver_to(&others, codes::PMIX_GROUP_MEMBER_FAILED, proc, info);
+        }
+    }
+}

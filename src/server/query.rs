@@ -1,0 +1,273 @@
+//! PMIx_Query_info on one node: the standard's `PMIX_QUERY_*` keys a
+//! single-node host can answer, with their qualifiers (`pmix.nspace`,
+//! `pmix.rank`, `pmix.procid`, `pmix.pset.nm`, `pmix.grp.id`), and any
+//! job-level key of a namespace (`pmix.job.size`, … with a `pmix.nspace`
+//! qualifier) as the REQ reply holds it. The reply is libpmix 4.2.2's
+//! flat form: STATUS, then one INFO per answer, keyed by what was asked.
+//! Keys no local host can answer (queues, allocations, memory, …) make
+//! the status NOT_SUPPORTED when nothing else was answered and
+//! PARTIAL_SUCCESS when something was.
+
+use super::{pstr, Reply, Server};
+use pmix_types::status::codes;
+use pmix_types::{DataArray, DataType, Info, PString, Proc, ProcInfo, Query, Value};
+
+/// What the host told the core about a rank's process.
+#[derive(Clone, Debug, Default)]
+pub struct ProcRecord {
+    pub pid: u32,
+    pub executable: String,
+    /// Its exit status (128 + signal for a signal), once it ended.
+    pub exit: Option<i32>,
+}
+
+/// `pmix_proc_state_t` values (pmix_common.h 4.2.2).
+mod state {
+    pub const RUNNING: u8 = 7;
+    pub const TERMINATED: u8 = 20;
+    pub const ABORTED: u8 = 52;
+}
+
+/// The query keys answered here (PMIX_QUERY_SUPPORTED_KEYS).
+pub const SUPPORTED: &[&str] = &[
+    "pmix.qry.ns",
+    "pmix.qry.nsinfo",
+    "pmix.qry.jst",
+    "pmix.qry.ptable",
+    "pmix.qry.lptable",
+    "pmix.qry.psetnum",
+    "pmix.qry.psets",
+    "pmix.qry.pmems",
+    "pmix.qry.pgrpnum",
+    "pmix.qry.pgrp",
+    "pmix.qry.pgrpmems",
+    "pmix.qry.spawn",
+    "pmix.qry.debug",
+    "pmix.qry.keys",
+    "pmix.qry.quals",
+];
+
+fn qual<'a>(q: &'a Query, key: &str) -> Option<&'a Value> {
+    q.qualifiers
+        .iter()
+        .find(|i| i.key.to_string() == key)
+        .map(|i| &i.value)
+}
+
+fn qual_str(q: &Query, key: &str) -> Option<String> {
+    match qual(q, key)? {
+        Value::String(Some(s)) => Some(s.to_string()),
+        Value::ProcNspace(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn array(t: DataType, v: Vec<Value>) -> Value {
+    match DataArray::new(t, v) {
+        Ok(a) => Value::DataArray(Box::new(a)),
+        Err(_) => Value::Undef,
+    }
+}
+
+/// The answer to one key of one query.
+enum Answer {
+    Value(Value),
+    /// The key is known, the thing it names is not (an unknown namespace).
+    NotFound,
+    Unsupported,
+}
+
+impl Server {
+    /// Record a rank's process (pid, executable) for the process tables.
+    pub fn set_proc_pid(&mut self, nspace: &str, rank: u32, pid: u32) {
+        let r = self.procs.entry((nspace.to_string(), rank)).or_default();
+        r.pid = pid;
+        if r.executable.is_empty() {
+            r.executable = self.executables.get(nspace).cloned().unwrap_or_default();
+        }
+    }
+
+    /// The executable every rank of `nspace` runs (for the process tables).
+    pub fn set_executable(&mut self, nspace: &str, exe: &str) {
+        self.executables.insert(nspace.to_string(), exe.to_string());
+        for ((ns, _), r) in self.procs.iter_mut() {
+            if ns == nspace {
+                r.executable = exe.to_string();
+            }
+        }
+    }
+
+    /// A rank's process ended with this status (128 + signal for a signal).
+    pub fn set_proc_exit(&mut self, nspace: &str, rank: u32, status: i32) {
+        self.procs
+            .entry((nspace.to_string(), rank))
+            .or_default()
+            .exit = Some(status);
+    }
+
+    /// The namespaces a query names: `pmix.nspace`, or that of `pmix.procid`.
+    fn query_nspace(q: &Query) -> Option<String> {
+        qual_str(q, "pmix.nspace").or_else(|| match qual(q, "pmix.procid") {
+            Some(Value::Proc(p)) => Some(p.nspace.to_string()),
+            _ => None,
+        })
+    }
+
+    fn proc_table(&self, ns: &str) -> Option<Value> {
+        let j = self.jobs.get(ns)?;
+        let host = j.spec.hostname.clone();
+        let v = (0..j.spec.nprocs)
+            .map(|r| {
+                let rec = self
+                    .procs
+                    .get(&(ns.to_string(), r))
+                    .cloned()
+                    .unwrap_or_default();
+                let state = match rec.exit {
+                    None => state::RUNNING,
+                    Some(0) => state::TERMINATED,
+                    Some(_) => state::ABORTED,
+                };
+                Value::ProcInfo(Box::new(ProcInfo {
+                    proc: Proc::new(ns, r),
+                    hostname: Some(PString::from(host.as_str())),
+                    executable_name: Some(PString::from(rec.executable.as_str())),
+                    pid: rec.pid,
+                    exit_code: rec.exit.unwrap_or(0),
+                    state,
+                }))
+            })
+            .collect();
+        Some(array(DataType::ProcInfo, v))
+    }
+
+    /// A job's status: SUCCESS while no rank has failed, else
+    /// PMIX_ERR_PROC_ABORTED (PMIX_QUERY_JOB_STATUS is a pmix_status_t).
+    fn job_status(&self, ns: &str) -> Option<Value> {
+        self.jobs.get(ns)?;
+        let failed = self
+            .procs
+            .iter()
+            .any(|((n, _), r)| n == ns && r.exit.is_some_and(|e| e != 0));
+        Some(Value::Status(if failed {
+            super::jobctl::PMIX_ERR_PROC_ABORTED
+        } else {
+            codes::PMIX_SUCCESS
+        }))
+    }
+
+    fn answer_key(&self, q: &Query, key: &str) -> Answer {
+        let ns = Self::query_nspace(q);
+        let need_ns = |f: &dyn Fn(&str) -> Option<Value>| match &ns {
+            Some(n) => f(n).map_or(Answer::NotFound, Answer::Value),
+            None => Answer::NotFound,
+        };
+        match key {
+            "pmix.qry.ns" => {
+                let mut names: Vec<&String> = self.jobs.keys().collect();
+                names.sort();
+                let list: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
+                Answer::Value(pstr(&list.join(",")))
+            }
+            "pmix.qry.nsinfo" => {
+                let mut names: Vec<&String> = self.jobs.keys().collect();
+                names.sort();
+                let v = names
+                    .into_iter()
+                    .filter(|n| ns.as_ref().is_none_or(|x| x == *n))
+                    .map(|n| {
+                        let size = self.jobs.get(n).map_or(0, |j| j.spec.nprocs);
+                        Value::Info(Box::new(Info::new(
+                            "pmix.qry.nsinfo",
+                            array(
+                                DataType::Info,
+                                vec![
+                                    Value::Info(Box::new(Info::new("pmix.nspace", pstr(n)))),
+                                    Value::Info(Box::new(Info::new(
+                                        "pmix.job.size",
+                                        Value::Uint32(size),
+                                    ))),
+                                ],
+                            ),
+                        )))
+                    })
+                    .collect();
+                Answer::Value(array(DataType::Info, v))
+            }
+            "pmix.qry.jst" => need_ns(&|n| self.job_status(n)),
+            // one node: the local table is the table
+            "pmix.qry.ptable" | "pmix.qry.lptable" => need_ns(&|n| self.proc_table(n)),
+            "pmix.qry.psetnum" | "pmix.qry.pgrpnum" => {
+                Answer::Value(Value::Size(self.group_names().len() as u64))
+            }
+            "pmix.qry.psets" => Answer::Value(pstr(&self.group_names().join(","))),
+            "pmix.qry.pgrp" => Answer::Value(array(
+                DataType::String,
+                self.group_names().iter().map(|s| pstr(s)).collect(),
+            )),
+            "pmix.qry.pmems" | "pmix.qry.pgrpmems" => {
+                let g = qual_str(q, "pmix.pset.nm").or_else(|| qual_str(q, "pmix.grp.id"));
+                match g.and_then(|g| self.group_members(&g)) {
+                    Some(m) => Answer::Value(array(
+                        DataType::Proc,
+                        m.into_iter().map(Value::Proc).collect(),
+                    )),
+                    None => Answer::NotFound,
+                }
+            }
+            // PMIx_Spawn honours the apps (cmd, argv, env, cwd, maxprocs) and
+            // no spawn attribute; no debugger attribute is supported
+            "pmix.qry.spawn" | "pmix.qry.debug" => Answer::Value(pstr("")),
+            "pmix.qry.keys" => Answer::Value(pstr(&SUPPORTED.join(","))),
+            "pmix.qry.quals" => Answer::Value(pstr(
+                "pmix.nspace,pmix.rank,pmix.procid,pmix.pset.nm,pmix.grp.id",
+            )),
+            k if k.starts_with("pmix.qry.") => Answer::Unsupported,
+            // a job-level key of the named namespace, as REQ gives it
+            k => match &ns {
+                Some(n) => {
+                    let fmt = pmix_codec::Format::V41;
+                    match self.job_info(&fmt, n) {
+                        Some(Reply::JobInfo { kvals, .. }) => kvals
+                            .into_iter()
+                            .find(|kv| kv.key.as_ref().is_some_and(|s| s.to_string() == k))
+                            .map_or(Answer::Unsupported, |kv| Answer::Value(kv.value)),
+                        _ => Answer::NotFound,
+                    }
+                }
+                None => Answer::Unsupported,
+            },
+        }
+    }
+
+    /// The reply to a QUERY: every key of every query answered in turn.
+    pub(super) fn query(&self, queries: &[Query]) -> Reply {
+        let mut out = Vec::new();
+        let (mut missing, mut unsupported, mut asked) = (0, 0, 0);
+        for q in queries {
+            for k in &q.keys {
+                asked += 1;
+                let key = k.to_string();
+                match self.answer_key(q, &key) {
+                    Answer::Value(v) => out.push(Info::new(key.as_str(), v)),
+                    Answer::NotFound => missing += 1,
+                    Answer::Unsupported => unsupported += 1,
+                }
+            }
+        }
+        let status = if out.len() == asked && asked > 0 {
+            codes::PMIX_SUCCESS
+        } else if !out.is_empty() {
+            codes::PMIX_ERR_PARTIAL_SUCCESS
+        } else if missing > 0 || unsupported == 0 {
+            codes::PMIX_ERR_NOT_FOUND
+        } else {
+            codes::PMIX_ERR_NOT_SUPPORTED
+        };
+        if out.is_empty() {
+            Reply::Status(status)
+        } else {
+            Reply::Query { status, info: out }
+        }
+    }
+}

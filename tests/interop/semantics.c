@@ -1,0 +1,308 @@
+/* pmix-wire: what real PMIx programs expect of their server (issue 12).
+ * A libpmix 4.2.2 client run as every rank of a job under `pmixw run` and
+ * under the reference launchers (Open MPI's mpirun, PRRTE's prterun) by
+ * tests/server_semantics.rs. Written for pmix-wire. Prints one line per
+ * check: "[rank] ok|fail <check> <value>".
+ *
+ *   semantics nskey   keys built from the namespace: put/commit/fence/get
+ *                     and PMIx_Store_internal; prints the namespace
+ *   semantics fail    every rank registers for all events; rank 1 exits
+ *                     with status 3 before finalizing; the others report
+ *                     the event they get, then wait to be ended
+ *   semantics signal  as fail, rank 1 kills itself with SIGUSR1
+ *   semantics query   rank 0 asks the standard's queries, one per call
+ *   semantics group   ranks 0 and 1 of 3 construct group "grp12" asking
+ *                     for a context id, fence across it, destruct it;
+ *                     rank 2 finalizes at once (a non-member)
+ *   semantics grpdie  ranks 0-2 construct "grpall"; rank 2 then exits;
+ *                     the others report the event they get
+ *   semantics ckpt    rank 0 asks a checkpoint of rank 1 by event; rank 1
+ *                     reports the event
+ *   semantics pause   rank 0 pauses rank 1 for a while, then resumes it
+ *   semantics sigctl  rank 0 sends SIGUSR2 to rank 1 via job control
+ */
+#include <pmix.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static pmix_proc_t me;
+static int failures = 0;
+static volatile int got_event = 0;
+static volatile int event_code = 0;
+static char event_text[512];
+
+static void check(const char *what, int good, const char *fmt_value, ...) {
+    char buf[1024] = "";
+    if (fmt_value) {
+        va_list ap;
+        va_start(ap, fmt_value);
+        vsnprintf(buf, sizeof buf, fmt_value, ap);
+        va_end(ap);
+    }
+    printf("[%u] %s %s %s\n", me.rank, good ? "ok" : "fail", what, buf);
+    if (!good) {
+        failures++;
+    }
+}
+
+static void on_event(size_t evhdlr_registration_id, pmix_status_t status,
+                     const pmix_proc_t *source, pmix_info_t info[], size_t ninfo,
+                     pmix_info_t results[], size_t nresults,
+                     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata) {
+    (void) evhdlr_registration_id;
+    (void) results;
+    (void) nresults;
+    char more[400] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < ninfo && used < sizeof more - 80; i++) {
+        if (0 == strcmp(info[i].key, PMIX_EVENT_AFFECTED_PROC) && PMIX_PROC == info[i].value.type) {
+            used += snprintf(more + used, sizeof more - used, " affected=%u",
+                             info[i].value.data.proc->rank);
+        } else if (0 == strcmp(info[i].key, PMIX_EXIT_CODE)) {
+            used += snprintf(more + used, sizeof more - used, " exit=%d", info[i].value.data.integer);
+        } else if (0 == strcmp(info[i].key, PMIX_JOB_CTRL_CHECKPOINT) && PMIX_STRING == info[i].value.type) {
+            used += snprintf(more + used, sizeof more - used, " ckpt=%s", info[i].value.data.string);
+        } else if (0 == strcmp(info[i].key, PMIX_GROUP_ID) && PMIX_STRING == info[i].value.type) {
+            used += snprintf(more + used, sizeof more - used, " group=%s", info[i].value.data.string);
+        }
+    }
+    if (!got_event) {
+        snprintf(event_text, sizeof event_text, "%s source=%u%s", PMIx_Error_string(status),
+                 source ? source->rank : 0, more);
+        event_code = status;
+        got_event = 1;
+    }
+    if (cbfunc) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+static void reg_done(pmix_status_t status, size_t ref, void *cbdata) {
+    (void) ref;
+    *(volatile int *) cbdata = PMIX_SUCCESS == status ? 1 : -1;
+}
+
+static void register_all(void) {
+    volatile int done = 0;
+    PMIx_Register_event_handler(NULL, 0, NULL, 0, on_event, reg_done, (void *) &done);
+    for (int i = 0; i < 2000 && !done; i++) {
+        usleep(1000);
+    }
+    check("register_events", 1 == done, NULL);
+}
+
+static int wait_event(int seconds) {
+    for (int i = 0; i < seconds * 100 && !got_event; i++) {
+        usleep(10000);
+    }
+    return got_event;
+}
+
+/* one query key (with an optional nspace qualifier), its answer printed */
+static void query_one(const char *key, int qualify) {
+    pmix_query_t *q;
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    PMIX_QUERY_CREATE(q, 1);
+    q->keys = calloc(2, sizeof(char *));
+    q->keys[0] = strdup(key);
+    if (qualify) {
+        PMIX_INFO_CREATE(q->qualifiers, 1);
+        q->nqual = 1;
+        PMIX_INFO_LOAD(&q->qualifiers[0], PMIX_NSPACE, me.nspace, PMIX_STRING);
+    }
+    pmix_status_t rc = PMIx_Query_info(q, 1, &res, &nres);
+    char val[600] = "";
+    if (nres > 0) {
+        pmix_value_t *v = &res[0].value;
+        switch (v->type) {
+        case PMIX_STRING: snprintf(val, sizeof val, "string '%s'", v->data.string ? v->data.string : ""); break;
+        case PMIX_UINT32: snprintf(val, sizeof val, "u32 %u", v->data.uint32); break;
+        case PMIX_SIZE: snprintf(val, sizeof val, "size %zu", v->data.size); break;
+        case PMIX_STATUS: snprintf(val, sizeof val, "status %d", v->data.status); break;
+        case PMIX_DATA_ARRAY: {
+            pmix_data_array_t *a = v->data.darray;
+            int n = snprintf(val, sizeof val, "array %zu", a ? a->size : 0);
+            if (a && PMIX_PROC_INFO == a->type) {
+                pmix_proc_info_t *pi = (pmix_proc_info_t *) a->array;
+                for (size_t i = 0; i < a->size && n < 500; i++) {
+                    n += snprintf(val + n, sizeof val - n, " %u:%s:%d", pi[i].proc.rank,
+                                  pi[i].executable_name ? "exe" : "-", pi[i].pid > 0);
+                }
+            }
+            break;
+        }
+        default: snprintf(val, sizeof val, "type %d", v->type);
+        }
+    }
+    printf("[%u] query %s %s %s key=%s\n", me.rank, key, PMIx_Error_string(rc), val,
+           nres > 0 ? res[0].key : "-");
+    fflush(stdout);
+}
+
+static pmix_status_t jctrl(pmix_rank_t target, const char *key, pmix_data_type_t t, const void *val) {
+    pmix_proc_t p;
+    pmix_info_t info;
+    pmix_info_t *res = NULL;
+    size_t nres = 0;
+    PMIX_LOAD_PROCID(&p, me.nspace, target);
+    PMIX_INFO_LOAD(&info, key, val, t);
+    return PMIx_Job_control(&p, 1, &info, 1, &res, &nres);
+}
+
+int main(int argc, char **argv) {
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    const char *mode = argc > 1 ? argv[1] : "nskey";
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    check("init", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+    if (PMIX_SUCCESS != rc) {
+        return 1;
+    }
+    if (0 == strcmp(mode, "nskey")) {
+        char key[600];
+        pmix_value_t v, *got = NULL;
+        printf("[%u] nspace %s\n", me.rank, me.nspace);
+        snprintf(key, sizeof key, "%s.k", me.nspace);
+        PMIX_VALUE_LOAD(&v, &me.rank, PMIX_UINT32);
+        rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+        check("put_nskey", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+        rc = PMIx_Store_internal(&me, key, &v);
+        check("store_internal_nskey", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+        PMIx_Commit();
+        PMIx_Fence(NULL, 0, NULL, 0);
+        pmix_proc_t peer;
+        PMIX_LOAD_PROCID(&peer, me.nspace, 0);
+        rc = PMIx_Get(&peer, key, NULL, 0, &got);
+        check("get_nskey", PMIX_SUCCESS == rc && got && 0 == got->data.uint32, "%s",
+              PMIx_Error_string(rc));
+    } else if (0 == strcmp(mode, "fail") || 0 == strcmp(mode, "signal")) {
+        register_all();
+        PMIx_Fence(NULL, 0, NULL, 0);
+        if (1 == me.rank) {
+            if (0 == strcmp(mode, "signal")) {
+                kill(getpid(), SIGUSR1);
+            }
+            _exit(3);
+        }
+        int got = wait_event(20);
+        check("event_before_end", got, "%s", event_text);
+        fflush(stdout);
+        sleep(60); /* the launcher ends us */
+        return 0;
+    } else if (0 == strcmp(mode, "query")) {
+        if (0 == me.rank) {
+            query_one(PMIX_QUERY_NAMESPACES, 0);
+            query_one(PMIX_QUERY_JOB_STATUS, 1);
+            query_one(PMIX_JOB_SIZE, 1);
+            query_one(PMIX_QUERY_PROC_TABLE, 1);
+            query_one(PMIX_QUERY_LOCAL_PROC_TABLE, 1);
+            query_one(PMIX_QUERY_NUM_PSETS, 0);
+            query_one(PMIX_QUERY_PSET_NAMES, 0);
+            query_one(PMIX_QUERY_SPAWN_SUPPORT, 0);
+            query_one(PMIX_QUERY_DEBUG_SUPPORT, 0);
+            query_one(PMIX_QUERY_QUEUE_LIST, 0);
+            query_one(PMIX_QUERY_MEMORY_USAGE, 1);
+        }
+        PMIx_Fence(NULL, 0, NULL, 0);
+    } else if (0 == strcmp(mode, "group") || 0 == strcmp(mode, "grpdie")) {
+        int all = 0 == strcmp(mode, "grpdie");
+        const char *gid = all ? "grpall" : "grp12";
+        if (all) {
+            register_all();
+        }
+        if (all || me.rank < 2) {
+            pmix_proc_t procs[3];
+            int n = all ? 3 : 2;
+            for (int i = 0; i < n; i++) {
+                PMIX_LOAD_PROCID(&procs[i], me.nspace, i);
+            }
+            pmix_info_t dir;
+            bool yes = true;
+            PMIX_INFO_LOAD(&dir, PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+            pmix_info_t *res = NULL;
+            size_t nres = 0;
+            rc = PMIx_Group_construct(gid, procs, n, &dir, 1, &res, &nres);
+            size_t ctx = SIZE_MAX;
+            for (size_t i = 0; PMIX_SUCCESS == rc && i < nres; i++) {
+                if (0 == strcmp(res[i].key, PMIX_GROUP_CONTEXT_ID)) {
+                    ctx = res[i].value.data.size;
+                }
+            }
+            check("group_construct", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+            check("group_context_id", PMIX_SUCCESS == rc && SIZE_MAX != ctx, "%zu", ctx);
+            if (all) {
+                if (2 == me.rank) {
+                    _exit(0);
+                }
+                int got = wait_event(10);
+                check("member_failed_event", got && PMIX_GROUP_MEMBER_FAILED == event_code, "%s",
+                      event_text);
+            } else {
+                pmix_proc_t grp;
+                PMIX_LOAD_PROCID(&grp, gid, PMIX_RANK_WILDCARD);
+                rc = PMIx_Fence(&grp, 1, NULL, 0);
+                check("group_fence", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+                rc = PMIx_Group_destruct(gid, NULL, 0);
+                check("group_destruct", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+            }
+        }
+    } else if (0 == strcmp(mode, "ckpt")) {
+        if (1 == me.rank) {
+            register_all();
+        }
+        PMIx_Fence(NULL, 0, NULL, 0);
+        if (0 == me.rank) {
+            rc = jctrl(1, PMIX_JOB_CTRL_CHECKPOINT, PMIX_STRING, "ck1");
+            check("job_control_checkpoint", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+        } else if (1 == me.rank) {
+            int got = wait_event(10);
+            check("checkpoint_event", got && PMIX_JCTRL_CHECKPOINT == event_code, "%s", event_text);
+        }
+        PMIx_Fence(NULL, 0, NULL, 0);
+    } else if (0 == strcmp(mode, "pause")) {
+        PMIx_Fence(NULL, 0, NULL, 0);
+        if (0 == me.rank) {
+            bool yes = true;
+            rc = jctrl(1, PMIX_JOB_CTRL_PAUSE, PMIX_BOOL, &yes);
+            check("job_control_pause", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+            sleep(1);
+            rc = jctrl(1, PMIX_JOB_CTRL_RESUME, PMIX_BOOL, &yes);
+            check("job_control_resume", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+        } else if (1 == me.rank) {
+            /* a pause shows as a gap in the monotonic clock between ticks */
+            struct timespec a, b;
+            double gap = 0;
+            for (int i = 0; i < 2000 && gap <= 0.5; i++) {
+                clock_gettime(CLOCK_MONOTONIC, &a);
+                usleep(10000);
+                clock_gettime(CLOCK_MONOTONIC, &b);
+                double d = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+                if (d > gap) {
+                    gap = d;
+                }
+            }
+            check("was_paused", gap > 0.5, "longest gap %.2f s", gap);
+        }
+        PMIx_Fence(NULL, 0, NULL, 0);
+    } else if (0 == strcmp(mode, "sigctl")) {
+        PMIx_Fence(NULL, 0, NULL, 0);
+        if (0 == me.rank) {
+            int sig = SIGUSR2;
+            rc = jctrl(1, PMIX_JOB_CTRL_SIGNAL, PMIX_INT, &sig);
+            check("job_control_signal", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+            PMIx_Finalize(NULL, 0);
+            return failures ? 1 : 0;
+        }
+        if (1 == me.rank) {
+            sleep(30); /* SIGUSR2's default action ends us */
+        }
+    }
+    rc = PMIx_Finalize(NULL, 0);
+    check("finalize", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+    return failures ? 1 : 0;
+}
