@@ -400,3 +400,61 @@ fn job_control_checkpoint_pause_resume_signal() {
         );
     }
 }
+
+/// Item 6: a libpmix 4.2.2 tool attaches to a running job by the
+/// launcher's pid or by the job's namespace, reads the job's size, queries
+/// its process table, signals rank 1 through job control and receives the
+/// event that reports rank 1's end; the job then ends with 128 + SIGUSR1.
+#[test]
+fn tools_attach_to_a_running_job() {
+    let tool = build_c("sem_tool", &default_out_dir()).unwrap_or_else(|e| panic!("{e}"));
+    for how in ["pid", "nspace"] {
+        let dir = tmpdir(&format!("tool-{how}"));
+        let ns = format!("tooljob-{how}");
+        let mut job = Kill(
+            Command::new(env!("CARGO_BIN_EXE_pmixw"))
+                .args(["run", "-n", "2", "--timeout", "60", "--nspace", &ns])
+                .arg(client())
+                .arg("wait")
+                .env("TMPDIR", &dir)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        let pid = job.0.id().to_string();
+        let host = net::hostname();
+        wait_for(&dir.join(format!("pmix.{host}.tool.{ns}")));
+        let mut t = Command::new(&tool);
+        match how {
+            "pid" => t.args(["pid", &pid, &ns]),
+            _ => t.args(["nspace", &ns]),
+        };
+        t.env("TMPDIR", &dir);
+        let (code, out) = launch(t, Duration::from_secs(60));
+        assert_eq!(code, 0, "{how}: {out}");
+        for line in [
+            "ok tool_init SUCCESS".to_string(),
+            "ok job_size SUCCESS 2".to_string(),
+            "ok proc_table SUCCESS 2".to_string(),
+            "ok register_events".to_string(),
+            "ok job_control SUCCESS".to_string(),
+            format!("ok event PROC-ABORTED-BY-SIG source={ns}:1 affected=1"),
+        ] {
+            assert!(out.contains(&line), "{how}: {line}: {out}");
+        }
+        let start = Instant::now();
+        let st = loop {
+            if let Some(st) = job.0.try_wait().unwrap() {
+                break st;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "{how}: job still runs"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(st.code(), Some(128 + libc::SIGUSR1), "{how}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

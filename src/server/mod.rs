@@ -920,6 +920,7 @@ impl Server {
                 }
                 Request::Query { .. }
                 | Request::JobControl { .. }
+                | Request::Get { .. }
                 | Request::Lookup { .. }
                 | Request::RegEvents { .. }
                 | Request::DeregEvents { .. }
@@ -1592,7 +1593,8 @@ impl Server {
                 ConnState::Client { fmt, proc } => (range != range::NAMESPACE
                     || proc.nspace == source.nspace)
                     .then_some((*cid, *fmt)),
-                ConnState::Tool { fmt, .. } => (range != range::NAMESPACE).then_some((*cid, *fmt)),
+                // a tool attached to this server sees its jobs' events
+                ConnState::Tool { fmt, .. } => Some((*cid, *fmt)),
                 _ => None,
             })
             .collect();

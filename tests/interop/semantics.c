@@ -20,6 +20,8 @@
  *                     reports the event
  *   semantics pause   rank 0 pauses rank 1 for a while, then resumes it
  *   semantics sigctl  rank 0 sends SIGUSR2 to rank 1 via job control
+ *   semantics wait    every rank registers for all events and waits (a
+ *                     tool attaches and ends rank 1)
  */
 #include <pmix.h>
 #include <signal.h>
@@ -180,6 +182,13 @@ int main(int argc, char **argv) {
         rc = PMIx_Get(&peer, key, NULL, 0, &got);
         check("get_nskey", PMIX_SUCCESS == rc && got && 0 == got->data.uint32, "%s",
               PMIx_Error_string(rc));
+    } else if (0 == strcmp(mode, "wait")) {
+        register_all();
+        PMIx_Fence(NULL, 0, NULL, 0);
+        int got = wait_event(60);
+        check("event_before_end", got, "%s", event_text);
+        sleep(60); /* the launcher ends us */
+        return 0;
     } else if (0 == strcmp(mode, "fail") || 0 == strcmp(mode, "signal")) {
         register_all();
         PMIx_Fence(NULL, 0, NULL, 0);
