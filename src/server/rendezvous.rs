@@ -60,45 +60,52 @@ pub fn remove_stale(dir: &Path, host: &str) {
     }
 }
 
-/// Write `text` to each of `names` in `dir`: created fresh with mode 0600
-/// (never through an existing file or symlink). A name taken by a live
+/// Write `text` to each of `names` in `dir`: mode 0600, never through an
+/// existing file or symlink, and complete when it appears (written to a
+/// private name first, then linked into place, which fails rather than
+/// replace: a reader never sees an empty file). A name taken by a live
 /// server is left alone; one taken by a dead server's file is reclaimed.
 /// Returns the files written (to remove when the server stops).
 pub fn write(dir: &Path, names: &[String], text: &str) -> std::io::Result<Vec<PathBuf>> {
     use std::os::unix::fs::OpenOptionsExt;
+    let tmp = dir.join(format!(".pmixw-rndz.{}.tmp", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)?;
+    let written = f.write_all(text.as_bytes()).and_then(|_| f.sync_all());
+    drop(f);
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
     let mut out = Vec::new();
     for name in names {
         let path = dir.join(name);
-        let open = || {
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&path)
-        };
-        let mut f = open();
-        if matches!(&f, Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists)
+        let mut r = std::fs::hard_link(&tmp, &path);
+        if matches!(&r, Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists)
             && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file())
             && is_stale(&path)
         {
             let _ = std::fs::remove_file(&path);
-            f = open();
+            r = std::fs::hard_link(&tmp, &path);
         }
-        match f {
-            Ok(mut f) => {
-                f.write_all(text.as_bytes())?;
-                out.push(path);
-            }
+        match r {
+            Ok(()) => out.push(path),
             // a live server's file by that name: leave it alone
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => {
                 for p in &out {
                     let _ = std::fs::remove_file(p);
                 }
+                let _ = std::fs::remove_file(&tmp);
                 return Err(e);
             }
         }
     }
+    let _ = std::fs::remove_file(&tmp);
     Ok(out)
 }
 
