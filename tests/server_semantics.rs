@@ -187,6 +187,21 @@ fn tmpdir(tag: &str) -> PathBuf {
     d
 }
 
+/// `pmixw run ARGS` with its rendezvous files in `dir`, killed if the test
+/// ends first.
+fn start_in(dir: &std::path::Path, args: &[&str], stdout: Stdio) -> Kill {
+    Kill(
+        Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .arg("run")
+            .args(args)
+            .env("TMPDIR", dir)
+            .stdout(stdout)
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    )
+}
+
 fn wait_for(p: &std::path::Path) {
     let start = Instant::now();
     while !p.exists() {
@@ -206,14 +221,10 @@ fn wait_for(p: &std::path::Path) {
 fn caught_signals_remove_the_rendezvous_files() {
     for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
         let dir = tmpdir(&format!("sig{sig}"));
-        let mut job = Kill(
-            Command::new(env!("CARGO_BIN_EXE_pmixw"))
-                .args(["run", "-n", "2", "--nspace", "sigjob", "/bin/sleep", "60"])
-                .env("TMPDIR", &dir)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap(),
+        let mut job = start_in(
+            &dir,
+            &["-n", "2", "--nspace", "sigjob", "/bin/sleep", "60"],
+            Stdio::null(),
         );
         let pid = job.0.id();
         let host = net::hostname();
@@ -255,14 +266,10 @@ fn stale_rendezvous_files_of_dead_servers_are_ignored() {
         ),
     )
     .unwrap();
-    let mut job = Kill(
-        Command::new(env!("CARGO_BIN_EXE_pmixw"))
-            .args(["run", "-n", "1", "--nspace", "stalejob", "/bin/sleep", "3"])
-            .env("TMPDIR", &dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
+    let mut job = start_in(
+        &dir,
+        &["-n", "1", "--nspace", "stalejob", "/bin/sleep", "3"],
+        Stdio::null(),
     );
     let pid = job.0.id();
     wait_for(&dir.join(format!("pmix.{host}.tool.{pid}")));
@@ -411,16 +418,20 @@ fn tools_attach_to_a_running_job() {
     for how in ["pid", "nspace"] {
         let dir = tmpdir(&format!("tool-{how}"));
         let ns = format!("tooljob-{how}");
-        let mut job = Kill(
-            Command::new(env!("CARGO_BIN_EXE_pmixw"))
-                .args(["run", "-n", "2", "--timeout", "60", "--nspace", &ns])
-                .arg(client())
-                .arg("wait")
-                .env("TMPDIR", &dir)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap(),
+        let exe = client();
+        let mut job = start_in(
+            &dir,
+            &[
+                "-n",
+                "2",
+                "--timeout",
+                "60",
+                "--nspace",
+                &ns,
+                exe.to_str().unwrap(),
+                "wait",
+            ],
+            Stdio::null(),
         );
         let pid = job.0.id().to_string();
         let host = net::hostname();

@@ -46,6 +46,20 @@ impl Drop for Job {
 }
 
 impl Job {
+    /// A rank just started: tell the server its pid (for the process
+    /// tables) and follow it.
+    fn adopt(&mut self, server: &net::Running, child: Child, nspace: &str, rank: u32) {
+        let (ns, pid) = (nspace.to_string(), child.id());
+        server.call(move |s| s.set_proc_pid(&ns, rank, pid));
+        self.0.push(Rank {
+            child,
+            nspace: nspace.to_string(),
+            rank,
+            status: None,
+            finalized: false,
+        });
+    }
+
     fn signal_running(&mut self, sig: i32) {
         for r in &mut self.0 {
             if r.status.is_none() {
@@ -213,18 +227,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     for r in 0..n {
         let mut c = launch(exe, argv, server.client_env(&nspace, r), &nspace);
         let child = c.spawn().map_err(|e| format!("cannot start {exe}: {e}"))?;
-        let pid = child.id();
-        server.call({
-            let ns = nspace.clone();
-            move |s| s.set_proc_pid(&ns, r, pid)
-        });
-        job.0.push(Rank {
-            child,
-            nspace: nspace.clone(),
-            rank: r,
-            status: None,
-            finalized: false,
-        });
+        job.adopt(&server, child, &nspace, r);
     }
 
     let start = Instant::now();
@@ -319,21 +322,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                                 c.current_dir(d.to_string());
                             }
                             match c.spawn() {
-                                Ok(child) => {
-                                    let pid = child.id();
-                                    let r = rank as u32;
-                                    server.call({
-                                        let ns = ns.clone();
-                                        move |s| s.set_proc_pid(&ns, r, pid)
-                                    });
-                                    job.0.push(Rank {
-                                        child,
-                                        nspace: ns.clone(),
-                                        rank: r,
-                                        status: None,
-                                        finalized: false,
-                                    });
-                                }
+                                Ok(child) => job.adopt(&server, child, &ns, rank as u32),
                                 Err(e) => {
                                     eprintln!("pmixw run: cannot start {cmd}: {e}");
                                     result = Err(codes::PMIX_ERR_NOT_FOUND);
