@@ -8,8 +8,7 @@
 //! cancel) is refused with NOT_SUPPORTED.
 
 use super::{ConnId, ConnState, HostEvent, Output, Server, RANK_WILDCARD};
-use pmix_codec::command::{EventNotice, Reply};
-use pmix_codec::frame::tag;
+use pmix_codec::command::Reply;
 use pmix_types::status::codes;
 use pmix_types::{Info, Proc, Value};
 
@@ -170,30 +169,13 @@ impl Server {
                 .iter()
                 .any(|t| t.nspace == p.nspace && (t.rank == p.rank || t.rank == RANK_WILDCARD))
         };
-        let to: Vec<(ConnId, pmix_codec::Format)> = self
-            .conns
-            .iter()
-            .filter(|(_, c)| {
-                c.events
-                    .as_ref()
-                    .is_some_and(|e| e.is_empty() || e.contains(&code))
-            })
-            .filter_map(|(cid, c)| match &c.state {
-                ConnState::Client { proc, fmt } if hit(proc) => Some((*cid, *fmt)),
-                _ => None,
-            })
-            .collect();
-        for (cid, fmt) in to {
-            let ev = EventNotice {
-                status: code,
-                source: source.clone(),
-                info: info.clone(),
-                range: Some(super::range::NAMESPACE),
-            };
-            if let Ok(b) = ev.encode(&fmt) {
-                self.send(cid, tag::NOTIFY, &b);
-            }
-        }
+        self.emit(
+            code,
+            source,
+            info,
+            super::range::NAMESPACE,
+            |_, state| matches!(state, ConnState::Client { proc, .. } if hit(proc)),
+        );
     }
 }
 

@@ -1580,22 +1580,43 @@ impl Server {
         if matches!(range, range::PROC_LOCAL | range::RM) {
             return;
         }
+        self.emit(code, source, info, range, |cid, state| {
+            Some(cid) != from
+                && match state {
+                    ConnState::Client { proc, .. } => {
+                        range != range::NAMESPACE || proc.nspace == source.nspace
+                    }
+                    // a tool attached to this server sees its jobs' events
+                    ConnState::Tool { .. } => true,
+                    ConnState::Handshake => false,
+                }
+        });
+    }
+}
+
+impl Server {
+    /// Send an event on tag 0 to every connection that registered for
+    /// `code` (or for all events) and that `want` picks.
+    fn emit(
+        &mut self,
+        code: i32,
+        source: &Proc,
+        info: Vec<Info>,
+        range: u8,
+        want: impl Fn(ConnId, &ConnState) -> bool,
+    ) {
         let targets: Vec<(ConnId, Format)> = self
             .conns
             .iter()
             .filter(|(cid, c)| {
-                Some(**cid) != from
+                want(**cid, &c.state)
                     && c.events
                         .as_ref()
                         .is_some_and(|e| e.is_empty() || e.contains(&code))
             })
             .filter_map(|(cid, c)| match &c.state {
-                ConnState::Client { fmt, proc } => (range != range::NAMESPACE
-                    || proc.nspace == source.nspace)
-                    .then_some((*cid, *fmt)),
-                // a tool attached to this server sees its jobs' events
-                ConnState::Tool { fmt, .. } => Some((*cid, *fmt)),
-                _ => None,
+                ConnState::Client { fmt, .. } | ConnState::Tool { fmt, .. } => Some((*cid, *fmt)),
+                ConnState::Handshake => None,
             })
             .collect();
         for (cid, fmt) in targets {
