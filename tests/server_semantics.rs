@@ -469,3 +469,24 @@ fn tools_attach_to_a_running_job() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// Item 5: local context ids. Each member gives its own in
+/// PMIX_GROUP_INFO at construct (as Open MPI 5 does); a peer reads it with
+/// PMIx_Get qualified by the group's context id. prterun 5.0.11 answers
+/// these 4.2.2 clients NOT_FOUND (and then fails the destruct).
+#[test]
+fn members_read_each_others_local_context_ids() {
+    let (code, out) = pmixw(3, "lcid", &[]);
+    assert_eq!(code, 0, "{out}");
+    for r in 0..3u32 {
+        let peer = (r + 1) % 3;
+        assert!(
+            out.contains(&format!("[{r}] ok peer_local_cid SUCCESS {}", 1234 + peer)),
+            "{r}: {out}"
+        );
+    }
+    assert_eq!(out.matches("ok group_destruct SUCCESS").count(), 3, "{out}");
+    if let Some((_, out)) = under_reference("prterun", 3, "lcid") {
+        assert!(out.contains("fail peer_local_cid NOT-FOUND"), "{out}");
+    }
+}

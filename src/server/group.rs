@@ -13,7 +13,7 @@
 use super::{name, Server, RANK_WILDCARD};
 use pmix_types::status::codes;
 use pmix_types::{Info, Proc, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// No context id (what libpmix's server answers when its host gave none).
 pub const NO_CONTEXT_ID: u64 = u64::MAX;
@@ -26,6 +26,9 @@ struct Group {
     done: bool,
     want_ctxid: bool,
     ctxid: u64,
+    /// What each member contributed for the others (`pmix.grp.info`'s
+    /// array, and a `pmix.grp.lclid` given directly).
+    data: HashMap<(String, u32), Vec<Info>>,
 }
 
 /// The groups of a server.
@@ -79,6 +82,7 @@ impl Server {
     /// collective completes) with the members it lists.
     pub(super) fn group_construct_called(
         &mut self,
+        me: &(String, u32),
         group: &str,
         members: BTreeSet<(String, u32)>,
         info: &[Info],
@@ -86,21 +90,84 @@ impl Server {
         let want = info.iter().any(|i| {
             i.key.to_string() == "pmix.grp.actxid" && !matches!(i.value, Value::Bool(false))
         });
-        match self
+        let mut shared = Vec::new();
+        for i in info {
+            match (i.key.to_string().as_str(), &i.value) {
+                ("pmix.grp.info", Value::DataArray(a)) => {
+                    if let pmix_types::DataArray::Typed { elements, .. } = &**a {
+                        shared.extend(elements.iter().filter_map(|e| match e {
+                            Value::Info(x) => Some((**x).clone()),
+                            _ => None,
+                        }))
+                    }
+                }
+                ("pmix.grp.lclid", _) => shared.push(i.clone()),
+                _ => {}
+            }
+        }
+        let i = match self
             .groups
             .list
-            .iter_mut()
-            .find(|g| !g.done && g.id == group && g.members == members)
+            .iter()
+            .position(|g| !g.done && g.id == group && g.members == members)
         {
-            Some(g) => g.want_ctxid |= want,
-            None => self.groups.list.push(Group {
-                id: group.to_string(),
-                members,
-                done: false,
-                want_ctxid: want,
-                ctxid: NO_CONTEXT_ID,
-            }),
-        }
+            Some(i) => i,
+            None => {
+                self.groups.list.push(Group {
+                    id: group.to_string(),
+                    members,
+                    done: false,
+                    want_ctxid: false,
+                    ctxid: NO_CONTEXT_ID,
+                    data: HashMap::new(),
+                });
+                self.groups.list.len() - 1
+            }
+        };
+        let g = &mut self.groups.list[i];
+        g.want_ctxid |= want;
+        g.data.insert(me.clone(), shared);
+    }
+
+    /// A value a member contributed to a group (`pmix.grp.lclid`, or any
+    /// key of its `pmix.grp.info`), for a GET naming that member. The
+    /// group is the one the qualifiers name (`pmix.grp.id` or
+    /// `pmix.grp.ctxid`), else the newest holding the key.
+    pub(super) fn group_value(
+        &self,
+        target: &(String, u32),
+        key: &str,
+        quals: &[Info],
+    ) -> Option<Value> {
+        let q = |k: &str| {
+            quals
+                .iter()
+                .find(|i| i.key.to_string() == k)
+                .map(|i| &i.value)
+        };
+        let by_id = match q("pmix.grp.id") {
+            Some(Value::String(Some(s))) => Some(s.to_string()),
+            _ => None,
+        };
+        let by_ctx = match q("pmix.grp.ctxid") {
+            Some(Value::Size(n)) | Some(Value::Uint64(n)) => Some(*n),
+            Some(Value::Uint32(n)) => Some(u64::from(*n)),
+            _ => None,
+        };
+        self.groups
+            .list
+            .iter()
+            .rev()
+            .filter(|g| g.done)
+            .filter(|g| by_id.as_ref().is_none_or(|id| *id == g.id))
+            .filter(|g| by_ctx.is_none_or(|c| c == g.ctxid))
+            .find_map(|g| {
+                g.data
+                    .get(target)?
+                    .iter()
+                    .find(|i| i.key.to_string() == key)
+                    .map(|i| i.value.clone())
+            })
     }
 
     /// The construct over `members` completed: the group exists; its

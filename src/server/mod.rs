@@ -1010,7 +1010,7 @@ impl Server {
                 } else {
                     self.expand(&procs)
                 };
-                self.group_construct_called(&g, members, &info);
+                self.group_construct_called(&me, &g, members, &info);
                 self.collective(CollKind::GroupConstruct, id, t, &me, &procs)
             }
             Request::GroupDestruct { group, .. } => {
@@ -1391,6 +1391,21 @@ impl Server {
         }
         if job.ranks.get(rank as usize).is_none() {
             self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
+            return;
+        }
+        // what a member contributed to a group it belongs to (group.rs)
+        if let Some((k, v)) = key
+            .as_deref()
+            .and_then(|k| Some((k, self.group_value(&(ns.clone(), rank), k, info)?)))
+        {
+            let r = match Self::blob(fmt, &Proc::new(&ns, rank), &[kval(k, v)]) {
+                Some(b) => Reply::Get {
+                    status: codes::PMIX_SUCCESS,
+                    blobs: vec![b],
+                },
+                None => Reply::Status(codes::PMIX_ERR_BAD_PARAM),
+            };
+            self.reply(id, t, &r);
             return;
         }
         let state = self.has_key(&(ns.clone(), rank), key.as_deref());

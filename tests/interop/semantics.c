@@ -20,6 +20,10 @@
  *                     reports the event
  *   semantics pause   rank 0 pauses rank 1 for a while, then resumes it
  *   semantics sigctl  rank 0 sends SIGUSR2 to rank 1 via job control
+ *   semantics lcid    the job constructs group "lcgrp" asking for a context
+ *                     id, each rank giving its local context id (1234 +
+ *                     rank) in PMIX_GROUP_INFO; each reads its right
+ *                     neighbour's, qualified by the context id
  *   semantics wait    every rank registers for all events and waits (a
  *                     tool attaches and ends rank 1)
  */
@@ -182,6 +186,44 @@ int main(int argc, char **argv) {
         rc = PMIx_Get(&peer, key, NULL, 0, &got);
         check("get_nskey", PMIX_SUCCESS == rc && got && 0 == got->data.uint32, "%s",
               PMIx_Error_string(rc));
+    } else if (0 == strcmp(mode, "lcid")) {
+        /* the local context id travels in PMIX_GROUP_INFO (what Open MPI 5
+         * does); peers read it qualified by the group's context id */
+        size_t lcid = 1234 + me.rank;
+        pmix_proc_t all;
+        PMIX_LOAD_PROCID(&all, me.nspace, PMIX_RANK_WILDCARD);
+        pmix_info_t dir[2];
+        bool yes = true;
+        PMIX_INFO_LOAD(&dir[0], PMIX_GROUP_ASSIGN_CONTEXT_ID, &yes, PMIX_BOOL);
+        pmix_data_array_t da;
+        PMIX_DATA_ARRAY_CONSTRUCT(&da, 1, PMIX_INFO);
+        PMIX_INFO_LOAD(&((pmix_info_t *) da.array)[0], PMIX_GROUP_LOCAL_CID, &lcid, PMIX_SIZE);
+        PMIX_INFO_LOAD(&dir[1], PMIX_GROUP_INFO, &da, PMIX_DATA_ARRAY);
+        pmix_info_t *res = NULL;
+        size_t nres = 0;
+        rc = PMIx_Group_construct("lcgrp", &all, 1, dir, 2, &res, &nres);
+        size_t ctx = SIZE_MAX;
+        for (size_t i = 0; PMIX_SUCCESS == rc && i < nres; i++) {
+            if (0 == strcmp(res[i].key, PMIX_GROUP_CONTEXT_ID)) {
+                ctx = res[i].value.data.size;
+            }
+        }
+        check("group_construct", PMIX_SUCCESS == rc && SIZE_MAX != ctx, "%s %zu",
+              PMIx_Error_string(rc), ctx);
+        uint32_t size = 0;
+        pmix_value_t *sv = NULL, *got = NULL;
+        if (PMIX_SUCCESS == PMIx_Get(&all, PMIX_JOB_SIZE, NULL, 0, &sv) && sv) {
+            size = sv->data.uint32;
+        }
+        pmix_proc_t peer;
+        PMIX_LOAD_PROCID(&peer, me.nspace, (me.rank + 1) % (size ? size : 1));
+        pmix_info_t q;
+        PMIX_INFO_LOAD(&q, PMIX_GROUP_CONTEXT_ID, &ctx, PMIX_SIZE);
+        rc = PMIx_Get(&peer, PMIX_GROUP_LOCAL_CID, &q, 1, &got);
+        check("peer_local_cid", PMIX_SUCCESS == rc && got && got->data.size == 1234 + peer.rank,
+              "%s %zu", PMIx_Error_string(rc), PMIX_SUCCESS == rc && got ? got->data.size : 0);
+        rc = PMIx_Group_destruct("lcgrp", NULL, 0);
+        check("group_destruct", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
     } else if (0 == strcmp(mode, "wait")) {
         register_all();
         PMIx_Fence(NULL, 0, NULL, 0);
