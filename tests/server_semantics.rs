@@ -490,3 +490,32 @@ fn members_read_each_others_local_context_ids() {
         assert!(out.contains("fail peer_local_cid NOT-FOUND"), "{out}");
     }
 }
+
+/// Item 5: asynchronous construction as 4.2.2 clients do it: the leader
+/// invites (PMIX_GROUP_INVITED in a CUSTOM range naming the invitees),
+/// they join from their handler (PMIX_GROUP_INVITE_ACCEPTED back to the
+/// leader), everyone's call completes; a rank not invited hears nothing.
+/// prterun passes this too; Open MPI 4.1.4's mpirun cannot forward the
+/// custom range ("UNSUPPORTED TYPE 0 FOR KEY pmix.evrange") and the joins
+/// never complete.
+#[test]
+fn invite_and_join_build_a_group() {
+    let (code, out) = pmixw(4, "invite", &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("[0] ok group_invite SUCCESS"), "{out}");
+    for r in [1, 2] {
+        assert!(
+            out.contains(&format!("[{r}] ok invited invited to invgrp by 0")),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!("[{r}] ok group_join SUCCESS")),
+            "{out}"
+        );
+    }
+    assert!(out.contains("[3] ok not_invited"), "{out}");
+    if let Some((code, out)) = under_reference("prterun", 4, "invite") {
+        assert_eq!(code, 0, "{out}");
+        assert!(out.contains("[0] ok group_invite SUCCESS"), "{out}");
+    }
+}

@@ -97,6 +97,44 @@ fn actions(directives: &[Info]) -> Vec<Action> {
     out
 }
 
+/// `pmix_data_range_t` PMIX_RANGE_CUSTOM.
+const RANGE_CUSTOM: u8 = 6;
+
+/// The procs an event of range CUSTOM is for (`pmix.evrange`: a PROC or an
+/// array of PROCs), if it names any.
+pub(super) fn custom_range(range: u8, info: &[Info]) -> Option<Vec<Proc>> {
+    if range != RANGE_CUSTOM {
+        return None;
+    }
+    let v = &info
+        .iter()
+        .find(|i| i.key.to_string() == "pmix.evrange")?
+        .value;
+    match v {
+        Value::Proc(p) => Some(vec![p.clone()]),
+        Value::DataArray(a) => match &**a {
+            pmix_types::DataArray::Typed { elements, .. } => Some(
+                elements
+                    .iter()
+                    .filter_map(|e| match e {
+                        Value::Proc(p) => Some(p.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+            pmix_types::DataArray::Undef { .. } => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether `targets` names `p` (its rank, or its namespace at WILDCARD).
+pub(super) fn names(targets: &[Proc], p: &Proc) -> bool {
+    targets
+        .iter()
+        .any(|t| t.nspace == p.nspace && (t.rank == p.rank || t.rank == RANK_WILDCARD))
+}
+
 impl Server {
     /// JOB_CONTROL from `proc` on connection `id`: STATUS 0 (and no infos)
     /// with the host told, or a lone NOT_SUPPORTED when any directive is
@@ -164,17 +202,12 @@ impl Server {
         source: &Proc,
         info: Vec<Info>,
     ) {
-        let hit = |p: &Proc| {
-            targets
-                .iter()
-                .any(|t| t.nspace == p.nspace && (t.rank == p.rank || t.rank == RANK_WILDCARD))
-        };
         self.emit(
             code,
             source,
             info,
             super::range::NAMESPACE,
-            |_, state| matches!(state, ConnState::Client { proc, .. } if hit(proc)),
+            |_, state| matches!(state, ConnState::Client { proc, .. } if names(targets, proc)),
         );
     }
 }

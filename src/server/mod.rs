@@ -1595,12 +1595,15 @@ impl Server {
         if matches!(range, range::PROC_LOCAL | range::RM) {
             return;
         }
+        // CUSTOM with `pmix.evrange`: only the procs it lists (jobctl.rs)
+        let custom = jobctl::custom_range(range, &info);
         self.emit(code, source, info, range, |cid, state| {
             Some(cid) != from
                 && match state {
-                    ConnState::Client { proc, .. } => {
-                        range != range::NAMESPACE || proc.nspace == source.nspace
-                    }
+                    ConnState::Client { proc, .. } => match &custom {
+                        Some(set) => jobctl::names(set, proc),
+                        None => range != range::NAMESPACE || proc.nspace == source.nspace,
+                    },
                     // a tool attached to this server sees its jobs' events
                     ConnState::Tool { .. } => true,
                     ConnState::Handshake => false,

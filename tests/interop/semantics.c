@@ -24,6 +24,10 @@
  *                     id, each rank giving its local context id (1234 +
  *                     rank) in PMIX_GROUP_INFO; each reads its right
  *                     neighbour's, qualified by the context id
+ *   semantics invite  rank 0 invites ranks 1 and 2 to group "invgrp"
+ *                     (PMIx_Group_invite); they accept from their
+ *                     PMIX_GROUP_INVITED handler (PMIx_Group_join_nb);
+ *                     rank 3, registered too, must not be invited
  *   semantics wait    every rank registers for all events and waits (a
  *                     tool attaches and ends rank 1)
  */
@@ -83,6 +87,41 @@ static void on_event(size_t evhdlr_registration_id, pmix_status_t status,
         event_code = status;
         got_event = 1;
     }
+    if (cbfunc) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+
+static volatile int joined = 0;
+static volatile pmix_status_t join_status = PMIX_ERROR;
+static void join_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+                      pmix_release_cbfunc_t release_fn, void *release_cbdata) {
+    (void) info;
+    (void) ninfo;
+    (void) cbdata;
+    join_status = status;
+    joined = 1;
+    if (release_fn) {
+        release_fn(release_cbdata);
+    }
+}
+
+static void on_invited(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                       pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                       pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata) {
+    (void) id;
+    (void) status;
+    (void) results;
+    (void) nresults;
+    const char *grp = "?";
+    for (size_t i = 0; i < ninfo; i++) {
+        if (0 == strcmp(info[i].key, PMIX_GROUP_ID) && PMIX_STRING == info[i].value.type) {
+            grp = info[i].value.data.string;
+        }
+    }
+    snprintf(event_text, sizeof event_text, "invited to %s by %u", grp, source ? source->rank : 0);
+    got_event = 1;
+    PMIx_Group_join_nb(grp, source, PMIX_GROUP_ACCEPT, NULL, 0, join_done, NULL);
     if (cbfunc) {
         cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
     }
@@ -224,6 +263,40 @@ int main(int argc, char **argv) {
               "%s %zu", PMIx_Error_string(rc), PMIX_SUCCESS == rc && got ? got->data.size : 0);
         rc = PMIx_Group_destruct("lcgrp", NULL, 0);
         check("group_destruct", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+    } else if (0 == strcmp(mode, "invite")) {
+        if (0 != me.rank) {
+            volatile int done = 0;
+            pmix_status_t code = PMIX_GROUP_INVITED;
+            PMIx_Register_event_handler(&code, 1, NULL, 0, on_invited, reg_done, (void *) &done);
+            for (int i = 0; i < 2000 && !done; i++) {
+                usleep(1000);
+            }
+        }
+        PMIx_Fence(NULL, 0, NULL, 0);
+        if (0 == me.rank) {
+            pmix_proc_t procs[2];
+            PMIX_LOAD_PROCID(&procs[0], me.nspace, 1);
+            PMIX_LOAD_PROCID(&procs[1], me.nspace, 2);
+            pmix_info_t *res = NULL;
+            size_t nres = 0;
+            rc = PMIx_Group_invite("invgrp", procs, 2, NULL, 0, &res, &nres);
+            check("group_invite", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+        } else if (me.rank > 2) {
+            /* not invited: the event's custom range leaves us out */
+            PMIx_Fence(NULL, 0, NULL, 0);
+            check("not_invited", !got_event, "%s", got_event ? event_text : "");
+            PMIx_Finalize(NULL, 0);
+            return failures ? 1 : 0;
+        } else {
+            int got = wait_event(10);
+            check("invited", got, "%s", event_text);
+            for (int i = 0; i < 1000 && !joined; i++) {
+                usleep(10000);
+            }
+            check("group_join", joined && PMIX_SUCCESS == join_status, "%s",
+                  joined ? PMIx_Error_string(join_status) : "no answer");
+        }
+        PMIx_Fence(NULL, 0, NULL, 0);
     } else if (0 == strcmp(mode, "wait")) {
         register_all();
         PMIx_Fence(NULL, 0, NULL, 0);
