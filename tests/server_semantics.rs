@@ -2,7 +2,8 @@
 //! tests/interop/semantics.c, a libpmix 4.2.2 client, runs as every rank
 //! under `pmixw run` and, where they are installed, under the reference
 //! launchers — Open MPI 4.1.4's `mpirun` and PRRTE's `prterun` (found as
-//! `$PMIXW_PRRTE_BIN` or on PATH) — whose answers are recorded in
+//! `$PMIXW_PRRTE_BIN`, on PATH, or in a venv `.ci/setup` made under
+//! `target/`) — whose answers are recorded in
 //! spec-notes/server.md and asserted here, so a change in either shows.
 //! Outside CI a missing reference launcher is skipped with a note; in CI
 //! it fails.
@@ -49,11 +50,18 @@ fn pmixw(n: u32, mode: &str, extra: &[&str]) -> (i32, String) {
 /// A reference launcher's program, or None (skipped outside CI).
 fn reference(which: &str) -> Option<PathBuf> {
     let found = match which {
-        "mpirun" => find_on_path("mpirun"),
+        // Open MPI 4.1's (apt); the PyPI wheel's mpirun (5.x) may come first
+        "mpirun" => all_on_path("mpirun").into_iter().find(|p| {
+            Command::new(p)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("(Open MPI) 4."))
+        }),
         _ => std::env::var_os("PMIXW_PRRTE_BIN")
             .map(PathBuf::from)
             .filter(|p| p.is_file())
-            .or_else(|| find_on_path("prterun")),
+            .or_else(|| find_on_path("prterun"))
+            .or_else(ci_installed_prterun),
     };
     if found.is_none() {
         assert!(
@@ -65,12 +73,30 @@ fn reference(which: &str) -> Option<PathBuf> {
     found
 }
 
+/// `.ci/setup` installs the PyPI Open MPI 5 wheel into a venv under
+/// `target/`: its `bin/prterun`.
+fn ci_installed_prterun() -> Option<PathBuf> {
+    let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target");
+    std::fs::read_dir(target)
+        .ok()?
+        .flatten()
+        .map(|e| e.path().join("bin/prterun"))
+        .find(|p| p.is_file())
+}
+
+fn all_on_path(name: &str) -> Vec<PathBuf> {
+    std::env::var_os("PATH")
+        .map(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join(name))
+                .filter(|f| f.is_file())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn find_on_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join(name))
-            .find(|f| f.is_file())
-    })
+    all_on_path(name).into_iter().next()
 }
 
 fn under_reference(which: &str, n: u32, mode: &str) -> Option<(i32, String)> {
@@ -517,5 +543,58 @@ fn invite_and_join_build_a_group() {
     if let Some((code, out)) = under_reference("prterun", 4, "invite") {
         assert_eq!(code, 0, "{out}");
         assert!(out.contains("[0] ok group_invite SUCCESS"), "{out}");
+    }
+}
+
+/// A python3 that can `import pmix` (Debian's python3-pmix, libpmix
+/// 4.2.2), or None (skipped outside CI).
+fn python_pmix() -> Option<PathBuf> {
+    let cands = [
+        find_on_path("python3"),
+        Some(PathBuf::from("/usr/bin/python3")),
+    ];
+    let found = cands.into_iter().flatten().find(|p| {
+        Command::new(p)
+            .args(["-c", "import pmix"])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    if found.is_none() {
+        assert!(
+            std::env::var("CI").is_err(),
+            "python3-pmix is missing (CI installs it)"
+        );
+        eprintln!("SKIPPED: no python3 with python3-pmix");
+    }
+    found
+}
+
+/// Items 1, 3, 5 with python3-pmix clients: the namespace, the queries
+/// and a group with a host-assigned context id.
+#[test]
+fn python3_pmix_clients_see_the_same_semantics() {
+    let Some(py) = python_pmix() else { return };
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/semantics.py");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pmixw"));
+    c.args(["run", "-n", "2", "--timeout", "60"])
+        .arg(py)
+        .arg(script);
+    let (code, out) = launch(c, Duration::from_secs(90));
+    assert_eq!(code, 0, "{out}");
+    for check in [
+        "nspace",
+        "query_namespaces",
+        "query_proc_table",
+        "query_job_status",
+        "group_context_id",
+        "group_destruct",
+        "finalize",
+    ] {
+        assert_eq!(
+            out.matches(&format!("ok {check} ")).count(),
+            2,
+            "{check}: {out}"
+        );
     }
 }
