@@ -598,3 +598,35 @@ fn python3_pmix_clients_see_the_same_semantics() {
         );
     }
 }
+
+/// Item 2 with an Open MPI 4.1.4 program: rank 1 exits with 4 while the
+/// others block receiving from it; the job ends with 4 instead of hanging,
+/// as under Open MPI's own mpirun.
+#[test]
+fn an_mpi_job_with_a_failing_rank_ends() {
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpi_fail");
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/mpi_fail.c");
+    let o = Command::new("mpicc")
+        .args(["-O1", "-o"])
+        .arg(&exe)
+        .arg(src)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run mpicc ({e}): install libopenmpi-dev"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pmixw"));
+    c.args(["run", "-n", "3", "--timeout", "60"])
+        .arg(&exe)
+        .env_remove("FLUX_JOB_ID");
+    let (code, out) = launch(c, Duration::from_secs(90));
+    assert_eq!(code, 4, "{out}");
+    assert_eq!(out.matches(" up").count(), 3, "{out}");
+    if let Some(mpirun) = reference("mpirun") {
+        let mut c = Command::new(mpirun);
+        c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .args(["--oversubscribe", "-n", "3"])
+            .arg(&exe);
+        let (code, out) = launch(c, Duration::from_secs(90));
+        assert_eq!(code, 4, "{out}");
+    }
+}
