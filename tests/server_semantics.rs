@@ -630,3 +630,20 @@ fn an_mpi_job_with_a_failing_rank_ends() {
         assert_eq!(code, 4, "{out}");
     }
 }
+
+/// Item 5: a member leaves (PMIx_Group_leave, which libpmix's 4.2.2 server
+/// and prterun 5.0.11 answer NOT_SUPPORTED): the others get
+/// PMIX_GROUP_LEFT and destruct the group without it.
+#[test]
+fn a_member_that_leaves_is_reported_and_left_out() {
+    let (code, out) = pmixw(3, "leave", &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("[2] ok group_leave SUCCESS"), "{out}");
+    assert_eq!(
+        out.matches("ok left_event GROUP-LEFT source=2 affected=2 group=lvgrp")
+            .count(),
+        2,
+        "{out}"
+    );
+    assert_eq!(out.matches("ok group_destruct SUCCESS").count(), 2, "{out}");
+}

@@ -7,8 +7,10 @@
 //! UINT64_MAX, "none", as libpmix's server sends). A group is also a
 //! process set: `(group id, WILDCARD)` in a fence or connect names its
 //! members, and queries list it. Destruct is a collective over the
-//! members only. A member whose connection ends before it finalizes is
-//! reported to the other members as PMIX_GROUP_MEMBER_FAILED.
+//! members only. A member that leaves (GROUP_LEAVE, which libpmix's 4.2.2
+//! server does not serve) is removed and reported to the others as
+//! PMIX_GROUP_LEFT; one whose connection ends before it finalizes, as
+//! PMIX_GROUP_MEMBER_FAILED.
 
 use super::{name, Server, RANK_WILDCARD};
 use pmix_types::status::codes;
@@ -206,6 +208,30 @@ impl Server {
         self.groups
             .list
             .retain(|g| !(g.done && g.members == *members));
+    }
+
+    /// PMIx_Group_leave: `proc` is no longer a member of `group`; the
+    /// others registered for it get PMIX_GROUP_LEFT (`pmix.evproc`,
+    /// `pmix.grp.id`). NOT_FOUND when it is not a member of such a group.
+    pub(super) fn group_leave(&mut self, proc: &Proc, group: &str) -> i32 {
+        let me = name(proc);
+        let Some(g) = self
+            .groups
+            .list
+            .iter_mut()
+            .find(|g| g.done && g.id == group && g.members.contains(&me))
+        else {
+            return codes::PMIX_ERR_NOT_FOUND;
+        };
+        g.members.remove(&me);
+        g.data.remove(&me);
+        let others: Vec<Proc> = g.members.iter().map(|(n, r)| Proc::new(n, *r)).collect();
+        let info = vec![
+            Info::new("pmix.evproc", Value::Proc(proc.clone())),
+            Info::new("pmix.grp.id", Value::String(Some(group.into()))),
+        ];
+        self.deliver_to(&others, codes::PMIX_GROUP_LEFT, proc, info);
+        codes::PMIX_SUCCESS
     }
 
     /// `proc` left without finalizing: every group it belongs to tells its

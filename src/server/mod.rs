@@ -1013,6 +1013,11 @@ impl Server {
                 self.group_construct_called(&me, &g, members, &info);
                 self.collective(CollKind::GroupConstruct, id, t, &me, &procs)
             }
+            Request::GroupLeave { group, .. } => {
+                let g = group.map(|g| g.to_string()).unwrap_or_default();
+                let st = self.group_leave(&proc, &g);
+                self.reply(id, t, &Reply::Status(st));
+            }
             Request::GroupDestruct { group, .. } => {
                 // over the group's members (group.rs); a group we do not
                 // know: every rank of the caller's job

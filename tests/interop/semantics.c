@@ -28,6 +28,8 @@
  *                     (PMIx_Group_invite); they accept from their
  *                     PMIX_GROUP_INVITED handler (PMIx_Group_join_nb);
  *                     rank 3, registered too, must not be invited
+ *   semantics leave   ranks 0-2 construct "lvgrp"; rank 2 leaves it and
+ *                     finalizes; 0 and 1 get PMIX_GROUP_LEFT and destruct
  *   semantics wait    every rank registers for all events and waits (a
  *                     tool attaches and ends rank 1)
  */
@@ -297,6 +299,23 @@ int main(int argc, char **argv) {
                   joined ? PMIx_Error_string(join_status) : "no answer");
         }
         PMIx_Fence(NULL, 0, NULL, 0);
+    } else if (0 == strcmp(mode, "leave")) {
+        register_all();
+        pmix_proc_t all;
+        PMIX_LOAD_PROCID(&all, me.nspace, PMIX_RANK_WILDCARD);
+        pmix_info_t *res = NULL;
+        size_t nres = 0;
+        rc = PMIx_Group_construct("lvgrp", &all, 1, NULL, 0, &res, &nres);
+        check("group_construct", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+        if (2 == me.rank) {
+            rc = PMIx_Group_leave("lvgrp", NULL, 0);
+            check("group_leave", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+        } else {
+            int got = wait_event(10);
+            check("left_event", got && PMIX_GROUP_LEFT == event_code, "%s", event_text);
+            rc = PMIx_Group_destruct("lvgrp", NULL, 0);
+            check("group_destruct", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+        }
     } else if (0 == strcmp(mode, "wait")) {
         register_all();
         PMIx_Fence(NULL, 0, NULL, 0);
