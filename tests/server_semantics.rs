@@ -494,6 +494,60 @@ fn tools_attach_to_a_running_job() {
         assert_eq!(st.code(), Some(128 + libc::SIGUSR1), "{how}");
         let _ = std::fs::remove_dir_all(&dir);
     }
+    // prterun 5.0.11: attached by pid the same tool reads the data, queries
+    // and controls, but gets no event (by namespace its tool_init hangs)
+    if let Some(prterun) = reference("prterun") {
+        let mut job = Kill(
+            Command::new(prterun)
+                .args([
+                    "--allow-run-as-root",
+                    "--map-by",
+                    ":OVERSUBSCRIBE",
+                    "-n",
+                    "2",
+                ])
+                .arg(client())
+                .arg("wait")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        let pid = job.0.id();
+        let ns = format!("prterun-{}-{pid}@1", net::hostname());
+        // attach once both ranks are up (a tool started before prterun has
+        // written its rendezvous file hangs)
+        let lines = common::lines_of(job.0.stdout.take().unwrap());
+        let mut up = 0;
+        let start = Instant::now();
+        while up < 2 {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "prterun's ranks never came up"
+            );
+            if let Ok(l) = lines.recv_timeout(Duration::from_millis(100)) {
+                up += usize::from(l.contains("ok register_events"));
+            }
+        }
+        let mut t = Command::new(&tool);
+        t.args(["pid", &pid.to_string(), &ns]);
+        let out = launch(t, Duration::from_secs(60)).1;
+        for line in [
+            "ok job_size SUCCESS 2",
+            "ok proc_table SUCCESS 2",
+            "ok job_control SUCCESS",
+        ] {
+            assert!(out.contains(line), "prterun: {line}: {out}");
+        }
+        let start = Instant::now();
+        while job.0.try_wait().unwrap().is_none() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "prterun still runs"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 /// Item 5: local context ids. Each member gives its own in
