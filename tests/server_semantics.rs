@@ -355,6 +355,36 @@ fn queries_a_single_node_can_answer() {
     }
 }
 
+/// Item 3: the functions the host serves and the attributes one of them
+/// honours (an INFO named after the function holding 8 REGATTRs). The same
+/// query makes Open MPI 4.1.4's mpirun (its libpmix 4.2.2 server) die
+/// with SIGSEGV in pmix_attrs_query_support.
+#[test]
+fn the_host_says_which_functions_and_attributes_it_supports() {
+    let (code, out) = pmixw(1, "attrs", &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("query pmix.host.fns SUCCESS string 'PMIx_Abort,"),
+        "{out}"
+    );
+    assert!(out.contains("PMIx_Job_control,"), "{out}");
+    assert!(
+        out.contains("query pmix.qry.attrs SUCCESS array 1 first PMIx_Job_control:8"),
+        "{out}"
+    );
+    if let Some((code, out)) = under_reference("prterun", 1, "attrs") {
+        assert_eq!(code, 0, "{out}");
+        assert!(
+            out.contains("query pmix.qry.attrs SUCCESS array 1"),
+            "{out}"
+        );
+    }
+    if let Some((code, out)) = under_reference("mpirun", 1, "attrs") {
+        assert_ne!(code, 0, "{out}");
+        assert!(!out.contains("query pmix.qry.attrs SUCCESS"), "{out}");
+    }
+}
+
 /// Item 5: a group of ranks 0 and 1 of 3 gets a context id from the host,
 /// fences across the group (rank 2 never takes part), and destructs over
 /// its members only while rank 2 has long finalized.

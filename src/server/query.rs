@@ -45,7 +45,211 @@ pub const SUPPORTED: &[&str] = &[
     "pmix.qry.debug",
     "pmix.qry.keys",
     "pmix.qry.quals",
+    "pmix.qry.attrs",
+    "pmix.host.fns",
 ];
+
+/// An attribute a function honours: name, key, type, description.
+type Attr = (&'static str, &'static str, DataType, &'static str);
+
+/// The PMIx functions this host serves, each with the attributes it
+/// honours: (attribute name, key, type, description). Answers
+/// PMIX_HOST_FUNCTIONS and PMIX_QUERY_ATTRIBUTE_SUPPORT.
+const HOST_FUNCTIONS: &[(&str, &[Attr])] = &[
+    ("PMIx_Abort", &[]),
+    ("PMIx_Commit", &[]),
+    (
+        "PMIx_Fence",
+        &[(
+            "PMIX_COLLECT_DATA",
+            "pmix.collect",
+            DataType::Bool,
+            "collect data",
+        )],
+    ),
+    (
+        "PMIx_Get",
+        &[
+            (
+                "PMIX_TIMEOUT",
+                "pmix.timeout",
+                DataType::Int,
+                "seconds to wait for the data",
+            ),
+            (
+                "PMIX_IMMEDIATE",
+                "pmix.immediate",
+                DataType::Bool,
+                "do not wait for the data",
+            ),
+        ],
+    ),
+    ("PMIx_Publish", &[]),
+    (
+        "PMIx_Lookup",
+        &[
+            (
+                "PMIX_WAIT",
+                "pmix.wait",
+                DataType::Bool,
+                "wait until published",
+            ),
+            (
+                "PMIX_TIMEOUT",
+                "pmix.timeout",
+                DataType::Int,
+                "seconds to wait",
+            ),
+        ],
+    ),
+    ("PMIx_Unpublish", &[]),
+    ("PMIx_Spawn", &[]),
+    ("PMIx_Connect", &[]),
+    ("PMIx_Disconnect", &[]),
+    ("PMIx_Notify_event", &[]),
+    (
+        "PMIx_Query_info",
+        &[
+            (
+                "PMIX_NSPACE",
+                "pmix.nspace",
+                DataType::String,
+                "qualifier: namespace",
+            ),
+            (
+                "PMIX_PROCID",
+                "pmix.procid",
+                DataType::Proc,
+                "qualifier: process",
+            ),
+            (
+                "PMIX_PSET_NAME",
+                "pmix.pset.nm",
+                DataType::String,
+                "qualifier: process set",
+            ),
+            (
+                "PMIX_GROUP_ID",
+                "pmix.grp.id",
+                DataType::String,
+                "qualifier: group",
+            ),
+        ],
+    ),
+    ("PMIx_Log", &[]),
+    (
+        "PMIx_Job_control",
+        &[
+            (
+                "PMIX_JOB_CTRL_KILL",
+                "pmix.jctrl.kill",
+                DataType::Bool,
+                "SIGKILL the targets",
+            ),
+            (
+                "PMIX_JOB_CTRL_TERMINATE",
+                "pmix.jctrl.term",
+                DataType::Bool,
+                "SIGTERM the targets",
+            ),
+            (
+                "PMIX_JOB_CTRL_PAUSE",
+                "pmix.jctrl.pause",
+                DataType::Bool,
+                "SIGSTOP the targets",
+            ),
+            (
+                "PMIX_JOB_CTRL_RESUME",
+                "pmix.jctrl.resume",
+                DataType::Bool,
+                "SIGCONT the targets",
+            ),
+            (
+                "PMIX_JOB_CTRL_SIGNAL",
+                "pmix.jctrl.sig",
+                DataType::Int,
+                "send this signal",
+            ),
+            (
+                "PMIX_JOB_CTRL_CHECKPOINT",
+                "pmix.jctrl.ckpt",
+                DataType::String,
+                "checkpoint event with this id",
+            ),
+            (
+                "PMIX_JOB_CTRL_CHECKPOINT_EVENT",
+                "pmix.jctrl.ckptev",
+                DataType::Bool,
+                "checkpoint by event",
+            ),
+            (
+                "PMIX_JOB_CTRL_CHECKPOINT_SIGNAL",
+                "pmix.jctrl.ckptsig",
+                DataType::Int,
+                "checkpoint by this signal",
+            ),
+        ],
+    ),
+    (
+        "PMIx_Group_construct",
+        &[
+            (
+                "PMIX_GROUP_ASSIGN_CONTEXT_ID",
+                "pmix.grp.actxid",
+                DataType::Bool,
+                "assign a context id",
+            ),
+            (
+                "PMIX_GROUP_INFO",
+                "pmix.grp.info",
+                DataType::DataArray,
+                "data for the other members",
+            ),
+            (
+                "PMIX_GROUP_LOCAL_CID",
+                "pmix.grp.lclid",
+                DataType::Size,
+                "this member's local context id",
+            ),
+        ],
+    ),
+    ("PMIx_Group_destruct", &[]),
+    ("PMIx_Group_leave", &[]),
+    ("PMIx_Get_credential", &[]),
+    ("PMIx_Validate_credential", &[]),
+];
+
+/// PMIX_QUERY_ATTRIBUTE_SUPPORT for the functions a qualifier lists
+/// (`pmix.host.fns` or `pmix.srvr.fns`, comma-separated; none: all): an
+/// INFO per function, keyed by its name, holding its REGATTRs.
+fn attribute_support(q: &Query) -> Option<Value> {
+    let asked = qual_str(q, "pmix.host.fns").or_else(|| qual_str(q, "pmix.srvr.fns"));
+    let wanted: Option<Vec<&str>> = asked
+        .as_deref()
+        .map(|a| a.split(',').map(str::trim).collect());
+    let mut v = Vec::new();
+    for (func, attrs) in HOST_FUNCTIONS {
+        if wanted.as_ref().is_some_and(|w| !w.contains(func)) {
+            continue;
+        }
+        let regs = attrs
+            .iter()
+            .map(|(name, key, ty, desc)| {
+                Value::RegAttr(Box::new(pmix_types::RegAttr {
+                    name: Some(PString::from(*name)),
+                    string: pmix_types::Key::from(*key),
+                    ty: *ty as u16,
+                    description: vec![PString::from(*desc)],
+                }))
+            })
+            .collect();
+        v.push(Value::Info(Box::new(Info::new(
+            func,
+            array(DataType::RegAttr, regs),
+        ))));
+    }
+    (!v.is_empty()).then(|| array(DataType::Info, v))
+}
 
 fn qual<'a>(q: &'a Query, key: &str) -> Option<&'a Value> {
     q.qualifiers
@@ -219,6 +423,11 @@ impl Server {
             // no spawn attribute; no debugger attribute is supported
             "pmix.qry.spawn" | "pmix.qry.debug" => Answer::Value(pstr("")),
             "pmix.qry.keys" => Answer::Value(pstr(&SUPPORTED.join(","))),
+            "pmix.host.fns" => {
+                let f: Vec<&str> = HOST_FUNCTIONS.iter().map(|(f, _)| *f).collect();
+                Answer::Value(pstr(&f.join(",")))
+            }
+            "pmix.qry.attrs" => attribute_support(q).map_or(Answer::NotFound, Answer::Value),
             "pmix.qry.quals" => Answer::Value(pstr(
                 "pmix.nspace,pmix.rank,pmix.procid,pmix.pset.nm,pmix.grp.id",
             )),

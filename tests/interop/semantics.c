@@ -11,6 +11,8 @@
  *                     the event they get, then wait to be ended
  *   semantics signal  as fail, rank 1 kills itself with SIGUSR1
  *   semantics query   rank 0 asks the standard's queries, one per call
+ *   semantics attrs   rank 0 asks the host's functions and the attributes
+ *                     PMIx_Job_control supports
  *   semantics group   ranks 0 and 1 of 3 construct group "grp12" asking
  *                     for a context id, fence across it, destruct it;
  *                     rank 2 finalizes at once (a non-member)
@@ -150,18 +152,25 @@ static int wait_event(int seconds) {
     return got_event;
 }
 
+static void query_q(const char *key, const char *qkey, const char *qval);
+
 /* one query key (with an optional nspace qualifier), its answer printed */
 static void query_one(const char *key, int qualify) {
+    query_q(key, qualify ? PMIX_NSPACE : NULL, me.nspace);
+}
+
+/* one query key with an optional string qualifier, its answer printed */
+static void query_q(const char *key, const char *qkey, const char *qval) {
     pmix_query_t *q;
     pmix_info_t *res = NULL;
     size_t nres = 0;
     PMIX_QUERY_CREATE(q, 1);
     q->keys = calloc(2, sizeof(char *));
     q->keys[0] = strdup(key);
-    if (qualify) {
+    if (qkey) {
         PMIX_INFO_CREATE(q->qualifiers, 1);
         q->nqual = 1;
-        PMIX_INFO_LOAD(&q->qualifiers[0], PMIX_NSPACE, me.nspace, PMIX_STRING);
+        PMIX_INFO_LOAD(&q->qualifiers[0], qkey, qval, PMIX_STRING);
     }
     pmix_status_t rc = PMIx_Query_info(q, 1, &res, &nres);
     char val[600] = "";
@@ -175,6 +184,13 @@ static void query_one(const char *key, int qualify) {
         case PMIX_DATA_ARRAY: {
             pmix_data_array_t *a = v->data.darray;
             int n = snprintf(val, sizeof val, "array %zu", a ? a->size : 0);
+            if (a && PMIX_INFO == a->type && a->size > 0) {
+                pmix_info_t *in = (pmix_info_t *) a->array;
+                size_t inner = PMIX_DATA_ARRAY == in[0].value.type && in[0].value.data.darray
+                                   ? in[0].value.data.darray->size
+                                   : 0;
+                n += snprintf(val + n, sizeof val - n, " first %s:%zu", in[0].key, inner);
+            }
             if (a && PMIX_PROC_INFO == a->type) {
                 pmix_proc_info_t *pi = (pmix_proc_info_t *) a->array;
                 for (size_t i = 0; i < a->size && n < 500; i++) {
@@ -350,6 +366,13 @@ int main(int argc, char **argv) {
             query_one(PMIX_QUERY_DEBUG_SUPPORT, 0);
             query_one(PMIX_QUERY_QUEUE_LIST, 0);
             query_one(PMIX_QUERY_MEMORY_USAGE, 1);
+        }
+        PMIx_Fence(NULL, 0, NULL, 0);
+    } else if (0 == strcmp(mode, "attrs")) {
+        /* what the host serves; kept apart: it kills Open MPI 4.1.4's mpirun */
+        if (0 == me.rank) {
+            query_one(PMIX_HOST_FUNCTIONS, 0);
+            query_q(PMIX_QUERY_ATTRIBUTE_SUPPORT, PMIX_HOST_FUNCTIONS, "PMIx_Job_control");
         }
         PMIx_Fence(NULL, 0, NULL, 0);
     } else if (0 == strcmp(mode, "group") || 0 == strcmp(mode, "grpdie")) {
