@@ -418,7 +418,7 @@ fn groups_have_members_a_context_id_and_collectives() {
 }
 
 /// Item 5: a member that leaves without finalizing is reported to the
-/// others as PMIX_GROUP_MEMBER_FAILED.
+/// others as PMIX_GROUP_MEMBER_FAILED, and they destruct without it.
 #[test]
 fn a_member_that_dies_is_reported_to_the_group() {
     let (code, out) = pmixw(3, "grpdie", &[]);
@@ -429,6 +429,7 @@ fn a_member_that_dies_is_reported_to_the_group() {
         2,
         "{out}"
     );
+    assert_eq!(out.matches("ok group_destruct SUCCESS").count(), 2, "{out}");
 }
 
 /// Item 4: job control — a checkpoint request reaches the target as the

@@ -235,7 +235,8 @@ impl Server {
     }
 
     /// `proc` left without finalizing: every group it belongs to tells its
-    /// other members (PMIX_GROUP_MEMBER_FAILED, the proc and the group id).
+    /// other members (PMIX_GROUP_MEMBER_FAILED, the proc and the group id)
+    /// and goes on without it.
     pub(super) fn group_member_lost(&mut self, proc: &Proc) {
         let me = name(proc);
         let hits: Vec<(String, Vec<Proc>)> = self
@@ -260,6 +261,11 @@ impl Server {
                 Info::new("pmix.grp.id", Value::String(Some(id.as_str().into()))),
             ];
             self.deliver_to(&others, codes::PMIX_GROUP_MEMBER_FAILED, proc, info);
+        }
+        // it can take part in nothing more: the survivors' fences and
+        // destruct span only them
+        for g in self.groups.list.iter_mut().filter(|g| g.done) {
+            g.members.remove(&me);
         }
     }
 }

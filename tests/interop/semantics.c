@@ -17,7 +17,8 @@
  *                     for a context id, fence across it, destruct it;
  *                     rank 2 finalizes at once (a non-member)
  *   semantics grpdie  ranks 0-2 construct "grpall"; rank 2 then exits;
- *                     the others report the event they get
+ *                     the others report the event they get and destruct
+ *                     the group without it
  *   semantics ckpt    rank 0 asks a checkpoint of rank 1 by event; rank 1
  *                     reports the event
  *   semantics pause   rank 0 pauses rank 1 for a while, then resumes it
@@ -408,6 +409,8 @@ int main(int argc, char **argv) {
                 int got = wait_event(10);
                 check("member_failed_event", got && PMIX_GROUP_MEMBER_FAILED == event_code, "%s",
                       event_text);
+                rc = PMIx_Group_destruct(gid, NULL, 0);
+                check("group_destruct", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
             } else {
                 pmix_proc_t grp;
                 PMIX_LOAD_PROCID(&grp, gid, PMIX_RANK_WILDCARD);
