@@ -221,6 +221,7 @@ fn start_in(dir: &std::path::Path, args: &[&str], stdout: Stdio) -> Kill {
             .arg("run")
             .args(args)
             .env("TMPDIR", dir)
+            .env("PMIX_SYSTEM_TMPDIR", dir)
             .stdout(stdout)
             .stderr(Stdio::null())
             .spawn()
@@ -466,39 +467,35 @@ fn job_control_checkpoint_pause_resume_signal() {
 }
 
 /// Item 6: a libpmix 4.2.2 tool attaches to a running job by the
-/// launcher's pid or by the job's namespace, reads the job's size, queries
+/// launcher's pid, by the job's namespace or as this node's system server
+/// (`pmixw run --system`), reads the job's size, queries
 /// its process table, signals rank 1 through job control and receives the
 /// event that reports rank 1's end; the job then ends with 128 + SIGUSR1.
 #[test]
 fn tools_attach_to_a_running_job() {
     let tool = build_c("sem_tool", &default_out_dir()).unwrap_or_else(|e| panic!("{e}"));
-    for how in ["pid", "nspace"] {
+    for how in ["pid", "nspace", "system"] {
         let dir = tmpdir(&format!("tool-{how}"));
         let ns = format!("tooljob-{how}");
         let exe = client();
-        let mut job = start_in(
-            &dir,
-            &[
-                "-n",
-                "2",
-                "--timeout",
-                "60",
-                "--nspace",
-                &ns,
-                exe.to_str().unwrap(),
-                "wait",
-            ],
-            Stdio::null(),
-        );
+        let mut args = vec!["-n", "2", "--timeout", "60", "--nspace", &ns];
+        if how == "system" {
+            args.push("--system");
+        }
+        args.extend([exe.to_str().unwrap(), "wait"]);
+        let mut job = start_in(&dir, &args, Stdio::null());
         let pid = job.0.id().to_string();
         let host = net::hostname();
         wait_for(&dir.join(format!("pmix.{host}.tool.{ns}")));
+        if how == "system" {
+            wait_for(&dir.join(format!("pmix.sys.{host}")));
+        }
         let mut t = Command::new(&tool);
         match how {
             "pid" => t.args(["pid", &pid, &ns]),
-            _ => t.args(["nspace", &ns]),
+            _ => t.args([how, &ns]),
         };
-        t.env("TMPDIR", &dir);
+        t.env("TMPDIR", &dir).env("PMIX_SYSTEM_TMPDIR", &dir);
         let (code, out) = launch(t, Duration::from_secs(60));
         assert_eq!(code, 0, "{how}: {out}");
         for line in [
@@ -523,6 +520,11 @@ fn tools_attach_to_a_running_job() {
             std::thread::sleep(Duration::from_millis(20));
         };
         assert_eq!(st.code(), Some(128 + libc::SIGUSR1), "{how}");
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert!(left.is_empty(), "{how}: left {left:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
     // prterun 5.0.11: attached by pid the same tool reads the data, queries

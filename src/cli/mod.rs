@@ -28,7 +28,7 @@ commands:
         --dump appends each side of connection N to DIR/conn-N.client and DIR/conn-N.server
   inspect --verify --client FILE --server FILE
         check that every message decodes typed and re-encodes byte for byte
-  run    -n N [--nspace NAME] [--dialect D] [--timeout S] [--grace S] [--keep-going] [--stats] PROG [ARGS...]
+  run    -n N [--nspace NAME] [--dialect D] [--timeout S] [--grace S] [--keep-going] [--system] [--stats] PROG [ARGS...]
         launch N ranks of PROG on this node under a pmix-wire PMIx server
   probe  [--abort STATUS]
         run as each rank of a job under any PMIx launcher: check that PMIx works, one line per check

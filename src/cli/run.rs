@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "usage: pmixw run -n N [--nspace NAME] [--dialect v41|v4|v3|v21|v20] \
-[--timeout SECONDS] [--grace SECONDS] [--keep-going] [--stats] PROG [ARGS...]";
+[--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] PROG [ARGS...]";
 
 /// One rank: its process, name and what became of it.
 struct Rank {
@@ -124,6 +124,40 @@ pub fn default_nspace(prog: &str, pid: u32) -> String {
     format!("{base}-{pid}")
 }
 
+/// Files removed when dropped (on every return of [`run`]).
+struct Files(Vec<std::path::PathBuf>);
+impl Drop for Files {
+    fn drop(&mut self) {
+        for f in &self.0 {
+            let _ = std::fs::remove_file(f);
+        }
+    }
+}
+
+/// Publish the server as this node's system server: `pmix.sys.<host>` in
+/// `$PMIX_SYSTEM_TMPDIR` (else the tmpdir), with the content of its own
+/// `pmix.<host>.tool.<pid>` file. Refused while a live server holds it.
+fn system_rendezvous() -> Result<Files, String> {
+    use pmix_wire::server::rendezvous;
+    let host = net::hostname();
+    let own = std::env::temp_dir().join(format!("pmix.{host}.tool.{}", std::process::id()));
+    let text = std::fs::read_to_string(&own)
+        .map_err(|e| format!("--system: cannot read {}: {e}", own.display()))?;
+    let dir = std::env::var_os("PMIX_SYSTEM_TMPDIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    let name = format!("pmix.sys.{host}");
+    let written = rendezvous::write(&dir, std::slice::from_ref(&name), &text)
+        .map_err(|e| format!("--system: {}: {e}", dir.display()))?;
+    if written.is_empty() {
+        return Err(format!(
+            "--system: {} belongs to a running server",
+            dir.join(name).display()
+        ));
+    }
+    Ok(Files(written))
+}
+
 /// A rank's exit as a launcher reports it: its code, or 128 + the signal.
 fn exit_code(st: std::process::ExitStatus) -> i32 {
     st.code()
@@ -136,6 +170,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let mut timeout: Option<Duration> = None;
     let mut grace = Duration::from_secs(1);
     let mut keep_going = false;
+    let mut system = false;
     let mut user_ns: Option<String> = None;
     let mut stats = false;
     let mut it = args.iter();
@@ -160,6 +195,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             }
             "--stats" => stats = true,
             "--keep-going" => keep_going = true,
+            "--system" => system = true,
             "--dialect" => dialect = Some(uri_var(&val("--dialect")?)?),
             "--nspace" => {
                 let ns = val("--nspace")?;
@@ -201,6 +237,12 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         Some(std::env::temp_dir()),
     )
     .map_err(|e| format!("cannot start the server: {e}"))?;
+    // --system: also this node's system server (`pmix.sys.<host>`)
+    let _system_file = if system {
+        Some(system_rendezvous()?)
+    } else {
+        None
+    };
 
     let launch = |exe: &str, argv: &[String], env: Vec<(String, String)>, ns: &str| {
         let mut c = Command::new(exe);

@@ -4,6 +4,7 @@
  *   sem_tool pid PID NSPACE     attach to the server with that pid
  *   sem_tool nspace NSPACE      attach to the server hosting NSPACE
  *   sem_tool uri URI NSPACE     attach by URI (what `pmixw run` prints)
+ *   sem_tool system NSPACE      attach to this node's system server
  *
  * Then: the job's size (PMIx_Get at rank WILDCARD), a proc-table query,
  * registration for all events, PMIx_Job_control killing rank 1 of the
@@ -50,11 +51,14 @@ static void reg_done(pmix_status_t status, size_t ref, void *cbdata) {
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 3) {
-        fprintf(stderr, "usage: sem_tool pid PID NSPACE | nspace NSPACE | uri URI NSPACE\n");
+        fprintf(stderr, "usage: sem_tool pid PID NSPACE | nspace NSPACE | uri URI NSPACE | "
+                        "system NSPACE\n");
         return 2;
     }
     const char *how = argv[1];
-    const char *ns = 0 == strcmp(how, "nspace") ? argv[2] : (argc > 3 ? argv[3] : "");
+    const char *ns = 0 == strcmp(how, "nspace") || 0 == strcmp(how, "system")
+                         ? argv[2]
+                         : (argc > 3 ? argv[3] : "");
     pmix_info_t info[2];
     pmix_status_t rc;
     bool yes = true;
@@ -63,6 +67,8 @@ int main(int argc, char **argv) {
         PMIX_INFO_LOAD(&info[0], PMIX_SERVER_PIDINFO, &pid, PMIX_PID);
     } else if (0 == strcmp(how, "nspace")) {
         PMIX_INFO_LOAD(&info[0], PMIX_SERVER_NSPACE, argv[2], PMIX_STRING);
+    } else if (0 == strcmp(how, "system")) {
+        PMIX_INFO_LOAD(&info[0], PMIX_CONNECT_TO_SYSTEM, &yes, PMIX_BOOL);
     } else {
         PMIX_INFO_LOAD(&info[0], PMIX_SERVER_URI, argv[2], PMIX_STRING);
     }
