@@ -321,6 +321,14 @@ fn stale_rendezvous_files_of_dead_servers_are_ignored() {
 fn queries_a_single_node_can_answer() {
     let (code, out) = pmixw(3, "query", &["--nspace", "qjob"]);
     assert_eq!(code, 0, "{out}");
+    // the ranks' average resident memory, in MB: a libpmix client uses some
+    let avg: f32 = out
+        .split("pmix.cl.mem.avg=")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no memory answer: {out}"));
+    assert!(avg > 0.5 && avg < 4096.0, "{avg}: {out}");
     for line in [
         "query pmix.qry.ns SUCCESS string 'qjob'",
         "query pmix.qry.jst SUCCESS status 0",
@@ -332,7 +340,7 @@ fn queries_a_single_node_can_answer() {
         "query pmix.qry.spawn SUCCESS string",
         "query pmix.qry.debug SUCCESS string",
         "query pmix.qry.qlst NOT-SUPPORTED",
-        "query pmix.qry.mem NOT-SUPPORTED",
+        "query pmix.qry.mem SUCCESS array 2 first pmix.dmn.mem:0 pmix.dmn.mem=",
     ] {
         assert!(out.contains(line), "{line}: {out}");
     }

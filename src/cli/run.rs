@@ -124,6 +124,24 @@ pub fn default_nspace(prog: &str, pid: u32) -> String {
     format!("{base}-{pid}")
 }
 
+/// A process's resident memory in MB (VmRSS of /proc/<pid>/status; None:
+/// this process).
+fn resident_mb(pid: Option<u32>) -> Option<f32> {
+    let path = match pid {
+        Some(p) => format!("/proc/{p}/status"),
+        None => "/proc/self/status".into(),
+    };
+    let kib: f32 = std::fs::read_to_string(path)
+        .ok()?
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some(kib / 1024.0)
+}
+
 /// Files removed when dropped (on every return of [`run`]).
 struct Files(Vec<std::path::PathBuf>);
 impl Drop for Files {
@@ -263,7 +281,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     };
     server.call({
         let (ns, exe) = (nspace.clone(), exe.clone());
-        move |s| s.set_executable(&ns, &exe)
+        move |s| {
+            s.set_executable(&ns, &exe);
+            s.set_memory_probe(Box::new(resident_mb));
+        }
     });
     let mut job = Job(Vec::new());
     for r in 0..n {

@@ -286,6 +286,8 @@ pub struct Server {
     executables: HashMap<String, String>,
     /// Process groups (group.rs).
     groups: group::Groups,
+    /// The host's memory probe for PMIX_QUERY_MEMORY_USAGE (query.rs).
+    memory_probe: Option<query::MemoryProbe>,
 }
 
 fn pstr(s: &str) -> Value {
@@ -355,6 +357,7 @@ impl Server {
             procs: HashMap::new(),
             executables: HashMap::new(),
             groups: group::Groups::default(),
+            memory_probe: None,
         }
     }
 

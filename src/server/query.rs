@@ -4,13 +4,19 @@
 //! job-level key of a namespace (`pmix.job.size`, … with a `pmix.nspace`
 //! qualifier) as the REQ reply holds it. The reply is libpmix 4.2.2's
 //! flat form: STATUS, then one INFO per answer, keyed by what was asked.
-//! Keys no local host can answer (queues, allocations, memory, …) make
+//! Memory usage is answered when the host gave a probe
+//! ([`Server::set_memory_probe`]). Keys no local host can answer (queues,
+//! allocations, …) make
 //! the status NOT_SUPPORTED when nothing else was answered and
 //! PARTIAL_SUCCESS when something was.
 
 use super::{pstr, Reply, Server};
 use pmix_types::status::codes;
 use pmix_types::{DataArray, DataType, Info, PString, Proc, ProcInfo, Query, Value};
+
+/// How the host measures memory (MB): of a rank's process by pid, or of
+/// the server itself (None). The core does no I/O of its own.
+pub type MemoryProbe = Box<dyn Fn(Option<u32>) -> Option<f32> + Send>;
 
 /// What the host told the core about a rank's process.
 #[derive(Clone, Debug, Default)]
@@ -47,6 +53,7 @@ pub const SUPPORTED: &[&str] = &[
     "pmix.qry.quals",
     "pmix.qry.attrs",
     "pmix.host.fns",
+    "pmix.qry.mem",
 ];
 
 /// An attribute a function honours: name, key, type, description.
@@ -301,6 +308,61 @@ impl Server {
         }
     }
 
+    /// Let PMIX_QUERY_MEMORY_USAGE be answered: `probe(Some(pid))` is a
+    /// rank's resident memory in MB, `probe(None)` the server's.
+    pub fn set_memory_probe(&mut self, probe: MemoryProbe) {
+        self.memory_probe = Some(probe);
+    }
+
+    /// PMIX_QUERY_MEMORY_USAGE for the ranks the qualifiers name (a
+    /// namespace, `pmix.rank` in it, or `pmix.procid`; none: every rank
+    /// here): PMIX_DAEMON_MEMORY and PMIX_CLIENT_AVG_MEMORY, in MB.
+    fn memory_usage(&self, q: &Query) -> Answer {
+        let Some(probe) = &self.memory_probe else {
+            return Answer::Unsupported;
+        };
+        let ns = Self::query_nspace(q);
+        let rank = match qual(q, "pmix.rank").or_else(|| qual(q, "pmix.procid")) {
+            Some(Value::ProcRank(r)) | Some(Value::Uint32(r)) => Some(*r),
+            Some(Value::Proc(p)) => Some(p.rank),
+            _ => None,
+        }
+        .filter(|r| *r != super::RANK_WILDCARD);
+        if ns.as_ref().is_some_and(|n| !self.jobs.contains_key(n)) {
+            return Answer::NotFound;
+        }
+        let sizes: Vec<f32> = self
+            .procs
+            .iter()
+            .filter(|((n, r), rec)| {
+                ns.as_ref().is_none_or(|x| x == n)
+                    && rank.is_none_or(|x| x == *r)
+                    && rec.exit.is_none()
+                    && rec.pid > 0
+            })
+            .filter_map(|(_, rec)| probe(Some(rec.pid)))
+            .collect();
+        let avg = if sizes.is_empty() {
+            0.0
+        } else {
+            sizes.iter().sum::<f32>() / sizes.len() as f32
+        };
+        let me = probe(None).unwrap_or(0.0);
+        Answer::Value(array(
+            DataType::Info,
+            vec![
+                Value::Info(Box::new(Info::new(
+                    "pmix.dmn.mem",
+                    Value::Float(pmix_types::F32(me)),
+                ))),
+                Value::Info(Box::new(Info::new(
+                    "pmix.cl.mem.avg",
+                    Value::Float(pmix_types::F32(avg)),
+                ))),
+            ],
+        ))
+    }
+
     /// A rank's process ended with this status (128 + signal for a signal).
     pub fn set_proc_exit(&mut self, nspace: &str, rank: u32, status: i32) {
         self.procs
@@ -423,6 +485,7 @@ impl Server {
             // no spawn attribute; no debugger attribute is supported
             "pmix.qry.spawn" | "pmix.qry.debug" => Answer::Value(pstr("")),
             "pmix.qry.keys" => Answer::Value(pstr(&SUPPORTED.join(","))),
+            "pmix.qry.mem" => self.memory_usage(q),
             "pmix.host.fns" => {
                 let f: Vec<&str> = HOST_FUNCTIONS.iter().map(|(f, _)| *f).collect();
                 Answer::Value(pstr(&f.join(",")))

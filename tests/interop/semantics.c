@@ -191,6 +191,12 @@ static void query_q(const char *key, const char *qkey, const char *qval) {
                                    ? in[0].value.data.darray->size
                                    : 0;
                 n += snprintf(val + n, sizeof val - n, " first %s:%zu", in[0].key, inner);
+                for (size_t i = 0; i < a->size && n < 500; i++) {
+                    if (PMIX_FLOAT == in[i].value.type) {
+                        n += snprintf(val + n, sizeof val - n, " %s=%.1f", in[i].key,
+                                      in[i].value.data.fval);
+                    }
+                }
             }
             if (a && PMIX_PROC_INFO == a->type) {
                 pmix_proc_info_t *pi = (pmix_proc_info_t *) a->array;
