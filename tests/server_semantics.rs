@@ -175,6 +175,14 @@ fn a_failing_rank_ends_the_job_with_its_status() {
         2,
         "{out}"
     );
+    let (code, out) = pmixw(3, "abort", &["--grace", "0.5"]);
+    assert_eq!(code, 5, "{out}");
+    assert_eq!(
+        out.matches("ok event_before_end PROC-ABORTED source=1 affected=1 exit=5")
+            .count(),
+        2,
+        "{out}"
+    );
     for which in ["mpirun", "prterun"] {
         if let Some((code, out)) = under_reference(which, 3, "fail") {
             assert_eq!(code, 3, "{which}: {out}");

@@ -313,9 +313,11 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                         proc.rank,
                         message.unwrap_or_default()
                     );
-                    if aborted.is_none() {
-                        aborted = Some(if st == 0 { 1 } else { st });
-                        term_at.get_or_insert(Instant::now());
+                    if aborted.is_none() && failed.is_none() {
+                        let code = if st == 0 { 1 } else { st };
+                        aborted = Some(code);
+                        term_at = Some(Instant::now() + grace);
+                        announce(&server, codes::PMIX_ERR_PROC_ABORTED, proc, code);
                     }
                 }
                 HostEvent::Finalized(p) => {
@@ -465,14 +467,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             } else {
                 codes::PMIX_ERR_PROC_ABORTED
             };
-            let source = Proc::new(&ns, rank);
-            let info = vec![
-                Info::new("pmix.evproc", Value::Proc(source.clone())),
-                Info::new("pmix.exit.code", Value::Int(code)),
-                Info::new("pmix.evterm.job", Value::Bool(true)),
-            ];
-            server
-                .call(move |s| s.notify(event, &source, pmix_wire::server::range::NAMESPACE, info));
+            announce(&server, event, Proc::new(&ns, rank), code);
         }
         let now = Instant::now();
         if term_at.is_some_and(|t| now >= t) && kill_at.is_none() {
@@ -513,6 +508,18 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         .or_else(|| job.0.iter().filter_map(|r| r.status).find(|s| *s != 0))
         .unwrap_or(0);
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
+}
+
+/// Tell the failed rank's namespace, before the job is ended: `event`
+/// (PROC_ABORTED or PROC_ABORTED_BY_SIG) from that rank, naming it, its
+/// exit code and that the job will be terminated.
+fn announce(server: &net::Running, event: i32, source: Proc, code: i32) {
+    let info = vec![
+        Info::new("pmix.evproc", Value::Proc(source.clone())),
+        Info::new("pmix.exit.code", Value::Int(code)),
+        Info::new("pmix.evterm.job", Value::Bool(true)),
+    ];
+    server.call(move |s| s.notify(event, &source, pmix_wire::server::range::NAMESPACE, info));
 }
 
 /// Whether `targets` names rank `rank` of `ns` (or its whole namespace).

@@ -10,6 +10,7 @@
  *                     with status 3 before finalizing; the others report
  *                     the event they get, then wait to be ended
  *   semantics signal  as fail, rank 1 kills itself with SIGUSR1
+ *   semantics abort   as fail, rank 1 calls PMIx_Abort(5)
  *   semantics query   rank 0 asks the standard's queries, one per call
  *   semantics attrs   rank 0 asks the host's functions and the attributes
  *                     PMIx_Job_control supports
@@ -346,12 +347,16 @@ int main(int argc, char **argv) {
         check("event_before_end", got, "%s", event_text);
         sleep(60); /* the launcher ends us */
         return 0;
-    } else if (0 == strcmp(mode, "fail") || 0 == strcmp(mode, "signal")) {
+    } else if (0 == strcmp(mode, "fail") || 0 == strcmp(mode, "signal") ||
+               0 == strcmp(mode, "abort")) {
         register_all();
         PMIx_Fence(NULL, 0, NULL, 0);
         if (1 == me.rank) {
             if (0 == strcmp(mode, "signal")) {
                 kill(getpid(), SIGUSR1);
+            }
+            if (0 == strcmp(mode, "abort")) {
+                PMIx_Abort(5, "semantics abort", NULL, 0);
             }
             _exit(3);
         }
