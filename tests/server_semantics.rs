@@ -750,3 +750,45 @@ fn a_member_that_leaves_is_reported_and_left_out() {
     );
     assert_eq!(out.matches("ok group_destruct SUCCESS").count(), 2, "{out}");
 }
+
+/// Item 5: a group spanning two jobs (rank 0 of each): construct, a fence
+/// across the group by its name, and each member reads the key the other
+/// put, though it never saw the other job's data at init.
+#[test]
+fn a_group_across_two_jobs_fences_and_gets() {
+    use pmix_wire::server::JobSpec;
+    let job = |ns: &str| JobSpec {
+        nspace: ns.into(),
+        nprocs: 1,
+        hostname: net::hostname(),
+        info: vec![],
+    };
+    let server = net::start(vec![job("left-job"), job("right-job")]).unwrap();
+    let exe = client();
+    let mut ranks = Vec::new();
+    for (ns, peer) in [("left-job", "right-job"), ("right-job", "left-job")] {
+        let mut c = Command::new(&exe);
+        c.arg("xgroup")
+            .envs(server.client_env(ns, 0))
+            .env("SEM_PEER_NS", peer)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        ranks.push((ns, peer, Kill(c.spawn().unwrap())));
+    }
+    for (ns, peer, k) in ranks {
+        let (ok, out) = common::finish(k, Duration::from_secs(60), ns);
+        assert!(ok, "{ns}: {out}");
+        for check in [
+            "xgroup_construct SUCCESS",
+            "xgroup_fence SUCCESS",
+            "xgroup_destruct SUCCESS",
+        ] {
+            assert!(out.contains(&format!("ok {check}")), "{ns}: {check}: {out}");
+        }
+        assert!(
+            out.contains(&format!("ok xgroup_get SUCCESS from-{peer}")),
+            "{ns}: {out}"
+        );
+    }
+    server.stop();
+}

@@ -34,6 +34,9 @@
  *                     rank 3, registered too, must not be invited
  *   semantics leave   ranks 0-2 construct "lvgrp"; rank 2 leaves it and
  *                     finalizes; 0 and 1 get PMIX_GROUP_LEFT and destruct
+ *   semantics xgroup  rank 0 of this job and rank 0 of the job named by
+ *                     SEM_PEER_NS construct group "xgrp", fence across
+ *                     it, and each reads the key the other put
  *   semantics wait    every rank registers for all events and waits (a
  *                     tool attaches and ends rank 1)
  */
@@ -340,6 +343,30 @@ int main(int argc, char **argv) {
             rc = PMIx_Group_destruct("lvgrp", NULL, 0);
             check("group_destruct", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
         }
+    } else if (0 == strcmp(mode, "xgroup")) {
+        const char *peer_ns = getenv("SEM_PEER_NS");
+        char mine[64];
+        snprintf(mine, sizeof mine, "from-%s", me.nspace);
+        pmix_value_t v, *got = NULL;
+        PMIX_VALUE_LOAD(&v, mine, PMIX_STRING);
+        PMIx_Put(PMIX_GLOBAL, "xkey", &v);
+        PMIx_Commit();
+        pmix_proc_t procs[2];
+        PMIX_LOAD_PROCID(&procs[0], me.nspace, 0);
+        PMIX_LOAD_PROCID(&procs[1], peer_ns ? peer_ns : "?", 0);
+        pmix_info_t *res = NULL;
+        size_t nres = 0;
+        rc = PMIx_Group_construct("xgrp", procs, 2, NULL, 0, &res, &nres);
+        check("xgroup_construct", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+        pmix_proc_t grp;
+        PMIX_LOAD_PROCID(&grp, "xgrp", PMIX_RANK_WILDCARD);
+        rc = PMIx_Fence(&grp, 1, NULL, 0);
+        check("xgroup_fence", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+        rc = PMIx_Get(&procs[1], "xkey", NULL, 0, &got);
+        check("xgroup_get", PMIX_SUCCESS == rc && got && PMIX_STRING == got->type, "%s %s",
+              PMIx_Error_string(rc), PMIX_SUCCESS == rc && got ? got->data.string : "");
+        rc = PMIx_Group_destruct("xgrp", NULL, 0);
+        check("xgroup_destruct", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
     } else if (0 == strcmp(mode, "wait")) {
         register_all();
         PMIx_Fence(NULL, 0, NULL, 0);
