@@ -255,6 +255,15 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         Some(std::env::temp_dir()),
     )
     .map_err(|e| format!("cannot start the server: {e}"))?;
+    // a live server already holds the name tools attach by
+    let by_ns = std::env::temp_dir().join(format!("pmix.{}.tool.{nspace}", net::hostname()));
+    let mine = format!("\n{}\n", std::process::id());
+    if !std::fs::read_to_string(&by_ns).is_ok_and(|t| t.contains(&mine)) {
+        eprintln!(
+            "pmixw run: warning: {} belongs to another server; tools attaching by namespace reach that one",
+            by_ns.display()
+        );
+    }
     // --system: also this node's system server (`pmix.sys.<host>`)
     let _system_file = if system {
         Some(system_rendezvous()?)
