@@ -157,10 +157,10 @@ fn namespaces_never_begin_with_pmix() {
 /// Killed by a signal: 128 + the signal, and PROC_ABORTED_BY_SIG.
 #[test]
 fn a_failing_rank_ends_the_job_with_its_status() {
-    let start = Instant::now();
+    // (the others wait 60 s to be ended: status 3, not the timeout's 124,
+    // shows the launcher ended them)
     let (code, out) = pmixw(3, "fail", &["--grace", "0.5"]);
     assert_eq!(code, 3, "{out}");
-    assert!(start.elapsed() < Duration::from_secs(30), "{out}");
     assert_eq!(
         out.matches("ok event_before_end PROC-ABORTED source=1 affected=1 exit=3")
             .count(),
