@@ -89,6 +89,10 @@ impl Server {
         members: BTreeSet<(String, u32)>,
         info: &[Info],
     ) {
+        if !members.contains(me) {
+            // refused by the collective (BAD_PARAM): nothing to track
+            return;
+        }
         let want = info.iter().any(|i| {
             i.key.to_string() == "pmix.grp.actxid" && !matches!(i.value, Value::Bool(false))
         });
@@ -175,26 +179,24 @@ impl Server {
     /// The construct over `members` completed: the group exists; its
     /// context id (NO_CONTEXT_ID unless asked for).
     pub(super) fn group_constructed(&mut self, members: &BTreeSet<(String, u32)>) -> u64 {
-        let Some(i) = self
-            .groups
-            .list
-            .iter()
-            .position(|g| !g.done && g.members == *members)
-        else {
+        // the pending construct every member called (one that failed,
+        // with the same members, lacks the caller that never came)
+        let Some(i) = self.groups.list.iter().position(|g| {
+            !g.done && g.members == *members && g.members.iter().all(|m| g.data.contains_key(m))
+        }) else {
             return NO_CONTEXT_ID;
         };
-        let id = self.groups.list[i].id.clone();
+        let mut g = self.groups.list.remove(i);
         // a group id names one group: a new construct replaces the old
-        self.groups.list.retain(|g| !(g.done && g.id == id));
-        let Some(g) = self.groups.list.iter_mut().find(|g| !g.done && g.id == id) else {
-            return NO_CONTEXT_ID;
-        };
+        self.groups.list.retain(|old| !(old.done && old.id == g.id));
         g.done = true;
         if g.want_ctxid {
             self.groups.next_ctxid += 1;
             g.ctxid = self.groups.next_ctxid;
         }
-        g.ctxid
+        let ctxid = g.ctxid;
+        self.groups.list.push(g);
+        ctxid
     }
 
     /// The members a destruct of `group` spans: the group's, when it
@@ -263,9 +265,42 @@ impl Server {
             self.deliver_to(&others, codes::PMIX_GROUP_MEMBER_FAILED, proc, info);
         }
         // it can take part in nothing more: the survivors' fences and
-        // destruct span only them
+        // destruct span only them, and constructs waiting for it fail
         for g in self.groups.list.iter_mut().filter(|g| g.done) {
             g.members.remove(&me);
         }
+        self.groups
+            .list
+            .retain(|g| g.done || !g.members.contains(&me));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(ranks: &[u32]) -> BTreeSet<(String, u32)> {
+        ranks.iter().map(|r| ("j".to_string(), *r)).collect()
+    }
+
+    #[test]
+    fn a_construct_completes_the_group_every_member_called() {
+        let mut s = Server::new();
+        let ask = [Info::new("pmix.grp.actxid", Value::Bool(true))];
+        // "a" was left half-called (its construct failed); "b" has the
+        // same members and every one of them called
+        s.group_construct_called(&("j".into(), 0), "a", set(&[0, 1]), &ask);
+        s.group_construct_called(&("j".into(), 0), "b", set(&[0, 1]), &ask);
+        s.group_construct_called(&("j".into(), 1), "b", set(&[0, 1]), &ask);
+        // a caller that is not a member is not tracked
+        s.group_construct_called(&("j".into(), 5), "c", set(&[0, 1]), &ask);
+        assert_eq!(s.group_constructed(&set(&[0, 1])), 1);
+        assert_eq!(s.group_names(), vec!["b".to_string()]);
+        // no pending construct of those members is complete any more
+        assert_eq!(s.group_constructed(&set(&[0, 1])), NO_CONTEXT_ID);
+        // the member that dies takes the half-called "a" with it
+        s.group_member_lost(&Proc::new("j", 1));
+        assert_eq!(s.group_members("b"), Some(vec![Proc::new("j", 0)]));
+        assert!(s.groups.list.iter().all(|g| g.done));
     }
 }
