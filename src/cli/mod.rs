@@ -28,8 +28,10 @@ commands:
         --dump appends each side of connection N to DIR/conn-N.client and DIR/conn-N.server
   inspect --verify --client FILE --server FILE
         check that every message decodes typed and re-encodes byte for byte
-  run    -n N [--nspace NAME] [--dialect D] [--timeout S] [--grace S] [--keep-going] [--system] [--stats] PROG [ARGS...]
+  run    -n N [--dialect D] [--timeout S] [--stats] PROG [ARGS...]
         launch N ranks of PROG on this node under a pmix-wire PMIx server
+        [--nspace NAME] [--grace S] [--keep-going] [--system]: the job's namespace, failure
+        handling and tool access (pmixw run --help)
   probe  [--abort STATUS]
         run as each rank of a job under any PMIx launcher: check that PMIx works, one line per check
   query  [--pid PID | --nspace NS | --uri URI | --system] KEY...

@@ -211,6 +211,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                         .map_err(|_| format!("-n: a count\n{USAGE}"))?,
                 )
             }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(ExitCode::SUCCESS);
+            }
             "--stats" => stats = true,
             "--keep-going" => keep_going = true,
             "--system" => system = true,
