@@ -211,10 +211,6 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                         .map_err(|_| format!("-n: a count\n{USAGE}"))?,
                 )
             }
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(ExitCode::SUCCESS);
-            }
             "--stats" => stats = true,
             "--keep-going" => keep_going = true,
             "--system" => system = true,
@@ -226,6 +222,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             }
             "--timeout" => timeout = Some(secs(val("--timeout")?, "--timeout")?),
             "--grace" => grace = secs(val("--grace")?, "--grace")?,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(ExitCode::SUCCESS);
+            }
             s if s.starts_with('-') && prog.is_empty() => {
                 return Err(format!("unknown option {s}\n{USAGE}"))
             }
