@@ -53,7 +53,11 @@ fn probe_passes_every_check_under_pmixw_run() {
         3,
         "{out}"
     );
-    assert!(out.contains("[0] ok spawn: new namespace pmixw-"), "{out}");
+    // the job of `pmixw probe` is `run-pmixw-<pid>` (never `pmix…`)
+    assert!(
+        out.contains("[0] ok spawn: new namespace run-pmixw-"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -195,7 +199,7 @@ fn pmixw_query_asks_pmixw_run() {
         "{out}{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(out.contains(&format!("pmixw-{pid}")), "{out}");
+    assert!(out.contains(&format!("sleep-{pid}")), "{out}");
     let o = finish(job, Duration::from_secs(30));
     assert!(o.status.success());
     let _ = std::fs::remove_dir_all(&dir);

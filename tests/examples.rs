@@ -82,7 +82,7 @@ fn list_namespaces_asks_a_running_server() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(
         String::from_utf8_lossy(&o.stdout).trim(),
-        format!("pmixw-{pid}")
+        format!("sleep-{pid}")
     );
     assert!(job.wait().unwrap().success());
     let _ = std::fs::remove_dir_all(&dir);

@@ -38,6 +38,8 @@ commands:
         find the PMIx connections in a tcpdump/pcapng capture and decode (or verify) each
   run    -n N [--dialect D] [--timeout S] [--stats] PROG [ARGS...]
         launch N ranks of PROG on this node under a pmix-wire PMIx server
+        [--nspace NAME] [--grace S] [--keep-going] [--system]: the job's namespace, failure
+        handling and tool access (pmixw run --help)
   probe  [--abort STATUS]
         run as each rank of a job under any PMIx launcher: check that PMIx works, one line per check
   query  [--pid PID | --nspace NS | --uri URI | --system] KEY...

@@ -55,7 +55,11 @@
 //! assert_eq!(core.poll_output(), Some(Output::Close(peer)));
 //! ```
 
+pub mod group;
+pub mod jobctl;
 pub mod net;
+pub mod query;
+pub mod rendezvous;
 
 use bytes::Bytes;
 use pmix_codec::command::{EventNotice, Reply, Request};
@@ -155,6 +159,14 @@ pub enum HostEvent {
     /// A client asked to kill or terminate these procs (rank WILDCARD: the
     /// whole namespace); the core has already answered.
     Kill { requester: Proc, targets: Vec<Proc> },
+    /// A client or tool asked to signal these procs (terminate: SIGTERM,
+    /// pause: SIGSTOP, resume: SIGCONT, or the signal it named); the core
+    /// has already answered.
+    Signal {
+        requester: Proc,
+        targets: Vec<Proc>,
+        signal: i32,
+    },
     /// A client asked for a new job. The host starts it (after
     /// [`Server::register_nspace`]) and answers with [`Server::spawned`].
     Spawn {
@@ -281,6 +293,13 @@ pub struct Server {
     fences: HashMap<u64, Vec<(ConnId, u32)>>,
     /// Direct-modex requests out with the host: id → target.
     dmodex: HashMap<u64, (String, u32)>,
+    /// What the host said of each rank's process (query.rs).
+    procs: HashMap<(String, u32), query::ProcRecord>,
+    executables: HashMap<String, String>,
+    /// Process groups (group.rs).
+    groups: group::Groups,
+    /// The host's memory probe for PMIX_QUERY_MEMORY_USAGE (query.rs).
+    memory_probe: Option<query::MemoryProbe>,
 }
 
 fn pstr(s: &str) -> Value {
@@ -347,6 +366,10 @@ impl Server {
             next_request: 1,
             fences: HashMap::new(),
             dmodex: HashMap::new(),
+            procs: HashMap::new(),
+            executables: HashMap::new(),
+            groups: group::Groups::default(),
+            memory_probe: None,
         }
     }
 
@@ -643,6 +666,7 @@ impl Server {
             r.lost |= !c.finalized;
         }
         if !c.finalized {
+            self.group_member_lost(&proc);
             self.out.push_back(Output::Host(HostEvent::Lost(proc)));
         }
         // collectives waiting for this rank can no longer complete
@@ -974,6 +998,8 @@ impl Server {
                     return true;
                 }
                 Request::Query { .. }
+                | Request::JobControl { .. }
+                | Request::Get { .. }
                 | Request::Lookup { .. }
                 | Request::RegEvents { .. }
                 | Request::DeregEvents { .. }
@@ -1056,12 +1082,28 @@ impl Server {
             Request::Disconnect { procs, .. } => {
                 self.collective(CollKind::Disconnect, id, t, &me, &procs)
             }
-            Request::GroupConstruct { procs, .. } => {
+            Request::GroupConstruct { group, procs, info } => {
+                let g = group.map(|g| g.to_string()).unwrap_or_default();
+                let members = if procs.is_empty() {
+                    self.expand(&[Proc::new(&me.0, RANK_WILDCARD)])
+                } else {
+                    self.expand(&procs)
+                };
+                self.group_construct_called(&me, &g, members, &info);
                 self.collective(CollKind::GroupConstruct, id, t, &me, &procs)
             }
-            Request::GroupDestruct { .. } => {
-                // members are not carried; every rank of the caller's job
-                let all = vec![Proc::new(&me.0, RANK_WILDCARD)];
+            Request::GroupLeave { group, .. } => {
+                let g = group.map(|g| g.to_string()).unwrap_or_default();
+                let st = self.group_leave(&proc, &g);
+                self.reply(id, t, &Reply::Status(st));
+            }
+            Request::GroupDestruct { group, .. } => {
+                // over the group's members (group.rs); a group we do not
+                // know: every rank of the caller's job
+                let g = group.map(|g| g.to_string()).unwrap_or_default();
+                let all = self
+                    .group_destruct_members(&g)
+                    .unwrap_or_else(|| vec![Proc::new(&me.0, RANK_WILDCARD)]);
                 self.collective(CollKind::GroupDestruct, id, t, &me, &all)
             }
             Request::Get {
@@ -1162,29 +1204,7 @@ impl Server {
                 self.deliver_event(Some(id), code, &proc, info, range);
             }
             Request::Query { queries } => {
-                let mut out = Vec::new();
-                for q in &queries {
-                    for k in &q.keys {
-                        if k.to_string() == "pmix.qry.ns" {
-                            let mut names: Vec<&String> = self.jobs.keys().collect();
-                            names.sort();
-                            let list = names
-                                .iter()
-                                .map(|s| s.as_str())
-                                .collect::<Vec<_>>()
-                                .join(",");
-                            out.push(Info::new("pmix.qry.ns", pstr(&list)));
-                        }
-                    }
-                }
-                let r = if out.is_empty() {
-                    Reply::Status(codes::PMIX_ERR_NOT_FOUND)
-                } else {
-                    Reply::Query {
-                        status: codes::PMIX_SUCCESS,
-                        info: out,
-                    }
-                };
+                let r = self.query(&queries);
                 self.reply(id, t, &r);
             }
             Request::Log { data, .. } => {
@@ -1229,39 +1249,10 @@ impl Server {
                 };
                 self.reply(id, t, &r);
             }
-            // job control on one node: kill/terminate is the host's to carry
-            // out; other directives need a resource manager
             Request::JobControl {
                 targets,
                 directives,
-            } => {
-                let kill = directives.iter().any(|d| {
-                    let k = d.key.to_string();
-                    (k == "pmix.jctrl.kill" || k == "pmix.jctrl.term")
-                        && !matches!(d.value, Value::Bool(false))
-                });
-                if kill {
-                    self.reply(
-                        id,
-                        t,
-                        &Reply::Infos {
-                            status: codes::PMIX_SUCCESS,
-                            info: Some(vec![]),
-                        },
-                    );
-                    let targets = if targets.is_empty() {
-                        vec![Proc::new(&me.0, RANK_WILDCARD)]
-                    } else {
-                        targets
-                    };
-                    self.out.push_back(Output::Host(HostEvent::Kill {
-                        requester: proc,
-                        targets,
-                    }));
-                } else {
-                    self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED));
-                }
-            }
+            } => self.job_control(id, t, proc, targets, &directives),
             Request::Spawn { info, apps } => {
                 let request = self.next_request;
                 self.next_request += 1;
@@ -1281,6 +1272,10 @@ impl Server {
     fn expand(&self, procs: &[Proc]) -> BTreeSet<(String, u32)> {
         let mut set = BTreeSet::new();
         for p in procs {
+            if let Some(members) = self.group_expand(p) {
+                set.extend(members);
+                continue;
+            }
             let (ns, r) = name(p);
             if r == RANK_WILDCARD {
                 if let Some(j) = self.jobs.get(&ns) {
@@ -1403,9 +1398,12 @@ impl Server {
                 },
                 CollKind::GroupConstruct => Reply::Id {
                     status: codes::PMIX_SUCCESS,
-                    id: Some(u64::MAX),
+                    id: Some(self.group_constructed(&col.expected)),
                 },
             };
+            if col.kind == CollKind::GroupDestruct {
+                self.group_destructed(&col.expected);
+            }
             let spaces: BTreeSet<String> = col.expected.iter().map(|(ns, _)| ns.clone()).collect();
             for (conn, tg, (own, _)) in col.arrived {
                 match (&r, self.fmt_of(conn)) {
@@ -1477,6 +1475,21 @@ impl Server {
         }
         if job.ranks.get(rank as usize).is_none() {
             self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
+            return;
+        }
+        // what a member contributed to a group it belongs to (group.rs)
+        if let Some((k, v)) = key
+            .as_deref()
+            .and_then(|k| Some((k, self.group_value(&(ns.clone(), rank), k, info)?)))
+        {
+            let r = match Self::blob(fmt, &Proc::new(&ns, rank), &[kval(k, v)]) {
+                Some(b) => Reply::Get {
+                    status: codes::PMIX_SUCCESS,
+                    blobs: vec![b],
+                },
+                None => Reply::Status(codes::PMIX_ERR_BAD_PARAM),
+            };
+            self.reply(id, t, &r);
             return;
         }
         let state = self.has_key(&(ns.clone(), rank), key.as_deref());
@@ -1702,21 +1715,46 @@ impl Server {
         if matches!(range, range::PROC_LOCAL | range::RM) {
             return;
         }
+        // CUSTOM with `pmix.evrange`: only the procs it lists (jobctl.rs)
+        let custom = jobctl::custom_range(range, &info);
+        self.emit(code, source, info, range, |cid, state| {
+            Some(cid) != from
+                && match state {
+                    ConnState::Client { proc, .. } => match &custom {
+                        Some(set) => jobctl::names(set, proc),
+                        None => range != range::NAMESPACE || proc.nspace == source.nspace,
+                    },
+                    // a tool attached to this server sees its jobs' events
+                    ConnState::Tool { .. } => true,
+                    ConnState::Handshake => false,
+                }
+        });
+    }
+}
+
+impl Server {
+    /// Send an event on tag 0 to every connection that registered for
+    /// `code` (or for all events) and that `want` picks.
+    fn emit(
+        &mut self,
+        code: i32,
+        source: &Proc,
+        info: Vec<Info>,
+        range: u8,
+        want: impl Fn(ConnId, &ConnState) -> bool,
+    ) {
         let targets: Vec<(ConnId, Format)> = self
             .conns
             .iter()
             .filter(|(cid, c)| {
-                Some(**cid) != from
+                want(**cid, &c.state)
                     && c.events
                         .as_ref()
                         .is_some_and(|e| e.is_empty() || e.contains(&code))
             })
             .filter_map(|(cid, c)| match &c.state {
-                ConnState::Client { fmt, proc } => (range != range::NAMESPACE
-                    || proc.nspace == source.nspace)
-                    .then_some((*cid, *fmt)),
-                ConnState::Tool { fmt, .. } => (range != range::NAMESPACE).then_some((*cid, *fmt)),
-                _ => None,
+                ConnState::Client { fmt, .. } | ConnState::Tool { fmt, .. } => Some((*cid, *fmt)),
+                ConnState::Handshake => None,
             })
             .collect();
         for (cid, fmt) in targets {

@@ -50,41 +50,19 @@ fn ctime_now() -> String {
     pmix_types::cfmt::ctime_utc(secs)
 }
 
-/// Write the rendezvous files: mode 0600, created fresh (never through an
-/// existing file or symlink); content as libpmix writes it (protocol.md §1.4).
-fn write_rendezvous(dir: &Path, uri: &str) -> std::io::Result<Vec<PathBuf>> {
-    use std::os::unix::fs::OpenOptionsExt;
+/// Write the rendezvous files `pmix.<host>.tool.<pid>` and
+/// `pmix.<host>.tool.<nspace>` of the first job (tools attach by pid or by
+/// the job's namespace); content as libpmix writes it (protocol.md §1.4).
+/// Stale files of dead pmix-wire servers are cleared first.
+fn write_rendezvous(dir: &Path, uri: &str, nspace: Option<&str>) -> std::io::Result<Vec<PathBuf>> {
     let host = hostname();
     let (uid, gid) = ids();
     let pid = std::process::id();
     let text = format!("{uri}\n4.2.2\n{pid}\n{uid}:{gid}\n{}\n\n", ctime_now());
-    let mut out = Vec::new();
-    for name in [
-        format!("pmix.{host}.tool.{pid}"),
-        format!("pmix.{host}.tool.{SERVER_NSPACE}"),
-    ] {
-        let path = dir.join(name);
-        let f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path);
-        match f {
-            Ok(mut f) => {
-                f.write_all(text.as_bytes())?;
-                out.push(path);
-            }
-            // another server's file by that name: leave it alone
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => {
-                for p in &out {
-                    let _ = std::fs::remove_file(p);
-                }
-                return Err(e);
-            }
-        }
-    }
-    Ok(out)
+    super::rendezvous::remove_stale(dir, &host);
+    let mut names = vec![format!("pmix.{host}.tool.{pid}")];
+    names.extend(nspace.map(|n| format!("pmix.{host}.tool.{n}")));
+    super::rendezvous::write(dir, &names, &text)
 }
 
 enum Input {
@@ -164,7 +142,7 @@ pub fn start(jobs: Vec<JobSpec>) -> std::io::Result<Running> {
 }
 
 /// As [`start`]; with `rendezvous`, also write the files tools look for
-/// (`pmix.<host>.tool.<pid>` and `pmix.<host>.tool.<server nspace>`) in
+/// (`pmix.<host>.tool.<pid>` and `pmix.<host>.tool.<first job nspace>`) in
 /// that directory, removed again when the server stops.
 pub fn start_with(jobs: Vec<JobSpec>, rendezvous: Option<PathBuf>) -> std::io::Result<Running> {
     let listener = TcpListener::bind("127.0.0.1:0")?;
@@ -174,7 +152,7 @@ pub fn start_with(jobs: Vec<JobSpec>, rendezvous: Option<PathBuf>) -> std::io::R
     let mut server = Server::new();
     server.set_identity(SERVER_NSPACE, pid);
     let files = match rendezvous {
-        Some(dir) => write_rendezvous(&dir, &uri)?,
+        Some(dir) => write_rendezvous(&dir, &uri, jobs.first().map(|j| j.nspace.as_str()))?,
         None => Vec::new(),
     };
     let mut envs = HashMap::new();

@@ -1,0 +1,545 @@
+//! PMIx_Query_info on one node: the standard's `PMIX_QUERY_*` keys a
+//! single-node host can answer, with their qualifiers (`pmix.nspace`,
+//! `pmix.rank`, `pmix.procid`, `pmix.pset.nm`, `pmix.grp.id`), and any
+//! job-level key of a namespace (`pmix.job.size`, … with a `pmix.nspace`
+//! qualifier) as the REQ reply holds it. The reply is libpmix 4.2.2's
+//! flat form: STATUS, then one INFO per answer, keyed by what was asked.
+//! Memory usage is answered when the host gave a probe
+//! ([`Server::set_memory_probe`]). Keys no local host can answer (queues,
+//! allocations, …) make
+//! the status NOT_SUPPORTED when nothing else was answered and
+//! PARTIAL_SUCCESS when something was.
+
+use super::{pstr, Reply, Server};
+use pmix_types::status::codes;
+use pmix_types::{DataArray, DataType, Info, PString, Proc, ProcInfo, Query, Value};
+
+/// How the host measures memory (MB): of a rank's process by pid, or of
+/// the server itself (None). The core does no I/O of its own.
+pub type MemoryProbe = Box<dyn Fn(Option<u32>) -> Option<f32> + Send>;
+
+/// What the host told the core about a rank's process.
+#[derive(Clone, Debug, Default)]
+pub struct ProcRecord {
+    pub pid: u32,
+    pub executable: String,
+    /// Its exit status (128 + signal for a signal), once it ended.
+    pub exit: Option<i32>,
+}
+
+/// `pmix_proc_state_t` values (pmix_common.h 4.2.2).
+mod state {
+    pub const RUNNING: u8 = 7;
+    pub const TERMINATED: u8 = 20;
+    pub const ABORTED: u8 = 52;
+}
+
+/// The query keys answered here (PMIX_QUERY_SUPPORTED_KEYS).
+pub const SUPPORTED: &[&str] = &[
+    "pmix.qry.ns",
+    "pmix.qry.nsinfo",
+    "pmix.qry.jst",
+    "pmix.qry.ptable",
+    "pmix.qry.lptable",
+    "pmix.qry.psetnum",
+    "pmix.qry.psets",
+    "pmix.qry.pmems",
+    "pmix.qry.pgrpnum",
+    "pmix.qry.pgrp",
+    "pmix.qry.pgrpmems",
+    "pmix.qry.spawn",
+    "pmix.qry.debug",
+    "pmix.qry.keys",
+    "pmix.qry.quals",
+    "pmix.qry.attrs",
+    "pmix.host.fns",
+    "pmix.qry.mem",
+];
+
+/// An attribute a function honours: name, key, type, description.
+type Attr = (&'static str, &'static str, DataType, &'static str);
+
+/// The PMIx functions this host serves, each with the attributes it
+/// honours: (attribute name, key, type, description). Answers
+/// PMIX_HOST_FUNCTIONS and PMIX_QUERY_ATTRIBUTE_SUPPORT.
+const HOST_FUNCTIONS: &[(&str, &[Attr])] = &[
+    ("PMIx_Abort", &[]),
+    ("PMIx_Commit", &[]),
+    (
+        "PMIx_Fence",
+        &[(
+            "PMIX_COLLECT_DATA",
+            "pmix.collect",
+            DataType::Bool,
+            "collect data",
+        )],
+    ),
+    (
+        "PMIx_Get",
+        &[
+            (
+                "PMIX_TIMEOUT",
+                "pmix.timeout",
+                DataType::Int,
+                "seconds to wait for the data",
+            ),
+            (
+                "PMIX_IMMEDIATE",
+                "pmix.immediate",
+                DataType::Bool,
+                "do not wait for the data",
+            ),
+        ],
+    ),
+    ("PMIx_Publish", &[]),
+    (
+        "PMIx_Lookup",
+        &[
+            (
+                "PMIX_WAIT",
+                "pmix.wait",
+                DataType::Bool,
+                "wait until published",
+            ),
+            (
+                "PMIX_TIMEOUT",
+                "pmix.timeout",
+                DataType::Int,
+                "seconds to wait",
+            ),
+        ],
+    ),
+    ("PMIx_Unpublish", &[]),
+    ("PMIx_Spawn", &[]),
+    ("PMIx_Connect", &[]),
+    ("PMIx_Disconnect", &[]),
+    ("PMIx_Notify_event", &[]),
+    (
+        "PMIx_Query_info",
+        &[
+            (
+                "PMIX_NSPACE",
+                "pmix.nspace",
+                DataType::String,
+                "qualifier: namespace",
+            ),
+            (
+                "PMIX_PROCID",
+                "pmix.procid",
+                DataType::Proc,
+                "qualifier: process",
+            ),
+            (
+                "PMIX_PSET_NAME",
+                "pmix.pset.nm",
+                DataType::String,
+                "qualifier: process set",
+            ),
+            (
+                "PMIX_GROUP_ID",
+                "pmix.grp.id",
+                DataType::String,
+                "qualifier: group",
+            ),
+        ],
+    ),
+    ("PMIx_Log", &[]),
+    (
+        "PMIx_Job_control",
+        &[
+            (
+                "PMIX_JOB_CTRL_KILL",
+                "pmix.jctrl.kill",
+                DataType::Bool,
+                "SIGKILL the targets",
+            ),
+            (
+                "PMIX_JOB_CTRL_TERMINATE",
+                "pmix.jctrl.term",
+                DataType::Bool,
+                "SIGTERM the targets",
+            ),
+            (
+                "PMIX_JOB_CTRL_PAUSE",
+                "pmix.jctrl.pause",
+                DataType::Bool,
+                "SIGSTOP the targets",
+            ),
+            (
+                "PMIX_JOB_CTRL_RESUME",
+                "pmix.jctrl.resume",
+                DataType::Bool,
+                "SIGCONT the targets",
+            ),
+            (
+                "PMIX_JOB_CTRL_SIGNAL",
+                "pmix.jctrl.sig",
+                DataType::Int,
+                "send this signal",
+            ),
+            (
+                "PMIX_JOB_CTRL_CHECKPOINT",
+                "pmix.jctrl.ckpt",
+                DataType::String,
+                "checkpoint event with this id",
+            ),
+            (
+                "PMIX_JOB_CTRL_CHECKPOINT_EVENT",
+                "pmix.jctrl.ckptev",
+                DataType::Bool,
+                "checkpoint by event",
+            ),
+            (
+                "PMIX_JOB_CTRL_CHECKPOINT_SIGNAL",
+                "pmix.jctrl.ckptsig",
+                DataType::Int,
+                "checkpoint by this signal",
+            ),
+        ],
+    ),
+    (
+        "PMIx_Group_construct",
+        &[
+            (
+                "PMIX_GROUP_ASSIGN_CONTEXT_ID",
+                "pmix.grp.actxid",
+                DataType::Bool,
+                "assign a context id",
+            ),
+            (
+                "PMIX_GROUP_INFO",
+                "pmix.grp.info",
+                DataType::DataArray,
+                "data for the other members",
+            ),
+            (
+                "PMIX_GROUP_LOCAL_CID",
+                "pmix.grp.lclid",
+                DataType::Size,
+                "this member's local context id",
+            ),
+        ],
+    ),
+    ("PMIx_Group_destruct", &[]),
+    ("PMIx_Group_leave", &[]),
+    ("PMIx_Get_credential", &[]),
+    ("PMIx_Validate_credential", &[]),
+];
+
+/// PMIX_QUERY_ATTRIBUTE_SUPPORT for the functions a qualifier lists
+/// (`pmix.host.fns` or `pmix.srvr.fns`, comma-separated; none: all): an
+/// INFO per function, keyed by its name, holding its REGATTRs.
+fn attribute_support(q: &Query) -> Option<Value> {
+    let asked = qual_str(q, "pmix.host.fns").or_else(|| qual_str(q, "pmix.srvr.fns"));
+    let wanted: Option<Vec<&str>> = asked
+        .as_deref()
+        .map(|a| a.split(',').map(str::trim).collect());
+    let mut v = Vec::new();
+    for (func, attrs) in HOST_FUNCTIONS {
+        if wanted.as_ref().is_some_and(|w| !w.contains(func)) {
+            continue;
+        }
+        let regs = attrs
+            .iter()
+            .map(|(name, key, ty, desc)| {
+                Value::RegAttr(Box::new(pmix_types::RegAttr {
+                    name: Some(PString::from(*name)),
+                    string: pmix_types::Key::from(*key),
+                    ty: *ty as u16,
+                    description: vec![PString::from(*desc)],
+                }))
+            })
+            .collect();
+        v.push(Value::Info(Box::new(Info::new(
+            func,
+            array(DataType::RegAttr, regs),
+        ))));
+    }
+    (!v.is_empty()).then(|| array(DataType::Info, v))
+}
+
+fn qual<'a>(q: &'a Query, key: &str) -> Option<&'a Value> {
+    q.qualifiers
+        .iter()
+        .find(|i| i.key.to_string() == key)
+        .map(|i| &i.value)
+}
+
+fn qual_str(q: &Query, key: &str) -> Option<String> {
+    match qual(q, key)? {
+        Value::String(Some(s)) => Some(s.to_string()),
+        Value::ProcNspace(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn array(t: DataType, v: Vec<Value>) -> Value {
+    match DataArray::new(t, v) {
+        Ok(a) => Value::DataArray(Box::new(a)),
+        Err(_) => Value::Undef,
+    }
+}
+
+/// The answer to one key of one query.
+enum Answer {
+    Value(Value),
+    /// The key is known, the thing it names is not (an unknown namespace).
+    NotFound,
+    Unsupported,
+}
+
+impl Server {
+    /// Record a rank's process (pid, executable) for the process tables.
+    pub fn set_proc_pid(&mut self, nspace: &str, rank: u32, pid: u32) {
+        let r = self.procs.entry((nspace.to_string(), rank)).or_default();
+        r.pid = pid;
+        if r.executable.is_empty() {
+            r.executable = self.executables.get(nspace).cloned().unwrap_or_default();
+        }
+    }
+
+    /// The executable every rank of `nspace` runs (for the process tables).
+    pub fn set_executable(&mut self, nspace: &str, exe: &str) {
+        self.executables.insert(nspace.to_string(), exe.to_string());
+        for ((ns, _), r) in self.procs.iter_mut() {
+            if ns == nspace {
+                r.executable = exe.to_string();
+            }
+        }
+    }
+
+    /// Let PMIX_QUERY_MEMORY_USAGE be answered: `probe(Some(pid))` is a
+    /// rank's resident memory in MB, `probe(None)` the server's.
+    pub fn set_memory_probe(&mut self, probe: MemoryProbe) {
+        self.memory_probe = Some(probe);
+    }
+
+    /// PMIX_QUERY_MEMORY_USAGE for the ranks the qualifiers name (a
+    /// namespace, `pmix.rank` in it, or `pmix.procid`; none: every rank
+    /// here): PMIX_DAEMON_MEMORY and PMIX_CLIENT_AVG_MEMORY, in MB.
+    fn memory_usage(&self, q: &Query) -> Answer {
+        let Some(probe) = &self.memory_probe else {
+            return Answer::Unsupported;
+        };
+        let ns = Self::query_nspace(q);
+        let rank = match qual(q, "pmix.rank").or_else(|| qual(q, "pmix.procid")) {
+            Some(Value::ProcRank(r)) | Some(Value::Uint32(r)) => Some(*r),
+            Some(Value::Proc(p)) => Some(p.rank),
+            _ => None,
+        }
+        .filter(|r| *r != super::RANK_WILDCARD);
+        if ns.as_ref().is_some_and(|n| !self.jobs.contains_key(n)) {
+            return Answer::NotFound;
+        }
+        let sizes: Vec<f32> = self
+            .procs
+            .iter()
+            .filter(|((n, r), rec)| {
+                ns.as_ref().is_none_or(|x| x == n)
+                    && rank.is_none_or(|x| x == *r)
+                    && rec.exit.is_none()
+                    && rec.pid > 0
+            })
+            .filter_map(|(_, rec)| probe(Some(rec.pid)))
+            .collect();
+        let avg = if sizes.is_empty() {
+            0.0
+        } else {
+            sizes.iter().sum::<f32>() / sizes.len() as f32
+        };
+        let me = probe(None).unwrap_or(0.0);
+        Answer::Value(array(
+            DataType::Info,
+            vec![
+                Value::Info(Box::new(Info::new(
+                    "pmix.dmn.mem",
+                    Value::Float(pmix_types::F32(me)),
+                ))),
+                Value::Info(Box::new(Info::new(
+                    "pmix.cl.mem.avg",
+                    Value::Float(pmix_types::F32(avg)),
+                ))),
+            ],
+        ))
+    }
+
+    /// A rank's process ended with this status (128 + signal for a signal).
+    pub fn set_proc_exit(&mut self, nspace: &str, rank: u32, status: i32) {
+        self.procs
+            .entry((nspace.to_string(), rank))
+            .or_default()
+            .exit = Some(status);
+    }
+
+    /// The namespaces a query names: `pmix.nspace`, or that of `pmix.procid`.
+    fn query_nspace(q: &Query) -> Option<String> {
+        qual_str(q, "pmix.nspace").or_else(|| match qual(q, "pmix.procid") {
+            Some(Value::Proc(p)) => Some(p.nspace.to_string()),
+            _ => None,
+        })
+    }
+
+    fn proc_table(&self, ns: &str) -> Option<Value> {
+        let j = self.jobs.get(ns)?;
+        let host = j.spec.hostname.clone();
+        let v = (0..j.spec.nprocs)
+            .map(|r| {
+                let rec = self
+                    .procs
+                    .get(&(ns.to_string(), r))
+                    .cloned()
+                    .unwrap_or_default();
+                let state = match rec.exit {
+                    None => state::RUNNING,
+                    Some(0) => state::TERMINATED,
+                    Some(_) => state::ABORTED,
+                };
+                Value::ProcInfo(Box::new(ProcInfo {
+                    proc: Proc::new(ns, r),
+                    hostname: Some(PString::from(host.as_str())),
+                    executable_name: Some(PString::from(rec.executable.as_str())),
+                    pid: rec.pid,
+                    exit_code: rec.exit.unwrap_or(0),
+                    state,
+                }))
+            })
+            .collect();
+        Some(array(DataType::ProcInfo, v))
+    }
+
+    /// A job's status: SUCCESS while no rank has failed, else
+    /// PMIX_ERR_PROC_ABORTED (PMIX_QUERY_JOB_STATUS is a pmix_status_t).
+    fn job_status(&self, ns: &str) -> Option<Value> {
+        self.jobs.get(ns)?;
+        let failed = self
+            .procs
+            .iter()
+            .any(|((n, _), r)| n == ns && r.exit.is_some_and(|e| e != 0));
+        Some(Value::Status(if failed {
+            super::jobctl::PMIX_ERR_PROC_ABORTED
+        } else {
+            codes::PMIX_SUCCESS
+        }))
+    }
+
+    fn answer_key(&self, q: &Query, key: &str) -> Answer {
+        let ns = Self::query_nspace(q);
+        let need_ns = |f: &dyn Fn(&str) -> Option<Value>| match &ns {
+            Some(n) => f(n).map_or(Answer::NotFound, Answer::Value),
+            None => Answer::NotFound,
+        };
+        match key {
+            "pmix.qry.ns" => {
+                let mut names: Vec<&String> = self.jobs.keys().collect();
+                names.sort();
+                let list: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
+                Answer::Value(pstr(&list.join(",")))
+            }
+            "pmix.qry.nsinfo" => {
+                let mut names: Vec<&String> = self.jobs.keys().collect();
+                names.sort();
+                let v = names
+                    .into_iter()
+                    .filter(|n| ns.as_ref().is_none_or(|x| x == *n))
+                    .map(|n| {
+                        let size = self.jobs.get(n).map_or(0, |j| j.spec.nprocs);
+                        Value::Info(Box::new(Info::new(
+                            "pmix.qry.nsinfo",
+                            array(
+                                DataType::Info,
+                                vec![
+                                    Value::Info(Box::new(Info::new("pmix.nspace", pstr(n)))),
+                                    Value::Info(Box::new(Info::new(
+                                        "pmix.job.size",
+                                        Value::Uint32(size),
+                                    ))),
+                                ],
+                            ),
+                        )))
+                    })
+                    .collect();
+                Answer::Value(array(DataType::Info, v))
+            }
+            "pmix.qry.jst" => need_ns(&|n| self.job_status(n)),
+            // one node: the local table is the table
+            "pmix.qry.ptable" | "pmix.qry.lptable" => need_ns(&|n| self.proc_table(n)),
+            "pmix.qry.psetnum" | "pmix.qry.pgrpnum" => {
+                Answer::Value(Value::Size(self.group_names().len() as u64))
+            }
+            "pmix.qry.psets" => Answer::Value(pstr(&self.group_names().join(","))),
+            "pmix.qry.pgrp" => Answer::Value(array(
+                DataType::String,
+                self.group_names().iter().map(|s| pstr(s)).collect(),
+            )),
+            "pmix.qry.pmems" | "pmix.qry.pgrpmems" => {
+                let g = qual_str(q, "pmix.pset.nm").or_else(|| qual_str(q, "pmix.grp.id"));
+                match g.and_then(|g| self.group_members(&g)) {
+                    Some(m) => Answer::Value(array(
+                        DataType::Proc,
+                        m.into_iter().map(Value::Proc).collect(),
+                    )),
+                    None => Answer::NotFound,
+                }
+            }
+            // PMIx_Spawn honours the apps (cmd, argv, env, cwd, maxprocs) and
+            // no spawn attribute; no debugger attribute is supported
+            "pmix.qry.spawn" | "pmix.qry.debug" => Answer::Value(pstr("")),
+            "pmix.qry.keys" => Answer::Value(pstr(&SUPPORTED.join(","))),
+            "pmix.qry.mem" => self.memory_usage(q),
+            "pmix.host.fns" => {
+                let f: Vec<&str> = HOST_FUNCTIONS.iter().map(|(f, _)| *f).collect();
+                Answer::Value(pstr(&f.join(",")))
+            }
+            "pmix.qry.attrs" => attribute_support(q).map_or(Answer::NotFound, Answer::Value),
+            "pmix.qry.quals" => Answer::Value(pstr(
+                "pmix.nspace,pmix.rank,pmix.procid,pmix.pset.nm,pmix.grp.id",
+            )),
+            k if k.starts_with("pmix.qry.") => Answer::Unsupported,
+            // a job-level key of the named namespace, as REQ gives it
+            k => match &ns {
+                Some(n) => {
+                    let fmt = pmix_codec::Format::V41;
+                    match self.job_info(&fmt, n) {
+                        Some(Reply::JobInfo { kvals, .. }) => kvals
+                            .into_iter()
+                            .find(|kv| kv.key.as_ref().is_some_and(|s| s.to_string() == k))
+                            .map_or(Answer::Unsupported, |kv| Answer::Value(kv.value)),
+                        _ => Answer::NotFound,
+                    }
+                }
+                None => Answer::Unsupported,
+            },
+        }
+    }
+
+    /// The reply to a QUERY: every key of every query answered in turn.
+    pub(super) fn query(&self, queries: &[Query]) -> Reply {
+        let mut out = Vec::new();
+        let (mut missing, mut unsupported, mut asked) = (0, 0, 0);
+        for q in queries {
+            for k in &q.keys {
+                asked += 1;
+                let key = k.to_string();
+                match self.answer_key(q, &key) {
+                    Answer::Value(v) => out.push(Info::new(key.as_str(), v)),
+                    Answer::NotFound => missing += 1,
+                    Answer::Unsupported => unsupported += 1,
+                }
+            }
+        }
+        let status = if out.len() == asked && asked > 0 {
+            codes::PMIX_SUCCESS
+        } else if !out.is_empty() {
+            codes::PMIX_ERR_PARTIAL_SUCCESS
+        } else if missing > 0 || unsupported == 0 {
+            codes::PMIX_ERR_NOT_FOUND
+        } else {
+            codes::PMIX_ERR_NOT_SUPPORTED
+        };
+        if out.is_empty() {
+            Reply::Status(status)
+        } else {
+            Reply::Query { status, info: out }
+        }
+    }
+}
