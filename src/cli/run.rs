@@ -328,6 +328,21 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let mut term_at: Option<Instant> = None;
     let mut kill_at: Option<Instant> = None;
     loop {
+        // reap before draining the events: the server queues a rank's
+        // abort or finalize before its reply, so for an exit seen here the
+        // event that explains it is already waiting below
+        let mut reaped = Vec::new();
+        for (i, r) in job.0.iter_mut().enumerate() {
+            if r.status.is_none() {
+                if let Ok(Some(st)) = r.child.try_wait() {
+                    let code = exit_code(st);
+                    r.status = Some(code);
+                    let (ns, rank) = (r.nspace.clone(), r.rank);
+                    server.call(move |s| s.set_proc_exit(&ns, rank, code));
+                    reaped.push((i, st));
+                }
+            }
+        }
         while let Ok(e) = server.events.try_recv() {
             match e {
                 HostEvent::Aborted {
@@ -452,17 +467,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             return Ok(ExitCode::from((128 + sig) as u8));
         }
         let mut newly_failed = Vec::new();
-        for r in job.0.iter_mut() {
-            if r.status.is_none() {
-                if let Ok(Some(st)) = r.child.try_wait() {
-                    let code = exit_code(st);
-                    r.status = Some(code);
-                    let (ns, rank) = (r.nspace.clone(), r.rank);
-                    server.call(move |s| s.set_proc_exit(&ns, rank, code));
-                    if code != 0 && !r.finalized {
-                        newly_failed.push((r.nspace.clone(), r.rank, st));
-                    }
-                }
+        for (i, st) in reaped {
+            let r = &job.0[i];
+            if exit_code(st) != 0 && !r.finalized {
+                newly_failed.push((r.nspace.clone(), r.rank, st));
             }
         }
         for (ns, rank, st) in newly_failed {

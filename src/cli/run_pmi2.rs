@@ -456,6 +456,21 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     };
     while ending.is_none() {
         let mut idle = true;
+        // reap before draining the events: the server queues an abort
+        // before its reply, so a rank's exit seen here has its abort
+        // (if any) already waiting below, and the abort's status wins
+        let mut failed: Vec<(u32, i32)> = Vec::new();
+        for (r, c, st) in kids.iter_mut() {
+            if st.is_none() {
+                if let Ok(Some(s)) = c.try_wait() {
+                    let code = s.code().unwrap_or(128 + 9);
+                    *st = Some(code);
+                    if code != 0 {
+                        failed.push((*r, code));
+                    }
+                }
+            }
+        }
         while let Ok(e) = server.events.try_recv() {
             idle = false;
             match e {
@@ -617,18 +632,6 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         }
         if ending.is_some() {
             break;
-        }
-        let mut failed: Vec<(u32, i32)> = Vec::new();
-        for (r, c, st) in kids.iter_mut() {
-            if st.is_none() {
-                if let Ok(Some(s)) = c.try_wait() {
-                    let code = s.code().unwrap_or(128 + 9);
-                    *st = Some(code);
-                    if code != 0 {
-                        failed.push((*r, code));
-                    }
-                }
-            }
         }
         let first = |r: &u32| lost.iter().position(|l| l == r).unwrap_or(usize::MAX);
         if let Some((r, code)) = failed.into_iter().min_by_key(|(r, _)| first(r)) {

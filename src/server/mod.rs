@@ -1120,20 +1120,24 @@ impl Server {
                 if let Some(c) = self.conns.get_mut(&id) {
                     c.finalized = true;
                 }
-                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
+                // before the reply, as for an abort
                 self.out.push_back(Output::Host(HostEvent::Finalized(proc)));
+                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
             }
             Request::Abort {
                 status: st,
                 message,
                 ..
             } => {
-                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
+                // the host hears of the abort before the client can read
+                // the reply and exit: a host that reaps the exit and then
+                // drains its events always finds the abort first
                 self.out.push_back(Output::Host(HostEvent::Aborted {
                     proc,
                     status: st,
                     message: message.map(|m| m.to_string()),
                 }));
+                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
             }
             Request::Publish { info, .. } => {
                 for i in info {
