@@ -2,6 +2,7 @@
 //! `pmixw` command line, on top of `pmix-codec`.
 
 pub mod client;
+pub mod hosts;
 pub mod inspect;
 pub mod interop;
 pub mod relay;
