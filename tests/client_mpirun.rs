@@ -17,7 +17,7 @@ fn mpirun() -> Option<std::path::PathBuf> {
 /// Run the probe as `n` ranks; the output, or None when it hung (the
 /// launcher is killed on every path).
 fn run_probe(n: u32) -> Option<(bool, String)> {
-    run_probe_args(n, &[]).map(|(code, text)| (code == Some(0), text))
+    run_probe_args(n, &["--events"]).map(|(code, text)| (code == Some(0), text))
 }
 
 /// As run_probe with extra probe arguments; the exit code (None: a signal).

@@ -349,7 +349,7 @@ fn our_probe_passes_against_the_c_server() {
         .map(|r| {
             Kill(
                 Command::new(env!("CARGO_BIN_EXE_pmixw"))
-                    .arg("probe")
+                    .args(["probe", "--events"])
                     .envs(envs[&("capns".to_string(), r)].iter().cloned())
                     .stdout(Stdio::piped())
                     .spawn()
