@@ -1,6 +1,7 @@
 //! Command-line front end. Each subcommand is a small function over the
 //! library; argument parsing is hand-written (a handful of flags).
 
+mod hosts;
 mod probe;
 mod query;
 mod run;
@@ -30,12 +31,15 @@ commands:
         check that every message decodes typed and re-encodes byte for byte
   run    -n N [--dialect D] [--timeout S] [--stats] PROG [ARGS...]
         launch N ranks of PROG on this node under a pmix-wire PMIx server
-  probe  [--abort STATUS]
+  probe  [--events] [--abort STATUS]
         run as each rank of a job under any PMIx launcher: check that PMIx works, one line per check
   query  [--pid PID | --nspace NS | --uri URI | --system] KEY...
         connect to a PMIx server as a tool and print its answers
   interop [--json] [--dialect D]... [--fixed-ints] [--save-vectors DIR]
         run the interop matrix against the system libpmix (and keep its vectors)
+  interop --hosts [--json] [--only TEXT]
+        the live matrix: our client under every PMIx host found here, our server
+        under every client kind found here; pass / fail / absent with the reason
 
 TYPE is a type name with or without PMIX_, any case (BOOL, pmix_info), or its code.
 D is one of v12 v20 v21 v3 v4 v41 v51 v61 v7 (default v41).";
@@ -260,6 +264,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         "encode" => encode_cmd(&parse(rest)?),
         "print" => print_cmd(&parse(rest)?),
         "types" => types_cmd(&parse(rest)?),
+        "interop" if rest.iter().any(|a| a == "--hosts") => hosts::hosts_cmd(rest),
         "interop" => interop_cmd(&parse(rest)?),
         "inspect" => inspect_cmd(&parse(rest)?),
         "relay" => relay_cmd(&parse(rest)?),

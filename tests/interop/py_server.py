@@ -1,0 +1,56 @@
+# pmix-wire live tests: a minimal python3-pmix (OpenPMIx 4.2.2's Python
+# bindings) server hosting one job of N ranks of a command, as a host that
+# registers the least job data (size, maps; no appnum) and offers no
+# publish, lookup or spawn (src/hosts/grid.rs). Written for pmix-wire.
+#
+#   python3 py_server.py N COMMAND [ARGS...]
+#
+# Prints "server <step> <status>" lines; exits with the highest exit code
+# of the ranks (or 1 when the server itself fails).
+import os
+import socket
+import subprocess
+import sys
+from pmix import PMIxServer, PMIX_SUCCESS, PMIX_OPERATION_SUCCEEDED, \
+    PMIX_JOB_SIZE, PMIX_UNIV_SIZE, PMIX_LOCAL_SIZE, PMIX_NODE_MAP, \
+    PMIX_PROC_MAP, PMIX_UINT32, PMIX_STRING
+
+
+def fine(*_):
+    return PMIX_SUCCESS
+
+
+def step(what, rc):
+    print("server", what, rc, flush=True)
+    if rc not in (PMIX_SUCCESS, PMIX_OPERATION_SUCCEEDED):
+        sys.exit(1)
+
+
+n = int(sys.argv[1])
+cmd = sys.argv[2:]
+s = PMIxServer()
+step("init", s.init([], {'clientconnected': fine, 'clientfinalized': fine,
+                         'fencenb': fine}))
+ns = "pysrv-%d" % os.getpid()
+rc, nodes = s.generate_regex([socket.gethostname()])
+step("regex", rc)
+rc, ppn = s.generate_ppn([",".join(str(r) for r in range(n))])
+step("ppn", rc)
+step("register_nspace", s.register_nspace(ns, n, [
+    {'key': PMIX_NODE_MAP, 'value': nodes, 'val_type': PMIX_STRING},
+    {'key': PMIX_PROC_MAP, 'value': ppn, 'val_type': PMIX_STRING},
+    {'key': PMIX_JOB_SIZE, 'value': n, 'val_type': PMIX_UINT32},
+    {'key': PMIX_UNIV_SIZE, 'value': n, 'val_type': PMIX_UINT32},
+    {'key': PMIX_LOCAL_SIZE, 'value': n, 'val_type': PMIX_UINT32},
+]))
+ranks = []
+for r in range(n):
+    env = os.environ.copy()
+    step("register_client", s.register_client({'nspace': ns, 'rank': r},
+                                              os.getuid(), os.getgid()))
+    step("setup_fork", s.setup_fork({'nspace': ns, 'rank': r}, env))
+    ranks.append(subprocess.Popen(cmd, env=env))
+codes = [p.wait() for p in ranks]
+print("server exit codes", codes, flush=True)
+s.finalize()
+sys.exit(max(c if c >= 0 else 1 for c in codes))
