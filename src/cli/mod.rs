@@ -35,8 +35,9 @@ commands:
         run as each rank of a job under any PMIx launcher: check that PMIx works, one line per check
   query  [--pid PID | --nspace NS | --uri URI | --system] KEY...
         connect to a PMIx server as a tool and print its answers
-  interop [--json] [--dialect D]... [--fixed-ints] [--save-vectors DIR]
-        run the interop matrix against the system libpmix (and keep its vectors)
+  interop [--json] [--dialect D]... [--fixed-ints] [--save-vectors DIR] [--lib PATH]
+        run the interop matrix against the system libpmix (and keep its vectors);
+        --lib: against that libpmix file instead, through 4.2.2's headers
   interop --hosts [--json] [--only TEXT]
         the live matrix: our client under every PMIx host found here, our server
         under every client kind found here; pass / fail / absent with the reason
@@ -54,6 +55,7 @@ struct Opts {
     dialects: Vec<Dialect>,
     file: Option<String>,
     save: Option<String>,
+    lib: Option<String>,
     client: Option<String>,
     server: Option<String>,
     listen: Option<String>,
@@ -73,6 +75,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         dialects: Vec::new(),
         file: None,
         save: None,
+        lib: None,
         client: None,
         server: None,
         listen: None,
@@ -105,6 +108,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--json" => o.json = true,
             "--prefix" => o.prefix = Some(val("--prefix")?),
             "--save-vectors" => o.save = Some(val("--save-vectors")?),
+            "--lib" => o.lib = Some(val("--lib")?),
             "--listen" => o.listen = Some(val("--listen")?),
             "--to" => o.to = Some(val("--to")?),
             "--any-address" => o.any_address = true,
@@ -375,7 +379,14 @@ fn interop_cmd(o: &Opts) -> Result<ExitCode, String> {
             eprintln!("wrote {}", p.display());
         }
     }
-    let m = interop::run_matrix(&formats)?;
+    let m = match &o.lib {
+        // another libpmix file (e.g. 5.0.11's), with 4.2.2's headers
+        Some(lib) => interop::run_matrix_with(
+            &interop::Tools::build_with_lib(std::path::Path::new(lib))?,
+            &formats,
+        )?,
+        None => interop::run_matrix(&formats)?,
+    };
     if o.json {
         println!(
             "{}",

@@ -512,7 +512,9 @@ pub fn build_with_lib(name: &str, lib: &Path, out: &Path) -> Result<PathBuf, Str
     std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
     let exe = out.join(format!("{name}-{}", lib_tag(lib)));
     let o = Command::new("cc")
-        .args(["-O1", "-pthread", "-o"])
+        // 4.2.2's public headers only: its private struct layouts are not
+        // another version's (tests/interop/common.h)
+        .args(["-O1", "-pthread", "-DPMIXW_PUBLIC_ONLY", "-o"])
         .arg(&exe)
         .arg(script(&format!("{name}.c")))
         .args(String::from_utf8_lossy(&cflags.stdout).split_whitespace())
