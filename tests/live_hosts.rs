@@ -12,7 +12,7 @@ mod common;
 
 use pmix_wire::hosts::grid::{self, Outcome};
 
-/// Run the row of `peer`; its pass reason (None: absent, skipped).
+/// Run the row of exactly `peer`; its pass reason (None: absent, skipped).
 fn row(peer: &str) -> Option<String> {
     let scratch = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "hosts-{}-{}",
@@ -24,10 +24,13 @@ fn row(peer: &str) -> Option<String> {
         pmixw: env!("CARGO_BIN_EXE_pmixw").into(),
         scratch: scratch.clone(),
     };
-    let cells = grid::run(&ctx, Some(peer));
+    let row = grid::ROWS
+        .iter()
+        .find(|r| r.peer == peer)
+        .unwrap_or_else(|| panic!("no row {peer:?}"));
+    let outcome = (row.run)(&ctx);
     let _ = std::fs::remove_dir_all(&scratch);
-    assert_eq!(cells.len(), 1, "{peer} names one row");
-    match cells.into_iter().next().unwrap().outcome {
+    match outcome {
         Outcome::Pass(why) => Some(why),
         Outcome::Fail(why) => panic!("{peer}: {why}"),
         Outcome::Absent(why) => common::require::<String>(peer, Err(why)),
@@ -43,12 +46,12 @@ fn expect(peer: &str, starts: &str) {
 #[test]
 fn our_client_under_pmixw_run_speaks_the_newest_dialect() {
     // we advertise URI61 first, and our client takes it
-    expect("pmixw run", "2 ranks, dialect v61");
+    expect("pmixw run (our server)", "2 ranks, dialect v61");
 }
 
 #[test]
 fn our_client_under_the_libpmix_422_server() {
-    expect("cap_server", "2 ranks, dialect v41");
+    expect("libpmix 4.2.2 server (cap_server)", "2 ranks, dialect v41");
 }
 
 #[test]
@@ -58,7 +61,15 @@ fn our_client_under_open_mpi_414_mpirun() {
 
 #[test]
 fn our_client_under_prrte_5011_prterun() {
-    expect("PRRTE 5.0.11", "2 ranks, dialect v41");
+    expect("PRRTE 5.0.11 prterun", "2 ranks, dialect v41");
+}
+
+#[test]
+fn our_tool_attaches_to_prrte_5011_prterun() {
+    expect(
+        "PRRTE 5.0.11 prterun (pmixw query --pid)",
+        "namespaces prterun-",
+    );
 }
 
 #[test]
@@ -108,10 +119,11 @@ fn python3_pmix_clients_under_our_server() {
 #[test]
 fn every_row_is_tested() {
     let tested = [
-        "pmixw run",
-        "cap_server",
+        "pmixw run (our server)",
+        "libpmix 4.2.2 server (cap_server)",
         "Open MPI 4.1.4 mpirun",
-        "PRRTE 5.0.11",
+        "PRRTE 5.0.11 prterun",
+        "PRRTE 5.0.11 prterun (pmixw query --pid)",
         "Open MPI 5.0.11 mpirun",
         "python3-pmix server",
         "libpmix 4.2.2 C client",
@@ -120,14 +132,11 @@ fn every_row_is_tested() {
         "Open MPI 5.0.11 program",
         "python3-pmix client",
     ];
-    for r in grid::ROWS {
-        assert_eq!(
-            tested.iter().filter(|t| r.peer.contains(*t)).count(),
-            1,
-            "row {:?} has exactly one test",
-            r.peer
-        );
-    }
+    let mut rows: Vec<&str> = grid::ROWS.iter().map(|r| r.peer).collect();
+    let mut tested = tested.to_vec();
+    rows.sort();
+    tested.sort();
+    assert_eq!(rows, tested);
 }
 
 /// `pmixw interop --lib` with libpmix 5.0.11 (the wheel ships no headers):

@@ -45,7 +45,8 @@ pub struct Ctx {
 /// One row of the matrix.
 pub struct Row {
     /// Our role in it: "client" (our client, as `pmixw probe`, hosted by
-    /// the peer) or "server" (our server hosting the peer's clients).
+    /// the peer), "tool" (`pmixw query` attached to the peer) or "server"
+    /// (our server hosting the peer's clients).
     pub role: &'static str,
     /// The peer.
     pub peer: &'static str,
@@ -78,6 +79,11 @@ pub const ROWS: &[Row] = &[
         role: "client",
         peer: "Open MPI 5.0.11 mpirun",
         run: probe_under_mpirun5,
+    },
+    Row {
+        role: "tool",
+        peer: "PRRTE 5.0.11 prterun (pmixw query --pid)",
+        run: query_prterun5,
     },
     Row {
         role: "client",
@@ -606,5 +612,52 @@ fn python_client(ctx: &Ctx) -> Outcome {
     absent_or(python_pmix(), |py| {
         let s = script("py_client.py");
         server_verdict(under_our_server(&[os(&py), os(&s)], ctx, "pyclient"))
+    })
+}
+
+/// `pmixw query --pid` attached as a tool to a running prterun (found by
+/// its rendezvous files) asks for the namespaces; prterun's job must be
+/// among them.
+fn query_prterun5(ctx: &Ctx) -> Outcome {
+    absent_or(prterun5(), |m| {
+        let mut job = match Command::new(&m)
+            .args(["--allow-run-as-root", "-n", "1", "sleep", "60"])
+            .current_dir(&ctx.scratch)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+        {
+            Ok(c) => c,
+            Err(e) => return Outcome::Fail(format!("cannot start prterun: {e}")),
+        };
+        let pid = job.id();
+        let want = "@1";
+        let start = Instant::now();
+        // until prterun has written its rendezvous files and started the job
+        let outcome = loop {
+            let q = Command::new(&ctx.pmixw)
+                .args(["query", "--pid", &pid.to_string(), "pmix.qry.ns"])
+                .output();
+            let text = q
+                .as_ref()
+                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                .unwrap_or_default();
+            if let Some(l) = text.lines().find(|l| l.starts_with("pmix.qry.ns: ")) {
+                if l.contains(&format!("{pid}{want}")) {
+                    break Outcome::Pass(format!("namespaces {}", &l["pmix.qry.ns: ".len()..]));
+                }
+            }
+            if start.elapsed() > Duration::from_secs(30) || !matches!(job.try_wait(), Ok(None)) {
+                let err = q
+                    .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+                    .unwrap_or_else(|e| e.to_string());
+                break Outcome::Fail(format!("no namespace of prterun {pid}: {text}{err}"));
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        let _ = job.kill();
+        let _ = job.wait();
+        outcome
     })
 }
