@@ -193,3 +193,41 @@ fn libpmix_5011_through_422_headers_packs_like_422() {
     .collect();
     assert_eq!(differ, want);
 }
+
+/// Slurm's plugin registers `pmix.appnum` as PMIX_INT; a python3-pmix
+/// server told to do the same (`--int-appnum`) stands in for it: the probe
+/// reports a `warn` line on each rank and still passes.
+#[test]
+fn probe_warns_on_an_int_appnum_and_passes() {
+    let Some(py) = common::require("python3-pmix", pmix_wire::hosts::python_pmix()) else {
+        return;
+    };
+    let scratch = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("hosts-{}-intappnum", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    let ctx = grid::Ctx {
+        pmixw: env!("CARGO_BIN_EXE_pmixw").into(),
+        scratch: scratch.clone(),
+    };
+    let mut c = std::process::Command::new(py);
+    c.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/interop/py_server.py"
+    ))
+    .args(["--int-appnum", "2", env!("CARGO_BIN_EXE_pmixw"), "probe"])
+    .env("PMIX_MCA_gds", "hash")
+    .env("PYTHONWARNINGS", "ignore");
+    let r = grid::run_logged(c, &ctx, "intappnum");
+    let _ = std::fs::remove_dir_all(&scratch);
+    let out = r.clone().map(|(_, o)| o).unwrap_or_default();
+    match grid::probe_verdict(r, 2) {
+        Outcome::Pass(why) => assert!(why.ends_with("; 2 warnings"), "{why}\n{out}"),
+        other => panic!("{other:?}"),
+    }
+    for rank in 0..2 {
+        let want = format!(
+            "[{rank}] warn get pmix.appnum (own): 0 as PMIX_INT (the standard: an unsigned type)"
+        );
+        assert!(out.lines().any(|l| l == want), "no {want:?} in\n{out}");
+    }
+}

@@ -3,7 +3,10 @@
 # registers the least job data (size, maps; no appnum) and offers no
 # publish, lookup or spawn (src/hosts/grid.rs). Written for pmix-wire.
 #
-#   python3 py_server.py N COMMAND [ARGS...]
+#   python3 py_server.py [--int-appnum] N COMMAND [ARGS...]
+#
+# --int-appnum registers pmix.appnum (job level) as PMIX_INT, as Slurm's
+# plugin sends it, where the standard says PMIX_UINT32.
 #
 # Prints "server <step> <status>" lines; exits with the highest exit code
 # of the ranks (or 1 when the server itself fails).
@@ -13,7 +16,7 @@ import subprocess
 import sys
 from pmix import PMIxServer, PMIX_SUCCESS, PMIX_OPERATION_SUCCEEDED, \
     PMIX_JOB_SIZE, PMIX_UNIV_SIZE, PMIX_LOCAL_SIZE, PMIX_NODE_MAP, \
-    PMIX_PROC_MAP, PMIX_UINT32, PMIX_STRING
+    PMIX_PROC_MAP, PMIX_UINT32, PMIX_STRING, PMIX_APPNUM, PMIX_INT
 
 
 def fine(*_):
@@ -26,8 +29,12 @@ def step(what, rc):
         sys.exit(1)
 
 
-n = int(sys.argv[1])
-cmd = sys.argv[2:]
+args = sys.argv[1:]
+int_appnum = args[:1] == ["--int-appnum"]
+if int_appnum:
+    args = args[1:]
+n = int(args[0])
+cmd = args[1:]
 s = PMIxServer()
 step("init", s.init([], {'clientconnected': fine, 'clientfinalized': fine,
                          'fencenb': fine}))
@@ -36,13 +43,16 @@ rc, nodes = s.generate_regex([socket.gethostname()])
 step("regex", rc)
 rc, ppn = s.generate_ppn([",".join(str(r) for r in range(n))])
 step("ppn", rc)
-step("register_nspace", s.register_nspace(ns, n, [
+job = [
     {'key': PMIX_NODE_MAP, 'value': nodes, 'val_type': PMIX_STRING},
     {'key': PMIX_PROC_MAP, 'value': ppn, 'val_type': PMIX_STRING},
     {'key': PMIX_JOB_SIZE, 'value': n, 'val_type': PMIX_UINT32},
     {'key': PMIX_UNIV_SIZE, 'value': n, 'val_type': PMIX_UINT32},
     {'key': PMIX_LOCAL_SIZE, 'value': n, 'val_type': PMIX_UINT32},
-]))
+]
+if int_appnum:
+    job.append({'key': PMIX_APPNUM, 'value': 0, 'val_type': PMIX_INT})
+step("register_nspace", s.register_nspace(ns, n, job))
 ranks = []
 for r in range(n):
     env = os.environ.copy()
