@@ -283,43 +283,33 @@ fn probe_under_pmixw_run(ctx: &Ctx) -> Outcome {
     probe_verdict(run_logged(c, ctx, "pmixw-run"), N)
 }
 
-fn probe_under_mpirun4(ctx: &Ctx) -> Outcome {
-    absent_or(mpirun4(), |m| {
-        let c = probe_cmd(
-            &m,
-            &["--allow-run-as-root", "--oversubscribe", "-n", "2"],
-            ctx,
-        );
-        probe_verdict(run_logged(c, ctx, "mpirun4"), N)
+/// N ranks of the probe under a launcher found by `found`, with `args`.
+fn probe_under(found: Result<PathBuf, String>, args: &[&str], tag: &str, ctx: &Ctx) -> Outcome {
+    absent_or(found, |m| {
+        probe_verdict(run_logged(probe_cmd(&m, args, ctx), ctx, tag), N)
     })
+}
+
+/// Open MPI's mpirun (4.1.4 or 5.0.11) flags for two ranks on one core.
+const MPIRUN_ARGS: &[&str] = &["--allow-run-as-root", "--oversubscribe", "-n", "2"];
+
+fn probe_under_mpirun4(ctx: &Ctx) -> Outcome {
+    probe_under(mpirun4(), MPIRUN_ARGS, "mpirun4", ctx)
 }
 
 fn probe_under_prterun5(ctx: &Ctx) -> Outcome {
-    absent_or(prterun5(), |m| {
-        let c = probe_cmd(
-            &m,
-            &[
-                "--allow-run-as-root",
-                "--map-by",
-                ":OVERSUBSCRIBE",
-                "-n",
-                "2",
-            ],
-            ctx,
-        );
-        probe_verdict(run_logged(c, ctx, "prterun5"), N)
-    })
+    let args = [
+        "--allow-run-as-root",
+        "--map-by",
+        ":OVERSUBSCRIBE",
+        "-n",
+        "2",
+    ];
+    probe_under(prterun5(), &args, "prterun5", ctx)
 }
 
 fn probe_under_mpirun5(ctx: &Ctx) -> Outcome {
-    absent_or(mpirun5(), |m| {
-        let c = probe_cmd(
-            &m,
-            &["--allow-run-as-root", "--oversubscribe", "-n", "2"],
-            ctx,
-        );
-        probe_verdict(run_logged(c, ctx, "mpirun5"), N)
-    })
+    probe_under(mpirun5(), MPIRUN_ARGS, "mpirun5", ctx)
 }
 
 fn script(name: &str) -> PathBuf {
@@ -506,37 +496,58 @@ fn build_dir(ctx: &Ctx) -> PathBuf {
     ctx.scratch.join("build")
 }
 
+/// Compile `tests/interop/<name>.c` into `exe` with `compiler` and
+/// `extra` arguments after the source; built under a private name, then
+/// renamed, so that no other process runs a half-written file.
+pub fn compile_c(
+    compiler: &Path,
+    name: &str,
+    exe: &Path,
+    extra: &[String],
+) -> Result<PathBuf, String> {
+    let dir = exe.parent().ok_or("executable path without a directory")?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let o = Command::new(compiler)
+        .args(["-O1", "-o"])
+        .arg(&tmp)
+        .arg(script(&format!("{name}.c")))
+        .args(extra)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", compiler.display()))?;
+    if !o.status.success() {
+        return Err(format!(
+            "{} {name}.c: {}",
+            compiler.display(),
+            String::from_utf8_lossy(&o.stderr)
+        ));
+    }
+    std::fs::rename(&tmp, exe).map_err(|e| format!("{}: {e}", exe.display()))?;
+    Ok(exe.to_path_buf())
+}
+
 /// Compile `tests/interop/<name>.c` with `cc` against libpmix 4.2.2's
-/// headers, linked to the library file `lib` (no pkg-config file ships
-/// with 5.0.11's), with an rpath to its directory.
+/// public headers, linked to the library file `lib` (no pkg-config file
+/// ships with 5.0.11's), with an rpath to its directory.
 pub fn build_with_lib(name: &str, lib: &Path, out: &Path) -> Result<PathBuf, String> {
     let cflags = Command::new("pkg-config")
         .args(["--cflags", "pmix"])
         .output()
         .map_err(|e| format!("pkg-config: {e}"))?;
     let dir = lib.parent().ok_or("library path without a directory")?;
-    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
+    // 4.2.2's public headers only: its private struct layouts are not
+    // another version's (tests/interop/common.h)
+    let mut extra = vec!["-pthread".to_string(), "-DPMIXW_PUBLIC_ONLY".into()];
+    extra.extend(
+        String::from_utf8_lossy(&cflags.stdout)
+            .split_whitespace()
+            .map(String::from),
+    );
+    extra.push(lib.display().to_string());
+    extra.push(format!("-Wl,-rpath,{}", dir.display()));
+    extra.push("-lm".into());
     let exe = out.join(format!("{name}-{}", lib_tag(lib)));
-    let o = Command::new("cc")
-        // 4.2.2's public headers only: its private struct layouts are not
-        // another version's (tests/interop/common.h)
-        .args(["-O1", "-pthread", "-DPMIXW_PUBLIC_ONLY", "-o"])
-        .arg(&exe)
-        .arg(script(&format!("{name}.c")))
-        .args(String::from_utf8_lossy(&cflags.stdout).split_whitespace())
-        .arg(lib)
-        .arg(format!("-Wl,-rpath,{}", dir.display()))
-        .arg("-lm")
-        .output()
-        .map_err(|e| format!("cannot run cc: {e}"))?;
-    if !o.status.success() {
-        return Err(format!(
-            "building {name} against {}: {}",
-            lib.display(),
-            String::from_utf8_lossy(&o.stderr)
-        ));
-    }
-    Ok(exe)
+    compile_c(Path::new("cc"), name, &exe, &extra)
 }
 
 fn lib_tag(lib: &Path) -> String {
@@ -550,22 +561,7 @@ fn lib_tag(lib: &Path) -> String {
 
 /// Compile `tests/interop/<name>.c` with an MPI compiler wrapper.
 fn build_mpi(mpicc: &Path, name: &str, out: &Path, tag: &str) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(out).map_err(|e| e.to_string())?;
-    let exe = out.join(format!("{name}-{tag}"));
-    let o = Command::new(mpicc)
-        .args(["-O1", "-o"])
-        .arg(&exe)
-        .arg(script(&format!("{name}.c")))
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", mpicc.display()))?;
-    if !o.status.success() {
-        return Err(format!(
-            "{} {name}.c: {}",
-            mpicc.display(),
-            String::from_utf8_lossy(&o.stderr)
-        ));
-    }
-    Ok(exe)
+    compile_c(mpicc, name, &out.join(format!("{name}-{tag}")), &[])
 }
 
 fn os(s: &Path) -> &std::ffi::OsStr {
