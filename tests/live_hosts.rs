@@ -231,3 +231,57 @@ fn probe_warns_on_an_int_appnum_and_passes() {
         assert!(out.lines().any(|l| l == want), "no {want:?} in\n{out}");
     }
 }
+
+/// Slurm's plugin registers a server-side default handler that cancels the
+/// step on any event. A libpmix 4.2.2 server (python3-pmix) with such a
+/// handler shows which events reach it: a client's LOCAL-range event does
+/// (the control), a CUSTOM range naming only the client's namespace does
+/// not, and neither does anything `pmixw probe --events` sends, while the
+/// ranks still get their event.
+#[test]
+fn probe_events_never_reach_the_hosts_own_handler() {
+    let Some(py) = common::require("python3-pmix", pmix_wire::hosts::python_pmix()) else {
+        return;
+    };
+    let scratch = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("hosts-{}-handler", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    let ctx = grid::Ctx {
+        pmixw: env!("CARGO_BIN_EXE_pmixw").into(),
+        scratch: scratch.clone(),
+    };
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/");
+    let job = |n: &str, argv: &[&str], tag: &str| {
+        let mut c = std::process::Command::new(&py);
+        c.arg(format!("{dir}py_server.py"))
+            .args(["--default-handler", n])
+            .args(argv)
+            .env("PMIX_MCA_gds", "hash")
+            .env("PYTHONWARNINGS", "ignore");
+        grid::run_logged(c, &ctx, tag).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let py_s = py.to_string_lossy().into_owned();
+    let notify = format!("{dir}py_notify.py");
+    let (ok, out) = job("1", &[&py_s, &notify, "local"], "local");
+    assert!(ok && out.contains("server handler saw 3131"), "{out}");
+    let (ok, out) = job("1", &[&py_s, &notify, "custom"], "custom");
+    assert!(ok && out.contains("notify custom 0"), "{out}");
+    assert!(!out.contains("server handler saw"), "{out}");
+    let r = job(
+        "2",
+        &[env!("CARGO_BIN_EXE_pmixw"), "probe", "--events"],
+        "probe",
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert!(!r.1.contains("server handler saw"), "{}", r.1);
+    assert!(
+        r.1.contains("[1] ok event delivered: status 3131 from rank 0"),
+        "{}",
+        r.1
+    );
+    assert!(
+        matches!(grid::probe_verdict(Ok(r.clone()), 2), Outcome::Pass(_)),
+        "{}",
+        r.1
+    );
+}

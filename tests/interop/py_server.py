@@ -3,10 +3,13 @@
 # registers the least job data (size, maps; no appnum) and offers no
 # publish, lookup or spawn (src/hosts/grid.rs). Written for pmix-wire.
 #
-#   python3 py_server.py [--int-appnum] N COMMAND [ARGS...]
+#   python3 py_server.py [--int-appnum] [--default-handler] N COMMAND [ARGS...]
 #
 # --int-appnum registers pmix.appnum (job level) as PMIX_INT, as Slurm's
 # plugin sends it, where the standard says PMIX_UINT32.
+# --default-handler registers a server-side handler for every event code,
+# as Slurm's plugin does (it cancels the step on any event); this one
+# prints "server handler saw <code>" instead.
 #
 # Prints "server <step> <status>" lines; exits with the highest exit code
 # of the ranks (or 1 when the server itself fails).
@@ -16,11 +19,17 @@ import subprocess
 import sys
 from pmix import PMIxServer, PMIX_SUCCESS, PMIX_OPERATION_SUCCEEDED, \
     PMIX_JOB_SIZE, PMIX_UNIV_SIZE, PMIX_LOCAL_SIZE, PMIX_NODE_MAP, \
-    PMIX_PROC_MAP, PMIX_UINT32, PMIX_STRING, PMIX_APPNUM, PMIX_INT
+    PMIX_PROC_MAP, PMIX_UINT32, PMIX_STRING, PMIX_APPNUM, PMIX_INT, \
+    PMIX_EVENT_ACTION_COMPLETE
 
 
 def fine(*_):
     return PMIX_SUCCESS
+
+
+def saw(_id, code, *_):
+    print("server handler saw", code, flush=True)
+    return PMIX_EVENT_ACTION_COMPLETE, []
 
 
 def step(what, rc):
@@ -30,14 +39,18 @@ def step(what, rc):
 
 
 args = sys.argv[1:]
-int_appnum = args[:1] == ["--int-appnum"]
-if int_appnum:
-    args = args[1:]
+flags = set()
+while args and args[0].startswith("--"):
+    flags.add(args.pop(0))
+int_appnum = "--int-appnum" in flags
 n = int(args[0])
 cmd = args[1:]
 s = PMIxServer()
 step("init", s.init([], {'clientconnected': fine, 'clientfinalized': fine,
                          'fencenb': fine}))
+if "--default-handler" in flags:
+    rc, _ = s.register_event_handler([], [], saw)
+    step("register_event_handler", rc)
 ns = "pysrv-%d" % os.getpid()
 rc, nodes = s.generate_regex([socket.gethostname()])
 step("regex", rc)
