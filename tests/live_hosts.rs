@@ -73,6 +73,14 @@ fn our_tool_attaches_to_prrte_5011_prterun() {
 }
 
 #[test]
+fn our_tool_attaches_to_open_mpi_5011_mpirun() {
+    expect(
+        "Open MPI 5.0.11 mpirun (pmixw query --pid)",
+        "namespaces prterun-",
+    );
+}
+
+#[test]
 fn our_client_under_open_mpi_5011_mpirun() {
     expect("Open MPI 5.0.11 mpirun", "2 ranks, dialect v41");
 }
@@ -125,6 +133,7 @@ fn every_row_is_tested() {
         "PRRTE 5.0.11 prterun",
         "PRRTE 5.0.11 prterun (pmixw query --pid)",
         "Open MPI 5.0.11 mpirun",
+        "Open MPI 5.0.11 mpirun (pmixw query --pid)",
         "python3-pmix server",
         "libpmix 4.2.2 C client",
         "libpmix 5.0.11 C client",

@@ -86,6 +86,11 @@ pub const ROWS: &[Row] = &[
         run: query_prterun5,
     },
     Row {
+        role: "tool",
+        peer: "Open MPI 5.0.11 mpirun (pmixw query --pid)",
+        run: query_mpirun5,
+    },
+    Row {
         role: "client",
         peer: "python3-pmix server",
         run: probe_under_python_server,
@@ -611,11 +616,19 @@ fn python_client(ctx: &Ctx) -> Outcome {
     })
 }
 
-/// `pmixw query --pid` attached as a tool to a running prterun (found by
-/// its rendezvous files) asks for the namespaces; prterun's job must be
-/// among them.
 fn query_prterun5(ctx: &Ctx) -> Outcome {
-    absent_or(prterun5(), |m| {
+    query_under(prterun5(), ctx)
+}
+
+fn query_mpirun5(ctx: &Ctx) -> Outcome {
+    query_under(mpirun5(), ctx)
+}
+
+/// `pmixw query --pid` attached as a tool to a running PRRTE launcher
+/// (found by its rendezvous files) asks for the namespaces; the
+/// launcher's job must be among them.
+fn query_under(found: Result<PathBuf, String>, ctx: &Ctx) -> Outcome {
+    absent_or(found, |m| {
         let mut job = match Command::new(&m)
             .args(["--allow-run-as-root", "-n", "1", "sleep", "60"])
             .current_dir(&ctx.scratch)
@@ -625,7 +638,7 @@ fn query_prterun5(ctx: &Ctx) -> Outcome {
             .spawn()
         {
             Ok(c) => c,
-            Err(e) => return Outcome::Fail(format!("cannot start prterun: {e}")),
+            Err(e) => return Outcome::Fail(format!("cannot start {}: {e}", m.display())),
         };
         let pid = job.id();
         let want = "@1";
@@ -648,7 +661,7 @@ fn query_prterun5(ctx: &Ctx) -> Outcome {
                 let err = q
                     .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
                     .unwrap_or_else(|e| e.to_string());
-                break Outcome::Fail(format!("no namespace of prterun {pid}: {text}{err}"));
+                break Outcome::Fail(format!("no namespace of launcher {pid}: {text}{err}"));
             }
             std::thread::sleep(Duration::from_millis(200));
         };
