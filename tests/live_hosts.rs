@@ -225,6 +225,7 @@ fn probe_warns_on_an_int_appnum_and_passes() {
     ))
     .args(["--int-appnum", "2", env!("CARGO_BIN_EXE_pmixw"), "probe"])
     .env("PMIX_MCA_gds", "hash")
+    .env("TMPDIR", &scratch)
     .env("PYTHONWARNINGS", "ignore");
     let r = grid::run_logged(c, &ctx, "intappnum");
     let _ = std::fs::remove_dir_all(&scratch);
@@ -266,6 +267,7 @@ fn probe_events_never_reach_the_hosts_own_handler() {
             .args(["--default-handler", n])
             .args(argv)
             .env("PMIX_MCA_gds", "hash")
+            .env("TMPDIR", &scratch)
             .env("PYTHONWARNINGS", "ignore");
         grid::run_logged(c, &ctx, tag).unwrap_or_else(|e| panic!("{e}"))
     };

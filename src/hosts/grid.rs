@@ -332,6 +332,7 @@ fn probe_under_python_server(ctx: &Ctx) -> Outcome {
             .args(["probe", "--events"])
             // the python server's clients must not pick a shared-memory store
             .env("PMIX_MCA_gds", "hash")
+            .env("TMPDIR", &ctx.scratch)
             .env("PYTHONWARNINGS", "ignore");
         probe_verdict(run_logged(c, ctx, "pyserver"), N)
     })
