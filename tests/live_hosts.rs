@@ -296,3 +296,35 @@ fn probe_events_never_reach_the_hosts_own_handler() {
         r.1
     );
 }
+
+/// The command line: `pmixw interop --hosts --only TEXT --json` prints the
+/// selected cells as JSON objects {role, peer, result, reason}; the text
+/// form ends with the count.
+#[test]
+fn interop_hosts_command_prints_the_grid() {
+    if common::require("python3-pmix", pmix_wire::hosts::python_pmix()).is_none() {
+        return;
+    }
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["interop", "--hosts"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let v: serde_json::Value =
+        serde_json::from_str(&run(&["--only", "python3-pmix client", "--json"])).unwrap();
+    let cells = v.as_array().unwrap();
+    assert_eq!(cells.len(), 1, "{v}");
+    assert_eq!(cells[0]["role"], "server");
+    assert_eq!(cells[0]["peer"], "python3-pmix client");
+    assert_eq!(cells[0]["result"], "pass", "{v}");
+    assert_eq!(cells[0]["reason"], "2 ranks, dialect v41");
+    let text = run(&["--only", "no such peer"]);
+    assert!(
+        text.ends_with("hosts: 0 pass, 0 fail, 0 absent\n"),
+        "{text}"
+    );
+}
