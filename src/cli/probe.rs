@@ -1,6 +1,8 @@
 //! `pmixw probe`: a battery of client operations, run as each rank of a
-//! job under any PMIx launcher. One line per check, then
-//! `probe: N checks, M failures`; exit status 1 on any failure.
+//! job under any PMIx launcher. One line per check (`ok`, `warn`, `skip`,
+//! `FAIL`), then `probe: N checks, M failures` (`probe: N checks, W
+//! warnings, M failures` when there are warnings); exit status 1 on any
+//! failure.
 //!
 //! It checks what the standard says but accepts what real hosts send: a
 //! deviation that does no harm is a `warn` line (Slurm registers
@@ -417,13 +419,14 @@ pub fn probe_cmd(args: &[String]) -> Result<ExitCode, String> {
         );
     }
     t.check("finalize", c.finalize().map_err(e), |_| "done".into());
+    // the line ends ", M failures" whether or not there are warnings
     let warned = if t.warnings > 0 {
-        format!(" ({} warnings)", t.warnings)
+        format!(" {} warnings,", t.warnings)
     } else {
         String::new()
     };
     println!(
-        "{}probe: {} checks, {} failures{warned}",
+        "{}probe: {} checks,{warned} {} failures",
         t.prefix, t.checks, t.failures
     );
     Ok(if t.failures == 0 {
