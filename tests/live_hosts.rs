@@ -12,24 +12,29 @@ mod common;
 
 use pmix_wire::hosts::grid::{self, Outcome};
 
-/// Run the row of exactly `peer`; its pass reason (None: absent, skipped).
-fn row(peer: &str) -> Option<String> {
+/// A context with a scratch directory of its own.
+fn ctx(tag: &str) -> grid::Ctx {
     let scratch = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "hosts-{}-{}",
         std::process::id(),
-        peer.replace(|c: char| !c.is_ascii_alphanumeric(), "")
+        tag.replace(|c: char| !c.is_ascii_alphanumeric(), "")
     ));
     std::fs::create_dir_all(&scratch).unwrap();
-    let ctx = grid::Ctx {
+    grid::Ctx {
         pmixw: env!("CARGO_BIN_EXE_pmixw").into(),
-        scratch: scratch.clone(),
-    };
+        scratch,
+    }
+}
+
+/// Run the row of exactly `peer`; its pass reason (None: absent, skipped).
+fn row(peer: &str) -> Option<String> {
+    let ctx = ctx(peer);
     let row = grid::ROWS
         .iter()
         .find(|r| r.peer == peer)
         .unwrap_or_else(|| panic!("no row {peer:?}"));
     let outcome = (row.run)(&ctx);
-    let _ = std::fs::remove_dir_all(&scratch);
+    let _ = std::fs::remove_dir_all(&ctx.scratch);
     match outcome {
         Outcome::Pass(why) => Some(why),
         Outcome::Fail(why) => panic!("{peer}: {why}"),
@@ -211,24 +216,11 @@ fn probe_warns_on_an_int_appnum_and_passes() {
     let Some(py) = common::require("python3-pmix", pmix_wire::hosts::python_pmix()) else {
         return;
     };
-    let scratch = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("hosts-{}-intappnum", std::process::id()));
-    std::fs::create_dir_all(&scratch).unwrap();
-    let ctx = grid::Ctx {
-        pmixw: env!("CARGO_BIN_EXE_pmixw").into(),
-        scratch: scratch.clone(),
-    };
-    let mut c = std::process::Command::new(py);
-    c.arg(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/interop/py_server.py"
-    ))
-    .args(["--int-appnum", "2", env!("CARGO_BIN_EXE_pmixw"), "probe"])
-    .env("PMIX_MCA_gds", "hash")
-    .env("TMPDIR", &scratch)
-    .env("PYTHONWARNINGS", "ignore");
+    let ctx = ctx("intappnum");
+    let mut c = grid::python_server(&py, &["--int-appnum"], 2, &ctx);
+    c.args([env!("CARGO_BIN_EXE_pmixw"), "probe"]);
     let r = grid::run_logged(c, &ctx, "intappnum");
-    let _ = std::fs::remove_dir_all(&scratch);
+    let _ = std::fs::remove_dir_all(&ctx.scratch);
     let out = r.clone().map(|(_, o)| o).unwrap_or_default();
     match grid::probe_verdict(r, 2) {
         Outcome::Pass(why) => assert!(why.ends_with("; 2 warnings"), "{why}\n{out}"),
@@ -253,37 +245,26 @@ fn probe_events_never_reach_the_hosts_own_handler() {
     let Some(py) = common::require("python3-pmix", pmix_wire::hosts::python_pmix()) else {
         return;
     };
-    let scratch = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("hosts-{}-handler", std::process::id()));
-    std::fs::create_dir_all(&scratch).unwrap();
-    let ctx = grid::Ctx {
-        pmixw: env!("CARGO_BIN_EXE_pmixw").into(),
-        scratch: scratch.clone(),
-    };
+    let ctx = ctx("handler");
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/");
-    let job = |n: &str, argv: &[&str], tag: &str| {
-        let mut c = std::process::Command::new(&py);
-        c.arg(format!("{dir}py_server.py"))
-            .args(["--default-handler", n])
-            .args(argv)
-            .env("PMIX_MCA_gds", "hash")
-            .env("TMPDIR", &scratch)
-            .env("PYTHONWARNINGS", "ignore");
+    let job = |n: u32, argv: &[&str], tag: &str| {
+        let mut c = grid::python_server(&py, &["--default-handler"], n, &ctx);
+        c.args(argv);
         grid::run_logged(c, &ctx, tag).unwrap_or_else(|e| panic!("{e}"))
     };
     let py_s = py.to_string_lossy().into_owned();
     let notify = format!("{dir}py_notify.py");
-    let (ok, out) = job("1", &[&py_s, &notify, "local"], "local");
+    let (ok, out) = job(1, &[&py_s, &notify, "local"], "local");
     assert!(ok && out.contains("server handler saw 3131"), "{out}");
-    let (ok, out) = job("1", &[&py_s, &notify, "custom"], "custom");
+    let (ok, out) = job(1, &[&py_s, &notify, "custom"], "custom");
     assert!(ok && out.contains("notify custom 0"), "{out}");
     assert!(!out.contains("server handler saw"), "{out}");
     let r = job(
-        "2",
+        2,
         &[env!("CARGO_BIN_EXE_pmixw"), "probe", "--events"],
         "probe",
     );
-    let _ = std::fs::remove_dir_all(&scratch);
+    let _ = std::fs::remove_dir_all(&ctx.scratch);
     assert!(!r.1.contains("server handler saw"), "{}", r.1);
     assert!(
         r.1.contains("[1] ok event delivered: status 3131 from rank 0"),

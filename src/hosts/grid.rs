@@ -323,17 +323,25 @@ fn script(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// `tests/interop/py_server.py FLAGS N` (a python3-pmix server hosting N
+/// ranks of the command the caller appends), with the environment its
+/// clients need and its files in the scratch directory.
+pub fn python_server(py: &Path, flags: &[&str], n: u32, ctx: &Ctx) -> Command {
+    let mut c = Command::new(py);
+    c.arg(script("py_server.py"))
+        .args(flags)
+        .arg(n.to_string())
+        // the python server's clients must not pick a shared-memory store
+        .env("PMIX_MCA_gds", "hash")
+        .env("TMPDIR", &ctx.scratch)
+        .env("PYTHONWARNINGS", "ignore");
+    c
+}
+
 fn probe_under_python_server(ctx: &Ctx) -> Outcome {
     absent_or(python_pmix(), |py| {
-        let mut c = Command::new(py);
-        c.arg(script("py_server.py"))
-            .arg(N.to_string())
-            .arg(&ctx.pmixw)
-            .args(["probe", "--events"])
-            // the python server's clients must not pick a shared-memory store
-            .env("PMIX_MCA_gds", "hash")
-            .env("TMPDIR", &ctx.scratch)
-            .env("PYTHONWARNINGS", "ignore");
+        let mut c = python_server(&py, &[], N, ctx);
+        c.arg(&ctx.pmixw).args(["probe", "--events"]);
         probe_verdict(run_logged(c, ctx, "pyserver"), N)
     })
 }
