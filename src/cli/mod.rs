@@ -1,7 +1,6 @@
 //! Command-line front end. Each subcommand is a small function over the
 //! library; argument parsing is hand-written (a handful of flags).
 
-mod hosts;
 mod probe;
 mod query;
 mod run;
@@ -10,6 +9,9 @@ use pmix_codec::{BufferType, Dialect, Format};
 use pmix_types::{DataType, Value};
 use std::io::{Read, Write};
 use std::process::ExitCode;
+
+// `interop --hosts`: issue 13's live matrix
+mod hosts;
 
 const USAGE: &str = "usage: pmixw <command> [options]
 
@@ -35,9 +37,10 @@ commands:
         run as each rank of a job under any PMIx launcher: check that PMIx works, one line per check
   query  [--pid PID | --nspace NS | --uri URI | --system] KEY...
         connect to a PMIx server as a tool and print its answers
-  interop [--json] [--dialect D]... [--fixed-ints] [--save-vectors DIR] [--lib PATH]
-        run the interop matrix against the system libpmix (and keep its vectors);
-        --lib: against that libpmix file instead, through 4.2.2's headers
+  interop [--json] [--dialect D]... [--fixed-ints] [--save-vectors DIR]
+        run the interop matrix against the system libpmix (and keep its vectors)
+  interop --lib PATH [options as above]
+        the same matrix against that libpmix file, through 4.2.2's headers
   interop --hosts [--json] [--only TEXT]
         the live matrix: our client under every PMIx host found here, our server
         under every client kind found here; pass / fail / absent with the reason
