@@ -119,12 +119,12 @@ fn job_info_answers_reserved_keys_locally() {
     assert_eq!(c.get_local(&r1, "ch.str"), None);
 }
 
-/// The PMIx_Get RFC: a reserved key of a namespace whose job data the
-/// client holds is answered from that data alone (absent: NOT_FOUND at
-/// once, no GETNB); other keys, and reserved keys of a namespace we know
-/// nothing of, still go to the server.
+/// The PMIx_Get RFC: a reserved key of our own job (whose job data came
+/// at init) is answered from that data alone (absent: NOT_FOUND at once, no
+/// GETNB); other keys, and reserved keys of other namespaces, still go to
+/// the server.
 #[test]
-fn reserved_keys_resolve_locally_only_where_job_data_is_held() {
+fn reserved_keys_resolve_locally_only_for_our_own_job() {
     let c = connected();
     let r1 = Proc::new("chjob", 1);
     let job = Proc::new("chjob", RANK_WILDCARD);

@@ -197,10 +197,10 @@ impl Client {
 
     /// PMIx_Get: local cache first (job info, our own puts, earlier fetches),
     /// then a GETNB round trip unless `immediate` says not to. A reserved
-    /// (`pmix`…) key of a namespace whose job data we hold is resolved from
-    /// that data alone, PMIX_ERR_NOT_FOUND at once when absent (the PMIx_Get
-    /// RFC; libpmix 4.2.2's client does the same); other keys wait for a
-    /// peer's commit as before.
+    /// (`pmix`…) key of our own job is resolved from the job data received
+    /// at init alone, PMIX_ERR_NOT_FOUND at once when absent (the PMIx_Get
+    /// RFC; libpmix 4.2.2's client does the same); other keys, and reserved
+    /// keys of other namespaces, go to the server as before.
     pub fn get(&mut self, proc: &Proc, key: &str, extra: &[Info]) -> Result<Value> {
         if let Some(v) = self.core.get_local(proc, key) {
             return Ok(v);

@@ -526,15 +526,15 @@ impl Core {
     }
 
     /// Whether a get of `key` from `proc` is answered from local data
-    /// alone: a reserved key of our own namespace, or of another namespace
-    /// whose job-level data we already hold (a reply for it brings the job
-    /// data along, by the PMIx_Get RFC).
+    /// alone: a reserved key of a namespace whose whole job data arrived
+    /// at init (ours, or the one the job-info reply named). A GET reply
+    /// about another namespace may carry only part of its job data (libpmix
+    /// 4.2.2's server answers a tool's `pmix.job.size` of a job without its
+    /// `pmix.univ.size`), so those keys still go to the server.
     pub fn resolves_locally(&self, proc: &Proc, key: &str) -> bool {
         is_reserved(key)
             && (proc.nspace == self.env.proc.nspace
-                || self
-                    .cache
-                    .contains_key(&(proc.nspace.as_pstring().clone(), RANK_WILDCARD)))
+                || self.job_nspace.as_ref() == Some(proc.nspace.as_pstring()))
     }
 
     /// Store a GETNB reply's blobs (PROC then KVALs each) and find `key`.
