@@ -249,10 +249,6 @@ pub struct Tools {
     unpack: PathBuf,
 }
 
-fn source_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop")
-}
-
 fn pkg_config() -> Result<Vec<String>, String> {
     let out = Command::new("pkg-config")
         .args(["--cflags", "--libs", "pmix"])
@@ -288,28 +284,13 @@ pub fn build_c(name: &str, out_dir: &Path) -> Result<PathBuf, String> {
 }
 
 fn compile(name: &str, out_dir: &Path, exe: &Path) -> Result<PathBuf, String> {
-    let flags = pkg_config()?;
-    std::fs::create_dir_all(out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
-    // build under a private name, then rename: other processes never run a half-written file
-    let tmp = out_dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let src = source_dir().join(format!("{name}.c"));
-    let out = Command::new("cc")
-        .args(["-O1", "-Wall", "-Wno-unused-function", "-pthread", "-o"])
-        .arg(&tmp)
-        .arg(&src)
-        .args(&flags)
-        .arg("-lm")
-        .output()
-        .map_err(|e| format!("cannot run cc ({e}); install gcc"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "building {}: {}",
-            src.display(),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    std::fs::rename(&tmp, exe).map_err(|e| format!("{}: {e}", exe.display()))?;
-    Ok(exe.to_path_buf())
+    let mut extra: Vec<String> = ["-Wall", "-Wno-unused-function", "-pthread"]
+        .map(String::from)
+        .to_vec();
+    extra.extend(pkg_config()?);
+    extra.push("-lm".into());
+    debug_assert_eq!(exe.parent(), Some(out_dir));
+    crate::hosts::grid::compile_c(Path::new("cc"), name, exe, &extra)
 }
 
 /// The build directory for the harness's C programs.
@@ -331,6 +312,19 @@ impl Tools {
             })
             .as_ref()
             .map_err(Clone::clone)
+    }
+}
+
+impl Tools {
+    /// The C programs built with libpmix 4.2.2's headers but linked to
+    /// another libpmix file, `lib` (libpmix 5.0.11 ships without headers;
+    /// spec-notes/interop.md says what holds).
+    pub fn build_with_lib(lib: &Path) -> Result<Tools, String> {
+        let dir = default_out_dir().join("with-lib");
+        Ok(Tools {
+            gen: crate::hosts::grid::build_with_lib("gen", lib, &dir)?,
+            unpack: crate::hosts::grid::build_with_lib("unpack", lib, &dir)?,
+        })
     }
 }
 
@@ -756,7 +750,11 @@ pub fn default_formats() -> Vec<Format> {
 }
 
 pub fn run_matrix(formats: &[Format]) -> Result<Matrix, String> {
-    let tools = Tools::build()?;
+    run_matrix_with(Tools::build()?, formats)
+}
+
+/// The matrix with given tools (e.g. [`Tools::build_with_lib`]).
+pub fn run_matrix_with(tools: &Tools, formats: &[Format]) -> Result<Matrix, String> {
     let mut m = Matrix::default();
     for f in formats {
         m.cases.extend(run_format(tools, f)?);

@@ -15,3 +15,6 @@ pub mod slurm;
 pub mod tool;
 pub mod typed;
 pub mod verify;
+
+// issue 13: the live PMIx hosts and the cross-version matrix
+pub mod hosts;

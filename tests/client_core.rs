@@ -119,6 +119,24 @@ fn job_info_answers_reserved_keys_locally() {
     assert_eq!(c.get_local(&r1, "ch.str"), None);
 }
 
+/// The PMIx_Get RFC: a reserved key of our own job (whose job data came
+/// at init) is answered from that data alone (absent: NOT_FOUND at once, no
+/// GETNB); other keys, and reserved keys of other namespaces, still go to
+/// the server.
+#[test]
+fn reserved_keys_resolve_locally_only_for_our_own_job() {
+    let c = connected();
+    let r1 = Proc::new("chjob", 1);
+    let job = Proc::new("chjob", RANK_WILDCARD);
+    assert_eq!(c.get_local(&r1, "pmix.appnum.absent"), None);
+    assert!(c.resolves_locally(&r1, "pmix.appnum.absent"));
+    assert!(c.resolves_locally(&job, "pmix.no.such.key"));
+    // libpmix compares the first four bytes: "pmix" without the dot too
+    assert!(c.resolves_locally(&r1, "pmixfoo"));
+    assert!(!c.resolves_locally(&r1, "ch.str"));
+    assert!(!c.resolves_locally(&Proc::new("otherjob", 0), "pmix.job.size"));
+}
+
 #[test]
 fn commit_matches_libpmix_bytes() {
     let mut c = connected();

@@ -23,7 +23,16 @@ fn finish(c: std::process::Child, limit: Duration) -> std::process::Output {
 #[test]
 fn probe_passes_every_check_under_pmixw_run() {
     let c = Command::new(pmixw())
-        .args(["run", "-n", "4", "--timeout", "60", pmixw(), "probe"])
+        .args([
+            "run",
+            "-n",
+            "4",
+            "--timeout",
+            "60",
+            pmixw(),
+            "probe",
+            "--events",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -49,7 +49,7 @@ fn doctor_under_run(dialect: Option<&str>, extra: &[&str]) -> (bool, serde_json:
 
 #[test]
 fn under_our_server_in_two_dialects() {
-    for (d, want) in [(None, "v41 NonDesc"), (Some("v20"), "v20 NonDesc")] {
+    for (d, want) in [(None, "v61 NonDesc"), (Some("v20"), "v20 NonDesc")] {
         let (ok, j) = doctor_under_run(d, &[]);
         assert!(ok, "{j:#}");
         assert_eq!(j["reachable"], true);

@@ -12,6 +12,9 @@ use pmix_types::{DataType, Value};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
+// `interop --hosts`: issue 13's live matrix
+mod hosts;
+
 const USAGE: &str = "usage: pmixw <command> [options]
 
 commands:
@@ -40,7 +43,7 @@ commands:
         launch N ranks of PROG on this node under a pmix-wire PMIx server
         [--nspace NAME] [--grace S] [--keep-going] [--system]: the job's namespace, failure
         handling and tool access (pmixw run --help)
-  probe  [--abort STATUS]
+  probe  [--events] [--abort STATUS]
         run as each rank of a job under any PMIx launcher: check that PMIx works, one line per check
   query  [--pid PID | --nspace NS | --uri URI | --system] KEY...
         connect to a PMIx server as a tool and print its answers
@@ -48,6 +51,11 @@ commands:
         which PMIx server this environment reaches, what it is, what conflicts; one-line verdict
   interop [--json] [--dialect D]... [--fixed-ints] [--save-vectors DIR]
         run the interop matrix against the system libpmix (and keep its vectors)
+  interop --lib PATH [options as above]
+        the same matrix against that libpmix file, through 4.2.2's headers
+  interop --hosts [--json] [--only TEXT]
+        the live matrix: our client under every PMIx host found here, our server
+        under every client kind found here; pass / fail / absent with the reason
 
 TYPE is a type name with or without PMIX_, any case (BOOL, pmix_info), or its code.
 D is one of v12 v20 v21 v3 v4 v41 v51 v61 v7 (default v41).
@@ -65,6 +73,7 @@ struct Opts {
     dialects: Vec<Dialect>,
     file: Option<String>,
     save: Option<String>,
+    lib: Option<String>,
     client: Option<String>,
     server: Option<String>,
     listen: Option<String>,
@@ -87,6 +96,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         dialects: Vec::new(),
         file: None,
         save: None,
+        lib: None,
         client: None,
         server: None,
         listen: None,
@@ -122,6 +132,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--json" => o.json = true,
             "--prefix" => o.prefix = Some(val("--prefix")?),
             "--save-vectors" => o.save = Some(val("--save-vectors")?),
+            "--lib" => o.lib = Some(val("--lib")?),
             "--listen" => o.listen = Some(val("--listen")?),
             "--to" => o.to = Some(val("--to")?),
             "--any-address" => o.any_address = true,
@@ -294,6 +305,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         "encode" => encode_cmd(&parse(rest)?),
         "print" => print_cmd(&parse(rest)?),
         "types" => types_cmd(&parse(rest)?),
+        "interop" if rest.iter().any(|a| a == "--hosts") => hosts::hosts_cmd(rest),
         "interop" => interop_cmd(&parse(rest)?),
         "inspect" => inspect_cmd(&parse(rest)?),
         "relay" => relay_cmd(&parse(rest)?),
@@ -411,7 +423,14 @@ fn interop_cmd(o: &Opts) -> Result<ExitCode, String> {
             eprintln!("wrote {}", p.display());
         }
     }
-    let m = interop::run_matrix(&formats)?;
+    let m = match &o.lib {
+        // another libpmix file (e.g. 5.0.11's), with 4.2.2's headers
+        Some(lib) => interop::run_matrix_with(
+            &interop::Tools::build_with_lib(std::path::Path::new(lib))?,
+            &formats,
+        )?,
+        None => interop::run_matrix(&formats)?,
+    };
     if o.json {
         println!(
             "{}",

@@ -196,12 +196,21 @@ impl Client {
     }
 
     /// PMIx_Get: local cache first (job info, our own puts, earlier fetches),
-    /// then a GETNB round trip unless `immediate` says not to.
+    /// then a GETNB round trip unless `immediate` says not to. A reserved
+    /// (`pmix`…) key of our own job is resolved from the job data received
+    /// at init alone, PMIX_ERR_NOT_FOUND at once when absent (the PMIx_Get
+    /// RFC; libpmix 4.2.2's client does the same); other keys, and reserved
+    /// keys of other namespaces, go to the server as before.
     pub fn get(&mut self, proc: &Proc, key: &str, extra: &[Info]) -> Result<Value> {
         if let Some(v) = self.core.get_local(proc, key) {
             return Ok(v);
         }
-        let ours = proc.nspace == self.core.env.proc.nspace;
+        if self.core.resolves_locally(proc, key) {
+            return Err(ClientError::Status {
+                op: "get",
+                code: -46,
+            });
+        }
         // PMIX_OPTIONAL ("pmix.optional") and PMIX_IMMEDIATE ("pmix.imm"):
         // answer from local data only, never ask the server
         let immediate = extra.iter().any(|i| {
@@ -210,7 +219,7 @@ impl Client {
                 b"pmix.imm" | b"pmix.optional"
             ) && i.value == Value::Bool(true)
         });
-        if immediate || (ours && key.starts_with("pmix.") && proc.rank == RANK_WILDCARD) {
+        if immediate {
             return Err(ClientError::Status {
                 op: "get",
                 code: -46,

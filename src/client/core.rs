@@ -515,7 +515,7 @@ impl Core {
         {
             return Some(v.clone());
         }
-        if key.starts_with("pmix.") {
+        if is_reserved(key) {
             return self
                 .cache
                 .get(&(ns, RANK_WILDCARD))
@@ -523,6 +523,18 @@ impl Core {
                 .cloned();
         }
         None
+    }
+
+    /// Whether a get of `key` from `proc` is answered from local data
+    /// alone: a reserved key of a namespace whose whole job data arrived
+    /// at init (ours, or the one the job-info reply named). A GET reply
+    /// about another namespace may carry only part of its job data (libpmix
+    /// 4.2.2's server answers a tool's `pmix.job.size` of a job without its
+    /// `pmix.univ.size`), so those keys still go to the server.
+    pub fn resolves_locally(&self, proc: &Proc, key: &str) -> bool {
+        is_reserved(key)
+            && (proc.nspace == self.env.proc.nspace
+                || self.job_nspace.as_ref() == Some(proc.nspace.as_pstring()))
     }
 
     /// Store a GETNB reply's blobs (PROC then KVALs each) and find `key`.
@@ -569,6 +581,12 @@ impl Core {
             ))),
         }
     }
+}
+
+/// A key of the PMIx community's reserved namespace: it begins with
+/// "pmix" (the PMIx_Get RFC; libpmix compares the first four bytes).
+pub fn is_reserved(key: &str) -> bool {
+    key.starts_with("pmix")
 }
 
 /// `pmix.pblob`: a PROC_RANK unit, then KVAL units.

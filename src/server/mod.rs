@@ -397,15 +397,18 @@ impl Server {
     }
 
     /// The environment a rank needs (PMIx_server_setup_fork): the
-    /// rendezvous URI under every variable a libpmix client looks for, and
+    /// rendezvous URI under every variable a libpmix client of any version
+    /// looks for (`select::SERVER_URI_VARS`), and
     /// the modules it must use so that job data crosses the socket.
     pub fn client_env(&self, nspace: &str, rank: u32, uri: &str) -> Vec<(String, String)> {
         let mut env = vec![
             ("PMIX_NAMESPACE".into(), nspace.to_string()),
             ("PMIX_RANK".into(), rank.to_string()),
         ];
-        for v in ["URI41", "URI4", "URI3", "URI2", "URI21"] {
-            env.push((format!("PMIX_SERVER_{v}"), uri.to_string()));
+        // every dialect we speak, as a 6.1 server names them (URI61 …
+        // URI12), plus 4.2.2's URI2; each client takes the newest it knows
+        for (v, _) in pmix_codec::select::SERVER_URI_VARS {
+            env.push((v.to_string(), uri.to_string()));
         }
         env.push(("PMIX_SECURITY_MODE".into(), "native".into()));
         env.push((

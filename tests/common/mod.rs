@@ -186,3 +186,19 @@ pub fn shared_connections() -> Vec<Captured> {
     }
     out
 }
+
+/// A live peer a test needs (a `pmix_wire::hosts` finder's answer). Found:
+/// Some. Missing: under CI (`CI=true`, where `.ci/setup` installed it)
+/// the test fails; elsewhere it says what it skipped and gets None.
+pub fn require<T>(what: &str, found: Result<T, String>) -> Option<T> {
+    match found {
+        Ok(t) => Some(t),
+        Err(why) if pmix_wire::hosts::in_ci() => {
+            panic!("{what}: {why}; CI installs it with .ci/setup, so it must be found")
+        }
+        Err(why) => {
+            eprintln!("SKIPPED {what}: {why}");
+            None
+        }
+    }
+}

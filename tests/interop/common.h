@@ -15,8 +15,10 @@
 
 /* PMIX_KVAL (28) is libpmix's internal pmix_kval_t: its layout comes from
  * the private headers libpmix-dev installs next to the public ones (the
- * pkg-config include path covers them). Without them KVAL is not covered. */
-#if defined(__has_include)
+ * pkg-config include path covers them). Without them KVAL is not covered,
+ * nor with PMIXW_PUBLIC_ONLY (a build against another libpmix file, whose
+ * private layout is not 4.2.2's: `pmixw interop --lib`). */
+#if defined(__has_include) && !defined(PMIXW_PUBLIC_ONLY)
 #if __has_include("src/include/pmix_globals.h")
 #include "src/include/pmix_globals.h"
 #define PMIXW_HAVE_KVAL 1

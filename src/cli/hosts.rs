@@ -1,0 +1,45 @@
+//! `pmixw interop --hosts [--json] [--only TEXT]`: the live matrix of our
+//! roles against the PMIx hosts and client kinds found on this machine
+//! (src/hosts/grid.rs). Exit status 1 when a cell fails; an absent peer
+//! is reported, not failed.
+
+use pmix_wire::hosts::grid;
+use std::process::ExitCode;
+
+pub fn hosts_cmd(args: &[String]) -> Result<ExitCode, String> {
+    let mut json = false;
+    let mut only = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--hosts" => {}
+            "--json" => json = true,
+            "--only" => only = Some(it.next().ok_or("--only needs a text")?.clone()),
+            _ => return Err(format!("interop --hosts: unknown argument {a:?}")),
+        }
+    }
+    let pmixw = std::env::current_exe().map_err(|e| format!("our own path: {e}"))?;
+    let scratch = std::env::temp_dir().join(format!("pmixw-hosts-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    let ctx = grid::Ctx {
+        pmixw,
+        scratch: scratch.clone(),
+    };
+    let cells = grid::run(&ctx, only.as_deref());
+    let _ = std::fs::remove_dir_all(&scratch);
+    if json {
+        println!("{}", grid::json(&cells));
+    } else {
+        print!("{}", grid::table(&cells));
+    }
+    Ok(
+        if cells
+            .iter()
+            .any(|c| matches!(c.outcome, grid::Outcome::Fail(_)))
+        {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
+}
