@@ -160,7 +160,7 @@ fn every_value_round_trips_through_the_codec() {
                     assert_eq!(back, [Value::ProcState(0)]);
                     continue;
                 }
-                assert_eq!(&back, &[v.clone()], "{d:?} {bt:?} {ty:?}");
+                assert_eq!(back, std::slice::from_ref(v), "{d:?} {bt:?} {ty:?}");
                 checked += 1;
             }
         }
