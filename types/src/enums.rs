@@ -30,6 +30,8 @@
 //! (the strings live in [`crate::names`]); `Debug` prints the constant's
 //! path, or the raw number when the value has no name.
 
+#![deny(missing_docs)]
+
 use crate::names;
 use crate::value::Value;
 use std::fmt;
