@@ -57,7 +57,9 @@ fn ours() -> Vec<(&'static str, &'static str, u64)> {
         ProcState,
         JobState,
         LinkState,
-        AllocDirective
+        AllocDirective,
+        IofChannel,
+        DeviceType
     );
     for r in Rank::specials() {
         v.push(("Rank", r.c_name().unwrap(), u64::from(r.wire())));
@@ -93,27 +95,27 @@ fn display_is_the_libpmix_string_for_every_value() {
     for line in text.lines() {
         let f: Vec<&str> = line.splitn(3, '\t').collect();
         let (helper, input, want) = (f[0], f[1], f[2]);
-        let Ok(n) = input.parse::<u8>() else {
+        let Ok(n) = input.parse::<u64>() else {
             continue;
         };
+        let b = n as u8;
         let ours = match helper {
-            "scope" => Scope::from(n).to_string(),
-            "data_range" => DataRange::from(n).to_string(),
-            "persistence" => Persistence::from(n).to_string(),
-            "proc_state" => ProcState::from(n).to_string(),
-            "job_state" => JobState::from(n).to_string(),
-            "link_state" => LinkState::from(n).to_string(),
-            "alloc_directive" => AllocDirective::from(n).to_string(),
+            "scope" => Scope::from(b).to_string(),
+            "data_range" => DataRange::from(b).to_string(),
+            "persistence" => Persistence::from(b).to_string(),
+            "proc_state" => ProcState::from(b).to_string(),
+            "job_state" => JobState::from(b).to_string(),
+            "link_state" => LinkState::from(b).to_string(),
+            "alloc_directive" => AllocDirective::from(b).to_string(),
+            "iof_channel" => IofChannel::from(n as u16).to_string(),
+            "device_type" => DeviceType::from(n).to_string(),
             _ => continue,
         };
         assert_eq!(ours, want, "{helper}({n})");
         checked += 1;
     }
-    assert_eq!(
-        checked,
-        7 * 256,
-        "libpmix printed fewer values than expected"
-    );
+    // 256 values of each of the eight enum helpers, 12 device type patterns
+    assert_eq!(checked, 8 * 256 + 12, "libpmix printed other values");
 }
 
 /// Every 8-bit value of each type, and every special rank, encoded as its
@@ -129,7 +131,15 @@ fn every_value_round_trips_through_the_codec() {
         values.push((DataType::JobState, JobState::from(n).into()));
         values.push((DataType::LinkState, LinkState::from(n).into()));
         values.push((DataType::AllocDirective, AllocDirective::from(n).into()));
+        values.push((DataType::IofChannel, IofChannel::from(u16::from(n)).into()));
     }
+    for v in [0x100, 0x7fff, 0x8000, 0xffff] {
+        values.push((DataType::IofChannel, IofChannel::from(v).into()));
+    }
+    for shift in 0..64 {
+        values.push((DataType::DevType, DeviceType::from(1u64 << shift).into()));
+    }
+    values.push((DataType::DevType, DeviceType::from(u64::MAX).into()));
     for r in Rank::specials().chain([Rank::new(0), Rank::new(12345)]) {
         values.push((DataType::ProcRank, r.into()));
     }

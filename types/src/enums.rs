@@ -1,6 +1,7 @@
 //! The standard's small enumerations as Rust types: [`Rank`], [`Scope`],
 //! [`DataRange`], [`Persistence`], [`ProcState`], [`JobState`],
-//! [`LinkState`] and [`AllocDirective`].
+//! [`LinkState`] and [`AllocDirective`], and the bit sets [`IofChannel`]
+//! and [`DeviceType`].
 //!
 //! Each is a newtype over the wire integer (`pmix_scope_t` is a `uint8_t`,
 //! `pmix_rank_t` a `uint32_t`, …) with the standard's values as associated
@@ -110,7 +111,7 @@ macro_rules! wire_newtype {
 
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str($string(self.0))
+                f.write_str(&$string(self.0))
             }
         }
 
@@ -305,6 +306,96 @@ wire_newtype! {
     REACQUIRE = names::alloc_directive::REAQUIRE => "PMIX_ALLOC_REAQUIRE";
 }
 
+/// Set operations for the bit-set newtypes.
+macro_rules! bit_set_ops {
+    ($name:ident) => {
+        impl $name {
+            /// Whether every bit of `other` is set in `self`.
+            pub const fn contains(self, other: $name) -> bool {
+                self.0 & other.0 == other.0
+            }
+
+            /// Whether no bit is set.
+            pub const fn is_empty(self) -> bool {
+                self.0 == 0
+            }
+        }
+
+        impl std::ops::BitOr for $name {
+            type Output = $name;
+            fn bitor(self, rhs: $name) -> $name {
+                $name(self.0 | rhs.0)
+            }
+        }
+
+        impl std::ops::BitOrAssign for $name {
+            fn bitor_assign(&mut self, rhs: $name) {
+                self.0 |= rhs.0;
+            }
+        }
+
+        impl std::ops::BitAnd for $name {
+            type Output = $name;
+            fn bitand(self, rhs: $name) -> $name {
+                $name(self.0 & rhs.0)
+            }
+        }
+    };
+}
+
+wire_newtype! {
+    /// `pmix_iof_channel_t`: a set of forwarded I/O channels. `Display` is
+    /// `PMIx_IOF_channel_string`: the set channel names, each followed by a
+    /// space, or "NONE".
+    ///
+    /// ```
+    /// use pmix_types::enums::IofChannel;
+    ///
+    /// let ch = IofChannel::STDOUT | IofChannel::STDERR;
+    /// assert!(ch.contains(IofChannel::STDERR) && !ch.contains(IofChannel::STDIN));
+    /// assert_eq!(u16::from(ch), 6);
+    /// assert_eq!(ch.to_string(), "STDOUT STDERR ");
+    /// ```
+    IofChannel(u16), value: IofChannel, string: names::iof_channel_string;
+    /// `PMIX_FWD_NO_CHANNELS`.
+    NO_CHANNELS = names::iof_channel::NO_CHANNELS => "PMIX_FWD_NO_CHANNELS";
+    /// `PMIX_FWD_STDIN_CHANNEL`.
+    STDIN = names::iof_channel::STDIN => "PMIX_FWD_STDIN_CHANNEL";
+    /// `PMIX_FWD_STDOUT_CHANNEL`.
+    STDOUT = names::iof_channel::STDOUT => "PMIX_FWD_STDOUT_CHANNEL";
+    /// `PMIX_FWD_STDERR_CHANNEL`.
+    STDERR = names::iof_channel::STDERR => "PMIX_FWD_STDERR_CHANNEL";
+    /// `PMIX_FWD_STDDIAG_CHANNEL`.
+    STDDIAG = names::iof_channel::STDDIAG => "PMIX_FWD_STDDIAG_CHANNEL";
+    /// `PMIX_FWD_ALL_CHANNELS` (`0x00ff`).
+    ALL = names::iof_channel::ALL => "PMIX_FWD_ALL_CHANNELS";
+}
+
+bit_set_ops!(IofChannel);
+
+wire_newtype! {
+    /// `pmix_device_type_t`: a set of device types. `Display` is
+    /// `PMIx_Device_type_string`, which names exactly one type and says
+    /// "UNKNOWN" for none or several.
+    DeviceType(u64), value: DevType, string: names::device_type_string;
+    /// `PMIX_DEVTYPE_UNKNOWN`.
+    UNKNOWN = names::device_type::UNKNOWN => "PMIX_DEVTYPE_UNKNOWN";
+    /// `PMIX_DEVTYPE_BLOCK`.
+    BLOCK = names::device_type::BLOCK => "PMIX_DEVTYPE_BLOCK";
+    /// `PMIX_DEVTYPE_GPU`.
+    GPU = names::device_type::GPU => "PMIX_DEVTYPE_GPU";
+    /// `PMIX_DEVTYPE_NETWORK`.
+    NETWORK = names::device_type::NETWORK => "PMIX_DEVTYPE_NETWORK";
+    /// `PMIX_DEVTYPE_OPENFABRICS`.
+    OPENFABRICS = names::device_type::OPENFABRICS => "PMIX_DEVTYPE_OPENFABRICS";
+    /// `PMIX_DEVTYPE_DMA`.
+    DMA = names::device_type::DMA => "PMIX_DEVTYPE_DMA";
+    /// `PMIX_DEVTYPE_COPROC`.
+    COPROCESSOR = names::device_type::COPROCESSOR => "PMIX_DEVTYPE_COPROC";
+}
+
+bit_set_ops!(DeviceType);
+
 /// `pmix_rank_t`: a process's rank in its namespace, or one of the
 /// standard's special values.
 ///
@@ -480,6 +571,35 @@ mod tests {
         assert!(ProcState::TERM_NON_ZERO.is_error());
         assert!(JobState::SUSPENDED.is_running());
         assert!(!JobState::TERMINATED_WITH_ERROR.is_running());
+    }
+
+    #[test]
+    fn bit_sets() {
+        for v in 0..=u16::MAX {
+            let x = IofChannel::from(v);
+            assert_eq!(u16::from(x), v);
+            assert_eq!(x.to_string(), names::iof_channel_string(v));
+        }
+        for shift in 0..64 {
+            let v = 1u64 << shift;
+            assert_eq!(u64::from(DeviceType::from(v)), v);
+            assert_eq!(DeviceType::from(v).is_known(), shift < 6);
+        }
+        let mut d = DeviceType::GPU;
+        d |= DeviceType::NETWORK;
+        assert_eq!(u64::from(d), 6);
+        assert!(d.contains(DeviceType::GPU) && !d.contains(DeviceType::DMA));
+        assert_eq!(d & DeviceType::NETWORK, DeviceType::NETWORK);
+        assert!((d & DeviceType::BLOCK).is_empty());
+        assert_eq!(d.to_string(), "UNKNOWN");
+        assert_eq!(format!("{d:?}"), "DeviceType(6)");
+        assert!(IofChannel::ALL.contains(IofChannel::STDDIAG | IofChannel::STDIN));
+        assert_eq!(Value::from(IofChannel::STDERR), Value::IofChannel(4));
+        assert_eq!(Value::from(DeviceType::COPROCESSOR), Value::DevType(32));
+        assert_eq!(IofChannel::KNOWN.len(), 6);
+        assert_eq!(DeviceType::KNOWN.len(), 7);
+        assert!(IofChannel::KNOWN.windows(2).all(|w| w[0] < w[1]));
+        assert!(DeviceType::KNOWN.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

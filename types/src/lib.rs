@@ -16,7 +16,10 @@ pub mod status;
 pub mod value;
 
 pub use datatype::{data_type_string, DataType, DATA_TYPE_MAX};
-pub use enums::{AllocDirective, DataRange, JobState, LinkState, Persistence, ProcState, Scope};
+pub use enums::{
+    AllocDirective, DataRange, DeviceType, IofChannel, JobState, LinkState, Persistence, ProcState,
+    Scope,
+};
 pub use pstring::{Key, Nspace, PString, StrError, MAX_KEYLEN, MAX_NSLEN};
 pub use status::Status;
 pub use value::*;
