@@ -143,19 +143,8 @@ fn every_value_round_trips_through_the_codec() {
     for r in Rank::specials().chain([Rank::new(0), Rank::new(12345)]) {
         values.push((DataType::ProcRank, r.into()));
     }
-    let dialects = [
-        Dialect::V12,
-        Dialect::V20,
-        Dialect::V21,
-        Dialect::V3,
-        Dialect::V4,
-        Dialect::V41,
-        Dialect::V51,
-        Dialect::V61,
-        Dialect::V7,
-    ];
     let mut checked = 0;
-    for d in dialects {
+    for &d in Dialect::ALL {
         for bt in [BufferType::NonDesc, BufferType::FullyDesc] {
             let fmt = Format::new(d, bt);
             for (ty, v) in &values {
