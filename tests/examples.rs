@@ -1,6 +1,7 @@
 //! The crate's examples (examples/), built by `cargo test`, run for real:
-//! the minimal client under `pmixw run` and under the embedding host, and
-//! the namespace-listing tool against a running `pmixw run`.
+//! the minimal client under `pmixw run` and under the embedding host, the
+//! namespace-listing tool against a running `pmixw run`, and the codec-only
+//! example against `pmixw encode`.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -86,4 +87,59 @@ fn list_namespaces_asks_a_running_server() {
     );
     assert!(job.wait().unwrap().success());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The codec-only example prints, for each pack unit, the bytes of its
+/// values for the dialect asked; `pmixw encode` given the same values as
+/// JSON must print the same bytes, and an unknown dialect is an error.
+#[test]
+fn codec_only_packs_what_pmixw_encode_packs() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let json = |ty: &str| match ty {
+        "INFO" => r#"[{"key":"pmix.job.size","flags":0,"value":{"type":"UINT32","value":4}}]"#,
+        "SCOPE" => "[3]",
+        "PROC_RANK" => "[4294967294]",
+        other => panic!("unexpected unit {other}"),
+    };
+    let ex = example("codec_only");
+    for args in [
+        &["v41"][..],
+        &["v3", "--described"],
+        &["v12"],
+        &["v20", "--described"],
+        &["v51"],
+    ] {
+        let o = Command::new(&ex).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{args:?}: {err}");
+        assert!(err.contains("3 units round trip"), "{args:?}: {err}");
+        let out = String::from_utf8(o.stdout).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 3, "{out}");
+        for line in lines {
+            let (ty, hex) = line.split_once(' ').unwrap();
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixw"))
+                .args(["encode", "--type", ty, "--dialect", args[0], "--hex"])
+                .args(&args[1..])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            cmd.stdin
+                .take()
+                .unwrap()
+                .write_all(json(ty).as_bytes())
+                .unwrap();
+            let enc = cmd.wait_with_output().unwrap();
+            assert!(enc.status.success(), "{args:?} {ty}");
+            assert_eq!(
+                String::from_utf8_lossy(&enc.stdout).trim(),
+                hex,
+                "{args:?} {ty}"
+            );
+        }
+    }
+    let o = Command::new(&ex).arg("v99").output().unwrap();
+    assert!(!o.status.success());
 }

@@ -6,6 +6,7 @@
 pub mod attrs;
 pub mod cfmt;
 pub mod datatype;
+pub mod enums;
 pub mod hex;
 pub mod keys;
 pub mod names;
@@ -15,6 +16,10 @@ pub mod status;
 pub mod value;
 
 pub use datatype::{data_type_string, DataType, DATA_TYPE_MAX};
+pub use enums::{
+    AllocDirective, DataRange, DeviceType, IofChannel, JobState, LinkState, Persistence, ProcState,
+    Scope,
+};
 pub use pstring::{Key, Nspace, PString, StrError, MAX_KEYLEN, MAX_NSLEN};
 pub use status::Status;
 pub use value::*;
