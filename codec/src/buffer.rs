@@ -89,7 +89,7 @@ impl DataBuffer {
         self.pending = None;
     }
 
-    fn writable(&mut self) -> &mut Vec<u8> {
+    pub(crate) fn writable(&mut self) -> &mut Vec<u8> {
         if let Storage::Frozen(b) = &self.store {
             self.store = Storage::Writable(b.to_vec());
         }

@@ -143,7 +143,7 @@ fn check_value_type(d: &Dec, ty: DataType) -> Result<()> {
         .map_err(|k| d.err(k).in_type(ty))
 }
 
-fn check_registered(d: &Dec, ty: DataType) -> Result<()> {
+pub(crate) fn check_registered(d: &Dec, ty: DataType) -> Result<()> {
     d.dialect
         .require(ty, false)
         .map_err(|k| d.err(k).in_type(ty))
@@ -275,6 +275,21 @@ pub(crate) fn unpack_value(d: &mut Dec) -> Result<Value> {
 }
 
 fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value> {
+    let ty = value_type(d, field)?;
+    if ty == DataType::Undef {
+        return Ok(Value::Undef);
+    }
+    d.enter()?;
+    let r = d
+        .driver_tag(crate::legacy::value_driver_type(ty))
+        .and_then(|()| unpack_item(d, ty));
+    d.leave();
+    r
+}
+
+/// The type field of a `pmix_value_t`, checked: a type this dialect can
+/// carry in a value (UNDEF included).
+pub(crate) fn value_type(d: &mut Dec, field: InfoTypeField) -> Result<DataType> {
     let at = d.pos();
     let code = match field {
         InfoTypeField::Tag => d.tag()?,
@@ -299,7 +314,7 @@ fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value> {
         .in_type(DataType::Value));
     }
     match ty {
-        DataType::Undef => return Ok(Value::Undef),
+        DataType::Undef => return Ok(ty),
         DataType::Value
         | DataType::Info
         | DataType::Pdata
@@ -318,12 +333,7 @@ fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value> {
         e.offset = at;
         e
     })?;
-    d.enter()?;
-    let r = d
-        .driver_tag(crate::legacy::value_driver_type(ty))
-        .and_then(|()| unpack_item(d, ty));
-    d.leave();
-    r
+    Ok(ty)
 }
 
 /// One item of type `ty`.
@@ -626,40 +636,57 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
 
 fn unpack_darray(d: &mut Dec) -> Result<DataArray> {
     d.enter()?;
-    let r = (|| {
-        let at = d.pos();
-        let code = d.tag().field("type")?;
-        let ty = known_type(code, at)?;
-        if ty == DataType::Undef {
-            let size = if crate::legacy::undef_array_has_size(d.dialect) {
-                d.size().field("size")?
-            } else {
-                0
-            };
-            return Ok(DataArray::Undef { size });
-        }
-        let at = d.pos();
-        let n = d.size().field("size")?;
-        let n = if ty == DataType::Pointer {
-            n as usize
-        } else {
-            d.check_count(n, 1, at)?
-        };
-        if n == 0 {
-            // libpmix writes nothing after a zero size (not even a POINTER
-            // sentinel or a PID/INT system tag)
-            return Ok(DataArray::Typed {
-                elem_type: ty,
-                elements: Vec::new(),
-            });
-        }
-        d.driver_tag(ty)?;
-        let elements = unpack_items(d, ty, n).field("elements")?;
-        Ok(DataArray::Typed {
+    let r = (|| match darray_head(d)? {
+        DarrayHead::Undef { size } => Ok(DataArray::Undef { size }),
+        DarrayHead::Typed { ty, n: 0 } => Ok(DataArray::Typed {
             elem_type: ty,
-            elements,
-        })
+            elements: Vec::new(),
+        }),
+        DarrayHead::Typed { ty, n } => Ok(DataArray::Typed {
+            elem_type: ty,
+            elements: unpack_items(d, ty, n).field("elements")?,
+        }),
     })();
     d.leave();
     r
+}
+
+/// What a DATA_ARRAY's header says.
+pub(crate) enum DarrayHead {
+    Undef {
+        size: u64,
+    },
+    /// `n` elements of `ty` follow (the v20 driver tag already read).
+    Typed {
+        ty: DataType,
+        n: usize,
+    },
+}
+
+/// A DATA_ARRAY's type and size; the caller has entered one level.
+pub(crate) fn darray_head(d: &mut Dec) -> Result<DarrayHead> {
+    let at = d.pos();
+    let code = d.tag().field("type")?;
+    let ty = known_type(code, at)?;
+    if ty == DataType::Undef {
+        let size = if crate::legacy::undef_array_has_size(d.dialect) {
+            d.size().field("size")?
+        } else {
+            0
+        };
+        return Ok(DarrayHead::Undef { size });
+    }
+    let at = d.pos();
+    let n = d.size().field("size")?;
+    let n = if ty == DataType::Pointer {
+        n as usize
+    } else {
+        d.check_count(n, 1, at)?
+    };
+    // libpmix writes nothing after a zero size (not even a POINTER
+    // sentinel or a PID/INT system tag)
+    if n > 0 {
+        d.driver_tag(ty)?;
+    }
+    Ok(DarrayHead::Typed { ty, n })
 }

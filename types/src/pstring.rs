@@ -31,10 +31,8 @@ pub struct PString(Box<[u8]>);
 impl PString {
     /// A string from bytes that must not contain NUL.
     pub fn from_bytes(b: &[u8]) -> Result<Self, StrError> {
-        // `contains` on bytes is std's word-at-a-time memchr; the position
-        // is only looked for on the error path
-        if b.contains(&0) {
-            let i = b.iter().position(|&c| c == 0).unwrap_or(0);
+        // one SIMD scan (memchr) for the NUL
+        if let Some(i) = memchr::memchr(0, b) {
             return Err(StrError::InteriorNul(i));
         }
         Ok(PString(b.into()))

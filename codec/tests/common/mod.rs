@@ -3,6 +3,7 @@
 //! of the fuzz targets (`targets`, also compiled into fuzz/).
 #![allow(dead_code)]
 
+pub mod decode_paths;
 pub mod targets;
 
 use bytes::Bytes;
