@@ -506,8 +506,20 @@ impl<'a> Dec<'a> {
 
     /// One flex128 integer, strictly: bounded by the input, at most 9
     /// bytes, and no wider than `width` bytes.
-    #[inline]
+    #[inline(always)]
     fn flex(&mut self, width: usize, what: &'static str) -> Result<u64> {
+        // one byte (lengths, tags, small values): no word assembly
+        match self.buf.get(self.pos) {
+            Some(&b) if b < 0x80 && self.pos < self.end => {
+                self.pos += 1;
+                Ok(b as u64)
+            }
+            _ => self.flex_long(width, what),
+        }
+    }
+
+    #[inline]
+    fn flex_long(&mut self, width: usize, what: &'static str) -> Result<u64> {
         let s = &self.buf[self.pos..self.end];
         let (u, n) = match s.first_chunk::<FLEX_MAX>() {
             // whole-word path, no branch per byte
