@@ -19,7 +19,7 @@
 use bytes::Bytes;
 use pmix_codec::view::ValueRef;
 use pmix_codec::{DataBuffer, Format, Reader};
-use pmix_types::{DataArray, DataType, Hex, Info, PString, Value};
+use pmix_types::{DataArray, DataType, Info, PString, Value};
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -465,7 +465,7 @@ fn our_round(reps: usize, data: &Data, problems: &mut Problems) -> Round {
     ));
 
     // the 64 MiB byte object: packed from its value, unpacked as a view
-    let bo = vec![Value::ByteObject(Hex(big.clone()))];
+    let bo = vec![Value::ByteObject(big.clone().into())];
     let (pack, packed) = pack_with(big_reps, |b| {
         b.pack(DataType::ByteObject, &bo).expect("pack")
     });
@@ -498,7 +498,7 @@ fn our_round(reps: usize, data: &Data, problems: &mut Problems) -> Round {
         let mut buf = DataBuffer::from_bytes(FMT, bo_row.packed.clone());
         match buf.unpack(DataType::ByteObject, 1).map(|u| u.values) {
             Ok(v) => match v.as_slice() {
-                [Value::ByteObject(Hex(b))] => {
+                [Value::ByteObject(b)] => {
                     let range = bo_row.packed.as_ptr_range();
                     range.contains(&b.as_ptr()) && b.len() == big.len()
                 }
@@ -569,9 +569,9 @@ fn main() {
                 0 => Value::String(Some(rng.word())),
                 1 => Value::Uint32(rng.next() as u32),
                 2 => Value::Bool(rng.next() & 1 == 1),
-                3 => Value::ByteObject(Hex(Bytes::from(
-                    (0..64).map(|_| rng.next() as u8).collect::<Vec<u8>>(),
-                ))),
+                3 => Value::ByteObject(
+                    Bytes::from((0..64).map(|_| rng.next() as u8).collect::<Vec<u8>>()).into(),
+                ),
                 _ => Value::DataArray(Box::new(
                     DataArray::new(
                         DataType::Uint64,

@@ -386,7 +386,7 @@ fn procs(v: Vec<Value>) -> Vec<Proc> {
     v.into_iter()
         .filter_map(|x| {
             if let Value::Proc(p) = x {
-                Some(p)
+                Some(*p)
             } else {
                 None
             }
@@ -489,7 +489,7 @@ impl Request {
                         _ => unreachable!(),
                     };
                     let buf = match one(&mut b, DataType::Buffer, "blob")? {
-                        Value::Buffer(x) => x,
+                        Value::Buffer(x) => *x,
                         _ => unreachable!(),
                     };
                     blobs.push((scope, buf));
@@ -790,7 +790,11 @@ impl Request {
     pub fn encode(&self, fmt: &Format) -> Result<Vec<u8>> {
         let mut b = DataBuffer::new(*fmt);
         b.pack(DataType::Command, &[Value::Command(self.command())])?;
-        let proc_values = |p: &[Proc]| p.iter().cloned().map(Value::Proc).collect::<Vec<_>>();
+        let proc_values = |p: &[Proc]| {
+            p.iter()
+                .map(|p| Value::Proc(Box::new(p.clone())))
+                .collect::<Vec<_>>()
+        };
         let info_values = |i: &[Info]| {
             i.iter()
                 .map(|x| Value::Info(Box::new(x.clone())))
@@ -810,7 +814,7 @@ impl Request {
             Request::Commit { blobs } => {
                 for (scope, buf) in blobs {
                     b.pack(DataType::Scope, &[Value::Scope(*scope)])?;
-                    b.pack(DataType::Buffer, &[Value::Buffer(buf.clone())])?;
+                    b.pack(DataType::Buffer, &[Value::Buffer(Box::new(buf.clone()))])?;
                 }
             }
             Request::Fence { procs, info } => {
@@ -870,7 +874,9 @@ impl Request {
             } => {
                 b.pack(
                     DataType::ByteObject,
-                    &[Value::ByteObject(pmix_types::Hex(credential.clone()))],
+                    &[Value::ByteObject(Box::new(pmix_types::Hex(
+                        credential.clone(),
+                    )))],
                 )?;
                 put_counted(&mut b, DataType::Info, info_values(directives))?;
             }
@@ -967,7 +973,7 @@ impl Request {
                 if let Some(d) = data {
                     b.pack(
                         DataType::ByteObject,
-                        &[Value::ByteObject(pmix_types::Hex(d.clone()))],
+                        &[Value::ByteObject(Box::new(pmix_types::Hex(d.clone())))],
                     )?;
                 }
             }
@@ -1326,7 +1332,7 @@ impl Reply {
                 for x in blobs {
                     b.pack(
                         DataType::ByteObject,
-                        &[Value::ByteObject(pmix_types::Hex(x.clone()))],
+                        &[Value::ByteObject(Box::new(pmix_types::Hex(x.clone())))],
                     )?;
                 }
             }
@@ -1371,7 +1377,7 @@ impl Reply {
                 if let Some(c) = credential {
                     b.pack(
                         DataType::ByteObject,
-                        &[Value::ByteObject(pmix_types::Hex(c.clone()))],
+                        &[Value::ByteObject(Box::new(pmix_types::Hex(c.clone())))],
                     )?;
                 }
                 if let Some(i) = info {
@@ -1418,7 +1424,7 @@ impl Reply {
                 for x in blobs {
                     b.pack(
                         DataType::ByteObject,
-                        &[Value::ByteObject(pmix_types::Hex(x.clone()))],
+                        &[Value::ByteObject(Box::new(pmix_types::Hex(x.clone())))],
                     )?;
                 }
             }
@@ -1438,7 +1444,7 @@ impl Reply {
                     put_counted(
                         &mut b,
                         DataType::Proc,
-                        p.iter().cloned().map(Value::Proc).collect(),
+                        p.iter().map(|p| Value::Proc(Box::new(p.clone()))).collect(),
                     )?;
                 }
             }
@@ -1481,7 +1487,7 @@ impl EventNotice {
         }
         let status = status_of(one(&mut b, DataType::Status, "status")?);
         let source = match one(&mut b, DataType::Proc, "source")? {
-            Value::Proc(p) => p,
+            Value::Proc(p) => *p,
             _ => unreachable!("unpack of PROC gives PROC"),
         };
         let info = infos(counted(&mut b, DataType::Info, "info")?);
@@ -1499,7 +1505,10 @@ impl EventNotice {
         let mut b = DataBuffer::new(*fmt);
         b.pack(DataType::Command, &[Value::Command(cmd::NOTIFY)])?;
         b.pack(DataType::Status, &[Value::Status(self.status)])?;
-        b.pack(DataType::Proc, &[Value::Proc(self.source.clone())])?;
+        b.pack(
+            DataType::Proc,
+            &[Value::Proc(Box::new(self.source.clone()))],
+        )?;
         let v = self
             .info
             .iter()
@@ -1532,7 +1541,7 @@ impl IofData {
     pub fn decode(fmt: &Format, payload: &[u8]) -> Result<IofData> {
         let mut b = DataBuffer::from_bytes(*fmt, Bytes::copy_from_slice(payload));
         let source = match one(&mut b, DataType::Proc, "source")? {
-            Value::Proc(p) => p,
+            Value::Proc(p) => *p,
             _ => unreachable!("unpack of PROC gives PROC"),
         };
         let channel = match one(&mut b, DataType::IofChannel, "channel")? {
@@ -1554,7 +1563,10 @@ impl IofData {
 
     pub fn encode(&self, fmt: &Format) -> Result<Vec<u8>> {
         let mut b = DataBuffer::new(*fmt);
-        b.pack(DataType::Proc, &[Value::Proc(self.source.clone())])?;
+        b.pack(
+            DataType::Proc,
+            &[Value::Proc(Box::new(self.source.clone()))],
+        )?;
         b.pack(DataType::IofChannel, &[Value::IofChannel(self.channel)])?;
         b.pack(DataType::Size, &[Value::Size(self.refid)])?;
         let v = self
@@ -1565,7 +1577,9 @@ impl IofData {
         put_counted(&mut b, DataType::Info, v)?;
         b.pack(
             DataType::ByteObject,
-            &[Value::ByteObject(pmix_types::Hex(self.data.clone()))],
+            &[Value::ByteObject(Box::new(pmix_types::Hex(
+                self.data.clone(),
+            )))],
         )?;
         Ok(b.as_bytes().to_vec())
     }

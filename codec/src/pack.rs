@@ -230,7 +230,7 @@ fn pack_value_as(e: &mut Enc, v: &Value, field: InfoTypeField) -> Result<()> {
                                 _ => None,
                             })
                             .collect();
-                        pack_value_as(e, &Value::InfoArray(infos), field)
+                        pack_value_as(e, &Value::InfoArray(infos.into()), field)
                     }
                     _ => Err(e.err(ErrorKind::NotSupported(
                         "v12 values hold only arrays of INFO",

@@ -366,7 +366,7 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
         T::Time => Value::Time(d.u64()?),
         T::Status => Value::Status(d.i32()?),
         T::Value => Value::Value(Box::new(unpack_value(d)?)),
-        T::Proc => Value::Proc(proc_(d)?),
+        T::Proc => Value::Proc(Box::new(proc_(d)?)),
         T::App => {
             let cmd = d.str().field("cmd")?;
             let at = d.pos();
@@ -411,18 +411,18 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
         }
         T::Buffer => {
             let buffer_type = if d.dialect.is_legacy() { 0 } else { d.u8()? };
-            Value::Buffer(Buffer {
+            Value::Buffer(Box::new(Buffer {
                 buffer_type,
                 bytes: bytes_sized(d)?,
-            })
+            }))
         }
-        T::ByteObject => Value::ByteObject(Hex(bytes_sized(d)?)),
+        T::ByteObject => Value::ByteObject(Box::new(Hex(bytes_sized(d)?))),
         T::Kval => {
             let key = d.str().field("key")?;
             let value = unpack_value(d).field("value")?;
             Value::Kval(Box::new(Kval { key, value }))
         }
-        T::Modex => Value::Modex(Hex(bytes_sized(d)?)),
+        T::Modex => Value::Modex(Box::new(Hex(bytes_sized(d)?))),
         T::Persist => Value::Persist(d.u8()?),
         T::Pointer => {
             d.u8()?;
@@ -464,11 +464,11 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
             let qualifiers = infos(d, nqual).field("qualifiers")?;
             Value::Query(Box::new(Query { keys, qualifiers }))
         }
-        T::CompressedString => Value::CompressedString(Hex(bytes_sized(d)?)),
+        T::CompressedString => Value::CompressedString(Box::new(Hex(bytes_sized(d)?))),
         T::AllocDirective => Value::AllocDirective(d.u8()?),
         T::InfoArray => {
             let n = d.count_size(1)?;
-            Value::InfoArray(infos(d, n)?)
+            Value::InfoArray(infos(d, n)?.into())
         }
         T::IofChannel => Value::IofChannel(d.u16()?),
         T::Envar => Value::Envar(Box::new(Envar {
@@ -533,7 +533,7 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
         }
         T::DevType => Value::DevType(d.u64()?),
         T::LocType => Value::LocType(d.u16()?),
-        T::CompressedByteObject => Value::CompressedByteObject(Hex(bytes_sized(d)?)),
+        T::CompressedByteObject => Value::CompressedByteObject(Box::new(Hex(bytes_sized(d)?))),
         T::ProcNspace => Value::ProcNspace(nspace(d)?),
         T::ProcStats => {
             let node = d.str().field("node")?;
@@ -606,7 +606,7 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
                 netstats,
             }))
         }
-        T::DataBuffer => Value::DataBuffer(Hex(bytes_sized(d)?)),
+        T::DataBuffer => Value::DataBuffer(Box::new(Hex(bytes_sized(d)?))),
         T::StorMedium => Value::StorMedium(d.u64()?),
         T::StorAccess => Value::StorAccess(d.u64()?),
         T::StorPersist => Value::StorPersist(d.u64()?),

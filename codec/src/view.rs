@@ -230,8 +230,8 @@ impl ValueRef<'_> {
             ValueRef::Uint32(x) => Value::Uint32(*x),
             ValueRef::Uint64(x) => Value::Uint64(*x),
             ValueRef::String(s) => Value::String(s.map(pstring).transpose()?),
-            ValueRef::ByteObject(b) => Value::ByteObject(Hex(Bytes::copy_from_slice(b))),
-            ValueRef::Proc(p) => Value::Proc(p.to_proc()?),
+            ValueRef::ByteObject(b) => Value::ByteObject(Box::new(Hex(Bytes::copy_from_slice(b)))),
+            ValueRef::Proc(p) => Value::Proc(Box::new(p.to_proc()?)),
             ValueRef::Info(i) => Value::Info(Box::new(Info {
                 key: limited(Key::new(pstring(i.key)?), "key")?,
                 flags: i.flags,

@@ -5,7 +5,7 @@
 //! every type in every format, on every cut and on byte flips of their
 //! encodings, and on the fuzz seeds of corpus/fuzz/roundtrip.
 //!
-//! Cases per (format, type) pair: `PMIX_PROPTEST_CASES` (default 12).
+//! Cases per (format, type) pair: `PMIX_PROPTEST_CASES` (default 6).
 
 mod common;
 
@@ -21,7 +21,7 @@ fn cases() -> u32 {
     std::env::var("PMIX_PROPTEST_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(12)
+        .unwrap_or(6)
 }
 
 fn runner(ty: DataType, fmt: &Format, salt: u8) -> TestRunner {
