@@ -31,10 +31,10 @@ pub fn pack_items(e: &mut Enc, ty: DataType, values: &[Value]) -> Result<()> {
             // v12 writes nothing at all for pointers
             return Ok(());
         }
-        if values.len() > crate::unpack::MAX_POINTERS {
+        if values.len() > crate::wire::MAX_POINTERS {
             return Err(e.err(ErrorKind::CountTooLarge {
                 count: values.len() as u64,
-                remaining: crate::unpack::MAX_POINTERS as u64,
+                remaining: crate::wire::MAX_POINTERS as u64,
             }));
         }
         // one sentinel byte per call, even for zero pointers
@@ -242,7 +242,7 @@ fn pack_value_as(e: &mut Enc, v: &Value, field: InfoTypeField) -> Result<()> {
         }
     }
     let ty = v.data_type();
-    if !crate::legacy::value_supported(e.dialect, ty) {
+    if !e.dialect.value_packer_knows(ty) {
         return Err(e
             .err(ErrorKind::ValueTypeNotRegistered {
                 ty,

@@ -9,11 +9,6 @@ use crate::wire::{system_tag, to_int, to_pid, to_size, Dec};
 use bytes::Bytes;
 use pmix_types::*;
 
-/// Most pointers accepted in one unit: POINTER items occupy no bytes of
-/// their own (one sentinel byte per unit), so their count cannot be
-/// checked against the input.
-pub const MAX_POINTERS: usize = 1024;
-
 /// Unpack `n` items of type `ty` (the count has been read by the caller).
 pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
     check_registered(d, ty)?;
@@ -303,7 +298,7 @@ pub(crate) fn value_type(d: &mut Dec, field: InfoTypeField) -> Result<DataType> 
         }
     };
     let ty = known_type(code, at)?;
-    if !crate::legacy::value_supported(d.dialect, ty) {
+    if !d.dialect.value_packer_knows(ty) {
         return Err(Error::new(
             ErrorKind::ValueTypeNotRegistered {
                 ty,

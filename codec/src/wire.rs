@@ -14,6 +14,11 @@ use pmix_types::{DataType, PString};
 /// Nesting cap for DATA_ARRAY / VALUE recursion (master's default).
 pub const MAX_DEPTH: u32 = 100;
 
+/// Most pointers accepted in one unit: POINTER items occupy no bytes of
+/// their own (one sentinel byte per unit), so their count cannot be
+/// checked against the input.
+pub const MAX_POINTERS: usize = 1024;
+
 /// Longest flex128 encoding: 8 groups of 7 bits and a raw 9th byte.
 pub const FLEX_MAX: usize = 9;
 
@@ -350,7 +355,7 @@ pub fn to_pid(v: i128, at: usize) -> Result<u32> {
 /// How many zero-byte items one decode of `len` input bytes may produce:
 /// at least one full POINTER unit, otherwise one per input byte.
 pub fn zero_item_budget(len: usize) -> usize {
-    crate::unpack::MAX_POINTERS.max(len)
+    MAX_POINTERS.max(len)
 }
 
 /// The reader side: a window `[pos, end)` of a shared buffer.
