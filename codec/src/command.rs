@@ -310,21 +310,21 @@ fn opt_infos(b: &mut DataBuffer, field: &str) -> Result<Option<Vec<Info>>> {
 fn byte_object(b: &mut DataBuffer, field: &str) -> Result<Bytes> {
     match one(b, DataType::ByteObject, field)? {
         Value::ByteObject(x) => Ok(x.0),
-        _ => unreachable!("unpack of BYTE_OBJECT gives BYTE_OBJECT"),
+        other => Err(unexpected(other)),
     }
 }
 
 fn proc_rank(b: &mut DataBuffer, field: &str) -> Result<u32> {
     match one(b, DataType::ProcRank, field)? {
         Value::ProcRank(r) => Ok(r),
-        _ => unreachable!("unpack of PROC_RANK gives PROC_RANK"),
+        other => Err(unexpected(other)),
     }
 }
 
 fn data_range(b: &mut DataBuffer, field: &str) -> Result<u8> {
     match one(b, DataType::DataRange, field)? {
         Value::DataRange(r) => Ok(r),
-        _ => unreachable!("unpack of DATA_RANGE gives DATA_RANGE"),
+        other => Err(unexpected(other)),
     }
 }
 
@@ -352,7 +352,7 @@ fn one(b: &mut DataBuffer, ty: DataType, field: &str) -> Result<Value> {
 fn size(b: &mut DataBuffer, field: &str) -> Result<u64> {
     match one(b, DataType::Size, field)? {
         Value::Size(n) => Ok(n),
-        _ => unreachable!("unpack of SIZE gives SIZE"),
+        other => Err(unexpected(other)),
     }
 }
 
@@ -407,7 +407,7 @@ fn infos(v: Vec<Value>) -> Vec<Info> {
 fn uint32(b: &mut DataBuffer, field: &str) -> Result<u32> {
     match one(b, DataType::Uint32, field)? {
         Value::Uint32(n) => Ok(n),
-        _ => unreachable!("unpack of UINT32 gives UINT32"),
+        other => Err(unexpected(other)),
     }
 }
 fn string(v: Value) -> Option<PString> {
@@ -467,13 +467,13 @@ impl Request {
         let mut b = DataBuffer::from_bytes(*fmt, Bytes::copy_from_slice(payload));
         let command = match one(&mut b, DataType::Command, "command")? {
             Value::Command(c) => c,
-            _ => unreachable!("unpack of COMMAND gives COMMAND"),
+            other => return Err(unexpected(other)),
         };
         let r = match command {
             cmd::REQ => Request::Req,
             cmd::FINALIZE => Request::Finalize,
             cmd::ABORT => {
-                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let status = status(&mut b, "status")?;
                 let message = string(one(&mut b, DataType::String, "message")?);
                 Request::Abort {
                     status,
@@ -486,11 +486,11 @@ impl Request {
                 while !b.unread().is_empty() {
                     let scope = match one(&mut b, DataType::Scope, "scope")? {
                         Value::Scope(s) => s,
-                        _ => unreachable!(),
+                        other => return Err(unexpected(other)),
                     };
                     let buf = match one(&mut b, DataType::Buffer, "blob")? {
                         Value::Buffer(x) => *x,
-                        _ => unreachable!(),
+                        other => return Err(unexpected(other)),
                     };
                     blobs.push((scope, buf));
                 }
@@ -529,7 +529,7 @@ impl Request {
             cmd::ALLOC => {
                 let directive = match one(&mut b, DataType::AllocDirective, "directive")? {
                     Value::AllocDirective(d) => d,
-                    _ => unreachable!("unpack of ALLOC_DIRECTIVE gives ALLOC_DIRECTIVE"),
+                    other => return Err(unexpected(other)),
                 };
                 Request::Alloc {
                     directive,
@@ -546,9 +546,9 @@ impl Request {
             cmd::MONITOR => {
                 let monitor = match one(&mut b, DataType::Info, "monitor")? {
                     Value::Info(i) => *i,
-                    _ => unreachable!("unpack of INFO gives INFO"),
+                    other => return Err(unexpected(other)),
                 };
-                let error = status_of(one(&mut b, DataType::Status, "error")?);
+                let error = status(&mut b, "error")?;
                 Request::Monitor {
                     monitor,
                     error,
@@ -570,7 +570,7 @@ impl Request {
                 let directives = infos(counted(&mut b, DataType::Info, "directives")?);
                 let channels = match one(&mut b, DataType::IofChannel, "channels")? {
                     Value::IofChannel(c) => c,
-                    _ => unreachable!("unpack of IOF_CHANNEL gives IOF_CHANNEL"),
+                    other => return Err(unexpected(other)),
                 };
                 Request::IofPull {
                     procs: p,
@@ -640,7 +640,7 @@ impl Request {
                 }
             }
             cmd::NOTIFY => {
-                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let status = status(&mut b, "status")?;
                 let range = data_range(&mut b, "range")?;
                 Request::Notify {
                     status,
@@ -652,7 +652,7 @@ impl Request {
                 let codes = counted(&mut b, DataType::Status, "codes")?
                     .into_iter()
                     .map(status_of)
-                    .collect();
+                    .collect::<Result<_>>()?;
                 Request::RegEvents {
                     codes,
                     info: infos(counted(&mut b, DataType::Info, "info")?),
@@ -661,7 +661,7 @@ impl Request {
             cmd::DEREGEVENTS => {
                 let mut codes = Vec::new();
                 while !b.unread().is_empty() {
-                    codes.push(status_of(one(&mut b, DataType::Status, "codes")?));
+                    codes.push(status(&mut b, "codes")?);
                 }
                 Request::DeregEvents { codes }
             }
@@ -683,7 +683,7 @@ impl Request {
                 let timestamp = if log_has_time(fmt) {
                     match one(&mut b, DataType::Time, "timestamp")? {
                         Value::Time(t) => Some(t),
-                        _ => unreachable!("unpack of TIME gives TIME"),
+                        other => return Err(unexpected(other)),
                     }
                 } else {
                     None
@@ -715,11 +715,11 @@ impl Request {
             cmd::COMPUTE_DEVICE_DISTANCES => {
                 let topology = match one(&mut b, DataType::Topo, "topology")? {
                     Value::Topo(t) => *t,
-                    _ => unreachable!("unpack of TOPO gives TOPO"),
+                    other => return Err(unexpected(other)),
                 };
                 let cpuset = match one(&mut b, DataType::ProcCpuset, "cpuset")? {
                     Value::ProcCpuset(c) => c,
-                    _ => unreachable!("unpack of PROC_CPUSET gives PROC_CPUSET"),
+                    other => return Err(unexpected(other)),
                 };
                 Request::DeviceDistances {
                     topology,
@@ -735,7 +735,7 @@ impl Request {
             cmd::RESBLK => {
                 let directive = match one(&mut b, DataType::ResBlockDirective, "directive")? {
                     Value::ResBlockDirective(d) => d,
-                    _ => unreachable!("unpack of RESBLOCK_DIRECTIVE gives it"),
+                    other => return Err(unexpected(other)),
                 };
                 let block = string(one(&mut b, DataType::String, "block")?);
                 let units = counted(&mut b, DataType::ResourceUnit, "units")?
@@ -1106,12 +1106,25 @@ pub enum Reply {
     Raw(#[serde(with = "serde_bytes_hex")] Bytes),
 }
 
-fn status_of(v: Value) -> i32 {
-    if let Value::Status(s) = v {
-        s
-    } else {
-        unreachable!("unpack of STATUS gives STATUS")
+fn status_of(v: Value) -> Result<i32> {
+    match v {
+        Value::Status(s) => Ok(s),
+        other => Err(unexpected(other)),
     }
+}
+
+fn status(b: &mut DataBuffer, field: &str) -> Result<i32> {
+    status_of(one(b, DataType::Status, field)?).map_err(|e| e.in_field(field))
+}
+
+/// A value of another type than the one unpacked (unpack never gives
+/// one; an error rather than a panic all the same).
+#[cold]
+fn unexpected(v: Value) -> Error {
+    Error::new(
+        ErrorKind::Invalid(format!("unpack gave an unexpected {}", v.data_type())),
+        0,
+    )
 }
 
 impl Reply {
@@ -1123,7 +1136,7 @@ impl Reply {
             Err(e) => {
                 match crate::decode(fmt, DataType::Status, payload).map(|v| v.as_slice().to_vec()) {
                     Ok(v) if v.len() == 1 => {
-                        let s = status_of(v[0].clone());
+                        let s = status_of(v[0].clone())?;
                         // the same answer as the canonical bytes of that status give
                         let lone = Reply::Status(s).encode(fmt)?;
                         Ok(match Self::decode_as(fmt, command, &lone) {
@@ -1180,24 +1193,24 @@ impl Reply {
                 while !b.unread().is_empty() {
                     match one(&mut b, DataType::Kval, "kval")? {
                         Value::Kval(k) => kvals.push(*k),
-                        _ => unreachable!(),
+                        other => return Err(unexpected(other)),
                     }
                 }
                 Reply::JobInfo { nspace, kvals }
             }
             cmd::GETNB => {
-                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let status = status(&mut b, "status")?;
                 let mut blobs = Vec::new();
                 while !b.unread().is_empty() {
                     match one(&mut b, DataType::ByteObject, "blob")? {
                         Value::ByteObject(x) => blobs.push(x.0),
-                        _ => unreachable!(),
+                        other => return Err(unexpected(other)),
                     }
                 }
                 Reply::Get { status, blobs }
             }
             cmd::QUERY => {
-                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let status = status(&mut b, "status")?;
                 let info = opt_infos(&mut b, "info")?.unwrap_or_default();
                 Reply::Query { status, info }
             }
@@ -1209,14 +1222,14 @@ impl Reply {
             | cmd::FABRIC_UPDATE
             | cmd::RESBLK
             | cmd::SESSION_CTRL => {
-                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let status = status(&mut b, "status")?;
                 Reply::Infos {
                     status,
                     info: opt_infos(&mut b, "info")?,
                 }
             }
             cmd::GET_CREDENTIAL => {
-                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let status = status(&mut b, "status")?;
                 let credential = if_more(&mut b, |b| byte_object(b, "credential"))?;
                 Reply::Credential {
                     status,
@@ -1225,18 +1238,18 @@ impl Reply {
                 }
             }
             cmd::IOF_PULL | cmd::GROUP_CONSTRUCT => {
-                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let status = status(&mut b, "status")?;
                 let id = if_more(&mut b, |b| size(b, "id"))?;
                 Reply::Id { status, id }
             }
             cmd::SPAWNNB => {
-                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let status = status(&mut b, "status")?;
                 let nspace = if_more(&mut b, |b| Ok(string(one(b, DataType::String, "nspace")?)))?;
                 let mut kvals = Vec::new();
                 while !b.unread().is_empty() {
                     match one(&mut b, DataType::Kval, "kval")? {
                         Value::Kval(k) => kvals.push(*k),
-                        _ => unreachable!("unpack of KVAL gives KVAL"),
+                        other => return Err(unexpected(other)),
                     }
                 }
                 Reply::Spawn {
@@ -1246,14 +1259,14 @@ impl Reply {
                 }
             }
             cmd::CONNECTNB => {
-                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let status = status(&mut b, "status")?;
                 Reply::Connect {
                     status,
                     blobs: byte_objects(&mut b, "blob")?,
                 }
             }
             cmd::LOOKUPNB => {
-                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let status = status(&mut b, "status")?;
                 let data = if status == 0 {
                     counted(&mut b, DataType::Pdata, "data")?
                         .into_iter()
@@ -1268,7 +1281,7 @@ impl Reply {
                 Reply::Lookup { status, data }
             }
             cmd::COMPUTE_DEVICE_DISTANCES => {
-                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let status = status(&mut b, "status")?;
                 let distances = if_more(&mut b, |b| {
                     Ok(counted(b, DataType::DeviceDist, "distances")?
                         .into_iter()
@@ -1281,12 +1294,12 @@ impl Reply {
                 Reply::Distances { status, distances }
             }
             cmd::RESOLVE_PEERS => {
-                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let status = status(&mut b, "status")?;
                 let procs = if_more(&mut b, |b| Ok(procs(counted(b, DataType::Proc, "procs")?)))?;
                 Reply::Peers { status, procs }
             }
             cmd::RESOLVE_NODE => {
-                let status = status_of(one(&mut b, DataType::Status, "status")?);
+                let status = status(&mut b, "status")?;
                 let nodelist =
                     if_more(&mut b, |b| Ok(string(one(b, DataType::String, "nodelist")?)))?;
                 Reply::Nodes { status, nodelist }
@@ -1309,7 +1322,7 @@ impl Reply {
             // never sent by any client; servers answer NOT_SUPPORTED
             | cmd::GROUP_JOIN
             | cmd::GROUP_INVITE
-            | cmd::REQ_SYSINFO => Reply::Status(status_of(one(&mut b, DataType::Status, "status")?)),
+            | cmd::REQ_SYSINFO => Reply::Status(status(&mut b, "status")?),
             _ => return Ok(Reply::Raw(Bytes::copy_from_slice(payload))),
         };
         all_read(&b, || "bytes after the reply".into())?;
@@ -1483,12 +1496,12 @@ impl EventNotice {
                     0,
                 ))
             }
-            _ => unreachable!("unpack of COMMAND gives COMMAND"),
+            other => return Err(unexpected(other)),
         }
-        let status = status_of(one(&mut b, DataType::Status, "status")?);
+        let status = status(&mut b, "status")?;
         let source = match one(&mut b, DataType::Proc, "source")? {
             Value::Proc(p) => *p,
-            _ => unreachable!("unpack of PROC gives PROC"),
+            other => return Err(unexpected(other)),
         };
         let info = infos(counted(&mut b, DataType::Info, "info")?);
         let range = if_more(&mut b, |b| data_range(b, "range"))?;
@@ -1542,11 +1555,11 @@ impl IofData {
         let mut b = DataBuffer::from_bytes(*fmt, Bytes::copy_from_slice(payload));
         let source = match one(&mut b, DataType::Proc, "source")? {
             Value::Proc(p) => *p,
-            _ => unreachable!("unpack of PROC gives PROC"),
+            other => return Err(unexpected(other)),
         };
         let channel = match one(&mut b, DataType::IofChannel, "channel")? {
             Value::IofChannel(c) => c,
-            _ => unreachable!("unpack of IOF_CHANNEL gives IOF_CHANNEL"),
+            other => return Err(unexpected(other)),
         };
         let refid = size(&mut b, "refid")?;
         let info = infos(counted(&mut b, DataType::Info, "info")?);
