@@ -100,13 +100,9 @@ impl DataBuffer {
     }
 
     fn frozen(&mut self) -> Bytes {
-        if let Storage::Writable(v) = &mut self.store {
-            self.store = Storage::Frozen(Bytes::from(std::mem::take(v)));
-        }
-        match &self.store {
-            Storage::Frozen(b) => b.clone(),
-            Storage::Writable(_) => unreachable!("converted above"),
-        }
+        let b = self.take_frozen();
+        self.store = Storage::Frozen(b.clone());
+        b
     }
 
     /// `PMIx_Data_pack`: append one unit. Nothing is written on error.
@@ -151,26 +147,40 @@ impl DataBuffer {
                 left_in_unit: left,
             });
         }
-        let buf = self.frozen();
-        let (n, pos) = unit_header(&buf, self.read, &self.format, ty)?;
-        let (mut values, end) = items_at(
-            &buf,
-            pos,
-            &self.format,
-            ty,
-            n,
-            &mut crate::wire::zero_item_budget(buf.len()),
-        )?;
+        // the bytes are moved out for the call and back after (no refcount traffic)
+        let buf = self.take_frozen();
+        let r = unit_header(&buf, self.read, &self.format, ty).and_then(|(n, pos)| {
+            items_at(
+                &buf,
+                pos,
+                &self.format,
+                ty,
+                n,
+                &mut crate::wire::zero_item_budget(buf.len()),
+            )
+        });
+        self.store = Storage::Frozen(buf);
+        let (mut values, end) = r?;
         self.read = end;
-        let rest: std::collections::VecDeque<Value> = values.drain(n.min(max)..).collect();
-        let left = rest.len();
-        if left > 0 {
+        let mut left = 0;
+        if values.len() > max {
+            let rest: std::collections::VecDeque<Value> = values.split_off(max).into();
+            left = rest.len();
             self.pending = Some((ty, rest));
         }
         Ok(Unpacked {
             values,
             left_in_unit: left,
         })
+    }
+
+    /// The contents as frozen bytes, moved out of the buffer (which is
+    /// left empty until they are put back).
+    fn take_frozen(&mut self) -> Bytes {
+        match std::mem::replace(&mut self.store, Storage::Writable(Vec::new())) {
+            Storage::Frozen(b) => b,
+            Storage::Writable(v) => Bytes::from(v),
+        }
     }
 
     /// Unpack exactly one value.

@@ -119,8 +119,16 @@ fn legacy_unit_code(fmt: &Format, ty: DataType) -> u16 {
 /// position of the first item.
 fn unit_header(buf: &[u8], pos: usize, fmt: &Format, ty: DataType) -> Result<(usize, usize)> {
     let mut d = Dec::from_slice(buf, pos, fmt.dialect, fmt.ints());
-    d.driver_tags = legacy::driver_tags(fmt);
-    if fmt.buffer_type == BufferType::FullyDesc {
+    let n = read_unit_header(&mut d, fmt, ty)?;
+    Ok((n, d.pos()))
+}
+
+/// Read the header of one unit at `d`'s position: the count (not yet
+/// checked against the bytes remaining).
+#[inline]
+pub(crate) fn read_unit_header(d: &mut Dec, fmt: &Format, ty: DataType) -> Result<usize> {
+    let described = fmt.buffer_type == BufferType::FullyDesc;
+    if described {
         let at = d.pos();
         let tag = d.tag()?;
         if tag != legacy::wire_tag(fmt.dialect, DataType::Int32.code()) {
@@ -139,7 +147,7 @@ fn unit_header(buf: &[u8], pos: usize, fmt: &Format, ty: DataType) -> Result<(us
         )
         .in_type(ty));
     }
-    if fmt.buffer_type == BufferType::FullyDesc {
+    if described {
         let at = d.pos();
         let tag = d.tag()?;
         if tag != legacy::wire_tag(fmt.dialect, legacy_unit_code(fmt, ty)) {
@@ -152,7 +160,7 @@ fn unit_header(buf: &[u8], pos: usize, fmt: &Format, ty: DataType) -> Result<(us
             ));
         }
     }
-    Ok((n as usize, d.pos()))
+    Ok(n as usize)
 }
 
 /// Unpack `n` items of `ty` at `pos`; returns them and the new position.

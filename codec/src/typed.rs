@@ -125,7 +125,7 @@ pub fn pack_strs<S: AsRef<[u8]>>(out: &mut Vec<u8>, fmt: &Format, items: &[S]) -
         e.out.reserve(body);
         for (i, s) in items.iter().enumerate() {
             let s = s.as_ref();
-            if memchr::memchr(0, s).is_some() {
+            if pmix_types::find_nul(s).is_some() {
                 let err = e
                     .err(ErrorKind::BadString("NUL inside the string"))
                     .in_type(ty);
@@ -135,7 +135,11 @@ pub fn pack_strs<S: AsRef<[u8]>>(out: &mut Vec<u8>, fmt: &Format, items: &[S]) -
                     err
                 });
             }
-            e.count32(s.len() + 1)?;
+            match e.ints {
+                // the common short string: its flex length is one byte
+                Ints::Flex if s.len() < 63 => e.u8(((s.len() + 1) * 2) as u8),
+                _ => e.count32(s.len() + 1)?,
+            }
             e.raw(s);
             e.u8(0);
         }

@@ -29,8 +29,8 @@ use crate::error::{Error, ErrorKind, Field, Result};
 use crate::legacy::{self, InfoTypeField};
 use crate::typed::Prim;
 use crate::unpack::{self, DarrayHead};
-use crate::wire::{zero_item_budget, Dec};
-use crate::{legacy::driver_tags, unit_header};
+use crate::wire::Dec;
+use crate::{legacy::driver_tags, read_unit_header};
 use bytes::Bytes;
 use pmix_types::{DataArray, DataType, Hex, Info, Key, Nspace, PString, Proc, Rank, Value};
 
@@ -458,48 +458,51 @@ fn darray<'a>(d: &mut Dec<'a>) -> Result<ValueRef<'a>> {
 
 /// A reader over received bytes, one pack unit at a time.
 pub struct Reader<'a> {
-    buf: &'a [u8],
-    pos: usize,
+    d: Dec<'a>,
     fmt: Format,
-    zero_budget: usize,
 }
 
 impl<'a> Reader<'a> {
     pub fn new(fmt: Format, buf: &'a [u8]) -> Reader<'a> {
-        Reader {
-            buf,
-            pos: 0,
-            fmt,
-            zero_budget: zero_item_budget(buf.len()),
-        }
+        let mut d = Dec::from_slice(buf, 0, fmt.dialect, fmt.ints());
+        d.driver_tags = driver_tags(&fmt);
+        Reader { d, fmt }
     }
     /// Bytes read so far.
     pub fn position(&self) -> usize {
-        self.pos
+        self.d.pos()
     }
     /// Whether every byte has been read.
     pub fn is_empty(&self) -> bool {
-        self.pos >= self.buf.len()
+        self.d.is_empty()
     }
 
     /// Read one unit of `ty` with `f`; the position moves only on success.
+    #[inline]
     fn unit<T>(
         &mut self,
         ty: DataType,
         f: impl FnOnce(&mut Dec<'a>, usize) -> Result<T>,
     ) -> Result<T> {
-        self.fmt
-            .dialect
-            .require(ty, false)
-            .map_err(|k| Error::new(k, self.pos).in_type(ty))?;
-        let (n, p) = unit_header(self.buf, self.pos, &self.fmt, ty)?;
-        let mut d = Dec::from_slice(self.buf, p, self.fmt.dialect, self.fmt.ints());
-        d.driver_tags = driver_tags(&self.fmt);
-        d.zero_budget = self.zero_budget;
-        let v = f(&mut d, n)?;
-        self.zero_budget = d.zero_budget;
-        self.pos = d.pos();
-        Ok(v)
+        if !self.fmt.dialect.registers(ty) {
+            return Err(self.not_registered(ty));
+        }
+        let (start, budget) = (self.d.pos(), self.d.zero_budget);
+        let r = read_unit_header(&mut self.d, &self.fmt, ty).and_then(|n| f(&mut self.d, n));
+        if r.is_err() {
+            self.d.rewind_to(start);
+            self.d.zero_budget = budget;
+            self.d.depth = 0;
+        }
+        r
+    }
+
+    #[cold]
+    fn not_registered(&self, ty: DataType) -> Error {
+        match self.fmt.dialect.require(ty, false) {
+            Err(k) => Error::new(k, self.d.pos()).in_type(ty),
+            Ok(()) => Error::new(ErrorKind::Invalid(format!("{ty}")), self.d.pos()),
+        }
     }
 
     /// One unit of `ty`, its items borrowed.

@@ -50,7 +50,9 @@ fn gather7(w: u64) -> u64 {
 /// a branch per byte: the value and the bytes it took.
 #[inline]
 pub fn flex_word(c: &[u8; FLEX_MAX]) -> (u64, usize) {
-    let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+    let mut w8 = [0u8; 8];
+    w8.copy_from_slice(&c[..8]);
+    let w = u64::from_le_bytes(w8);
     // the first byte without a continuation bit ends the integer
     let stops = !w & 0x8080_8080_8080_8080;
     if stops == 0 {
@@ -739,11 +741,11 @@ impl<'a> Dec<'a> {
     }
 
     /// A C string as a view of the input (without its NUL); `None` for
-    /// NULL. One `memchr` scan checks for interior NULs.
+    /// NULL. One scan (`find_nul`) checks for interior NULs.
     #[inline]
     pub fn str_ref(&mut self) -> Result<Option<&'a [u8]>> {
         match self.c_text()? {
-            (Some(text), at) if memchr::memchr(0, text).is_some() => Err(Error::new(
+            (Some(text), at) if pmix_types::find_nul(text).is_some() => Err(Error::new(
                 ErrorKind::BadString("NUL inside the string"),
                 at,
             )),

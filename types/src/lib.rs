@@ -14,6 +14,6 @@ pub mod status;
 pub mod value;
 
 pub use datatype::{data_type_string, DataType, DATA_TYPE_MAX};
-pub use pstring::{Key, Nspace, PString, StrError, MAX_KEYLEN, MAX_NSLEN};
+pub use pstring::{find_nul, Key, Nspace, PString, StrError, MAX_KEYLEN, MAX_NSLEN};
 pub use status::Status;
 pub use value::*;
