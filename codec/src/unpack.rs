@@ -54,17 +54,35 @@ pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
         return r;
     }
     let mut out = Vec::with_capacity(n);
+    read_items(d, ty, n, |d| unpack_item(d, ty), |v| out.push(v))?;
+    Ok(out)
+}
+
+/// Read `n` items of `ty` with `read`, handing each to `each`: the count
+/// is first checked against the bytes remaining (every item takes at least
+/// one byte), and errors name the type and, in a run, the index.
+#[inline]
+pub(crate) fn read_items<'a, T>(
+    d: &mut Dec<'a>,
+    ty: DataType,
+    n: usize,
+    mut read: impl FnMut(&mut Dec<'a>) -> Result<T>,
+    mut each: impl FnMut(T),
+) -> Result<()> {
+    let at = d.pos();
+    d.check_count(n as u64, 1, at).map_err(|e| e.in_type(ty))?;
     for i in 0..n {
-        let v = unpack_item(d, ty).map_err(|err| {
+        let v = read(d).map_err(|err| {
+            let err = err.in_type(ty);
             if n > 1 {
                 err.in_field(format!("[{i}]"))
             } else {
                 err
             }
         })?;
-        out.push(v);
+        each(v);
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Arrays of plain integers and strings in one tight loop per type; `None`

@@ -323,19 +323,7 @@ fn run<'a>(
         return Ok(());
     }
     unpack::check_registered(d, ty)?;
-    let at = d.pos();
-    d.check_count(n as u64, 1, at).map_err(|e| e.in_type(ty))?;
-    for i in 0..n {
-        let v = item(d, ty).map_err(|err| {
-            if n > 1 {
-                err.in_field(format!("[{i}]"))
-            } else {
-                err
-            }
-        })?;
-        each(v);
-    }
-    Ok(())
+    unpack::read_items(d, ty, n, |d| item(d, ty), each)
 }
 
 /// One item of `ty`.
@@ -518,19 +506,8 @@ impl<'a> Reader<'a> {
     pub fn prims<T: Prim>(&mut self) -> Result<Vec<T>> {
         let ty = T::TYPE;
         self.unit(ty, |d, n| {
-            let at = d.pos();
-            d.check_count(n as u64, 1, at).map_err(|e| e.in_type(ty))?;
-            let mut out = Vec::with_capacity(n);
-            for i in 0..n {
-                out.push(T::get(d).map_err(|err| {
-                    let err = err.in_type(ty);
-                    if n > 1 {
-                        err.in_field(format!("[{i}]"))
-                    } else {
-                        err
-                    }
-                })?);
-            }
+            let mut out = Vec::with_capacity(n.min(d.remaining()));
+            unpack::read_items(d, ty, n, T::get, |x| out.push(x))?;
             Ok(out)
         })
     }
@@ -554,19 +531,8 @@ impl<'a> Reader<'a> {
     pub fn strs(&mut self) -> Result<Vec<Option<&'a [u8]>>> {
         let ty = DataType::String;
         self.unit(ty, |d, n| {
-            let at = d.pos();
-            d.check_count(n as u64, 1, at).map_err(|e| e.in_type(ty))?;
-            let mut out = Vec::with_capacity(n);
-            for i in 0..n {
-                out.push(d.str_ref().map_err(|err| {
-                    let err = err.in_type(ty);
-                    if n > 1 {
-                        err.in_field(format!("[{i}]"))
-                    } else {
-                        err
-                    }
-                })?);
-            }
+            let mut out = Vec::with_capacity(n.min(d.remaining()));
+            unpack::read_items(d, ty, n, |d| d.str_ref(), |s| out.push(s))?;
             Ok(out)
         })
     }

@@ -11,11 +11,11 @@ mod common;
 
 use common::decode_paths::check_paths;
 use common::targets::split;
-use common::{formats, label, unit_types, units};
+use common::{formats, label, seeded_runner, unit_types, units};
 use pmix_codec::{encode, encode_prims, encode_strs, Format, Prim};
 use pmix_types::{DataType, Value};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
+use proptest::test_runner::TestRunner;
 
 fn cases() -> u32 {
     std::env::var("PMIX_PROPTEST_CASES")
@@ -25,20 +25,7 @@ fn cases() -> u32 {
 }
 
 fn runner(ty: DataType, fmt: &Format, salt: u8) -> TestRunner {
-    let mut seed = [salt; 32];
-    seed[0] = ty.code() as u8;
-    seed[1] = label(fmt).bytes().map(u32::from).sum::<u32>() as u8;
-    TestRunner::new_with_rng(
-        Config {
-            cases: cases(),
-            failure_persistence: None,
-            ..Config::default()
-        },
-        proptest::test_runner::TestRng::from_seed(
-            proptest::test_runner::RngAlgorithm::ChaCha,
-            &seed,
-        ),
-    )
+    seeded_runner(ty, fmt, salt, cases())
 }
 
 /// Every decoding path on the encoding of generated units, on each of its
@@ -126,39 +113,13 @@ fn typed_packing_matches_owned_packing() {
                         // every width, with small and large magnitudes
                         for shift in [0, 7, 14, 31, 49, 57, 63] {
                             let w: Vec<u64> = w.iter().map(|x| x >> shift).collect();
-                            typed_encodes_alike(&fmt, &w);
-                            typed_encodes_alike(
-                                &fmt,
-                                &w.iter().map(|&x| x as i64).collect::<Vec<_>>(),
-                            );
-                            typed_encodes_alike(
-                                &fmt,
-                                &w.iter().map(|&x| x as u32).collect::<Vec<_>>(),
-                            );
-                            typed_encodes_alike(
-                                &fmt,
-                                &w.iter().map(|&x| x as i32).collect::<Vec<_>>(),
-                            );
-                            typed_encodes_alike(
-                                &fmt,
-                                &w.iter().map(|&x| x as u16).collect::<Vec<_>>(),
-                            );
-                            typed_encodes_alike(
-                                &fmt,
-                                &w.iter().map(|&x| x as i16).collect::<Vec<_>>(),
-                            );
-                            typed_encodes_alike(
-                                &fmt,
-                                &w.iter().map(|&x| x as u8).collect::<Vec<_>>(),
-                            );
-                            typed_encodes_alike(
-                                &fmt,
-                                &w.iter().map(|&x| x as i8).collect::<Vec<_>>(),
-                            );
-                            typed_encodes_alike(
-                                &fmt,
-                                &w.iter().map(|&x| x & 1 == 1).collect::<Vec<_>>(),
-                            );
+                            macro_rules! as_each {
+                                ($($t:ty),*) => {$(
+                                    typed_encodes_alike(&fmt, &w.iter().map(|&x| x as $t).collect::<Vec<$t>>());
+                                )*};
+                            }
+                            as_each!(u64, i64, u32, i32, u16, i16, u8, i8);
+                            typed_encodes_alike(&fmt, &w.iter().map(|&x| x & 1 == 1).collect::<Vec<_>>());
                         }
                         let owned: Vec<Value> = strs
                             .iter()

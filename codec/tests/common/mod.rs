@@ -554,6 +554,28 @@ pub fn units(t: DataType, d: Dialect) -> BoxedStrategy<Vec<Vec<Value>>> {
     proptest::collection::vec(proptest::collection::vec(value_of(t, d, 2), 0..4), 1..3).boxed()
 }
 
+/// A proptest runner with a fixed seed for one (format, type) pair, so
+/// that failures reproduce and pairs draw different values.
+pub fn seeded_runner(
+    ty: DataType,
+    fmt: &Format,
+    salt: u8,
+    cases: u32,
+) -> proptest::test_runner::TestRunner {
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let mut seed = [salt; 32];
+    seed[0] = ty.code() as u8;
+    seed[1] = label(fmt).bytes().map(u32::from).sum::<u32>() as u8;
+    TestRunner::new_with_rng(
+        Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        },
+        TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
+    )
+}
+
 /// A short label for messages and file names: "v41-fd-native".
 pub fn label(f: &Format) -> String {
     let mut s = f.dialect.name().to_string();
