@@ -2,10 +2,11 @@
 //! bfrops.md §4 (modern dialects) with the integer family of `Enc`.
 
 use crate::dialect::Dialect;
+use crate::dialect::Ints;
 use crate::error::{ErrorKind, Field, Result};
 use crate::float;
 use crate::legacy::InfoTypeField;
-use crate::wire::{system_tag, Enc};
+use crate::wire::{flex_encode_all, system_tag, zigzag, Enc};
 use pmix_types::*;
 
 /// Pack `values`, all of type `ty`, as the items of one unit or array
@@ -95,17 +96,22 @@ fn check_value_type(e: &Enc, ty: DataType) -> Result<()> {
 /// the element types. Returns false (having written nothing) for other
 /// types or on a mismatched element, which the generic path then reports.
 fn pack_scalars(e: &mut Enc, ty: DataType, values: &[Value]) -> bool {
-    let start = e.out.len();
     macro_rules! each {
-        ($($variant:ident => $write:ident),*) => {
+        ($($variant:ident => $write:ident, $flex:expr);*) => {
             match ty {
                 $(DataType::$variant => {
-                    for v in values {
-                        match v {
-                            Value::$variant(x) => e.$write(*x),
-                            _ => {
-                                e.out.truncate(start);
-                                return false;
+                    if !values.iter().all(|v| matches!(v, Value::$variant(_))) {
+                        return false;
+                    }
+                    let flex: Option<fn(&Value) -> u64> = $flex;
+                    match (e.ints, flex) {
+                        // flex integers: one sizing of the output for the whole run
+                        (Ints::Flex, Some(f)) => flex_encode_all(e.out, values.len(), values.iter().map(f)),
+                        _ => {
+                            for v in values {
+                                if let Value::$variant(x) = v {
+                                    e.$write(*x);
+                                }
                             }
                         }
                     }
@@ -115,7 +121,16 @@ fn pack_scalars(e: &mut Enc, ty: DataType, values: &[Value]) -> bool {
             }
         };
     }
-    each!(Uint64 => u64, Int64 => i64, Uint32 => u32, Int32 => i32, Uint16 => u16, Int16 => i16, Uint8 => u8, Byte => u8)
+    each!(
+        Uint64 => u64, Some(|v| if let Value::Uint64(x) = v { *x } else { 0 });
+        Int64 => i64, Some(|v| if let Value::Int64(x) = v { zigzag(*x) } else { 0 });
+        Uint32 => u32, Some(|v| if let Value::Uint32(x) = v { *x as u64 } else { 0 });
+        Int32 => i32, Some(|v| if let Value::Int32(x) = v { zigzag(*x as i64) } else { 0 });
+        Uint16 => u16, Some(|v| if let Value::Uint16(x) = v { *x as u64 } else { 0 });
+        Int16 => i16, Some(|v| if let Value::Int16(x) = v { zigzag(*x as i64) } else { 0 });
+        Uint8 => u8, None;
+        Byte => u8, None
+    )
 }
 
 fn check_registered(e: &Enc, ty: DataType) -> Result<()> {

@@ -53,7 +53,7 @@ macro_rules! prims {
             fn put_all(e: &mut Enc, items: &[Self]) {
                 let flex: Option<fn($t) -> u64> = $flex;
                 match (e.ints, flex) {
-                    (Ints::Flex, Some(f)) => flex_encode_all(e.out, items, f),
+                    (Ints::Flex, Some(f)) => flex_encode_all(e.out, items.len(), items.iter().map(|&x| f(x))),
                     _ => {
                         for &x in items {
                             e.$put(x);

@@ -109,19 +109,20 @@ pub fn flex_encode(out: &mut Vec<u8>, u: u64) {
     out.extend_from_slice(&tmp[..n]);
 }
 
-/// Appends the flex128 encodings of `items` mapped through `f`, into
-/// room sized once for the longest encodings and cut to length after.
+/// Appends the flex128 encodings of the `n` integers `items` yields (no
+/// more are taken), into room sized once for the longest encodings and cut
+/// to length after.
 #[inline]
-pub fn flex_encode_all<T: Copy>(out: &mut Vec<u8>, items: &[T], f: impl Fn(T) -> u64) {
+pub fn flex_encode_all(out: &mut Vec<u8>, n: usize, items: impl Iterator<Item = u64>) {
     let start = out.len();
-    out.resize(start + items.len() * FLEX_MAX, 0);
+    out.resize(start + n * FLEX_MAX, 0);
     let mut pos = start;
-    for &x in items {
+    for u in items.take(n) {
         match out
             .get_mut(pos..)
             .and_then(|r| r.first_chunk_mut::<FLEX_MAX>())
         {
-            Some(dst) => pos += flex_put(dst, f(x)),
+            Some(dst) => pos += flex_put(dst, u),
             None => break, // cannot happen: FLEX_MAX bytes per item were added
         }
     }
