@@ -1,7 +1,8 @@
 //! `pmix_data_buffer_t` semantics: pack units in, unpack units out.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::{items_at, pack_unit, unit_header, Format};
+use crate::wire::Dec;
+use crate::{items_at, pack_unit, read_unit_header, unit_header, unpack, Format};
 use bytes::Bytes;
 use pmix_types::{DataType, Value};
 
@@ -185,6 +186,16 @@ impl DataBuffer {
 
     /// Unpack exactly one value.
     pub fn unpack_one(&mut self, ty: DataType) -> Result<Value> {
+        if self.pending.is_none() {
+            // a unit of one plain item: read it in place, no vector
+            let buf = self.take_frozen();
+            let r = self.one_in_place(&buf, ty);
+            self.store = Storage::Frozen(buf);
+            if let Some((v, end)) = r? {
+                self.read = end;
+                return Ok(v);
+            }
+        }
         let mut u = self.unpack(ty, 1)?;
         match u.values.pop() {
             Some(v) if u.left_in_unit == 0 => Ok(v),
@@ -194,6 +205,31 @@ impl DataBuffer {
             )
             .in_type(ty)),
         }
+    }
+
+    /// The item and end of a unit of exactly one item of a type whose
+    /// runs are item after item; `None` for anything else (the general
+    /// path then reads it).
+    fn one_in_place(&self, buf: &Bytes, ty: DataType) -> Result<Option<(Value, usize)>> {
+        let fmt = &self.format;
+        let mut d = Dec::new(buf, self.read, fmt.dialect, fmt.ints());
+        d.driver_tags = crate::legacy::driver_tags(fmt);
+        if !unpack::plain_run(&d, ty) {
+            return Ok(None);
+        }
+        if read_unit_header(&mut d, fmt, ty)? != 1 {
+            return Ok(None);
+        }
+        let mut one = None;
+        unpack::check_registered(&d, ty)?;
+        unpack::read_items(
+            &mut d,
+            ty,
+            1,
+            |d| unpack::unpack_item(d, ty),
+            |v| one = Some(v),
+        )?;
+        Ok(one.map(|v| (v, d.pos())))
     }
 
     /// `PMIx_Data_copy_payload`: append the unread part of `src`; `src` is not advanced.

@@ -85,6 +85,22 @@ pub(crate) fn read_items<'a, T>(
     Ok(())
 }
 
+/// Whether a run of `ty` items is the items one after the other, each read
+/// by [`unpack_item`]: not POINTER (a sentinel), not the system-tagged
+/// types (one tag per run), not v12's special cases.
+pub(crate) fn plain_run(d: &Dec, ty: DataType) -> bool {
+    let v12_special = d.dialect == crate::dialect::Dialect::V12
+        && matches!(
+            ty,
+            DataType::InfoDirectives
+                | DataType::ProcState
+                | DataType::DataArray
+                | DataType::ProcInfo
+                | DataType::Query
+        );
+    ty != DataType::Pointer && !v12_special && system_tag(ty, d.ints, d.dialect).is_none()
+}
+
 /// Arrays of plain integers and strings in one tight loop per type; `None`
 /// for the other types.
 fn unpack_scalars(d: &mut Dec, ty: DataType, n: usize) -> Option<Result<Vec<Value>>> {

@@ -302,10 +302,9 @@ fn borrowed_item(ty: DataType) -> bool {
 }
 
 /// Whether a run of `ty` items (a unit, an array's elements) is read item
-/// by item with nothing around them: none of the borrowed types carries a
-/// system tag, and only v12 treats DATA_ARRAY runs specially.
+/// by item in borrowed form.
 fn borrowed_run(d: &Dec, ty: DataType) -> bool {
-    borrowed_item(ty) && !(d.dialect == Dialect::V12 && ty == DataType::DataArray)
+    borrowed_item(ty) && unpack::plain_run(d, ty)
 }
 
 /// `n` items of `ty`, each handed to `each`, with the owned path's checks
