@@ -25,7 +25,10 @@
 //! ```
 
 pub mod buffer;
-pub mod command;
+/// The message layer under its former name: everything in [`msg`].
+pub mod command {
+    pub use crate::msg::*;
+}
 pub mod compress;
 pub mod dialect;
 pub mod error;
@@ -33,6 +36,7 @@ pub mod float;
 pub mod frame;
 pub mod handshake;
 mod legacy;
+pub mod msg;
 mod pack;
 mod regex;
 pub mod registry;
