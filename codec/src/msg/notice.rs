@@ -16,7 +16,12 @@ pub struct EventNotice {
 
 impl EventNotice {
     pub fn decode(fmt: &Format, payload: &[u8]) -> Result<EventNotice> {
-        let mut b = DataBuffer::from_bytes(*fmt, Bytes::copy_from_slice(payload));
+        Self::decode_bytes(fmt, Bytes::copy_from_slice(payload))
+    }
+
+    /// As `decode`, without copying the payload (byte objects share it).
+    pub fn decode_bytes(fmt: &Format, payload: Bytes) -> Result<EventNotice> {
+        let mut b = DataBuffer::from_bytes(*fmt, payload);
         match one(&mut b, DataType::Command, "command")? {
             Value::Command(cmd::NOTIFY) => {}
             Value::Command(c) => {
@@ -81,7 +86,12 @@ pub struct IofData {
 
 impl IofData {
     pub fn decode(fmt: &Format, payload: &[u8]) -> Result<IofData> {
-        let mut b = DataBuffer::from_bytes(*fmt, Bytes::copy_from_slice(payload));
+        Self::decode_bytes(fmt, Bytes::copy_from_slice(payload))
+    }
+
+    /// As `decode`, without copying the payload (byte objects share it).
+    pub fn decode_bytes(fmt: &Format, payload: Bytes) -> Result<IofData> {
+        let mut b = DataBuffer::from_bytes(*fmt, payload);
         let source = match one(&mut b, DataType::Proc, "source")? {
             Value::Proc(p) => *p,
             other => return Err(unexpected(other)),

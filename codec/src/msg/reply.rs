@@ -78,16 +78,23 @@ pub enum Reply {
 impl Reply {
     /// Decode the reply to a request with `command`.
     pub fn decode(fmt: &Format, command: u8, payload: &[u8]) -> Result<Reply> {
-        match Self::decode_as(fmt, command, payload) {
+        Self::decode_bytes(fmt, command, Bytes::copy_from_slice(payload))
+    }
+
+    /// As [`Reply::decode`], without copying the payload: byte objects and
+    /// blobs in the reply share it.
+    pub fn decode_bytes(fmt: &Format, command: u8, payload: Bytes) -> Result<Reply> {
+        match Self::decode_as(fmt, command, payload.clone()) {
             Ok(r) => Ok(Self::canonical(r)),
             // the error convention: a lone STATUS answers any command
             Err(e) => {
-                match crate::decode(fmt, DataType::Status, payload).map(|v| v.as_slice().to_vec()) {
+                match crate::decode(fmt, DataType::Status, &payload).map(|v| v.as_slice().to_vec())
+                {
                     Ok(v) if v.len() == 1 => {
                         let s = status_of(v[0].clone())?;
                         // the same answer as the canonical bytes of that status give
                         let lone = Reply::Status(s).encode(fmt)?;
-                        Ok(match Self::decode_as(fmt, command, &lone) {
+                        Ok(match Self::decode_as(fmt, command, Bytes::from(lone)) {
                             Ok(r) => Self::canonical(r),
                             Err(_) => Reply::Status(s),
                         })
@@ -132,8 +139,8 @@ impl Reply {
         }
     }
 
-    fn decode_as(fmt: &Format, command: u8, payload: &[u8]) -> Result<Reply> {
-        let mut b = DataBuffer::from_bytes(*fmt, Bytes::copy_from_slice(payload));
+    fn decode_as(fmt: &Format, command: u8, payload: Bytes) -> Result<Reply> {
+        let mut b = DataBuffer::from_bytes(*fmt, payload.clone());
         let r = match command {
             cmd::REQ | cmd::GDS_FALLBACK => {
                 let nspace = string(one(&mut b, DataType::String, "nspace")?);
@@ -271,7 +278,7 @@ impl Reply {
             | cmd::GROUP_JOIN
             | cmd::GROUP_INVITE
             | cmd::REQ_SYSINFO => Reply::Status(status(&mut b, "status")?),
-            _ => return Ok(Reply::Raw(Bytes::copy_from_slice(payload))),
+            _ => return Ok(Reply::Raw(payload)),
         };
         all_read(&b, || "bytes after the reply".into())?;
         Ok(r)

@@ -249,7 +249,13 @@ impl Request {
 
     /// Decode a request payload in the connection's format.
     pub fn decode(fmt: &Format, payload: &[u8]) -> Result<Request> {
-        let mut b = DataBuffer::from_bytes(*fmt, Bytes::copy_from_slice(payload));
+        Self::decode_bytes(fmt, Bytes::copy_from_slice(payload))
+    }
+
+    /// As [`Request::decode`], without copying the payload: byte objects
+    /// and blobs in the request share it.
+    pub fn decode_bytes(fmt: &Format, payload: Bytes) -> Result<Request> {
+        let mut b = DataBuffer::from_bytes(*fmt, payload.clone());
         let command = match one(&mut b, DataType::Command, "command")? {
             Value::Command(c) => c,
             other => return Err(unexpected(other)),
@@ -558,7 +564,7 @@ impl Request {
             command => {
                 return Ok(Request::Other {
                     command,
-                    rest: Bytes::copy_from_slice(b.unread()),
+                    rest: payload.slice(b.position()..),
                 })
             }
         };
