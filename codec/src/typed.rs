@@ -135,13 +135,7 @@ pub fn pack_strs<S: AsRef<[u8]>>(out: &mut Vec<u8>, fmt: &Format, items: &[S]) -
                     err
                 });
             }
-            match e.ints {
-                // the common short string: its flex length is one byte
-                Ints::Flex if s.len() < 63 => e.u8(((s.len() + 1) * 2) as u8),
-                _ => e.count32(s.len() + 1)?,
-            }
-            e.raw(s);
-            e.u8(0);
+            e.c_str(s)?;
         }
         Ok(())
     })

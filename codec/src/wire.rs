@@ -268,12 +268,22 @@ impl<'a> Enc<'a> {
     pub fn str(&mut self, s: Option<&PString>) -> Result<()> {
         match s {
             None => self.i32(0),
-            Some(s) => {
-                self.count32(s.len() + 1)?;
-                self.raw(s.as_bytes());
-                self.u8(0);
-            }
+            Some(s) => self.c_str(s.as_bytes())?,
         }
+        Ok(())
+    }
+
+    /// The wire form of a non-NULL C string whose bytes hold no NUL.
+    #[inline]
+    pub(crate) fn c_str(&mut self, s: &[u8]) -> Result<()> {
+        match self.ints {
+            // the common short string: its zig-zag flex length is one byte
+            Ints::Flex if s.len() < 63 => self.out.push(((s.len() + 1) * 2) as u8),
+            _ => self.count32(s.len() + 1)?,
+        }
+        self.out.reserve(s.len() + 1);
+        self.out.extend_from_slice(s);
+        self.out.push(0);
         Ok(())
     }
 
