@@ -118,17 +118,25 @@ impl<'a> At<'a> {
     }
 }
 
-/// A `pmix_value_t` in the input (type tag and payload), checked.
+/// A `pmix_value_t` in the input, checked: its type, and where its
+/// payload starts (after the type field).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ValueAt<'a> {
+    ty: DataType,
     at: At<'a>,
-    field: InfoTypeField,
 }
 
 impl<'a> ValueAt<'a> {
+    /// The type the value carries (UNDEF for an empty value).
+    pub fn data_type(&self) -> DataType {
+        self.ty
+    }
     /// The value.
     pub fn get(&self) -> Result<ValueRef<'a>> {
-        value_ref_as(&mut self.at.dec(), self.field)
+        match self.ty {
+            DataType::Undef => Ok(ValueRef::Undef),
+            ty => item(&mut self.at.dec(), ty),
+        }
     }
 }
 
@@ -388,24 +396,20 @@ fn proc_ref<'a>(d: &mut Dec<'a>) -> Result<ProcRef<'a>> {
     Ok(ProcRef { nspace, rank })
 }
 
-/// A `pmix_value_t`, checked now and decoded again on demand.
+/// A `pmix_value_t`, checked now; its payload is decoded again on demand
+/// (without reading its type again).
 fn value_at<'a>(d: &mut Dec<'a>, field: InfoTypeField) -> Result<ValueAt<'a>> {
-    let at = At::of(d);
-    value_ref_as(d, field)?;
-    Ok(ValueAt { at, field })
-}
-
-fn value_ref_as<'a>(d: &mut Dec<'a>, field: InfoTypeField) -> Result<ValueRef<'a>> {
     let ty = unpack::value_type(d, field)?;
     if ty == DataType::Undef {
-        return Ok(ValueRef::Undef);
+        return Ok(ValueAt { ty, at: At::of(d) });
     }
     d.enter()?;
     let r = d
         .driver_tag(legacy::value_driver_type(ty))
-        .and_then(|()| item(d, ty));
+        .map(|()| At::of(d))
+        .and_then(|at| item(d, ty).map(|_| at));
     d.leave();
-    r
+    Ok(ValueAt { ty, at: r? })
 }
 
 /// A DATA_ARRAY: its elements are checked now and decoded on demand;
