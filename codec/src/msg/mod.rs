@@ -184,6 +184,23 @@ fn counted(b: &mut DataBuffer, ty: DataType, field: &str) -> Result<Vec<Value>> 
     Ok(u.values)
 }
 
+/// SIZE + the INFOs (the INFO unit only if there are any).
+fn put_infos(b: &mut DataBuffer, info: &[Info]) -> Result<()> {
+    let v = info
+        .iter()
+        .map(|x| Value::Info(Box::new(x.clone())))
+        .collect();
+    put_counted(b, DataType::Info, v)
+}
+
+/// One unit of one BYTE_OBJECT.
+fn put_byte_object(b: &mut DataBuffer, bytes: &Bytes) -> Result<()> {
+    b.pack(
+        DataType::ByteObject,
+        &[Value::ByteObject(bytes.clone().into())],
+    )
+}
+
 fn put_counted(b: &mut DataBuffer, ty: DataType, values: Vec<Value>) -> Result<()> {
     b.pack(DataType::Size, &[Value::Size(values.len() as u64)])?;
     if !values.is_empty() {
@@ -192,27 +209,22 @@ fn put_counted(b: &mut DataBuffer, ty: DataType, values: Vec<Value>) -> Result<(
     Ok(())
 }
 
+/// The boxed payloads of one variant in `v` (unpack gives no other).
+macro_rules! payloads {
+    ($v:expr, $variant:ident) => {
+        $v.into_iter()
+            .filter_map(|x| match x {
+                Value::$variant(p) => Some(*p),
+                _ => None,
+            })
+            .collect()
+    };
+}
 fn procs(v: Vec<Value>) -> Vec<Proc> {
-    v.into_iter()
-        .filter_map(|x| {
-            if let Value::Proc(p) = x {
-                Some(*p)
-            } else {
-                None
-            }
-        })
-        .collect()
+    payloads!(v, Proc)
 }
 fn infos(v: Vec<Value>) -> Vec<Info> {
-    v.into_iter()
-        .filter_map(|x| {
-            if let Value::Info(i) = x {
-                Some(*i)
-            } else {
-                None
-            }
-        })
-        .collect()
+    payloads!(v, Info)
 }
 fn uint32(b: &mut DataBuffer, field: &str) -> Result<u32> {
     match one(b, DataType::Uint32, field)? {

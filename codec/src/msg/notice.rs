@@ -56,12 +56,7 @@ impl EventNotice {
             DataType::Proc,
             &[Value::Proc(Box::new(self.source.clone()))],
         )?;
-        let v = self
-            .info
-            .iter()
-            .map(|x| Value::Info(Box::new(x.clone())))
-            .collect();
-        put_counted(&mut b, DataType::Info, v)?;
+        put_infos(&mut b, &self.info)?;
         if let Some(r) = self.range {
             b.pack(DataType::DataRange, &[Value::DataRange(r)])?;
         }
@@ -121,18 +116,8 @@ impl IofData {
         )?;
         b.pack(DataType::IofChannel, &[Value::IofChannel(self.channel)])?;
         b.pack(DataType::Size, &[Value::Size(self.refid)])?;
-        let v = self
-            .info
-            .iter()
-            .map(|x| Value::Info(Box::new(x.clone())))
-            .collect();
-        put_counted(&mut b, DataType::Info, v)?;
-        b.pack(
-            DataType::ByteObject,
-            &[Value::ByteObject(Box::new(pmix_types::Hex(
-                self.data.clone(),
-            )))],
-        )?;
+        put_infos(&mut b, &self.info)?;
+        put_byte_object(&mut b, &self.data)?;
         Ok(b.as_bytes().to_vec())
     }
 }

@@ -298,20 +298,13 @@ impl Reply {
             Reply::Get { status, blobs } => {
                 b.pack(DataType::Status, &[Value::Status(*status)])?;
                 for x in blobs {
-                    b.pack(
-                        DataType::ByteObject,
-                        &[Value::ByteObject(Box::new(pmix_types::Hex(x.clone())))],
-                    )?;
+                    put_byte_object(&mut b, x)?;
                 }
             }
             Reply::Query { status, info } => {
                 b.pack(DataType::Status, &[Value::Status(*status)])?;
                 if *status == 0 || !info.is_empty() {
-                    let v = info
-                        .iter()
-                        .map(|x| Value::Info(Box::new(x.clone())))
-                        .collect();
-                    put_counted(&mut b, DataType::Info, v)?;
+                    put_infos(&mut b, info)?;
                 }
             }
             Reply::Lookup { status, data } => {
@@ -332,8 +325,7 @@ impl Reply {
             Reply::Infos { status, info } => {
                 b.pack(DataType::Status, &[Value::Status(*status)])?;
                 if let Some(i) = info {
-                    let v = i.iter().map(|x| Value::Info(Box::new(x.clone()))).collect();
-                    put_counted(&mut b, DataType::Info, v)?;
+                    put_infos(&mut b, i)?;
                 }
             }
             Reply::Credential {
@@ -343,10 +335,7 @@ impl Reply {
             } => {
                 b.pack(DataType::Status, &[Value::Status(*status)])?;
                 if let Some(c) = credential {
-                    b.pack(
-                        DataType::ByteObject,
-                        &[Value::ByteObject(Box::new(pmix_types::Hex(c.clone())))],
-                    )?;
+                    put_byte_object(&mut b, c)?;
                 }
                 if let Some(i) = info {
                     if credential.is_none() {
@@ -357,8 +346,7 @@ impl Reply {
                             0,
                         ));
                     }
-                    let v = i.iter().map(|x| Value::Info(Box::new(x.clone()))).collect();
-                    put_counted(&mut b, DataType::Info, v)?;
+                    put_infos(&mut b, i)?;
                 }
             }
             Reply::Id { status, id } => {
@@ -390,10 +378,7 @@ impl Reply {
             Reply::Connect { status, blobs } => {
                 b.pack(DataType::Status, &[Value::Status(*status)])?;
                 for x in blobs {
-                    b.pack(
-                        DataType::ByteObject,
-                        &[Value::ByteObject(Box::new(pmix_types::Hex(x.clone())))],
-                    )?;
+                    put_byte_object(&mut b, x)?;
                 }
             }
             Reply::Distances { status, distances } => {

@@ -586,11 +586,6 @@ impl Request {
                 .map(|p| Value::Proc(Box::new(p.clone())))
                 .collect::<Vec<_>>()
         };
-        let info_values = |i: &[Info]| {
-            i.iter()
-                .map(|x| Value::Info(Box::new(x.clone())))
-                .collect::<Vec<_>>()
-        };
         match self {
             Request::Req | Request::Finalize => {}
             Request::Abort {
@@ -610,7 +605,7 @@ impl Request {
             }
             Request::Fence { procs, info } => {
                 put_counted(&mut b, DataType::Proc, proc_values(procs))?;
-                put_counted(&mut b, DataType::Info, info_values(info))?;
+                put_infos(&mut b, info)?;
             }
             Request::Get {
                 nspace,
@@ -620,13 +615,13 @@ impl Request {
             } => {
                 b.pack(DataType::String, &[Value::String(nspace.clone())])?;
                 b.pack(DataType::ProcRank, &[Value::ProcRank(*rank)])?;
-                put_counted(&mut b, DataType::Info, info_values(info))?;
+                put_infos(&mut b, info)?;
                 if let Some(k) = key {
                     b.pack(DataType::String, &[Value::String(k.clone())])?;
                 }
             }
             Request::Spawn { info, apps } => {
-                put_counted(&mut b, DataType::Info, info_values(info))?;
+                put_infos(&mut b, info)?;
                 let v = apps
                     .iter()
                     .map(|a| Value::App(Box::new(a.clone())))
@@ -638,14 +633,14 @@ impl Request {
                     DataType::AllocDirective,
                     &[Value::AllocDirective(*directive)],
                 )?;
-                put_counted(&mut b, DataType::Info, info_values(info))?;
+                put_infos(&mut b, info)?;
             }
             Request::JobControl {
                 targets,
                 directives,
             } => {
                 put_counted(&mut b, DataType::Proc, proc_values(targets))?;
-                put_counted(&mut b, DataType::Info, info_values(directives))?;
+                put_infos(&mut b, directives)?;
             }
             Request::Monitor {
                 monitor,
@@ -654,22 +649,17 @@ impl Request {
             } => {
                 b.pack(DataType::Info, &[Value::Info(Box::new(monitor.clone()))])?;
                 b.pack(DataType::Status, &[Value::Status(*error)])?;
-                put_counted(&mut b, DataType::Info, info_values(directives))?;
+                put_infos(&mut b, directives)?;
             }
             Request::GetCredential { info } | Request::FabricRegister { directives: info } => {
-                put_counted(&mut b, DataType::Info, info_values(info))?;
+                put_infos(&mut b, info)?;
             }
             Request::ValidateCred {
                 credential,
                 directives,
             } => {
-                b.pack(
-                    DataType::ByteObject,
-                    &[Value::ByteObject(Box::new(pmix_types::Hex(
-                        credential.clone(),
-                    )))],
-                )?;
-                put_counted(&mut b, DataType::Info, info_values(directives))?;
+                put_byte_object(&mut b, credential)?;
+                put_infos(&mut b, directives)?;
             }
             Request::IofPull {
                 procs,
@@ -678,24 +668,24 @@ impl Request {
                 local_id,
             } => {
                 put_counted(&mut b, DataType::Proc, proc_values(procs))?;
-                put_counted(&mut b, DataType::Info, info_values(directives))?;
+                put_infos(&mut b, directives)?;
                 b.pack(DataType::IofChannel, &[Value::IofChannel(*channels)])?;
                 b.pack(DataType::Size, &[Value::Size(*local_id)])?;
             }
             Request::GroupConstruct { group, procs, info } => {
                 b.pack(DataType::String, &[Value::String(group.clone())])?;
                 put_counted(&mut b, DataType::Proc, proc_values(procs))?;
-                put_counted(&mut b, DataType::Info, info_values(info))?;
+                put_infos(&mut b, info)?;
             }
             Request::GroupDestruct { group, info } => {
                 b.pack(DataType::String, &[Value::String(group.clone())])?;
-                put_counted(&mut b, DataType::Info, info_values(info))?;
+                put_infos(&mut b, info)?;
             }
             Request::IofDereg {
                 directives,
                 remote_id,
             } => {
-                put_counted(&mut b, DataType::Info, info_values(directives))?;
+                put_infos(&mut b, directives)?;
                 b.pack(DataType::Size, &[Value::Size(*remote_id)])?;
             }
             Request::FabricUpdate { index } => {
@@ -703,7 +693,7 @@ impl Request {
             }
             Request::Publish { uid, info } => {
                 b.pack(DataType::Uint32, &[Value::Uint32(*uid)])?;
-                put_counted(&mut b, DataType::Info, info_values(info))?;
+                put_infos(&mut b, info)?;
             }
             Request::Lookup { uid, keys, info } | Request::Unpublish { uid, keys, info } => {
                 b.pack(DataType::Uint32, &[Value::Uint32(*uid)])?;
@@ -711,11 +701,11 @@ impl Request {
                 for k in keys {
                     b.pack(DataType::String, &[Value::String(k.clone())])?;
                 }
-                put_counted(&mut b, DataType::Info, info_values(info))?;
+                put_infos(&mut b, info)?;
             }
             Request::Connect { procs, info } | Request::Disconnect { procs, info } => {
                 put_counted(&mut b, DataType::Proc, proc_values(procs))?;
-                put_counted(&mut b, DataType::Info, info_values(info))?;
+                put_infos(&mut b, info)?;
             }
             Request::Notify {
                 status,
@@ -724,12 +714,12 @@ impl Request {
             } => {
                 b.pack(DataType::Status, &[Value::Status(*status)])?;
                 b.pack(DataType::DataRange, &[Value::DataRange(*range)])?;
-                put_counted(&mut b, DataType::Info, info_values(info))?;
+                put_infos(&mut b, info)?;
             }
             Request::RegEvents { codes, info } => {
                 let v = codes.iter().map(|c| Value::Status(*c)).collect();
                 put_counted(&mut b, DataType::Status, v)?;
-                put_counted(&mut b, DataType::Info, info_values(info))?;
+                put_infos(&mut b, info)?;
             }
             Request::DeregEvents { codes } => {
                 for c in codes {
@@ -751,8 +741,8 @@ impl Request {
                 if let Some(t) = timestamp {
                     b.pack(DataType::Time, &[Value::Time(*t)])?;
                 }
-                put_counted(&mut b, DataType::Info, info_values(data))?;
-                put_counted(&mut b, DataType::Info, info_values(directives))?;
+                put_infos(&mut b, data)?;
+                put_infos(&mut b, directives)?;
             }
             Request::IofPush {
                 targets,
@@ -760,17 +750,14 @@ impl Request {
                 data,
             } => {
                 put_counted(&mut b, DataType::Proc, proc_values(targets))?;
-                put_counted(&mut b, DataType::Info, info_values(directives))?;
+                put_infos(&mut b, directives)?;
                 if let Some(d) = data {
-                    b.pack(
-                        DataType::ByteObject,
-                        &[Value::ByteObject(Box::new(pmix_types::Hex(d.clone())))],
-                    )?;
+                    put_byte_object(&mut b, d)?;
                 }
             }
             Request::GroupLeave { group, info } => {
                 b.pack(DataType::String, &[Value::String(group.clone())])?;
-                put_counted(&mut b, DataType::Info, info_values(info))?;
+                put_infos(&mut b, info)?;
             }
             Request::DeviceDistances {
                 topology,
@@ -779,7 +766,7 @@ impl Request {
             } => {
                 b.pack(DataType::Topo, &[Value::Topo(Box::new(topology.clone()))])?;
                 b.pack(DataType::ProcCpuset, &[Value::ProcCpuset(cpuset.clone())])?;
-                put_counted(&mut b, DataType::Info, info_values(info))?;
+                put_infos(&mut b, info)?;
             }
             Request::RefreshCache { nspace, rank } => {
                 b.pack(DataType::String, &[Value::String(nspace.clone())])?;
@@ -798,14 +785,14 @@ impl Request {
                 b.pack(DataType::String, &[Value::String(block.clone())])?;
                 let v = units.iter().cloned().map(Value::ResourceUnit).collect();
                 put_counted(&mut b, DataType::ResourceUnit, v)?;
-                put_counted(&mut b, DataType::Info, info_values(info))?;
+                put_infos(&mut b, info)?;
             }
             Request::SessionCtrl {
                 session,
                 directives,
             } => {
                 b.pack(DataType::Uint32, &[Value::Uint32(*session)])?;
-                put_counted(&mut b, DataType::Info, info_values(directives))?;
+                put_infos(&mut b, directives)?;
             }
             Request::ResolvePeers { node, nspace } => {
                 b.pack(DataType::String, &[Value::String(node.clone())])?;
