@@ -35,6 +35,7 @@ pub mod error;
 pub mod float;
 pub mod frame;
 pub mod handshake;
+mod layout;
 mod legacy;
 pub mod msg;
 mod pack;

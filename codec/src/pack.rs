@@ -5,6 +5,7 @@ use crate::dialect::Dialect;
 use crate::dialect::Ints;
 use crate::error::{ErrorKind, Field, Result};
 use crate::float;
+use crate::layout::Layout;
 use crate::legacy::InfoTypeField;
 use crate::wire::{flex_encode_all, system_tag, zigzag, Enc};
 use pmix_types::*;
@@ -153,12 +154,12 @@ fn argv(e: &mut Enc, list: &[PString]) -> Result<()> {
     Ok(())
 }
 
-fn timeval(e: &mut Enc, t: &Timeval) {
+pub(crate) fn timeval(e: &mut Enc, t: &Timeval) {
     e.i64(t.sec);
     e.i64(t.usec);
 }
 
-fn float32(e: &mut Enc, v: f32) -> Result<()> {
+pub(crate) fn float32(e: &mut Enc, v: f32) -> Result<()> {
     let s = float::format_f32(v);
     e.str(Some(&PString::from(s.as_str())))
 }
@@ -168,7 +169,7 @@ fn float64(e: &mut Enc, v: f64) -> Result<()> {
     e.str(Some(&PString::from(s.as_str())))
 }
 
-fn proc_(e: &mut Enc, p: &Proc) -> Result<()> {
+pub(crate) fn proc_(e: &mut Enc, p: &Proc) -> Result<()> {
     e.str(Some(p.nspace.as_pstring()))?;
     if e.dialect == Dialect::V12 {
         e.int(p.rank as i32); // a tagged INT in v12
@@ -186,7 +187,7 @@ fn coord(e: &mut Enc, c: &Coord) {
     }
 }
 
-fn bytes_sized(e: &mut Enc, b: &[u8]) {
+pub(crate) fn bytes_sized(e: &mut Enc, b: &[u8]) {
     e.size(b.len() as u64);
     e.raw(b);
 }
@@ -405,11 +406,7 @@ fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
             e.size(list.len() as u64);
             infos(e, list)?;
         }
-        Value::Envar(x) => {
-            e.str(x.envar.as_ref()).field("envar")?;
-            e.str(x.value.as_ref()).field("value")?;
-            e.u8(x.separator);
-        }
+        Value::Envar(x) => x.pack(e)?,
         Value::Coord(c) => coord(e, c),
         Value::RegAttr(r) => {
             e.str(r.name.as_ref()).field("name")?;
@@ -457,34 +454,10 @@ fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
                 coord(e, c);
             }
         }
-        Value::DeviceDist(d) => {
-            e.str(d.uuid.as_ref()).field("uuid")?;
-            e.str(d.osname.as_ref()).field("osname")?;
-            e.u64(d.devtype);
-            e.u16(d.mindist);
-            e.u16(d.maxdist);
-        }
-        Value::Endpoint(x) => {
-            e.str(x.uuid.as_ref()).field("uuid")?;
-            e.str(x.osname.as_ref()).field("osname")?;
-            bytes_sized(e, &x.endpt);
-        }
+        Value::DeviceDist(d) => d.pack(e)?,
+        Value::Endpoint(x) => x.pack(e)?,
         Value::ProcNspace(n) => e.str(Some(n.as_pstring()))?,
-        Value::ProcStats(s) => {
-            e.str(s.node.as_ref()).field("node")?;
-            proc_(e, &s.proc).field("proc")?;
-            e.pid(s.pid);
-            e.str(s.cmd.as_ref()).field("cmd")?;
-            e.u8(s.state);
-            timeval(e, &s.time);
-            e.i32(s.priority);
-            e.i16(s.num_threads as i16);
-            float32(e, s.pss)?;
-            float32(e, s.vsize)?;
-            float32(e, s.rss)?;
-            e.i16(s.processor as i16);
-            timeval(e, &s.sample_time);
-        }
+        Value::ProcStats(s) => s.pack(e)?,
         Value::DiskStats(d) => disk_stats(e, d)?,
         Value::NetStats(n) => net_stats(e, n)?,
         Value::NodeStats(n) => {
@@ -514,24 +487,10 @@ fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
                 net_stats(e, x).field("netstats")?;
             }
         }
-        Value::Device(d) => {
-            e.str(d.uuid.as_ref()).field("uuid")?;
-            e.str(d.osname.as_ref()).field("osname")?;
-            e.u64(d.devtype);
-        }
-        Value::ResourceUnit(r) => {
-            e.u64(r.devtype);
-            e.size(r.count);
-        }
-        Value::NodePid(n) => {
-            e.str(n.hostname.as_ref()).field("hostname")?;
-            e.u32(n.nodeid);
-            e.pid(n.pid);
-        }
-        Value::Regex2(r) => {
-            e.str(r.kind.as_ref()).field("type")?;
-            bytes_sized(e, &r.data);
-        }
+        Value::Device(d) => d.pack(e)?,
+        Value::ResourceUnit(r) => r.pack(e)?,
+        Value::NodePid(n) => n.pack(e)?,
+        Value::Regex2(r) => r.pack(e)?,
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 
 use crate::error::{Error, ErrorKind, Field, Result};
 use crate::float;
+use crate::layout::Layout;
 use crate::legacy::InfoTypeField;
 use crate::wire::{system_tag, to_int, to_pid, to_size, Dec};
 use bytes::Bytes;
@@ -199,7 +200,7 @@ fn argv(d: &mut Dec, n: usize) -> Result<Vec<PString>> {
     Ok(v)
 }
 
-fn timeval(d: &mut Dec) -> Result<Timeval> {
+pub(crate) fn timeval(d: &mut Dec) -> Result<Timeval> {
     Ok(Timeval {
         sec: d.i64()?,
         usec: d.i64()?,
@@ -210,7 +211,7 @@ fn float_text(d: &mut Dec) -> Result<Option<PString>> {
     d.str()
 }
 
-fn float32(d: &mut Dec) -> Result<f32> {
+pub(crate) fn float32(d: &mut Dec) -> Result<f32> {
     let at = d.pos();
     match float_text(d)? {
         // C leaves the destination untouched for a NULL string: it stays 0
@@ -242,7 +243,7 @@ fn key(d: &mut Dec) -> Result<Key> {
     Key::new(s).map_err(|_| Error::new(ErrorKind::BadString("key longer than 511 bytes"), at))
 }
 
-fn proc_(d: &mut Dec) -> Result<Proc> {
+pub(crate) fn proc_(d: &mut Dec) -> Result<Proc> {
     let nspace = nspace(d).field("nspace")?;
     let rank = if d.dialect == crate::dialect::Dialect::V12 {
         d.int().field("rank")? as u32 // a tagged INT in v12
@@ -262,7 +263,7 @@ fn coord(d: &mut Dec) -> Result<Coord> {
     Ok(Coord { view, coord })
 }
 
-fn bytes_sized(d: &mut Dec) -> Result<Bytes> {
+pub(crate) fn bytes_sized(d: &mut Dec) -> Result<Bytes> {
     let n = d.count_size(1)?;
     d.take_bytes(n)
 }
@@ -500,11 +501,7 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
             Value::InfoArray(infos(d, n)?.into())
         }
         T::IofChannel => Value::IofChannel(d.u16()?),
-        T::Envar => Value::Envar(Box::new(Envar {
-            envar: d.str().field("envar")?,
-            value: d.str().field("value")?,
-            separator: d.u8().field("separator")?,
-        })),
+        T::Envar => Value::Envar(Box::new(Envar::unpack(d)?)),
         T::Coord => Value::Coord(Box::new(coord(d)?)),
         T::RegAttr => {
             let name = d.str().field("name")?;
@@ -539,18 +536,8 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
                 coordinates,
             }))
         }
-        T::DeviceDist => Value::DeviceDist(Box::new(DeviceDist {
-            uuid: d.str().field("uuid")?,
-            osname: d.str().field("osname")?,
-            devtype: d.u64().field("type")?,
-            mindist: d.u16().field("mindist")?,
-            maxdist: d.u16().field("maxdist")?,
-        })),
-        T::Endpoint => Value::Endpoint(Box::new(Endpoint {
-            uuid: d.str().field("uuid")?,
-            osname: d.str().field("osname")?,
-            endpt: bytes_sized(d).field("endpt")?,
-        })),
+        T::DeviceDist => Value::DeviceDist(Box::new(DeviceDist::unpack(d)?)),
+        T::Endpoint => Value::Endpoint(Box::new(Endpoint::unpack(d)?)),
         T::Topo => {
             let xml = d.str().field("xml")?;
             let support = if xml.is_some() {
@@ -564,38 +551,7 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
         T::LocType => Value::LocType(d.u16()?),
         T::CompressedByteObject => Value::CompressedByteObject(Box::new(Hex(bytes_sized(d)?))),
         T::ProcNspace => Value::ProcNspace(nspace(d)?),
-        T::ProcStats => {
-            let node = d.str().field("node")?;
-            let proc = proc_(d).field("proc")?;
-            let pid = d.pid().field("pid")?;
-            let cmd = d.str().field("cmd")?;
-            let state = d.u8().field("state")?;
-            let time = timeval(d).field("time")?;
-            let priority = d.i32().field("priority")?;
-            let num_threads = d.i16().field("num_threads")? as u16;
-            let pss = float32(d).field("pss")?;
-            let vsize = float32(d).field("vsize")?;
-            let rss = float32(d).field("rss")?;
-            let processor = d.i16().field("processor")? as u16;
-            let sample_time = timeval(d).field("sample_time")?;
-            Value::ProcStats(Box::new(ProcStats {
-                node,
-                proc,
-                pid,
-                cmd,
-                state,
-                time,
-                percent_cpu: 0.0,
-                priority,
-                num_threads,
-                pss,
-                vsize,
-                rss,
-                peak_vsize: 0.0,
-                processor,
-                sample_time,
-            }))
-        }
+        T::ProcStats => Value::ProcStats(Box::new(ProcStats::unpack(d)?)),
         T::DiskStats => Value::DiskStats(Box::new(disk_stats(d)?)),
         T::NetStats => Value::NetStats(Box::new(net_stats(d)?)),
         T::NodeStats => {
@@ -640,25 +596,11 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
         T::StorAccess => Value::StorAccess(d.u64()?),
         T::StorPersist => Value::StorPersist(d.u64()?),
         T::StorAccessType => Value::StorAccessType(d.u16()?),
-        T::Device => Value::Device(Box::new(Device {
-            uuid: d.str().field("uuid")?,
-            osname: d.str().field("osname")?,
-            devtype: d.u64().field("type")?,
-        })),
+        T::Device => Value::Device(Box::new(Device::unpack(d)?)),
         T::ResBlockDirective => Value::ResBlockDirective(d.u8()?),
-        T::ResourceUnit => Value::ResourceUnit(ResourceUnit {
-            devtype: d.u64()?,
-            count: d.size()?,
-        }),
-        T::NodePid => Value::NodePid(Box::new(NodePid {
-            hostname: d.str().field("hostname")?,
-            nodeid: d.u32().field("nodeid")?,
-            pid: d.pid().field("pid")?,
-        })),
-        T::Regex2 => Value::Regex2(Box::new(Regex2 {
-            kind: d.str().field("type")?,
-            data: bytes_sized(d).field("data")?,
-        })),
+        T::ResourceUnit => Value::ResourceUnit(ResourceUnit::unpack(d)?),
+        T::NodePid => Value::NodePid(Box::new(NodePid::unpack(d)?)),
+        T::Regex2 => Value::Regex2(Box::new(Regex2::unpack(d)?)),
         T::AllocInherit => Value::AllocInherit(d.u8()?),
     })
 }
