@@ -10,8 +10,8 @@ use crate::wire::{Dec, Enc};
 use crate::{pack, unpack};
 use bytes::Bytes;
 use pmix_types::{
-    Device, DeviceDist, Endpoint, Envar, NodePid, PString, Proc, ProcStats, Regex2, ResourceUnit,
-    Timeval,
+    Device, DeviceDist, Endpoint, Envar, NodePid, PString, Proc, ProcInfo, ProcStats, Regex2,
+    ResourceUnit, Timeval,
 };
 
 /// One field's wire form, both directions.
@@ -81,6 +81,14 @@ macro_rules! layout {
 }
 
 layout! {
+    // pmix_proc_info_t: exit_code is not sent
+    ProcInfo {
+        proc: ProcF,
+        hostname: Str,
+        executable_name: Str,
+        pid: Pid,
+        state: U8,
+    } + { exit_code: 0 };
     // pmix_proc_stats_t: percent_cpu and peak_vsize are not sent
     ProcStats {
         node: Str,

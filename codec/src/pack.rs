@@ -388,13 +388,7 @@ fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
         Value::Command(x) if crate::legacy::command_is_u32(e.dialect) => e.u32(*x as u32),
         Value::Command(x) => e.u8(*x),
         Value::Pointer => e.u8(1),
-        Value::ProcInfo(p) => {
-            proc_(e, &p.proc).field("proc")?;
-            e.str(p.hostname.as_ref()).field("hostname")?;
-            e.str(p.executable_name.as_ref()).field("executable_name")?;
-            e.pid(p.pid);
-            e.u8(p.state);
-        }
+        Value::ProcInfo(p) => p.pack(e)?,
         Value::DataArray(a) => pack_darray(e, a)?,
         Value::Query(q) => {
             e.count32(q.keys.len())?;

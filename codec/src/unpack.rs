@@ -470,21 +470,7 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
         T::InfoDirectives => Value::InfoDirectives(d.u32()?),
         T::DataTypeCode => Value::DataTypeCode(d.u16()?),
         T::ProcState => Value::ProcState(d.u8()?),
-        T::ProcInfo => {
-            let proc = proc_(d).field("proc")?;
-            let hostname = d.str().field("hostname")?;
-            let executable_name = d.str().field("executable_name")?;
-            let pid = d.pid().field("pid")?;
-            let state = d.u8().field("state")?;
-            Value::ProcInfo(Box::new(ProcInfo {
-                proc,
-                hostname,
-                executable_name,
-                pid,
-                exit_code: 0,
-                state,
-            }))
-        }
+        T::ProcInfo => Value::ProcInfo(Box::new(ProcInfo::unpack(d)?)),
         T::DataArray => Value::DataArray(Box::new(unpack_darray(d)?)),
         T::ProcRank => Value::ProcRank(d.u32()?),
         T::Query => {
