@@ -69,7 +69,7 @@ impl FromValue for Proc {
     const WHAT: &'static str = "PMIX_PROC";
     fn from_value(v: &Value) -> Option<Proc> {
         match v {
-            Value::Proc(p) => Some(p.clone()),
+            Value::Proc(p) => Some((**p).clone()),
             _ => None,
         }
     }

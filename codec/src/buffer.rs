@@ -1,7 +1,8 @@
 //! `pmix_data_buffer_t` semantics: pack units in, unpack units out.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::{items_at, pack_unit, unit_header, Format};
+use crate::wire::Dec;
+use crate::{items_at, pack_unit, read_unit_header, unit_header, unpack, Format};
 use bytes::Bytes;
 use pmix_types::{DataType, Value};
 
@@ -89,7 +90,7 @@ impl DataBuffer {
         self.pending = None;
     }
 
-    fn writable(&mut self) -> &mut Vec<u8> {
+    pub(crate) fn writable(&mut self) -> &mut Vec<u8> {
         if let Storage::Frozen(b) = &self.store {
             self.store = Storage::Writable(b.to_vec());
         }
@@ -100,13 +101,9 @@ impl DataBuffer {
     }
 
     fn frozen(&mut self) -> Bytes {
-        if let Storage::Writable(v) = &mut self.store {
-            self.store = Storage::Frozen(Bytes::from(std::mem::take(v)));
-        }
-        match &self.store {
-            Storage::Frozen(b) => b.clone(),
-            Storage::Writable(_) => unreachable!("converted above"),
-        }
+        let b = self.take_frozen();
+        self.store = Storage::Frozen(b.clone());
+        b
     }
 
     /// `PMIx_Data_pack`: append one unit. Nothing is written on error.
@@ -151,20 +148,25 @@ impl DataBuffer {
                 left_in_unit: left,
             });
         }
-        let buf = self.frozen();
-        let (n, pos) = unit_header(&buf, self.read, &self.format, ty)?;
-        let (mut values, end) = items_at(
-            &buf,
-            pos,
-            &self.format,
-            ty,
-            n,
-            &mut crate::wire::zero_item_budget(buf.len()),
-        )?;
+        // the bytes are moved out for the call and back after (no refcount traffic)
+        let buf = self.take_frozen();
+        let r = unit_header(&buf, self.read, &self.format, ty).and_then(|(n, pos)| {
+            items_at(
+                &buf,
+                pos,
+                &self.format,
+                ty,
+                n,
+                &mut crate::wire::zero_item_budget(buf.len()),
+            )
+        });
+        self.store = Storage::Frozen(buf);
+        let (mut values, end) = r?;
         self.read = end;
-        let rest: std::collections::VecDeque<Value> = values.drain(n.min(max)..).collect();
-        let left = rest.len();
-        if left > 0 {
+        let mut left = 0;
+        if values.len() > max {
+            let rest: std::collections::VecDeque<Value> = values.split_off(max).into();
+            left = rest.len();
             self.pending = Some((ty, rest));
         }
         Ok(Unpacked {
@@ -173,8 +175,27 @@ impl DataBuffer {
         })
     }
 
+    /// The contents as frozen bytes, moved out of the buffer (which is
+    /// left empty until they are put back).
+    fn take_frozen(&mut self) -> Bytes {
+        match std::mem::replace(&mut self.store, Storage::Writable(Vec::new())) {
+            Storage::Frozen(b) => b,
+            Storage::Writable(v) => Bytes::from(v),
+        }
+    }
+
     /// Unpack exactly one value.
     pub fn unpack_one(&mut self, ty: DataType) -> Result<Value> {
+        if self.pending.is_none() {
+            // a unit of one plain item: read it in place, no vector
+            let buf = self.take_frozen();
+            let r = self.one_in_place(&buf, ty);
+            self.store = Storage::Frozen(buf);
+            if let Some((v, end)) = r? {
+                self.read = end;
+                return Ok(v);
+            }
+        }
         let mut u = self.unpack(ty, 1)?;
         match u.values.pop() {
             Some(v) if u.left_in_unit == 0 => Ok(v),
@@ -184,6 +205,31 @@ impl DataBuffer {
             )
             .in_type(ty)),
         }
+    }
+
+    /// The item and end of a unit of exactly one item of a type whose
+    /// runs are item after item; `None` for anything else (the general
+    /// path then reads it).
+    fn one_in_place(&self, buf: &Bytes, ty: DataType) -> Result<Option<(Value, usize)>> {
+        let fmt = &self.format;
+        let mut d = Dec::new(buf, self.read, fmt.dialect, fmt.ints());
+        d.driver_tags = crate::legacy::driver_tags(fmt);
+        if !unpack::plain_run(&d, ty) {
+            return Ok(None);
+        }
+        if read_unit_header(&mut d, fmt, ty)? != 1 {
+            return Ok(None);
+        }
+        let mut one = None;
+        unpack::check_registered(&d, ty)?;
+        unpack::read_items(
+            &mut d,
+            ty,
+            1,
+            |d| unpack::unpack_item(d, ty),
+            |v| one = Some(v),
+        )?;
+        Ok(one.map(|v| (v, d.pos())))
     }
 
     /// `PMIx_Data_copy_payload`: append the unread part of `src`; `src` is not advanced.

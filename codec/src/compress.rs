@@ -132,7 +132,7 @@ pub fn decompress_string(blob: &[u8]) -> Result<PString, CompressError> {
 /// A string as a PMIX_COMPRESSED_STRING value, or `None` when it is too
 /// short to be compressed.
 pub fn compressed_string(s: &str) -> Option<Value> {
-    compress_string(s.as_bytes()).map(|b| Value::CompressedString(Hex(b.into())))
+    compress_string(s.as_bytes()).map(|b| Value::CompressedString(Box::new(Hex(b.into()))))
 }
 
 /// The content of a PMIX_COMPRESSED_STRING value (as bytes: C would

@@ -211,7 +211,42 @@ impl Dialect {
     /// Whether a `pmix_value_t` of this type can be packed in this dialect
     /// (v20's value packer knows fewer types than it registers).
     pub fn value_supports(self, ty: DataType) -> bool {
-        (ty == DataType::Undef || self.registers(ty)) && crate::legacy::value_supported(self, ty)
+        (ty == DataType::Undef || self.registers(ty)) && self.value_packer_knows(ty)
+    }
+
+    /// The value payload types the legacy private value packers support
+    /// (bfrops.md §8.2, §8.3); others fail with PMIX_ERROR. Modern dialects
+    /// take every registered type. (Codes 1-18 — BOOL, BYTE, STRING, SIZE,
+    /// PID, INT and the fixed-width integers, FLOAT, DOUBLE, TIMEVAL — every
+    /// legacy value packer knows.)
+    pub(crate) fn value_packer_knows(self, ty: DataType) -> bool {
+        use DataType as T;
+        let plain_scalar = (1..=18).contains(&ty.code());
+        match self {
+            Dialect::V12 => plain_scalar || matches!(ty, T::ByteObject | T::InfoArray),
+            Dialect::V20 => {
+                plain_scalar
+                    || matches!(
+                        ty,
+                        T::Undef
+                            | T::Time
+                            | T::Status
+                            | T::Proc
+                            | T::ProcRank
+                            | T::ByteObject
+                            | T::CompressedString
+                            | T::Persist
+                            | T::Pointer
+                            | T::Scope
+                            | T::DataRange
+                            | T::ProcState
+                            | T::ProcInfo
+                            | T::DataArray
+                            | T::Query
+                    )
+            }
+            _ => true,
+        }
     }
 
     /// The legacy private pack drivers of v20 and v12.

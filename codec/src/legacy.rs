@@ -72,44 +72,6 @@ pub fn command_is_u32(d: Dialect) -> bool {
     d.is_legacy()
 }
 
-/// Codes 1-18: BOOL, BYTE, STRING, SIZE, PID, INT and the fixed-width
-/// integers, FLOAT, DOUBLE, TIMEVAL — every legacy value packer knows these.
-fn plain_scalar(ty: pmix_types::DataType) -> bool {
-    (1..=18).contains(&ty.code())
-}
-
-/// The value payload types the legacy private value packers support
-/// (bfrops.md §8.2, §8.3); others fail with PMIX_ERROR. Modern dialects
-/// take every registered type.
-pub fn value_supported(d: Dialect, ty: pmix_types::DataType) -> bool {
-    use pmix_types::DataType as T;
-    match d {
-        Dialect::V12 => plain_scalar(ty) || matches!(ty, T::ByteObject | T::InfoArray),
-        Dialect::V20 => {
-            plain_scalar(ty)
-                || matches!(
-                    ty,
-                    T::Undef
-                        | T::Time
-                        | T::Status
-                        | T::Proc
-                        | T::ProcRank
-                        | T::ByteObject
-                        | T::CompressedString
-                        | T::Persist
-                        | T::Pointer
-                        | T::Scope
-                        | T::DataRange
-                        | T::ProcState
-                        | T::ProcInfo
-                        | T::DataArray
-                        | T::Query
-                )
-        }
-        _ => true,
-    }
-}
-
 /// The code v20's driver declares for a type (COMMAND travels as UINT32).
 pub fn driver_code(d: Dialect, ty: pmix_types::DataType) -> u16 {
     use pmix_types::DataType as T;

@@ -25,19 +25,26 @@
 //! ```
 
 pub mod buffer;
-pub mod command;
+/// The message layer under its former name: everything in [`msg`].
+pub mod command {
+    pub use crate::msg::*;
+}
 pub mod compress;
 pub mod dialect;
 pub mod error;
 pub mod float;
 pub mod frame;
 pub mod handshake;
+mod layout;
 mod legacy;
+pub mod msg;
 mod pack;
 mod regex;
 pub mod registry;
 pub mod select;
+pub mod typed;
 mod unpack;
+pub mod view;
 pub mod wire;
 
 pub use buffer::DataBuffer;
@@ -45,6 +52,8 @@ pub use dialect::{BufferType, Dialect, Format, Ints};
 pub use error::{Error, ErrorKind, Result};
 /// `PMIx_Data_print` (implemented in pmix-types: it needs no wire knowledge).
 pub use pmix_types::print::{print, PrintError};
+pub use typed::{encode_prims, encode_strs, pack_prims, pack_strs, Prim};
+pub use view::{decode_ref, Reader, ValueRef};
 
 use bytes::Bytes;
 use pmix_types::{DataType, Value};
@@ -57,6 +66,20 @@ pub const HWLOC_SUPPORT_BYTES: usize = 32;
 /// Append one pack unit of `values` (all of type `ty`) to `out`. On error
 /// nothing is appended (libpmix leaves a torn buffer; we do not).
 pub fn pack_unit(out: &mut Vec<u8>, fmt: &Format, ty: DataType, values: &[Value]) -> Result<()> {
+    pack_unit_with(out, fmt, ty, values.len(), |e| {
+        pack::pack_items(e, ty, values)
+    })
+}
+
+/// Append one pack unit of `n` items of `ty` whose bodies `items` writes;
+/// on error nothing is appended.
+pub(crate) fn pack_unit_with(
+    out: &mut Vec<u8>,
+    fmt: &Format,
+    ty: DataType,
+    n: usize,
+    items: impl FnOnce(&mut Enc) -> Result<()>,
+) -> Result<()> {
     let start = out.len();
     let r = (|| {
         let mut e = Enc::new(out, fmt.dialect, fmt.ints());
@@ -67,11 +90,11 @@ pub fn pack_unit(out: &mut Vec<u8>, fmt: &Format, ty: DataType, values: &[Value]
         if fmt.buffer_type == BufferType::FullyDesc {
             e.tag(DataType::Int32.code());
         }
-        e.count32(values.len())?;
+        e.count32(n)?;
         if fmt.buffer_type == BufferType::FullyDesc {
             e.tag(legacy_unit_code(fmt, ty));
         }
-        pack::pack_items(&mut e, ty, values)
+        items(&mut e)
     })();
     if r.is_err() {
         out.truncate(start);
@@ -99,10 +122,18 @@ fn legacy_unit_code(fmt: &Format, ty: DataType) -> u16 {
 
 /// Read the header of one unit at `pos`: returns the count and the
 /// position of the first item.
-fn unit_header(buf: &Bytes, pos: usize, fmt: &Format, ty: DataType) -> Result<(usize, usize)> {
-    let mut d = Dec::new(buf, pos, fmt.dialect, fmt.ints());
-    d.driver_tags = legacy::driver_tags(fmt);
-    if fmt.buffer_type == BufferType::FullyDesc {
+fn unit_header(buf: &[u8], pos: usize, fmt: &Format, ty: DataType) -> Result<(usize, usize)> {
+    let mut d = Dec::from_slice(buf, pos, fmt.dialect, fmt.ints());
+    let n = read_unit_header(&mut d, fmt, ty)?;
+    Ok((n, d.pos()))
+}
+
+/// Read the header of one unit at `d`'s position: the count (not yet
+/// checked against the bytes remaining).
+#[inline]
+pub(crate) fn read_unit_header(d: &mut Dec, fmt: &Format, ty: DataType) -> Result<usize> {
+    let described = fmt.buffer_type == BufferType::FullyDesc;
+    if described {
         let at = d.pos();
         let tag = d.tag()?;
         if tag != legacy::wire_tag(fmt.dialect, DataType::Int32.code()) {
@@ -121,7 +152,7 @@ fn unit_header(buf: &Bytes, pos: usize, fmt: &Format, ty: DataType) -> Result<(u
         )
         .in_type(ty));
     }
-    if fmt.buffer_type == BufferType::FullyDesc {
+    if described {
         let at = d.pos();
         let tag = d.tag()?;
         if tag != legacy::wire_tag(fmt.dialect, legacy_unit_code(fmt, ty)) {
@@ -134,7 +165,7 @@ fn unit_header(buf: &Bytes, pos: usize, fmt: &Format, ty: DataType) -> Result<(u
             ));
         }
     }
-    Ok((n as usize, d.pos()))
+    Ok(n as usize)
 }
 
 /// Unpack `n` items of `ty` at `pos`; returns them and the new position.

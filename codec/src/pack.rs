@@ -2,10 +2,12 @@
 //! bfrops.md §4 (modern dialects) with the integer family of `Enc`.
 
 use crate::dialect::Dialect;
+use crate::dialect::Ints;
 use crate::error::{ErrorKind, Field, Result};
 use crate::float;
+use crate::layout::Layout;
 use crate::legacy::InfoTypeField;
-use crate::wire::{system_tag, Enc};
+use crate::wire::{flex_encode_all, system_tag, zigzag, Enc};
 use pmix_types::*;
 
 /// Pack `values`, all of type `ty`, as the items of one unit or array
@@ -31,10 +33,10 @@ pub fn pack_items(e: &mut Enc, ty: DataType, values: &[Value]) -> Result<()> {
             // v12 writes nothing at all for pointers
             return Ok(());
         }
-        if values.len() > crate::unpack::MAX_POINTERS {
+        if values.len() > crate::wire::MAX_POINTERS {
             return Err(e.err(ErrorKind::CountTooLarge {
                 count: values.len() as u64,
-                remaining: crate::unpack::MAX_POINTERS as u64,
+                remaining: crate::wire::MAX_POINTERS as u64,
             }));
         }
         // one sentinel byte per call, even for zero pointers
@@ -95,17 +97,22 @@ fn check_value_type(e: &Enc, ty: DataType) -> Result<()> {
 /// the element types. Returns false (having written nothing) for other
 /// types or on a mismatched element, which the generic path then reports.
 fn pack_scalars(e: &mut Enc, ty: DataType, values: &[Value]) -> bool {
-    let start = e.out.len();
     macro_rules! each {
-        ($($variant:ident => $write:ident),*) => {
+        ($($variant:ident => $write:ident, $flex:expr);*) => {
             match ty {
                 $(DataType::$variant => {
-                    for v in values {
-                        match v {
-                            Value::$variant(x) => e.$write(*x),
-                            _ => {
-                                e.out.truncate(start);
-                                return false;
+                    if !values.iter().all(|v| matches!(v, Value::$variant(_))) {
+                        return false;
+                    }
+                    let flex: Option<fn(&Value) -> u64> = $flex;
+                    match (e.ints, flex) {
+                        // flex integers: one sizing of the output for the whole run
+                        (Ints::Flex, Some(f)) => flex_encode_all(e.out, values.len(), values.iter().map(f)),
+                        _ => {
+                            for v in values {
+                                if let Value::$variant(x) = v {
+                                    e.$write(*x);
+                                }
                             }
                         }
                     }
@@ -115,7 +122,16 @@ fn pack_scalars(e: &mut Enc, ty: DataType, values: &[Value]) -> bool {
             }
         };
     }
-    each!(Uint64 => u64, Int64 => i64, Uint32 => u32, Int32 => i32, Uint16 => u16, Int16 => i16, Uint8 => u8, Byte => u8)
+    each!(
+        Uint64 => u64, Some(|v| if let Value::Uint64(x) = v { *x } else { 0 });
+        Int64 => i64, Some(|v| if let Value::Int64(x) = v { zigzag(*x) } else { 0 });
+        Uint32 => u32, Some(|v| if let Value::Uint32(x) = v { *x as u64 } else { 0 });
+        Int32 => i32, Some(|v| if let Value::Int32(x) = v { zigzag(*x as i64) } else { 0 });
+        Uint16 => u16, Some(|v| if let Value::Uint16(x) = v { *x as u64 } else { 0 });
+        Int16 => i16, Some(|v| if let Value::Int16(x) = v { zigzag(*x as i64) } else { 0 });
+        Uint8 => u8, None;
+        Byte => u8, None
+    )
 }
 
 fn check_registered(e: &Enc, ty: DataType) -> Result<()> {
@@ -138,12 +154,12 @@ fn argv(e: &mut Enc, list: &[PString]) -> Result<()> {
     Ok(())
 }
 
-fn timeval(e: &mut Enc, t: &Timeval) {
+pub(crate) fn timeval(e: &mut Enc, t: &Timeval) {
     e.i64(t.sec);
     e.i64(t.usec);
 }
 
-fn float32(e: &mut Enc, v: f32) -> Result<()> {
+pub(crate) fn float32(e: &mut Enc, v: f32) -> Result<()> {
     let s = float::format_f32(v);
     e.str(Some(&PString::from(s.as_str())))
 }
@@ -153,7 +169,7 @@ fn float64(e: &mut Enc, v: f64) -> Result<()> {
     e.str(Some(&PString::from(s.as_str())))
 }
 
-fn proc_(e: &mut Enc, p: &Proc) -> Result<()> {
+pub(crate) fn proc_(e: &mut Enc, p: &Proc) -> Result<()> {
     e.str(Some(p.nspace.as_pstring()))?;
     if e.dialect == Dialect::V12 {
         e.int(p.rank as i32); // a tagged INT in v12
@@ -171,7 +187,7 @@ fn coord(e: &mut Enc, c: &Coord) {
     }
 }
 
-fn bytes_sized(e: &mut Enc, b: &[u8]) {
+pub(crate) fn bytes_sized(e: &mut Enc, b: &[u8]) {
     e.size(b.len() as u64);
     e.raw(b);
 }
@@ -230,7 +246,7 @@ fn pack_value_as(e: &mut Enc, v: &Value, field: InfoTypeField) -> Result<()> {
                                 _ => None,
                             })
                             .collect();
-                        pack_value_as(e, &Value::InfoArray(infos), field)
+                        pack_value_as(e, &Value::InfoArray(infos.into()), field)
                     }
                     _ => Err(e.err(ErrorKind::NotSupported(
                         "v12 values hold only arrays of INFO",
@@ -242,7 +258,7 @@ fn pack_value_as(e: &mut Enc, v: &Value, field: InfoTypeField) -> Result<()> {
         }
     }
     let ty = v.data_type();
-    if !crate::legacy::value_supported(e.dialect, ty) {
+    if !e.dialect.value_packer_knows(ty) {
         return Err(e
             .err(ErrorKind::ValueTypeNotRegistered {
                 ty,
@@ -372,13 +388,7 @@ fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
         Value::Command(x) if crate::legacy::command_is_u32(e.dialect) => e.u32(*x as u32),
         Value::Command(x) => e.u8(*x),
         Value::Pointer => e.u8(1),
-        Value::ProcInfo(p) => {
-            proc_(e, &p.proc).field("proc")?;
-            e.str(p.hostname.as_ref()).field("hostname")?;
-            e.str(p.executable_name.as_ref()).field("executable_name")?;
-            e.pid(p.pid);
-            e.u8(p.state);
-        }
+        Value::ProcInfo(p) => p.pack(e)?,
         Value::DataArray(a) => pack_darray(e, a)?,
         Value::Query(q) => {
             e.count32(q.keys.len())?;
@@ -390,11 +400,7 @@ fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
             e.size(list.len() as u64);
             infos(e, list)?;
         }
-        Value::Envar(x) => {
-            e.str(x.envar.as_ref()).field("envar")?;
-            e.str(x.value.as_ref()).field("value")?;
-            e.u8(x.separator);
-        }
+        Value::Envar(x) => x.pack(e)?,
         Value::Coord(c) => coord(e, c),
         Value::RegAttr(r) => {
             e.str(r.name.as_ref()).field("name")?;
@@ -442,34 +448,10 @@ fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
                 coord(e, c);
             }
         }
-        Value::DeviceDist(d) => {
-            e.str(d.uuid.as_ref()).field("uuid")?;
-            e.str(d.osname.as_ref()).field("osname")?;
-            e.u64(d.devtype);
-            e.u16(d.mindist);
-            e.u16(d.maxdist);
-        }
-        Value::Endpoint(x) => {
-            e.str(x.uuid.as_ref()).field("uuid")?;
-            e.str(x.osname.as_ref()).field("osname")?;
-            bytes_sized(e, &x.endpt);
-        }
+        Value::DeviceDist(d) => d.pack(e)?,
+        Value::Endpoint(x) => x.pack(e)?,
         Value::ProcNspace(n) => e.str(Some(n.as_pstring()))?,
-        Value::ProcStats(s) => {
-            e.str(s.node.as_ref()).field("node")?;
-            proc_(e, &s.proc).field("proc")?;
-            e.pid(s.pid);
-            e.str(s.cmd.as_ref()).field("cmd")?;
-            e.u8(s.state);
-            timeval(e, &s.time);
-            e.i32(s.priority);
-            e.i16(s.num_threads as i16);
-            float32(e, s.pss)?;
-            float32(e, s.vsize)?;
-            float32(e, s.rss)?;
-            e.i16(s.processor as i16);
-            timeval(e, &s.sample_time);
-        }
+        Value::ProcStats(s) => s.pack(e)?,
         Value::DiskStats(d) => disk_stats(e, d)?,
         Value::NetStats(n) => net_stats(e, n)?,
         Value::NodeStats(n) => {
@@ -499,24 +481,10 @@ fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
                 net_stats(e, x).field("netstats")?;
             }
         }
-        Value::Device(d) => {
-            e.str(d.uuid.as_ref()).field("uuid")?;
-            e.str(d.osname.as_ref()).field("osname")?;
-            e.u64(d.devtype);
-        }
-        Value::ResourceUnit(r) => {
-            e.u64(r.devtype);
-            e.size(r.count);
-        }
-        Value::NodePid(n) => {
-            e.str(n.hostname.as_ref()).field("hostname")?;
-            e.u32(n.nodeid);
-            e.pid(n.pid);
-        }
-        Value::Regex2(r) => {
-            e.str(r.kind.as_ref()).field("type")?;
-            bytes_sized(e, &r.data);
-        }
+        Value::Device(d) => d.pack(e)?,
+        Value::ResourceUnit(r) => r.pack(e)?,
+        Value::NodePid(n) => n.pack(e)?,
+        Value::Regex2(r) => r.pack(e)?,
     }
     Ok(())
 }

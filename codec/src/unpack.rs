@@ -4,15 +4,11 @@
 
 use crate::error::{Error, ErrorKind, Field, Result};
 use crate::float;
+use crate::layout::Layout;
 use crate::legacy::InfoTypeField;
 use crate::wire::{system_tag, to_int, to_pid, to_size, Dec};
 use bytes::Bytes;
 use pmix_types::*;
-
-/// Most pointers accepted in one unit: POINTER items occupy no bytes of
-/// their own (one sentinel byte per unit), so their count cannot be
-/// checked against the input.
-pub const MAX_POINTERS: usize = 1024;
 
 /// Unpack `n` items of type `ty` (the count has been read by the caller).
 pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
@@ -59,17 +55,51 @@ pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
         return r;
     }
     let mut out = Vec::with_capacity(n);
+    read_items(d, ty, n, |d| unpack_item(d, ty), |v| out.push(v))?;
+    Ok(out)
+}
+
+/// Read `n` items of `ty` with `read`, handing each to `each`: the count
+/// is first checked against the bytes remaining (every item takes at least
+/// one byte), and errors name the type and, in a run, the index.
+#[inline]
+pub(crate) fn read_items<'a, T>(
+    d: &mut Dec<'a>,
+    ty: DataType,
+    n: usize,
+    mut read: impl FnMut(&mut Dec<'a>) -> Result<T>,
+    mut each: impl FnMut(T),
+) -> Result<()> {
+    let at = d.pos();
+    d.check_count(n as u64, 1, at).map_err(|e| e.in_type(ty))?;
     for i in 0..n {
-        let v = unpack_item(d, ty).map_err(|err| {
+        let v = read(d).map_err(|err| {
+            let err = err.in_type(ty);
             if n > 1 {
                 err.in_field(format!("[{i}]"))
             } else {
                 err
             }
         })?;
-        out.push(v);
+        each(v);
     }
-    Ok(out)
+    Ok(())
+}
+
+/// Whether a run of `ty` items is the items one after the other, each read
+/// by [`unpack_item`]: not POINTER (a sentinel), not the system-tagged
+/// types (one tag per run), not v12's special cases.
+pub(crate) fn plain_run(d: &Dec, ty: DataType) -> bool {
+    let v12_special = d.dialect == crate::dialect::Dialect::V12
+        && matches!(
+            ty,
+            DataType::InfoDirectives
+                | DataType::ProcState
+                | DataType::DataArray
+                | DataType::ProcInfo
+                | DataType::Query
+        );
+    ty != DataType::Pointer && !v12_special && system_tag(ty, d.ints, d.dialect).is_none()
 }
 
 /// Arrays of plain integers and strings in one tight loop per type; `None`
@@ -143,7 +173,7 @@ fn check_value_type(d: &Dec, ty: DataType) -> Result<()> {
         .map_err(|k| d.err(k).in_type(ty))
 }
 
-fn check_registered(d: &Dec, ty: DataType) -> Result<()> {
+pub(crate) fn check_registered(d: &Dec, ty: DataType) -> Result<()> {
     d.dialect
         .require(ty, false)
         .map_err(|k| d.err(k).in_type(ty))
@@ -170,7 +200,7 @@ fn argv(d: &mut Dec, n: usize) -> Result<Vec<PString>> {
     Ok(v)
 }
 
-fn timeval(d: &mut Dec) -> Result<Timeval> {
+pub(crate) fn timeval(d: &mut Dec) -> Result<Timeval> {
     Ok(Timeval {
         sec: d.i64()?,
         usec: d.i64()?,
@@ -181,7 +211,7 @@ fn float_text(d: &mut Dec) -> Result<Option<PString>> {
     d.str()
 }
 
-fn float32(d: &mut Dec) -> Result<f32> {
+pub(crate) fn float32(d: &mut Dec) -> Result<f32> {
     let at = d.pos();
     match float_text(d)? {
         // C leaves the destination untouched for a NULL string: it stays 0
@@ -213,7 +243,7 @@ fn key(d: &mut Dec) -> Result<Key> {
     Key::new(s).map_err(|_| Error::new(ErrorKind::BadString("key longer than 511 bytes"), at))
 }
 
-fn proc_(d: &mut Dec) -> Result<Proc> {
+pub(crate) fn proc_(d: &mut Dec) -> Result<Proc> {
     let nspace = nspace(d).field("nspace")?;
     let rank = if d.dialect == crate::dialect::Dialect::V12 {
         d.int().field("rank")? as u32 // a tagged INT in v12
@@ -233,7 +263,7 @@ fn coord(d: &mut Dec) -> Result<Coord> {
     Ok(Coord { view, coord })
 }
 
-fn bytes_sized(d: &mut Dec) -> Result<Bytes> {
+pub(crate) fn bytes_sized(d: &mut Dec) -> Result<Bytes> {
     let n = d.count_size(1)?;
     d.take_bytes(n)
 }
@@ -275,6 +305,21 @@ pub(crate) fn unpack_value(d: &mut Dec) -> Result<Value> {
 }
 
 fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value> {
+    let ty = value_type(d, field)?;
+    if ty == DataType::Undef {
+        return Ok(Value::Undef);
+    }
+    d.enter()?;
+    let r = d
+        .driver_tag(crate::legacy::value_driver_type(ty))
+        .and_then(|()| unpack_item(d, ty));
+    d.leave();
+    r
+}
+
+/// The type field of a `pmix_value_t`, checked: a type this dialect can
+/// carry in a value (UNDEF included).
+pub(crate) fn value_type(d: &mut Dec, field: InfoTypeField) -> Result<DataType> {
     let at = d.pos();
     let code = match field {
         InfoTypeField::Tag => d.tag()?,
@@ -288,7 +333,7 @@ fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value> {
         }
     };
     let ty = known_type(code, at)?;
-    if !crate::legacy::value_supported(d.dialect, ty) {
+    if !d.dialect.value_packer_knows(ty) {
         return Err(Error::new(
             ErrorKind::ValueTypeNotRegistered {
                 ty,
@@ -299,7 +344,7 @@ fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value> {
         .in_type(DataType::Value));
     }
     match ty {
-        DataType::Undef => return Ok(Value::Undef),
+        DataType::Undef => return Ok(ty),
         DataType::Value
         | DataType::Info
         | DataType::Pdata
@@ -318,12 +363,7 @@ fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value> {
         e.offset = at;
         e
     })?;
-    d.enter()?;
-    let r = d
-        .driver_tag(crate::legacy::value_driver_type(ty))
-        .and_then(|()| unpack_item(d, ty));
-    d.leave();
-    r
+    Ok(ty)
 }
 
 /// One item of type `ty`.
@@ -356,7 +396,7 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
         T::Time => Value::Time(d.u64()?),
         T::Status => Value::Status(d.i32()?),
         T::Value => Value::Value(Box::new(unpack_value(d)?)),
-        T::Proc => Value::Proc(proc_(d)?),
+        T::Proc => Value::Proc(Box::new(proc_(d)?)),
         T::App => {
             let cmd = d.str().field("cmd")?;
             let at = d.pos();
@@ -401,18 +441,18 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
         }
         T::Buffer => {
             let buffer_type = if d.dialect.is_legacy() { 0 } else { d.u8()? };
-            Value::Buffer(Buffer {
+            Value::Buffer(Box::new(Buffer {
                 buffer_type,
                 bytes: bytes_sized(d)?,
-            })
+            }))
         }
-        T::ByteObject => Value::ByteObject(Hex(bytes_sized(d)?)),
+        T::ByteObject => Value::ByteObject(Box::new(Hex(bytes_sized(d)?))),
         T::Kval => {
             let key = d.str().field("key")?;
             let value = unpack_value(d).field("value")?;
             Value::Kval(Box::new(Kval { key, value }))
         }
-        T::Modex => Value::Modex(Hex(bytes_sized(d)?)),
+        T::Modex => Value::Modex(Box::new(Hex(bytes_sized(d)?))),
         T::Persist => Value::Persist(d.u8()?),
         T::Pointer => {
             d.u8()?;
@@ -430,21 +470,7 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
         T::InfoDirectives => Value::InfoDirectives(d.u32()?),
         T::DataTypeCode => Value::DataTypeCode(d.u16()?),
         T::ProcState => Value::ProcState(d.u8()?),
-        T::ProcInfo => {
-            let proc = proc_(d).field("proc")?;
-            let hostname = d.str().field("hostname")?;
-            let executable_name = d.str().field("executable_name")?;
-            let pid = d.pid().field("pid")?;
-            let state = d.u8().field("state")?;
-            Value::ProcInfo(Box::new(ProcInfo {
-                proc,
-                hostname,
-                executable_name,
-                pid,
-                exit_code: 0,
-                state,
-            }))
-        }
+        T::ProcInfo => Value::ProcInfo(Box::new(ProcInfo::unpack(d)?)),
         T::DataArray => Value::DataArray(Box::new(unpack_darray(d)?)),
         T::ProcRank => Value::ProcRank(d.u32()?),
         T::Query => {
@@ -454,18 +480,14 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
             let qualifiers = infos(d, nqual).field("qualifiers")?;
             Value::Query(Box::new(Query { keys, qualifiers }))
         }
-        T::CompressedString => Value::CompressedString(Hex(bytes_sized(d)?)),
+        T::CompressedString => Value::CompressedString(Box::new(Hex(bytes_sized(d)?))),
         T::AllocDirective => Value::AllocDirective(d.u8()?),
         T::InfoArray => {
             let n = d.count_size(1)?;
-            Value::InfoArray(infos(d, n)?)
+            Value::InfoArray(infos(d, n)?.into())
         }
         T::IofChannel => Value::IofChannel(d.u16()?),
-        T::Envar => Value::Envar(Box::new(Envar {
-            envar: d.str().field("envar")?,
-            value: d.str().field("value")?,
-            separator: d.u8().field("separator")?,
-        })),
+        T::Envar => Value::Envar(Box::new(Envar::unpack(d)?)),
         T::Coord => Value::Coord(Box::new(coord(d)?)),
         T::RegAttr => {
             let name = d.str().field("name")?;
@@ -500,18 +522,8 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
                 coordinates,
             }))
         }
-        T::DeviceDist => Value::DeviceDist(Box::new(DeviceDist {
-            uuid: d.str().field("uuid")?,
-            osname: d.str().field("osname")?,
-            devtype: d.u64().field("type")?,
-            mindist: d.u16().field("mindist")?,
-            maxdist: d.u16().field("maxdist")?,
-        })),
-        T::Endpoint => Value::Endpoint(Box::new(Endpoint {
-            uuid: d.str().field("uuid")?,
-            osname: d.str().field("osname")?,
-            endpt: bytes_sized(d).field("endpt")?,
-        })),
+        T::DeviceDist => Value::DeviceDist(Box::new(DeviceDist::unpack(d)?)),
+        T::Endpoint => Value::Endpoint(Box::new(Endpoint::unpack(d)?)),
         T::Topo => {
             let xml = d.str().field("xml")?;
             let support = if xml.is_some() {
@@ -523,40 +535,9 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
         }
         T::DevType => Value::DevType(d.u64()?),
         T::LocType => Value::LocType(d.u16()?),
-        T::CompressedByteObject => Value::CompressedByteObject(Hex(bytes_sized(d)?)),
+        T::CompressedByteObject => Value::CompressedByteObject(Box::new(Hex(bytes_sized(d)?))),
         T::ProcNspace => Value::ProcNspace(nspace(d)?),
-        T::ProcStats => {
-            let node = d.str().field("node")?;
-            let proc = proc_(d).field("proc")?;
-            let pid = d.pid().field("pid")?;
-            let cmd = d.str().field("cmd")?;
-            let state = d.u8().field("state")?;
-            let time = timeval(d).field("time")?;
-            let priority = d.i32().field("priority")?;
-            let num_threads = d.i16().field("num_threads")? as u16;
-            let pss = float32(d).field("pss")?;
-            let vsize = float32(d).field("vsize")?;
-            let rss = float32(d).field("rss")?;
-            let processor = d.i16().field("processor")? as u16;
-            let sample_time = timeval(d).field("sample_time")?;
-            Value::ProcStats(Box::new(ProcStats {
-                node,
-                proc,
-                pid,
-                cmd,
-                state,
-                time,
-                percent_cpu: 0.0,
-                priority,
-                num_threads,
-                pss,
-                vsize,
-                rss,
-                peak_vsize: 0.0,
-                processor,
-                sample_time,
-            }))
-        }
+        T::ProcStats => Value::ProcStats(Box::new(ProcStats::unpack(d)?)),
         T::DiskStats => Value::DiskStats(Box::new(disk_stats(d)?)),
         T::NetStats => Value::NetStats(Box::new(net_stats(d)?)),
         T::NodeStats => {
@@ -596,70 +577,73 @@ fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
                 netstats,
             }))
         }
-        T::DataBuffer => Value::DataBuffer(Hex(bytes_sized(d)?)),
+        T::DataBuffer => Value::DataBuffer(Box::new(Hex(bytes_sized(d)?))),
         T::StorMedium => Value::StorMedium(d.u64()?),
         T::StorAccess => Value::StorAccess(d.u64()?),
         T::StorPersist => Value::StorPersist(d.u64()?),
         T::StorAccessType => Value::StorAccessType(d.u16()?),
-        T::Device => Value::Device(Box::new(Device {
-            uuid: d.str().field("uuid")?,
-            osname: d.str().field("osname")?,
-            devtype: d.u64().field("type")?,
-        })),
+        T::Device => Value::Device(Box::new(Device::unpack(d)?)),
         T::ResBlockDirective => Value::ResBlockDirective(d.u8()?),
-        T::ResourceUnit => Value::ResourceUnit(ResourceUnit {
-            devtype: d.u64()?,
-            count: d.size()?,
-        }),
-        T::NodePid => Value::NodePid(Box::new(NodePid {
-            hostname: d.str().field("hostname")?,
-            nodeid: d.u32().field("nodeid")?,
-            pid: d.pid().field("pid")?,
-        })),
-        T::Regex2 => Value::Regex2(Box::new(Regex2 {
-            kind: d.str().field("type")?,
-            data: bytes_sized(d).field("data")?,
-        })),
+        T::ResourceUnit => Value::ResourceUnit(ResourceUnit::unpack(d)?),
+        T::NodePid => Value::NodePid(Box::new(NodePid::unpack(d)?)),
+        T::Regex2 => Value::Regex2(Box::new(Regex2::unpack(d)?)),
         T::AllocInherit => Value::AllocInherit(d.u8()?),
     })
 }
 
 fn unpack_darray(d: &mut Dec) -> Result<DataArray> {
     d.enter()?;
-    let r = (|| {
-        let at = d.pos();
-        let code = d.tag().field("type")?;
-        let ty = known_type(code, at)?;
-        if ty == DataType::Undef {
-            let size = if crate::legacy::undef_array_has_size(d.dialect) {
-                d.size().field("size")?
-            } else {
-                0
-            };
-            return Ok(DataArray::Undef { size });
-        }
-        let at = d.pos();
-        let n = d.size().field("size")?;
-        let n = if ty == DataType::Pointer {
-            n as usize
-        } else {
-            d.check_count(n, 1, at)?
-        };
-        if n == 0 {
-            // libpmix writes nothing after a zero size (not even a POINTER
-            // sentinel or a PID/INT system tag)
-            return Ok(DataArray::Typed {
-                elem_type: ty,
-                elements: Vec::new(),
-            });
-        }
-        d.driver_tag(ty)?;
-        let elements = unpack_items(d, ty, n).field("elements")?;
-        Ok(DataArray::Typed {
+    let r = (|| match darray_head(d)? {
+        DarrayHead::Undef { size } => Ok(DataArray::Undef { size }),
+        DarrayHead::Typed { ty, n: 0 } => Ok(DataArray::Typed {
             elem_type: ty,
-            elements,
-        })
+            elements: Vec::new(),
+        }),
+        DarrayHead::Typed { ty, n } => Ok(DataArray::Typed {
+            elem_type: ty,
+            elements: unpack_items(d, ty, n).field("elements")?,
+        }),
     })();
     d.leave();
     r
+}
+
+/// What a DATA_ARRAY's header says.
+pub(crate) enum DarrayHead {
+    Undef {
+        size: u64,
+    },
+    /// `n` elements of `ty` follow (the v20 driver tag already read).
+    Typed {
+        ty: DataType,
+        n: usize,
+    },
+}
+
+/// A DATA_ARRAY's type and size; the caller has entered one level.
+pub(crate) fn darray_head(d: &mut Dec) -> Result<DarrayHead> {
+    let at = d.pos();
+    let code = d.tag().field("type")?;
+    let ty = known_type(code, at)?;
+    if ty == DataType::Undef {
+        let size = if crate::legacy::undef_array_has_size(d.dialect) {
+            d.size().field("size")?
+        } else {
+            0
+        };
+        return Ok(DarrayHead::Undef { size });
+    }
+    let at = d.pos();
+    let n = d.size().field("size")?;
+    let n = if ty == DataType::Pointer {
+        n as usize
+    } else {
+        d.check_count(n, 1, at)?
+    };
+    // libpmix writes nothing after a zero size (not even a POINTER
+    // sentinel or a PID/INT system tag)
+    if n > 0 {
+        d.driver_tag(ty)?;
+    }
+    Ok(DarrayHead::Typed { ty, n })
 }

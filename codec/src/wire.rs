@@ -14,6 +14,11 @@ use pmix_types::{DataType, PString};
 /// Nesting cap for DATA_ARRAY / VALUE recursion (master's default).
 pub const MAX_DEPTH: u32 = 100;
 
+/// Most pointers accepted in one unit: POINTER items occupy no bytes of
+/// their own (one sentinel byte per unit), so their count cannot be
+/// checked against the input.
+pub const MAX_POINTERS: usize = 1024;
+
 /// Longest flex128 encoding: 8 groups of 7 bits and a raw 9th byte.
 pub const FLEX_MAX: usize = 9;
 
@@ -31,15 +36,47 @@ fn spread7(u: u64) -> u64 {
     (x & 0x007f_007f_007f_007f) | ((x & 0x3f80_3f80_3f80_3f80) << 1)
 }
 
-/// Appends one flex128 encoding of `u` (bfrops.md §3.2).
-///
-/// The 7-bit groups are spread into one 64-bit word and written with a
-/// fixed-size copy; the vector is then cut to the encoding's length.
+/// The inverse of [`spread7`]: eight 7-bit groups in bytes (bit 7 of
+/// each byte ignored) back to 56 bits.
 #[inline]
-pub fn flex_encode(out: &mut Vec<u8>, u: u64) {
+fn gather7(w: u64) -> u64 {
+    let x = w & 0x7f7f_7f7f_7f7f_7f7f;
+    let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
+    let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
+    (x & 0x0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4)
+}
+
+/// Decodes one flex128 integer from a window of at least 9 bytes without
+/// a branch per byte: the value and the bytes it took.
+#[inline]
+pub fn flex_word(c: &[u8; FLEX_MAX]) -> (u64, usize) {
+    let mut w8 = [0u8; 8];
+    w8.copy_from_slice(&c[..8]);
+    let w = u64::from_le_bytes(w8);
+    // the first byte without a continuation bit ends the integer
+    let stops = !w & 0x8080_8080_8080_8080;
+    if stops == 0 {
+        // 8 groups and a raw 9th byte
+        return (gather7(w) | (c[8] as u64) << 56, FLEX_MAX);
+    }
+    let n = stops.trailing_zeros() as usize / 8 + 1;
+    let keep = if n == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * n)) - 1
+    };
+    (gather7(w & keep), n)
+}
+
+/// Writes one flex128 encoding of `u` (bfrops.md §3.2) at the start of
+/// `dst`; returns its length. The 7-bit groups are spread into one 64-bit
+/// word and written with one fixed-size copy (the bytes of `dst` past the
+/// length are scratch).
+#[inline]
+pub fn flex_put(dst: &mut [u8; FLEX_MAX], u: u64) -> usize {
     if u < 0x80 {
-        out.push(u as u8);
-        return;
+        dst[0] = u as u8;
+        return 1;
     }
     let bits = 64 - u.leading_zeros() as usize;
     let n = if bits > 56 {
@@ -47,20 +84,49 @@ pub fn flex_encode(out: &mut Vec<u8>, u: u64) {
     } else {
         bits.div_ceil(7)
     };
-    let mut w = spread7(u);
     // continuation bit on every byte but the last of the first eight
     let cont = if n == FLEX_MAX {
         0x8080_8080_8080_8080
     } else {
         0x8080_8080_8080_8080 & ((1u64 << (8 * (n - 1))) - 1)
     };
-    w |= cont;
-    let len = out.len();
+    let w = spread7(u) | cont;
+    let (word, last) = dst.split_at_mut(8);
+    word.copy_from_slice(&w.to_le_bytes());
+    last[0] = (u >> 56) as u8;
+    n
+}
+
+/// Appends one flex128 encoding of `u`.
+#[inline]
+pub fn flex_encode(out: &mut Vec<u8>, u: u64) {
+    if u < 0x80 {
+        out.push(u as u8);
+        return;
+    }
     let mut tmp = [0u8; FLEX_MAX];
-    tmp[..8].copy_from_slice(&w.to_le_bytes());
-    tmp[8] = (u >> 56) as u8;
-    out.extend_from_slice(&tmp);
-    out.truncate(len + n);
+    let n = flex_put(&mut tmp, u);
+    out.extend_from_slice(&tmp[..n]);
+}
+
+/// Appends the flex128 encodings of the `n` integers `items` yields (no
+/// more are taken), into room sized once for the longest encodings and cut
+/// to length after.
+#[inline]
+pub fn flex_encode_all(out: &mut Vec<u8>, n: usize, items: impl Iterator<Item = u64>) {
+    let start = out.len();
+    out.resize(start + n * FLEX_MAX, 0);
+    let mut pos = start;
+    for u in items.take(n) {
+        match out
+            .get_mut(pos..)
+            .and_then(|r| r.first_chunk_mut::<FLEX_MAX>())
+        {
+            Some(dst) => pos += flex_put(dst, u),
+            None => break, // cannot happen: FLEX_MAX bytes per item were added
+        }
+    }
+    out.truncate(pos);
 }
 
 #[inline]
@@ -202,12 +268,22 @@ impl<'a> Enc<'a> {
     pub fn str(&mut self, s: Option<&PString>) -> Result<()> {
         match s {
             None => self.i32(0),
-            Some(s) => {
-                self.count32(s.len() + 1)?;
-                self.raw(s.as_bytes());
-                self.u8(0);
-            }
+            Some(s) => self.c_str(s.as_bytes())?,
         }
+        Ok(())
+    }
+
+    /// The wire form of a non-NULL C string whose bytes hold no NUL.
+    #[inline]
+    pub(crate) fn c_str(&mut self, s: &[u8]) -> Result<()> {
+        match self.ints {
+            // the common short string: its zig-zag flex length is one byte
+            Ints::Flex if s.len() < 63 => self.out.push(((s.len() + 1) * 2) as u8),
+            _ => self.count32(s.len() + 1)?,
+        }
+        self.out.reserve(s.len() + 1);
+        self.out.extend_from_slice(s);
+        self.out.push(0);
         Ok(())
     }
 
@@ -292,12 +368,15 @@ pub fn to_pid(v: i128, at: usize) -> Result<u32> {
 /// How many zero-byte items one decode of `len` input bytes may produce:
 /// at least one full POINTER unit, otherwise one per input byte.
 pub fn zero_item_budget(len: usize) -> usize {
-    crate::unpack::MAX_POINTERS.max(len)
+    MAX_POINTERS.max(len)
 }
 
 /// The reader side: a window `[pos, end)` of a shared buffer.
 pub struct Dec<'a> {
-    buf: &'a Bytes,
+    buf: &'a [u8],
+    /// The shared buffer `buf` is, when there is one: byte objects are
+    /// then handed out as slices of it instead of copies.
+    src: Option<&'a Bytes>,
     pos: usize,
     end: usize,
     pub dialect: Dialect,
@@ -313,8 +392,17 @@ pub struct Dec<'a> {
 
 impl<'a> Dec<'a> {
     pub fn new(buf: &'a Bytes, pos: usize, dialect: Dialect, ints: Ints) -> Dec<'a> {
+        let mut d = Dec::from_slice(buf, pos, dialect, ints);
+        d.src = Some(buf);
+        d
+    }
+
+    /// A reader over borrowed bytes: byte objects taken as `Bytes` are
+    /// copied (use [`Dec::take`] for a borrowed view).
+    pub fn from_slice(buf: &'a [u8], pos: usize, dialect: Dialect, ints: Ints) -> Dec<'a> {
         Dec {
             buf,
+            src: None,
             pos: pos.min(buf.len()),
             end: buf.len(),
             dialect,
@@ -375,6 +463,14 @@ impl<'a> Dec<'a> {
     pub fn pos(&self) -> usize {
         self.pos
     }
+    /// The whole input this reader reads from.
+    pub fn input(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Go back to `pos`, a position this reader has been at.
+    pub(crate) fn rewind_to(&mut self, pos: usize) {
+        self.pos = pos.min(self.end);
+    }
     pub fn remaining(&self) -> usize {
         self.end - self.pos
     }
@@ -407,7 +503,11 @@ impl<'a> Dec<'a> {
         if n > self.remaining() {
             return Err(self.past_end(n));
         }
-        let b = self.buf.slice(self.pos..self.pos + n);
+        let range = self.pos..self.pos + n;
+        let b = match self.src {
+            Some(src) => src.slice(range),
+            None => Bytes::copy_from_slice(&self.buf[range]),
+        };
         self.pos += n;
         Ok(b)
     }
@@ -424,10 +524,11 @@ impl<'a> Dec<'a> {
 
     /// One flex128 integer, strictly: bounded by the input, at most 9
     /// bytes, and no wider than `width` bytes.
-    #[inline]
+    #[inline(always)]
     fn flex(&mut self, width: usize, what: &'static str) -> Result<u64> {
+        // one byte (lengths, tags, small values): no word assembly
         match self.buf.get(self.pos) {
-            Some(&b) if self.pos < self.end && b < 0x80 => {
+            Some(&b) if b < 0x80 && self.pos < self.end => {
                 self.pos += 1;
                 Ok(b as u64)
             }
@@ -435,44 +536,13 @@ impl<'a> Dec<'a> {
         }
     }
 
+    #[inline]
     fn flex_long(&mut self, width: usize, what: &'static str) -> Result<u64> {
         let s = &self.buf[self.pos..self.end];
-        let (u, i) = if s.len() >= 9 {
-            // whole-word path: find the first byte without a continuation bit
-            let w = u64::from_le_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]]);
-            let stops = !w & 0x8080_8080_8080_8080;
-            let n = if stops == 0 {
-                9
-            } else {
-                stops.trailing_zeros() as usize / 8 + 1
-            };
-            let mut u = 0u64;
-            for g in 0..n.min(8) {
-                u |= ((w >> (8 * g)) & 0x7f) << (7 * g);
-            }
-            if n == 9 {
-                u |= (s[8] as u64) << 56;
-            }
-            (u, n)
-        } else {
-            let mut u: u64 = 0;
-            let mut i = 0;
-            loop {
-                let Some(&b) = s.get(i) else {
-                    return Err(self.past_end(i + 1));
-                };
-                if i == FLEX_MAX - 1 {
-                    u |= (b as u64) << (7 * i);
-                    i += 1;
-                    break;
-                }
-                u |= ((b & 0x7f) as u64) << (7 * i);
-                i += 1;
-                if b & 0x80 == 0 {
-                    break;
-                }
-            }
-            (u, i)
+        let (u, n) = match s.first_chunk::<FLEX_MAX>() {
+            // whole-word path, no branch per byte
+            Some(c) => flex_word(c),
+            None => self.flex_short(s)?,
         };
         if width < 8 && u >> (width * 8) != 0 {
             return Err(self.err(ErrorKind::ValueOutOfRange {
@@ -480,10 +550,23 @@ impl<'a> Dec<'a> {
                 value: u as i128,
             }));
         }
-        self.pos += i;
+        self.pos += n;
         Ok(u)
     }
 
+    /// A flex integer within the last 8 bytes of the input, byte by byte.
+    #[cold]
+    fn flex_short(&self, s: &[u8]) -> Result<(u64, usize)> {
+        let mut u: u64 = 0;
+        for (i, &b) in s.iter().enumerate() {
+            u |= ((b & 0x7f) as u64) << (7 * i);
+            if b & 0x80 == 0 {
+                return Ok((u, i + 1));
+            }
+        }
+        // s holds at most 8 bytes, all with continuation bits
+        Err(self.past_end(s.len() + 1))
+    }
     fn fixed(&mut self, width: usize) -> Result<u64> {
         let b = self.take(width)?;
         Ok(b.iter().fold(0u64, |a, &x| a << 8 | x as u64))
@@ -640,12 +723,14 @@ impl<'a> Dec<'a> {
         })
     }
 
-    /// A C string; `None` for NULL.
-    pub fn str(&mut self) -> Result<Option<PString>> {
+    /// The text of a C string (its length read and its terminating NUL
+    /// checked, interior NULs not yet) and the offset of its length.
+    #[inline]
+    fn c_text(&mut self) -> Result<(Option<&'a [u8]>, usize)> {
         let at = self.pos;
         let len = self.i32()?;
         if len == 0 {
-            return Ok(None);
+            return Ok((None, at));
         }
         if len < 0 {
             return Err(Error::new(
@@ -660,13 +745,33 @@ impl<'a> Dec<'a> {
             e.offset = at;
             e
         })?;
-        let (text, nul) = body.split_at(body.len() - 1);
-        if nul[0] != 0 {
-            return Err(Error::new(ErrorKind::BadString("no terminating NUL"), at));
+        match body.split_last() {
+            Some((0, text)) => Ok((Some(text), at)),
+            _ => Err(Error::new(ErrorKind::BadString("no terminating NUL"), at)),
         }
-        PString::from_bytes(text)
-            .map(Some)
-            .map_err(|_| Error::new(ErrorKind::BadString("NUL inside the string"), at))
+    }
+
+    /// A C string as a view of the input (without its NUL); `None` for
+    /// NULL. One scan (`find_nul`) checks for interior NULs.
+    #[inline]
+    pub fn str_ref(&mut self) -> Result<Option<&'a [u8]>> {
+        match self.c_text()? {
+            (Some(text), at) if pmix_types::find_nul(text).is_some() => Err(Error::new(
+                ErrorKind::BadString("NUL inside the string"),
+                at,
+            )),
+            (text, _) => Ok(text),
+        }
+    }
+
+    /// A C string; `None` for NULL.
+    pub fn str(&mut self) -> Result<Option<PString>> {
+        match self.c_text()? {
+            (None, _) => Ok(None),
+            (Some(text), at) => PString::from_bytes(text)
+                .map(Some)
+                .map_err(|_| Error::new(ErrorKind::BadString("NUL inside the string"), at)),
+        }
     }
 
     /// A C string that must not be NULL.
@@ -733,6 +838,29 @@ mod tests {
         );
         assert_eq!(flex(u64::MAX), [0xff; 9]);
         assert_eq!(flex(zigzag(i64::MIN)), [0xff; 9]);
+    }
+
+    /// The word-at-a-time decoder against every width, with the value at
+    /// the end of the input (short path) and followed by other bytes.
+    #[test]
+    fn flex_decode_reads_every_width_back() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for i in 0..64 {
+            for u in [1u64 << i, (1u64 << i) - 1, u64::MAX >> i, x >> i] {
+                let enc = flex(u);
+                for tail in [&[][..], &[0x80; 12][..], &[0x01][..]] {
+                    let mut b = enc.clone();
+                    b.extend_from_slice(tail);
+                    let buf = Bytes::from(b);
+                    let mut d = Dec::new(&buf, 0, Dialect::V41, Ints::Flex);
+                    assert_eq!(d.u64().unwrap(), u, "{u:#x} + {tail:?}");
+                    assert_eq!(d.pos(), enc.len());
+                }
+            }
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+        }
     }
 
     #[test]

@@ -553,3 +553,41 @@ fn iof_data_follows_the_reference_layout() {
     longer.push(0);
     assert!(IofData::decode(&f, &longer).is_err());
 }
+
+/// `decode_bytes` does not copy the payload: a commit blob and the rest of
+/// an unknown command are slices of it.
+#[test]
+fn decode_bytes_shares_the_payload() {
+    let f = fmt(Dialect::V41, BufferType::NonDesc);
+    let blob = pmix_types::Buffer {
+        buffer_type: 1,
+        bytes: bytes::Bytes::from(vec![7u8; 100]),
+    };
+    let commit = Request::Commit {
+        blobs: vec![(2, blob.clone())],
+    };
+    let payload = bytes::Bytes::from(commit.encode(&f).unwrap());
+    let range = payload.as_ptr_range();
+    match Request::decode_bytes(&f, payload.clone()).unwrap() {
+        Request::Commit { blobs } => {
+            assert_eq!(blobs, [(2, blob)]);
+            assert!(range.contains(&blobs[0].1.bytes.as_ptr()), "blob copied");
+        }
+        other => panic!("{other:?}"),
+    }
+    // an unknown command keeps the rest of the payload as a slice of it
+    let mut other =
+        pmix_codec::encode(&f, pmix_types::DataType::Command, &[Value::Command(200)]).unwrap();
+    other.extend_from_slice(&[1, 2, 3]);
+    let payload = bytes::Bytes::from(other);
+    match Request::decode_bytes(&f, payload.clone()).unwrap() {
+        Request::Other { command: 200, rest } => {
+            assert_eq!(&rest[..], [1, 2, 3]);
+            assert!(
+                payload.as_ptr_range().contains(&rest.as_ptr()),
+                "rest copied"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -9,11 +9,11 @@
 mod common;
 
 use bytes::Bytes;
-use common::{formats, label, unit_types, units, value_of};
+use common::{formats, label, seeded_runner, unit_types, units, value_of};
 use pmix_codec::{decode, decode_unit, encode, DataBuffer, Dialect, Format};
 use pmix_types::{DataType, Value};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
+use proptest::test_runner::{TestCaseError, TestError, TestRunner};
 
 fn cases() -> u32 {
     std::env::var("PMIX_PROPTEST_CASES")
@@ -33,20 +33,7 @@ fn for_every_pair(
     for fmt in formats() {
         for ty in unit_types(&fmt) {
             pairs += 1;
-            let mut seed = [seed_offset; 32];
-            seed[0] = ty.code() as u8;
-            seed[1] = label(&fmt).bytes().map(u32::from).sum::<u32>() as u8;
-            let mut runner = TestRunner::new_with_rng(
-                Config {
-                    cases: cases(),
-                    failure_persistence: None,
-                    ..Config::default()
-                },
-                proptest::test_runner::TestRng::from_seed(
-                    proptest::test_runner::RngAlgorithm::ChaCha,
-                    &seed,
-                ),
-            );
+            let mut runner = seeded_runner(ty, &fmt, seed_offset, cases());
             let r = runner.run(&units(ty, fmt.dialect), |u| check(&fmt, ty, &u));
             match r {
                 Ok(()) => {}

@@ -296,22 +296,22 @@ fn fields() -> Vec<(DataType, &'static str, Builder)> {
             Value::String(Some(s(n - 1)))
         }),
         (T::ByteObject, "byte object size", |n| {
-            Value::ByteObject(Hex(vec![1; n].into()))
+            Value::ByteObject(Box::new(Hex(vec![1; n].into())))
         }),
         (T::CompressedString, "compressed string size", |n| {
-            Value::CompressedString(Hex(vec![1; n].into()))
+            Value::CompressedString(Box::new(Hex(vec![1; n].into())))
         }),
         (T::CompressedByteObject, "compressed bytes size", |n| {
-            Value::CompressedByteObject(Hex(vec![1; n].into()))
+            Value::CompressedByteObject(Box::new(Hex(vec![1; n].into())))
         }),
         (T::DataBuffer, "data buffer size", |n| {
-            Value::DataBuffer(Hex(vec![1; n].into()))
+            Value::DataBuffer(Box::new(Hex(vec![1; n].into())))
         }),
         (T::Buffer, "buffer bytes", |n| {
-            Value::Buffer(Buffer {
+            Value::Buffer(Box::new(Buffer {
                 buffer_type: 1,
                 bytes: vec![1; n].into(),
-            })
+            }))
         }),
         (T::Endpoint, "endpoint bytes", |n| {
             Value::Endpoint(Box::new(Endpoint {
@@ -367,7 +367,7 @@ fn fields() -> Vec<(DataType, &'static str, Builder)> {
             }))
         }),
         (T::InfoArray, "info array size", |n| {
-            Value::InfoArray(vec![one_info(); n])
+            Value::InfoArray(vec![one_info(); n].into())
         }),
         (T::Coord, "coordinate dims", |n| {
             Value::Coord(Box::new(Coord {
@@ -411,10 +411,10 @@ fn fields() -> Vec<(DataType, &'static str, Builder)> {
             })
         }),
         (T::Proc, "nspace", |n| {
-            Value::Proc(Proc {
+            Value::Proc(Box::new(Proc {
                 nspace: Nspace::from_bytes(&vec![b'a'; n - 1]).unwrap(),
                 rank: 1,
-            })
+            }))
         }),
         (T::Int32, "unit count", |_| Value::Int32(1)),
     ]

@@ -444,10 +444,10 @@ fn event_checks(t: &mut Tally, c: &mut Client, me: &Proc, size: u32, with_rank0:
         "pmix.evrange",
         Value::DataArray(Box::new(pmix_types::DataArray::Typed {
             elem_type: pmix_types::DataType::Proc,
-            elements: vec![Value::Proc(Proc {
+            elements: vec![Value::Proc(Box::new(Proc {
                 nspace: me.nspace.clone(),
                 rank: RANK_WILDCARD,
-            })],
+            }))],
         })),
     );
     let reg = t.check(

@@ -541,7 +541,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
 /// exit code and that the job will be terminated.
 fn announce(server: &net::Running, event: i32, source: Proc, code: i32) {
     let info = vec![
-        Info::new("pmix.evproc", Value::Proc(source.clone())),
+        Info::new("pmix.evproc", Value::Proc(Box::new(source.clone()))),
         Info::new("pmix.exit.code", Value::Int(code)),
         Info::new("pmix.evterm.job", Value::Bool(true)),
     ];

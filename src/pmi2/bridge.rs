@@ -9,7 +9,7 @@
 
 use bytes::Bytes;
 use pmix_codec::{DataBuffer, Format};
-use pmix_types::{DataType, Hex, Info, PString, Proc, Value};
+use pmix_types::{DataType, Info, PString, Proc, Value};
 
 /// The largest frame a peer may announce (a modex blob of a big rank fits
 /// many times over); larger is refused before anything is buffered.
@@ -88,7 +88,7 @@ impl Msg {
                 put(DataType::Uint8, Value::Uint8(3));
                 put(DataType::Uint64, Value::Uint64(*request));
                 put(DataType::Int32, Value::Int32(*status));
-                put(DataType::ByteObject, Value::ByteObject(Hex(blob.clone())));
+                put(DataType::ByteObject, Value::ByteObject(blob.clone().into()));
             }
             Msg::Notify {
                 code,
@@ -98,7 +98,7 @@ impl Msg {
             } => {
                 put(DataType::Uint8, Value::Uint8(4));
                 put(DataType::Int32, Value::Int32(*code));
-                put(DataType::Proc, Value::Proc(source.clone()));
+                put(DataType::Proc, Value::Proc(Box::new(source.clone())));
                 put(DataType::Uint8, Value::Uint8(*range));
                 put(DataType::Uint32, Value::Uint32(info.len() as u32));
                 for i in info {
@@ -152,7 +152,7 @@ impl Msg {
                 request: field!(Uint64),
                 status: field!(Int32),
                 blob: match get(DataType::ByteObject)? {
-                    Value::ByteObject(Hex(b)) => b,
+                    Value::ByteObject(b) => b.0,
                     other => return Err(Error(format!("{other:?}"))),
                 },
             },
@@ -169,7 +169,7 @@ impl Msg {
                 }
                 Msg::Notify {
                     code,
-                    source,
+                    source: *source,
                     range,
                     info,
                 }

@@ -229,7 +229,7 @@ impl Server {
         g.data.remove(&me);
         let others: Vec<Proc> = g.members.iter().map(|(n, r)| Proc::new(n, *r)).collect();
         let info = vec![
-            Info::new("pmix.evproc", Value::Proc(proc.clone())),
+            Info::new("pmix.evproc", Value::Proc(Box::new(proc.clone()))),
             Info::new("pmix.grp.id", Value::String(Some(group.into()))),
         ];
         self.deliver_to(&others, codes::PMIX_GROUP_LEFT, proc, info);
@@ -259,7 +259,7 @@ impl Server {
             .collect();
         for (id, others) in hits {
             let info = vec![
-                Info::new("pmix.evproc", Value::Proc(proc.clone())),
+                Info::new("pmix.evproc", Value::Proc(Box::new(proc.clone()))),
                 Info::new("pmix.grp.id", Value::String(Some(id.as_str().into()))),
             ];
             self.deliver_to(&others, codes::PMIX_GROUP_MEMBER_FAILED, proc, info);

@@ -111,13 +111,13 @@ pub(super) fn custom_range(range: u8, info: &[Info]) -> Option<Vec<Proc>> {
         .find(|i| i.key.to_string() == "pmix.evrange")?
         .value;
     match v {
-        Value::Proc(p) => Some(vec![p.clone()]),
+        Value::Proc(p) => Some(vec![(**p).clone()]),
         Value::DataArray(a) => match &**a {
             pmix_types::DataArray::Typed { elements, .. } => Some(
                 elements
                     .iter()
                     .filter_map(|e| match e {
-                        Value::Proc(p) => Some(p.clone()),
+                        Value::Proc(p) => Some((**p).clone()),
                         _ => None,
                     })
                     .collect(),
@@ -177,7 +177,10 @@ impl Server {
                     signal,
                 })),
                 Action::Checkpoint(ckid) => {
-                    let mut info = vec![Info::new("pmix.evproc", Value::Proc(proc.clone()))];
+                    let mut info = vec![Info::new(
+                        "pmix.evproc",
+                        Value::Proc(Box::new(proc.clone())),
+                    )];
                     if let Some(c) = ckid {
                         info.push(Info::new(
                             "pmix.jctrl.ckpt",

@@ -483,8 +483,11 @@ impl Server {
         let mut b = DataBuffer::new(Format::V41);
         for (p, kv) in parts {
             let inner = Self::blob(&Format::V41, p, kv)?;
-            b.pack(DataType::ByteObject, &[Value::ByteObject(Hex(inner))])
-                .ok()?;
+            b.pack(
+                DataType::ByteObject,
+                &[Value::ByteObject(Box::new(Hex(inner)))],
+            )
+            .ok()?;
         }
         Some(Bytes::copy_from_slice(b.as_bytes()))
     }
@@ -496,10 +499,10 @@ impl Server {
         let mut outer = DataBuffer::from_bytes(Format::V41, Bytes::copy_from_slice(blob));
         let mut done = Vec::new();
         while !outer.unread().is_empty() {
-            let Ok(Value::ByteObject(Hex(inner))) = outer.unpack_one(DataType::ByteObject) else {
+            let Ok(Value::ByteObject(inner)) = outer.unpack_one(DataType::ByteObject) else {
                 return false;
             };
-            let mut b = DataBuffer::from_bytes(Format::V41, inner);
+            let mut b = DataBuffer::from_bytes(Format::V41, inner.0);
             let Ok(Value::Proc(p)) = b.unpack_one(DataType::Proc) else {
                 return false;
             };
@@ -967,7 +970,7 @@ impl Server {
             }
             kvals.push(kval(
                 "pmix.pblob",
-                Value::ByteObject(Hex(Bytes::copy_from_slice(b.as_bytes()))),
+                Value::ByteObject(Box::new(Hex(Bytes::copy_from_slice(b.as_bytes())))),
             ));
         }
         Some(Reply::JobInfo {
@@ -1548,7 +1551,8 @@ impl Server {
     /// A byte object holding PROC then KVALs (the GET reply's unit).
     fn blob(fmt: &Format, p: &Proc, kvals: &[Kval]) -> Option<Bytes> {
         let mut b = DataBuffer::new(*fmt);
-        b.pack(DataType::Proc, &[Value::Proc(p.clone())]).ok()?;
+        b.pack(DataType::Proc, &[Value::Proc(Box::new(p.clone()))])
+            .ok()?;
         for k in kvals {
             b.pack(DataType::Kval, &[Value::Kval(Box::new(k.clone()))])
                 .ok()?;

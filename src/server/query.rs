@@ -476,7 +476,7 @@ impl Server {
                 match g.and_then(|g| self.group_members(&g)) {
                     Some(m) => Answer::Value(array(
                         DataType::Proc,
-                        m.into_iter().map(Value::Proc).collect(),
+                        m.into_iter().map(|p| Value::Proc(Box::new(p))).collect(),
                     )),
                     None => Answer::NotFound,
                 }

@@ -20,6 +20,6 @@ pub use enums::{
     AllocDirective, DataRange, DeviceType, IofChannel, JobState, LinkState, Persistence, ProcState,
     Scope,
 };
-pub use pstring::{Key, Nspace, PString, StrError, MAX_KEYLEN, MAX_NSLEN};
+pub use pstring::{find_nul, Key, Nspace, PString, StrError, MAX_KEYLEN, MAX_NSLEN};
 pub use status::Status;
 pub use value::*;

@@ -426,7 +426,7 @@ mod tests {
             " Data type: PMIX_STATUS\tValue: NOT-FOUND"
         );
         assert_eq!(
-            p(Value::Proc(Proc::new("n", RANK_WILDCARD))),
+            p(Value::Proc(Box::new(Proc::new("n", RANK_WILDCARD)))),
             " PROC: n:PMIX_RANK_WILDCARD"
         );
         assert_eq!(

@@ -23,6 +23,32 @@ pub enum StrError {
     },
 }
 
+/// The position of the first NUL in `b`. Short strings (keys, names) are
+/// scanned a word at a time, longer ones with SIMD (`memchr`), whose
+/// set-up costs more than a short string's whole scan.
+#[inline]
+pub fn find_nul(b: &[u8]) -> Option<usize> {
+    if b.len() >= 64 {
+        return memchr::memchr(0, b);
+    }
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let words = b.chunks_exact(8);
+    let rest = words.remainder();
+    for (k, w) in words.enumerate() {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(w);
+        let x = u64::from_le_bytes(a);
+        // non-zero exactly when some byte of x is zero
+        if x.wrapping_sub(LO) & !x & HI != 0 {
+            return w.iter().position(|&c| c == 0).map(|i| 8 * k + i);
+        }
+    }
+    rest.iter()
+        .position(|&c| c == 0)
+        .map(|i| b.len() - rest.len() + i)
+}
+
 /// A non-NULL C string: any bytes but NUL. The NUL terminator of the wire
 /// form is not stored.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -31,10 +57,7 @@ pub struct PString(Box<[u8]>);
 impl PString {
     /// A string from bytes that must not contain NUL.
     pub fn from_bytes(b: &[u8]) -> Result<Self, StrError> {
-        // `contains` on bytes is std's word-at-a-time memchr; the position
-        // is only looked for on the error path
-        if b.contains(&0) {
-            let i = b.iter().position(|&c| c == 0).unwrap_or(0);
+        if let Some(i) = find_nul(b) {
             return Err(StrError::InteriorNul(i));
         }
         Ok(PString(b.into()))
@@ -172,6 +195,28 @@ limited!(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn find_nul_agrees_with_a_byte_scan() {
+        for len in 0..140usize {
+            let base: Vec<u8> = (0..len).map(|i| (i % 255 + 1) as u8).collect();
+            assert_eq!(super::find_nul(&base), None, "{len}");
+            for at in 0..len {
+                let mut b = base.clone();
+                b[at] = 0;
+                if at + 1 < len {
+                    b[len - 1] = 0;
+                }
+                assert_eq!(super::find_nul(&b), Some(at), "{len} {at}");
+            }
+        }
+        // 0x80 and 0x01 bytes around a zero do not confuse the word test
+        assert_eq!(
+            super::find_nul(&[0x80, 0x01, 0x81, 0xff, 0x01, 0x00, 0x80, 0x80]),
+            Some(5)
+        );
+        assert_eq!(super::find_nul(&[0x80; 8]), None);
+    }
+
     use super::*;
 
     #[test]

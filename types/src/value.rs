@@ -568,14 +568,14 @@ values! {
     Time(u64);
     Status(i32);
     Value(Box<Value>);
-    Proc(Proc);
+    Proc(Box<Proc>);
     App(Box<App>);
     Info(Box<Info>);
     Pdata(Box<Pdata>);
-    Buffer(Buffer);
-    ByteObject(Hex);
+    Buffer(Box<Buffer>);
+    ByteObject(Box<Hex>);
     Kval(Box<Kval>);
-    Modex(Hex);
+    Modex(Box<Hex>);
     Persist(u8);
     Pointer();
     Scope(u8);
@@ -588,9 +588,9 @@ values! {
     DataArray(Box<DataArray>);
     ProcRank(Rank);
     Query(Box<Query>);
-    CompressedString(Hex);
+    CompressedString(Box<Hex>);
     AllocDirective(u8);
-    InfoArray(Vec<Info>);
+    InfoArray(Box<[Info]>);
     IofChannel(u16);
     Envar(Box<Envar>);
     Coord(Box<Coord>);
@@ -605,13 +605,13 @@ values! {
     Topo(Box<Topology>);
     DevType(u64);
     LocType(u16);
-    CompressedByteObject(Hex);
+    CompressedByteObject(Box<Hex>);
     ProcNspace(Nspace);
     ProcStats(Box<ProcStats>);
     DiskStats(Box<DiskStats>);
     NetStats(Box<NetStats>);
     NodeStats(Box<NodeStats>);
-    DataBuffer(Hex);
+    DataBuffer(Box<Hex>);
     StorMedium(u64);
     StorAccess(u64);
     StorPersist(u64);
@@ -631,6 +631,20 @@ pub struct Hex(#[serde(with = "serde_bytes_hex")] pub Bytes);
 impl From<&[u8]> for Hex {
     fn from(b: &[u8]) -> Self {
         Hex(Bytes::copy_from_slice(b))
+    }
+}
+
+/// Values hold byte objects boxed (`Value` stays 24 bytes): build them
+/// with `.into()` from a slice or from `Bytes`.
+impl From<&[u8]> for Box<Hex> {
+    fn from(b: &[u8]) -> Self {
+        Box::new(Hex::from(b))
+    }
+}
+
+impl From<Bytes> for Box<Hex> {
+    fn from(b: Bytes) -> Self {
+        Box::new(Hex(b))
     }
 }
 
@@ -823,5 +837,15 @@ mod tests {
             f
         );
         assert!(Value::from_bare_json(DataType::Undef, serde_json::json!(1)).is_err());
+    }
+}
+
+#[cfg(test)]
+mod size {
+    /// A `Vec<Value>` of integers costs 24 bytes per item, not 40 or 48:
+    /// variants larger than 16 bytes are boxed (issue 10).
+    #[test]
+    fn value_is_at_most_24_bytes() {
+        assert!(std::mem::size_of::<super::Value>() <= 24);
     }
 }

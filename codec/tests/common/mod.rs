@@ -3,6 +3,7 @@
 //! of the fuzz targets (`targets`, also compiled into fuzz/).
 #![allow(dead_code)]
 
+pub mod decode_paths;
 pub mod targets;
 
 use bytes::Bytes;
@@ -188,7 +189,7 @@ pub fn value_of(t: DataType, d: Dialect, depth: u32) -> BoxedStrategy<Value> {
         T::Value => value_in(d, depth)
             .prop_map(|v| Value::Value(Box::new(v)))
             .boxed(),
-        T::Proc => proc_().prop_map(Value::Proc).boxed(),
+        T::Proc => proc_().prop_map(|p| Value::Proc(Box::new(p))).boxed(),
         T::App => (
             ostr(),
             proptest::collection::vec(pstr(), 0..3),
@@ -219,13 +220,13 @@ pub fn value_of(t: DataType, d: Dialect, depth: u32) -> BoxedStrategy<Value> {
             .prop_map(|(proc, key, value)| Value::Pdata(Box::new(Pdata { proc, key, value })))
             .boxed(),
         T::Buffer => (if d.is_legacy() { 0u8..1 } else { 0u8..3 }, bytes())
-            .prop_map(|(buffer_type, bytes)| Value::Buffer(Buffer { buffer_type, bytes }))
+            .prop_map(|(buffer_type, bytes)| Value::Buffer(Box::new(Buffer { buffer_type, bytes })))
             .boxed(),
-        T::ByteObject => hex().prop_map(Value::ByteObject).boxed(),
+        T::ByteObject => hex().prop_map(|h| Value::ByteObject(Box::new(h))).boxed(),
         T::Kval => (ostr(), value_in(d, depth))
             .prop_map(|(key, value)| Value::Kval(Box::new(Kval { key, value })))
             .boxed(),
-        T::Modex => hex().prop_map(Value::Modex).boxed(),
+        T::Modex => hex().prop_map(|h| Value::Modex(Box::new(h))).boxed(),
         T::Persist => any::<u8>().prop_map(Value::Persist).boxed(),
         T::Pointer => Just(Value::Pointer).boxed(),
         T::Scope => any::<u8>().prop_map(Value::Scope).boxed(),
@@ -286,10 +287,12 @@ pub fn value_of(t: DataType, d: Dialect, depth: u32) -> BoxedStrategy<Value> {
         )
             .prop_map(|(keys, qualifiers)| Value::Query(Box::new(Query { keys, qualifiers })))
             .boxed(),
-        T::CompressedString => hex().prop_map(Value::CompressedString).boxed(),
+        T::CompressedString => hex()
+            .prop_map(|h| Value::CompressedString(Box::new(h)))
+            .boxed(),
         T::AllocDirective => any::<u8>().prop_map(Value::AllocDirective).boxed(),
         T::InfoArray => proptest::collection::vec(info(d, next), 0..2)
-            .prop_map(Value::InfoArray)
+            .prop_map(|v| Value::InfoArray(v.into()))
             .boxed(),
         T::IofChannel => any::<u16>().prop_map(Value::IofChannel).boxed(),
         T::Envar => (ostr(), ostr(), any::<u8>())
@@ -392,7 +395,9 @@ pub fn value_of(t: DataType, d: Dialect, depth: u32) -> BoxedStrategy<Value> {
         .boxed(),
         T::DevType => any::<u64>().prop_map(Value::DevType).boxed(),
         T::LocType => any::<u16>().prop_map(Value::LocType).boxed(),
-        T::CompressedByteObject => hex().prop_map(Value::CompressedByteObject).boxed(),
+        T::CompressedByteObject => hex()
+            .prop_map(|h| Value::CompressedByteObject(Box::new(h)))
+            .boxed(),
         T::ProcNspace => nspace().prop_map(Value::ProcNspace).boxed(),
         T::ProcStats => (
             ostr(),
@@ -470,7 +475,7 @@ pub fn value_of(t: DataType, d: Dialect, depth: u32) -> BoxedStrategy<Value> {
                 }))
             })
             .boxed(),
-        T::DataBuffer => hex().prop_map(Value::DataBuffer).boxed(),
+        T::DataBuffer => hex().prop_map(|h| Value::DataBuffer(Box::new(h))).boxed(),
         T::StorMedium => any::<u64>().prop_map(Value::StorMedium).boxed(),
         T::StorAccess => any::<u64>().prop_map(Value::StorAccess).boxed(),
         T::StorPersist => any::<u64>().prop_map(Value::StorPersist).boxed(),
@@ -547,6 +552,28 @@ pub fn unit_types(fmt: &Format) -> Vec<DataType> {
 /// 1-2 units of 0-3 values each, nesting at most 2 levels.
 pub fn units(t: DataType, d: Dialect) -> BoxedStrategy<Vec<Vec<Value>>> {
     proptest::collection::vec(proptest::collection::vec(value_of(t, d, 2), 0..4), 1..3).boxed()
+}
+
+/// A proptest runner with a fixed seed for one (format, type) pair, so
+/// that failures reproduce and pairs draw different values.
+pub fn seeded_runner(
+    ty: DataType,
+    fmt: &Format,
+    salt: u8,
+    cases: u32,
+) -> proptest::test_runner::TestRunner {
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let mut seed = [salt; 32];
+    seed[0] = ty.code() as u8;
+    seed[1] = label(fmt).bytes().map(u32::from).sum::<u32>() as u8;
+    TestRunner::new_with_rng(
+        Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        },
+        TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
+    )
 }
 
 /// A short label for messages and file names: "v41-fd-native".

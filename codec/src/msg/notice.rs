@@ -1,0 +1,123 @@
+//! Unsolicited server → client messages: events (tag 0) and forwarded output (tag 2).
+
+use super::*;
+
+/// An event the server pushes to a client unsolicited, on tag 0
+/// (protocol.md §5.4 "NOTIFY, server → client"): COMMAND 12, STATUS code,
+/// PROC source, SIZE + INFOs (if > 0), then a DATA_RANGE that the normal
+/// notify path appends and the connect-time replay of cached events omits.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EventNotice {
+    pub status: i32,
+    pub source: Proc,
+    pub info: Vec<Info>,
+    pub range: Option<u8>,
+}
+
+impl EventNotice {
+    pub fn decode(fmt: &Format, payload: &[u8]) -> Result<EventNotice> {
+        Self::decode_bytes(fmt, Bytes::copy_from_slice(payload))
+    }
+
+    /// As `decode`, without copying the payload (byte objects share it).
+    pub fn decode_bytes(fmt: &Format, payload: Bytes) -> Result<EventNotice> {
+        let mut b = DataBuffer::from_bytes(*fmt, payload);
+        match one(&mut b, DataType::Command, "command")? {
+            Value::Command(cmd::NOTIFY) => {}
+            Value::Command(c) => {
+                return Err(Error::new(
+                    ErrorKind::Invalid(format!("tag-0 message with command {c}, not NOTIFY")),
+                    0,
+                ))
+            }
+            other => return Err(unexpected(other)),
+        }
+        let status = status(&mut b, "status")?;
+        let source = match one(&mut b, DataType::Proc, "source")? {
+            Value::Proc(p) => *p,
+            other => return Err(unexpected(other)),
+        };
+        let info = infos(counted(&mut b, DataType::Info, "info")?);
+        let range = if_more(&mut b, |b| data_range(b, "range"))?;
+        all_read(&b, || "bytes after the event's range".into())?;
+        Ok(EventNotice {
+            status,
+            source,
+            info,
+            range,
+        })
+    }
+
+    pub fn encode(&self, fmt: &Format) -> Result<Vec<u8>> {
+        let mut b = DataBuffer::new(*fmt);
+        b.pack(DataType::Command, &[Value::Command(cmd::NOTIFY)])?;
+        b.pack(DataType::Status, &[Value::Status(self.status)])?;
+        b.pack(
+            DataType::Proc,
+            &[Value::Proc(Box::new(self.source.clone()))],
+        )?;
+        put_infos(&mut b, &self.info)?;
+        if let Some(r) = self.range {
+            b.pack(DataType::DataRange, &[Value::DataRange(r)])?;
+        }
+        Ok(b.as_bytes().to_vec())
+    }
+}
+
+/// Forwarded output, server → client or tool on tag 2 (protocol.md §5.2
+/// "IOF"; packed by `pmix_iof.c` and `pmix_server_ops.c` of 4.2.2, read by
+/// `client_iof_handler`): the source, the channel, the requester's
+/// reference id, SIZE + INFOs, then the data. An empty tag-2 message (the
+/// socket is closing) is not an `IofData`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IofData {
+    pub source: Proc,
+    pub channel: u16,
+    pub refid: u64,
+    pub info: Vec<Info>,
+    #[serde(with = "serde_bytes_hex")]
+    pub data: Bytes,
+}
+
+impl IofData {
+    pub fn decode(fmt: &Format, payload: &[u8]) -> Result<IofData> {
+        Self::decode_bytes(fmt, Bytes::copy_from_slice(payload))
+    }
+
+    /// As `decode`, without copying the payload (byte objects share it).
+    pub fn decode_bytes(fmt: &Format, payload: Bytes) -> Result<IofData> {
+        let mut b = DataBuffer::from_bytes(*fmt, payload);
+        let source = match one(&mut b, DataType::Proc, "source")? {
+            Value::Proc(p) => *p,
+            other => return Err(unexpected(other)),
+        };
+        let channel = match one(&mut b, DataType::IofChannel, "channel")? {
+            Value::IofChannel(c) => c,
+            other => return Err(unexpected(other)),
+        };
+        let refid = size(&mut b, "refid")?;
+        let info = infos(counted(&mut b, DataType::Info, "info")?);
+        let data = byte_object(&mut b, "data")?;
+        all_read(&b, || "bytes after the forwarded data".into())?;
+        Ok(IofData {
+            source,
+            channel,
+            refid,
+            info,
+            data,
+        })
+    }
+
+    pub fn encode(&self, fmt: &Format) -> Result<Vec<u8>> {
+        let mut b = DataBuffer::new(*fmt);
+        b.pack(
+            DataType::Proc,
+            &[Value::Proc(Box::new(self.source.clone()))],
+        )?;
+        b.pack(DataType::IofChannel, &[Value::IofChannel(self.channel)])?;
+        b.pack(DataType::Size, &[Value::Size(self.refid)])?;
+        put_infos(&mut b, &self.info)?;
+        put_byte_object(&mut b, &self.data)?;
+        Ok(b.as_bytes().to_vec())
+    }
+}

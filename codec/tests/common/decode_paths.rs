@@ -1,0 +1,130 @@
+//! The logic of the `decode_paths` fuzz target (fuzz/fuzz_targets/
+//! decode_paths.rs includes this file; codec/tests/decode_paths.rs runs it
+//! on stable): the owned ([`decode`]), borrowed ([`decode_ref`]) and typed
+//! ([`Reader::prims`], [`Reader::strs`]) decodings of the same bytes agree,
+//! on success and on failure (same error, offset, type and field path).
+//! Input layout: that of `unpack_any` (targets.rs).
+
+use super::targets::split;
+use pmix_codec::{decode, decode_ref, decode_unit, Error, Format, Prim, Reader};
+use pmix_types::{DataType, Value};
+
+/// Target `decode_paths`.
+pub fn decode_paths(data: &[u8]) {
+    if let Some((ty, fmt, payload)) = split(data) {
+        check_paths(&fmt, ty, payload);
+    }
+}
+
+fn same_error(what: &str, owned: &Error, other: &Error) {
+    assert_eq!(
+        (&owned.kind, owned.offset, owned.ty, &owned.path),
+        (&other.kind, other.offset, other.ty, &other.path),
+        "{what}: owned error {owned}, other {other}"
+    );
+}
+
+/// Check that every decoding path agrees on `payload` read as `ty`.
+pub fn check_paths(fmt: &Format, ty: DataType, payload: &[u8]) {
+    let owned = decode(fmt, ty, payload);
+    let borrowed = decode_ref(fmt, ty, payload);
+    match (&owned, &borrowed) {
+        (Ok(o), Ok(b)) => {
+            assert_eq!(o.len(), b.len(), "{ty}: item counts differ");
+            for (i, (o, b)) in o.iter().zip(b).enumerate() {
+                assert_eq!(b.data_type(), ty, "{ty}[{i}] borrowed as {b:?}");
+                let again = b
+                    .to_value()
+                    .unwrap_or_else(|e| panic!("{ty}[{i}]: a checked view fails: {e}"));
+                assert_eq!(&again, o, "{ty}[{i}]: borrowed and owned differ");
+            }
+        }
+        (Err(o), Err(b)) => same_error(&format!("{ty} borrowed"), o, b),
+        (o, b) => panic!("{ty}: owned {o:?}, borrowed {b:?}"),
+    }
+    let units = owned.is_ok().then(|| owned_units(fmt, ty, payload));
+    macro_rules! typed {
+        ($($t:ty),*) => {$(
+            if ty == <$t as Prim>::TYPE {
+                check_typed(fmt, ty, payload, &units, |r| r.prims::<$t>(), |x: &$t| x.to_value());
+            }
+        )*};
+    }
+    typed!(u64, i64, u32, i32, u16, i16, u8, i8, bool);
+    if ty == DataType::String {
+        check_typed(
+            fmt,
+            ty,
+            payload,
+            &units,
+            |r| r.strs(),
+            |s: &Option<&[u8]>| {
+                Value::String(s.map(|b| pmix_types::PString::from_bytes(b).expect("checked")))
+            },
+        );
+    }
+}
+
+/// The owned decoding one unit at a time.
+fn owned_units(fmt: &Format, ty: DataType, mut payload: &[u8]) -> Vec<Vec<Value>> {
+    let mut units = Vec::new();
+    while !payload.is_empty() {
+        let (v, used) = decode_unit(fmt, ty, payload).expect("decode accepted it");
+        units.push(v);
+        payload = &payload[used..];
+    }
+    units
+}
+
+/// A typed reader unit by unit against the owned units (`None`: the owned
+/// decoding failed somewhere, so the typed one must fail too, with the
+/// same error as the owned decoding of that unit).
+fn check_typed<'a, T>(
+    fmt: &Format,
+    ty: DataType,
+    payload: &'a [u8],
+    units: &Option<Vec<Vec<Value>>>,
+    read: impl Fn(&mut Reader<'a>) -> pmix_codec::Result<Vec<T>>,
+    owned: impl Fn(&T) -> Value,
+) {
+    let mut r = Reader::new(*fmt, payload);
+    let mut k = 0;
+    while !r.is_empty() {
+        let at = r.position();
+        match read(&mut r) {
+            Ok(items) => {
+                let got: Vec<Value> = items.iter().map(&owned).collect();
+                if let Some(units) = units {
+                    assert_eq!(
+                        Some(&got),
+                        units.get(k),
+                        "{ty} unit {k}: typed and owned differ"
+                    );
+                } else {
+                    let (want, _) =
+                        decode_unit(fmt, ty, &payload[at..]).expect("typed accepted it");
+                    assert_eq!(got, want, "{ty} unit {k}: typed and owned differ");
+                }
+            }
+            Err(e) => {
+                assert!(
+                    units.is_none(),
+                    "{ty} unit {k}: typed fails ({e}), owned does not"
+                );
+                let o = decode_unit(fmt, ty, &payload[at..]).expect_err("owned accepts the unit");
+                assert_eq!(
+                    (&o.kind, o.ty, &o.path),
+                    (&e.kind, e.ty, &e.path),
+                    "{ty} unit {k}: owned error {o}, typed {e}"
+                );
+                assert_eq!(o.offset + at, e.offset, "{ty} unit {k}: error offsets");
+                return;
+            }
+        }
+        k += 1;
+    }
+    assert!(
+        units.as_ref().is_none_or(|u| u.len() == k),
+        "{ty}: typed read {k} units"
+    );
+}
