@@ -169,4 +169,7 @@ def test_abort_ends_the_job(host):
     env = dict(os.environ, PYTHONUNBUFFERED="1", **extra)
     code, text = launch(argv + [sys.executable, "-c", ABORT_SCRIPT], env)
     assert code != 0, text
+    if host in SLURM:
+        # srun exits with the status rank 0 gave PMIx_Abort
+        assert code == 3, (code, text)
     assert "survived" not in text and "lived on" not in text, text
