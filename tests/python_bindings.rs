@@ -2,13 +2,15 @@
 //! with the one command users run (`pip install ./bindings/python`) into a
 //! venv under the build tree, then runs its pytest suite: the extension
 //! links no libpmix, values/errors/stubs, and 4 ranks under every PMIx host
-//! found (`pmixw run`, Open MPI's `mpirun`, PRRTE's `prterun`) exchanging
-//! 128-byte values through put/commit/fence/get and the Store.
+//! found (`pmixw run`, Open MPI's `mpirun`, PRRTE's `prterun`, Slurm's
+//! `srun --mpi=pmix` on one and two nodes of a private cluster started here)
+//! exchanging 128-byte values through put/commit/fence/get and the Store.
 //!
 //! Needs python3 with venv and PyPI (maturin, pytest). Outside CI a missing
-//! python3, venv module or PyPI skips; with CI=true everything missing
-//! fails (pytest fails the hosts it cannot find).
+//! python3, venv module, PyPI or Slurm skips; with CI=true everything
+//! missing fails (pytest fails the hosts it cannot find).
 
+use pmix_wire::slurm;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -127,21 +129,38 @@ fn python_package_builds_installs_and_passes_pytest() {
             .env("CARGO_TARGET_DIR", work.join("cargo")),
         "pip install ./bindings/python",
     );
-    let out = Command::new(&vpy)
+    // the Slurm hosts: a private two-node cluster (src/slurm) for the whole
+    // pytest run; without Slurm pytest skips them (for_test fails in CI)
+    let cluster = slurm::for_test(2);
+    let mut pytest = Command::new(&vpy);
+    pytest
         .args(["-m", "pytest", "-v", "-rs", "-p", "no:cacheprovider"])
         .arg(root.join("bindings/python/tests"))
         .current_dir(root)
         .env("PATH", &path)
-        .env("PMIXW_BIN", env!("CARGO_BIN_EXE_pmixw"))
-        .output()
-        .expect("start pytest");
+        .env("PMIXW_BIN", env!("CARGO_BIN_EXE_pmixw"));
+    if let (Some(c), Some(srun)) = (&cluster, slurm::which("srun")) {
+        pytest
+            .env("PMIXW_SLURM_CONF", c.conf())
+            .env("PMIXW_SRUN_BIN", srun);
+    }
+    let out = pytest.output().expect("start pytest");
+    let logs = cluster.map(|c| {
+        let logs = c.logs();
+        c.stop();
+        logs
+    });
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
     eprintln!("{text}");
-    assert!(out.status.success(), "pytest failed:\n{text}");
+    assert!(
+        out.status.success(),
+        "pytest failed:\n{text}\nSlurm logs:\n{}",
+        logs.unwrap_or_default()
+    );
     assert!(
         text.lines()
             .any(|l| l.contains(" passed") && !l.contains(" failed")),

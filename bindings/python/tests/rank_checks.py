@@ -4,6 +4,10 @@ line per check, "[rank] ok NAME" or "[rank] FAIL NAME: why". Exits 0 when
 every check passed.
 
 Usage: python rank_checks.py [--store-mode auto|publish|fence] [--skip-events]
+                             [--no-publish]
+
+--no-publish: the host refuses publish/lookup (Slurm's plugin); check that
+both raise PmixError instead of exchanging through them.
 """
 
 import os
@@ -64,8 +68,8 @@ def main():
             assert c.appnum == 0, c.appnum
             # job-level keys, rank WILDCARD
             assert c.get(pmixwire.WILDCARD, "pmix.job.size") == n
-            say(c.rank, "identity size=%d local_rank=%d local_size=%d dialect=%s"
-                % (n, c.local_rank, c.local_size, c.dialect))
+            say(c.rank, "identity size=%d local_rank=%d local_size=%d node_id=%s dialect=%s"
+                % (n, c.local_rank, c.local_size, c.node_id, c.dialect))
 
         check("identity", c, identity)
 
@@ -94,6 +98,7 @@ def main():
             try:
                 c.get((c.rank + 1) % n, "py.never.put", timeout=2)
             except pmixwire.PmixError as e:
+                say(c.rank, "missing key: %s (%d)" % (e.name, e.status))
                 assert e.status in (-46, -24), (e.status, e.name)
                 assert e.name == pmixwire.status_string(e.status), e.name
                 assert e.op == "get", e.op
@@ -106,11 +111,18 @@ def main():
             import threading
 
             errors = []
-            peer = (c.rank + 1) % n
+            # a peer on our node: a host may answer a get of another node's
+            # rank at once (Slurm: PMIX_ERR_NOT_FOUND from the remote node)
+            try:
+                lpeers = str(c.get(pmixwire.WILDCARD, "pmix.lpeers", timeout=5)).split(",")
+                others = [int(p) for p in lpeers if p.strip() and int(p) != c.rank]
+            except (pmixwire.PmixError, ValueError):
+                others = []
+            peer = others[0] if others else (c.rank + 1) % n
 
             def blocked():
-                # the server holds a get of a key the peer never put until
-                # its 4 s deadline
+                # the server holds a get of a key the (local) peer never put
+                # until its 4 s deadline
                 try:
                     c.get(peer, "py.never.put.either", timeout=4)
                 except pmixwire.PmixError as e:
@@ -152,7 +164,23 @@ def main():
             else:
                 raise AssertionError("lookup of an unpublished key returned")
 
-        if MODE != "fence":
+        def publish_refused():
+            # the host has no publish/lookup: both fail with a PMIx status
+            # (logged, for spec-notes/python.md) instead of hanging
+            for op, call in (
+                ("publish", lambda: c.publish({"py.pub.%s.%d" % (c.nspace, c.rank): b"x"})),
+                ("lookup", lambda: c.lookup("py.pub.%s.0" % c.nspace, timeout=30)),
+            ):
+                try:
+                    call()
+                except pmixwire.PmixError as e:
+                    say(c.rank, "%s refused: %s (%d)" % (op, e.name, e.status))
+                else:
+                    raise AssertionError("%s went through" % op)
+
+        if "--no-publish" in ARGS:
+            check("publish refused", c, publish_refused)
+        elif MODE != "fence":
             check("publish/lookup", c, publish_lookup)
         c.fence()
 
