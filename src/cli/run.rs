@@ -10,7 +10,7 @@ use std::process::{Child, Command, ExitCode};
 use std::time::{Duration, Instant};
 
 const USAGE: &str =
-    "usage: pmixw run -n N [--dialect v41|v4|v3|v21|v20] [--timeout SECONDS] PROG [ARGS...]";
+    "usage: pmixw run -n N [--dialect v41|v4|v3|v21|v20] [--timeout SECONDS] [-v] PROG [ARGS...]";
 
 struct Job(Vec<Child>);
 impl Drop for Job {
@@ -64,6 +64,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                     .map_err(|_| format!("--timeout: seconds\n{USAGE}"))?;
                 timeout = Some(Duration::from_secs_f64(s.max(0.0)));
             }
+            // refused and dropped peers, with their reasons (RUST_LOG also works)
+            "-v" | "--verbose" => crate::cli::log_to_stderr("pmix_wire=debug"),
             s if s.starts_with('-') && prog.is_empty() => {
                 return Err(format!("unknown option {s}\n{USAGE}"))
             }
@@ -111,8 +113,11 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let mut names: Vec<(String, u32)> = Vec::new();
     for r in 0..n {
         let mut c = launch(exe, argv, server.client_env(&nspace, r), &nspace);
-        job.0
-            .push(c.spawn().map_err(|e| format!("cannot start {exe}: {e}"))?);
+        let child = c.spawn().map_err(|e| format!("cannot start {exe}: {e}"))?;
+        // only this process or its descendants may connect as this rank
+        let (ns, pid) = (nspace.clone(), child.id());
+        server.call(move |s| s.set_rank_pid(&ns, r, pid));
+        job.0.push(child);
         names.push((nspace.clone(), r));
     }
 
