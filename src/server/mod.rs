@@ -298,7 +298,7 @@ pub struct Server {
 }
 
 /// Refusals kept for [`Server::poll_refusal`]; older ones are only logged.
-pub const MAX_REFUSALS_KEPT: usize = 256;
+pub const MAX_REFUSALS_KEPT: usize = 1024;
 
 fn pstr(s: &str) -> Value {
     Value::String(Some(PString::from(s)))
@@ -1008,6 +1008,7 @@ impl Server {
             .encode()
             .to_vec(),
         ));
+        tracing::debug!(target: "pmix_wire::server", conn = id, ?verified, "{who} connected");
         self.out
             .push_back(Output::Host(HostEvent::Connected(proc, fmt)));
         Ok(())

@@ -159,8 +159,7 @@ struct Prepared {
 }
 
 fn prepare(jobs: Vec<JobSpec>, opts: &Options) -> std::io::Result<Prepared> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-    listener.set_nonblocking(true)?;
+    let listener = listen_loopback()?;
     let port = listener.local_addr()?.port();
     let pid = std::process::id();
     let uri = format!("{SERVER_NSPACE}.{pid};tcp4://127.0.0.1:{port}");
@@ -186,6 +185,20 @@ fn prepare(jobs: Vec<JobSpec>, opts: &Options) -> std::io::Result<Prepared> {
         server,
         listener,
     })
+}
+
+/// Pending connections the kernel holds for us before we accept them.
+const BACKLOG: i32 = 4096;
+
+/// A non-blocking listener on a loopback port of the system's choosing.
+fn listen_loopback() -> std::io::Result<std::net::TcpListener> {
+    use socket2::{Domain, Socket, Type};
+    let s = Socket::new(Domain::IPV4, Type::STREAM, None)?;
+    let addr: SocketAddr = ([127, 0, 0, 1], 0).into();
+    s.bind(&addr.into())?;
+    s.listen(BACKLOG)?;
+    s.set_nonblocking(true)?;
+    Ok(s.into())
 }
 
 fn env_of(
@@ -488,6 +501,7 @@ impl Loop {
             .as_mut()
             .map(|t| t.lookup(addr))
             .unwrap_or_default();
+        tracing::debug!(target: "pmix_wire::server", %addr, uid = ?info.uid, inode = ?info.inode, "accepted");
         let Ok(id) = self.server.open_peer(info, Instant::now()) else {
             // refused and logged by the core; dropping the stream closes it
             return;

@@ -42,6 +42,10 @@ impl Verify for ProcVerify {
             if seen > 4096 {
                 return None;
             }
+            if first && !alive(pid) {
+                // the rank's process is gone: nothing can claim it now
+                return Some(false);
+            }
             match holds(pid, &want) {
                 Some(true) => return Some(true),
                 None if first => return None,
@@ -52,6 +56,17 @@ impl Verify for ProcVerify {
         }
         Some(false)
     }
+}
+
+/// Whether `pid` exists and is not a zombie.
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            let state = s.rsplit_once(')')?.1.split_whitespace().next()?.to_string();
+            Some(state != "Z" && state != "X")
+        })
+        .unwrap_or(false)
 }
 
 /// Whether `pid` has an fd on `link` (`None`: its fds cannot be read).
@@ -133,8 +148,14 @@ impl TcpTable {
         }
     }
 
-    /// Owner uid and inode of the socket at `peer` connected to us.
+    /// Owner uid and inode of the socket at `peer` connected to us: one
+    /// exact sock_diag query, or /proc/net/tcp{,6} where netlink is denied.
     pub fn lookup(&mut self, peer: SocketAddr) -> PeerInfo {
+        // Ok(None): the kernel knows no such socket (the peer is gone
+        // already); Err: netlink denied, read the tables instead
+        if let Ok(info) = sock_diag(peer, self.server) {
+            return info.unwrap_or_default();
+        }
         if !self.cache.contains_key(&peer) {
             self.reload();
         }
@@ -160,6 +181,99 @@ impl TcpTable {
             }
         }
     }
+}
+
+/// The kernel's own answer for one TCP socket (`src` → `dst`), through
+/// NETLINK_SOCK_DIAG (linux/inet_diag.h): a request naming the exact
+/// 4-tuple with no cookie, answered by one `inet_diag_msg` whose `uid` and
+/// `inode` fields are what /proc/net/tcp prints. O(1), where re-reading
+/// /proc/net/tcp costs O(connections) per peer.
+#[cfg(target_os = "linux")]
+/// `Err` where netlink cannot be used at all; `Ok(None)` for no such socket.
+fn sock_diag(src: SocketAddr, dst: SocketAddr) -> Result<Option<PeerInfo>, ()> {
+    const SOCK_DIAG_BY_FAMILY: u16 = 20;
+    let family = match (src, dst) {
+        (SocketAddr::V4(_), SocketAddr::V4(_)) => libc::AF_INET,
+        (SocketAddr::V6(_), SocketAddr::V6(_)) => libc::AF_INET6,
+        _ => return Err(()),
+    };
+    let words = |a: &SocketAddr| -> [u8; 16] {
+        match a.ip() {
+            IpAddr::V4(v) => {
+                let mut b = [0u8; 16];
+                b[..4].copy_from_slice(&v.octets());
+                b
+            }
+            IpAddr::V6(v) => v.octets(),
+        }
+    };
+    // nlmsghdr (16) + inet_diag_req_v2 (56)
+    let mut req = Vec::with_capacity(72);
+    req.extend_from_slice(&72u32.to_ne_bytes());
+    req.extend_from_slice(&SOCK_DIAG_BY_FAMILY.to_ne_bytes());
+    req.extend_from_slice(&(libc::NLM_F_REQUEST as u16).to_ne_bytes());
+    req.extend_from_slice(&1u32.to_ne_bytes());
+    req.extend_from_slice(&0u32.to_ne_bytes());
+    req.extend_from_slice(&[family as u8, libc::IPPROTO_TCP as u8, 0, 0]);
+    req.extend_from_slice(&u32::MAX.to_ne_bytes()); // every state
+    req.extend_from_slice(&src.port().to_be_bytes());
+    req.extend_from_slice(&dst.port().to_be_bytes());
+    req.extend_from_slice(&words(&src));
+    req.extend_from_slice(&words(&dst));
+    req.extend_from_slice(&0u32.to_ne_bytes()); // interface
+    req.extend_from_slice(&[0xff; 8]); // INET_DIAG_NOCOOKIE
+                                       // SAFETY: plain syscalls on a descriptor we own, with buffers whose
+                                       // lengths we pass; the descriptor is closed on every path.
+    unsafe {
+        let fd = libc::socket(
+            libc::AF_NETLINK,
+            libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+            libc::NETLINK_SOCK_DIAG,
+        );
+        if fd < 0 {
+            return Err(());
+        }
+        let mut answer = [0u8; 512];
+        let sent = libc::send(fd, req.as_ptr().cast(), req.len(), 0);
+        let got = if sent == req.len() as isize {
+            libc::recv(fd, answer.as_mut_ptr().cast(), answer.len(), 0)
+        } else {
+            -1
+        };
+        libc::close(fd);
+        let got = usize::try_from(got).map_err(|_| ())?;
+        let word = |o: usize| -> Option<u32> {
+            Some(u32::from_ne_bytes(answer.get(o..o + 4)?.try_into().ok()?))
+        };
+        // nlmsghdr, then inet_diag_msg: family, state, timer, retrans,
+        // sockid (48), expires, rqueue, wqueue, uid, inode; or NLMSG_ERROR
+        // (ENOENT: no such socket)
+        let ty = answer[4..6]
+            .try_into()
+            .map(u16::from_ne_bytes)
+            .map_err(|_| ())?;
+        if ty == libc::NLMSG_ERROR as u16 {
+            let errno = word(16).map(|e| -(e as i32));
+            return if errno == Some(libc::ENOENT) {
+                Ok(None)
+            } else {
+                Err(())
+            };
+        }
+        if ty != SOCK_DIAG_BY_FAMILY || got < 16 + 72 {
+            return Err(());
+        }
+        let (uid, inode) = (word(16 + 64).ok_or(())?, word(16 + 68).ok_or(())?);
+        Ok((inode != 0).then_some(PeerInfo {
+            uid: Some(uid),
+            inode: Some(inode as u64),
+        }))
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn sock_diag(_: SocketAddr, _: SocketAddr) -> Result<Option<PeerInfo>, ()> {
+    Err(())
 }
 
 #[cfg(test)]
@@ -193,10 +307,20 @@ mod tests {
                 .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()));
             assert_eq!(info.uid, uid);
             let inode = info.inode.unwrap();
+            // netlink and /proc/net/tcp agree
+            let mut t = TcpTable::new(l.local_addr().unwrap());
+            t.reload();
+            let via_proc = t.cache.get(&peer).copied();
+            assert_eq!(via_proc, Some((uid.unwrap(), inode)));
+            if cfg!(target_os = "linux") {
+                assert_eq!(sock_diag(peer, l.local_addr().unwrap()), Ok(Some(info)));
+                // a socket that does not exist: known absent, not an error
+                let gone: SocketAddr = "127.0.0.1:1".parse().unwrap();
+                assert_eq!(sock_diag(gone, l.local_addr().unwrap()), Ok(None));
+            }
             // and this process (the launched one) holds it
             assert_eq!(ProcVerify.descends(inode, std::process::id()), Some(true));
-            // our parent does not hold it, nor does any descendant of it
-            // other than us... but we are its descendant: use a fresh child
+            // a process of ours that does not hold it: not the rank
             let mut child = std::process::Command::new("sleep")
                 .arg("5")
                 .spawn()
@@ -204,6 +328,8 @@ mod tests {
             assert_eq!(ProcVerify.descends(inode, child.id()), Some(false));
             let _ = child.kill();
             let _ = child.wait();
+            // nor one that is gone
+            assert_eq!(ProcVerify.descends(inode, child.id()), Some(false));
         }
     }
 }
