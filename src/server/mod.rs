@@ -295,6 +295,9 @@ pub struct Server {
     verifier: Option<Box<dyn Verify>>,
     /// The latest refusals, oldest first (at most [`MAX_REFUSALS_KEPT`]).
     refusals: VecDeque<(ConnId, Refusal)>,
+    /// Job-info replies by (nspace, format, version): every rank of a job
+    /// gets the same one, and building it is O(ranks).
+    job_info_cache: std::cell::RefCell<HashMap<(String, Format, String), Reply>>,
 }
 
 /// Refusals kept for [`Server::poll_refusal`]; older ones are only logged.
@@ -378,6 +381,7 @@ impl Server {
             uids: HashMap::new(),
             verifier: None,
             refusals: VecDeque::new(),
+            job_info_cache: Default::default(),
         }
     }
 
@@ -471,6 +475,7 @@ impl Server {
 
     /// Register a namespace; its ranks may then connect.
     pub fn register_nspace(&mut self, spec: JobSpec) {
+        self.job_info_cache.borrow_mut().clear();
         let ranks = (0..spec.nprocs).map(|_| RankState::default()).collect();
         self.jobs.insert(spec.nspace.clone(), Job { spec, ranks });
     }
@@ -1080,6 +1085,21 @@ impl Server {
     /// per-rank blob, as libpmix 4.2.2's hash module lays them out
     /// (protocol.md §6.1; corpus/captures-4.2.2).
     fn job_info(&self, fmt: &Format, nspace: &str) -> Option<Reply> {
+        let version = self
+            .registry
+            .peer(&pmix_types::Nspace::from(nspace))
+            .and_then(|p| p.version.clone())
+            .unwrap_or_default();
+        let key = (nspace.to_string(), *fmt, version);
+        if let Some(r) = self.job_info_cache.borrow().get(&key) {
+            return Some(r.clone());
+        }
+        let r = self.build_job_info(fmt, nspace)?;
+        self.job_info_cache.borrow_mut().insert(key, r.clone());
+        Some(r)
+    }
+
+    fn build_job_info(&self, fmt: &Format, nspace: &str) -> Option<Reply> {
         let j = self.jobs.get(nspace)?;
         let n = j.spec.nprocs;
         let host = j.spec.hostname.as_str();
