@@ -7,20 +7,14 @@
 //!
 //!     cargo bench --bench server_idle
 
+mod common;
+
+use common::status_kib;
 use pmix_wire::interop::build_c;
 use pmix_wire::server::{net, JobSpec};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{exit, Command, Stdio};
-
-fn status_kib(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
-        .unwrap_or(0)
-}
 
 fn main() {
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));

@@ -16,6 +16,9 @@
 //!     nice -n 19 cargo bench --bench server_load          # N = 1000
 //!     BENCH_N=1000,10000 nice -n 19 cargo bench --bench server_load
 
+mod common;
+
+use common::status_kib;
 use pmix_codec::command::{Reply, Request};
 use pmix_codec::Format;
 use pmix_types::{Info, Proc, Value, RANK_WILDCARD};
@@ -41,15 +44,6 @@ fn raise_nofile() {
             libc::setrlimit(libc::RLIMIT_NOFILE, &r);
         }
     }
-}
-
-fn status_kib(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
-        .unwrap_or(0)
 }
 
 fn cpu_ms() -> u64 {

@@ -406,11 +406,7 @@ impl Server {
     /// Claims that came in before are checked now: the verified one keeps
     /// the rank, proven strays are dropped.
     pub fn set_rank_pid(&mut self, nspace: &str, rank: u32, pid: u32) {
-        let Some(r) = self
-            .jobs
-            .get_mut(nspace)
-            .and_then(|j| j.ranks.get_mut(rank as usize))
-        else {
+        let Some(r) = self.rank_mut(nspace, rank) else {
             return;
         };
         r.pid = Some(pid);
@@ -422,11 +418,7 @@ impl Server {
                 (Some(inode), Some(v)) => v.descends(inode, pid),
                 _ => None,
             };
-            let Some(r) = self
-                .jobs
-                .get_mut(nspace)
-                .and_then(|j| j.ranks.get_mut(rank as usize))
-            else {
+            let Some(r) = self.rank_mut(nspace, rank) else {
                 return;
             };
             match verdict {
@@ -446,6 +438,12 @@ impl Server {
                 _ => {}
             }
         }
+    }
+
+    fn rank_mut(&mut self, nspace: &str, rank: u32) -> Option<&mut RankState> {
+        self.jobs
+            .get_mut(nspace)
+            .and_then(|j| j.ranks.get_mut(rank as usize))
     }
 
     /// The next refusal not yet taken (each is also logged with `tracing`).

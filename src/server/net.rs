@@ -113,6 +113,17 @@ enum Input {
     Call(CoreCall),
 }
 
+/// `f` as a call for the loop, and where its result will come.
+fn boxed_call<R: Send + 'static>(
+    f: impl FnOnce(&mut Server) -> R + Send + 'static,
+) -> (CoreCall, oneshot::Receiver<R>) {
+    let (tx, rx) = oneshot::channel();
+    let job = Box::new(move |s: &mut Server| {
+        let _ = tx.send(f(s));
+    });
+    (job, rx)
+}
+
 enum Out {
     Send(Vec<u8>),
     Close,
@@ -241,10 +252,7 @@ impl Running {
         &self,
         f: impl FnOnce(&mut Server) -> R + Send + 'static,
     ) -> Option<R> {
-        let (tx, rx) = oneshot::channel();
-        let job = Box::new(move |s: &mut Server| {
-            let _ = tx.send(f(s));
-        });
+        let (job, rx) = boxed_call(f);
         self.input.blocking_send(Input::Call(job)).ok()?;
         rx.blocking_recv().ok()
     }
@@ -302,10 +310,7 @@ impl AsyncRunning {
         &self,
         f: impl FnOnce(&mut Server) -> R + Send + 'static,
     ) -> Option<R> {
-        let (tx, rx) = oneshot::channel();
-        let job = Box::new(move |s: &mut Server| {
-            let _ = tx.send(f(s));
-        });
+        let (job, rx) = boxed_call(f);
         self.input.send(Input::Call(job)).await.ok()?;
         rx.await.ok()
     }

@@ -51,6 +51,19 @@ static pmix_server_module_t module = {
     .fence_nb = h_fence,
 };
 
+/* Register rank r of "benchns" with our uid and gid; wait for it. */
+static pmix_proc_t register_rank(int r) {
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "benchns", (pmix_rank_t) r);
+    volatile int done = 0;
+    pmix_status_t rc =
+        PMIx_server_register_client(&p, getuid(), getgid(), NULL, done_cb, (void *) &done);
+    while (PMIX_SUCCESS == rc && !done) {
+        usleep(100);
+    }
+    return p;
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: bench_server N PROG\n");
@@ -101,13 +114,7 @@ int main(int argc, char **argv) {
     int serve_only = 0 == strcmp(argv[2], "-");
     pid_t *pids = calloc((size_t) n, sizeof(pid_t));
     for (int r = 0; r < n && serve_only; r++) {
-        pmix_proc_t p;
-        PMIX_LOAD_PROCID(&p, "benchns", (pmix_rank_t) r);
-        done = 0;
-        rc = PMIx_server_register_client(&p, getuid(), getgid(), NULL, done_cb, (void *) &done);
-        while (PMIX_SUCCESS == rc && !done) {
-            usleep(100);
-        }
+        pmix_proc_t p = register_rank(r);
         if (n - 1 == r) {
             /* every rank registered: now clients may come */
             char **env = NULL;
@@ -139,13 +146,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     for (int r = 0; r < n; r++) {
-        pmix_proc_t p;
-        PMIX_LOAD_PROCID(&p, "benchns", (pmix_rank_t) r);
-        done = 0;
-        rc = PMIx_server_register_client(&p, getuid(), getgid(), NULL, done_cb, (void *) &done);
-        while (PMIX_SUCCESS == rc && !done) {
-            usleep(100);
-        }
+        pmix_proc_t p = register_rank(r);
         char **env = NULL;
         PMIx_server_setup_fork(&p, &env);
         pids[r] = fork();
