@@ -229,6 +229,8 @@ fn remove_files(files: &mut Vec<PathBuf>) {
 }
 
 /// A running server (blocking API: its loop runs on a thread of its own).
+/// Its methods block, so call them from outside any tokio runtime; a host
+/// running tokio uses [`spawn`] and [`AsyncRunning`] instead.
 pub struct Running {
     /// The rendezvous URI clients are given (`<nspace>.<rank>;tcp4://...`).
     pub uri: String,
