@@ -2,7 +2,8 @@
 //! (tests/interop/bench_wireup.c: init, put 4 keys, commit, fence with
 //! data, get every peer's keys, finalize) under our server (`pmixw run`)
 //! and under a C launcher built on libpmix's PMIx_server_init
-//! (tests/interop/bench_server.c), in the same run, N = 8 and 32.
+//! (tests/interop/bench_server.c), in the same run, N = 8, 32, 128 and
+//! 256 (`BENCH_N` to choose).
 //! Prints the best wall time of `BENCH_REPS` (default 5) launches, the
 //! server's and the clients' peak RSS, and the ratios C/ours. Not a test:
 //! nothing asserts a speed; it fails only if a job fails.
@@ -76,7 +77,13 @@ fn main() {
         "C cli KiB",
         "our cli KiB"
     );
-    for n in [8usize, 32] {
+    // BENCH_N="8,32" for a shorter run
+    let sizes: Vec<usize> = std::env::var("BENCH_N")
+        .unwrap_or_else(|_| "8,32,128,256".into())
+        .split(',')
+        .filter_map(|v| v.trim().parse().ok())
+        .collect();
+    for n in sizes {
         let ns = n.to_string();
         let c = best(reps, || once(Command::new(&cserver).arg(&ns).arg(&client)));
         let ours = best(reps, || {

@@ -296,7 +296,20 @@ fn types_cmd(o: &Opts) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Log through `tracing` to stderr: the filter RUST_LOG gives, else `default`.
+pub(crate) fn log_to_stderr(default: &str) {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    if std::env::var_os("RUST_LOG").is_some() {
+        log_to_stderr("warn");
+    }
     let Some((cmd, rest)) = args.split_first() else {
         return Err(USAGE.to_string());
     };

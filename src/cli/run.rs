@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "usage: pmixw run -n N [--nspace NAME] [--dialect v41|v4|v3|v21|v20] \
-[--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] PROG [ARGS...]";
+[--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] [-v] PROG [ARGS...]";
 
 /// One rank: its process, name and what became of it.
 struct Rank {
@@ -50,7 +50,11 @@ impl Job {
     /// tables) and follow it.
     fn adopt(&mut self, server: &net::Running, child: Child, nspace: &str, rank: u32) {
         let (ns, pid) = (nspace.to_string(), child.id());
-        server.call(move |s| s.set_proc_pid(&ns, rank, pid));
+        // only this process or its descendants may connect as this rank
+        server.call(move |s| {
+            s.set_proc_pid(&ns, rank, pid);
+            s.set_rank_pid(&ns, rank, pid);
+        });
         self.0.push(Rank {
             child,
             nspace: nspace.to_string(),
@@ -229,6 +233,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                 println!("{USAGE}");
                 return Ok(ExitCode::SUCCESS);
             }
+            // refused and dropped peers, with their reasons (RUST_LOG also works)
+            "-v" | "--verbose" => crate::cli::log_to_stderr("pmix_wire=debug"),
             s if s.starts_with('-') && prog.is_empty() => {
                 return Err(format!("unknown option {s}\n{USAGE}"))
             }

@@ -57,9 +57,14 @@
 
 pub mod group;
 pub mod jobctl;
+pub mod limits;
 pub mod net;
+pub mod peercred;
 pub mod query;
 pub mod rendezvous;
+
+pub use limits::{Limits, Refusal};
+pub use peercred::{PeerInfo, Verify};
 
 use bytes::Bytes;
 use pmix_codec::command::{EventNotice, Reply, Request};
@@ -201,11 +206,24 @@ struct Conn {
     finalized: bool,
     /// Event codes this client registered for; `Some(empty)`: all events.
     events: Option<Vec<i32>>,
+    /// What the driver knows of the peer's socket.
+    peer: PeerInfo,
+    /// While the handshake is pending: when it must be complete.
+    deadline: Option<Instant>,
 }
 
 #[derive(Default)]
 struct RankState {
-    conn: Option<ConnId>,
+    /// Connections serving this rank: one, unless a claim could not be
+    /// verified either way (then, as libpmix does, every claimant is
+    /// served and the rank is lost only when the last one goes).
+    conns: Vec<ConnId>,
+    /// The connection whose process was verified to be the rank's.
+    verified: Option<ConnId>,
+    /// The process the host launched for this rank, if it said.
+    pid: Option<u32>,
+    /// One of its connections finalized.
+    finalized: bool,
     /// Its connection ended before it finalized: it can never call in.
     lost: bool,
     committed: bool,
@@ -300,7 +318,21 @@ pub struct Server {
     groups: group::Groups,
     /// The host's memory probe for PMIX_QUERY_MEMORY_USAGE (query.rs).
     memory_probe: Option<query::MemoryProbe>,
+    limits: Limits,
+    /// Handshakes not yet complete, by deadline.
+    pending: BTreeSet<(Instant, ConnId)>,
+    /// Open connections per socket owner.
+    uids: HashMap<u32, usize>,
+    verifier: Option<Box<dyn Verify>>,
+    /// The latest refusals, oldest first (at most [`MAX_REFUSALS_KEPT`]).
+    refusals: VecDeque<(ConnId, Refusal)>,
+    /// Job-info replies by (nspace, format, version): every rank of a job
+    /// gets the same one, and building it is O(ranks).
+    job_info_cache: std::cell::RefCell<HashMap<(String, Format, String), Reply>>,
 }
+
+/// Refusals kept for [`Server::poll_refusal`]; older ones are only logged.
+pub const MAX_REFUSALS_KEPT: usize = 1024;
 
 fn pstr(s: &str) -> Value {
     Value::String(Some(PString::from(s)))
@@ -342,6 +374,15 @@ fn info_u32(info: &[Info], key: &str) -> Option<u32> {
         })
 }
 
+/// The uid a `native` credential claims (its first host-order u32).
+fn native_uid(req: &ConnectRequest) -> Option<u32> {
+    if req.psec.to_string() != "native" {
+        return None;
+    }
+    let b: [u8; 4] = req.credential.get(..4)?.try_into().ok()?;
+    Some(u32::from_ne_bytes(b))
+}
+
 fn info_true(info: &[Info], key: &str) -> bool {
     info.iter()
         .any(|i| i.key.to_string() == key && !matches!(i.value, Value::Bool(false)))
@@ -370,7 +411,89 @@ impl Server {
             executables: HashMap::new(),
             groups: group::Groups::default(),
             memory_probe: None,
+            limits: Limits::default(),
+            pending: BTreeSet::new(),
+            uids: HashMap::new(),
+            verifier: None,
+            refusals: VecDeque::new(),
+            job_info_cache: Default::default(),
         }
+    }
+
+    /// Limits on peers (handshake deadline, caps); see [`Limits`].
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// How to check that a connecting process is a rank's launched process
+    /// (the net driver installs [`peercred::ProcVerify`]).
+    pub fn set_verifier(&mut self, v: Box<dyn Verify>) {
+        self.verifier = Some(v);
+    }
+
+    /// The host launched this process as this rank: a client claiming the
+    /// rank must be it or its descendant (when the verifier can tell).
+    /// Claims that came in before are checked now: the verified one keeps
+    /// the rank, proven strays are dropped.
+    pub fn set_rank_pid(&mut self, nspace: &str, rank: u32, pid: u32) {
+        let Some(r) = self.rank_mut(nspace, rank) else {
+            return;
+        };
+        r.pid = Some(pid);
+        let claims = r.conns.clone();
+        let who = format!("{nspace}:{rank}");
+        for id in claims {
+            let inode = self.conns.get(&id).and_then(|c| c.peer.inode);
+            let verdict = match (inode, self.verifier.as_mut()) {
+                (Some(inode), Some(v)) => v.descends(inode, pid),
+                _ => None,
+            };
+            let Some(r) = self.rank_mut(nspace, rank) else {
+                return;
+            };
+            match verdict {
+                Some(true) if r.verified.is_none() => r.verified = Some(id),
+                Some(false) if r.conns.len() > 1 => {
+                    // a stray beside others: it goes, the rank stays
+                    r.conns.retain(|&x| x != id);
+                    if let Some(c) = self.conns.get_mut(&id) {
+                        c.state = ConnState::Handshake;
+                    }
+                    let why = Refusal::NotTheRank {
+                        rank: who.clone(),
+                        launched: pid,
+                    };
+                    self.refuse(id, why);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn rank_mut(&mut self, nspace: &str, rank: u32) -> Option<&mut RankState> {
+        self.jobs
+            .get_mut(nspace)
+            .and_then(|j| j.ranks.get_mut(rank as usize))
+    }
+
+    /// The next refusal not yet taken (each is also logged with `tracing`).
+    pub fn poll_refusal(&mut self) -> Option<(ConnId, Refusal)> {
+        self.refusals.pop_front()
+    }
+
+    /// Open connections whose handshake is not complete.
+    pub fn pending_handshakes(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Open connections.
+    pub fn connections(&self) -> usize {
+        self.conns.len()
     }
 
     /// The server's own nspace and rank, as its URI names them.
@@ -385,6 +508,7 @@ impl Server {
 
     /// Register a namespace; its ranks may then connect.
     pub fn register_nspace(&mut self, spec: JobSpec) {
+        self.job_info_cache.borrow_mut().clear();
         let ranks = (0..spec.nprocs).map(|_| RankState::default()).collect();
         self.jobs.insert(
             spec.nspace.clone(),
@@ -424,10 +548,42 @@ impl Server {
         env
     }
 
-    /// A new connection; the driver passes the id with its bytes.
+    /// A new connection; the driver passes the id with its bytes. No
+    /// handshake deadline and no caps apply (see [`Server::open_peer`]).
     pub fn open(&mut self) -> ConnId {
+        self.insert_conn(PeerInfo::default(), None)
+    }
+
+    /// A new connection from a peer the driver knows this much of, at
+    /// `now`: refused (and logged) if the caps on pending handshakes or on
+    /// the peer's uid are reached; else it must complete its handshake by
+    /// `now +` [`Limits::handshake_timeout`].
+    pub fn open_peer(&mut self, peer: PeerInfo, now: Instant) -> Result<ConnId, Refusal> {
+        let refusal = if self.pending.len() >= self.limits.max_pending_handshakes {
+            Some(Refusal::TooManyPending(self.pending.len()))
+        } else {
+            peer.uid.and_then(|uid| {
+                let count = self.uids.get(&uid).copied().unwrap_or(0);
+                (count >= self.limits.max_conns_per_uid)
+                    .then_some(Refusal::TooManyForUid { uid, count })
+            })
+        };
+        if let Some(r) = refusal {
+            self.log_refusal(0, &peer, r.clone());
+            return Err(r);
+        }
+        Ok(self.insert_conn(peer, Some(now + self.limits.handshake_timeout)))
+    }
+
+    fn insert_conn(&mut self, peer: PeerInfo, deadline: Option<Instant>) -> ConnId {
         let id = self.next_conn;
         self.next_conn += 1;
+        if let Some(d) = deadline {
+            self.pending.insert((d, id));
+        }
+        if let Some(uid) = peer.uid {
+            *self.uids.entry(uid).or_default() += 1;
+        }
         self.conns.insert(
             id,
             Conn {
@@ -437,9 +593,39 @@ impl Server {
                 state: ConnState::Handshake,
                 finalized: false,
                 events: None,
+                peer,
+                deadline,
             },
         );
         id
+    }
+
+    fn log_refusal(&mut self, id: ConnId, peer: &PeerInfo, r: Refusal) {
+        tracing::warn!(
+            target: "pmix_wire::server",
+            conn = id,
+            uid = ?peer.uid,
+            "peer refused: {r}"
+        );
+        if self.refusals.len() >= MAX_REFUSALS_KEPT {
+            self.refusals.pop_front();
+        }
+        self.refusals.push_back((id, r));
+    }
+
+    /// Drop a peer for this reason: logged, kept for
+    /// [`Server::poll_refusal`], and the connection closed.
+    pub fn refuse(&mut self, id: ConnId, r: Refusal) {
+        let peer = self.conns.get(&id).map(|c| c.peer).unwrap_or_default();
+        self.log_refusal(id, &peer, r);
+        self.drop_peer(id);
+    }
+
+    /// The handshake completed: no deadline any more.
+    fn handshake_done(&mut self, id: ConnId) {
+        if let Some(d) = self.conns.get_mut(&id).and_then(|c| c.deadline.take()) {
+            self.pending.remove(&(d, id));
+        }
     }
 
     /// Say which ranks of a namespace run on this node; the others are on
@@ -464,6 +650,8 @@ impl Server {
         if let Some(j) = self.jobs.get_mut(nspace) {
             j.nodes = Some(map);
         }
+        // the job data now describes the nodes
+        self.job_info_cache.borrow_mut().clear();
     }
 
     /// This node's data of a local rank for other nodes (its REMOTE and
@@ -600,11 +788,20 @@ impl Server {
             .iter()
             .map(|g| g.deadline)
             .chain(self.lookups.iter().map(|l| l.deadline))
+            .chain(self.pending.first().map(|p| p.0))
             .min()
     }
 
     /// Expire waits whose time has come.
     pub fn handle_timeout(&mut self, now: Instant) {
+        while let Some(&(d, id)) = self.pending.first() {
+            if d > now {
+                break;
+            }
+            self.pending.remove(&(d, id));
+            let r = Refusal::HandshakeTimeout(self.limits.handshake_timeout);
+            self.refuse(id, r);
+        }
         let (due, keep): (Vec<_>, Vec<_>) = self.gets.drain(..).partition(|g| g.deadline <= now);
         self.gets = keep;
         for g in due {
@@ -630,19 +827,21 @@ impl Server {
             let m = match c.dec.next_message() {
                 Ok(Some(m)) => m,
                 Ok(None) => return,
-                Err(_) => {
+                Err(e) => {
                     // oversize: this peer only
-                    self.drop_peer(id);
+                    self.refuse(id, Refusal::Frame(e.to_string()));
                     return;
                 }
             };
-            let ok = if matches!(c.state, ConnState::Handshake) {
+            let result = if matches!(c.state, ConnState::Handshake) {
                 self.handshake(id, &m.payload)
+            } else if self.message(id, m.header.tag, &m.payload, now) {
+                Ok(())
             } else {
-                self.message(id, m.header.tag, &m.payload, now)
+                Err(Refusal::BadRequest(m.header.tag))
             };
-            if !ok {
-                self.drop_peer(id);
+            if let Err(r) = result {
+                self.refuse(id, r);
                 return;
             }
         }
@@ -653,6 +852,17 @@ impl Server {
         let Some(c) = self.conns.remove(&id) else {
             return;
         };
+        if let Some(d) = c.deadline {
+            self.pending.remove(&(d, id));
+        }
+        if let Some(uid) = c.peer.uid {
+            if let Some(n) = self.uids.get_mut(&uid) {
+                *n -= 1;
+                if *n == 0 {
+                    self.uids.remove(&uid);
+                }
+            }
+        }
         let proc = match c.state {
             ConnState::Client { proc, .. } => proc,
             ConnState::Tool { .. } => {
@@ -663,15 +873,32 @@ impl Server {
             ConnState::Handshake => return,
         };
         let me = name(&proc);
+        let mut last = true;
+        let mut finalized = c.finalized;
         if let Some(r) = self
             .jobs
             .get_mut(&me.0)
             .and_then(|j| j.ranks.get_mut(me.1 as usize))
         {
-            r.conn = None;
-            r.lost |= !c.finalized;
+            r.conns.retain(|&x| x != id);
+            if r.verified == Some(id) {
+                r.verified = None;
+            }
+            r.finalized |= c.finalized;
+            // another claimant of the rank is still connected: it carries on
+            last = r.conns.is_empty();
+            finalized = r.finalized;
+            if last {
+                r.lost |= !r.finalized;
+            }
         }
-        if !c.finalized {
+        if !last {
+            self.gets.retain(|g| g.conn != id);
+            self.lookups.retain(|l| l.conn != id);
+            self.spawns.retain(|_, (c, _)| *c != id);
+            return;
+        }
+        if !finalized {
             self.group_member_lost(&proc);
             self.out.push_back(Output::Host(HostEvent::Lost(proc)));
         }
@@ -737,11 +964,9 @@ impl Server {
         }
     }
 
-    fn handshake(&mut self, id: ConnId, body: &[u8]) -> bool {
-        let Ok(req) = ConnectRequest::decode(body) else {
-            return false;
-        };
-        let refuse = |s: &mut Server, st: i32| {
+    fn handshake(&mut self, id: ConnId, body: &[u8]) -> Result<(), Refusal> {
+        let req = ConnectRequest::decode(body).map_err(|e| Refusal::BadHandshake(e.to_string()))?;
+        let refuse = |s: &mut Server, st: i32, why: Refusal| {
             s.out.push_back(Output::Send(
                 id,
                 ClientReply {
@@ -751,26 +976,82 @@ impl Server {
                 .encode()
                 .to_vec(),
             ));
-            false
+            Err(why)
         };
         if req.flag != peer_type::SIMPLE_CLIENT {
-            return self.tool_handshake(id, &req);
+            let ok = self.tool_handshake(id, &req);
+            self.handshake_done(id);
+            return if ok {
+                Ok(())
+            } else {
+                Err(Refusal::ToolRefused(req.flag))
+            };
         }
         let (Some(proc), Some(fmt)) = (req.proc.clone(), req.format()) else {
-            return refuse(self, codes::PMIX_ERR_BAD_PARAM);
+            return refuse(
+                self,
+                codes::PMIX_ERR_BAD_PARAM,
+                Refusal::IncompleteHandshake,
+            );
         };
         let me = name(&proc);
+        let who = format!("{}:{}", me.0, me.1);
+        let Some((launched, holder)) = self
+            .jobs
+            .get(&me.0)
+            .and_then(|j| j.ranks.get(me.1 as usize))
+            .map(|r| (r.pid, r.verified))
+        else {
+            return refuse(self, codes::PMIX_ERR_NOT_FOUND, Refusal::UnknownRank(who));
+        };
+        let peer = self.conns.get(&id).map(|c| c.peer).unwrap_or_default();
+        // the socket's owner must be the uid the native credential claims
+        if let (Some(socket), Some(claimed)) = (peer.uid, native_uid(&req)) {
+            if socket != claimed {
+                let why = Refusal::UidMismatch { socket, claimed };
+                return refuse(self, codes::PMIX_ERR_NO_PERMISSIONS, why);
+            }
+        }
+        // the process must be the one launched as this rank, or under it
+        let verified = match (launched, peer.inode, self.verifier.as_mut()) {
+            (Some(pid), Some(inode), Some(v)) => v.descends(inode, pid),
+            _ => None,
+        };
+        if verified == Some(false) {
+            let why = Refusal::NotTheRank {
+                rank: who,
+                launched: launched.unwrap_or(0),
+            };
+            return refuse(self, codes::PMIX_ERR_NO_PERMISSIONS, why);
+        }
+        if holder.is_some() {
+            return refuse(self, codes::PMIX_ERR_BAD_PARAM, Refusal::RankTaken(who));
+        }
         let Some(rank) = self
             .jobs
             .get_mut(&me.0)
             .and_then(|j| j.ranks.get_mut(me.1 as usize))
         else {
-            return refuse(self, codes::PMIX_ERR_NOT_FOUND);
+            return refuse(self, codes::PMIX_ERR_NOT_FOUND, Refusal::UnknownRank(who));
         };
-        if rank.conn.is_some() {
-            return refuse(self, codes::PMIX_ERR_BAD_PARAM);
+        // a verified rank displaces claimants that could not be verified;
+        // an unverifiable claim is served beside the others (libpmix does
+        // the same), so a stray claim never locks the real rank out
+        let displaced = if verified == Some(true) {
+            rank.verified = Some(id);
+            std::mem::replace(&mut rank.conns, vec![id])
+        } else {
+            rank.conns.push(id);
+            Vec::new()
+        };
+        for old in displaced {
+            if let Some(c) = self.conns.get_mut(&old) {
+                // it no longer speaks for the rank: closing it loses nothing
+                c.state = ConnState::Handshake;
+            }
+            self.refuse(old, Refusal::Displaced(who.clone()));
         }
-        rank.conn = Some(id);
+        self.handshake_done(id);
         if let Some(c) = self.conns.get_mut(&id) {
             c.credential = req.credential.clone();
         }
@@ -795,9 +1076,10 @@ impl Server {
             .encode()
             .to_vec(),
         ));
+        tracing::debug!(target: "pmix_wire::server", conn = id, ?verified, "{who} connected");
         self.out
             .push_back(Output::Host(HostEvent::Connected(proc, fmt)));
-        true
+        Ok(())
     }
 
     /// Tools, launchers and singletons: an identity (assigned for flags 3
@@ -866,6 +1148,21 @@ impl Server {
     /// per-rank blob, as libpmix 4.2.2's hash module lays them out
     /// (protocol.md §6.1; corpus/captures-4.2.2).
     fn job_info(&self, fmt: &Format, nspace: &str) -> Option<Reply> {
+        let version = self
+            .registry
+            .peer(&pmix_types::Nspace::from(nspace))
+            .and_then(|p| p.version.clone())
+            .unwrap_or_default();
+        let key = (nspace.to_string(), *fmt, version);
+        if let Some(r) = self.job_info_cache.borrow().get(&key) {
+            return Some(r.clone());
+        }
+        let r = self.build_job_info(fmt, nspace)?;
+        self.job_info_cache.borrow_mut().insert(key, r.clone());
+        Some(r)
+    }
+
+    fn build_job_info(&self, fmt: &Format, nspace: &str) -> Option<Reply> {
         let j = self.jobs.get(nspace)?;
         let n = j.spec.nprocs;
         // one node holding every rank, unless the host said otherwise

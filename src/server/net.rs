@@ -1,26 +1,41 @@
 //! The thin I/O driver of the server core: loopback TCP (as libpmix 4.x
-//! clients expect), one reader and one writer thread per connection, and
-//! one thread that owns the [`Server`] and is the only one to touch it. A
-//! peer that stops reading only fills its own writer's queue.
+//! clients expect) on one tokio event loop. One task owns the [`Server`]
+//! and the listener; each connection is a small task that reads into a
+//! fresh buffer only when its socket is readable (an idle connection holds
+//! no buffer) and writes what the core queued for it. Reads reach the core
+//! through one bounded channel (a fast peer waits, it is not buffered
+//! without end); replies queued for a peer are counted in bytes, and a
+//! peer past [`Limits::max_queued_bytes`] is dropped alone. Nothing wakes
+//! the loop but a socket, the host, or the core's own next deadline.
+//!
+//! Hosts that run tokio embed it with [`spawn`]; [`start`] and
+//! [`start_with`] run the same loop on a thread of their own.
 
+use super::limits::{Limits, Refusal};
+use super::peercred::{ProcVerify, TcpTable};
 use super::{ConnId, HostEvent, JobSpec, Output, Server};
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{
-    channel, sync_channel, Receiver, RecvTimeoutError, Sender, SyncSender, TrySendError,
-};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::AbortHandle;
 
-/// A connection's writer queue (`None` ends it) and its socket.
-type Writer = (SyncSender<Option<Vec<u8>>>, TcpStream);
-
-/// Replies queued for a peer that does not read them before it is
-/// dropped: one slow or hostile peer cannot make the server hold
-/// unbounded memory for it.
+/// Kept for hosts that used it: replies are now bounded in bytes
+/// ([`Limits::max_queued_bytes`]).
 pub const MAX_QUEUED_REPLIES: usize = 4096;
+
+/// Reads waiting for the core, over all connections.
+const INPUT_DEPTH: usize = 256;
+/// One read takes at most this much.
+const READ_CHUNK: usize = 16 << 10;
+/// A peer told to close gets this long to take its last bytes.
+const CLOSE_GRACE: Duration = Duration::from_secs(5);
 
 /// The nspace part of our URI; the rank part is the server's pid.
 pub const SERVER_NSPACE: &str = "pmixw-server";
@@ -65,23 +80,141 @@ fn write_rendezvous(dir: &Path, uri: &str, nspace: Option<&str>) -> std::io::Res
     super::rendezvous::write(dir, &names, &text)
 }
 
+type CoreCall = Box<dyn FnOnce(&mut Server) + Send>;
+
 enum Input {
-    Opened(TcpStream),
     Data(ConnId, Vec<u8>),
     Closed(ConnId),
     Stop,
     /// Run this on the core (the host acting on the server).
-    Call(Box<dyn FnOnce(&mut Server) + Send>),
+    Call(CoreCall),
 }
 
-/// A running server.
+/// `f` as a call for the loop, and where its result will come.
+fn boxed_call<R: Send + 'static>(
+    f: impl FnOnce(&mut Server) -> R + Send + 'static,
+) -> (CoreCall, oneshot::Receiver<R>) {
+    let (tx, rx) = oneshot::channel();
+    let job = Box::new(move |s: &mut Server| {
+        let _ = tx.send(f(s));
+    });
+    (job, rx)
+}
+
+enum Out {
+    Send(Vec<u8>),
+    Close,
+}
+
+/// A connection as the loop holds it.
+struct Peer {
+    tx: mpsc::UnboundedSender<Out>,
+    queued: Arc<AtomicUsize>,
+    task: AbortHandle,
+}
+
+/// Where host events go.
+enum Sink {
+    Std(std::sync::mpsc::Sender<HostEvent>),
+    Tokio(mpsc::UnboundedSender<HostEvent>),
+}
+
+impl Sink {
+    fn send(&self, e: HostEvent) {
+        let _ = match self {
+            Sink::Std(s) => s.send(e).map_err(|_| ()),
+            Sink::Tokio(s) => s.send(e).map_err(|_| ()),
+        };
+    }
+}
+
+/// How to start a server.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Write the rendezvous files tools look for in this directory.
+    pub rendezvous: Option<PathBuf>,
+    /// Limits on peers.
+    pub limits: Limits,
+}
+
+/// What both APIs share: the URI, the ranks' environments, the files.
+struct Prepared {
+    uri: String,
+    envs: HashMap<(String, u32), Vec<(String, String)>>,
+    files: Vec<PathBuf>,
+    server: Server,
+    listener: std::net::TcpListener,
+}
+
+fn prepare(jobs: Vec<JobSpec>, opts: &Options) -> std::io::Result<Prepared> {
+    let listener = listen_loopback()?;
+    let port = listener.local_addr()?.port();
+    let pid = std::process::id();
+    let uri = format!("{SERVER_NSPACE}.{pid};tcp4://127.0.0.1:{port}");
+    let mut server = Server::new();
+    server.set_identity(SERVER_NSPACE, pid);
+    server.set_limits(opts.limits.clone());
+    server.set_verifier(Box::new(ProcVerify));
+    let files = match &opts.rendezvous {
+        Some(dir) => write_rendezvous(dir, &uri, jobs.first().map(|j| j.nspace.as_str()))?,
+        None => Vec::new(),
+    };
+    let mut envs = HashMap::new();
+    for j in jobs {
+        server.register_nspace(j.clone());
+        for r in 0..j.nprocs {
+            envs.insert((j.nspace.clone(), r), server.client_env(&j.nspace, r, &uri));
+        }
+    }
+    Ok(Prepared {
+        uri,
+        envs,
+        files,
+        server,
+        listener,
+    })
+}
+
+/// Pending connections the kernel holds for us before we accept them.
+const BACKLOG: i32 = 4096;
+
+/// A non-blocking listener on a loopback port of the system's choosing.
+fn listen_loopback() -> std::io::Result<std::net::TcpListener> {
+    use socket2::{Domain, Socket, Type};
+    let s = Socket::new(Domain::IPV4, Type::STREAM, None)?;
+    let addr: SocketAddr = ([127, 0, 0, 1], 0).into();
+    s.bind(&addr.into())?;
+    s.listen(BACKLOG)?;
+    s.set_nonblocking(true)?;
+    Ok(s.into())
+}
+
+fn env_of(
+    envs: &HashMap<(String, u32), Vec<(String, String)>>,
+    nspace: &str,
+    rank: u32,
+) -> Vec<(String, String)> {
+    envs.get(&(nspace.to_string(), rank))
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn remove_files(files: &mut Vec<PathBuf>) {
+    for f in files.drain(..) {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
+/// A running server (blocking API: its loop runs on a thread of its own).
+/// Its methods block, so call them from outside any tokio runtime; a host
+/// running tokio uses [`spawn`] and [`AsyncRunning`] instead.
 pub struct Running {
     /// The rendezvous URI clients are given (`<nspace>.<rank>;tcp4://...`).
     pub uri: String,
     /// Upcalls to the host, in order.
-    pub events: Receiver<HostEvent>,
+    pub events: std::sync::mpsc::Receiver<HostEvent>,
     envs: HashMap<(String, u32), Vec<(String, String)>>,
-    input: Sender<Input>,
+    input: mpsc::Sender<Input>,
     core: Option<thread::JoinHandle<()>>,
     files: Vec<PathBuf>,
 }
@@ -89,10 +222,7 @@ pub struct Running {
 impl Running {
     /// The environment of one rank (see [`Server::client_env`]).
     pub fn client_env(&self, nspace: &str, rank: u32) -> Vec<(String, String)> {
-        self.envs
-            .get(&(nspace.to_string(), rank))
-            .cloned()
-            .unwrap_or_default()
+        env_of(&self.envs, nspace, rank)
     }
 
     /// Run `f` on the server core and return its result: how the host
@@ -101,12 +231,9 @@ impl Running {
         &self,
         f: impl FnOnce(&mut Server) -> R + Send + 'static,
     ) -> Option<R> {
-        let (tx, rx) = channel();
-        let job = Box::new(move |s: &mut Server| {
-            let _ = tx.send(f(s));
-        });
-        self.input.send(Input::Call(job)).ok()?;
-        rx.recv().ok()
+        let (job, rx) = boxed_call(f);
+        self.input.blocking_send(Input::Call(job)).ok()?;
+        rx.blocking_recv().ok()
     }
 
     /// The URI clients and tools connect to.
@@ -120,13 +247,11 @@ impl Running {
     }
 
     fn shutdown(&mut self) {
-        let _ = self.input.send(Input::Stop);
         if let Some(h) = self.core.take() {
+            let _ = self.input.blocking_send(Input::Stop);
             let _ = h.join();
         }
-        for f in self.files.drain(..) {
-            let _ = std::fs::remove_file(f);
-        }
+        remove_files(&mut self.files);
     }
 }
 
@@ -136,153 +261,341 @@ impl Drop for Running {
     }
 }
 
+/// A running server inside the host's tokio runtime ([`spawn`]).
+pub struct AsyncRunning {
+    /// The rendezvous URI clients are given.
+    pub uri: String,
+    /// Upcalls to the host, in order.
+    pub events: mpsc::UnboundedReceiver<HostEvent>,
+    envs: HashMap<(String, u32), Vec<(String, String)>>,
+    input: mpsc::Sender<Input>,
+    task: Option<tokio::task::JoinHandle<()>>,
+    files: Vec<PathBuf>,
+}
+
+impl AsyncRunning {
+    /// The environment of one rank (see [`Server::client_env`]).
+    pub fn client_env(&self, nspace: &str, rank: u32) -> Vec<(String, String)> {
+        env_of(&self.envs, nspace, rank)
+    }
+
+    /// The URI clients and tools connect to.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    /// Run `f` on the server core and return its result.
+    pub async fn call<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Server) -> R + Send + 'static,
+    ) -> Option<R> {
+        let (job, rx) = boxed_call(f);
+        self.input.send(Input::Call(job)).await.ok()?;
+        rx.await.ok()
+    }
+
+    /// Stop serving; open connections are closed.
+    pub async fn stop(mut self) {
+        let _ = self.input.send(Input::Stop).await;
+        if let Some(t) = self.task.take() {
+            let _ = t.await;
+        }
+        remove_files(&mut self.files);
+    }
+}
+
+impl Drop for AsyncRunning {
+    fn drop(&mut self) {
+        if let Some(t) = self.task.take() {
+            t.abort();
+        }
+        remove_files(&mut self.files);
+    }
+}
+
+/// Start a server for these jobs on a loopback port of the system's
+/// choosing, as a task of the current tokio runtime.
+pub fn spawn(jobs: Vec<JobSpec>, opts: Options) -> std::io::Result<AsyncRunning> {
+    let mut p = prepare(jobs, &opts)?;
+    let listener = match TcpListener::from_std(p.listener) {
+        Ok(l) => l,
+        Err(e) => {
+            remove_files(&mut p.files);
+            return Err(e);
+        }
+    };
+    let (tx, rx) = mpsc::channel(INPUT_DEPTH);
+    let (etx, erx) = mpsc::unbounded_channel();
+    let lp = Loop::new(p.server, listener, tx.clone(), Sink::Tokio(etx));
+    let task = tokio::spawn(lp.run(rx));
+    Ok(AsyncRunning {
+        uri: p.uri,
+        events: erx,
+        envs: p.envs,
+        input: tx,
+        task: Some(task),
+        files: p.files,
+    })
+}
+
 /// Start a server for these jobs on a loopback port of the system's choosing.
 pub fn start(jobs: Vec<JobSpec>) -> std::io::Result<Running> {
-    start_with(jobs, None)
+    start_opts(jobs, Options::default())
 }
 
 /// As [`start`]; with `rendezvous`, also write the files tools look for
 /// (`pmix.<host>.tool.<pid>` and `pmix.<host>.tool.<first job nspace>`) in
 /// that directory, removed again when the server stops.
 pub fn start_with(jobs: Vec<JobSpec>, rendezvous: Option<PathBuf>) -> std::io::Result<Running> {
-    let listener = TcpListener::bind("127.0.0.1:0")?;
-    let port = listener.local_addr()?.port();
-    let pid = std::process::id();
-    let uri = format!("{SERVER_NSPACE}.{pid};tcp4://127.0.0.1:{port}");
-    let mut server = Server::new();
-    server.set_identity(SERVER_NSPACE, pid);
-    let files = match rendezvous {
-        Some(dir) => write_rendezvous(&dir, &uri, jobs.first().map(|j| j.nspace.as_str()))?,
-        None => Vec::new(),
+    start_opts(
+        jobs,
+        Options {
+            rendezvous,
+            ..Options::default()
+        },
+    )
+}
+
+/// As [`start`], with every option.
+pub fn start_opts(jobs: Vec<JobSpec>, opts: Options) -> std::io::Result<Running> {
+    let mut p = prepare(jobs, &opts)?;
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            remove_files(&mut p.files);
+            return Err(e);
+        }
     };
-    let mut envs = HashMap::new();
-    for j in jobs {
-        server.register_nspace(j.clone());
-        for r in 0..j.nprocs {
-            envs.insert((j.nspace.clone(), r), server.client_env(&j.nspace, r, &uri));
+    let (tx, rx) = mpsc::channel(INPUT_DEPTH);
+    let (etx, erx) = std::sync::mpsc::channel();
+    let core_tx = tx.clone();
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let std_listener = p.listener;
+    let server = p.server;
+    let core = thread::Builder::new()
+        .name("pmixw-server".into())
+        .spawn(move || {
+            rt.block_on(async move {
+                let listener = match TcpListener::from_std(std_listener) {
+                    Ok(l) => l,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                };
+                let _ = ready_tx.send(Ok(()));
+                Loop::new(server, listener, core_tx, Sink::Std(etx))
+                    .run(rx)
+                    .await
+            })
+        })?;
+    match ready_rx.recv() {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => {
+            remove_files(&mut p.files);
+            return Err(e);
+        }
+        Err(_) => {
+            remove_files(&mut p.files);
+            return Err(std::io::Error::other("server thread ended"));
         }
     }
-    let (tx, rx) = channel();
-    let (etx, erx) = channel();
-    let acc = tx.clone();
-    thread::spawn(move || {
-        for s in listener.incoming() {
-            match s {
-                Ok(s) => {
-                    if acc.send(Input::Opened(s)).is_err() {
-                        break;
-                    }
-                }
-                Err(_) => continue,
-            }
-        }
-    });
-    let core_tx = tx.clone();
-    let core = thread::spawn(move || run_core(server, rx, core_tx, etx));
     Ok(Running {
-        uri,
+        uri: p.uri,
         events: erx,
-        envs,
+        envs: p.envs,
         input: tx,
         core: Some(core),
-        files,
+        files: p.files,
     })
 }
 
-fn run_core(mut server: Server, rx: Receiver<Input>, tx: Sender<Input>, events: Sender<HostEvent>) {
-    let mut writers: HashMap<ConnId, Writer> = HashMap::new();
-    loop {
-        let wait = server
-            .next_timeout()
-            .map(|d| d.saturating_duration_since(Instant::now()))
-            .unwrap_or(Duration::from_secs(1))
-            .min(Duration::from_secs(1));
-        match rx.recv_timeout(wait) {
-            Ok(Input::Opened(stream)) => {
-                let id = server.open();
-                let (Ok(reader), Ok(writer)) = (stream.try_clone(), stream.try_clone()) else {
-                    server.closed(id);
-                    continue;
-                };
-                let (wtx, wrx) = sync_channel::<Option<Vec<u8>>>(MAX_QUEUED_REPLIES);
-                thread::spawn(move || write_loop(writer, wrx));
-                writers.insert(id, (wtx, stream));
-                let rtx = tx.clone();
-                thread::spawn(move || read_loop(id, reader, rtx));
-            }
-            Ok(Input::Data(id, bytes)) => server.received(id, &bytes, Instant::now()),
-            Ok(Input::Closed(id)) => {
-                server.closed(id);
-                if let Some((w, s)) = writers.remove(&id) {
-                    let _ = w.try_send(None);
-                    let _ = s.shutdown(Shutdown::Read);
-                }
-            }
-            Ok(Input::Stop) | Err(RecvTimeoutError::Disconnected) => {
-                for (_, (w, s)) in writers.drain() {
-                    let _ = w.try_send(None);
-                    let _ = s.shutdown(Shutdown::Both);
-                }
-                return;
-            }
-            Ok(Input::Call(f)) => f(&mut server),
-            Err(RecvTimeoutError::Timeout) => {}
+/// The event loop: the core, the listener, the connections.
+struct Loop {
+    server: Server,
+    listener: TcpListener,
+    table: Option<TcpTable>,
+    peers: HashMap<ConnId, Peer>,
+    input: mpsc::Sender<Input>,
+    events: Sink,
+}
+
+impl Loop {
+    fn new(
+        server: Server,
+        listener: TcpListener,
+        input: mpsc::Sender<Input>,
+        events: Sink,
+    ) -> Loop {
+        let table = listener.local_addr().ok().map(TcpTable::new);
+        Loop {
+            server,
+            listener,
+            table,
+            peers: HashMap::new(),
+            input,
+            events,
         }
-        server.handle_timeout(Instant::now());
-        while let Some(o) = server.poll_output() {
+    }
+
+    async fn run(mut self, mut rx: mpsc::Receiver<Input>) {
+        loop {
+            let deadline = self.server.next_timeout();
+            let sleep = async {
+                match deadline {
+                    Some(d) => tokio::time::sleep_until(d.into()).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                input = rx.recv() => match input {
+                    Some(Input::Data(id, bytes)) => self.server.received(id, &bytes, Instant::now()),
+                    Some(Input::Closed(id)) => {
+                        self.peers.remove(&id);
+                        self.server.closed(id);
+                    }
+                    Some(Input::Call(f)) => f(&mut self.server),
+                    Some(Input::Stop) | None => break,
+                },
+                acc = self.listener.accept() => match acc {
+                    Ok((stream, addr)) => self.opened(stream, addr),
+                    Err(e) => {
+                        // out of descriptors, mostly: wait a little, not spin
+                        tracing::warn!(target: "pmix_wire::server", "accept failed: {e}");
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                    }
+                },
+                _ = sleep => {}
+            }
+            self.server.handle_timeout(Instant::now());
+            self.flush();
+        }
+        for (_, p) in self.peers.drain() {
+            p.task.abort();
+        }
+    }
+
+    fn opened(&mut self, stream: TcpStream, addr: SocketAddr) {
+        let info = self
+            .table
+            .as_mut()
+            .map(|t| t.lookup(addr))
+            .unwrap_or_default();
+        tracing::debug!(target: "pmix_wire::server", %addr, uid = ?info.uid, inode = ?info.inode, "accepted");
+        let Ok(id) = self.server.open_peer(info, Instant::now()) else {
+            // refused and logged by the core; dropping the stream closes it
+            return;
+        };
+        let _ = stream.set_nodelay(true);
+        let (tx, rx) = mpsc::unbounded_channel();
+        let queued = Arc::new(AtomicUsize::new(0));
+        let task = tokio::spawn(connection(
+            id,
+            stream,
+            rx,
+            self.input.clone(),
+            queued.clone(),
+        ));
+        self.peers.insert(
+            id,
+            Peer {
+                tx,
+                queued,
+                task: task.abort_handle(),
+            },
+        );
+    }
+
+    fn flush(&mut self) {
+        let max = self.server.limits().max_queued_bytes;
+        while let Some(o) = self.server.poll_output() {
             match o {
                 Output::Send(id, bytes) => {
-                    let full = match writers.get(&id) {
-                        Some((w, _)) => {
-                            matches!(w.try_send(Some(bytes)), Err(TrySendError::Full(_)))
-                        }
-                        None => false,
+                    let Some(p) = self.peers.get(&id) else {
+                        continue;
                     };
-                    if full {
+                    let n = bytes.len();
+                    let total = p.queued.fetch_add(n, Ordering::Relaxed) + n;
+                    if total > max {
                         // it stopped reading: drop it, and only it
-                        server.closed(id);
-                        if let Some((_, s)) = writers.remove(&id) {
-                            let _ = s.shutdown(Shutdown::Both);
+                        if let Some(p) = self.peers.remove(&id) {
+                            p.task.abort();
                         }
+                        self.server.refuse(id, Refusal::SlowReader(total));
+                    } else {
+                        let _ = p.tx.send(Out::Send(bytes));
                     }
                 }
                 Output::Close(id) => {
-                    if let Some((w, s)) = writers.remove(&id) {
-                        if w.try_send(None).is_err() {
-                            let _ = s.shutdown(Shutdown::Both);
-                        } else {
-                            let _ = s.shutdown(Shutdown::Read);
-                        }
+                    if let Some(p) = self.peers.remove(&id) {
+                        let _ = p.tx.send(Out::Close);
+                        let task = p.task;
+                        // a peer that will not take its last bytes is cut off
+                        tokio::spawn(async move {
+                            tokio::time::sleep(CLOSE_GRACE).await;
+                            task.abort();
+                        });
                     }
                 }
-                Output::Host(e) => {
-                    let _ = events.send(e);
-                }
+                Output::Host(e) => self.events.send(e),
             }
         }
     }
 }
 
-fn read_loop(id: ConnId, mut s: TcpStream, tx: Sender<Input>) {
-    let mut buf = vec![0u8; 64 << 10];
-    loop {
-        match s.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                if tx.send(Input::Data(id, buf[..n].to_vec())).is_err() {
-                    return;
+/// One connection: read when readable, write what the core queued.
+async fn connection(
+    id: ConnId,
+    stream: TcpStream,
+    mut out: mpsc::UnboundedReceiver<Out>,
+    input: mpsc::Sender<Input>,
+    queued: Arc<AtomicUsize>,
+) {
+    let (rd, mut wr) = stream.into_split();
+    let reader = async {
+        loop {
+            if rd.readable().await.is_err() {
+                break;
+            }
+            let mut buf = Vec::with_capacity(READ_CHUNK);
+            match rd.try_read_buf(&mut buf) {
+                Ok(0) => break,
+                Ok(_) => {
+                    if input.send(Input::Data(id, buf)).await.is_err() {
+                        return;
+                    }
                 }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+                Err(_) => break,
             }
         }
-    }
-    let _ = tx.send(Input::Closed(id));
-}
-
-fn write_loop(mut s: TcpStream, rx: Receiver<Option<Vec<u8>>>) {
-    while let Ok(Some(b)) = rx.recv() {
-        if s.write_all(&b).is_err() {
-            break;
+        let _ = input.send(Input::Closed(id)).await;
+        // the core drops our queue, which ends the writer
+        std::future::pending::<()>().await
+    };
+    let writer = async {
+        while let Some(o) = out.recv().await {
+            match o {
+                Out::Send(b) => {
+                    if wr.write_all(&b).await.is_err() {
+                        break;
+                    }
+                    queued.fetch_sub(b.len(), Ordering::Relaxed);
+                }
+                Out::Close => break,
+            }
         }
+        let _ = wr.shutdown().await;
+    };
+    tokio::select! {
+        _ = reader => {}
+        _ = writer => {}
     }
-    let _ = s.shutdown(Shutdown::Write);
+    // ended by the peer (a failed write) or by the core: the core forgets
+    // an id it no longer holds
+    let _ = input.send(Input::Closed(id)).await;
 }

@@ -2,16 +2,22 @@
  * Written for pmix-wire.
  *
  *   bench_server N PROG
+ *   bench_server N -
  *
  * A PMIx_server_init host on libpmix 4.2.2 (hash gds) that registers one
  * namespace of N local ranks, starts PROG as each rank with the
  * environment PMIx_server_setup_fork gives, waits for them and prints its
  * own peak RSS ("server_rss <KiB>"). Exit status: 0 if every rank
- * succeeded. */
+ * succeeded. With "-" for PROG (benches/server_load.rs) it starts nothing:
+ * it prints "uri <PMIX_SERVER_URI41>" and "nspace <ns>", serves whoever
+ * connects as the N ranks until N have finalized, then prints
+ * "server_rss <KiB>" and "server_cpu_ms <user+sys ms>" on stdout and
+ * ends when its stdin closes. */
 #include <pmix_server.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,9 +34,12 @@ static pmix_status_t h_fence(const pmix_proc_t procs[], size_t nprocs, const pmi
     return PMIX_SUCCESS;
 }
 
+static volatile int finalized = 0;
+
 static pmix_status_t h_finalized(const pmix_proc_t *p, void *o, pmix_op_cbfunc_t cb, void *d) {
     (void) p;
     (void) o;
+    __atomic_add_fetch(&finalized, 1, __ATOMIC_SEQ_CST);
     if (cb) {
         cb(PMIX_SUCCESS, d);
     }
@@ -41,6 +50,19 @@ static pmix_server_module_t module = {
     .client_finalized = h_finalized,
     .fence_nb = h_fence,
 };
+
+/* Register rank r of "benchns" with our uid and gid; wait for it. */
+static pmix_proc_t register_rank(int r) {
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, "benchns", (pmix_rank_t) r);
+    volatile int done = 0;
+    pmix_status_t rc =
+        PMIx_server_register_client(&p, getuid(), getgid(), NULL, done_cb, (void *) &done);
+    while (PMIX_SUCCESS == rc && !done) {
+        usleep(100);
+    }
+    return p;
+}
 
 int main(int argc, char **argv) {
     if (argc != 3) {
@@ -89,15 +111,42 @@ int main(int argc, char **argv) {
     while (PMIX_SUCCESS == rc && !done) {
         usleep(100);
     }
+    int serve_only = 0 == strcmp(argv[2], "-");
     pid_t *pids = calloc((size_t) n, sizeof(pid_t));
-    for (int r = 0; r < n; r++) {
-        pmix_proc_t p;
-        PMIX_LOAD_PROCID(&p, "benchns", (pmix_rank_t) r);
-        done = 0;
-        rc = PMIx_server_register_client(&p, getuid(), getgid(), NULL, done_cb, (void *) &done);
-        while (PMIX_SUCCESS == rc && !done) {
-            usleep(100);
+    for (int r = 0; r < n && serve_only; r++) {
+        pmix_proc_t p = register_rank(r);
+        if (n - 1 == r) {
+            /* every rank registered: now clients may come */
+            char **env = NULL;
+            PMIx_server_setup_fork(&p, &env);
+            for (int i = 0; env && env[i]; i++) {
+                if (0 == strncmp(env[i], "PMIX_SERVER_URI41=", 18)) {
+                    printf("uri %s\n", env[i] + 18);
+                }
+            }
+            printf("nspace benchns\n");
+            fflush(stdout);
         }
+    }
+    if (serve_only) {
+        while (__atomic_load_n(&finalized, __ATOMIC_SEQ_CST) < n) {
+            usleep(1000);
+        }
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        long ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000L
+                  + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000L;
+        printf("server_rss %ld\nserver_cpu_ms %ld\n", peak_kib(), ms);
+        fflush(stdout);
+        /* the last replies may still be on their way: finalize when told */
+        char sink[64];
+        while (fgets(sink, sizeof sink, stdin)) {
+        }
+        PMIx_server_finalize();
+        return 0;
+    }
+    for (int r = 0; r < n; r++) {
+        pmix_proc_t p = register_rank(r);
         char **env = NULL;
         PMIx_server_setup_fork(&p, &env);
         pids[r] = fork();
