@@ -91,7 +91,7 @@ pub mod cmd {
 pub fn log_sends_time(peer_version: &str) -> bool {
     let v = peer_version.strip_prefix('v').unwrap_or(peer_version);
     let digits: String = v.chars().take_while(|c| c.is_ascii_digit()).collect();
-    digits.parse::<u64>().map_or(false, |major| major >= 3)
+    digits.parse::<u64>().is_ok_and(|major| major >= 3)
 }
 
 /// Whether a LOG request must carry its TIME in this dialect: the v3+
