@@ -140,18 +140,35 @@ fn cli_json_candidates_best_first() {
 }
 
 /// `inspect` explains what it cannot decode: libpmix 4.2.2's v20 LOG
-/// request (corpus/pcap, spec-notes/pcap.md) gets layouts that consume it.
+/// request (corpus/pcap, spec-notes/pcap.md), which decodes since its TIME
+/// is read (commands.md), made undecodable by a trailing SIZE unit (14
+/// bytes, header nbytes raised to match), gets layouts that consume it.
 #[test]
 fn inspect_explains_an_undecodable_message() {
     let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/pcap/libpmix-4.2.2-v20.pcap");
     let r = pmix_wire::pcap::read(&std::fs::read(file).unwrap(), 1 << 25).unwrap();
     let k = &r.connections[0];
-    let text = pmix_wire::infer::explain(&k.conversation(), &k.client_bytes, &k.server_bytes);
+    // the LOG request at client offset 1551 decodes as captured
+    let at = 1551;
+    let log = k.messages.iter().find(|e| e.offset == at).unwrap();
+    assert!(log.error.is_none() && log.message["command"] == "LOG");
+    // the frame header is big-endian on this connection
+    let nbytes = u32::from_be_bytes(k.client_bytes[at + 8..at + 12].try_into().unwrap());
+    assert_eq!(nbytes, log.header.unwrap().nbytes);
+    assert_eq!(nbytes, 100);
+    let end = at + 16 + nbytes as usize;
+    let mut client = k.client_bytes[..end].to_vec();
+    client[at + 8..at + 12].copy_from_slice(&(nbytes + 14).to_be_bytes());
+    // count 1, v20's UINT64 tag of a size_t, 8 bytes
+    client.extend_from_slice(&[0, 0, 0, 1, 0, 0x0f, 0, 0, 0, 0, 0, 0, 0, 7]);
+    client.extend_from_slice(&k.client_bytes[end..]);
+    let conv = pmix_wire::inspect::inspect(&client, &k.server_bytes, 1 << 25);
+    let text = pmix_wire::infer::explain(&conv, &client, &k.server_bytes);
     let para = text
         .split("\n\n")
-        .find(|p| p.contains("C->S @1551: 100 bytes that do not decode"))
+        .find(|p| p.contains("C->S @1551: 114 bytes that do not decode"))
         .unwrap_or_else(|| panic!("{text}"));
-    let best = para.lines().nth(1).unwrap();
+    let best = para.trim_start().lines().nth(1).unwrap();
     assert!(
         best.contains("v20") && best.contains("PMIX_INFOx1@34"),
         "{para}"

@@ -161,37 +161,62 @@ fn samples() -> Vec<Request> {
     ]
 }
 
-/// LOG carries its TIME only on v3+ connections (protocol.md §5.1 row 16):
-/// each form round-trips in its dialects, and the other form is refused
-/// or decodes to something else.
+/// LOG's TIME follows the peer's PMIx version, not the dialect
+/// (spec-notes/commands.md row 16): v3+ dialects (3.0+ peers only) always
+/// carry it and refuse a LOG without it; in v12/v20/v21 a 2.x peer leaves
+/// it out and a 3.0+ one (libpmix 4.2.2 on a v20 connection) sends it, so
+/// both forms round-trip there.
 #[test]
-fn log_has_a_timestamp_only_for_v3_and_later() {
+fn log_timestamp_follows_the_peer_version() {
+    use pmix_codec::msg::log_sends_time;
     let data = vec![Info::new(
         "pmix.log.stderr",
         Value::String(Some("hi".into())),
     )];
+    let log = |timestamp| Request::Log {
+        timestamp,
+        data: data.clone(),
+        directives: vec![],
+    };
     for (f, timestamp) in [
         (fmt(Dialect::V41, BufferType::NonDesc), Some(1_700_000_000)),
         (fmt(Dialect::V41, BufferType::FullyDesc), Some(0)),
         (fmt(Dialect::V3, BufferType::NonDesc), Some(5)),
         (fmt(Dialect::V61, BufferType::NonDesc), Some(7)),
-        (fmt(Dialect::V21, BufferType::NonDesc), None),
-        (fmt(Dialect::V20, BufferType::FullyDesc), None),
     ] {
-        let r = Request::Log {
-            timestamp,
-            data: data.clone(),
-            directives: vec![],
-        };
+        let r = log(timestamp);
         let bytes = r.encode(&f).unwrap();
         assert_eq!(Request::decode(&f, &bytes).unwrap(), r, "{f:?}");
-        let other = Request::Log {
-            timestamp: if timestamp.is_some() { None } else { Some(1) },
-            data: data.clone(),
-            directives: vec![],
-        };
-        let bytes = other.encode(&f).unwrap();
-        assert_ne!(Request::decode(&f, &bytes).ok(), Some(other), "{f:?}");
+        let bytes = log(None).encode(&f).unwrap();
+        assert_ne!(Request::decode(&f, &bytes).ok(), Some(log(None)), "{f:?}");
+    }
+    for dialect in [Dialect::V12, Dialect::V20, Dialect::V21] {
+        for bt in [BufferType::NonDesc, BufferType::FullyDesc] {
+            let f = fmt(dialect, bt);
+            for timestamp in [None, Some(0), Some(1_700_000_000)] {
+                let r = log(timestamp);
+                let bytes = r.encode(&f).unwrap();
+                assert_eq!(Request::decode(&f, &bytes).unwrap(), r, "{f:?}");
+            }
+            // a LOG cut short decodes in neither form
+            let mut bytes = log(Some(0)).encode(&f).unwrap();
+            bytes.truncate(bytes.len() - 1);
+            assert!(Request::decode(&f, &bytes).is_err(), "{f:?}");
+        }
+    }
+    // libpmix reads the major as strtoul after an optional 'v'
+    for (v, sends) in [
+        ("4.2.2", true),
+        ("3.0.0", true),
+        ("v3.1.5", true),
+        ("5.0.11rc1", true),
+        ("2.1.4", false),
+        ("2.0.0", false),
+        ("1.2.5", false),
+        ("", false),
+        ("x", false),
+    ] {
+        assert_eq!(log_sends_time(v), sends, "{v}");
     }
     // v41: COMMAND 16, TIME, SIZE 1 + INFO, SIZE 0
     let f = fmt(Dialect::V41, BufferType::NonDesc);

@@ -78,10 +78,27 @@ pub mod cmd {
     pub const GDS_FALLBACK: u8 = 39;
 }
 
-/// Whether a LOG request carries its TIME: libpmix sends it only to
-/// servers of 3.0 or later, whose connections use the v3+ dialects
-/// (protocol.md §5.1; `pmix_log.c` of 4.2.2 tests the server's version).
-fn log_has_time(fmt: &Format) -> bool {
+/// Whether the sender of a LOG request packs its TIME. libpmix (3.0 and
+/// later) decides by the PMIx version it holds for the peer, not by the
+/// dialect: a client packs TIME unless its server is older than 3.0
+/// (`pmix_log.c`, `PMIX_PEER_IS_EARLIER(myserver, 3, ...)`), the server's
+/// version coming from `PMIX_VERSION` in the client's environment (else the
+/// URI variable's own: `PMIX_SERVER_URI2` means 2.0); a server unpacks TIME
+/// unless the client's handshake version is older than 3.0
+/// (`pmix_server_ops.c`). So a 4.2.2 client on a v20 connection to a 4.2.2
+/// server sends it. `peer_version` is that version string ("4.2.2",
+/// "v3.1.0"), read as libpmix does: an optional `v`, then the major.
+pub fn log_sends_time(peer_version: &str) -> bool {
+    let v = peer_version.strip_prefix('v').unwrap_or(peer_version);
+    let digits: String = v.chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse::<u64>().is_ok_and(|major| major >= 3)
+}
+
+/// Whether a LOG request must carry its TIME in this dialect: the v3+
+/// dialects are spoken only by 3.0+ peers, which always send it. In v12,
+/// v20 and v21 it depends on the peer's version ([`log_sends_time`]),
+/// which the payload alone does not say.
+fn log_time_certain(fmt: &Format) -> bool {
     !matches!(
         fmt.dialect,
         crate::Dialect::V12 | crate::Dialect::V20 | crate::Dialect::V21

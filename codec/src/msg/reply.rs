@@ -21,6 +21,20 @@ pub enum Reply {
         #[serde(serialize_with = "hex_list")]
         blobs: Vec<Bytes>,
     },
+    /// GETNB answered late by a libpmix server (the request waited for the
+    /// data): the status in the connection's dialect, then byte objects of
+    /// PROC + KVALs packed, byte objects included, in the server's own
+    /// dialect `blob_dialect` (v41 for libpmix 4.2.x), whatever the peer's
+    /// (`pmix_pending_resolve` packs them for `pmix_globals.mypeer`;
+    /// spec-notes/divergences.md). Read only where the connection's own
+    /// dialect fails.
+    GetOwnDialect {
+        status: i32,
+        #[serde(serialize_with = "dialect_name")]
+        blob_dialect: crate::Dialect,
+        #[serde(serialize_with = "hex_list")]
+        blobs: Vec<Bytes>,
+    },
     /// QUERY: status, then SIZE + INFOs.
     Query { status: i32, info: Vec<Info> },
     /// LOOKUPNB: status, then (only on success) SIZE + PDATAs.
@@ -155,14 +169,31 @@ impl Reply {
             }
             cmd::GETNB => {
                 let status = status(&mut b, "status")?;
-                let mut blobs = Vec::new();
-                while !b.unread().is_empty() {
-                    match one(&mut b, DataType::ByteObject, "blob")? {
-                        Value::ByteObject(x) => blobs.push(x.0),
-                        other => return Err(unexpected(other)),
+                let start = b.position();
+                match get_blobs(&mut b) {
+                    Ok(blobs) => Reply::Get { status, blobs },
+                    Err(e) if fmt.dialect != crate::Dialect::V41 => {
+                        // a late answer: the blobs in libpmix's own v41
+                        let own = Format {
+                            dialect: crate::Dialect::V41,
+                            fixed_ints: false,
+                            ..*fmt
+                        };
+                        let mut v41 = DataBuffer::from_bytes(own, payload.slice(start..));
+                        match get_blobs(&mut v41) {
+                            // get_blobs read to the end of the payload
+                            Ok(blobs) => {
+                                return Ok(Reply::GetOwnDialect {
+                                    status,
+                                    blob_dialect: own.dialect,
+                                    blobs,
+                                })
+                            }
+                            Err(_) => return Err(e),
+                        }
                     }
+                    Err(e) => return Err(e),
                 }
-                Reply::Get { status, blobs }
             }
             cmd::QUERY => {
                 let status = status(&mut b, "status")?;
@@ -301,6 +332,24 @@ impl Reply {
                     put_byte_object(&mut b, x)?;
                 }
             }
+            Reply::GetOwnDialect {
+                status,
+                blob_dialect,
+                blobs,
+            } => {
+                b.pack(DataType::Status, &[Value::Status(*status)])?;
+                let mut own = DataBuffer::new(Format {
+                    dialect: *blob_dialect,
+                    fixed_ints: false,
+                    ..*fmt
+                });
+                for x in blobs {
+                    put_byte_object(&mut own, x)?;
+                }
+                let mut out = b.as_bytes().to_vec();
+                out.extend_from_slice(own.as_bytes());
+                return Ok(out);
+            }
             Reply::Query { status, info } => {
                 b.pack(DataType::Status, &[Value::Status(*status)])?;
                 if *status == 0 || !info.is_empty() {
@@ -411,4 +460,23 @@ impl Reply {
         }
         Ok(b.as_bytes().to_vec())
     }
+}
+
+/// Byte objects until the end of `b`.
+fn get_blobs(b: &mut DataBuffer) -> Result<Vec<Bytes>> {
+    let mut blobs = Vec::new();
+    while !b.unread().is_empty() {
+        match one(b, DataType::ByteObject, "blob")? {
+            Value::ByteObject(x) => blobs.push(x.0),
+            other => return Err(unexpected(other)),
+        }
+    }
+    Ok(blobs)
+}
+
+fn dialect_name<S: serde::Serializer>(
+    d: &crate::Dialect,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(d.name())
 }

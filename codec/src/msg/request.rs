@@ -137,8 +137,9 @@ pub enum Request {
     FabricUpdate {
         index: u64,
     },
-    /// `PMIX_LOG_CMD`: the timestamp is sent only to servers of 3.0 or
-    /// later, which in practice means connections in the v3+ dialects.
+    /// `PMIX_LOG_CMD`: the timestamp is sent whenever the peer is 3.0 or
+    /// later, whatever the dialect ([`log_sends_time`]): `None` encodes
+    /// a 2.x peer's LOG, without it.
     Log {
         timestamp: Option<u64>,
         data: Vec<Info>,
@@ -471,19 +472,31 @@ impl Request {
                 Request::Query { queries }
             }
             cmd::LOG => {
-                let timestamp = if log_has_time(fmt) {
-                    match one(&mut b, DataType::Time, "timestamp")? {
-                        Value::Time(t) => Some(t),
-                        other => return Err(unexpected(other)),
-                    }
+                if log_time_certain(fmt) {
+                    log_fields(&mut b, true)?
                 } else {
-                    None
-                };
-                let data = infos(counted(&mut b, DataType::Info, "data")?);
-                Request::Log {
-                    timestamp,
-                    data,
-                    directives: infos(counted(&mut b, DataType::Info, "directives")?),
+                    // v12/v20/v21: a 2.x peer leaves TIME out, a 3.0+ one
+                    // sends it (log_sends_time). Read it without TIME first,
+                    // then with; a TIME read as a count + SIZE fails at the
+                    // SIZE (its type tag or its 8 bytes), a missing one
+                    // leaves the read short. Report the attempt that got
+                    // further.
+                    let mut alt = DataBuffer::from_bytes(*fmt, payload.clone());
+                    one(&mut alt, DataType::Command, "command")?;
+                    let without = log_fields(&mut b, false).and_then(|r| {
+                        all_read(&b, || "bytes after LOG's directives".into())?;
+                        Ok(r)
+                    });
+                    match without {
+                        Ok(r) => r,
+                        Err(e1) => match log_fields(&mut alt, true) {
+                            Ok(r) => {
+                                b = alt;
+                                r
+                            }
+                            Err(e2) => return Err(if e2.offset > e1.offset { e2 } else { e1 }),
+                        },
+                    }
                 }
             }
             cmd::IOF_PUSH => {
@@ -809,4 +822,23 @@ impl Request {
         }
         Ok(b.as_bytes().to_vec())
     }
+}
+
+/// LOG's fields after the command: TIME if `with_time`, then SIZE + INFOs
+/// data and SIZE + INFOs directives.
+fn log_fields(b: &mut DataBuffer, with_time: bool) -> Result<Request> {
+    let timestamp = if with_time {
+        match one(b, DataType::Time, "timestamp")? {
+            Value::Time(t) => Some(t),
+            other => return Err(unexpected(other)),
+        }
+    } else {
+        None
+    };
+    let data = infos(counted(b, DataType::Info, "data")?);
+    Ok(Request::Log {
+        timestamp,
+        data,
+        directives: infos(counted(b, DataType::Info, "directives")?),
+    })
 }
