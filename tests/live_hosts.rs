@@ -2,9 +2,11 @@
 //! `pmixw interop --hosts` (src/hosts/grid.rs): our client (`pmixw probe
 //! --events`) under our server, libpmix 4.2.2's server harness, Open MPI
 //! 4.1.4's mpirun, PRRTE 5.0.11's prterun and Open MPI 5.0.11's mpirun,
-//! and a python3-pmix server; our server hosting libpmix 4.2.2 and 5.0.11
+//! a python3-pmix server and Slurm's `srun --mpi=pmix` on one and two
+//! nodes of a private cluster; our server hosting libpmix 4.2.2 and 5.0.11
 //! C clients, Open MPI 4.1.4 and 5.0.11 programs and python3-pmix clients,
-//! with the dialect each negotiates now that we advertise every URI.
+//! with the dialect each negotiates now that we advertise every URI, and
+//! libpmix 4.2.2 clients across two Slurm nodes through PMI-2.
 //! A peer that is not installed is a skip that says so, and a failure
 //! under CI (where `.ci/setup` installs it).
 
@@ -20,10 +22,7 @@ fn ctx(tag: &str) -> grid::Ctx {
         tag.replace(|c: char| !c.is_ascii_alphanumeric(), "")
     ));
     std::fs::create_dir_all(&scratch).unwrap();
-    grid::Ctx {
-        pmixw: env!("CARGO_BIN_EXE_pmixw").into(),
-        scratch,
-    }
+    grid::Ctx::new(env!("CARGO_BIN_EXE_pmixw").into(), scratch)
 }
 
 /// Run the row of exactly `peer`; its pass reason (None: absent, skipped).
@@ -103,6 +102,43 @@ fn our_client_under_a_python3_pmix_server() {
     }
 }
 
+/// Slurm's own PMIx plugin (libpmix 4.2.2 in slurmstepd) on one node of
+/// the private cluster: the probe, `--events` included, passes; its event
+/// (custom code, a CUSTOM range naming only our namespace) does not reach
+/// the plugin's default handler, which would cancel the step. Slurm
+/// registers `pmix.appnum` as PMIX_INT (a warning on every rank) and
+/// answers NOT_SUPPORTED to publish/lookup/spawn (skips).
+#[test]
+fn our_client_under_slurm_pmix_on_one_node() {
+    if let Some(why) = row("Slurm srun --mpi=pmix, 1 node") {
+        assert!(why.starts_with("2 ranks, dialect v41"), "{why}");
+        assert!(why.ends_with("; 2 warnings"), "{why}");
+        // the event reached rank 1 (on one node the plugin delivers it)
+        assert!(!why.contains("event delivered"), "{why}");
+    }
+}
+
+/// The same across both nodes of the cluster, 2 ranks on each: the step
+/// survives `--events` too; the plugin does not relay the event to the
+/// other node nor connect across nodes (skips).
+#[test]
+fn our_client_under_slurm_pmix_on_two_nodes() {
+    if let Some(why) = row("Slurm srun --mpi=pmix, 2 nodes") {
+        assert!(why.starts_with("4 ranks, dialect v41"), "{why}");
+        assert!(why.ends_with("; 4 warnings"), "{why}");
+    }
+}
+
+/// Our server on each of two Slurm nodes, bridged through PMI-2, hosting
+/// one job of four libpmix 4.2.2 clients.
+#[test]
+fn libpmix_422_clients_under_our_server_across_slurm_nodes() {
+    expect(
+        "libpmix 4.2.2 C client, 2 Slurm nodes via PMI-2",
+        "4 ranks on 2 nodes, one job",
+    );
+}
+
 #[test]
 fn libpmix_422_clients_under_our_server_pick_v41() {
     expect("libpmix 4.2.2 C client", "2 ranks, dialect v41");
@@ -145,6 +181,9 @@ fn every_row_is_tested() {
         "Open MPI 4.1.4 program",
         "Open MPI 5.0.11 program",
         "python3-pmix client",
+        "Slurm srun --mpi=pmix, 1 node",
+        "Slurm srun --mpi=pmix, 2 nodes",
+        "libpmix 4.2.2 C client, 2 Slurm nodes via PMI-2",
     ];
     let mut rows: Vec<&str> = grid::ROWS.iter().map(|r| r.peer).collect();
     let mut tested = tested.to_vec();

@@ -21,10 +21,7 @@ pub fn hosts_cmd(args: &[String]) -> Result<ExitCode, String> {
     let pmixw = std::env::current_exe().map_err(|e| format!("our own path: {e}"))?;
     let scratch = std::env::temp_dir().join(format!("pmixw-hosts-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
-    let ctx = grid::Ctx {
-        pmixw,
-        scratch: scratch.clone(),
-    };
+    let ctx = grid::Ctx::new(pmixw, scratch.clone());
     let cells = grid::run(&ctx, only.as_deref());
     let _ = std::fs::remove_dir_all(&scratch);
     if json {

@@ -35,11 +35,67 @@ impl Outcome {
     }
 }
 
-/// What the cells share: our binary (run as the probe) and a scratch
-/// directory for builds and output files.
+/// What the cells share: our binary (run as the probe), a scratch
+/// directory for builds and output files, and the private Slurm cluster
+/// (started by the first Slurm row that runs, stopped by [`run`] or when
+/// the context is dropped).
 pub struct Ctx {
     pub pmixw: PathBuf,
     pub scratch: PathBuf,
+    pub slurm: SlurmSlot,
+}
+
+impl Ctx {
+    pub fn new(pmixw: PathBuf, scratch: PathBuf) -> Ctx {
+        Ctx {
+            pmixw,
+            scratch,
+            slurm: SlurmSlot::default(),
+        }
+    }
+}
+
+/// The grid's Slurm cluster of two nodes: none until a Slurm row asks.
+#[derive(Default)]
+pub struct SlurmSlot(std::sync::Mutex<Option<Result<crate::slurm::Cluster, String>>>);
+
+impl SlurmSlot {
+    /// Run `f` with the cluster, started on first use. Absent when Slurm
+    /// is not installed; a failure when it is but does not start.
+    fn with(&self, f: impl FnOnce(&crate::slurm::Cluster) -> Outcome) -> Outcome {
+        let miss = crate::slurm::missing();
+        if !miss.is_empty() {
+            return Outcome::Absent(format!(
+                "Slurm not installed ({}; `bash .ci/setup` installs slurmctld, slurmd, slurm-client, munge)",
+                miss.join(" ")
+            ));
+        }
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let c = slot.get_or_insert_with(|| {
+            // a port chosen free can be taken before a daemon binds it:
+            // a second and third try get fresh ports
+            let mut last = String::new();
+            for _ in 0..3 {
+                match crate::slurm::Cluster::start(2) {
+                    Ok(c) => return Ok(c),
+                    Err(e) => last = e,
+                }
+            }
+            Err(last)
+        });
+        match c {
+            Ok(c) => f(c),
+            Err(e) => Outcome::Fail(format!("cannot start the private Slurm cluster: {e}")),
+        }
+    }
+
+    /// Stop the cluster if one was started (exactly its daemons).
+    pub fn stop(&self) {
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(Ok(c)) = slot.take() {
+            c.stop();
+        }
+    }
 }
 
 /// One row of the matrix.
@@ -96,6 +152,16 @@ pub const ROWS: &[Row] = &[
         run: probe_under_python_server,
     },
     Row {
+        role: "client",
+        peer: "Slurm srun --mpi=pmix, 1 node",
+        run: probe_under_slurm_1,
+    },
+    Row {
+        role: "client",
+        peer: "Slurm srun --mpi=pmix, 2 nodes",
+        run: probe_under_slurm_2,
+    },
+    Row {
         role: "server",
         peer: "libpmix 4.2.2 C client",
         run: c_client_422,
@@ -120,6 +186,11 @@ pub const ROWS: &[Row] = &[
         peer: "python3-pmix client",
         run: python_client,
     },
+    Row {
+        role: "server",
+        peer: "libpmix 4.2.2 C client, 2 Slurm nodes via PMI-2",
+        run: pmi2_across_slurm_nodes,
+    },
 ];
 
 /// Ranks per job.
@@ -136,16 +207,19 @@ pub struct Cell {
 }
 
 /// Run the rows whose peer contains `only` (all when None), one after
-/// the other.
+/// the other; then stop the Slurm cluster if a row started it.
 pub fn run(ctx: &Ctx, only: Option<&str>) -> Vec<Cell> {
-    ROWS.iter()
+    let cells = ROWS
+        .iter()
         .filter(|r| only.is_none_or(|o| r.peer.contains(o)))
         .map(|r| Cell {
             role: r.role,
             peer: r.peer,
             outcome: (r.run)(ctx),
         })
-        .collect()
+        .collect();
+    ctx.slurm.stop();
+    cells
 }
 
 /// The matrix as text: one line per cell, then a count.
@@ -317,6 +391,66 @@ fn probe_under_mpirun5(ctx: &Ctx) -> Outcome {
     probe_under(mpirun5(), MPIRUN_ARGS, "mpirun5", ctx)
 }
 
+/// `n` ranks of the probe under Slurm's own PMIx plugin (libpmix 4.2.2
+/// in slurmstepd) on `nodes` nodes of the private cluster.
+fn probe_under_slurm(nodes: u32, n: u32, ctx: &Ctx) -> Outcome {
+    ctx.slurm.with(|c| {
+        let mut cmd = c.srun();
+        cmd.args(["--mpi=pmix", "-N", &nodes.to_string(), "-n", &n.to_string()])
+            .arg(&ctx.pmixw)
+            .args(["probe", "--events"])
+            .current_dir(&ctx.scratch);
+        probe_verdict(run_logged(cmd, ctx, &format!("slurm{nodes}")), n)
+    })
+}
+
+fn probe_under_slurm_1(ctx: &Ctx) -> Outcome {
+    probe_under_slurm(1, N, ctx)
+}
+
+fn probe_under_slurm_2(ctx: &Ctx) -> Outcome {
+    probe_under_slurm(2, 2 * N, ctx)
+}
+
+/// Our server across two Slurm nodes, bridged through Slurm's PMI-2
+/// (`srun --mpi=pmi2 -N 2 --ntasks-per-node=1 pmixw run -n 4`), hosting
+/// one job of 4 libpmix 4.2.2 clients (`tests/interop/mn_client.c all`):
+/// every rank sees a job of 4 on 2 nodes and ends with 0 failures.
+fn pmi2_across_slurm_nodes(ctx: &Ctx) -> Outcome {
+    absent_or(libpmix4_dev(), |_| {
+        let exe = match crate::interop::build_c("mn_client", &crate::interop::default_out_dir()) {
+            Ok(e) => e,
+            Err(e) => return Outcome::Fail(e),
+        };
+        ctx.slurm.with(|c| {
+            let mut cmd = c.srun();
+            cmd.args(["--mpi=pmi2", "-N", "2", "--ntasks-per-node=1"])
+                .arg(&ctx.pmixw)
+                .args(["run", "-n", "4", "--timeout", "90"])
+                .arg(&exe)
+                .arg("all")
+                .env("PMIXW_PMI2_TIMEOUT", "60")
+                .current_dir(&ctx.scratch);
+            let (ok, out) = match run_logged(cmd, ctx, "slurm-pmi2") {
+                Ok(x) => x,
+                Err(e) => return Outcome::Fail(e),
+            };
+            let count = |p: &str| out.lines().filter(|l| l.starts_with(p)).count();
+            let clean = (0..4).all(|r| out.contains(&format!("rank {r}: 0 failures")));
+            if ok
+                && clean
+                && count("fail") == 0
+                && count("ok job_size 4") == 4
+                && count("ok num_nodes 2") == 4
+            {
+                Outcome::Pass("4 ranks on 2 nodes, one job".into())
+            } else {
+                Outcome::Fail(format!("srun ok: {ok}; output:\n{out}"))
+            }
+        })
+    })
+}
+
 fn script(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/interop")
@@ -397,10 +531,7 @@ fn cap_server_job(exe: &Path, ctx: &Ctx) -> Result<(bool, String), String> {
             .map(|(r, env)| {
                 let mut c = Command::new(&ctx.pmixw);
                 c.args(["probe", "--events"]).envs(env);
-                let ctx = Ctx {
-                    pmixw: ctx.pmixw.clone(),
-                    scratch: ctx.scratch.clone(),
-                };
+                let ctx = Ctx::new(ctx.pmixw.clone(), ctx.scratch.clone());
                 std::thread::spawn(move || run_logged(c, &ctx, &format!("cap-rank{r}")))
             })
             .collect();
@@ -455,10 +586,7 @@ pub fn under_our_server(
                 .env("FLUX_JOB_ID", &ns)
                 .env("PYTHONWARNINGS", "ignore")
                 .current_dir(&ctx.scratch);
-            let ctx = Ctx {
-                pmixw: ctx.pmixw.clone(),
-                scratch: ctx.scratch.clone(),
-            };
+            let ctx = Ctx::new(ctx.pmixw.clone(), ctx.scratch.clone());
             let tag = format!("{tag}-rank{r}");
             std::thread::spawn(move || run_logged(c, &ctx, &tag))
         })
