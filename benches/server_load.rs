@@ -144,6 +144,7 @@ async fn client(
         format: Format::V41,
         security: "native".into(),
         gds: "hash".into(),
+        server_version: None,
     };
     let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
     let mut core = Core::new(env, uid, gid).map_err(|e| e.to_string())?;

@@ -270,3 +270,36 @@ proptest::proptest! {
         let _ = c.handle_input(&bytes);
     }
 }
+
+/// LOG's TIME follows the server's version as libpmix 4.2.2's client
+/// decides it (pmix_log.c): PMIX_VERSION where given, else the URI variable.
+#[test]
+fn log_time_follows_the_server_version_not_the_dialect() {
+    let with = |vars: &[(&str, &str)]| {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        ClientEnv::from_env(|k| {
+            match k {
+                "PMIX_NAMESPACE" => Some("chjob".to_string()),
+                "PMIX_RANK" => Some("0".to_string()),
+                _ => None,
+            }
+            .or_else(|| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
+        })
+        .unwrap()
+    };
+    let uri = "srv.0;tcp4://127.0.0.1:53471";
+    // a 4.2.2 server offering only a v20 URI: TIME all the same
+    let e = with(&[("PMIX_SERVER_URI2", uri), ("PMIX_VERSION", "4.2.2")]);
+    assert_eq!(e.format.dialect, pmix_codec::Dialect::V20);
+    assert!(e.log_sends_time());
+    // a 2.x server: none
+    let e = with(&[("PMIX_SERVER_URI2", uri), ("PMIX_VERSION", "2.2.5")]);
+    assert!(!e.log_sends_time());
+    // no version given: the URI variable says it
+    assert!(!with(&[("PMIX_SERVER_URI21", uri)]).log_sends_time());
+    assert!(with(&[("PMIX_SERVER_URI3", uri)]).log_sends_time());
+    assert!(with(&[("PMIX_SERVER_URI41", uri)]).log_sends_time());
+}

@@ -386,15 +386,11 @@ impl Client {
     }
 
     /// PMIx_Log: `data` to the server's log channels (`pmix.log.stdout`,
-    /// `pmix.log.stderr`, …). The timestamp goes only to servers of 3.0 or
-    /// later, i.e. connections in a v3+ dialect (spec-notes/commands.md).
+    /// `pmix.log.stderr`, …). The timestamp goes to servers of 3.0 or later,
+    /// as libpmix decides it (`ClientEnv::log_sends_time`).
     pub fn log(&mut self, data: &[Info], directives: &[Info]) -> Result<()> {
-        let old = matches!(
-            self.core().format().dialect,
-            pmix_codec::Dialect::V12 | pmix_codec::Dialect::V20 | pmix_codec::Dialect::V21
-        );
         let req = Request::Log {
-            timestamp: if old { None } else { Some(0) },
+            timestamp: self.core().env.log_sends_time().then_some(0),
             data: data.to_vec(),
             directives: directives.to_vec(),
         };

@@ -73,6 +73,8 @@ pub struct ClientEnv {
     pub security: String,
     /// PMIX_GDS_MODULE as given (we always announce "hash").
     pub gds: String,
+    /// PMIX_VERSION: the server's version, where the server gave it.
+    pub server_version: Option<String>,
 }
 
 impl ClientEnv {
@@ -102,7 +104,24 @@ impl ClientEnv {
             format,
             security,
             gds: get("PMIX_GDS_MODULE").unwrap_or_else(|| "hash".into()),
+            server_version: get("PMIX_VERSION"),
         })
+    }
+
+    /// Whether a LOG request carries its TIME field, decided as libpmix
+    /// 4.2.2's client decides it (`pmix_log.c`, spec-notes/commands.md):
+    /// by the server's version, from PMIX_VERSION where given, else from
+    /// the URI variable chosen (URI2 and URI21 mean a 2.x server). The
+    /// dialect alone does not say: a 4.2.2 server on a v20 connection
+    /// reads TIME.
+    pub fn log_sends_time(&self) -> bool {
+        match &self.server_version {
+            Some(v) => pmix_codec::msg::log_sends_time(v),
+            None => !matches!(
+                self.format.dialect,
+                pmix_codec::Dialect::V12 | pmix_codec::Dialect::V20 | pmix_codec::Dialect::V21
+            ),
+        }
     }
 }
 
@@ -239,6 +258,7 @@ impl Core {
             format,
             security: "native".into(),
             gds: "hash".into(),
+            server_version: None,
         };
         let mut c = Core::new(env, euid, egid)?;
         let mut cred = euid.to_ne_bytes().to_vec();
