@@ -1,6 +1,6 @@
 //! One error type for every codec failure. It says what went wrong, at
 //! which byte offset of the input, in which type, and along which field
-//! path ("INFO.value.DATA_ARRAY[2].key").
+//! path ("INFO.value.DATA_ARRAY\[2\].key").
 
 use pmix_types::DataType;
 use std::fmt;

@@ -1,5 +1,5 @@
 //! Typed bulk packing and unpacking: plain Rust slices in, plain Rust
-//! vectors out, with no [`Value`](pmix_types::Value) in between.
+//! vectors out, with no [`Value`] in between.
 //!
 //! The bytes are exactly those of the owned path (`pack_unit` of the
 //! corresponding `Value`s) in every dialect and both buffer types; the

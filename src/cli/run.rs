@@ -128,7 +128,7 @@ pub fn default_nspace(prog: &str, pid: u32) -> String {
     format!("{base}-{pid}")
 }
 
-/// A process's resident memory in MB (VmRSS of /proc/<pid>/status; None:
+/// A process's resident memory in MB (VmRSS of `/proc/<pid>/status`; None:
 /// this process).
 fn resident_mb(pid: Option<u32>) -> Option<f32> {
     let path = match pid {
