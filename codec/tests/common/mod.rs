@@ -3,6 +3,7 @@
 //! of the fuzz targets (`targets`, also compiled into fuzz/).
 #![allow(dead_code)]
 
+pub mod golden;
 pub mod targets;
 
 use bytes::Bytes;
