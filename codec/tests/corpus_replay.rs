@@ -91,8 +91,16 @@ const PROGRAMS: [&[u8]; 5] = [
 #[test]
 fn every_golden_vector_passes_the_decoding_targets() {
     let vectors = golden::all();
-    let want = if golden::shared_vectors().is_some() { 5000 } else { 1000 };
-    assert!(vectors.len() > want, "only {} golden vectors found", vectors.len());
+    let want = if golden::shared_vectors().is_some() {
+        5000
+    } else {
+        1000
+    };
+    assert!(
+        vectors.len() > want,
+        "only {} golden vectors found",
+        vectors.len()
+    );
     for (i, g) in vectors.iter().enumerate() {
         let mut input = selector(g.ty, &g.fmt).to_vec();
         input.extend_from_slice(&g.bytes);
