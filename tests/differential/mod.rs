@@ -431,6 +431,11 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
         |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::UnknownType(_))),
     ),
     (
+        "cpuset-text-parsed",
+        "libpmix turns a PROC_CPUSET's text into an hwloc bitmap: text that is not a cpu list reads as an empty set, and a non-empty set cannot be packed again (divergences.md §2); we carry the text as sent",
+        |c| c_accepts(c) && c.ours.is_ok() && ours_hold(c, &[DataType::ProcCpuset]),
+    ),
+    (
         "regex-string-count",
         "libpmix's REGEX unpacker does not check the count before the regex string; we refuse a count other than 1",
         |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::Invalid(m)) if m.contains("REGEX string has count")),
