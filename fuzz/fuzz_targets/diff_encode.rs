@@ -7,24 +7,4 @@
 #[path = "../../tests/differential/mod.rs"]
 mod differential;
 
-use differential::{LibPmix, Verdict};
-use std::sync::Mutex;
-
-static LIBPMIX: Mutex<Option<LibPmix>> = Mutex::new(None);
-static LISTED: Mutex<u64> = Mutex::new(0);
-
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let mut c = LIBPMIX.lock().unwrap_or_else(|p| p.into_inner());
-    let c = c.get_or_insert_with(differential::for_fuzzing);
-    match differential::diff_encode(c, data) {
-        Verdict::Divergence(d) => panic!("divergence: {d}"),
-        Verdict::Listed(_) => {
-            let mut n = LISTED.lock().unwrap_or_else(|p| p.into_inner());
-            *n += 1;
-            if n.is_power_of_two() {
-                eprintln!("diff: {} listed libpmix divergences so far", *n);
-            }
-        }
-        Verdict::Agree | Verdict::Skip => {}
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| differential::fuzz_one(differential::diff_encode, data));

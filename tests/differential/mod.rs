@@ -183,6 +183,27 @@ pub fn for_fuzzing() -> LibPmix {
     LibPmix::new().expect("libpmix (pkg-config pmix)")
 }
 
+/// One fuzz input through `check`: a divergence panics (libFuzzer keeps
+/// the input), listed ones are counted on stderr at powers of two.
+pub fn fuzz_one(check: fn(&mut LibPmix, &[u8]) -> Verdict, data: &[u8]) {
+    use std::sync::Mutex;
+    static LIBPMIX: Mutex<Option<LibPmix>> = Mutex::new(None);
+    static LISTED: Mutex<u64> = Mutex::new(0);
+    let mut c = LIBPMIX.lock().unwrap_or_else(|p| p.into_inner());
+    let c = c.get_or_insert_with(for_fuzzing);
+    match check(c, data) {
+        Verdict::Divergence(d) => panic!("divergence: {d}"),
+        Verdict::Listed(_) => {
+            let mut n = LISTED.lock().unwrap_or_else(|p| p.into_inner());
+            *n += 1;
+            if n.is_power_of_two() {
+                eprintln!("diff: {} listed libpmix divergences so far", *n);
+            }
+        }
+        Verdict::Agree | Verdict::Skip => {}
+    }
+}
+
 impl LibPmix {
     /// Stop every child: the next input gets fresh ones.
     pub fn restart(&mut self) {
