@@ -246,6 +246,34 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         Some("cpuset-text-parsed"),
     ),
     (
+        "int32_unit_cut_after_64_items_in_v4_native",
+        "diff_unpack",
+        // INT32, v4 psquash native: a unit of 0x54465f43 items cut short
+        "0924 00000000000000000000000000000054465f434c49000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000400000000ffffffff0a0003e8fffffcffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4ffffff18",
+        Some("harness-64-items"),
+    ),
+    (
+        "query_with_null_key_in_v41",
+        "diff_unpack",
+        // QUERY, v41: one query whose key list holds a NULL string
+        "2905 023200000000000000000000000000000000000000000000000000000000000000000045006163652d610003",
+        Some("null-string-accepted"),
+    ),
+    (
+        "value_data_buffer_in_v41",
+        "diff_encode",
+        // VALUE, v41: UINT64 15, then a DATA_BUFFER value, then two UNDEF
+        "1505 080f0f416b6b400641046600590ad18f6001fe887a001204060012040600000e02fe887a000a01003030e5000e5057443a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a293a3a3a3a3a3a3a3a3a3a3a3a0000000000000000000000",
+        Some("value-data-buffer-repack"),
+    ),
+    (
+        "topo_without_xml_in_v41",
+        "diff_encode",
+        // TOPO, v41: one topology, support "", XML NULL
+        "3805 0200",
+        Some("topo-null-crash"),
+    ),
+    (
         "uint32_in_v41_agrees",
         "diff_encode",
         // UINT32, v41: [1, 300]; libpmix reads our bytes back

@@ -321,6 +321,13 @@ fn some_unit(c: &Case, f: fn(usize) -> bool) -> bool {
     false
 }
 
+/// The item of the unit where we refuse (an error path starting "[n]").
+fn refused_at_item(c: &Case) -> Option<usize> {
+    let e = c.ours.as_ref().err()?;
+    let first = e.path.first()?;
+    first.strip_prefix('[')?.strip_suffix(']')?.parse().ok()
+}
+
 /// Whether the bytes hold a unit of count 0.
 fn has_empty_unit(c: &Case) -> bool {
     some_unit(c, |n| n == 0)
@@ -432,6 +439,7 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
         |c| {
             big_unit(c)
                 || matches!(ours_refuse(c), Some(ErrorKind::CountTooLarge { count, .. }) if *count > 64)
+                || refused_at_item(c).is_some_and(|i| i >= 64)
         },
     ),
     (
@@ -455,6 +463,21 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
         "cpuset-text-parsed",
         "libpmix turns a PROC_CPUSET's text into an hwloc bitmap: text that is not a cpu list reads as an empty set, and a non-empty set cannot be packed again (divergences.md §2); we carry the text as sent",
         |c| c_accepts(c) && c.ours.is_ok() && ours_hold(c, &[DataType::ProcCpuset]),
+    ),
+    (
+        "null-string-accepted",
+        "libpmix accepts a NULL string where the type needs one (a QUERY key: the argv array ends there); we refuse (NullNotAllowed)",
+        |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::NullNotAllowed)),
+    ),
+    (
+        "value-data-buffer-repack",
+        "libpmix reads a DATA_BUFFER value correctly but re-packs it broken: its packer takes the value union as a whole pmix_data_buffer_t (bfrops.md §4.6) [VALUE/data_buffer, INFO/v_data_buffer]",
+        |c| c_accepts(c) && c.ours.is_ok() && ours_hold(c, &[DataType::DataBuffer]),
+    ),
+    (
+        "topo-null-crash",
+        "libpmix unpacks a TOPO without XML to a NULL topology and then crashes packing it again (SIGSEGV in PMIx_Data_pack, after rc 0)",
+        |c| c.ours.is_ok() && matches!(c.theirs, CAnswer::Crashed(_)) && ours_hold(c, &[DataType::Topo]),
     ),
     (
         "regex-string-count",
