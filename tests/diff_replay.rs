@@ -274,6 +274,13 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         Some("topo-null-crash"),
     ),
     (
+        "described_proc_unit_in_v12",
+        "diff_encode",
+        // PROC, v12 described: we encode a unit of no PROC as 00000009 00000000 00000016
+        "1610 ",
+        Some("v12-described-proc"),
+    ),
+    (
         "uint32_in_v41_agrees",
         "diff_encode",
         // UINT32, v41: [1, 300]; libpmix reads our bytes back

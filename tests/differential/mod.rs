@@ -403,6 +403,16 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
         },
     ),
     (
+        "v12-described-proc",
+        "libpmix's v12 renumbers type tags on send but not PROC (22), and renumbers 22 to INFO_ARRAY on receipt: it cannot unpack described PROC units, its own included (-22) [PROC/* in v12-fullydesc]",
+        |c| {
+            dialect(c, Dialect::V12)
+                && c.fmt.buffer_type == pmix_codec::BufferType::FullyDesc
+                && c_rc(c) == Some(-22)
+                && ours_hold(c, &[DataType::Proc])
+        },
+    ),
+    (
         "negative-count",
         "libpmix does not check the sign of counts and lengths: a negative one reads as nothing and the unpack goes on; we refuse negative counts and lengths (ValueOutOfRange, robustness.md)",
         |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::ValueOutOfRange { value, .. }) if *value < 0),
