@@ -281,6 +281,27 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         Some("v12-described-proc"),
     ),
     (
+        "value_holding_value_in_v4",
+        "diff_unpack",
+        // VALUE, v4: the 8th value is of type VALUE
+        "1504 0214041414ecebebfe00000014001414141400001414141414141414ebebfe000000140014141414000014141414141414142c141414a22b141414141514140000141414142d14141414141414141414141414141438",
+        Some("value-holds-value"),
+    ),
+    (
+        "int16_overlong_varint_in_v41",
+        "diff_unpack",
+        // INT16, v41: 9 values, the first 32767 as the 4-byte varint fe ff 83 00
+        "0805 12feff830000007f0000000000",
+        Some("overlong-varint"),
+    ),
+    (
+        "undef_array_of_2_28_in_v4",
+        "diff_encode",
+        // DATA_ARRAY, v4: one of the arrays is UNDEF of size 268435283
+        "2704 00000014211505000c0f0f4f50454e424c41535f4c325f534908040e002e000000001000d3feffff000000000000000002",
+        Some("undef-array-size"),
+    ),
+    (
         "uint32_in_v41_agrees",
         "diff_encode",
         // UINT32, v41: [1, 300]; libpmix reads our bytes back

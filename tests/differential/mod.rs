@@ -328,6 +328,19 @@ fn refused_at_item(c: &Case) -> Option<usize> {
     first.strip_prefix('[')?.strip_suffix(']')?.parse().ok()
 }
 
+/// Whether a value is (or holds) a DATA_ARRAY of type UNDEF of 2^16 or more.
+fn big_undef_array(v: &Value) -> bool {
+    match v {
+        Value::DataArray(a) => match &**a {
+            DataArray::Undef { size } => *size >= 1 << 16,
+            DataArray::Typed { elements, .. } => elements.iter().any(big_undef_array),
+        },
+        Value::Value(x) => big_undef_array(x),
+        Value::Info(i) => big_undef_array(&i.value),
+        _ => false,
+    }
+}
+
 /// Whether the bytes hold a unit of count 0.
 fn has_empty_unit(c: &Case) -> bool {
     some_unit(c, |n| n == 0)
@@ -411,6 +424,21 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
                 && c_rc(c) == Some(-22)
                 && ours_hold(c, &[DataType::Proc])
         },
+    ),
+    (
+        "value-holds-value",
+        "libpmix 4.2.2 unpacks a pmix_value_t whose type is one the union cannot hold (VALUE, INFO …) and corrupts memory (divergences.md §18); we refuse",
+        |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::Invalid(m)) if m.contains("pmix_value_t cannot hold")),
+    ),
+    (
+        "undef-array-size",
+        "a DATA_ARRAY of type UNDEF carries only its size (bfrops.md §9.3); libpmix goes through that many elements (unpack, PMIx_Data_print): a size of 1000 answers at once, 10^6 not within 20 s, 2^28 never (the 30 s limit)",
+        |c| matches!(c.theirs, CAnswer::Crashed(_)) && matches!(c.ours, Ok(v) if v.iter().any(big_undef_array)),
+    ),
+    (
+        "overlong-varint",
+        "libpmix's flex128 decoder refuses a varint with more bytes than its type needs (a 16-bit value in 4 bytes, fe ff 83 00: psquash_flex128.c:287, -20); pmix-wire accepts such non-canonical varints: an open question for the codec, not a libpmix defect",
+        |c| flex(c) && c_rc(c) == Some(-20) && c.ours.is_ok(),
     ),
     (
         "negative-count",
