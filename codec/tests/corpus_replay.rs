@@ -1,19 +1,19 @@
 //! Replays every file under corpus/fuzz/ through the logic of the fuzz
-//! targets (codec/tests/common/targets.rs) on stable Rust, and checks that
-//! the seed corpora hold every golden vector in each target's input layout.
+//! targets (codec/tests/common/targets.rs) on stable Rust, every golden
+//! vector from its manifest (common/golden.rs: ../shared/vectors and
+//! corpus/v4.2.2) through the decoding targets, and every crash the
+//! fuzzers found as a named test with its bytes inline.
 //!
-//! corpus/fuzz/<target>/ holds the seeds and any crash inputs of that
-//! target. Seeds are made from the hex column of
-//! /work/shared/vectors/*/*/manifest.tsv (OpenPMIx 3.2.5, 5.0.11, 6.1.0)
-//! and corpus/v4.2.2/*.tsv (libpmix 4.2.2). To (re)write missing seeds:
-//! `PMIX_WRITE_CORPUS=1 cargo test -p pmix-codec --test corpus_replay`.
+//! corpus/fuzz/<target>/ holds that target's corpus, minimized with
+//! `cargo fuzz cmin` (fuzz/README.md); the golden vectors are not copied
+//! into it.
 
 mod common;
 
+use common::golden::{self, format_of};
 use common::targets::{self, buffer_ops_input, selector};
 use pmix_codec::{BufferType, Dialect, Format};
-use pmix_types::DataType;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
@@ -36,18 +36,16 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     v
 }
 
-/// The fuzz target that each corpus directory feeds. Directories with the
-/// common type+format+buffer layout go through both decoding targets.
+/// The fuzz target that each corpus directory feeds.
 fn run_dir(name: &str, data: &[u8]) {
     match name {
         "buffer_ops" => targets::buffer_ops(data),
         "messages" => targets::messages(data),
-        // the server role's target lives in the root package (tests/server_fuzz.rs)
-        "server" => {}
-        _ => {
-            targets::unpack_any(data);
-            targets::roundtrip(data);
-        }
+        "unpack_any" | "decode_paths" => targets::unpack_any(data),
+        "roundtrip" => targets::roundtrip(data),
+        // the server role's target lives in the root package (tests/server_fuzz.rs),
+        // the differential ones need libpmix (tests/diff_replay.rs)
+        _ => {}
     }
 }
 
@@ -70,9 +68,9 @@ fn every_corpus_file_passes_its_target() {
             *n.entry(name.clone()).or_insert(0) += 1;
         }
     }
-    for t in ["unpack_any", "roundtrip", "buffer_ops"] {
+    for t in ["unpack_any", "roundtrip", "buffer_ops", "messages"] {
         let c = n.get(t).copied().unwrap_or(0);
-        assert!(c > 1000, "corpus/fuzz/{t} has only {c} files");
+        assert!(c >= 20, "corpus/fuzz/{t} has only {c} files");
     }
 }
 
@@ -80,122 +78,8 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 == 1 {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok())
-        .collect()
-}
-
-/// The format of a vector folder or file name ("v41-psquash-native",
-/// "v3-fullydesc", "v41-native-fullydesc").
-fn format_of(name: &str) -> Option<Format> {
-    let mut parts = name.split('-');
-    let dialect = Dialect::parse(parts.next()?)?;
-    let mut fmt = Format::new(dialect, BufferType::NonDesc);
-    for p in parts {
-        match p {
-            "fullydesc" => fmt.buffer_type = BufferType::FullyDesc,
-            "native" => fmt.fixed_ints = true,
-            "psquash" => {}
-            _ => return None,
-        }
-    }
-    Some(fmt)
-}
-
-/// One seed: a name, the type and format, and the packed bytes.
-struct Seed {
-    name: String,
-    ty: DataType,
-    fmt: Format,
-    bytes: Vec<u8>,
-}
-
-/// Every packed vector: the shared OpenPMIx releases (if present on this
-/// machine) and the libpmix 4.2.2 vectors kept in the repository.
-fn golden_seeds() -> Vec<Seed> {
-    let mut seeds = Vec::new();
-    let shared = Path::new("/work/shared/vectors");
-    if let Ok(releases) = std::fs::read_dir(shared) {
-        for rel in releases {
-            let rel = rel.unwrap().path();
-            let Ok(folders) = std::fs::read_dir(&rel) else {
-                continue;
-            };
-            for f in folders {
-                let f = f.unwrap().path();
-                let manifest = f.join("manifest.tsv");
-                let Some(fmt) = format_of(&f.file_name().unwrap().to_string_lossy()) else {
-                    continue;
-                };
-                let Ok(text) = std::fs::read_to_string(&manifest) else {
-                    continue;
-                };
-                let prefix = format!(
-                    "{}-{}",
-                    rel.file_name().unwrap().to_string_lossy(),
-                    f.file_name().unwrap().to_string_lossy()
-                );
-                // type type_id case num_vals pack_rc pack_status nbytes roundtrip description hex repack_hex
-                for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
-                    let c: Vec<&str> = line.split('\t').collect();
-                    if c.len() < 10 || c[4] != "0" {
-                        continue;
-                    }
-                    let Some(ty) = c[1].parse().ok().and_then(DataType::from_code) else {
-                        continue;
-                    };
-                    for (i, h) in c[9..].iter().enumerate() {
-                        if let Some(bytes) = unhex(h).filter(|b| !b.is_empty()) {
-                            let suffix = if i == 0 { "" } else { "-repack" };
-                            seeds.push(Seed {
-                                name: format!("{prefix}-{}_{}{suffix}", c[0], c[2]),
-                                ty,
-                                fmt,
-                                bytes,
-                            });
-                        }
-                    }
-                }
-            }
-        }
-    }
-    let ours = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/v4.2.2");
-    for f in std::fs::read_dir(&ours).expect("corpus/v4.2.2") {
-        let f = f.unwrap().path();
-        let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
-        let Some(fmt) = format_of(&stem) else {
-            continue;
-        };
-        let text = std::fs::read_to_string(&f).unwrap();
-        // type case num_vals pack_rc hex json
-        for line in text.lines().filter(|l| !l.starts_with('#')) {
-            let c: Vec<&str> = line.split('\t').collect();
-            if c.len() < 5 || c[3] != "0" {
-                continue;
-            }
-            let (Some(ty), Some(bytes)) = (DataType::parse(c[0]), unhex(c[4])) else {
-                continue;
-            };
-            if !bytes.is_empty() {
-                seeds.push(Seed {
-                    name: format!("v4.2.2-{stem}-{}_{}", c[0], c[1]),
-                    ty,
-                    fmt,
-                    bytes,
-                });
-            }
-        }
-    }
-    seeds
-}
-
-/// A few DataBuffer programs for the buffer_ops seeds (see targets.rs:
-/// low 3 bits the operation, the rest its argument).
+/// A few DataBuffer programs for the golden vectors in `buffer_ops` (see
+/// targets.rs: low 3 bits the operation, the rest its argument).
 const PROGRAMS: [&[u8]; 5] = [
     &[],
     &[0x08, 0x10, 0x05, 0x02],       // unpack 1, unpack 2, pack, rewind
@@ -204,61 +88,84 @@ const PROGRAMS: [&[u8]; 5] = [
     &[0x18, 0x05, 0x02, 0x08, 0x08], // unpack 3, pack, rewind, unpack 1, unpack 1
 ];
 
-fn file_name(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+#[test]
+fn every_golden_vector_passes_the_decoding_targets() {
+    let vectors = golden::all();
+    let want = if golden::shared_vectors().is_some() {
+        5000
+    } else {
+        1000
+    };
+    assert!(
+        vectors.len() > want,
+        "only {} golden vectors found",
+        vectors.len()
+    );
+    for (i, g) in vectors.iter().enumerate() {
+        let mut input = selector(g.ty, &g.fmt).to_vec();
+        input.extend_from_slice(&g.bytes);
+        let ops = buffer_ops_input(g.ty, &g.fmt, PROGRAMS[i % PROGRAMS.len()], &g.bytes);
+        let r = std::panic::catch_unwind(|| {
+            targets::unpack_any(&input);
+            targets::roundtrip(&input);
+            targets::buffer_ops(&ops);
+        });
+        assert!(r.is_ok(), "golden vector {} fails a target", g.name);
+    }
 }
 
+// ------------------------------------------------ what the fuzzers found
+
+/// The `unpack_any`/`roundtrip` input of a type code, format selector byte
+/// and payload.
+fn input(ty: u8, fmt: u8, payload: &str) -> Vec<u8> {
+    let mut v = vec![ty, fmt];
+    v.extend(pmix_types::hex::decode(&payload.replace(' ', "")).expect("hex"));
+    v
+}
+
+/// roundtrip found it: POINTER units (no input bytes per item) in v41,
+/// 108 pointers per unit: a million values from 3000 bytes before
+/// one budget covered the whole decode call (robustness.md).
 #[test]
-fn seed_corpora_hold_every_golden_vector() {
-    let seeds = golden_seeds();
-    assert!(
-        seeds.len() > 1000,
-        "only {} golden vectors found",
-        seeds.len()
-    );
-    let write = std::env::var_os("PMIX_WRITE_CORPUS").is_some();
-    let mut missing = Vec::new();
-    for (target, layout) in [("unpack_any", 0usize), ("roundtrip", 0), ("buffer_ops", 1)] {
-        let dir = root().join(target);
-        let have: BTreeSet<Vec<u8>> = files(&dir).into_iter().map(|(_, d)| d).collect();
-        let mut want = BTreeSet::new();
-        for s in &seeds {
-            let input = if layout == 0 {
-                let mut v = selector(s.ty, &s.fmt).to_vec();
-                v.extend_from_slice(&s.bytes);
-                v
-            } else {
-                // the program depends on the bytes only, so equal vectors dedupe
-                let h = s.bytes.iter().fold(s.ty.code() as usize, |h, b| {
-                    h.wrapping_mul(31).wrapping_add(usize::from(*b))
-                });
-                buffer_ops_input(s.ty, &s.fmt, PROGRAMS[h % PROGRAMS.len()], &s.bytes)
-            };
-            if have.contains(&input) || !want.insert(input.clone()) {
-                continue;
-            }
-            if write {
-                std::fs::create_dir_all(&dir).unwrap();
-                std::fs::write(dir.join(file_name(&s.name)), &input).unwrap();
-            } else {
-                missing.push(format!("{target}: {}", s.name));
-            }
-        }
-    }
-    assert!(
-        missing.is_empty(),
-        "{} seeds missing (PMIX_WRITE_CORPUS=1 writes them), e.g.\n{}",
-        missing.len(),
-        missing[..missing.len().min(20)].join("\n")
-    );
+fn regress_pointer_units_share_one_zero_byte_budget() {
+    let data = input(31, 0x05, &format!("{}0477", "6c".repeat(128)));
+    targets::unpack_any(&data);
+    targets::roundtrip(&data);
+}
+
+/// roundtrip found it: a FLOAT sent as text that "%f" would not write
+/// (".9551615", v51) comes back rounded to 6 decimals; only the second
+/// pass must be exact.
+#[test]
+fn regress_float_text_not_in_printf_form() {
+    let data = input(16, 0x06, "02 12 2e3935353136313500");
+    targets::unpack_any(&data);
+    targets::roundtrip(&data);
+}
+
+/// roundtrip found it (a harness defect): an empty v12 buffer read as
+/// DATA_ARRAY has no units, so nothing to re-encode.
+#[test]
+fn regress_v12_empty_buffer_as_data_array() {
+    let data = input(39, 0x60, "");
+    targets::unpack_any(&data);
+    targets::roundtrip(&data);
+}
+
+/// buffer_ops found it: pack (op 0x65) of the initial empty value list of
+/// PROC_INFO into a v12 described buffer.
+#[test]
+fn regress_v12_pack_empty_proc_info() {
+    targets::buffer_ops(&input(38, 0x50, "11 65 0000000000000000"));
+}
+
+/// messages found it: a reply reached through the lone-STATUS fallback (a
+/// zero-count STATUS unit then a one-item unit, v3) must come back as what
+/// its canonical bytes decode to.
+#[test]
+fn regress_lone_status_reply_is_canonical() {
+    targets::messages(&input(0x7f, 0x03, "00000001 07000000 0000000000000000"));
 }
 
 #[test]

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod decode_paths;
+pub mod golden;
 pub mod targets;
 
 use bytes::Bytes;

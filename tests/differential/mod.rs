@@ -1,0 +1,669 @@
+//! The differential check against libpmix: the logic of the fuzz targets
+//! `diff_unpack` and `diff_encode` (fuzz/fuzz_targets/, nightly), which
+//! tests/diff_replay.rs runs over corpus/fuzz/diff_*/ and the named
+//! regressions on stable Rust.
+//!
+//! Input layout: that of `unpack_any` (codec/tests/common/targets.rs):
+//! byte 0 the type code (mod 76), byte 1 the format, the rest the buffer.
+//!
+//! libpmix is the harness's C program `tests/interop/unpack.c` (built
+//! against `pkg-config pmix` by `pmix_wire::interop::build_c`): a tool
+//! initialised with PMIX_TOOL_DO_NOT_CONNECT that unpacks unit after unit
+//! with `PMIx_Data_unpack` and re-packs all values with `PMIx_Data_pack`.
+//! libpmix takes its dialect and buffer type from its environment, so each
+//! format gets its own long-lived child process; a child also contains
+//! libpmix's crashes and its allocations from unchecked counts (which
+//! would trip the fuzzer's allocation cap in-process). A child that dies
+//! is started again for the next input.
+//!
+//! * `diff_unpack`: the same bytes, unpacked by both, must agree: both
+//!   refuse, or both accept and libpmix's re-pack of its values equals our
+//!   encoding of ours (one unit).
+//! * `diff_encode`: whatever we decode, we encode; libpmix must unpack
+//!   our bytes and re-pack them to the same bytes.
+//!
+//! Disagreements that are libpmix defects, or deliberate strictness of
+//! ours, are listed in [`KNOWN_DIVERGENCES`] with the reason.
+#![allow(dead_code)]
+
+#[path = "../../codec/tests/common/targets.rs"]
+pub mod targets;
+
+use pmix_codec::{decode, encode, Dialect, ErrorKind, Format};
+use pmix_types::{DataArray, DataType, Value};
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::time::Duration;
+
+/// What libpmix made of some bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CAnswer {
+    /// Status of the unpack, and the re-pack of every value (None when
+    /// the unpack failed or the re-pack did).
+    Unpacked { rc: i32, repack: Option<Vec<u8>> },
+    /// The child died on this input (signal or exit status).
+    Crashed(String),
+}
+
+struct Peer {
+    child: Child,
+    stdin: ChildStdin,
+    /// Answer lines, read by a thread: a line, or why there is none.
+    lines: Receiver<Result<Vec<u8>, String>>,
+}
+
+/// The longest answer taken from libpmix: inputs are at most a few KiB,
+/// but libpmix believes some sizes it should refuse and prints gigabytes.
+pub const MAX_ANSWER: u64 = 4 << 20;
+/// How long libpmix may take over one input before it counts as hung.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// One libpmix child per format, started on first use.
+pub struct LibPmix {
+    exe: std::path::PathBuf,
+    peers: HashMap<(Dialect, bool, bool), Peer>,
+}
+
+fn key(fmt: &Format) -> (Dialect, bool, bool) {
+    (
+        fmt.dialect,
+        fmt.buffer_type == pmix_codec::BufferType::FullyDesc,
+        fmt.fixed_ints,
+    )
+}
+
+fn read_lines(stdout: ChildStdout, tx: Sender<Result<Vec<u8>, String>>) {
+    let mut r = BufReader::new(stdout);
+    loop {
+        // printed C strings may be any bytes: read bytes, not UTF-8
+        let mut line = Vec::new();
+        let msg = match (&mut r).take(MAX_ANSWER).read_until(b'\n', &mut line) {
+            Ok(0) => Err("it died".to_string()),
+            Ok(_) if line.ends_with(b"\n") => Ok(line),
+            Ok(_) => Err(format!("runaway: an answer over {MAX_ANSWER} bytes")),
+            Err(e) => Err(e.to_string()),
+        };
+        let last = msg.is_err();
+        if tx.send(msg).is_err() || last {
+            return;
+        }
+    }
+}
+
+impl LibPmix {
+    /// Build the C program (pkg-config pmix); Err says what is missing.
+    pub fn new() -> Result<LibPmix, String> {
+        let exe = pmix_wire::interop::build_c("unpack", &pmix_wire::interop::default_out_dir())?;
+        Ok(LibPmix {
+            exe,
+            peers: HashMap::new(),
+        })
+    }
+
+    fn peer(&mut self, fmt: &Format) -> &mut Peer {
+        let exe = &self.exe;
+        self.peers.entry(key(fmt)).or_insert_with(|| {
+            let mut child = Command::new(exe)
+                .envs(pmix_wire::interop::format_env(fmt))
+                .env("TMPDIR", std::env::temp_dir())
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+            let stdin = child.stdin.take().expect("piped");
+            let stdout = child.stdout.take().expect("piped");
+            let (tx, lines) = channel();
+            std::thread::spawn(move || read_lines(stdout, tx));
+            Peer {
+                child,
+                stdin,
+                lines,
+            }
+        })
+    }
+
+    /// libpmix's unpack of `bytes` as units of `ty` in `fmt`.
+    pub fn unpack(&mut self, fmt: &Format, ty: DataType, bytes: &[u8]) -> CAnswer {
+        let line = format!("{}\t{}\n", ty.short_name(), pmix_types::hex::encode(bytes));
+        let peer = self.peer(fmt);
+        let answer =
+            if peer.stdin.write_all(line.as_bytes()).is_err() || peer.stdin.flush().is_err() {
+                Err("it died".to_string())
+            } else {
+                match peer.lines.recv_timeout(ANSWER_TIMEOUT) {
+                    Ok(a) => a,
+                    Err(RecvTimeoutError::Timeout) => {
+                        Err(format!("hung: no answer in {ANSWER_TIMEOUT:?}"))
+                    }
+                    Err(RecvTimeoutError::Disconnected) => Err("it died".to_string()),
+                }
+            };
+        let answer = match answer {
+            Ok(a) => a,
+            Err(why) => {
+                // stopped for good: the next input gets a new child
+                let mut dead = self.peers.remove(&key(fmt)).expect("the peer just used");
+                let _ = dead.child.kill();
+                let status = dead
+                    .child
+                    .wait()
+                    .map(|s| s.to_string())
+                    .unwrap_or_else(|e| e.to_string());
+                return CAnswer::Crashed(format!("{why}; {status}"));
+            }
+        };
+        let answer = String::from_utf8_lossy(&answer);
+        let f: Vec<&str> = answer.trim_end_matches('\n').splitn(4, '\t').collect();
+        let rc = f.first().and_then(|s| s.parse().ok()).unwrap_or(i32::MIN);
+        let repack = f
+            .get(2)
+            .filter(|h| rc == 0 && !h.is_empty())
+            .and_then(|h| pmix_types::hex::decode(h).ok());
+        CAnswer::Unpacked { rc, repack }
+    }
+}
+
+/// The children for a fuzz target. libFuzzer's own `main` leaves SIGPIPE
+/// at its default, so writing to a child that has just died would kill
+/// the fuzzer; Rust programs and tests ignore it already.
+pub fn for_fuzzing() -> LibPmix {
+    extern "C" {
+        fn signal(signum: i32, handler: usize) -> usize;
+    }
+    const SIGPIPE: i32 = 13;
+    const SIG_IGN: usize = 1;
+    // SAFETY: sets the disposition of SIGPIPE to SIG_IGN, as Rust's runtime
+    // does before main; no handler code is installed.
+    unsafe {
+        signal(SIGPIPE, SIG_IGN);
+    }
+    LibPmix::new().expect("libpmix (pkg-config pmix)")
+}
+
+/// One fuzz input through `check`: a divergence panics (libFuzzer keeps
+/// the input), listed ones are counted on stderr at powers of two.
+pub fn fuzz_one(check: fn(&mut LibPmix, &[u8]) -> Verdict, data: &[u8]) {
+    use std::sync::Mutex;
+    static LIBPMIX: Mutex<Option<LibPmix>> = Mutex::new(None);
+    static LISTED: Mutex<u64> = Mutex::new(0);
+    let mut c = LIBPMIX.lock().unwrap_or_else(|p| p.into_inner());
+    let c = c.get_or_insert_with(for_fuzzing);
+    match check(c, data) {
+        Verdict::Divergence(d) => panic!("divergence: {d}"),
+        Verdict::Listed(_) => {
+            let mut n = LISTED.lock().unwrap_or_else(|p| p.into_inner());
+            *n += 1;
+            if n.is_power_of_two() {
+                eprintln!("diff: {} listed libpmix divergences so far", *n);
+            }
+        }
+        Verdict::Agree | Verdict::Skip => {}
+    }
+}
+
+impl LibPmix {
+    /// Stop every child: the next input gets fresh ones.
+    pub fn restart(&mut self) {
+        for (_, mut p) in self.peers.drain() {
+            let _ = p.child.kill();
+            let _ = p.child.wait();
+        }
+    }
+}
+
+impl Drop for LibPmix {
+    fn drop(&mut self) {
+        for (_, mut p) in self.peers.drain() {
+            drop(p.stdin); // EOF: the child finalizes and exits
+            let _ = p.child.wait();
+        }
+    }
+}
+
+/// The verdict on one input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Nothing to compare (the input selects nothing, or, for
+    /// `diff_encode`, we refuse it).
+    Skip,
+    Agree,
+    /// A listed divergence: its name.
+    Listed(&'static str),
+    Divergence(String),
+}
+
+/// What we made of the bytes, for the classifiers.
+pub struct Case<'a> {
+    pub fmt: Format,
+    pub ty: DataType,
+    pub payload: &'a [u8],
+    pub ours: &'a Result<Vec<Value>, pmix_codec::Error>,
+    pub theirs: &'a CAnswer,
+}
+
+/// A listed divergence: name, reason, and whether it explains a case.
+pub type Known = (&'static str, &'static str, fn(&Case) -> bool);
+
+/// Whether a value holds, anywhere inside, a value of one of `tys`.
+pub fn holds(v: &Value, tys: &[DataType]) -> bool {
+    if tys.contains(&v.data_type()) {
+        return true;
+    }
+    let any_info = |l: &[pmix_types::Info]| l.iter().any(|i| holds(&i.value, tys));
+    match v {
+        Value::Value(x) => holds(x, tys),
+        Value::Info(i) => holds(&i.value, tys),
+        Value::Pdata(p) => holds(&p.value, tys),
+        Value::Kval(k) => holds(&k.value, tys),
+        Value::App(a) => any_info(&a.info),
+        Value::Query(q) => any_info(&q.qualifiers),
+        Value::InfoArray(l) => any_info(l),
+        Value::DataArray(a) => match &**a {
+            DataArray::Typed { elements, .. } => elements.iter().any(|e| holds(e, tys)),
+            DataArray::Undef { .. } => false,
+        },
+        _ => false,
+    }
+}
+
+/// Whether the unit type is one of `tys`, or our values hold one.
+fn ours_hold(c: &Case, tys: &[DataType]) -> bool {
+    tys.contains(&c.ty) || matches!(c.ours, Ok(v) if v.iter().any(|x| holds(x, tys)))
+}
+
+/// Whether libpmix accepted the bytes.
+fn c_accepts(c: &Case) -> bool {
+    c_rc(c) == Some(0)
+}
+
+/// Our error, when we refuse.
+fn ours_refuse<'a>(c: &Case<'a>) -> Option<&'a ErrorKind> {
+    c.ours.as_ref().err().map(|e| &e.kind)
+}
+
+fn flex(c: &Case) -> bool {
+    c.fmt.ints() == pmix_codec::Ints::Flex
+}
+
+fn c_rc(c: &Case) -> Option<i32> {
+    match c.theirs {
+        CAnswer::Unpacked { rc, .. } => Some(*rc),
+        CAnswer::Crashed(_) => None,
+    }
+}
+
+fn c_refuses(c: &Case) -> bool {
+    matches!(c_rc(c), Some(rc) if rc != 0)
+}
+
+fn dialect(c: &Case, d: Dialect) -> bool {
+    c.fmt.dialect == d
+}
+
+/// Whether some unit of the bytes (read unit by unit) has a number of
+/// items that `f` picks.
+fn some_unit(c: &Case, f: fn(usize) -> bool) -> bool {
+    let mut rest = c.payload;
+    while !rest.is_empty() {
+        match pmix_codec::decode_unit(&c.fmt, c.ty, rest) {
+            Ok((v, used)) if used > 0 => {
+                if f(v.len()) {
+                    return true;
+                }
+                rest = &rest[used..];
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The item of the unit where we refuse (an error path starting "[n]").
+fn refused_at_item(c: &Case) -> Option<usize> {
+    let e = c.ours.as_ref().err()?;
+    let first = e.path.first()?;
+    first.strip_prefix('[')?.strip_suffix(']')?.parse().ok()
+}
+
+/// Whether a value is (or holds) a DATA_ARRAY of type UNDEF of 2^16 or more.
+fn big_undef_array(v: &Value) -> bool {
+    match v {
+        Value::DataArray(a) => match &**a {
+            DataArray::Undef { size } => *size >= 1 << 16,
+            DataArray::Typed { elements, .. } => elements.iter().any(big_undef_array),
+        },
+        Value::Value(x) => big_undef_array(x),
+        Value::Info(i) => big_undef_array(&i.value),
+        _ => false,
+    }
+}
+
+/// Whether the bytes hold a unit of count 0.
+fn has_empty_unit(c: &Case) -> bool {
+    some_unit(c, |n| n == 0)
+}
+
+/// Whether the bytes hold a unit of more than 64 items.
+fn big_unit(c: &Case) -> bool {
+    some_unit(c, |n| n > 64)
+}
+
+/// Divergences that are libpmix 4.2.2's defects, with the reason: the same
+/// defects `pmix_wire::interop::KNOWN_C_DEFECTS` lists for the interop
+/// matrix (named there in brackets), met here on fuzzed bytes. Each has a
+/// named input in tests/diff_replay.rs, which also checks that it still
+/// shows.
+pub const KNOWN_DIVERGENCES: &[Known] = &[
+    (
+        "data-type-zigzag",
+        "libpmix packs PMIX_DATA_TYPE as UINT16 but unpacks it as INT16 (zig-zag) in the flex dialects (bfrops.md §10.3), also inside REGATTR: its re-pack differs; we keep the unsigned value that was sent [DATA_TYPE/*, REGATTR/*]",
+        |c| flex(c) && ours_hold(c, &[DataType::DataTypeCode, DataType::RegAttr]),
+    ),
+    (
+        "proc-stats-unpack",
+        "libpmix's PROC_STATS unpacker reads a peak_vsize FLOAT its packer never wrote (bfrops.md §4.15): it refuses well-formed PROC_STATS, its own included [PROC_STATS/*]",
+        |c| c_refuses(c) && ours_hold(c, &[DataType::ProcStats]),
+    ),
+    (
+        "darray-nomem",
+        "libpmix's DATA_ARRAY unpacker allocates element storage only for a fixed list of types; for the others (DATA_ARRAY, COMMAND, REGEX, JOB_STATE, ...) it fails with PMIX_ERR_NOMEM (-32), also on v5.0.11's own vector DATA_ARRAY_darray_of_darray [DATA_ARRAY/depth5, DATA_ARRAY/of_*]",
+        |c| c_rc(c) == Some(-32) && ours_hold(c, &[DataType::DataArray]),
+    ),
+    (
+        "count-zero-unit",
+        "a unit of count 0 is legal (encoding-v41.md; v5.0.11/v41/INT32_count0) but libpmix 4.2.2's unpack fails on it: -50, or -46 (NOT_FOUND) when more units follow (v5.0.11's manifest: -19) [INT32/count0]",
+        |c| matches!(c_rc(c), Some(-50 | -46)) && has_empty_unit(c),
+    ),
+    (
+        "v20-darray-element-types",
+        "libpmix's v20 DATA_ARRAY unpacker supports a fixed list of element types; others fail with PMIX_ERR_NOT_SUPPORTED (-47, v20/unpack.c) [DATA_ARRAY/of_alloc_directive ...]",
+        |c| dialect(c, Dialect::V20) && c_rc(c) == Some(-47) && ours_hold(c, &[DataType::DataArray]),
+    ),
+    (
+        "v20-value-persist",
+        "libpmix's v20 value unpacker cannot read a PERSIST value, its own included (-50) [VALUE/persist, INFO/v_persist]",
+        |c| dialect(c, Dialect::V20) && c_rc(c) == Some(-50) && ours_hold(c, &[DataType::Persist]),
+    ),
+    (
+        "v12-no-payload-types",
+        "libpmix's v12 packs nothing for INFO_DIRECTIVES, PROC_STATE and POINTER and cannot unpack those units (-47; -22 described); we read them as zeros (dialects.md) [INFO_DIRECTIVES/*, PROC_STATE/*, POINTER/*]",
+        |c| {
+            dialect(c, Dialect::V12)
+                && c_refuses(c)
+                && ours_hold(
+                    c,
+                    &[DataType::InfoDirectives, DataType::ProcState, DataType::Pointer],
+                )
+        },
+    ),
+    (
+        "legacy-widened-enums",
+        "libpmix's v12 reads 1-byte SCOPE, DATA_RANGE, PERSIST, COMMAND and the 2-byte DATA_TYPE as 4-byte ints into the caller's smaller variables (v20: COMMAND), overrunning them and keeping garbage high bytes (bfrops.md §8.3); we read the low byte(s) [SCOPE/edges, COMMAND/edges ...]",
+        |c| {
+            let v12 = [
+                DataType::Scope,
+                DataType::DataRange,
+                DataType::Persist,
+                DataType::Command,
+                DataType::DataTypeCode,
+            ];
+            (dialect(c, Dialect::V12) && (v12.contains(&c.ty) || ours_hold(c, &v12)))
+                || (dialect(c, Dialect::V20)
+                    && (c.ty == DataType::Command || ours_hold(c, &[DataType::Command])))
+        },
+    ),
+    (
+        "v12-described-proc",
+        "libpmix's v12 renumbers type tags on send but not PROC (22), and renumbers 22 to INFO_ARRAY on receipt: it cannot unpack described PROC units, its own included (-22) [PROC/* in v12-fullydesc]",
+        |c| {
+            dialect(c, Dialect::V12)
+                && c.fmt.buffer_type == pmix_codec::BufferType::FullyDesc
+                && c_rc(c) == Some(-22)
+                && ours_hold(c, &[DataType::Proc])
+        },
+    ),
+    (
+        "value-holds-value",
+        "libpmix 4.2.2 unpacks a pmix_value_t whose type is one the union cannot hold (VALUE, INFO …) and corrupts memory (divergences.md §18); we refuse",
+        |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::Invalid(m)) if m.contains("pmix_value_t cannot hold")),
+    ),
+    (
+        "undef-array-size",
+        "a DATA_ARRAY of type UNDEF carries only its size (bfrops.md §9.3); libpmix goes through that many elements (unpack, PMIx_Data_print): a size of 1000 answers at once, 10^6 not within 20 s, 2^28 never (the 30 s limit)",
+        |c| matches!(c.theirs, CAnswer::Crashed(_)) && matches!(c.ours, Ok(v) if v.iter().any(big_undef_array)),
+    ),
+    (
+        "overlong-varint",
+        "libpmix's flex128 decoder refuses a varint with more bytes than its type needs (a 16-bit value in 4 bytes, fe ff 83 00: psquash_flex128.c:287, -20); pmix-wire accepts such non-canonical varints: an open question for the codec, not a libpmix defect",
+        |c| flex(c) && c_rc(c) == Some(-20) && c.ours.is_ok(),
+    ),
+    (
+        "negative-count",
+        "libpmix does not check the sign of counts and lengths: a negative one reads as nothing and the unpack goes on; we refuse negative counts and lengths (ValueOutOfRange, robustness.md)",
+        |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::ValueOutOfRange { value, .. }) if *value < 0),
+    ),
+    (
+        "c-string-unchecked",
+        "libpmix copies a string by its length without checking that the bytes are a C string (a NUL inside, no terminating NUL); we refuse what is not a C string (robustness.md, strings)",
+        |c| {
+            c_accepts(c)
+                && matches!(ours_refuse(c), Some(ErrorKind::BadString(s)) if *s != "not a floating-point number")
+        },
+    ),
+    (
+        "float-text-unchecked",
+        "libpmix accepts FLOAT/DOUBLE text that is not a number; we refuse it (float.md)",
+        |c| {
+            c_accepts(c)
+                && matches!(ours_refuse(c), Some(ErrorKind::BadString(s)) if *s == "not a floating-point number")
+        },
+    ),
+    (
+        "libpmix-crash",
+        "libpmix 4.2.2 crashes (SIGSEGV, SIGABRT), hangs or runs away (believes a size it never checked and prints gigabytes) on malformed bytes that we refuse; its child process contains it, and the input is kept and skipped",
+        |c| matches!(c.theirs, CAnswer::Crashed(_)) && c.ours.is_err(),
+    ),
+    (
+        "flex-read-past-end",
+        "libpmix's flex128 decoder does not check the bytes remaining inside a varint: one whose continuation bits run past the end of the buffer is read from beyond it; we refuse (ReadPastEnd)",
+        |c| flex(c) && c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::ReadPastEnd { .. })),
+    ),
+    (
+        "harness-64-items",
+        "unpack.c asks libpmix for at most 64 items per call; for a larger unit libpmix 4.2.2 unpacks 64 (INADEQUATE_SPACE) and leaves the rest without their count, so the next call reads item bytes as a new unit: units over 64 items are not comparable",
+        |c| {
+            big_unit(c)
+                || matches!(ours_refuse(c), Some(ErrorKind::CountTooLarge { count, .. }) if *count > 64)
+                || refused_at_item(c).is_some_and(|i| i >= 64)
+        },
+    ),
+    (
+        "v12-wide-int",
+        "libpmix's v12 reads a value's type code and INTs through wider ints and keeps only the low bits (as for its widened enums): a type code 65535 or an INT beyond 32 bits passes; we refuse what does not fit",
+        |c| {
+            dialect(c, Dialect::V12)
+                && c_accepts(c)
+                && matches!(
+                    ours_refuse(c),
+                    Some(ErrorKind::UnknownType(_)) | Some(ErrorKind::ValueOutOfRange { .. })
+                )
+        },
+    ),
+    (
+        "unknown-type-unchecked",
+        "libpmix does not check a type code it reads nothing for (an empty DATA_ARRAY's element type) or that its dialect only passes through; we refuse codes that are not PMIx types (UnknownType)",
+        |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::UnknownType(_))),
+    ),
+    (
+        "cpuset-text-parsed",
+        "libpmix turns a PROC_CPUSET's text into an hwloc bitmap: text that is not a cpu list reads as an empty set, and a non-empty set cannot be packed again (divergences.md §2); we carry the text as sent",
+        |c| c_accepts(c) && c.ours.is_ok() && ours_hold(c, &[DataType::ProcCpuset]),
+    ),
+    (
+        "null-string-accepted",
+        "libpmix accepts a NULL string where the type needs one (a QUERY key: the argv array ends there); we refuse (NullNotAllowed)",
+        |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::NullNotAllowed)),
+    ),
+    (
+        "value-data-buffer-repack",
+        "libpmix reads a DATA_BUFFER value correctly but re-packs it broken: its packer takes the value union as a whole pmix_data_buffer_t (bfrops.md §4.6) [VALUE/data_buffer, INFO/v_data_buffer]",
+        |c| c_accepts(c) && c.ours.is_ok() && ours_hold(c, &[DataType::DataBuffer]),
+    ),
+    (
+        "topo-null-crash",
+        "libpmix unpacks a TOPO without XML to a NULL topology and then crashes packing it again (SIGSEGV in PMIx_Data_pack, after rc 0)",
+        |c| c.ours.is_ok() && matches!(c.theirs, CAnswer::Crashed(_)) && ours_hold(c, &[DataType::Topo]),
+    ),
+    (
+        "regex-string-count",
+        "libpmix's REGEX unpacker does not check the count before the regex string; we refuse a count other than 1",
+        |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::Invalid(m)) if m.contains("REGEX string has count")),
+    ),
+    (
+        "regex-unit-lost",
+        "libpmix's REGEX unpacker answers success with no values for a unit it cannot read (count 8, then 2 bytes: 0 values, rc 0, re-packed as 00); we refuse",
+        |c| c_accepts(c) && c.ours.is_err() && c.ty == DataType::Regex,
+    ),
+    (
+        "time-print-crash",
+        "PMIx_Data_print of a TIME that ctime() cannot format (a year beyond int) crashes libpmix (SIGSEGV after a successful unpack and re-pack, seen with stdbuf -o0): the C harness prints every value",
+        |c| c.ours.is_ok() && matches!(c.theirs, CAnswer::Crashed(_)) && ours_hold(c, &[DataType::Time]),
+    ),
+];
+
+/// The first listed divergence that explains `c`.
+pub fn explain(c: &Case) -> Option<&'static str> {
+    KNOWN_DIVERGENCES
+        .iter()
+        .find(|(_, _, f)| f(c))
+        .map(|(n, _, _)| *n)
+}
+
+fn verdict(c: &Case, what: String) -> Verdict {
+    match explain(c) {
+        Some(name) => Verdict::Listed(name),
+        None => Verdict::Divergence(format!(
+            "{what}: {} in {} ({}), input {}",
+            c.ty,
+            pmix_wire::interop::format_label(&c.fmt),
+            c.ty.short_name(),
+            pmix_types::hex::encode(c.payload)
+        )),
+    }
+}
+
+/// Compare libpmix's re-pack with our encoding of our values.
+fn compare_values(c: &Case, values: &[Value], rc: i32, repack: &Option<Vec<u8>>) -> Verdict {
+    let mine = encode(&c.fmt, c.ty, values);
+    match (mine, repack) {
+        (Ok(m), Some(r)) if &m == r => Verdict::Agree,
+        (Ok(m), Some(r)) => verdict(
+            c,
+            format!(
+                "values differ: ours re-pack {} libpmix re-pack {}",
+                pmix_types::hex::encode(&m),
+                pmix_types::hex::encode(r)
+            ),
+        ),
+        (Ok(_), None) => verdict(c, format!("libpmix unpacks ({rc}) but cannot re-pack")),
+        (Err(e), _) => verdict(c, format!("we decode but cannot encode as one unit: {e}")),
+    }
+}
+
+/// The type, format and buffer an input selects, if libpmix 4.2.2 has
+/// that format (its newest component is v41).
+/// The harness's C program cannot hold INFO_ARRAY, MODEX (deprecated
+/// types) or UNDEF units, so those are not compared.
+pub fn split(data: &[u8]) -> Option<(DataType, Format, &[u8])> {
+    targets::split(data).filter(|(t, f, _)| {
+        f.dialect <= Dialect::V41
+            && !matches!(t, DataType::InfoArray | DataType::Modex | DataType::Undef)
+    })
+}
+
+/// `diff_unpack`: the same bytes through both decoders.
+pub fn diff_unpack(c_lib: &mut LibPmix, data: &[u8]) -> Verdict {
+    confirmed(c_lib, data, unpack_once)
+}
+
+/// `diff_encode`: what we decode from the input, we encode; libpmix must
+/// read our bytes back to the same values (its re-pack equals our bytes).
+pub fn diff_encode(c_lib: &mut LibPmix, data: &[u8]) -> Verdict {
+    confirmed(c_lib, data, encode_once)
+}
+
+/// A divergence is checked again against fresh children: an input that
+/// corrupts libpmix's heap (see `libpmix-crash`) can change what the same
+/// child answers later, and only a fresh child's answer counts.
+fn confirmed(c_lib: &mut LibPmix, data: &[u8], f: fn(&mut LibPmix, &[u8]) -> Verdict) -> Verdict {
+    match f(c_lib, data) {
+        Verdict::Divergence(_) => {
+            c_lib.restart();
+            f(c_lib, data)
+        }
+        v => v,
+    }
+}
+
+fn unpack_once(c_lib: &mut LibPmix, data: &[u8]) -> Verdict {
+    let Some((ty, fmt, payload)) = split(data) else {
+        return Verdict::Skip;
+    };
+    if payload.is_empty() {
+        return Verdict::Skip; // libpmix is never asked (unpack.c's loop does not run)
+    }
+    let ours = decode(&fmt, ty, payload);
+    let theirs = c_lib.unpack(&fmt, ty, payload);
+    let c = Case {
+        fmt,
+        ty,
+        payload,
+        ours: &ours,
+        theirs: &theirs,
+    };
+    match (&ours, &theirs) {
+        (_, CAnswer::Crashed(s)) => verdict(&c, format!("libpmix crashed ({s})")),
+        (Err(_), CAnswer::Unpacked { rc, .. }) if *rc != 0 => Verdict::Agree,
+        (Err(e), CAnswer::Unpacked { .. }) => {
+            verdict(&c, format!("libpmix accepts, we refuse: {e}"))
+        }
+        (Ok(_), CAnswer::Unpacked { rc, .. }) if *rc != 0 => {
+            verdict(&c, format!("we accept, libpmix refuses with {rc}"))
+        }
+        (Ok(v), CAnswer::Unpacked { rc, repack }) => compare_values(&c, v, *rc, repack),
+    }
+}
+
+fn encode_once(c_lib: &mut LibPmix, data: &[u8]) -> Verdict {
+    let Some((ty, fmt, payload)) = split(data) else {
+        return Verdict::Skip;
+    };
+    let Ok(values) = decode(&fmt, ty, payload) else {
+        return Verdict::Skip;
+    };
+    let Ok(ours) = encode(&fmt, ty, &values) else {
+        return Verdict::Skip; // more than one unit's worth of pointers
+    };
+    let theirs = c_lib.unpack(&fmt, ty, &ours);
+    let decoded = Ok(values);
+    let c = Case {
+        fmt,
+        ty,
+        payload: &ours,
+        ours: &decoded,
+        theirs: &theirs,
+    };
+    match &theirs {
+        CAnswer::Crashed(s) => verdict(&c, format!("libpmix crashed on our bytes ({s})")),
+        CAnswer::Unpacked { rc, .. } if *rc != 0 => {
+            verdict(&c, format!("libpmix refuses our bytes with {rc}"))
+        }
+        CAnswer::Unpacked { rc, repack } => {
+            let Ok(v) = &decoded else { unreachable!() };
+            compare_values(&c, v, *rc, repack)
+        }
+    }
+}
