@@ -274,6 +274,10 @@ fn unknown_flags_exit_2_and_name_the_flag() {
     // an unknown command and a missing value
     assert_eq!(pmixw(&["frobnicate"], b"").status.code(), Some(2));
     assert_eq!(pmixw(&["run", "-n"], b"").status.code(), Some(2));
+    // the live matrix takes none of the codec matrix's options
+    let o = pmixw(&["interop", "--hosts", "--dialect", "v3"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot be used with"));
 }
 
 #[test]

@@ -260,7 +260,7 @@ struct DoctorArgs {
 #[derive(Args)]
 struct InteropArgs {
     /// The live matrix: our roles under every PMIx host and client kind found here
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["dialect", "fixed_ints", "save_vectors", "lib"])]
     hosts: bool,
     /// --hosts: only the cells whose name contains TEXT
     #[arg(long, value_name = "TEXT", requires = "hosts")]
