@@ -172,3 +172,129 @@ fn inspect_verifies_a_stored_conversation() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a whole message"));
 }
+
+/// Every subcommand the top-level help lists (so a new one is covered too).
+fn subcommands() -> Vec<String> {
+    let top = ok(&pmixw(&["--help"], b""));
+    let list: Vec<String> = top
+        .split("Commands:")
+        .nth(1)
+        .expect("a Commands: section")
+        .split("\n\n")
+        .next()
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    for c in [
+        "decode", "encode", "print", "types", "inspect", "relay", "run",
+    ] {
+        assert!(list.iter().any(|x| x == c), "{c} missing from {list:?}");
+    }
+    for c in ["probe", "query", "doctor", "interop", "completions"] {
+        assert!(list.iter().any(|x| x == c), "{c} missing from {list:?}");
+    }
+    list
+}
+
+#[test]
+fn help_works_on_every_subcommand() {
+    for c in subcommands() {
+        for flag in ["--help", "-h"] {
+            let out = ok(&pmixw(&[&c, flag], b""));
+            assert!(
+                out.contains(&format!("Usage: pmixw {c}")),
+                "{c} {flag}: {out}"
+            );
+        }
+        let out = ok(&pmixw(&["help", &c], b""));
+        assert!(
+            out.contains(&format!("Usage: pmixw {c}")),
+            "help {c}: {out}"
+        );
+    }
+    // the options of run are documented where users look for them
+    let run = ok(&pmixw(&["run", "--help"], b""));
+    for f in ["--np", "--nspace", "--dialect", "--timeout", "--grace"] {
+        assert!(run.contains(f), "run --help lacks {f}: {run}");
+    }
+    for f in [
+        "--keep-going",
+        "--system",
+        "--stats",
+        "--cyclic",
+        "--verbose",
+    ] {
+        assert!(run.contains(f), "run --help lacks {f}: {run}");
+    }
+}
+
+#[test]
+fn version_names_the_crate_version() {
+    for flag in ["--version", "-V"] {
+        let out = ok(&pmixw(&[flag], b""));
+        assert_eq!(out.trim(), format!("pmixw {}", env!("CARGO_PKG_VERSION")));
+    }
+}
+
+#[test]
+fn completions_cover_subcommands_and_flags() {
+    let bash = ok(&pmixw(&["completions", "bash"], b""));
+    assert!(bash.contains("_pmixw()"), "{bash}");
+    for word in ["decode", "inspect", "--nspace", "--pcap", "--fixed-ints"] {
+        assert!(bash.contains(word), "bash completion lacks {word}");
+    }
+    let zsh = ok(&pmixw(&["completions", "zsh"], b""));
+    assert!(zsh.starts_with("#compdef pmixw"), "{zsh}");
+    let bad = pmixw(&["completions", "tcsh-nope"], b"");
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn unknown_flags_exit_2_and_name_the_flag() {
+    for args in [
+        &["decode", "--type", "INT32", "--bogus"][..],
+        &["types", "--bogus"],
+        &["run", "-n", "1", "--bogus", "true"],
+        &["probe", "--bogus"],
+        &["query", "--bogus", "k"],
+        &["interop", "--bogus"],
+    ] {
+        let o = pmixw(args, b"");
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("'--bogus'"), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+    // no command at all: the help, on stderr, status 2
+    let o = pmixw(&[], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("Commands:"));
+    // an unknown command and a missing value
+    assert_eq!(pmixw(&["frobnicate"], b"").status.code(), Some(2));
+    assert_eq!(pmixw(&["run", "-n"], b"").status.code(), Some(2));
+    // the live matrix takes none of the codec matrix's options
+    let o = pmixw(&["interop", "--hosts", "--dialect", "v3"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot be used with"));
+}
+
+#[test]
+fn run_passes_flag_like_arguments_to_the_program() {
+    // everything after PROG is the program's, even `-n`, `--timeout` and
+    // `--help`; a `--` before PROG is optional
+    let script = r#"printf '%s|' "$@""#;
+    let want = "--timeout|-n|5|--help|-- x|";
+    for pre in [&[][..], &["--"][..]] {
+        let mut args = vec!["run", "-n", "1", "--grace", "2"];
+        args.extend_from_slice(pre);
+        args.extend(["sh", "-c", script, "sh", "--timeout", "-n", "5"]);
+        args.extend(["--help", "-- x"]);
+        let out = ok(&pmixw(&args, b""));
+        assert_eq!(out, want, "{args:?}");
+    }
+    // the program's exit status is ours, as before
+    let o = pmixw(&["run", "--np", "1", "sh", "-c", "exit 3"], b"");
+    assert_eq!(o.status.code(), Some(3));
+}

@@ -6,18 +6,7 @@
 use pmix_wire::hosts::grid;
 use std::process::ExitCode;
 
-pub fn hosts_cmd(args: &[String]) -> Result<ExitCode, String> {
-    let mut json = false;
-    let mut only = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--hosts" => {}
-            "--json" => json = true,
-            "--only" => only = Some(it.next().ok_or("--only needs a text")?.clone()),
-            _ => return Err(format!("interop --hosts: unknown argument {a:?}")),
-        }
-    }
+pub fn hosts_cmd(json: bool, only: Option<String>) -> Result<ExitCode, String> {
     let pmixw = std::env::current_exe().map_err(|e| format!("our own path: {e}"))?;
     let scratch = std::env::temp_dir().join(format!("pmixw-hosts-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;

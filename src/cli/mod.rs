@@ -1,5 +1,6 @@
 //! Command-line front end. Each subcommand is a small function over the
-//! library; argument parsing is hand-written (a handful of flags).
+//! library; arguments are parsed by clap (derive): one struct per
+//! subcommand, so each has its own `--help`.
 
 mod debug;
 mod probe;
@@ -7,6 +8,7 @@ mod query;
 mod run;
 mod run_pmi2;
 
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use pmix_codec::{BufferType, Dialect, Format};
 use pmix_types::{DataType, Value};
 use std::io::{Read, Write};
@@ -15,53 +17,270 @@ use std::process::ExitCode;
 // `interop --hosts`: issue 13's live matrix
 mod hosts;
 
-const USAGE: &str = "usage: pmixw <command> [options]
-
-commands:
-  decode --type TYPE [--dialect D] [--described] [--fixed-ints] [--hex] [FILE|-]
-        unpack units of TYPE until the input is exhausted; print one JSON array
-  decode --infer [--dialect D] [--hex] [--json] [FILE|-]
-        propose the unit layouts (type and count of each) that consume a non-described buffer
-  encode --type TYPE [--dialect D] [--described] [--fixed-ints] [--hex] [FILE|-]
-        read a JSON array of TYPE values; write one pack unit (raw bytes, or hex with --hex)
-  print  --type TYPE [--dialect D] [--described] [--fixed-ints] [--hex|--json] [--prefix P] [FILE|-]
-        print each value as PMIx_Data_print does
-  types  [--json]
-        the type table: code, name, and which dialect registers which type
-  types  --keys [--json]
-        the standard's reserved keys: macro, string, value type, level
-  inspect --client FILE --server FILE [--json] [--hex]
-        decode one connection from the raw bytes each side sent (--hex: files hold hex text)
-  relay  --listen HOST:PORT --to HOST:PORT [--json] [--any-address] [--dump DIR]
-        forward PMIx connections and log each decoded message live (loopback only by default);
-        --dump appends each side of connection N to DIR/conn-N.client and DIR/conn-N.server
-  inspect --verify --client FILE --server FILE
-        check that every message decodes typed and re-encodes byte for byte
-  inspect --pcap FILE [--json] [--verify]
-        find the PMIx connections in a tcpdump/pcapng capture and decode (or verify) each
-  run    -n N [--dialect D] [--timeout S] [--stats] PROG [ARGS...]
-        launch N ranks of PROG on this node under a pmix-wire PMIx server
-        [--nspace NAME] [--grace S] [--keep-going] [--system]: the job's namespace, failure
-        handling and tool access (pmixw run --help)
-  probe  [--events] [--abort STATUS]
-        run as each rank of a job under any PMIx launcher: check that PMIx works, one line per check
-  query  [--pid PID | --nspace NS | --uri URI | --system] KEY...
-        connect to a PMIx server as a tool and print its answers
-  doctor [--json]
-        which PMIx server this environment reaches, what it is, what conflicts; one-line verdict
-  interop [--json] [--dialect D]... [--fixed-ints] [--save-vectors DIR]
-        run the interop matrix against the system libpmix (and keep its vectors)
-  interop --lib PATH [options as above]
-        the same matrix against that libpmix file, through 4.2.2's headers
-  interop --hosts [--json] [--only TEXT]
-        the live matrix: our client under every PMIx host found here, our server
-        under every client kind found here; pass / fail / absent with the reason
-
-TYPE is a type name with or without PMIX_, any case (BOOL, pmix_info), or its code.
+const ABOUT_TAIL: &str =
+    "TYPE is a type name with or without PMIX_, any case (BOOL, pmix_info), or its code.
 D is one of v12 v20 v21 v3 v4 v41 v51 v61 v7 (default v41).
 
 Across nodes: started once per node by srun --mpi=pmi2 (PMI_FD set), `pmixw run -n N`
 runs one job of N ranks over all the nodes, block placement or `--cyclic`.";
+
+/// pmixw: the pmix-wire command line (PMIx codec, wire debugging, launcher).
+#[derive(Parser)]
+#[command(name = "pmixw", version, after_help = ABOUT_TAIL, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Unpack units of TYPE until the input is exhausted; print one JSON array
+    /// (--infer: propose the unit layouts that consume a non-described buffer)
+    Decode(DecodeArgs),
+    /// Read a JSON array of TYPE values; write one pack unit (raw bytes, or hex with --hex)
+    Encode(EncodeArgs),
+    /// Print each value as PMIx_Data_print does
+    Print(PrintArgs),
+    /// The type table (code, name, which dialect registers which type), or --keys
+    Types(TypesArgs),
+    /// Decode one connection from the raw bytes each side sent, or a capture (--pcap)
+    Inspect(InspectArgs),
+    /// Forward PMIx connections and log each decoded message live
+    Relay(RelayArgs),
+    /// Launch N ranks of PROG on this node under a pmix-wire PMIx server
+    Run(RunArgs),
+    /// Run as each rank of a job under any PMIx launcher: check that PMIx works
+    Probe(ProbeArgs),
+    /// Connect to a PMIx server as a tool and print its answers
+    Query(QueryArgs),
+    /// Which PMIx server this environment reaches, what it is, what conflicts
+    Doctor(DoctorArgs),
+    /// Run the interop matrix against a libpmix (or, with --hosts, the live matrix)
+    Interop(InteropArgs),
+    /// Print a shell completion script for pmixw
+    Completions {
+        /// bash, elvish, fish, powershell or zsh
+        shell: clap_complete::Shell,
+    },
+}
+
+fn data_type(s: &str) -> Result<DataType, String> {
+    DataType::parse(s).ok_or_else(|| format!("unknown data type {s:?}"))
+}
+
+fn dialect(s: &str) -> Result<Dialect, String> {
+    Dialect::parse(s).ok_or_else(|| format!("unknown dialect {s:?}"))
+}
+
+/// How units are packed: shared by decode, encode and print.
+#[derive(Args)]
+struct CodecArgs {
+    /// The dialect (v12 v20 v21 v3 v4 v41 v51 v61 v7); default v41
+    #[arg(short = 'd', long = "dialect", value_name = "D", value_parser = dialect)]
+    dialect: Option<Dialect>,
+    /// Fully described buffer (each value carries its type)
+    #[arg(long, visible_alias = "fully-described")]
+    described: bool,
+    /// psquash native: fixed-size integers (v4 and v41 only)
+    #[arg(long)]
+    fixed_ints: bool,
+    /// The input (or output) is hex text
+    #[arg(long)]
+    hex: bool,
+    /// Input file; `-` or none: stdin
+    #[arg(value_name = "FILE")]
+    file: Option<String>,
+}
+
+#[derive(Args)]
+struct DecodeArgs {
+    /// The type of every unit
+    #[arg(short = 't', long = "type", value_name = "TYPE", value_parser = data_type)]
+    ty: Option<DataType>,
+    /// Propose unit layouts (type and count of each) instead of decoding one type
+    #[arg(long)]
+    infer: bool,
+    /// --infer: print the candidates as JSON
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    codec: CodecArgs,
+}
+
+#[derive(Args)]
+struct EncodeArgs {
+    /// The type of every value
+    #[arg(short = 't', long = "type", value_name = "TYPE", value_parser = data_type)]
+    ty: Option<DataType>,
+    #[command(flatten)]
+    codec: CodecArgs,
+}
+
+#[derive(Args)]
+struct PrintArgs {
+    /// The type of every unit
+    #[arg(short = 't', long = "type", value_name = "TYPE", value_parser = data_type)]
+    ty: Option<DataType>,
+    /// The input is a JSON array of values, not packed bytes
+    #[arg(long)]
+    json: bool,
+    /// Prefix handed to PMIx_Data_print
+    #[arg(long, value_name = "P")]
+    prefix: Option<String>,
+    #[command(flatten)]
+    codec: CodecArgs,
+}
+
+#[derive(Args)]
+struct TypesArgs {
+    /// The standard's reserved keys: macro, string, value type, level
+    #[arg(long)]
+    keys: bool,
+    /// JSON output
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct InspectArgs {
+    /// The bytes the client sent
+    #[arg(long, value_name = "FILE")]
+    client: Option<String>,
+    /// The bytes the server sent
+    #[arg(long, value_name = "FILE")]
+    server: Option<String>,
+    /// A tcpdump/libpcap or pcapng capture: find and decode every PMIx connection
+    #[arg(long, value_name = "FILE")]
+    pcap: Option<String>,
+    /// Check that every message decodes typed and re-encodes byte for byte
+    #[arg(long)]
+    verify: bool,
+    /// JSON output
+    #[arg(long)]
+    json: bool,
+    /// The files hold hex text
+    #[arg(long)]
+    hex: bool,
+}
+
+#[derive(Args)]
+struct RelayArgs {
+    /// Where to listen (loopback only unless --any-address)
+    #[arg(long, value_name = "HOST:PORT")]
+    listen: String,
+    /// The PMIx server to forward to
+    #[arg(long, value_name = "HOST:PORT")]
+    to: String,
+    /// Log JSON lines
+    #[arg(long)]
+    json: bool,
+    /// Allow a non-loopback listen address
+    #[arg(long)]
+    any_address: bool,
+    /// Append each side of connection N to DIR/conn-N.client and DIR/conn-N.server
+    #[arg(long, value_name = "DIR")]
+    dump: Option<String>,
+}
+
+/// `pmixw run`: the options, then the program and its arguments (which may
+/// look like flags; `--` before the program is optional).
+#[derive(Args)]
+pub(crate) struct RunArgs {
+    /// Number of ranks
+    #[arg(short = 'n', long = "np", value_name = "N")]
+    pub n: u32,
+    /// The job's namespace (default: from the program name and our pid)
+    #[arg(long, value_name = "NAME")]
+    pub nspace: Option<String>,
+    /// The server's dialect: v41 v4 v3 v21 v20
+    #[arg(long, value_name = "D")]
+    pub dialect: Option<String>,
+    /// End the job after SECONDS
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<String>,
+    /// After a rank fails, SECONDS before the others are killed (default 1)
+    #[arg(long, value_name = "SECONDS")]
+    pub grace: Option<String>,
+    /// A failed rank does not end the job
+    #[arg(long)]
+    pub keep_going: bool,
+    /// Also serve tools as the system server (pmix.sys rendezvous)
+    #[arg(long)]
+    pub system: bool,
+    /// Print wire-up timing and memory figures
+    #[arg(long)]
+    pub stats: bool,
+    /// Across nodes (PMI-2): rank r on node r % nodes instead of blocks
+    #[arg(long)]
+    pub cyclic: bool,
+    /// Log refused and dropped peers with their reasons (RUST_LOG also works)
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+    /// The program and its arguments
+    #[arg(value_name = "PROG", required = true, trailing_var_arg = true)]
+    pub prog: Vec<String>,
+}
+
+#[derive(Args)]
+pub(crate) struct ProbeArgs {
+    /// Also check an event round trip
+    #[arg(long)]
+    pub events: bool,
+    /// Rank 0 calls PMIx_Abort with STATUS after init
+    #[arg(long, value_name = "STATUS", allow_negative_numbers = true)]
+    pub abort: Option<i32>,
+}
+
+#[derive(Args)]
+pub(crate) struct QueryArgs {
+    /// The server of the process PID
+    #[arg(long, value_name = "PID", conflicts_with_all = ["nspace", "uri", "system"])]
+    pub pid: Option<u32>,
+    /// The server hosting namespace NS
+    #[arg(long, value_name = "NS", conflicts_with_all = ["uri", "system"])]
+    pub nspace: Option<String>,
+    /// The server at URI (or file:PATH, a rendezvous file)
+    #[arg(long, conflicts_with = "system")]
+    pub uri: Option<String>,
+    /// The system server
+    #[arg(long)]
+    pub system: bool,
+    /// The keys to query (e.g. pmix.qry.ns)
+    #[arg(value_name = "KEY")]
+    pub keys: Vec<String>,
+}
+
+#[derive(Args)]
+struct DoctorArgs {
+    /// One JSON object
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct InteropArgs {
+    /// The live matrix: our roles under every PMIx host and client kind found here
+    #[arg(long, conflicts_with_all = ["dialect", "fixed_ints", "save_vectors", "lib"])]
+    hosts: bool,
+    /// --hosts: only the cells whose name contains TEXT
+    #[arg(long, value_name = "TEXT", requires = "hosts")]
+    only: Option<String>,
+    /// JSON output
+    #[arg(long)]
+    json: bool,
+    /// A dialect to test (repeatable; default all)
+    #[arg(short = 'd', long = "dialect", value_name = "D", value_parser = dialect)]
+    dialect: Vec<Dialect>,
+    /// psquash native fixed-size integers
+    #[arg(long)]
+    fixed_ints: bool,
+    /// Write the vectors to DIR
+    #[arg(long, value_name = "DIR")]
+    save_vectors: Option<String>,
+    /// Another libpmix file, driven through 4.2.2's headers
+    #[arg(long, value_name = "PATH")]
+    lib: Option<String>,
+}
 
 /// Parsed common options.
 struct Opts {
@@ -86,76 +305,49 @@ struct Opts {
     infer: bool,
 }
 
-fn parse(args: &[String]) -> Result<Opts, String> {
-    let mut o = Opts {
-        ty: None,
-        format: Format::V41,
-        hex: false,
-        json: false,
-        prefix: None,
-        dialects: Vec::new(),
-        file: None,
-        save: None,
-        lib: None,
-        client: None,
-        server: None,
-        listen: None,
-        to: None,
-        any_address: false,
-        dump: None,
-        verify: false,
-        pcap: None,
-        keys: false,
-        infer: false,
-    };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut val = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        match a.as_str() {
-            "--type" | "-t" => {
-                let v = val("--type")?;
-                o.ty = Some(DataType::parse(&v).ok_or_else(|| format!("unknown data type {v:?}"))?);
-            }
-            "--dialect" | "-d" => {
-                let v = val("--dialect")?;
-                let d = Dialect::parse(&v).ok_or_else(|| format!("unknown dialect {v:?}"))?;
-                o.format.dialect = d;
-                o.dialects.push(d);
-            }
-            "--described" | "--fully-described" => o.format.buffer_type = BufferType::FullyDesc,
-            "--fixed-ints" => o.format.fixed_ints = true,
-            "--hex" => o.hex = true,
-            "--json" => o.json = true,
-            "--prefix" => o.prefix = Some(val("--prefix")?),
-            "--save-vectors" => o.save = Some(val("--save-vectors")?),
-            "--lib" => o.lib = Some(val("--lib")?),
-            "--listen" => o.listen = Some(val("--listen")?),
-            "--to" => o.to = Some(val("--to")?),
-            "--any-address" => o.any_address = true,
-            "--dump" => o.dump = Some(val("--dump")?),
-            "--verify" => o.verify = true,
-            "--pcap" => o.pcap = Some(val("--pcap")?),
-            "--keys" => o.keys = true,
-            "--infer" => o.infer = true,
-            "--client" => o.client = Some(val("--client")?),
-            "--server" => o.server = Some(val("--server")?),
-            "-" => o.file = Some("-".into()),
-            s if s.starts_with('-') => return Err(format!("unknown option {s}\n{USAGE}")),
-            s => {
-                if o.file.replace(s.to_string()).is_some() {
-                    return Err("more than one input file".into());
-                }
-            }
+impl Opts {
+    fn new() -> Self {
+        Opts {
+            ty: None,
+            format: Format::V41,
+            hex: false,
+            json: false,
+            prefix: None,
+            dialects: Vec::new(),
+            file: None,
+            save: None,
+            lib: None,
+            client: None,
+            server: None,
+            listen: None,
+            to: None,
+            any_address: false,
+            dump: None,
+            verify: false,
+            pcap: None,
+            keys: false,
+            infer: false,
         }
     }
-    if o.format.fixed_ints && !matches!(o.format.dialect, Dialect::V4 | Dialect::V41) {
-        return Err("--fixed-ints (psquash native) exists only for v4 and v41".into());
+
+    fn codec(ty: Option<DataType>, c: CodecArgs) -> Result<Self, String> {
+        let mut o = Opts::new();
+        o.ty = ty;
+        if let Some(d) = c.dialect {
+            o.format.dialect = d;
+            o.dialects.push(d);
+        }
+        if c.described {
+            o.format.buffer_type = BufferType::FullyDesc;
+        }
+        o.format.fixed_ints = c.fixed_ints;
+        o.hex = c.hex;
+        o.file = c.file;
+        if o.format.fixed_ints && !matches!(o.format.dialect, Dialect::V4 | Dialect::V41) {
+            return Err("--fixed-ints (psquash native) exists only for v4 and v41".into());
+        }
+        Ok(o)
     }
-    Ok(o)
 }
 
 /// Write to stdout; a closed pipe (`pmixw types | head`) ends quietly.
@@ -187,7 +379,7 @@ fn input_bytes(o: &Opts) -> Result<Vec<u8>, String> {
 }
 
 fn need_type(o: &Opts) -> Result<DataType, String> {
-    o.ty.ok_or_else(|| format!("--type is required\n{USAGE}"))
+    o.ty.ok_or_else(|| "--type TYPE is required (pmixw help)".to_string())
 }
 
 /// JSON array of bare values → values of `ty`.
@@ -310,27 +502,83 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     if std::env::var_os("RUST_LOG").is_some() {
         log_to_stderr("warn");
     }
-    let Some((cmd, rest)) = args.split_first() else {
-        return Err(USAGE.to_string());
-    };
-    match cmd.as_str() {
-        "decode" => decode_cmd(&parse(rest)?),
-        "encode" => encode_cmd(&parse(rest)?),
-        "print" => print_cmd(&parse(rest)?),
-        "types" => types_cmd(&parse(rest)?),
-        "interop" if rest.iter().any(|a| a == "--hosts") => hosts::hosts_cmd(rest),
-        "interop" => interop_cmd(&parse(rest)?),
-        "inspect" => inspect_cmd(&parse(rest)?),
-        "relay" => relay_cmd(&parse(rest)?),
-        "run" => run::run(rest),
-        "probe" => probe::probe_cmd(rest),
-        "query" => query::query_cmd(rest),
-        "doctor" => debug::doctor_cmd(&parse(rest)?),
-        "help" | "--help" | "-h" => {
-            println!("{USAGE}");
+    let cli =
+        match Cli::try_parse_from(std::iter::once("pmixw".to_string()).chain(args.iter().cloned()))
+        {
+            Ok(c) => c,
+            // --help and --version exit 0 on stdout; a usage error exits 2 on stderr
+            Err(e) => {
+                let _ = e.print();
+                return Ok(ExitCode::from(e.exit_code().clamp(0, 255) as u8));
+            }
+        };
+    match cli.cmd {
+        Cmd::Decode(a) => {
+            let mut o = Opts::codec(a.ty, a.codec)?;
+            o.infer = a.infer;
+            o.json = a.json;
+            decode_cmd(&o)
+        }
+        Cmd::Encode(a) => encode_cmd(&Opts::codec(a.ty, a.codec)?),
+        Cmd::Print(a) => {
+            let mut o = Opts::codec(a.ty, a.codec)?;
+            o.json = a.json;
+            o.prefix = a.prefix;
+            print_cmd(&o)
+        }
+        Cmd::Types(a) => types_cmd(&Opts {
+            keys: a.keys,
+            json: a.json,
+            ..Opts::new()
+        }),
+        Cmd::Inspect(a) => inspect_cmd(&Opts {
+            client: a.client,
+            server: a.server,
+            pcap: a.pcap,
+            verify: a.verify,
+            json: a.json,
+            hex: a.hex,
+            ..Opts::new()
+        }),
+        Cmd::Relay(a) => relay_cmd(&Opts {
+            listen: Some(a.listen),
+            to: Some(a.to),
+            json: a.json,
+            any_address: a.any_address,
+            dump: a.dump,
+            ..Opts::new()
+        }),
+        Cmd::Interop(a) if a.hosts => hosts::hosts_cmd(a.json, a.only),
+        Cmd::Interop(a) => {
+            let mut o = Opts {
+                json: a.json,
+                save: a.save_vectors,
+                lib: a.lib,
+                ..Opts::new()
+            };
+            o.format.fixed_ints = a.fixed_ints;
+            if let Some(d) = a.dialect.last() {
+                o.format.dialect = *d;
+            }
+            o.dialects = a.dialect;
+            if o.format.fixed_ints && !matches!(o.format.dialect, Dialect::V4 | Dialect::V41) {
+                return Err("--fixed-ints (psquash native) exists only for v4 and v41".into());
+            }
+            interop_cmd(&o)
+        }
+        Cmd::Run(a) => run::run(a),
+        Cmd::Probe(a) => probe::probe_cmd(a),
+        Cmd::Query(a) => query::query_cmd(a),
+        Cmd::Doctor(a) => debug::doctor_cmd(&Opts {
+            json: a.json,
+            ..Opts::new()
+        }),
+        Cmd::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "pmixw", &mut out);
+            emit(&String::from_utf8_lossy(&out))?;
             Ok(ExitCode::SUCCESS)
         }
-        other => Err(format!("unknown command {other:?}\n{USAGE}")),
     }
 }
 

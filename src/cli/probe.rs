@@ -140,24 +140,12 @@ fn int_of(v: &Value) -> Option<Int> {
     }
 }
 
-pub fn probe_cmd(args: &[String]) -> Result<ExitCode, String> {
+pub fn probe_cmd(args: super::ProbeArgs) -> Result<ExitCode, String> {
     // `--abort STATUS`: rank 0 calls PMIx_Abort after init (for testing
     // the launcher's handling); the other ranks wait in a fence
     // `--events`: also check an event round trip (off by default: a host
     // may treat any event as fatal)
-    let mut abort: Option<i32> = None;
-    let mut events = false;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--events" => events = true,
-            "--abort" => {
-                let v = it.next().ok_or("--abort needs a status")?;
-                abort = Some(v.parse().map_err(|_| format!("bad status {v:?}"))?);
-            }
-            _ => return Err("usage: pmixw probe [--events] [--abort STATUS]".into()),
-        }
-    }
+    let super::ProbeArgs { abort, events } = args;
     let mut t = Tally {
         // the launcher's word for our rank, until the client knows it
         prefix: std::env::var("PMIX_RANK").map_or(String::new(), |r| format!("[{r}] ")),

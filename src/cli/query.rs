@@ -5,26 +5,24 @@ use pmix_types::{PString, Query};
 use pmix_wire::tool::{connect, Target};
 use std::process::ExitCode;
 
-pub fn query_cmd(args: &[String]) -> Result<ExitCode, String> {
-    let mut target = None;
-    let mut keys = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut val = |n: &str| it.next().cloned().ok_or(format!("{n} needs a value"));
-        match a.as_str() {
-            "--pid" => {
-                let v = val("--pid")?;
-                target = Some(Target::Pid(
-                    v.parse().map_err(|_| format!("bad pid {v:?}"))?,
-                ));
-            }
-            "--nspace" => target = Some(Target::Nspace(val("--nspace")?)),
-            "--uri" => target = Some(Target::Uri(val("--uri")?)),
-            "--system" => target = Some(Target::System),
-            k if k.starts_with("--") => return Err(format!("unknown option {k}")),
-            k => keys.push(k.to_string()),
-        }
-    }
+pub fn query_cmd(args: super::QueryArgs) -> Result<ExitCode, String> {
+    let super::QueryArgs {
+        pid,
+        nspace,
+        uri,
+        system,
+        keys,
+    } = args;
+    // at most one is given (clap rejects two)
+    let target = [
+        pid.map(Target::Pid),
+        nspace.map(Target::Nspace),
+        uri.map(Target::Uri),
+        system.then_some(Target::System),
+    ]
+    .into_iter()
+    .flatten()
+    .next();
     let target = target.ok_or("query needs --pid, --nspace, --uri or --system")?;
     if keys.is_empty() {
         return Err("query needs at least one key (e.g. pmix.qry.ns)".into());

@@ -186,65 +186,39 @@ fn exit_code(st: std::process::ExitStatus) -> i32 {
         .unwrap_or_else(|| 128 + st.signal().unwrap_or(libc::SIGKILL))
 }
 
-pub fn run(args: &[String]) -> Result<ExitCode, String> {
-    let mut cyclic = false;
-    let mut n: Option<u32> = None;
-    let mut dialect: Option<&'static str> = None;
-    let mut timeout: Option<Duration> = None;
-    let mut grace = Duration::from_secs(1);
-    let mut keep_going = false;
-    let mut system = false;
-    let mut user_ns: Option<String> = None;
-    let mut stats = false;
-    let mut it = args.iter();
-    let mut prog = Vec::new();
+pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     let secs = |s: String, name: &str| -> Result<Duration, String> {
         let v: f64 = s.parse().map_err(|_| format!("{name}: seconds\n{USAGE}"))?;
         Ok(Duration::from_secs_f64(v.clamp(0.0, 1e9)))
     };
-    while let Some(a) = it.next() {
-        let mut val = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or(format!("{name} needs a value\n{USAGE}"))
-        };
-        match a.as_str() {
-            "-n" | "--np" => {
-                n = Some(
-                    val("-n")?
-                        .parse()
-                        .map_err(|_| format!("-n: a count\n{USAGE}"))?,
-                )
-            }
-            // across nodes (PMI-2): rank r on node r % nodes
-            "--cyclic" => cyclic = true,
-            "--stats" => stats = true,
-            "--keep-going" => keep_going = true,
-            "--system" => system = true,
-            "--dialect" => dialect = Some(uri_var(&val("--dialect")?)?),
-            "--nspace" => {
-                let ns = val("--nspace")?;
-                check_nspace(&ns)?;
-                user_ns = Some(ns);
-            }
-            "--timeout" => timeout = Some(secs(val("--timeout")?, "--timeout")?),
-            "--grace" => grace = secs(val("--grace")?, "--grace")?,
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(ExitCode::SUCCESS);
-            }
-            // refused and dropped peers, with their reasons (RUST_LOG also works)
-            "-v" | "--verbose" => crate::cli::log_to_stderr("pmix_wire=debug"),
-            s if s.starts_with('-') && prog.is_empty() => {
-                return Err(format!("unknown option {s}\n{USAGE}"))
-            }
-            _ => {
-                prog.push(a.clone());
-                prog.extend(it.by_ref().cloned());
-            }
-        }
+    let super::RunArgs {
+        n,
+        nspace: user_ns,
+        dialect,
+        timeout,
+        grace,
+        keep_going,
+        system,
+        stats,
+        // across nodes (PMI-2): rank r on node r % nodes
+        cyclic,
+        verbose,
+        prog,
+    } = args;
+    if verbose {
+        // refused and dropped peers, with their reasons (RUST_LOG also works)
+        crate::cli::log_to_stderr("pmix_wire=debug");
     }
-    let n = n.filter(|n| *n > 0).ok_or(USAGE)?;
+    let dialect = dialect.as_deref().map(uri_var).transpose()?;
+    if let Some(ns) = &user_ns {
+        check_nspace(ns)?;
+    }
+    let timeout = timeout.map(|t| secs(t, "--timeout")).transpose()?;
+    let grace = match grace {
+        Some(g) => secs(g, "--grace")?,
+        None => Duration::from_secs(1),
+    };
+    let n = Some(n).filter(|n| *n > 0).ok_or(USAGE)?;
     let (exe, argv) = prog.split_first().ok_or(USAGE)?;
     // started by a PMI-2 launcher (srun --mpi=pmi2): one job across the nodes
     if std::env::var_os("PMI_FD").is_some() {
