@@ -393,6 +393,9 @@ int main(int argc, char **argv) {
         sleep(60); /* the launcher ends us */
         return 0;
     } else if (0 == strcmp(mode, "query")) {
+        /* every rank is running first: a launcher knows a rank's process
+         * only once it started it, and rank 0 may be up before rank 2 is */
+        PMIx_Fence(NULL, 0, NULL, 0);
         if (0 == me.rank) {
             query_one(PMIX_QUERY_NAMESPACES, 0);
             query_one(PMIX_QUERY_JOB_STATUS, 1);
