@@ -20,8 +20,7 @@ mod hostile;
 use common::status_kib;
 use hostile::{Attack, IDLE};
 use pmix_wire::interop::build_c;
-use pmix_wire::server::net::{self, Options};
-use pmix_wire::server::{JobSpec, Limits, Refusal};
+use pmix_wire::server::Refusal;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -55,22 +54,7 @@ fn job(client: &Path, n: u32, attacked: bool) -> Run {
     } else {
         "alone-bench"
     };
-    let server = net::start_opts(
-        vec![JobSpec {
-            nspace: ns.into(),
-            nprocs: n,
-            hostname: net::hostname(),
-            info: vec![],
-        }],
-        Options {
-            limits: Limits {
-                handshake_timeout: Duration::from_secs(3),
-                ..Limits::default()
-            },
-            ..Options::default()
-        },
-    )
-    .expect("server");
+    let server = hostile::server(ns, n);
     let addr = server.uri().rsplit_once("//").unwrap().1.to_string();
     let mut attack = attacked.then(|| Attack::before(&addr, ns, n));
     let kids: Vec<_> = (0..n)

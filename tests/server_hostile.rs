@@ -10,11 +10,11 @@
 
 mod common;
 
-use common::hostile::{claim, Attack, IDLE};
+use common::hostile::{self, claim, Attack, IDLE};
 use common::Kill;
 use pmix_codec::frame::{frame, HeaderOrder};
 use pmix_wire::interop::{build_c, default_out_dir};
-use pmix_wire::server::net::{self, Options};
+use pmix_wire::server::net;
 use pmix_wire::server::{HostEvent, JobSpec, Limits, Output, PeerInfo, Refusal, Server, Verify};
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -54,23 +54,7 @@ fn good_clients_complete_beside_hostile_peers() {
     let client = build_c("bench_wireup", &default_out_dir()).unwrap_or_else(|e| panic!("{e}"));
     let n = 8u32;
     let ns = "hostile-live";
-    let limits = Limits {
-        handshake_timeout: Duration::from_secs(3),
-        ..Limits::default()
-    };
-    let server = net::start_opts(
-        vec![JobSpec {
-            nspace: ns.into(),
-            nprocs: n,
-            hostname: net::hostname(),
-            info: vec![],
-        }],
-        Options {
-            limits,
-            ..Options::default()
-        },
-    )
-    .unwrap();
+    let server = hostile::server(ns, n);
     let addr = server.uri().rsplit_once("//").unwrap().1.to_string();
     // idle connections, forged claims of every rank before any is
     // launched, a liar about its uid, garbage, oversized, truncated frames

@@ -11,6 +11,8 @@
 
 use pmix_codec::frame::{frame, HeaderOrder};
 use pmix_codec::handshake::ConnectRequest;
+use pmix_wire::server::net::{self, Options};
+use pmix_wire::server::{JobSpec, Limits};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::thread::JoinHandle;
@@ -48,6 +50,27 @@ pub fn claim(ns: &str, rank: u32, uid: u32) -> Vec<u8> {
         trailing: bytes::Bytes::new(),
     };
     frame(-1, u32::MAX, &req.encode().unwrap(), HeaderOrder::Little).unwrap()
+}
+
+/// Our server for one job `ns` of `n` ranks on this host, with a 3 s
+/// handshake deadline (so that the idle attackers are cut off soon).
+pub fn server(ns: &str, n: u32) -> net::Running {
+    net::start_opts(
+        vec![JobSpec {
+            nspace: ns.into(),
+            nprocs: n,
+            hostname: net::hostname(),
+            info: vec![],
+        }],
+        Options {
+            limits: Limits {
+                handshake_timeout: Duration::from_secs(3),
+                ..Limits::default()
+            },
+            ..Options::default()
+        },
+    )
+    .expect("our server")
 }
 
 /// How many idle connections [`Attack::before`] opens.
