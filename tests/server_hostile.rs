@@ -10,49 +10,15 @@
 
 mod common;
 
+use common::hostile::{self, claim, Attack, IDLE};
 use common::Kill;
 use pmix_codec::frame::{frame, HeaderOrder};
-use pmix_codec::handshake::ConnectRequest;
 use pmix_wire::interop::{build_c, default_out_dir};
-use pmix_wire::server::net::{self, Options};
+use pmix_wire::server::net;
 use pmix_wire::server::{HostEvent, JobSpec, Limits, Output, PeerInfo, Refusal, Server, Verify};
-use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn my_ids() -> (u32, u32) {
-    let st = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let f = |name: &str| {
-        st.lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    };
-    (f("Uid:"), f("Gid:"))
-}
-
-/// A libpmix 4.2.2 client's handshake for `ns:rank` with a native
-/// credential naming `uid` (as PMIx_Init sends it, v41, non-described).
-fn claim(ns: &str, rank: u32, uid: u32) -> Vec<u8> {
-    let mut cred = uid.to_ne_bytes().to_vec();
-    cred.extend_from_slice(&my_ids().1.to_ne_bytes());
-    let req = ConnectRequest {
-        psec: "native".into(),
-        credential: bytes::Bytes::from(cred),
-        flag: 0,
-        uid_gid: None,
-        proc: Some(pmix_types::Proc::new(ns, rank)),
-        version: "4.2.2".into(),
-        bfrops: Some("v41".into()),
-        buffer_type: Some(1),
-        gds: Some("hash".into()),
-        info: None,
-        trailing: bytes::Bytes::new(),
-    };
-    frame(-1, u32::MAX, &req.encode().unwrap(), HeaderOrder::Little).unwrap()
-}
 
 fn request(t: u32, r: &pmix_codec::command::Request) -> Vec<u8> {
     let payload = r.encode(&pmix_codec::Format::V41).unwrap();
@@ -88,53 +54,11 @@ fn good_clients_complete_beside_hostile_peers() {
     let client = build_c("bench_wireup", &default_out_dir()).unwrap_or_else(|e| panic!("{e}"));
     let n = 8u32;
     let ns = "hostile-live";
-    let limits = Limits {
-        handshake_timeout: Duration::from_secs(3),
-        ..Limits::default()
-    };
-    let server = net::start_opts(
-        vec![JobSpec {
-            nspace: ns.into(),
-            nprocs: n,
-            hostname: net::hostname(),
-            info: vec![],
-        }],
-        Options {
-            limits,
-            ..Options::default()
-        },
-    )
-    .unwrap();
+    let server = hostile::server(ns, n);
     let addr = server.uri().rsplit_once("//").unwrap().1.to_string();
-    let (uid, _) = my_ids();
-    let connect = || TcpStream::connect(&addr).unwrap();
-
-    // 320 idle connections that never say a word
-    let idle: Vec<TcpStream> = (0..320).map(|_| connect()).collect();
-    // forged claims of every rank, before any rank is launched
-    let mut early = Vec::new();
-    for r in 0..n {
-        let mut s = connect();
-        s.write_all(&claim(ns, r, uid)).unwrap();
-        early.push(s);
-    }
-    // a claim whose credential names another uid than the socket's owner
-    let mut liar = connect();
-    liar.write_all(&claim(ns, 0, uid.wrapping_add(4242)))
-        .unwrap();
-    // garbage, a truncated frame, an oversized one
-    let mut garbage = vec![0u8; 16];
-    garbage[8..12].copy_from_slice(&16u32.to_le_bytes());
-    garbage.extend_from_slice(b"\xff\xfe\xfd\xfc garbage bytes");
-    let mut huge = vec![0u8; 16];
-    huge[8..12].copy_from_slice(&(1u32 << 30).to_le_bytes());
-    let truncated = claim(ns, 3, uid)[..40].to_vec();
-    let mut bad = Vec::new();
-    for bytes in [garbage, huge, truncated] {
-        let mut s = connect();
-        s.write_all(&bytes).unwrap();
-        bad.push(s);
-    }
+    // idle connections, forged claims of every rank before any is
+    // launched, a liar about its uid, garbage, oversized, truncated frames
+    let mut attack = Attack::before(&addr, ns, n);
 
     // the real ranks, each registered as the host would (pmixw run does)
     let kids: Vec<Kill> = (0..n)
@@ -153,33 +77,9 @@ fn good_clients_complete_beside_hostile_peers() {
         })
         .collect();
 
-    // meanwhile: slowloris drips a handshake, churn connects and closes
-    let hello = claim(ns, 5, uid);
-    let slow_addr = addr.clone();
-    let slow = std::thread::spawn(move || {
-        let mut s = TcpStream::connect(&slow_addr).unwrap();
-        for b in hello.iter().take(30) {
-            if s.write_all(&[*b]).is_err() {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        // cut off by the handshake deadline: EOF or reset
-        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-        let mut buf = [0u8; 64];
-        matches!(s.read(&mut buf), Ok(0) | Err(_))
-    });
-    for _ in 0..300 {
-        drop(connect());
-    }
-    // forged claims of ranks that are (by now, mostly) connected
-    let mut late = Vec::new();
-    std::thread::sleep(Duration::from_millis(200));
-    for r in 0..n {
-        let mut s = connect();
-        s.write_all(&claim(ns, r, uid)).unwrap();
-        late.push(s);
-    }
+    // meanwhile: slowloris, connect/close churn, forged claims of ranks
+    // that are (by now, mostly) connected
+    attack.during();
 
     for k in kids {
         let (ok, out) = common::finish(k, Duration::from_secs(60), "a libpmix client");
@@ -192,7 +92,7 @@ fn good_clients_complete_beside_hostile_peers() {
                 .collect::<Vec<_>>()
         );
     }
-    assert!(slow.join().unwrap(), "slowloris was not cut off");
+    assert!(attack.slowloris_cut_off(), "slowloris was not cut off");
 
     let mut seen = Vec::new();
     await_refusals(
@@ -202,7 +102,7 @@ fn good_clients_complete_beside_hostile_peers() {
             s.iter()
                 .filter(|r| matches!(r, Refusal::HandshakeTimeout(_)))
                 .count()
-                >= 320
+                >= IDLE
         },
         "the idle connections hit the handshake deadline",
     );
@@ -226,12 +126,12 @@ fn good_clients_complete_beside_hostile_peers() {
     });
     assert_eq!(forged, 2 * n as usize, "{seen:?}");
     // the idle ones were closed by the server
-    for mut s in idle.into_iter().take(5) {
+    for s in attack.idle.iter_mut().take(5) {
         s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
         let mut buf = [0u8; 8];
         assert!(matches!(s.read(&mut buf), Ok(0) | Err(_)));
     }
-    drop((early, late, bad, liar));
+    drop(attack);
     server.stop();
 }
 

@@ -202,3 +202,5 @@ pub fn require<T>(what: &str, found: Result<T, String>) -> Option<T> {
         }
     }
 }
+
+pub mod hostile;
