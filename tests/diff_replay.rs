@@ -330,6 +330,13 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         Some("harness-64-items"),
     ),
     (
+        "topo_xml_not_xml_in_v41",
+        "diff_unpack",
+        // TOPO, v41: one topology, XML "x" (04 78 00), then 32 bytes of support
+        "3805 02047800 0000000000000000000000000000000000000000000000000000000000000000",
+        Some("topo-xml-parsed"),
+    ),
+    (
         "uint32_in_v41_agrees",
         "diff_encode",
         // UINT32, v41: [1, 300]; libpmix reads our bytes back

@@ -548,6 +548,11 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
         |c| c_accepts(c) && c.ours.is_err() && c.ty == DataType::Value && c_repack_items(c) == Some(0),
     ),
     (
+        "topo-xml-parsed",
+        "libpmix hands a TOPO's XML to hwloc and refuses (-1) a topology whose XML hwloc cannot load; we carry the XML as sent (encoding-v41.md, 56 TOPO), as for PROC_CPUSET text (cpuset-text-parsed)",
+        |c| c_rc(c) == Some(-1) && c.ours.is_ok() && ours_hold(c, &[DataType::Topo]),
+    ),
+    (
         "pid-range-unchecked",
         "libpmix's flex128 decoder reads a PID varint into 64 bits (also one longer than 64 bits) and keeps the low bits in a 32-bit pid_t; we refuse a PID beyond pid_t (ValueOutOfRange)",
         |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::ValueOutOfRange { what, value }) if *what == "PID" && *value >= 0),
