@@ -337,6 +337,13 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         Some("topo-xml-parsed"),
     ),
     (
+        "value_data_buffers_crash_repack_in_v41",
+        "diff_encode",
+        // VALUE, v41: among 14 values two DATA_BUFFERs (type 41); libpmix SIGSEGV on our bytes
+        "1505 000a0000020000000841020a0a0000020000000841020a00360000000000000002000000000000",
+        Some("value-data-buffer-repack"),
+    ),
+    (
         "uint32_in_v41_agrees",
         "diff_encode",
         // UINT32, v41: [1, 300]; libpmix reads our bytes back
