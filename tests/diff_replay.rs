@@ -309,6 +309,41 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         Some("regex-unit-lost"),
     ),
     (
+        "pid_beyond_pid_t_in_v41",
+        "diff_unpack",
+        // PID, v41: count 5, pids 5, 5, 5, then a varint of 177599542036422387
+        "0505 0a0a0a0ae6fbd2f5f5f5faf6040a0a",
+        Some("pid-range-unchecked"),
+    ),
+    (
+        "value_count_19_in_7_bytes_in_v4",
+        "diff_unpack",
+        // VALUE, v4: count 19 (zig-zag 26), four UNDEF, a REGEX (31) and 0a 00
+        "1504 2600000000310a00",
+        Some("value-unit-lost"),
+    ),
+    (
+        "uint_unit_of_101_cut_in_v41_native",
+        "diff_unpack",
+        // UINT, v41 native: count 101 (65000000), the bytes end inside item 64
+        "0b65000000430009000000544f585f4f5645525249444500000000000000000000000001000000000000930000000000000700000000000000000000320000000000000000005049505f43455254000000ffff0000000000000054010000000000000000003e2500000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000ff004e00ff6b2800000a000000008000030000000b00",
+        Some("harness-64-items"),
+    ),
+    (
+        "topo_xml_not_xml_in_v41",
+        "diff_unpack",
+        // TOPO, v41: one topology, XML "x" (04 78 00), then 32 bytes of support
+        "3805 02047800 0000000000000000000000000000000000000000000000000000000000000000",
+        Some("topo-xml-parsed"),
+    ),
+    (
+        "value_data_buffers_crash_repack_in_v41",
+        "diff_encode",
+        // VALUE, v41: among 14 values two DATA_BUFFERs (type 41); libpmix SIGSEGV on our bytes
+        "1505 000a0000020000000841020a0a0000020000000841020a00360000000000000002000000000000",
+        Some("value-data-buffer-repack"),
+    ),
+    (
         "uint32_in_v41_agrees",
         "diff_encode",
         // UINT32, v41: [1, 300]; libpmix reads our bytes back

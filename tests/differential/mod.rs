@@ -351,6 +351,20 @@ fn big_unit(c: &Case) -> bool {
     some_unit(c, |n| n > 64)
 }
 
+/// How many items libpmix's re-pack holds, read by our decoder (one unit).
+fn c_repack_items(c: &Case) -> Option<usize> {
+    match c.theirs {
+        CAnswer::Unpacked {
+            rc: 0,
+            repack: Some(r),
+        } => match pmix_codec::decode_unit(&c.fmt, c.ty, r) {
+            Ok((v, used)) if used == r.len() => Some(v.len()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Divergences that are libpmix 4.2.2's defects, with the reason: the same
 /// defects `pmix_wire::interop::KNOWN_C_DEFECTS` lists for the interop
 /// matrix (named there in brackets), met here on fuzzed bytes. Each has a
@@ -478,6 +492,7 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
             big_unit(c)
                 || matches!(ours_refuse(c), Some(ErrorKind::CountTooLarge { count, .. }) if *count > 64)
                 || refused_at_item(c).is_some_and(|i| i >= 64)
+                || (c.ours.is_err() && c_repack_items(c) == Some(64))
         },
     ),
     (
@@ -509,8 +524,12 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
     ),
     (
         "value-data-buffer-repack",
-        "libpmix reads a DATA_BUFFER value correctly but re-packs it broken: its packer takes the value union as a whole pmix_data_buffer_t (bfrops.md §4.6) [VALUE/data_buffer, INFO/v_data_buffer]",
-        |c| c_accepts(c) && c.ours.is_ok() && ours_hold(c, &[DataType::DataBuffer]),
+        "libpmix reads a DATA_BUFFER value correctly but re-packs it broken: its packer takes the value union as a whole pmix_data_buffer_t (bfrops.md §4.6), and with some bytes crashes in that re-pack (SIGSEGV) [VALUE/data_buffer, INFO/v_data_buffer]",
+        |c| {
+            (c_accepts(c) || matches!(c.theirs, CAnswer::Crashed(_)))
+                && c.ours.is_ok()
+                && ours_hold(c, &[DataType::DataBuffer])
+        },
     ),
     (
         "topo-null-crash",
@@ -526,6 +545,21 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
         "regex-unit-lost",
         "libpmix's REGEX unpacker answers success with no values for a unit it cannot read (count 8, then 2 bytes: 0 values, rc 0, re-packed as 00); we refuse",
         |c| c_accepts(c) && c.ours.is_err() && c.ty == DataType::Regex,
+    ),
+    (
+        "value-unit-lost",
+        "libpmix answers success with no values (re-packed as count 0) for a VALUE unit whose count exceeds what its bytes can hold (count 19 in 7 bytes: four UNDEF values, then a REGEX value), as for REGEX units (regex-unit-lost); we refuse the count before reading (CountTooLarge)",
+        |c| c_accepts(c) && c.ours.is_err() && c.ty == DataType::Value && c_repack_items(c) == Some(0),
+    ),
+    (
+        "topo-xml-parsed",
+        "libpmix hands a TOPO's XML to hwloc and refuses (-1) a topology whose XML hwloc cannot load; we carry the XML as sent (encoding-v41.md, 56 TOPO), as for PROC_CPUSET text (cpuset-text-parsed)",
+        |c| c_rc(c) == Some(-1) && c.ours.is_ok() && ours_hold(c, &[DataType::Topo]),
+    ),
+    (
+        "pid-range-unchecked",
+        "libpmix's flex128 decoder reads a PID varint into 64 bits (also one longer than 64 bits) and keeps the low bits in a 32-bit pid_t; we refuse a PID beyond pid_t (ValueOutOfRange)",
+        |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::ValueOutOfRange { what, value }) if *what == "PID" && *value >= 0),
     ),
     (
         "time-print-crash",
