@@ -367,10 +367,36 @@ KillWait=2
             let _ = c.kill();
             let _ = c.wait();
         }
+        // a job step's slurmstepd is no child of ours (slurmd daemonizes
+        // it) and can outlive its slurmd: end those of this cluster, known
+        // by the SLURM_CONF they inherited from our slurmd
+        for pid in stepds_of(&self.conf) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .stderr(Stdio::null())
+                .status();
+        }
         if std::env::var_os("PMIXW_KEEP_SLURM").is_none() {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
     }
+}
+
+/// The slurmstepd processes whose environment names `conf` as SLURM_CONF.
+fn stepds_of(conf: &Path) -> Vec<u32> {
+    let want = format!("SLURM_CONF={}", conf.display());
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            comm.trim() == "slurmstepd"
+                && std::fs::read(format!("/proc/{pid}/environ"))
+                    .map(|env| env.split(|&b| b == 0).any(|v| v == want.as_bytes()))
+                    .unwrap_or(false)
+        })
+        .collect()
 }
 
 impl Drop for Cluster {
