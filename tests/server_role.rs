@@ -421,21 +421,7 @@ fn pps_connects_to_pmixw_run() {
 }
 
 fn hello(ns: &str, rank: u32) -> Vec<u8> {
-    use pmix_codec::handshake::ConnectRequest;
-    let req = ConnectRequest {
-        psec: "native".into(),
-        credential: bytes::Bytes::from_static(&[0; 8]),
-        flag: 0,
-        uid_gid: None,
-        proc: Some(pmix_types::Proc::new(ns, rank)),
-        version: "4.2.2".into(),
-        bfrops: Some("v41".into()),
-        buffer_type: Some(1),
-        gds: Some("hash".into()),
-        info: None,
-        trailing: bytes::Bytes::new(),
-    };
-    pmix_codec::frame::frame(-1, u32::MAX, &req.encode().unwrap(), HeaderOrder::Little).unwrap()
+    common::hostile::connect_frame(ns, rank, vec![0; 8])
 }
 
 fn request(t: u32, r: &pmix_codec::command::Request) -> Vec<u8> {

@@ -36,9 +36,15 @@ pub fn my_ids() -> (u32, u32) {
 pub fn claim(ns: &str, rank: u32, uid: u32) -> Vec<u8> {
     let mut cred = uid.to_ne_bytes().to_vec();
     cred.extend_from_slice(&my_ids().1.to_ne_bytes());
+    connect_frame(ns, rank, cred)
+}
+
+/// A libpmix 4.2.2 client's framed connect request for rank `rank` of `ns`
+/// (v41, non-described) carrying `credential`.
+pub fn connect_frame(ns: &str, rank: u32, credential: Vec<u8>) -> Vec<u8> {
     let req = ConnectRequest {
         psec: "native".into(),
-        credential: bytes::Bytes::from(cred),
+        credential: bytes::Bytes::from(credential),
         flag: 0,
         uid_gid: None,
         proc: Some(pmix_types::Proc::new(ns, rank)),
