@@ -661,6 +661,95 @@ pub fn check(key: &str, ty: DataType) -> Option<String> {
     })
 }
 
+/// Typed keys: one per row of [`RESERVED`], generated from that table by
+/// `build.rs`, each carrying the Rust type its value reads as.
+///
+/// ```
+/// use pmix_types::keys::{self, typed, Level};
+/// let k: typed::Key<u32> = typed::JOB_SIZE;
+/// assert_eq!((k.string(), k.level()), (keys::JOB_SIZE, Level::Job));
+/// assert_eq!(k.read(pmix_types::Value::Uint32(4)), Ok(4));
+/// ```
+pub mod typed {
+    use super::Level;
+    use std::marker::PhantomData;
+
+    /// A reserved key whose value reads as `T`.
+    pub struct Key<T> {
+        string: &'static str,
+        level: Level,
+        ty: PhantomData<fn() -> T>,
+    }
+
+    impl<T> Key<T> {
+        /// The key `string` of realm `level`, read as `T`.
+        pub const fn new(string: &'static str, level: Level) -> Self {
+            Key {
+                string,
+                level,
+                ty: PhantomData,
+            }
+        }
+
+        /// The string that travels ("pmix.job.size").
+        pub const fn string(self) -> &'static str {
+            self.string
+        }
+
+        /// The data realm the key belongs to.
+        pub const fn level(self) -> Level {
+            self.level
+        }
+
+        /// The row of [`super::RESERVED`] for this key.
+        pub fn row(self) -> &'static super::Key {
+            super::reserved(self.string).expect("typed keys come from RESERVED")
+        }
+    }
+
+    impl<T: TryFrom<crate::Value>> Key<T> {
+        /// `v` read as this key's type.
+        pub fn read(self, v: crate::Value) -> Result<T, T::Error> {
+            T::try_from(v)
+        }
+    }
+
+    impl<T> Clone for Key<T> {
+        fn clone(&self) -> Self {
+            *self
+        }
+    }
+    impl<T> Copy for Key<T> {}
+    impl<T> PartialEq for Key<T> {
+        fn eq(&self, o: &Self) -> bool {
+            self.string == o.string
+        }
+    }
+    impl<T> Eq for Key<T> {}
+    impl<T> std::fmt::Debug for Key<T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "Key<{}>({:?})", std::any::type_name::<T>(), self.string)
+        }
+    }
+    impl<T> std::fmt::Display for Key<T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.string)
+        }
+    }
+
+    include!(concat!(env!("OUT_DIR"), "/typed_keys.rs"));
+
+    /// Every typed key's string, in the order of the table (for tests).
+    #[cfg(test)]
+    pub(crate) fn all_strings() -> Vec<&'static str> {
+        include_str!(concat!(env!("OUT_DIR"), "/typed_keys.rs"))
+            .lines()
+            .filter_map(|l| l.split("Key::new(super::").nth(1))
+            .filter_map(|l| l.split(',').next())
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -673,5 +762,19 @@ mod tests {
         assert_eq!(check(APPNUM, DataType::Uint32), None);
         assert_eq!(check("pmix.not.reserved", DataType::Int), None);
         assert_eq!(reserved(JOB_SIZE).unwrap().level, Level::Job);
+    }
+
+    /// One typed key per row, the same string, level and a Rust type that
+    /// reads the row's data type.
+    #[test]
+    fn typed_keys_cover_the_table() {
+        assert_eq!(typed::all_strings().len(), RESERVED.len());
+        assert_eq!(typed::JOB_SIZE.row().data_type, DataType::Uint32);
+        assert_eq!(typed::RANK.row().data_type, DataType::ProcRank);
+        assert_eq!(typed::HOSTNAME.level(), Level::Node);
+        let r: crate::enums::Rank = typed::RANK.read(crate::Value::ProcRank(2)).unwrap();
+        assert_eq!(r, crate::enums::Rank::new(2));
+        let h: String = typed::HOSTNAME.read(crate::Value::from("n1")).unwrap();
+        assert_eq!(h, "n1");
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod attrs;
 pub mod cfmt;
+pub mod convert;
 pub mod datatype;
 pub mod enums;
 pub mod hex;
@@ -15,6 +16,7 @@ pub mod pstring;
 pub mod status;
 pub mod value;
 
+pub use convert::TypeMismatch;
 pub use datatype::{data_type_string, DataType, DATA_TYPE_MAX};
 pub use enums::{
     AllocDirective, DataRange, DeviceType, IofChannel, JobState, LinkState, Persistence, ProcState,

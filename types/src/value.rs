@@ -55,6 +55,25 @@ impl Proc {
             rank,
         }
     }
+
+    /// A process of `nspace` at a typed rank: `Proc::at("ns", Rank::WILDCARD)`.
+    pub fn at(nspace: &str, rank: crate::enums::Rank) -> Proc {
+        Proc::new(nspace, rank.wire())
+    }
+
+    /// The rank as the standard's type.
+    pub fn rank(&self) -> crate::enums::Rank {
+        crate::enums::Rank::new(self.rank)
+    }
+
+    /// Every process of this namespace (rank WILDCARD): where job-level
+    /// data lives.
+    pub fn job(&self) -> Proc {
+        Proc {
+            nspace: self.nspace.clone(),
+            rank: RANK_WILDCARD,
+        }
+    }
 }
 
 /// `pmix_info_t`.
