@@ -21,8 +21,9 @@ mod common;
 use common::status_kib;
 use pmix_codec::command::{Reply, Request};
 use pmix_codec::Format;
+use pmix_types::enums::Scope;
 use pmix_types::{Info, Proc, Value, RANK_WILDCARD};
-use pmix_wire::client::core::{scope, ClientEnv, Core, Event};
+use pmix_wire::client::core::{ClientEnv, Core, Event};
 use pmix_wire::interop::build_c;
 use pmix_wire::server::{net, HostEvent, JobSpec};
 use std::io::{BufRead, BufReader, Write};
@@ -161,7 +162,7 @@ async fn client(
     request(&mut core, &mut s, &mut buf, &Request::Req).await?;
     for k in 0..4 {
         core.put(
-            scope::GLOBAL,
+            Scope::GLOBAL,
             &format!("bench.{k}.{rank}"),
             Value::String(Some(
                 format!("value-{k}-of-rank-{rank}-padded").as_str().into(),

@@ -9,7 +9,7 @@
 use crate::client::Client;
 use pmix_codec::select::SERVER_URI_VARS;
 use pmix_codec::{BufferType, Format};
-use pmix_types::{Proc, RANK_WILDCARD};
+use pmix_types::{Proc, Value, RANK_WILDCARD};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -205,7 +205,7 @@ fn handshake(c: &Candidate, job: Option<(&str, u32)>, r: &mut Report) -> Result<
             pmix_types::keys::NUM_NODES,
         ];
         for key in keys {
-            match t.get(&Proc::new(ns, RANK_WILDCARD), key, &[]) {
+            match t.get::<Value>(&Proc::new(ns, RANK_WILDCARD), key) {
                 Ok(v) => {
                     if let Some(w) = pmix_types::keys::check(key, v.data_type()) {
                         r.wrong_types.push(w);

@@ -13,7 +13,6 @@ pub mod relay;
 pub mod server;
 pub mod slurm;
 pub mod tool;
-pub mod typed;
 pub mod verify;
 
 // issue 13: the live PMIx hosts and the cross-version matrix

@@ -4,9 +4,10 @@
 
 use pmix_codec::command::Request;
 use pmix_codec::Format;
+use pmix_types::enums::Scope;
 use pmix_types::hex::decode as hex;
 use pmix_types::{Proc, Value, RANK_WILDCARD};
-use pmix_wire::client::{scope, ClientEnv, Core, Event};
+use pmix_wire::client::{ClientEnv, Core, Event};
 
 fn env() -> ClientEnv {
     ClientEnv::from_env(|k| {
@@ -141,14 +142,14 @@ fn reserved_keys_resolve_locally_only_for_our_own_job() {
 fn commit_matches_libpmix_bytes() {
     let mut c = connected();
     c.put(
-        scope::GLOBAL,
+        Scope::GLOBAL,
         "ch.str",
         Value::String(Some("hello-from-0".into())),
     );
-    c.put(scope::GLOBAL, "ch.u32", Value::Uint32(1000));
-    c.put(scope::LOCAL, "ch.local", Value::Int64(-1));
+    c.put(Scope::GLOBAL, "ch.u32", Value::Uint32(1000));
+    c.put(Scope::LOCAL, "ch.local", Value::Int64(-1));
     c.put(
-        scope::REMOTE,
+        Scope::REMOTE,
         "ch.bo",
         Value::ByteObject([0u8, 1, 2, 3, 4, 5, 6, 0][..].into()),
     );

@@ -5,8 +5,9 @@
 
 mod common;
 
+use pmix_types::enums::{AllocDirective, Scope};
 use pmix_types::{Info, Proc, Value};
-use pmix_wire::client::{Client, ClientEnv};
+use pmix_wire::client::{Client, ClientEnv, FenceOpts, GroupOpts, Queries};
 use pmix_wire::server::{net, HostEvent, JobSpec};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -125,36 +126,40 @@ fn our_client_on_our_server_in_every_dialect() {
                 std::thread::spawn(move || {
                     let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
                     let mut c = Client::init_with(ClientEnv::from_env(get).unwrap()).unwrap();
-                    c.put(3, &format!("both.{r}"), Value::Uint64(u64::from(r) * 11));
+                    c.put(
+                        Scope::GLOBAL,
+                        &format!("both.{r}"),
+                        Value::Uint64(u64::from(r) * 11),
+                    );
                     c.commit().unwrap();
-                    c.fence(&[], true, Some(30)).unwrap();
+                    c.fence(
+                        FenceOpts::new()
+                            .collect_data(true)
+                            .timeout(Duration::from_secs(30)),
+                    )
+                    .unwrap();
                     let peer = 1 - r;
-                    let v = c
-                        .get(&Proc::new("both", peer), &format!("both.{peer}"), &[])
+                    let v: u64 = c
+                        .get(&Proc::new("both", peer), &format!("both.{peer}"))
                         .unwrap();
-                    assert_eq!(v, Value::Uint64(u64::from(peer) * 11));
+                    assert_eq!(v, u64::from(peer) * 11);
                     let text = Info::new(
                         "pmix.log.stderr",
                         Value::String(Some("from our client\n".into())),
                     );
                     c.log(&[text], &[]).unwrap();
-                    let ns = c
-                        .query(vec![pmix_types::Query {
-                            keys: vec!["pmix.qry.ns".into()],
-                            qualifiers: vec![],
-                        }])
-                        .unwrap();
+                    let ns = c.query(Queries::new().ask(["pmix.qry.ns"])).unwrap();
                     assert_eq!(ns[0].value, Value::String(Some("both".into())));
                     let both = [Proc::new("both", 0), Proc::new("both", 1)];
                     assert_eq!(
-                        c.group_construct("grp", &both, &[]).unwrap(),
+                        c.group_construct("grp", &both, GroupOpts::new()).unwrap(),
                         Some(u64::MAX)
                     );
                     c.group_destruct("grp", &[]).unwrap();
                     c.connect(&both, &[]).unwrap();
                     c.disconnect(&both, &[]).unwrap();
                     // what a single-node host does not offer says so
-                    let e = c.allocation(1, &[]).unwrap_err();
+                    let e = c.allocation(AllocDirective::NEW, &[]).unwrap_err();
                     assert!(e.to_string().contains("NOT_SUPPORTED"), "{e}");
                     let cred = c.get_credential(&[]).unwrap();
                     assert_eq!(cred.len(), 8);

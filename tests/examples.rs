@@ -28,10 +28,7 @@ fn example(name: &str) -> PathBuf {
 }
 
 fn check_ranks(out: &str, n: u32) {
-    let all = (0..n)
-        .map(|r| format!("Uint32({r})"))
-        .collect::<Vec<_>>()
-        .join(" ");
+    let all = (0..n).map(|r| r.to_string()).collect::<Vec<_>>().join(" ");
     for r in 0..n {
         let want = format!("rank {r} of {n}: {all}");
         assert!(out.lines().any(|l| l == want), "no {want:?} in\n{out}");

@@ -166,14 +166,14 @@ fn print_flags_slurms_int_appnum() {
     assert_eq!(run("UINT32"), "");
 }
 
-/// The typed getter over reserved keys, on our server: job size, appnum
-/// and local rank as integers, a wrong type refused.
+/// The typed getters over reserved keys, on our server: job size, appnum
+/// and local rank as integers, the typed keys from the table, a wrong
+/// type refused with both types named.
 #[test]
 fn typed_getters_read_reserved_keys() {
-    use pmix_types::keys;
-    use pmix_wire::client::{Client, ClientEnv};
+    use pmix_types::keys::{self, typed};
+    use pmix_wire::client::{Client, ClientEnv, ClientError};
     use pmix_wire::server::{net, JobSpec};
-    use pmix_wire::typed::TypedGet;
     let server = net::start(vec![JobSpec {
         nspace: "typed".into(),
         nprocs: 1,
@@ -188,23 +188,33 @@ fn typed_getters_read_reserved_keys() {
     let job = pmix_types::Proc::new("typed", pmix_types::RANK_WILDCARD);
     let me = pmix_types::Proc::new("typed", 0);
     assert_eq!(
-        c.get_typed::<String>(&me, keys::HOSTNAME).unwrap(),
+        c.get::<String>(&me, keys::HOSTNAME).unwrap(),
         net::hostname()
     );
-    assert_eq!(c.get_typed::<u32>(&job, keys::JOB_SIZE).unwrap(), 1);
-    assert_eq!(c.get_typed::<u32>(&me, keys::APPNUM).unwrap(), 0);
-    assert_eq!(c.get_typed::<u16>(&me, keys::LOCAL_RANK).unwrap(), 0);
-    assert_eq!(c.get_job::<u32>(keys::JOB_SIZE).unwrap(), 1);
+    assert_eq!(c.get::<u32>(&job, keys::JOB_SIZE).unwrap(), 1);
+    assert_eq!(c.get::<u32>(&me, keys::APPNUM).unwrap(), 0);
+    assert_eq!(c.get::<u16>(&me, keys::LOCAL_RANK).unwrap(), 0);
+    // typed keys: the type comes from the table
+    let size: u32 = c.get_key(typed::JOB_SIZE).unwrap();
+    assert_eq!(size, 1);
+    let lrank: u16 = c.get_key(typed::LOCAL_RANK).unwrap();
+    assert_eq!(lrank, 0);
+    // an app-level key of our job, a node-level key of our node
+    assert_eq!(c.get_key(typed::APPNUM).unwrap(), 0);
+    assert_eq!(c.get_key(typed::HOSTNAME).unwrap(), net::hostname());
+    assert_eq!(c.get_key(typed::NODEID).unwrap(), 0);
+    assert_eq!(c.get_key_of(&me, typed::HOSTNAME).unwrap(), net::hostname());
     // the wrong type reads all the same, and the key check names it
-    assert_eq!(c.get_job::<u32>(keys::JOB_NUM_APPS).unwrap(), 1);
-    let v = c.get(&job, keys::JOB_NUM_APPS, &[]).unwrap();
+    assert_eq!(c.get_key(typed::JOB_NUM_APPS).unwrap(), 1);
+    let v: Value = c.get(&job, keys::JOB_NUM_APPS).unwrap();
     assert_eq!(v, Value::Int(1));
     assert!(keys::check(keys::JOB_NUM_APPS, v.data_type()).is_some());
-    let e = c.get_typed::<String>(&job, keys::JOB_SIZE).unwrap_err();
-    assert!(
-        e.to_string()
-            .contains("PMIX_UINT32, which is not a PMIX_STRING"),
-        "{e}"
+    let e = c.get::<String>(&job, keys::JOB_SIZE).unwrap_err();
+    assert!(matches!(e, ClientError::Type { .. }), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "get pmix.job.size: expected PMIX_STRING, got PMIX_UINT32"
     );
+    assert_eq!(e.status(), -18);
     c.finalize().unwrap();
 }

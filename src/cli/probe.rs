@@ -15,10 +15,16 @@
 //! `--events`, and then with a custom code and a custom range holding
 //! just our own namespace, which leaves every host's own handlers out.
 
+use pmix_types::enums::{DataRange, Scope};
 use pmix_types::{Info, Proc, Value, RANK_WILDCARD};
-use pmix_wire::client::{scope, Client, ClientError};
+use pmix_wire::client::{Client, ClientError, FenceOpts, GetOpts, LookupOpts, Publish, Spawn};
 use std::process::ExitCode;
 use std::time::Duration;
+
+/// The probe's fences: the whole namespace, 30 s.
+fn fence30() -> FenceOpts {
+    FenceOpts::new().timeout(Duration::from_secs(30))
+}
 
 /// Status of the probe's event: a positive code (Open MPI 4.1.4 tears
 /// the job down when a client notifies a negative, error code).
@@ -26,7 +32,7 @@ const PROBE_EVENT: i32 = 3131;
 /// PMIX_RANGE_CUSTOM with PMIX_EVENT_CUSTOM_RANGE ("pmix.evrange"):
 /// exactly the procs listed (our namespace), never the host's own
 /// handlers.
-const RANGE_CUSTOM: u8 = 6;
+const RANGE_CUSTOM: DataRange = DataRange::CUSTOM;
 /// How long a spawn may stay unanswered before the probe calls it not
 /// offered (python3-pmix's server never answers one).
 const SPAWN_WAIT: Duration = Duration::from_secs(20);
@@ -178,7 +184,7 @@ pub fn probe_cmd(args: super::ProbeArgs) -> Result<ExitCode, String> {
                 r.map_or_else(|x| x.to_string(), |_| "success".into())
             );
         } else {
-            let r = c.fence(&[], false, None);
+            let r = c.fence(FenceOpts::new());
             println!(
                 "{}fence while rank 0 aborts: {}",
                 t.prefix,
@@ -196,7 +202,7 @@ pub fn probe_cmd(args: super::ProbeArgs) -> Result<ExitCode, String> {
         rank: me.rank,
     };
     // job-level and per-rank reserved keys, from the job-info cache
-    let size = match t.int_key("get pmix.job.size", c.get(&job, "pmix.job.size", &[]), true) {
+    let size = match t.int_key("get pmix.job.size", c.get(&job, "pmix.job.size"), true) {
         Some(n) if n > me.rank => n,
         Some(n) => {
             t.check::<()>(
@@ -220,10 +226,10 @@ pub fn probe_cmd(args: super::ProbeArgs) -> Result<ExitCode, String> {
         );
     }
     for key in ["pmix.univ.size", "pmix.local.size"] {
-        t.int_key(&format!("get {key}"), c.get(&job, key, &[]), false);
+        t.int_key(&format!("get {key}"), c.get(&job, key), false);
     }
     for key in ["pmix.appnum", "pmix.nrank", "pmix.lrank"] {
-        t.int_key(&format!("get {key} (own)"), c.get(&mine, key, &[]), false);
+        t.int_key(&format!("get {key} (own)"), c.get(&mine, key), false);
     }
     // resolve peers and nodes from the job data (one node under a local launcher)
     let myns = me.nspace.as_pstring().to_string_lossy().into_owned();
@@ -261,18 +267,18 @@ pub fn probe_cmd(args: super::ProbeArgs) -> Result<ExitCode, String> {
         |s| s.clone(),
     );
     // put/commit/fence/get
-    c.put(scope::GLOBAL, "probe.rank", Value::Uint32(1000 + me.rank));
+    c.put(Scope::GLOBAL, "probe.rank", Value::Uint32(1000 + me.rank));
     let text = |r: u32| Value::String(Some(format!("hello-from-{r}").as_str().into()));
-    c.put(scope::GLOBAL, "probe.str", text(me.rank));
+    c.put(Scope::GLOBAL, "probe.str", text(me.rank));
     c.put(
-        scope::REMOTE,
+        Scope::REMOTE,
         "probe.bytes",
         Value::ByteObject([me.rank as u8, 1, 2, 3][..].into()),
     );
     t.check("commit", c.commit().map_err(e), |_| "3 keys".into());
     t.check(
         "fence (collect)",
-        c.fence(&[], true, Some(30)).map_err(e),
+        c.fence(fence30().collect_data(true)).map_err(e),
         |_| "done".into(),
     );
     for r in 0..size {
@@ -282,26 +288,26 @@ pub fn probe_cmd(args: super::ProbeArgs) -> Result<ExitCode, String> {
         };
         t.check(
             &format!("get rank {r} probe.rank"),
-            c.get(&p, "probe.rank", &[])
+            c.get(&p, "probe.rank")
                 .map_err(e)
                 .and_then(|v| want(v, &Value::Uint32(1000 + r))),
             |v| format!("{v:?}"),
         );
         t.check(
             &format!("get rank {r} probe.str"),
-            c.get(&p, "probe.str", &[])
+            c.get(&p, "probe.str")
                 .map_err(e)
                 .and_then(|v| want(v, &text(r))),
             |v| format!("{v:?}"),
         );
     }
-    let missing = c.get(
+    let missing = c.get_with::<Value>(
         &Proc {
             nspace: me.nspace.clone(),
             rank: (me.rank + 1) % size,
         },
         "probe.never.put",
-        &[Info::new("pmix.optional", Value::Bool(true))],
+        GetOpts::new().optional(true),
     );
     t.check(
         "get of a key nobody put (optional)",
@@ -318,19 +324,18 @@ pub fn probe_cmd(args: super::ProbeArgs) -> Result<ExitCode, String> {
     if me.rank == 0 {
         t.check(
             "publish",
-            c.publish(&[Info::new(&pubkey, pubval.clone())]).map_err(e),
+            c.publish(Publish::new().put(&pubkey, pubval.clone()))
+                .map_err(e),
             |_| pubkey.clone(),
         );
     }
-    t.check(
-        "fence (no data)",
-        c.fence(&[], false, Some(30)).map_err(e),
-        |_| "done".into(),
-    );
+    t.check("fence (no data)", c.fence(fence30()).map_err(e), |_| {
+        "done".into()
+    });
     let expect0 = Value::String(Some("published-by-0".into()));
     t.check(
         "lookup",
-        c.lookup(&[&pubkey], &[])
+        c.lookup(&[&pubkey], LookupOpts::new())
             .map_err(e)
             .and_then(|d| match d.as_slice() {
                 [p] if p.value == expect0 && p.proc.rank == 0 => {
@@ -342,16 +347,18 @@ pub fn probe_cmd(args: super::ProbeArgs) -> Result<ExitCode, String> {
     );
     t.check(
         "fence (after lookup)",
-        c.fence(&[], false, Some(30)).map_err(e),
+        c.fence(fence30()).map_err(e),
         |_| "done".into(),
     );
     if me.rank == 0 {
-        t.check("unpublish", c.unpublish(&[&pubkey]).map_err(e), |_| {
-            "done".into()
-        });
+        t.check(
+            "unpublish",
+            c.unpublish(&[&pubkey], LookupOpts::new()).map_err(e),
+            |_| "done".into(),
+        );
         t.check(
             "lookup after unpublish",
-            match c.lookup(&[&pubkey], &[]) {
+            match c.lookup(&[&pubkey], LookupOpts::new()) {
                 Err(x) if x.status() == -46 => Ok(()),
                 Err(x) => Err(format!("expected PMIX_ERR_NOT_FOUND, got {x}")),
                 Ok(d) => Err(format!("still published: {d:?}")),
@@ -385,7 +392,7 @@ pub fn probe_cmd(args: super::ProbeArgs) -> Result<ExitCode, String> {
         };
         let myns = me.nspace.as_pstring().to_string_lossy().into_owned();
         c.timeout = SPAWN_WAIT;
-        let r = c.spawn(&[], vec![app]);
+        let r = c.spawn(Spawn::new().app(app));
         c.timeout = pmix_wire::client::blocking::DEFAULT_TIMEOUT;
         t.check(
             "spawn",
@@ -445,7 +452,7 @@ fn event_checks(t: &mut Tally, c: &mut Client, me: &Proc, size: u32, with_rank0:
     );
     t.check(
         "fence (events registered)",
-        c.fence(&[], false, Some(30)).map_err(e),
+        c.fence(fence30()).map_err(e),
         |_| "done".into(),
     );
     if reg.is_some() {
@@ -490,10 +497,8 @@ fn event_checks(t: &mut Tally, c: &mut Client, me: &Proc, size: u32, with_rank0:
                 |s| s.clone(),
             );
         }
-        t.check(
-            "fence (events done)",
-            c.fence(&[], false, Some(30)).map_err(e),
-            |_| "done".into(),
-        );
+        t.check("fence (events done)", c.fence(fence30()).map_err(e), |_| {
+            "done".into()
+        });
     }
 }

@@ -3,8 +3,13 @@
 //! queued and handed out by [`Client::next_event`].
 
 use super::core::{info, parse_uri, status_reply, ClientEnv, ClientError, Core, Event, Result};
+use super::options::{
+    FenceOpts, GetOpts, GroupOpts, JobControl, LookupOpts, Publish, Queries, Spawn,
+};
 use pmix_codec::command::{EventNotice, Reply, Request};
-use pmix_types::{App, Info, PString, Pdata, Proc, Query, Value, RANK_WILDCARD};
+use pmix_types::enums::{AllocDirective, DataRange, Rank, Scope};
+use pmix_types::keys::{typed, Level};
+use pmix_types::{Info, PString, Pdata, Proc, TypeMismatch, Value};
 use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -85,6 +90,16 @@ impl Client {
         &self.core.env.proc
     }
 
+    /// Our rank.
+    pub fn rank(&self) -> Rank {
+        self.core.env.proc.rank()
+    }
+
+    /// Our namespace's job (rank WILDCARD): where job-level data lives.
+    pub fn job(&self) -> Proc {
+        self.core.env.proc.job()
+    }
+
     pub fn core(&self) -> &Core {
         &self.core
     }
@@ -159,9 +174,9 @@ impl Client {
         self.wait_reply(tag, op)
     }
 
-    /// PMIx_Put.
-    pub fn put(&mut self, scope: u8, key: &str, value: Value) {
-        self.core.put(scope, key, value)
+    /// PMIx_Put: `c.put(Scope::GLOBAL, "my.key", 7u32)`.
+    pub fn put(&mut self, scope: Scope, key: &str, value: impl Into<Value>) {
+        self.core.put(scope, key, value.into())
     }
 
     /// PMIx_Commit.
@@ -171,23 +186,15 @@ impl Client {
         status_reply("commit", &r)
     }
 
-    /// PMIx_Fence over `procs` (empty: our whole namespace).
-    pub fn fence(&mut self, procs: &[Proc], collect: bool, timeout: Option<u32>) -> Result<()> {
-        let procs = if procs.is_empty() {
-            vec![Proc {
-                nspace: self.core.env.proc.nspace.clone(),
-                rank: RANK_WILDCARD,
-            }]
+    /// PMIx_Fence: `c.fence(FenceOpts::new().collect_data(true))` (no
+    /// procs given: our whole namespace).
+    pub fn fence(&mut self, opts: FenceOpts) -> Result<()> {
+        let inf = opts.to_info();
+        let procs = if opts.procs.is_empty() {
+            vec![self.job()]
         } else {
-            procs.to_vec()
+            opts.procs
         };
-        let mut inf = Vec::new();
-        if collect {
-            inf.push(info("pmix.collect", Value::Bool(true)));
-        }
-        if let Some(t) = timeout {
-            inf.push(info("pmix.timeout", Value::Int(t as i32)));
-        }
         let r = self.request(&Request::Fence { procs, info: inf }, "fence")?;
         match r {
             Reply::Raw(_) | Reply::Get { status: 0, .. } => Ok(()),
@@ -201,7 +208,58 @@ impl Client {
     /// at init alone, PMIX_ERR_NOT_FOUND at once when absent (the PMIx_Get
     /// RFC; libpmix 4.2.2's client does the same); other keys, and reserved
     /// keys of other namespaces, go to the server as before.
-    pub fn get(&mut self, proc: &Proc, key: &str, extra: &[Info]) -> Result<Value> {
+    ///
+    /// The value is read as `T` (any type with `TryFrom<Value>`, `Value`
+    /// itself included): `let n: u32 = c.get(&peer, "my.key")?`.
+    pub fn get<T>(&mut self, proc: &Proc, key: &str) -> Result<T>
+    where
+        T: TryFrom<Value>,
+        TypeMismatch: From<T::Error>,
+    {
+        self.get_with(proc, key, GetOpts::new())
+    }
+
+    /// [`Client::get`] with options: `c.get_with::<u32>(&p, k,
+    /// GetOpts::new().immediate(true))`.
+    pub fn get_with<T>(&mut self, proc: &Proc, key: &str, opts: GetOpts) -> Result<T>
+    where
+        T: TryFrom<Value>,
+        TypeMismatch: From<T::Error>,
+    {
+        let v = self.get_value(proc, key, &opts)?;
+        T::try_from(v).map_err(|e| ClientError::Type {
+            key: key.into(),
+            err: e.into(),
+        })
+    }
+
+    /// A reserved key, typed: `c.get_key(typed::JOB_SIZE)` is a `u32`.
+    /// Proc- and node-level keys are asked of our own process (our node:
+    /// the one it runs on), session-, job- and app-level keys of our job
+    /// (rank WILDCARD).
+    pub fn get_key<T>(&mut self, key: typed::Key<T>) -> Result<T>
+    where
+        T: TryFrom<Value>,
+        TypeMismatch: From<T::Error>,
+    {
+        let who = if matches!(key.level(), Level::Proc | Level::Node) {
+            self.proc().clone()
+        } else {
+            self.job()
+        };
+        self.get(&who, key.string())
+    }
+
+    /// A reserved key of another process (or job), typed.
+    pub fn get_key_of<T>(&mut self, proc: &Proc, key: typed::Key<T>) -> Result<T>
+    where
+        T: TryFrom<Value>,
+        TypeMismatch: From<T::Error>,
+    {
+        self.get(proc, key.string())
+    }
+
+    fn get_value(&mut self, proc: &Proc, key: &str, opts: &GetOpts) -> Result<Value> {
         if let Some(v) = self.core.get_local(proc, key) {
             return Ok(v);
         }
@@ -211,12 +269,13 @@ impl Client {
                 code: -46,
             });
         }
-        // PMIX_OPTIONAL ("pmix.optional") and PMIX_IMMEDIATE ("pmix.imm"):
-        // answer from local data only, never ask the server
+        // PMIX_OPTIONAL ("pmix.optional") and PMIX_IMMEDIATE
+        // ("pmix.immediate"): answer from local data only, never ask the server
+        let extra = opts.to_info();
         let immediate = extra.iter().any(|i| {
             matches!(
                 i.key.as_pstring().as_bytes(),
-                b"pmix.imm" | b"pmix.optional"
+                b"pmix.immediate" | b"pmix.optional"
             ) && i.value == Value::Bool(true)
         });
         if immediate {
@@ -228,7 +287,7 @@ impl Client {
         let req = Request::Get {
             nspace: Some(proc.nspace.as_pstring().clone()),
             rank: proc.rank,
-            info: extra.to_vec(),
+            info: extra,
             key: Some(Some(key.into())),
         };
         let r = self.request(&req, "get")?;
@@ -238,8 +297,8 @@ impl Client {
     /// PMIx_Resolve_peers for our own node: the procs of `nspace` on it
     /// (job data `pmix.lpeers`, a comma list of ranks).
     pub fn resolve_peers(&mut self, nspace: &str) -> Result<Vec<Proc>> {
-        let job = Proc::new(nspace, RANK_WILDCARD);
-        match self.get(&job, "pmix.lpeers", &[])? {
+        let job = Proc::at(nspace, Rank::WILDCARD);
+        match self.get(&job, "pmix.lpeers")? {
             Value::String(Some(s)) => s
                 .to_string_lossy()
                 .split(',')
@@ -259,8 +318,8 @@ impl Client {
 
     /// PMIx_Resolve_nodes: the nodes of `nspace` (job data `pmix.nlist`).
     pub fn resolve_nodes(&mut self, nspace: &str) -> Result<Vec<String>> {
-        let job = Proc::new(nspace, RANK_WILDCARD);
-        match self.get(&job, "pmix.nlist", &[])? {
+        let job = Proc::at(nspace, Rank::WILDCARD);
+        match self.get(&job, "pmix.nlist")? {
             Value::String(Some(s)) => Ok(s
                 .to_string_lossy()
                 .split(',')
@@ -271,12 +330,12 @@ impl Client {
         }
     }
 
-    /// PMIx_Publish.
-    pub fn publish(&mut self, data: &[Info]) -> Result<()> {
+    /// PMIx_Publish: `c.publish(Publish::new().put("k", 1u32).range(DataRange::SESSION))`.
+    pub fn publish(&mut self, data: Publish) -> Result<()> {
         let r = self.request(
             &Request::Publish {
                 uid: euid_egid().0,
-                info: data.to_vec(),
+                info: data.to_info(),
             },
             "publish",
         )?;
@@ -284,11 +343,11 @@ impl Client {
     }
 
     /// PMIx_Lookup.
-    pub fn lookup(&mut self, keys: &[&str], extra: &[Info]) -> Result<Vec<Pdata>> {
+    pub fn lookup(&mut self, keys: &[&str], opts: LookupOpts) -> Result<Vec<Pdata>> {
         let req = Request::Lookup {
             uid: euid_egid().0,
             keys: keys.iter().map(|k| Some(PString::from(*k))).collect(),
-            info: extra.to_vec(),
+            info: opts.to_info(),
         };
         match self.request(&req, "lookup")? {
             Reply::Lookup { status: 0, data } => Ok(data),
@@ -301,11 +360,11 @@ impl Client {
     }
 
     /// PMIx_Unpublish (no keys: everything we published).
-    pub fn unpublish(&mut self, keys: &[&str]) -> Result<()> {
+    pub fn unpublish(&mut self, keys: &[&str], opts: LookupOpts) -> Result<()> {
         let req = Request::Unpublish {
             uid: euid_egid().0,
             keys: keys.iter().map(|k| Some(PString::from(*k))).collect(),
-            info: Vec::new(),
+            info: opts.to_info(),
         };
         let r = self.request(&req, "unpublish")?;
         status_reply("unpublish", &r)
@@ -328,7 +387,8 @@ impl Client {
     }
 
     /// PMIx_Notify_event.
-    pub fn notify(&mut self, status: i32, range: u8, extra: &[Info]) -> Result<()> {
+    pub fn notify(&mut self, status: i32, range: DataRange, extra: &[Info]) -> Result<()> {
+        let range = range.wire();
         let req = Request::Notify {
             status,
             range,
@@ -374,7 +434,9 @@ impl Client {
     }
 
     /// PMIx_Query_info.
-    pub fn query(&mut self, queries: Vec<Query>) -> Result<Vec<Info>> {
+    /// `c.query(Queries::new().ask(["pmix.qry.ns"]))`.
+    pub fn query(&mut self, queries: impl Into<Queries>) -> Result<Vec<Info>> {
+        let queries = queries.into().0;
         match self.request(&Request::Query { queries }, "query")? {
             Reply::Query { status: 0, info } => Ok(info),
             Reply::Query { status, .. } | Reply::Status(status) => Err(ClientError::Status {
@@ -399,10 +461,11 @@ impl Client {
     }
 
     /// PMIx_Spawn: the new namespace.
-    pub fn spawn(&mut self, job_info: &[Info], apps: Vec<App>) -> Result<String> {
+    /// `c.spawn(Spawn::new().app(SpawnApp::new("/bin/true", 2)))`.
+    pub fn spawn(&mut self, spawn: Spawn) -> Result<String> {
         let req = Request::Spawn {
-            info: job_info.to_vec(),
-            apps,
+            info: spawn.job_info,
+            apps: spawn.apps,
         };
         match self.request(&req, "spawn")? {
             Reply::Spawn {
@@ -455,19 +518,19 @@ impl Client {
     }
 
     /// PMIx_Allocation_request.
-    pub fn allocation(&mut self, directive: u8, extra: &[Info]) -> Result<Vec<Info>> {
+    pub fn allocation(&mut self, directive: AllocDirective, extra: &[Info]) -> Result<Vec<Info>> {
         let req = Request::Alloc {
-            directive,
+            directive: directive.wire(),
             info: extra.to_vec(),
         };
         self.infos(&req, "allocation request")
     }
 
-    /// PMIx_Job_control.
-    pub fn job_control(&mut self, targets: &[Proc], directives: &[Info]) -> Result<Vec<Info>> {
+    /// PMIx_Job_control: `c.job_control(&[peer], JobControl::new().signal(15))`.
+    pub fn job_control(&mut self, targets: &[Proc], directives: JobControl) -> Result<Vec<Info>> {
         let req = Request::JobControl {
             targets: targets.to_vec(),
-            directives: directives.to_vec(),
+            directives: directives.to_info(),
         };
         self.infos(&req, "job control")
     }
@@ -517,12 +580,12 @@ impl Client {
         &mut self,
         group: &str,
         procs: &[Proc],
-        extra: &[Info],
+        opts: GroupOpts,
     ) -> Result<Option<u64>> {
         let req = Request::GroupConstruct {
             group: Some(group.into()),
             procs: procs.to_vec(),
-            info: extra.to_vec(),
+            info: opts.to_info(),
         };
         match self.request(&req, "group construct")? {
             Reply::Id { status: 0, id } => Ok(id),

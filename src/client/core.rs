@@ -33,6 +33,12 @@ pub enum ClientError {
     Io(#[from] std::io::Error),
     #[error("{0}: timed out")]
     Timeout(&'static str),
+    /// A value came, but not of the type the caller asked for.
+    #[error("get {key}: {err}")]
+    Type {
+        key: String,
+        err: pmix_types::TypeMismatch,
+    },
 }
 
 impl ClientError {
@@ -40,9 +46,10 @@ impl ClientError {
     pub fn status(&self) -> i32 {
         match self {
             ClientError::Status { code, .. } => *code,
-            ClientError::Timeout(_) => -24, // PMIX_ERR_TIMEOUT
-            ClientError::Io(_) => -25,      // PMIX_ERR_UNREACH
-            _ => -1,                        // PMIX_ERROR
+            ClientError::Timeout(_) => -24,  // PMIX_ERR_TIMEOUT
+            ClientError::Type { .. } => -18, // PMIX_ERR_TYPE_MISMATCH
+            ClientError::Io(_) => -25,       // PMIX_ERR_UNREACH
+            _ => -1,                         // PMIX_ERROR
         }
     }
 }
@@ -53,8 +60,9 @@ fn codec(op: &'static str) -> impl Fn(pmix_codec::Error) -> ClientError {
     move |err| ClientError::Codec { op, err }
 }
 
-/// Data scopes of PMIx_Put.
-pub mod scope {
+/// Data scopes of PMIx_Put, as the commit blobs carry them (callers use
+/// [`pmix_types::enums::Scope`]).
+mod scope {
     pub const UNDEF: u8 = 0;
     pub const LOCAL: u8 = 1;
     pub const REMOTE: u8 = 2;
@@ -466,7 +474,8 @@ impl Core {
     }
 
     /// PMIx_Put: stage a value (visible to our own gets at once).
-    pub fn put(&mut self, scope: u8, key: &str, value: Value) {
+    pub fn put(&mut self, scope: pmix_types::enums::Scope, key: &str, value: Value) {
+        let scope = scope.wire();
         let kv = Kval {
             key: Some(key.into()),
             value: value.clone(),

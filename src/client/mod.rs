@@ -2,21 +2,27 @@
 //! TCP driver ([`Client`]).
 //!
 //! ```no_run
-//! use pmix_wire::client::{scope, Client};
-//! use pmix_types::{Proc, Value};
+//! use pmix_types::enums::Scope;
+//! use pmix_types::keys::typed;
+//! use pmix_wire::client::{Client, FenceOpts};
 //! let mut c = Client::init()?; // PMIX_NAMESPACE, PMIX_RANK, PMIX_SERVER_URI* …
-//! c.put(scope::GLOBAL, "my.key", Value::Uint32(c.proc().rank));
+//! c.put(Scope::GLOBAL, "my.key", c.rank().wire());
 //! c.commit()?;
-//! c.fence(&[], true, None)?;
-//! let peer = Proc { nspace: c.proc().nspace.clone(), rank: 0 };
-//! let v = c.get(&peer, "my.key", &[])?;
-//! assert_eq!(v, Value::Uint32(0));
+//! c.fence(FenceOpts::new().collect_data(true))?;
+//! let size: u32 = c.get_key(typed::JOB_SIZE)?;
+//! let peer = pmix_types::Proc { rank: size - 1, ..c.proc().clone() };
+//! let v: u32 = c.get(&peer, "my.key")?;
+//! assert_eq!(v, size - 1);
 //! c.finalize()?;
 //! # Ok::<(), pmix_wire::client::ClientError>(())
 //! ```
 
 pub mod blocking;
 pub mod core;
+pub mod options;
 
 pub use self::blocking::Client;
-pub use self::core::{scope, ClientEnv, ClientError, Core, Event};
+pub use self::core::{ClientEnv, ClientError, Core, Event};
+pub use self::options::{
+    FenceOpts, GetOpts, GroupOpts, JobControl, LookupOpts, Publish, Queries, Spawn, SpawnApp,
+};

@@ -48,6 +48,13 @@ impl TypeMismatch {
     }
 }
 
+/// The identity conversion (`Value` to `Value`) cannot fail.
+impl From<std::convert::Infallible> for TypeMismatch {
+    fn from(e: std::convert::Infallible) -> Self {
+        match e {}
+    }
+}
+
 /// Any integer value as i128 (every PMIx integer fits).
 fn integer(v: &Value) -> Option<i128> {
     Some(match v {
@@ -230,7 +237,10 @@ mod tests {
         assert_eq!(u32::try_from(Value::Int(3)), Ok(3)); // Slurm's appnum
         let e = u32::try_from(Value::Int(-1)).unwrap_err();
         assert!(e.out_of_range && e.actual == DataType::Int, "{e}");
-        assert_eq!(e.to_string(), "expected PMIX_UINT32, got PMIX_INT out of range");
+        assert_eq!(
+            e.to_string(),
+            "expected PMIX_UINT32, got PMIX_INT out of range"
+        );
         assert!(u16::try_from(Value::Uint32(70000)).is_err());
         assert_eq!(i64::try_from(Value::Size(5)), Ok(5));
         let e = u32::try_from(Value::String(Some("7".into()))).unwrap_err();

@@ -7,7 +7,8 @@
 
 use pmix_types::status::{status_from_name, status_name};
 use pmix_types::{Info, Proc, Value, RANK_WILDCARD};
-use pmix_wire::client::{scope, Client as RClient, ClientError};
+use pmix_types::enums::{DataRange, Scope};
+use pmix_wire::client::{Client as RClient, ClientError, FenceOpts, GetOpts, LookupOpts, Publish};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -163,12 +164,12 @@ fn info_dict<'py>(py: Python<'py>, info: &[Info]) -> PyResult<Bound<'py, PyDict>
     Ok(d)
 }
 
-fn parse_range(r: &Bound<'_, PyAny>) -> PyResult<u8> {
+fn parse_range(r: &Bound<'_, PyAny>) -> PyResult<DataRange> {
     if let Ok(n) = r.extract::<u8>() {
-        return Ok(n);
+        return Ok(DataRange::from(n));
     }
     let s: String = r.extract()?;
-    Ok(match s.to_ascii_lowercase().as_str() {
+    Ok(DataRange::from(match s.to_ascii_lowercase().as_str() {
         "undef" => 0,
         "rm" => 1,
         "local" => 2,
@@ -178,7 +179,7 @@ fn parse_range(r: &Bound<'_, PyAny>) -> PyResult<u8> {
         "custom" => 6,
         "proc_local" => 7,
         _ => return Err(PyValueError::new_err(format!("unknown PMIx range {s:?}"))),
-    })
+    }))
 }
 
 /// An event notification handed to a handler.
@@ -284,7 +285,7 @@ fn as_u32(v: &Value) -> Option<u32> {
 
 /// Value of `key` for `proc`, None when the host does not provide it.
 fn try_get(c: &mut RClient, proc: &Proc, key: &str) -> Option<Value> {
-    c.get(proc, key, &[]).ok()
+    c.get(proc, key).ok()
 }
 
 impl PyClient {
@@ -498,18 +499,15 @@ impl PyClient {
         nspace: Option<String>,
     ) -> PyResult<PyObject> {
         let proc = self.proc_of(rank, nspace);
-        let mut extra = Vec::new();
+        let mut opts = GetOpts::new();
         if let Some(t) = timeout {
             // the server's own deadline (whole seconds, at least 1): it
             // answers PMIX_ERR_TIMEOUT instead of keeping the request
-            extra.push(Info::new(
-                "pmix.timeout",
-                Value::Int(t.ceil().max(1.0) as i32),
-            ));
+            opts = opts.timeout(Duration::from_secs(t.ceil().max(1.0) as u64));
         }
         let key = key.to_string();
-        let v = self.call(py, "get", timeout.map(|t| t + 1.0), move |c| {
-            c.get(&proc, &key, &extra)
+        let v: Value = self.call(py, "get", timeout.map(|t| t + 1.0), move |c| {
+            c.get_with(&proc, &key, opts)
         })?;
         from_value(py, &v)
     }
@@ -525,9 +523,9 @@ impl PyClient {
         scope: &str,
     ) -> PyResult<()> {
         let sc = match scope {
-            "global" => scope::GLOBAL,
-            "local" => scope::LOCAL,
-            "remote" => scope::REMOTE,
+            "global" => Scope::GLOBAL,
+            "local" => Scope::LOCAL,
+            "remote" => Scope::REMOTE,
             _ => return Err(PyValueError::new_err(format!("unknown scope {scope:?}"))),
         };
         if key.is_empty() || key.len() > 511 || key.contains('\0') {
@@ -557,16 +555,20 @@ impl PyClient {
         timeout: Option<f64>,
     ) -> PyResult<()> {
         let procs = self.procs(procs)?;
-        let server_t = timeout.map(|t| t.ceil().max(1.0) as u32);
-        self.call(py, "fence", timeout.map(|t| t + 1.0), move |c| {
-            c.fence(&procs, collect, server_t)
-        })
+        let mut opts = FenceOpts::new().procs(procs).collect_data(collect);
+        if let Some(t) = timeout {
+            opts = opts.timeout(Duration::from_secs(t.ceil().max(1.0) as u64));
+        }
+        self.call(py, "fence", timeout.map(|t| t + 1.0), move |c| c.fence(opts))
     }
 
     /// PMIx_Publish every item of `data` (key -> str/bytes/int/float/bool).
     fn publish(&mut self, py: Python<'_>, data: &Bound<'_, PyDict>) -> PyResult<()> {
         let inf = infos(Some(data))?;
-        self.call(py, "publish", None, move |c| c.publish(&inf))
+        let data = inf
+            .into_iter()
+            .fold(Publish::new(), |p, i| p.put(&i.key.to_string(), i.value));
+        self.call(py, "publish", None, move |c| c.publish(data))
     }
 
     /// PMIx_Lookup: {key: value} for `keys` (a str or a list of str).
@@ -586,14 +588,12 @@ impl PyClient {
         } else {
             keys.extract()?
         };
-        let mut extra = Vec::new();
+        let mut extra = LookupOpts::new();
         if wait {
-            extra.push(Info::new("pmix.wait", Value::Bool(true)));
+            // PMIX_WAIT as a bool, as the hosts this binding met take it
+            extra = extra.info(Info::new("pmix.wait", Value::Bool(true)));
             if let Some(t) = timeout {
-                extra.push(Info::new(
-                    "pmix.timeout",
-                    Value::Int(t.ceil().max(1.0) as i32),
-                ));
+                extra = extra.timeout(Duration::from_secs(t.ceil().max(1.0) as u64));
             }
         }
         // a waiting lookup has no reply deadline of ours unless one is given
@@ -608,7 +608,7 @@ impl PyClient {
             let mut data = if split && keys.len() > 1 {
                 Vec::new()
             } else {
-                c.lookup(&k, &extra)?
+                c.lookup(&k, extra.clone())?
             };
             // Open MPI 4.1's host answers a lookup with its data in the
             // wrong slots (an empty extra entry for one key, some keys
@@ -623,7 +623,7 @@ impl PyClient {
             if split && keys.len() > 1 {
                 data.clear();
                 for k in &keys {
-                    let one = c.lookup(&[k.as_str()], &extra)?;
+                    let one = c.lookup(&[k.as_str()], extra.clone())?;
                     data.extend(one.into_iter().filter(|p| p.key.as_bytes() == k.as_bytes()));
                 }
                 if missing(&data) {
@@ -650,7 +650,7 @@ impl PyClient {
         let keys = keys.unwrap_or_default();
         self.call(py, "unpublish", None, move |c| {
             let k: Vec<&str> = keys.iter().map(String::as_str).collect();
-            c.unpublish(&k)
+            c.unpublish(&k, LookupOpts::new())
         })
     }
 
@@ -705,7 +705,7 @@ impl PyClient {
     ) -> PyResult<()> {
         let range = match range {
             Some(r) => parse_range(r)?,
-            None => 4,
+            None => DataRange::SESSION,
         };
         let inf = infos(info)?;
         self.call(py, "notify", None, move |c| c.notify(status, range, &inf))
