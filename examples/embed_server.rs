@@ -5,6 +5,7 @@
 //!
 //!     embed_server N PROG [ARGS...]
 
+use pmix_types::enums::Rank;
 use pmix_wire::server::{net, HostEvent, JobSpec};
 use std::process::Command;
 
@@ -27,7 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ranks.push(
             Command::new(&prog)
                 .args(&rest)
-                .envs(server.client_env("embedded", r))
+                .envs(server.client_env("embedded", Rank::new(r)))
                 .spawn()?,
         );
     }

@@ -1,9 +1,10 @@
-//! A PMIx tool: connect to the server with the given pid (or the system
-//! server) and list its namespaces, as `pps` does.
+//! A PMIx tool: attach to the server with the given pid (or the system
+//! server), ask for its namespaces (`PMIX_QUERY_NAMESPACES`) and list
+//! them, as `pps` does. The answer is read as a `String` with `TryFrom`.
 //!
 //!     list_namespaces PID
 
-use pmix_types::{PString, Query};
+use pmix_wire::client::Queries;
 use pmix_wire::tool::{connect, Target};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -12,15 +13,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => Target::System,
     };
     let mut tool = connect(&target)?;
-    let answers = tool.query(vec![Query {
-        keys: vec![PString::from("pmix.qry.ns")],
-        qualifiers: Vec::new(),
-    }])?;
+    let answers = tool.query(Queries::new().ask(["pmix.qry.ns"]))?;
     for i in answers {
-        if let pmix_types::Value::String(Some(list)) = &i.value {
-            for ns in list.to_string().split(',') {
-                println!("{ns}");
-            }
+        let list = String::try_from(i.value)?;
+        for ns in list.split(',').filter(|n| !n.is_empty()) {
+            println!("{ns}");
         }
     }
     tool.finalize()?;

@@ -1,5 +1,6 @@
 //! The crate's examples (examples/), built by `cargo test`, run for real:
-//! the minimal client under `pmixw run` and under the embedding host, the
+//! the minimal client under `pmixw run` and under the embedding hosts
+//! (blocking and tokio), the
 //! namespace-listing tool against a running `pmixw run`, and the codec-only
 //! example against `pmixw encode`.
 
@@ -53,6 +54,22 @@ fn minimal_client_runs_under_pmixw_run_and_the_embedding_host() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     check_ranks(&String::from_utf8_lossy(&o.stdout), 2);
+    assert_eq!(err.matches("finalized").count(), 2, "{err}");
+}
+
+/// The tokio host: the same client, two ranks, every rank connects and
+/// finalizes through the async server's upcalls.
+#[test]
+fn minimal_client_runs_under_the_async_embedding_host() {
+    let o = Command::new(example("embed_server_async"))
+        .arg("2")
+        .arg(example("minimal_client"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    check_ranks(&String::from_utf8_lossy(&o.stdout), 2);
+    assert_eq!(err.matches("connected (").count(), 2, "{err}");
     assert_eq!(err.matches("finalized").count(), 2, "{err}");
 }
 

@@ -921,7 +921,7 @@ fn events_follow_their_range() {
     s.notify(
         -3005,
         &pmix_types::Proc::new("elsewhere", 0),
-        range::GLOBAL,
+        pmix_types::enums::DataRange::GLOBAL,
         vec![],
     );
     let (events, _) = drain(&mut s);

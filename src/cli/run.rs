@@ -525,7 +525,14 @@ fn announce(server: &net::Running, event: i32, source: Proc, code: i32) {
         Info::new("pmix.exit.code", Value::Int(code)),
         Info::new("pmix.evterm.job", Value::Bool(true)),
     ];
-    server.call(move |s| s.notify(event, &source, pmix_wire::server::range::NAMESPACE, info));
+    server.call(move |s| {
+        s.notify(
+            event,
+            &source,
+            pmix_types::enums::DataRange::NAMESPACE,
+            info,
+        )
+    });
 }
 
 /// Whether `targets` names rank `rank` of `ns` (or its whole namespace).

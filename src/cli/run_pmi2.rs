@@ -603,7 +603,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                         info,
                     },
                 ) => {
-                    server.call(move |s| s.notify(code, &source, range, info));
+                    server.call(move |s| s.notify(code, &source, range.into(), info));
                 }
                 Ev::Peer(j, Msg::End { status, message }) => {
                     ending = Some((status, format!("node {j} ({}): {message}", names[j]), false));

@@ -72,6 +72,7 @@ use pmix_codec::frame::{frame, tag, FrameDecoder, HeaderOrder, DEFAULT_MAX_MESSA
 use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
 use pmix_codec::registry::Registry;
 use pmix_codec::{DataBuffer, Format};
+use pmix_types::enums::{DataRange, Rank};
 use pmix_types::status::codes;
 use pmix_types::{DataArray, DataType, Hex, Info, Kval, PString, Pdata, Proc, Value};
 use std::collections::{BTreeSet, HashMap, VecDeque};
@@ -440,7 +441,8 @@ impl Server {
     /// rank must be it or its descendant (when the verifier can tell).
     /// Claims that came in before are checked now: the verified one keeps
     /// the rank, proven strays are dropped.
-    pub fn set_rank_pid(&mut self, nspace: &str, rank: u32, pid: u32) {
+    pub fn set_rank_pid(&mut self, nspace: &str, rank: impl Into<Rank>, pid: u32) {
+        let rank = rank.into().wire();
         let Some(r) = self.rank_mut(nspace, rank) else {
             return;
         };
@@ -497,8 +499,8 @@ impl Server {
     }
 
     /// The server's own nspace and rank, as its URI names them.
-    pub fn set_identity(&mut self, nspace: &str, rank: u32) {
-        self.identity = Proc::new(nspace, rank);
+    pub fn set_identity(&mut self, nspace: &str, rank: impl Into<Rank>) {
+        self.identity = Proc::at(nspace, rank.into());
     }
 
     /// Refuse messages larger than this before buffering them.
@@ -524,7 +526,13 @@ impl Server {
     /// rendezvous URI under every variable a libpmix client of any version
     /// looks for (`select::SERVER_URI_VARS`), and
     /// the modules it must use so that job data crosses the socket.
-    pub fn client_env(&self, nspace: &str, rank: u32, uri: &str) -> Vec<(String, String)> {
+    pub fn client_env(
+        &self,
+        nspace: &str,
+        rank: impl Into<Rank>,
+        uri: &str,
+    ) -> Vec<(String, String)> {
+        let rank = rank.into().wire();
         let mut env = vec![
             ("PMIX_NAMESPACE".into(), nspace.to_string()),
             ("PMIX_RANK".into(), rank.to_string()),
@@ -659,7 +667,8 @@ impl Server {
     /// [`Server::dmodex_done`] on the requesting node. Our format, one
     /// BYTE_OBJECT unit (v41) holding PROC then KVALs; servers exchange it
     /// only through their hosts.
-    pub fn modex_data(&self, nspace: &str, rank: u32) -> Option<Bytes> {
+    pub fn modex_data(&self, nspace: &str, rank: impl Into<Rank>) -> Option<Bytes> {
+        let rank = rank.into().wire();
         let r = self.jobs.get(nspace)?.ranks.get(rank as usize)?;
         if r.elsewhere || !r.committed {
             return None;
@@ -2004,8 +2013,8 @@ impl Server {
     /// An event from the host (another node, the resource manager) for
     /// this node's clients and tools, within `range` of `source`: delivered
     /// on tag 0 to every connection registered for `code`.
-    pub fn notify(&mut self, code: i32, source: &Proc, range: u8, info: Vec<Info>) {
-        self.deliver_event(None, code, source, info, range);
+    pub fn notify(&mut self, code: i32, source: &Proc, range: DataRange, info: Vec<Info>) {
+        self.deliver_event(None, code, source, info, range.wire());
     }
 
     /// Deliver an event to the local connections registered for its code

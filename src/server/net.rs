@@ -14,6 +14,7 @@
 use super::limits::{Limits, Refusal};
 use super::peercred::{ProcVerify, TcpTable};
 use super::{ConnId, HostEvent, JobSpec, Output, Server};
+use pmix_types::enums::Rank;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -221,8 +222,8 @@ pub struct Running {
 
 impl Running {
     /// The environment of one rank (see [`Server::client_env`]).
-    pub fn client_env(&self, nspace: &str, rank: u32) -> Vec<(String, String)> {
-        env_of(&self.envs, nspace, rank)
+    pub fn client_env(&self, nspace: &str, rank: impl Into<Rank>) -> Vec<(String, String)> {
+        env_of(&self.envs, nspace, rank.into().wire())
     }
 
     /// Run `f` on the server core and return its result: how the host
@@ -275,8 +276,8 @@ pub struct AsyncRunning {
 
 impl AsyncRunning {
     /// The environment of one rank (see [`Server::client_env`]).
-    pub fn client_env(&self, nspace: &str, rank: u32) -> Vec<(String, String)> {
-        env_of(&self.envs, nspace, rank)
+    pub fn client_env(&self, nspace: &str, rank: impl Into<Rank>) -> Vec<(String, String)> {
+        env_of(&self.envs, nspace, rank.into().wire())
     }
 
     /// The URI clients and tools connect to.

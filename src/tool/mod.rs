@@ -3,12 +3,13 @@
 //! identity, and query.
 //!
 //! ```no_run
+//! use pmix_wire::client::Queries;
 //! use pmix_wire::tool::{connect, Target};
-//! use pmix_types::Query;
 //! let mut t = connect(&Target::Pid(12345))?;
-//! let answers = t.query(vec![Query { keys: vec!["pmix.qry.ns".into()], qualifiers: vec![] }])?;
+//! let answers = t.query(Queries::new().ask(["pmix.qry.ns"]))?;
 //! for i in answers {
-//!     println!("{}: {:?}", i.key.as_pstring().to_string_lossy(), i.value);
+//!     let namespaces = String::try_from(i.value).map_err(|e| e.to_string());
+//!     println!("{}: {namespaces:?}", i.key.as_pstring().to_string_lossy());
 //! }
 //! t.finalize()?;
 //! # Ok::<(), pmix_wire::client::ClientError>(())
