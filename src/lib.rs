@@ -17,3 +17,8 @@ pub mod verify;
 
 // issue 13: the live PMIx hosts and the cross-version matrix
 pub mod hosts;
+
+/// The README's Rust snippets, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme_doctests {}
