@@ -46,31 +46,29 @@ fn minimal_client_runs_under_pmixw_run_and_the_embedding_host() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     check_ranks(&String::from_utf8_lossy(&o.stdout), 3);
-    let o = Command::new(example("embed_server"))
+    run_under_host("embed_server");
+}
+
+/// The minimal client as two ranks of an embedding host example: every
+/// rank prints all values, the host saw both connect and finalize.
+fn run_under_host(host: &str) {
+    let o = Command::new(example(host))
         .arg("2")
-        .arg(&client)
+        .arg(example("minimal_client"))
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+    assert!(o.status.success(), "{host}: {err}");
     check_ranks(&String::from_utf8_lossy(&o.stdout), 2);
-    assert_eq!(err.matches("finalized").count(), 2, "{err}");
+    assert_eq!(err.matches("connected (").count(), 2, "{host}: {err}");
+    assert_eq!(err.matches("finalized").count(), 2, "{host}: {err}");
 }
 
 /// The tokio host: the same client, two ranks, every rank connects and
 /// finalizes through the async server's upcalls.
 #[test]
 fn minimal_client_runs_under_the_async_embedding_host() {
-    let o = Command::new(example("embed_server_async"))
-        .arg("2")
-        .arg(example("minimal_client"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
-    check_ranks(&String::from_utf8_lossy(&o.stdout), 2);
-    assert_eq!(err.matches("connected (").count(), 2, "{err}");
-    assert_eq!(err.matches("finalized").count(), 2, "{err}");
+    run_under_host("embed_server_async");
 }
 
 #[test]

@@ -31,6 +31,27 @@ fn flag(on: bool, key: &str, out: &mut Vec<Info>) {
     }
 }
 
+/// `timeout` (PMIX_TIMEOUT) and `info` (any other attribute) for the
+/// builders that hold `timeout` and `extra` fields.
+macro_rules! timeout_and_info {
+    ($($t:ty),*) => {$(
+        impl $t {
+            /// `PMIX_TIMEOUT`: how long the host may take.
+            pub fn timeout(mut self, t: Duration) -> Self {
+                self.timeout = Some(t);
+                self
+            }
+            /// Any other attribute.
+            pub fn info(mut self, i: Info) -> Self {
+                self.extra.push(i);
+                self
+            }
+        }
+    )*};
+}
+
+timeout_and_info!(FenceOpts, GetOpts, LookupOpts, GroupOpts);
+
 /// Options of PMIx_Fence.
 #[derive(Clone, Debug, Default, PartialEq)]
 #[must_use]
@@ -54,16 +75,6 @@ impl FenceOpts {
     /// `PMIX_COLLECT_DATA`: exchange the data the processes committed.
     pub fn collect_data(mut self, yes: bool) -> Self {
         self.collect = yes;
-        self
-    }
-    /// `PMIX_TIMEOUT`.
-    pub fn timeout(mut self, t: Duration) -> Self {
-        self.timeout = Some(t);
-        self
-    }
-    /// Any other attribute.
-    pub fn info(mut self, i: Info) -> Self {
-        self.extra.push(i);
         self
     }
     /// The attributes the request carries.
@@ -92,11 +103,6 @@ impl GetOpts {
     pub fn new() -> Self {
         Self::default()
     }
-    /// `PMIX_TIMEOUT`: how long the server may wait for the data.
-    pub fn timeout(mut self, t: Duration) -> Self {
-        self.timeout = Some(t);
-        self
-    }
     /// `PMIX_DATA_SCOPE`: only data put in this scope.
     pub fn scope(mut self, s: Scope) -> Self {
         self.scope = Some(s);
@@ -110,11 +116,6 @@ impl GetOpts {
     /// `PMIX_IMMEDIATE`: as `optional`, never wait for the server.
     pub fn immediate(mut self, yes: bool) -> Self {
         self.immediate = yes;
-        self
-    }
-    /// Any other attribute.
-    pub fn info(mut self, i: Info) -> Self {
-        self.extra.push(i);
         self
     }
     /// Whether the answer comes from local data alone.
@@ -283,16 +284,6 @@ impl LookupOpts {
         self.wait = Some(n);
         self
     }
-    /// `PMIX_TIMEOUT`.
-    pub fn timeout(mut self, t: Duration) -> Self {
-        self.timeout = Some(t);
-        self
-    }
-    /// Any other attribute.
-    pub fn info(mut self, i: Info) -> Self {
-        self.extra.push(i);
-        self
-    }
     /// The attributes the request carries.
     pub fn to_info(&self) -> Vec<Info> {
         let mut v = Vec::new();
@@ -377,16 +368,6 @@ impl GroupOpts {
     /// `PMIX_GROUP_ASSIGN_CONTEXT_ID`: ask the host for a context id.
     pub fn assign_context_id(mut self, yes: bool) -> Self {
         self.assign_context_id = yes;
-        self
-    }
-    /// `PMIX_TIMEOUT`.
-    pub fn timeout(mut self, t: Duration) -> Self {
-        self.timeout = Some(t);
-        self
-    }
-    /// Any other attribute.
-    pub fn info(mut self, i: Info) -> Self {
-        self.extra.push(i);
         self
     }
     /// The attributes the request carries.
