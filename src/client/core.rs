@@ -36,7 +36,9 @@ pub enum ClientError {
     /// A value came, but not of the type the caller asked for.
     #[error("get {key}: {err}")]
     Type {
+        /// The key asked for.
         key: String,
+        /// What was expected and what came.
         err: pmix_types::TypeMismatch,
     },
 }

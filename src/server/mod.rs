@@ -639,7 +639,8 @@ impl Server {
     /// Say which ranks of a namespace run on this node; the others are on
     /// other nodes, reached through the host (fence and direct modex
     /// upcalls). By default every rank is local.
-    pub fn set_local_ranks(&mut self, nspace: &str, local: &[u32]) {
+    pub fn set_local_ranks<R: Into<Rank> + Copy>(&mut self, nspace: &str, local: &[R]) {
+        let local: Vec<u32> = local.iter().map(|r| (*r).into().wire()).collect();
         if let Some(j) = self.jobs.get_mut(nspace) {
             for (r, st) in j.ranks.iter_mut().enumerate() {
                 st.elsewhere = !local.contains(&(r as u32));
