@@ -28,6 +28,8 @@ pub(super) struct Conn {
     pub(super) finalized: bool,
     /// Event codes this client registered for; `Some(empty)`: all events.
     pub(super) events: Option<Vec<i32>>,
+    /// When it first registered for events (its place in the delivery order).
+    pub(super) registered: Option<u64>,
     /// What the driver knows of the peer's socket.
     pub(super) peer: PeerInfo,
     /// While the handshake is pending: when it must be complete.
@@ -134,6 +136,7 @@ impl Server {
                 state: ConnState::Handshake,
                 finalized: false,
                 events: None,
+                registered: None,
                 peer,
                 deadline,
             },
@@ -209,6 +212,9 @@ impl Server {
         };
         if let Some(d) = c.deadline {
             self.pending.remove(&(d, id));
+        }
+        if let Some(seq) = c.registered {
+            self.registered.remove(&seq);
         }
         if let Some(uid) = c.peer.uid {
             if let Some(n) = self.uids.get_mut(&uid) {
@@ -435,5 +441,43 @@ impl Server {
         self.out
             .push_back(Output::Host(HostEvent::Connected(proc, fmt)));
         Ok(())
+    }
+
+    /// GET_CREDENTIAL, the native security module: a credential is the
+    /// euid and egid the peer's handshake carried.
+    pub(super) fn get_credential(&mut self, id: ConnId, t: u32) {
+        let cred = self
+            .conns
+            .get(&id)
+            .map(|c| c.credential.clone())
+            .unwrap_or_default();
+        let r = if cred.len() == 8 {
+            Reply::Credential {
+                status: codes::PMIX_SUCCESS,
+                credential: Some(cred),
+                info: Some(vec![Info::new("pmix.sec.ctype", pstr("native"))]),
+            }
+        } else {
+            Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)
+        };
+        self.reply(id, t, &r);
+    }
+
+    /// VALIDATE_CRED: valid when it matches the asking connection's own.
+    pub(super) fn validate_credential(&mut self, id: ConnId, t: u32, credential: &Bytes) {
+        let mine = self
+            .conns
+            .get(&id)
+            .map(|c| c.credential.clone())
+            .unwrap_or_default();
+        let r = if credential.len() == 8 && *credential == mine {
+            Reply::Infos {
+                status: codes::PMIX_SUCCESS,
+                info: Some(vec![]),
+            }
+        } else {
+            Reply::Status(codes::PMIX_ERR_INVALID_CRED)
+        };
+        self.reply(id, t, &r);
     }
 }

@@ -45,8 +45,11 @@ pub struct NodeMap {
 
 /// The server core.
 pub struct Server {
-    pub(super) jobs: HashMap<String, Job>,
-    pub(super) conns: HashMap<ConnId, Conn>,
+    pub(super) jobs: BTreeMap<String, Job>,
+    pub(super) conns: BTreeMap<ConnId, Conn>,
+    /// Connections registered for events, in registration order.
+    pub(super) registered: BTreeMap<u64, ConnId>,
+    pub(super) next_registration: u64,
     pub(super) next_conn: ConnId,
     pub(super) out: VecDeque<Output>,
     pub(super) collectives: Vec<Collective>,
@@ -59,12 +62,12 @@ pub struct Server {
     pub(super) identity: Proc,
     pub(super) tools: u32,
     /// Spawn requests waiting for the host: id → (connection, tag).
-    pub(super) spawns: HashMap<u64, (ConnId, u32)>,
+    pub(super) spawns: BTreeMap<u64, (ConnId, u32)>,
     pub(super) next_request: u64,
     /// Fences waiting for the host: id → the local callers.
-    pub(super) fences: HashMap<u64, Vec<(ConnId, u32)>>,
+    pub(super) fences: BTreeMap<u64, Vec<(ConnId, u32)>>,
     /// Direct-modex requests out with the host: id → target.
-    pub(super) dmodex: HashMap<u64, (String, u32)>,
+    pub(super) dmodex: BTreeMap<u64, (String, u32)>,
     /// What the host said of each rank's process (query.rs).
     pub(super) procs: HashMap<(String, u32), query::ProcRecord>,
     pub(super) executables: HashMap<String, String>,
@@ -88,8 +91,10 @@ pub struct Server {
 impl Server {
     pub fn new() -> Server {
         Server {
-            jobs: HashMap::new(),
-            conns: HashMap::new(),
+            jobs: BTreeMap::new(),
+            conns: BTreeMap::new(),
+            registered: BTreeMap::new(),
+            next_registration: 0,
             next_conn: 1,
             out: VecDeque::new(),
             collectives: Vec::new(),
@@ -100,10 +105,10 @@ impl Server {
             max_message: DEFAULT_MAX_MESSAGE,
             identity: Proc::new("pmixw-server", 0),
             tools: 0,
-            spawns: HashMap::new(),
+            spawns: BTreeMap::new(),
             next_request: 1,
-            fences: HashMap::new(),
-            dmodex: HashMap::new(),
+            fences: BTreeMap::new(),
+            dmodex: BTreeMap::new(),
             procs: HashMap::new(),
             executables: HashMap::new(),
             groups: group::Groups::default(),

@@ -42,7 +42,8 @@ impl Server {
     }
 
     /// Send an event on tag 0 to every connection that registered for
-    /// `code` (or for all events) and that `want` picks.
+    /// `code` (or for all events) and that `want` picks, in the order the
+    /// connections first registered.
     pub(super) fn emit(
         &mut self,
         code: i32,
@@ -51,9 +52,11 @@ impl Server {
         range: u8,
         want: impl Fn(ConnId, &ConnState) -> bool,
     ) {
+        // registration order, never the order of a hash map
         let targets: Vec<(ConnId, Format)> = self
-            .conns
-            .iter()
+            .registered
+            .values()
+            .filter_map(|cid| Some((cid, self.conns.get(cid)?)))
             .filter(|(cid, c)| {
                 want(**cid, &c.state)
                     && c.events
@@ -76,5 +79,46 @@ impl Server {
                 self.send(cid, tag::NOTIFY, &b);
             }
         }
+    }
+
+    /// REGEVENTS: the connection hears these codes (none: every code).
+    pub(super) fn register_events(&mut self, id: ConnId, t: u32, codes: Vec<i32>) {
+        if let Some(c) = self.conns.get_mut(&id) {
+            if c.registered.is_none() {
+                // events reach connections in the order they registered
+                let seq = self.next_registration;
+                self.next_registration += 1;
+                c.registered = Some(seq);
+                self.registered.insert(seq, id);
+            }
+            let e = c.events.get_or_insert_with(Vec::new);
+            e.extend(codes);
+        }
+        self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
+    }
+
+    /// A client's NOTIFY: answered, handed to the host when its range
+    /// reaches beyond this node, delivered here.
+    pub(super) fn client_notify(
+        &mut self,
+        id: ConnId,
+        t: u32,
+        proc: &Proc,
+        code: i32,
+        range: u8,
+        mut info: Vec<Info>,
+    ) {
+        self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
+        // beyond this node, the host spreads it (and answers nothing)
+        if !matches!(range, range::LOCAL | range::PROC_LOCAL) {
+            self.out.push_back(Output::Host(HostEvent::Notified {
+                code,
+                source: proc.clone(),
+                range,
+                info: info.clone(),
+            }));
+        }
+        info.push(Info::new("pmix.srvr.internal.notify", Value::Bool(true)));
+        self.deliver_event(Some(id), code, proc, info, range);
     }
 }

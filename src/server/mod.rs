@@ -89,7 +89,7 @@ use pmix_codec::registry::Registry;
 use pmix_codec::{DataBuffer, Format};
 use pmix_types::status::codes;
 use pmix_types::{DataArray, DataType, Hex, Info, Kval, PString, Pdata, Proc, Value};
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 /// `pmix_data_range_t` values (pmix_common.h).

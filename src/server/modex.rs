@@ -340,4 +340,69 @@ impl Server {
             KeyState::Absent
         }
     }
+
+    /// COMMIT: the rank's LOCAL/GLOBAL and REMOTE/GLOBAL keys; waiting GETs
+    /// for it are answered. False: a blob does not parse.
+    pub(super) fn commit(
+        &mut self,
+        id: ConnId,
+        t: u32,
+        fmt: &Format,
+        proc: Proc,
+        blobs: Vec<(u8, pmix_types::Buffer)>,
+    ) -> bool {
+        let fmt = *fmt;
+        let me = name(&proc);
+        let mut local = Vec::new();
+        let mut remote = Vec::new();
+        for (scope, buf) in blobs {
+            // LOCAL (1) and GLOBAL (3) data is for local peers; the
+            // client sends GLOBAL keys in both sections
+            // the blob's own type byte; v20/v12 send none, and the
+            // connection's type applies
+            let bf = Format {
+                buffer_type: match buf.buffer_type {
+                    1 => pmix_codec::BufferType::NonDesc,
+                    2 => pmix_codec::BufferType::FullyDesc,
+                    _ => fmt.buffer_type,
+                },
+                ..fmt
+            };
+            let mut b = DataBuffer::from_bytes(bf, buf.bytes.clone());
+            while !b.unread().is_empty() {
+                match b.unpack_one(DataType::Kval) {
+                    Ok(Value::Kval(k)) if scope == 1 || scope == 3 => local.push(*k),
+                    Ok(Value::Kval(k)) if scope == 2 => remote.push(*k),
+                    Ok(_) => {}
+                    Err(_) => return false,
+                }
+            }
+        }
+        if let Some(r) = self
+            .jobs
+            .get_mut(&me.0)
+            .and_then(|j| j.ranks.get_mut(me.1 as usize))
+        {
+            // GLOBAL keys arrive in both sections: the LOCAL one
+            // holds them for local peers, the REMOTE one for others
+            let upsert = |to: &mut Vec<Kval>, k: Kval| {
+                if let Some(old) = to.iter_mut().find(|o| o.key == k.key) {
+                    *old = k;
+                } else {
+                    to.push(k);
+                }
+            };
+            for k in local {
+                upsert(&mut r.local, k);
+            }
+            for k in remote {
+                upsert(&mut r.remote, k);
+            }
+            r.committed = true;
+        }
+        self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
+        self.out.push_back(Output::Host(HostEvent::Committed(proc)));
+        self.resolve_gets(&me);
+        true
+    }
 }

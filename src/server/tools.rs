@@ -87,4 +87,34 @@ impl Server {
         };
         self.reply(conn, t, &r);
     }
+
+    /// A tool's request: true when answered here (REQ, FINALIZE, and what
+    /// tools may not ask); false for what the core answers as for a client
+    /// (queries, job control, GET, lookups, events, log).
+    pub(super) fn tool_request(
+        &mut self,
+        id: ConnId,
+        t: u32,
+        proc: &Proc,
+        version: &str,
+        req: &Request,
+    ) -> bool {
+        // tools are not ranks of a job: init, queries, lookups, events, finalize
+        match req {
+            Request::Req => {
+                let r = Self::tool_job_info(proc, version);
+                self.reply(id, t, &r);
+            }
+            Request::Query { .. }
+            | Request::JobControl { .. }
+            | Request::Get { .. }
+            | Request::Lookup { .. }
+            | Request::RegEvents { .. }
+            | Request::DeregEvents { .. }
+            | Request::Log { .. } => return false,
+            Request::Finalize => self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS)),
+            _ => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
+        }
+        true
+    }
 }
