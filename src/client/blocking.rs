@@ -2,7 +2,9 @@
 //! no threads. Event notices that arrive while waiting for a reply are
 //! queued and handed out by [`Client::next_event`].
 
-use super::core::{info, parse_uri, status_reply, ClientEnv, ClientError, Core, Event, Result};
+use super::core::{
+    euid_egid, info, parse_uri, status_reply, ClientEnv, ClientError, Core, Event, Result,
+};
 use pmix_codec::command::{EventNotice, Reply, Request};
 use pmix_types::{App, Info, PString, Pdata, Proc, Query, Value, RANK_WILDCARD};
 use std::collections::VecDeque;
@@ -12,13 +14,6 @@ use std::time::{Duration, Instant};
 
 /// Default time to wait for any reply.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Our effective uid and gid, from the owner of /proc/self (the kernel
-/// gives that directory the process's effective ids).
-fn euid_egid() -> (u32, u32) {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/self").map_or((0, 0), |m| (m.uid(), m.gid()))
-}
 
 /// A connected PMIx client (PMIx_Init … PMIx_Finalize).
 pub struct Client {
@@ -90,7 +85,7 @@ impl Client {
     }
 
     fn flush(&mut self) -> Result<()> {
-        let out = self.core.take_transmit();
+        let out = self.core.poll_transmit().unwrap_or_default();
         if !out.is_empty() {
             self.sock.write_all(&out)?;
         }

@@ -172,8 +172,8 @@ impl Server {
         }
     }
 
-    /// Bytes received on a connection.
-    pub fn received(&mut self, id: ConnId, data: &[u8], now: Instant) {
+    /// Bytes received on a connection, at `now`.
+    pub fn handle_input(&mut self, id: ConnId, data: &[u8], now: Instant) {
         let Some(c) = self.conns.get_mut(&id) else {
             return;
         };

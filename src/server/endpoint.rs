@@ -1,6 +1,6 @@
 //! The endpoint: state shared by every connection (jobs and their ranks,
 //! the host's settings, waits with deadlines) and the verbs a driver calls
-//! on it (`poll_output`, `next_timeout`, `handle_timeout`).
+//! on it (`poll_event`, `poll_transmit`, `poll_timeout`, `handle_timeout`).
 
 use super::*;
 
@@ -43,6 +43,24 @@ pub struct NodeMap {
     pub me: usize,
 }
 
+/// What the core has for its driver: bytes and closes per connection,
+/// upcalls for the host; [`Output`]s are sorted into them as they are made.
+#[derive(Default)]
+pub(super) struct Outbox {
+    pub(super) transmits: VecDeque<Transmit>,
+    pub(super) events: VecDeque<HostEvent>,
+}
+
+impl Outbox {
+    pub(super) fn push_back(&mut self, o: Output) {
+        match o {
+            Output::Send(id, b) => self.transmits.push_back(Transmit::Send(id, b)),
+            Output::Close(id) => self.transmits.push_back(Transmit::Close(id)),
+            Output::Host(e) => self.events.push_back(e),
+        }
+    }
+}
+
 /// The server core.
 pub struct Server {
     pub(super) jobs: BTreeMap<String, Job>,
@@ -51,7 +69,7 @@ pub struct Server {
     pub(super) registered: BTreeMap<u64, ConnId>,
     pub(super) next_registration: u64,
     pub(super) next_conn: ConnId,
-    pub(super) out: VecDeque<Output>,
+    pub(super) out: Outbox,
     pub(super) collectives: Vec<Collective>,
     pub(super) gets: Vec<PendingGet>,
     pub(super) lookups: Vec<PendingLookup>,
@@ -96,7 +114,7 @@ impl Server {
             registered: BTreeMap::new(),
             next_registration: 0,
             next_conn: 1,
-            out: VecDeque::new(),
+            out: Outbox::default(),
             collectives: Vec::new(),
             gets: Vec::new(),
             lookups: Vec::new(),
@@ -222,13 +240,33 @@ impl Server {
         self.job_info_cache.borrow_mut().clear();
     }
 
-    /// The next thing to do, if any.
+    /// The next upcall for the host, if any. A driver drains these before
+    /// [`Server::poll_transmit`]: then the host always hears of an event
+    /// (an abort, a finalize) before the reply that follows it is written.
+    pub fn poll_event(&mut self) -> Option<HostEvent> {
+        self.out.events.pop_front()
+    }
+
+    /// The next bytes to write or connection to close, in order per
+    /// connection.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.out.transmits.pop_front()
+    }
+
+    /// Both queues in one: every pending [`Server::poll_event`] first (as
+    /// [`Output::Host`]), then the transmits.
     pub fn poll_output(&mut self) -> Option<Output> {
-        self.out.pop_front()
+        if let Some(e) = self.poll_event() {
+            return Some(Output::Host(e));
+        }
+        self.poll_transmit().map(|t| match t {
+            Transmit::Send(id, b) => Output::Send(id, b),
+            Transmit::Close(id) => Output::Close(id),
+        })
     }
 
     /// When [`Server::handle_timeout`] should next be called.
-    pub fn next_timeout(&self) -> Option<Instant> {
+    pub fn poll_timeout(&self) -> Option<Instant> {
         self.gets
             .iter()
             .map(|g| g.deadline)

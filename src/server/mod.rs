@@ -1,11 +1,22 @@
 //! The server role, sans-IO (issue #5): a PMIx server core that libpmix
 //! clients connect to. It owns no sockets, threads or clocks: the driver
 //! hands it each connection's bytes with the current time and sends what
-//! [`Server::poll_output`] returns. The host (a launcher, a resource
-//! manager) registers namespaces and receives [`HostEvent`]s; everything a
-//! single node can answer (modex, fences, publish/lookup, events, queries)
-//! the core answers itself. Layouts: spec-notes/commands.md; behaviour and
-//! evidence: spec-notes/server.md.
+//! [`Server::poll_transmit`] returns. The host (a launcher, a resource
+//! manager) registers namespaces and receives [`HostEvent`]s
+//! ([`Server::poll_event`]); everything a single node can answer (modex,
+//! fences, publish/lookup, events, queries) the core answers itself.
+//! Layouts: spec-notes/commands.md; behaviour and evidence:
+//! spec-notes/server.md.
+//!
+//! The verbs are those of the client core ([`crate::client::Core`]), as
+//! quinn-proto names them: `handle_input` (bytes in), `handle_timeout(now)`,
+//! `poll_transmit`, `poll_timeout`, `poll_event`. The core is split as
+//! quinn-proto splits an endpoint from its connections: per-connection
+//! state (framing, handshake, format, event registrations, refusals) in
+//! `connection.rs`; endpoint state in `endpoint.rs` (jobs, ranks, limits,
+//! timeouts), `modex.rs`, `jobinfo.rs`, `fence.rs`, `pubsub.rs`,
+//! `events.rs`, `tools.rs`, `query.rs`, `group.rs`, `jobctl.rs`; the
+//! request router in `dispatch.rs`.
 //!
 //! A host embedding the server (what `pmixw run` does): start it on a
 //! loopback port, give each rank its environment, act on the upcalls.
@@ -42,7 +53,7 @@
 //! outputs out.
 //!
 //! ```
-//! use pmix_wire::server::{JobSpec, Output, Server};
+//! use pmix_wire::server::{JobSpec, Server, Transmit};
 //! use std::time::Instant;
 //!
 //! let mut core = Server::new();
@@ -51,8 +62,8 @@
 //! // a handshake header announcing 1 GiB: refused before anything is buffered
 //! let mut header = [0u8; 16];
 //! header[8..12].copy_from_slice(&(1u32 << 30).to_le_bytes());
-//! core.received(peer, &header, Instant::now());
-//! assert_eq!(core.poll_output(), Some(Output::Close(peer)));
+//! core.handle_input(peer, &header, Instant::now());
+//! assert_eq!(core.poll_transmit(), Some(Transmit::Close(peer)));
 //! ```
 
 mod connection;
@@ -122,7 +133,17 @@ pub struct JobSpec {
     pub info: Vec<Info>,
 }
 
-/// What the server asks its driver or host to do.
+/// What the driver must do on a connection ([`Server::poll_transmit`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Transmit {
+    /// Write these bytes to the connection.
+    Send(ConnId, Vec<u8>),
+    /// Close the connection (after writing what was queued for it).
+    Close(ConnId),
+}
+
+/// What the server asks its driver or host to do: a [`Transmit`] or a
+/// [`HostEvent`], as [`Server::poll_output`] hands both out.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Output {
     /// Write these bytes to the connection.
@@ -305,7 +326,7 @@ pub fn fuzz_peers(data: &[u8]) {
             };
             let n = (len as usize).min(tail.len());
             if open[p] {
-                s.received(peers[p], &tail[..n], now);
+                s.handle_input(peers[p], &tail[..n], now);
             }
             rest = &tail[n..];
         }
