@@ -1,5 +1,10 @@
 //! The client protocol core, sans-IO: bytes in, bytes and events out. It
-//! owns no socket, thread or clock; `blocking.rs` drives it over TCP.
+//! owns no socket, thread or clock; `blocking.rs` drives it over TCP with
+//! blocking reads, `asyncio.rs` on tokio. Its verbs are the server core's
+//! (quinn-proto's names): `handle_input`, `handle_timeout(now)`,
+//! `poll_timeout`, `poll_transmit`, `poll_event`; deadlines (handshake,
+//! [`Core::send_by`]) are instants the driver passes in, so a test can run
+//! it on a virtual clock.
 //!
 //! Wire facts used here are listed in spec-notes/client.md.
 
