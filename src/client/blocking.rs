@@ -3,7 +3,7 @@
 //! queued and handed out by [`Client::next_event`].
 
 use super::core::{
-    euid_egid, info, parse_uri, status_reply, ClientEnv, ClientError, Core, Event, Result,
+    euid_egid, info, parse_uri, status_reply, ClientEnv, ClientError, Core, Event, GetPlan, Result,
 };
 use pmix_codec::command::{EventNotice, Reply, Request};
 use pmix_types::{App, Info, PString, Pdata, Proc, Query, Value, RANK_WILDCARD};
@@ -168,22 +168,8 @@ impl Client {
 
     /// PMIx_Fence over `procs` (empty: our whole namespace).
     pub fn fence(&mut self, procs: &[Proc], collect: bool, timeout: Option<u32>) -> Result<()> {
-        let procs = if procs.is_empty() {
-            vec![Proc {
-                nspace: self.core.env.proc.nspace.clone(),
-                rank: RANK_WILDCARD,
-            }]
-        } else {
-            procs.to_vec()
-        };
-        let mut inf = Vec::new();
-        if collect {
-            inf.push(info("pmix.collect", Value::Bool(true)));
-        }
-        if let Some(t) = timeout {
-            inf.push(info("pmix.timeout", Value::Int(t as i32)));
-        }
-        let r = self.request(&Request::Fence { procs, info: inf }, "fence")?;
+        let req = self.core.fence_request(procs, collect, timeout);
+        let r = self.request(&req, "fence")?;
         match r {
             Reply::Raw(_) | Reply::Get { status: 0, .. } => Ok(()),
             r => status_reply("fence", &r),
@@ -197,37 +183,17 @@ impl Client {
     /// RFC; libpmix 4.2.2's client does the same); other keys, and reserved
     /// keys of other namespaces, go to the server as before.
     pub fn get(&mut self, proc: &Proc, key: &str, extra: &[Info]) -> Result<Value> {
-        if let Some(v) = self.core.get_local(proc, key) {
-            return Ok(v);
-        }
-        if self.core.resolves_locally(proc, key) {
-            return Err(ClientError::Status {
+        match self.core.plan_get(proc, key, extra) {
+            GetPlan::Local(v) => Ok(v),
+            GetPlan::NotFound => Err(ClientError::Status {
                 op: "get",
-                code: -46,
-            });
+                code: -46, // PMIX_ERR_NOT_FOUND
+            }),
+            GetPlan::Ask(req) => {
+                let r = self.request(&req, "get")?;
+                self.core.absorb_get(proc, key, r)
+            }
         }
-        // PMIX_OPTIONAL ("pmix.optional") and PMIX_IMMEDIATE ("pmix.imm"):
-        // answer from local data only, never ask the server
-        let immediate = extra.iter().any(|i| {
-            matches!(
-                i.key.as_pstring().as_bytes(),
-                b"pmix.imm" | b"pmix.optional"
-            ) && i.value == Value::Bool(true)
-        });
-        if immediate {
-            return Err(ClientError::Status {
-                op: "get",
-                code: -46,
-            });
-        }
-        let req = Request::Get {
-            nspace: Some(proc.nspace.as_pstring().clone()),
-            rank: proc.rank,
-            info: extra.to_vec(),
-            key: Some(Some(key.into())),
-        };
-        let r = self.request(&req, "get")?;
-        self.core.absorb_get(proc, key, r)
     }
 
     /// PMIx_Resolve_peers for our own node: the procs of `nspace` on it

@@ -44,27 +44,35 @@ pub struct Peer {
 /// Which process holds which socket inode and each process's parent: the
 /// process tree the core's verifier consults.
 #[derive(Clone, Default)]
-pub struct Procs(Arc<Mutex<(BTreeMap<u64, u32>, BTreeMap<u32, u32>)>>);
+pub struct Procs(Arc<Mutex<Tree>>);
+
+#[derive(Default)]
+struct Tree {
+    /// socket inode → the process holding it
+    holder: BTreeMap<u64, u32>,
+    /// process → its parent
+    parent: BTreeMap<u32, u32>,
+}
 
 impl Procs {
     /// Socket `inode` is held by process `pid`, whose parent is `parent`.
     pub fn add(&self, inode: u64, pid: u32, parent: u32) {
         let mut t = self.0.lock().unwrap();
-        t.0.insert(inode, pid);
-        t.1.insert(pid, parent);
+        t.holder.insert(inode, pid);
+        t.parent.insert(pid, parent);
     }
 }
 
 impl Verify for Procs {
     fn descends(&mut self, inode: u64, launched: u32) -> Option<bool> {
         let t = self.0.lock().unwrap();
-        let mut pid = *t.0.get(&inode)?;
+        let mut pid = *t.holder.get(&inode)?;
         // walk up the parents (bounded: a table can hold a cycle)
         for _ in 0..64 {
             if pid == launched {
                 return Some(true);
             }
-            match t.1.get(&pid) {
+            match t.parent.get(&pid) {
                 Some(&p) if p != pid => pid = p,
                 _ => return Some(false),
             }
