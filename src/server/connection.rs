@@ -36,6 +36,23 @@ pub(super) struct Conn {
     pub(super) deadline: Option<Instant>,
 }
 
+impl Conn {
+    /// The format its handshake negotiated (None while it is pending).
+    pub(super) fn format(&self) -> Option<Format> {
+        match &self.state {
+            ConnState::Client { fmt, .. } | ConnState::Tool { fmt, .. } => Some(*fmt),
+            ConnState::Handshake => None,
+        }
+    }
+
+    /// It registered for events of `code` (or for every code).
+    pub(super) fn hears(&self, code: i32) -> bool {
+        self.events
+            .as_ref()
+            .is_some_and(|e| e.is_empty() || e.contains(&code))
+    }
+}
+
 impl Server {
     /// The host launched this process as this rank: a client claiming the
     /// rank must be it or its descendant (when the verifier can tell).
@@ -307,10 +324,7 @@ impl Server {
     }
 
     pub(super) fn fmt_of(&self, id: ConnId) -> Option<Format> {
-        match self.conns.get(&id).map(|c| &c.state) {
-            Some(ConnState::Client { fmt, .. }) | Some(ConnState::Tool { fmt, .. }) => Some(*fmt),
-            _ => None,
-        }
+        self.conns.get(&id).and_then(Conn::format)
     }
 
     pub(super) fn reply(&mut self, id: ConnId, t: u32, r: &Reply) {

@@ -57,16 +57,8 @@ impl Server {
             .registered
             .values()
             .filter_map(|cid| Some((cid, self.conns.get(cid)?)))
-            .filter(|(cid, c)| {
-                want(**cid, &c.state)
-                    && c.events
-                        .as_ref()
-                        .is_some_and(|e| e.is_empty() || e.contains(&code))
-            })
-            .filter_map(|(cid, c)| match &c.state {
-                ConnState::Client { fmt, .. } | ConnState::Tool { fmt, .. } => Some((*cid, *fmt)),
-                ConnState::Handshake => None,
-            })
+            .filter(|(cid, c)| want(**cid, &c.state) && c.hears(code))
+            .filter_map(|(cid, c)| Some((*cid, c.format()?)))
             .collect();
         for (cid, fmt) in targets {
             let ev = EventNotice {
