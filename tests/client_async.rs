@@ -167,3 +167,29 @@ fn async_clients_wire_up_on_libpmix_422s_server() {
     assert!(rss.parse::<u64>().is_ok(), "{rss}");
     drop(server);
 }
+
+#[test]
+fn an_async_client_claiming_no_rank_of_the_job_gets_the_servers_refusal() {
+    runtime().block_on(async {
+        let server = net::spawn(
+            vec![JobSpec {
+                nspace: "asyncsmall".into(),
+                nprocs: 1,
+                hostname: net::hostname(),
+                info: vec![],
+            }],
+            net::Options::default(),
+        )
+        .expect("server");
+        let mut env = env_of(server.client_env("asyncsmall", 0));
+        env.proc = Proc::new("asyncsmall", 5);
+        match AsyncClient::connect(env).await {
+            Err(ClientError::Status { op, code }) => {
+                assert_eq!((op, code), ("handshake", -46)); // PMIX_ERR_NOT_FOUND
+            }
+            Err(e) => panic!("another error: {e}"),
+            Ok(_) => panic!("a rank the job does not have was served"),
+        }
+        server.stop().await;
+    });
+}
