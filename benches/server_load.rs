@@ -115,7 +115,7 @@ async fn request(
     req: &Request,
 ) -> Result<Reply, String> {
     let tag = core.send(req).map_err(|e| e.to_string())?.unwrap_or(0);
-    s.write_all(&core.take_transmit())
+    s.write_all(&core.poll_transmit().unwrap_or_default())
         .await
         .map_err(|e| e.to_string())?;
     match until(
@@ -152,7 +152,7 @@ async fn client(
     let mut s = TcpStream::connect(&addr).await.map_err(|e| e.to_string())?;
     s.set_nodelay(true).ok();
     let mut buf = vec![0u8; 64 << 10];
-    s.write_all(&core.take_transmit())
+    s.write_all(&core.poll_transmit().unwrap_or_default())
         .await
         .map_err(|e| e.to_string())?;
     until(&mut core, &mut s, &mut buf, |e| {

@@ -189,16 +189,16 @@ fn a_forged_claim_never_displaces_or_locks_out_the_verified_rank() {
     let now = Instant::now();
     // a stray of the same uid claims rank 0 before rank 0 connects
     let stray = s.open_peer(peer(7, 66), now).unwrap();
-    s.received(stray, &claim("mem", 0, 7), now);
+    s.handle_input(stray, &claim("mem", 0, 7), now);
     assert_eq!(statuses(&drain(&mut s), stray), vec![-23]);
     // the real rank 0 is served
     let real = s.open_peer(peer(7, 10), now).unwrap();
-    s.received(real, &claim("mem", 0, 7), now);
+    s.handle_input(real, &claim("mem", 0, 7), now);
     let out = drain(&mut s);
     assert_eq!(statuses(&out, real), vec![0]);
     // a second connection of an unknown process claims it again
     let unknown = s.open_peer(peer(7, 99), now).unwrap();
-    s.received(unknown, &claim("mem", 0, 7), now);
+    s.handle_input(unknown, &claim("mem", 0, 7), now);
     assert_eq!(statuses(&drain(&mut s), unknown), vec![-27]);
     let why: Vec<Refusal> = std::iter::from_fn(|| s.poll_refusal().map(|r| r.1)).collect();
     assert!(
@@ -208,7 +208,7 @@ fn a_forged_claim_never_displaces_or_locks_out_the_verified_rank() {
     assert_eq!(why[1], Refusal::RankTaken("mem:0".into()));
     // the uid of the socket must be the credential's
     let liar = s.open_peer(peer(8, 11), now).unwrap();
-    s.received(liar, &claim("mem", 1, 7), now);
+    s.handle_input(liar, &claim("mem", 1, 7), now);
     drain(&mut s);
     assert_eq!(
         s.poll_refusal().map(|r| r.1),
@@ -227,11 +227,11 @@ fn where_nothing_can_be_verified_the_real_rank_still_completes() {
     let now = Instant::now();
     // no verifier, no pids: a stray claims rank 0 first
     let stray = s.open();
-    s.received(stray, &claim("free", 0, 0), now);
+    s.handle_input(stray, &claim("free", 0, 0), now);
     let r0 = s.open();
-    s.received(r0, &claim("free", 0, 0), now);
+    s.handle_input(r0, &claim("free", 0, 0), now);
     let r1 = s.open();
-    s.received(r1, &claim("free", 1, 0), now);
+    s.handle_input(r1, &claim("free", 1, 0), now);
     let out = drain(&mut s);
     assert_eq!(statuses(&out, stray), vec![0]);
     assert_eq!(statuses(&out, r0), vec![0]);
@@ -247,8 +247,8 @@ fn where_nothing_can_be_verified_the_real_rank_still_completes() {
         procs: vec![],
         info: vec![],
     };
-    s.received(r0, &request(7, &fence), now);
-    s.received(r1, &request(7, &fence), now);
+    s.handle_input(r0, &request(7, &fence), now);
+    s.handle_input(r1, &request(7, &fence), now);
     let out = drain(&mut s);
     let ok = pmix_codec::command::Reply::Status(0);
     for id in [r0, r1] {
@@ -282,12 +282,12 @@ fn handshake_deadline_and_caps_in_virtual_time() {
         .unwrap();
     assert_eq!(s.open_peer(peer(2, 3), t0), Err(Refusal::TooManyPending(2)));
     assert_eq!(s.poll_refusal(), Some((0, Refusal::TooManyPending(2))));
-    assert_eq!(s.next_timeout(), Some(t0 + Duration::from_secs(5)));
+    assert_eq!(s.poll_timeout(), Some(t0 + Duration::from_secs(5)));
     // a completes its handshake; b drips and misses its deadline
-    s.received(a, &claim("cap", 0, 1), t0);
-    s.received(b, &claim("cap", 0, 1)[..10], t0);
+    s.handle_input(a, &claim("cap", 0, 1), t0);
+    s.handle_input(b, &claim("cap", 0, 1)[..10], t0);
     drain(&mut s);
-    assert_eq!(s.next_timeout(), Some(t0 + Duration::from_secs(6)));
+    assert_eq!(s.poll_timeout(), Some(t0 + Duration::from_secs(6)));
     s.handle_timeout(t0 + Duration::from_secs(5));
     assert!(drain(&mut s).is_empty());
     s.handle_timeout(t0 + Duration::from_secs(6));
@@ -296,10 +296,10 @@ fn handshake_deadline_and_caps_in_virtual_time() {
         s.poll_refusal(),
         Some((b, Refusal::HandshakeTimeout(Duration::from_secs(5))))
     );
-    assert_eq!(s.next_timeout(), None);
+    assert_eq!(s.poll_timeout(), None);
     // per uid: a is open; two more of uid 1 fit, the fourth does not
     let c = s.open_peer(peer(1, 4), t0).unwrap();
-    s.received(c, &claim("cap", 0, 1), t0);
+    s.handle_input(c, &claim("cap", 0, 1), t0);
     let _d = s.open_peer(peer(1, 5), t0).unwrap();
     assert_eq!(
         s.open_peer(peer(1, 6), t0),

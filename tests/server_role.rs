@@ -309,10 +309,10 @@ fn the_core_answers_captured_clients_as_libpmix_did() {
     let in1 = read("client-capns-1.client");
     // every byte split differently: the stream decoder takes any split
     for ch in in0.chunks(7) {
-        s.received(c0, ch, now);
+        s.handle_input(c0, ch, now);
     }
     for ch in in1.chunks(13) {
-        s.received(c1, ch, now);
+        s.handle_input(c1, ch, now);
     }
     let mut ours = [Vec::new(), Vec::new()];
     let mut closed = Vec::new();
@@ -463,17 +463,17 @@ fn a_fence_waits_for_ranks_not_yet_connected_and_fails_for_lost_ones() {
         _ => None,
     };
     let c0 = s.open();
-    s.received(c0, &hello("mem", 0), now);
-    s.received(c0, &request(101, &fence), now);
+    s.handle_input(c0, &hello("mem", 0), now);
+    s.handle_input(c0, &request(101, &fence), now);
     let out = drain(&mut s);
     assert!(out.iter().filter_map(status_of).next().is_none(), "{out:?}");
     let c1 = s.open();
-    s.received(c1, &hello("mem", 1), now);
-    s.received(c1, &request(101, &fence), now);
+    s.handle_input(c1, &hello("mem", 1), now);
+    s.handle_input(c1, &request(101, &fence), now);
     drain(&mut s);
     // rank 2 connects, then its connection ends before it fences
     let c2 = s.open();
-    s.received(c2, &hello("mem", 2), now);
+    s.handle_input(c2, &hello("mem", 2), now);
     drain(&mut s);
     s.closed(c2);
     let replies: Vec<_> = drain(&mut s).iter().filter_map(status_of).collect();
@@ -481,7 +481,7 @@ fn a_fence_waits_for_ranks_not_yet_connected_and_fails_for_lost_ones() {
         pmix_codec::command::Reply::Status(pmix_types::status::codes::PMIX_ERR_LOST_CONNECTION);
     assert_eq!(replies, vec![(c0, lost.clone()), (c1, lost.clone())]);
     // and a later fence fails at once
-    s.received(c0, &request(102, &fence), now);
+    s.handle_input(c0, &request(102, &fence), now);
     let replies: Vec<_> = drain(&mut s).iter().filter_map(status_of).collect();
     assert_eq!(replies, vec![(c0, lost)]);
 }
@@ -598,15 +598,15 @@ fn two_nodes_exchange_data_through_their_host() {
     let conns_a: Vec<_> = (0..2).map(|_| a.open()).collect();
     let conns_b: Vec<_> = (0..2).map(|_| b.open()).collect();
     for (i, c) in conns_a.iter().enumerate() {
-        a.received(*c, &hello("mn", i as u32), now);
-        a.received(*c, &request(101, &commit(i as u32)), now);
-        a.received(*c, &request(102, &fence(true)), now);
+        a.handle_input(*c, &hello("mn", i as u32), now);
+        a.handle_input(*c, &request(101, &commit(i as u32)), now);
+        a.handle_input(*c, &request(102, &fence(true)), now);
     }
     for (i, c) in conns_b.iter().enumerate() {
         let r = 2 + i as u32;
-        b.received(*c, &hello("mn", r), now);
-        b.received(*c, &request(101, &commit(r)), now);
-        b.received(*c, &request(102, &fence(true)), now);
+        b.handle_input(*c, &hello("mn", r), now);
+        b.handle_input(*c, &request(101, &commit(r)), now);
+        b.handle_input(*c, &request(102, &fence(true)), now);
     }
     let fence_of = |events: Vec<HostEvent>| {
         events
@@ -629,7 +629,7 @@ fn two_nodes_exchange_data_through_their_host() {
     a.fence_done(ra, 0, &all);
     b.fence_done(rb, 0, &all);
     // rank 0 on A asks for rank 3's data: already there
-    a.received(conns_a[0], &request(103, &get(3)), now);
+    a.handle_input(conns_a[0], &request(103, &get(3)), now);
     let (sent, host) = drain(&mut a);
     assert!(host.is_empty(), "{host:?}");
     let fmt = pmix_codec::Format::V41;
@@ -650,12 +650,12 @@ fn two_nodes_exchange_data_through_their_host() {
     // fences without data: a get goes to the host as a direct modex
     let (mut a, mut b) = (node(&[0, 1]), node(&[2, 3]));
     let ca0 = a.open();
-    a.received(ca0, &hello("mn", 0), now);
+    a.handle_input(ca0, &hello("mn", 0), now);
     let cb2 = b.open();
-    b.received(cb2, &hello("mn", 2), now);
-    b.received(cb2, &request(101, &commit(2)), now);
+    b.handle_input(cb2, &hello("mn", 2), now);
+    b.handle_input(cb2, &request(101, &commit(2)), now);
     drain(&mut b);
-    a.received(ca0, &request(101, &get(2)), now);
+    a.handle_input(ca0, &request(101, &get(2)), now);
     let (sent, host) = drain(&mut a);
     assert!(sent.is_empty());
     let (id, proc) = host
@@ -672,7 +672,7 @@ fn two_nodes_exchange_data_through_their_host() {
     let r = answer(&sent, ca0, 101);
     assert!(text(&r).contains("remote-of-2"), "{r:?}");
     // and a failed one reaches the client as that status
-    a.received(ca0, &request(102, &get(3)), now);
+    a.handle_input(ca0, &request(102, &get(3)), now);
     let (_, host) = drain(&mut a);
     let id = host
         .into_iter()
@@ -715,7 +715,7 @@ fn job_info_and_modex_replies_are_libpmix_bytes() {
     let now = Instant::now();
     let ids: Vec<u64> = conns.iter().map(|_| s.open()).collect();
     for ((c, _, _, _), id) in conns.iter().zip(&ids) {
-        s.received(*id, c, now);
+        s.handle_input(*id, c, now);
     }
     let mut ours: Vec<Vec<u8>> = vec![Vec::new(); ids.len()];
     while let Some(o) = s.poll_output() {
@@ -860,12 +860,12 @@ fn events_follow_their_range() {
         .iter()
         .map(|(ns, r)| {
             let c = s.open();
-            s.received(c, &hello(ns, *r), now);
+            s.handle_input(c, &hello(ns, *r), now);
             let reg = Request::RegEvents {
                 codes: vec![],
                 info: vec![],
             };
-            s.received(c, &request(101, &reg), now);
+            s.handle_input(c, &request(101, &reg), now);
             c
         })
         .collect();
@@ -890,7 +890,7 @@ fn events_follow_their_range() {
         range,
         info: vec![],
     };
-    s.received(ids[0], &request(102, &notify(-3001, range::NAMESPACE)), now);
+    s.handle_input(ids[0], &request(102, &notify(-3001, range::NAMESPACE)), now);
     assert_eq!(
         drain(&mut s),
         (
@@ -898,7 +898,7 @@ fn events_follow_their_range() {
             vec![(-3001, range::NAMESPACE)]
         )
     );
-    s.received(ids[0], &request(103, &notify(-3002, range::GLOBAL)), now);
+    s.handle_input(ids[0], &request(103, &notify(-3002, range::GLOBAL)), now);
     assert_eq!(
         drain(&mut s),
         (
@@ -909,9 +909,9 @@ fn events_follow_their_range() {
             vec![(-3002, range::GLOBAL)]
         )
     );
-    s.received(ids[0], &request(104, &notify(-3003, range::LOCAL)), now);
+    s.handle_input(ids[0], &request(104, &notify(-3003, range::LOCAL)), now);
     assert_eq!(drain(&mut s).1, vec![]);
-    s.received(
+    s.handle_input(
         ids[0],
         &request(105, &notify(-3004, range::PROC_LOCAL)),
         now,
@@ -990,14 +990,14 @@ fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
     };
     let c: Vec<_> = [0u32, 2].iter().map(|r| (s.open(), *r)).collect();
     for (id, r) in &c {
-        s.received(*id, &hello("mn", *r), now);
-        s.received(*id, &request(100, &Request::Req), now);
-        s.received(*id, &request(101, &commit(*r)), now);
+        s.handle_input(*id, &hello("mn", *r), now);
+        s.handle_input(*id, &request(100, &Request::Req), now);
+        s.handle_input(*id, &request(101, &commit(*r)), now);
         let fence = Request::Fence {
             procs: vec![],
             info: vec![Info::new("pmix.collect", Value::Bool(true))],
         };
-        s.received(*id, &request(102, &fence), now);
+        s.handle_input(*id, &request(102, &fence), now);
     }
     let (out, host) = replies(&mut s);
     // job data: two nodes, this one first, every rank's node
@@ -1034,8 +1034,8 @@ fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
     let mut theirs = Vec::new();
     for r in [1u32, 3] {
         let id = b.open();
-        b.received(id, &hello("mn", r), now);
-        b.received(id, &request(101, &commit(r)), now);
+        b.handle_input(id, &hello("mn", r), now);
+        b.handle_input(id, &request(101, &commit(r)), now);
     }
     for r in [1u32, 3] {
         theirs.extend_from_slice(&b.modex_data("mn", r).unwrap());
@@ -1056,8 +1056,8 @@ fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
         key: Some(Some(key.into())),
     };
     // rank 0 asks for rank 3: the reply holds 3, and 2 (local) and 1 (remote)
-    s.received(c[0].0, &request(103, &get(3, "remote.3")), now);
-    s.received(c[0].0, &request(104, &get(1, "remote.1")), now);
+    s.handle_input(c[0].0, &request(103, &get(3, "remote.3")), now);
+    s.handle_input(c[0].0, &request(104, &get(1, "remote.1")), now);
     let (out, _) = replies(&mut s);
     let blobs = |t: u32| match out
         .iter()

@@ -2,7 +2,9 @@
 //! no threads. Event notices that arrive while waiting for a reply are
 //! queued and handed out by [`Client::next_event`].
 
-use super::core::{info, parse_uri, status_reply, ClientEnv, ClientError, Core, Event, Result};
+use super::core::{
+    euid_egid, info, parse_uri, status_reply, ClientEnv, ClientError, Core, Event, GetPlan, Result,
+};
 use super::options::{
     FenceOpts, GetOpts, GroupOpts, JobControl, LookupOpts, Publish, Queries, Spawn,
 };
@@ -17,13 +19,6 @@ use std::time::{Duration, Instant};
 
 /// Default time to wait for any reply.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Our effective uid and gid, from the owner of /proc/self (the kernel
-/// gives that directory the process's effective ids).
-fn euid_egid() -> (u32, u32) {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/self").map_or((0, 0), |m| (m.uid(), m.gid()))
-}
 
 /// A connected PMIx client (PMIx_Init … PMIx_Finalize).
 pub struct Client {
@@ -105,7 +100,7 @@ impl Client {
     }
 
     fn flush(&mut self) -> Result<()> {
-        let out = self.core.take_transmit();
+        let out = self.core.poll_transmit().unwrap_or_default();
         if !out.is_empty() {
             self.sock.write_all(&out)?;
         }
@@ -189,13 +184,9 @@ impl Client {
     /// PMIx_Fence: `c.fence(FenceOpts::new().collect_data(true))` (no
     /// procs given: our whole namespace).
     pub fn fence(&mut self, opts: FenceOpts) -> Result<()> {
-        let inf = opts.to_info();
-        let procs = if opts.procs.is_empty() {
-            vec![self.job()]
-        } else {
-            opts.procs
-        };
-        let r = self.request(&Request::Fence { procs, info: inf }, "fence")?;
+        let info = opts.to_info();
+        let req = self.core.fence_request(opts.procs, info);
+        let r = self.request(&req, "fence")?;
         match r {
             Reply::Raw(_) | Reply::Get { status: 0, .. } => Ok(()),
             r => status_reply("fence", &r),
@@ -260,38 +251,17 @@ impl Client {
     }
 
     fn get_value(&mut self, proc: &Proc, key: &str, opts: &GetOpts) -> Result<Value> {
-        if let Some(v) = self.core.get_local(proc, key) {
-            return Ok(v);
-        }
-        if self.core.resolves_locally(proc, key) {
-            return Err(ClientError::Status {
+        match self.core.plan_get(proc, key, &opts.to_info()) {
+            GetPlan::Local(v) => Ok(v),
+            GetPlan::NotFound => Err(ClientError::Status {
                 op: "get",
-                code: -46,
-            });
+                code: -46, // PMIX_ERR_NOT_FOUND
+            }),
+            GetPlan::Ask(req) => {
+                let r = self.request(&req, "get")?;
+                self.core.absorb_get(proc, key, r)
+            }
         }
-        // PMIX_OPTIONAL ("pmix.optional") and PMIX_IMMEDIATE
-        // ("pmix.immediate"): answer from local data only, never ask the server
-        let extra = opts.to_info();
-        let immediate = extra.iter().any(|i| {
-            matches!(
-                i.key.as_pstring().as_bytes(),
-                b"pmix.immediate" | b"pmix.optional"
-            ) && i.value == Value::Bool(true)
-        });
-        if immediate {
-            return Err(ClientError::Status {
-                op: "get",
-                code: -46,
-            });
-        }
-        let req = Request::Get {
-            nspace: Some(proc.nspace.as_pstring().clone()),
-            rank: proc.rank,
-            info: extra,
-            key: Some(Some(key.into())),
-        };
-        let r = self.request(&req, "get")?;
-        self.core.absorb_get(proc, key, r)
     }
 
     /// PMIx_Resolve_peers for our own node: the procs of `nspace` on it

@@ -1,5 +1,10 @@
 //! The client protocol core, sans-IO: bytes in, bytes and events out. It
-//! owns no socket, thread or clock; `blocking.rs` drives it over TCP.
+//! owns no socket, thread or clock; `blocking.rs` drives it over TCP with
+//! blocking reads, `asyncio.rs` on tokio. Its verbs are the server core's
+//! (quinn-proto's names): `handle_input`, `handle_timeout(now)`,
+//! `poll_timeout`, `poll_transmit`, `poll_event`; deadlines (handshake,
+//! [`Core::send_by`]) are instants the driver passes in, so a test can run
+//! it on a virtual clock.
 //!
 //! Wire facts used here are listed in spec-notes/client.md.
 
@@ -10,7 +15,8 @@ use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
 use pmix_codec::{DataBuffer, Format};
 use pmix_types::status::status_name;
 use pmix_types::{Buffer, DataType, Info, Kval, PString, Proc, Value, RANK_WILDCARD};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::time::Instant;
 
 /// Everything that can go wrong in the client, each saying where.
 #[derive(Debug, thiserror::Error)]
@@ -173,6 +179,24 @@ fn version_for(f: &Format) -> &'static str {
     }
 }
 
+/// Our effective uid and gid, from the owner of /proc/self (the kernel
+/// gives that directory the process's effective ids).
+pub(crate) fn euid_egid() -> (u32, u32) {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").map_or((0, 0), |m| (m.uid(), m.gid()))
+}
+
+/// How PMIx_Get is answered ([`Core::plan_get`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum GetPlan {
+    /// From what the core holds.
+    Local(Value),
+    /// PMIX_ERR_NOT_FOUND at once, without asking the server.
+    NotFound,
+    /// Ask the server with this request, then [`Core::absorb_get`].
+    Ask(Request),
+}
+
 /// An output of the core.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
@@ -182,6 +206,10 @@ pub enum Event {
     Reply { tag: u32, reply: Reply },
     /// An unsolicited event notification (tag 0).
     Notice(EventNotice),
+    /// A deadline passed ([`Core::handle_timeout`]): the handshake's
+    /// (`tag: None`) or that of the request sent with `tag`, whose reply,
+    /// should it still come, is dropped.
+    TimedOut { tag: Option<u32> },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -201,7 +229,14 @@ pub struct Core {
     decoder: FrameDecoder,
     pindex: i32,
     next_tag: u32,
+    /// Requests awaiting their reply: tag → command.
     pending: HashMap<u32, u8>,
+    /// Deadlines of requests (by time, then tag) and of the handshake.
+    deadlines: BTreeSet<(Instant, u32)>,
+    deadline_of: HashMap<u32, Instant>,
+    handshake_deadline: Option<Instant>,
+    /// Tags whose request timed out: their late replies are dropped.
+    expired: BTreeSet<u32>,
     out: Vec<u8>,
     events: VecDeque<Event>,
     /// Job-level data (rank WILDCARD) and per-rank data, per namespace.
@@ -243,6 +278,10 @@ impl Core {
             pindex: -1,
             next_tag: FIRST_TAG,
             pending: HashMap::new(),
+            deadlines: BTreeSet::new(),
+            deadline_of: HashMap::new(),
+            handshake_deadline: None,
+            expired: BTreeSet::new(),
             out,
             events: VecDeque::new(),
             cache: HashMap::new(),
@@ -308,9 +347,55 @@ impl Core {
         self.env.format
     }
 
-    /// Bytes to write to the server (drained).
-    pub fn take_transmit(&mut self) -> Vec<u8> {
-        std::mem::take(&mut self.out)
+    /// Bytes to write to the server (drained), if any.
+    pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
+        (!self.out.is_empty()).then(|| std::mem::take(&mut self.out))
+    }
+
+    /// The handshake must be answered by `at` (else [`Event::TimedOut`]
+    /// with no tag at [`Core::handle_timeout`]).
+    pub fn set_handshake_deadline(&mut self, at: Instant) {
+        self.handshake_deadline = (self.state == State::Handshake).then_some(at);
+    }
+
+    /// As [`Core::send`], with a deadline for the reply: past it,
+    /// [`Core::handle_timeout`] reports [`Event::TimedOut`] for the tag.
+    pub fn send_by(&mut self, req: &Request, deadline: Instant) -> Result<Option<u32>> {
+        let tag = self.send(req)?;
+        if let Some(t) = tag {
+            self.deadlines.insert((deadline, t));
+            self.deadline_of.insert(t, deadline);
+        }
+        Ok(tag)
+    }
+
+    /// When [`Core::handle_timeout`] should next be called.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let first = self.deadlines.first().map(|d| d.0);
+        match (first, self.handshake_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Expire the deadlines that have passed by `now` (a virtual clock
+    /// works as well as the real one).
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.handshake_deadline.is_some_and(|d| d <= now) {
+            self.handshake_deadline = None;
+            self.events.push_back(Event::TimedOut { tag: None });
+        }
+        while let Some(&(d, t)) = self.deadlines.first() {
+            if d > now {
+                break;
+            }
+            self.deadlines.remove(&(d, t));
+            self.deadline_of.remove(&t);
+            if self.pending.remove(&t).is_some() {
+                self.expired.insert(t);
+                self.events.push_back(Event::TimedOut { tag: Some(t) });
+            }
+        }
     }
 
     pub fn poll_event(&mut self) -> Option<Event> {
@@ -364,6 +449,7 @@ impl Core {
             };
             self.pindex = index as i32;
             self.state = State::Ready;
+            self.handshake_deadline = None;
             self.events.push_back(Event::Connected { index });
         }
         self.decoder.push(data);
@@ -373,6 +459,13 @@ impl Core {
                     .map_err(codec("event notice"))?;
                 self.events.push_back(Event::Notice(n));
                 continue;
+            }
+            if self.expired.remove(&m.header.tag) {
+                // the reply to a request that timed out: nobody waits for it
+                continue;
+            }
+            if let Some(d) = self.deadline_of.remove(&m.header.tag) {
+                self.deadlines.remove(&(d, m.header.tag));
             }
             let Some(command) = self.pending.remove(&m.header.tag) else {
                 return Err(ClientError::Protocol(format!(
@@ -473,6 +566,45 @@ impl Core {
             }
         }
         Ok(())
+    }
+
+    /// The FENCE request over `procs` (empty: our whole namespace).
+    pub fn fence_request(&self, procs: Vec<Proc>, info: Vec<Info>) -> Request {
+        let procs = if procs.is_empty() {
+            vec![Proc {
+                nspace: self.env.proc.nspace.clone(),
+                rank: RANK_WILDCARD,
+            }]
+        } else {
+            procs
+        };
+        Request::Fence { procs, info }
+    }
+
+    /// PMIx_Get's decision: the local cache first (job info, our own puts,
+    /// earlier fetches); a reserved (`pmix`…) key of our own job is
+    /// resolved from the job data alone (the PMIx_Get RFC; libpmix 4.2.2's
+    /// client does the same); PMIX_OPTIONAL / PMIX_IMMEDIATE in `extra`
+    /// never ask the server; anything else is a GET.
+    pub fn plan_get(&self, proc: &Proc, key: &str, extra: &[Info]) -> GetPlan {
+        if let Some(v) = self.get_local(proc, key) {
+            return GetPlan::Local(v);
+        }
+        let immediate = extra.iter().any(|i| {
+            matches!(
+                i.key.as_pstring().as_bytes(),
+                b"pmix.immediate" | b"pmix.optional"
+            ) && i.value == Value::Bool(true)
+        });
+        if self.resolves_locally(proc, key) || immediate {
+            return GetPlan::NotFound;
+        }
+        GetPlan::Ask(Request::Get {
+            nspace: Some(proc.nspace.as_pstring().clone()),
+            rank: proc.rank,
+            info: extra.to_vec(),
+            key: Some(Some(key.into())),
+        })
     }
 
     /// PMIx_Put: stage a value (visible to our own gets at once).

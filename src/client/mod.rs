@@ -1,5 +1,5 @@
-//! The PMIx client role: a sans-IO core ([`core::Core`]) and a blocking
-//! TCP driver ([`Client`]).
+//! The PMIx client role: a sans-IO core ([`core::Core`]), a blocking TCP
+//! driver ([`Client`]) and an async one on tokio ([`AsyncClient`]).
 //!
 //! ```no_run
 //! use pmix_types::enums::Scope;
@@ -17,12 +17,14 @@
 //! # Ok::<(), pmix_wire::client::ClientError>(())
 //! ```
 
+pub mod asyncio;
 pub mod blocking;
 pub mod core;
 pub mod options;
 
+pub use self::asyncio::AsyncClient;
 pub use self::blocking::Client;
-pub use self::core::{ClientEnv, ClientError, Core, Event};
+pub use self::core::{ClientEnv, ClientError, Core, Event, GetPlan};
 pub use self::options::{
     FenceOpts, GetOpts, GroupOpts, JobControl, LookupOpts, Publish, Queries, Spawn, SpawnApp,
 };

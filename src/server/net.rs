@@ -13,7 +13,7 @@
 
 use super::limits::{Limits, Refusal};
 use super::peercred::{ProcVerify, TcpTable};
-use super::{ConnId, HostEvent, JobSpec, Output, Server};
+use super::{ConnId, HostEvent, JobSpec, Server, Transmit};
 use pmix_types::enums::Rank;
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -445,7 +445,7 @@ impl Loop {
 
     async fn run(mut self, mut rx: mpsc::Receiver<Input>) {
         loop {
-            let deadline = self.server.next_timeout();
+            let deadline = self.server.poll_timeout();
             let sleep = async {
                 match deadline {
                     Some(d) => tokio::time::sleep_until(d.into()).await,
@@ -454,7 +454,7 @@ impl Loop {
             };
             tokio::select! {
                 input = rx.recv() => match input {
-                    Some(Input::Data(id, bytes)) => self.server.received(id, &bytes, Instant::now()),
+                    Some(Input::Data(id, bytes)) => self.server.handle_input(id, &bytes, Instant::now()),
                     Some(Input::Closed(id)) => {
                         self.peers.remove(&id);
                         self.server.closed(id);
@@ -513,9 +513,16 @@ impl Loop {
 
     fn flush(&mut self) {
         let max = self.server.limits().max_queued_bytes;
-        while let Some(o) = self.server.poll_output() {
-            match o {
-                Output::Send(id, bytes) => {
+        loop {
+            // upcalls first: the host hears of an abort before its reply goes
+            while let Some(e) = self.server.poll_event() {
+                self.events.send(e);
+            }
+            let Some(t) = self.server.poll_transmit() else {
+                break;
+            };
+            match t {
+                Transmit::Send(id, bytes) => {
                     let Some(p) = self.peers.get(&id) else {
                         continue;
                     };
@@ -531,7 +538,7 @@ impl Loop {
                         let _ = p.tx.send(Out::Send(bytes));
                     }
                 }
-                Output::Close(id) => {
+                Transmit::Close(id) => {
                     if let Some(p) = self.peers.remove(&id) {
                         let _ = p.tx.send(Out::Close);
                         let task = p.task;
@@ -542,7 +549,6 @@ impl Loop {
                         });
                     }
                 }
-                Output::Host(e) => self.events.send(e),
             }
         }
     }

@@ -1,0 +1,499 @@
+//! Per-connection state (framing, handshake, negotiated format, event
+//! registrations) and the connection verbs: opening, bytes in, closing,
+//! refusals, replies.
+
+use super::*;
+use pmix_types::enums::Rank;
+
+pub(super) enum ConnState {
+    Handshake,
+    Client {
+        proc: Proc,
+        fmt: Format,
+    },
+    /// A tool (or launcher) with the identity it was given or announced.
+    Tool {
+        proc: Proc,
+        fmt: Format,
+        version: String,
+    },
+}
+
+pub(super) struct Conn {
+    /// It has been sent every committed peer's data in one GET reply.
+    pub(super) bulk_sent: bool,
+    pub(super) dec: FrameDecoder,
+    /// The credential of its handshake (native: euid and egid, host order).
+    pub(super) credential: Bytes,
+    pub(super) state: ConnState,
+    pub(super) finalized: bool,
+    /// Event codes this client registered for; `Some(empty)`: all events.
+    pub(super) events: Option<Vec<i32>>,
+    /// When it first registered for events (its place in the delivery order).
+    pub(super) registered: Option<u64>,
+    /// What the driver knows of the peer's socket.
+    pub(super) peer: PeerInfo,
+    /// While the handshake is pending: when it must be complete.
+    pub(super) deadline: Option<Instant>,
+}
+
+impl Conn {
+    /// The format its handshake negotiated (None while it is pending).
+    pub(super) fn format(&self) -> Option<Format> {
+        match &self.state {
+            ConnState::Client { fmt, .. } | ConnState::Tool { fmt, .. } => Some(*fmt),
+            ConnState::Handshake => None,
+        }
+    }
+
+    /// It registered for events of `code` (or for every code).
+    pub(super) fn hears(&self, code: i32) -> bool {
+        self.events
+            .as_ref()
+            .is_some_and(|e| e.is_empty() || e.contains(&code))
+    }
+}
+
+impl Server {
+    /// The host launched this process as this rank: a client claiming the
+    /// rank must be it or its descendant (when the verifier can tell).
+    /// Claims that came in before are checked now: the verified one keeps
+    /// the rank, proven strays are dropped.
+    pub fn set_rank_pid(&mut self, nspace: &str, rank: impl Into<Rank>, pid: u32) {
+        let rank = rank.into().wire();
+        let Some(r) = self.rank_mut(nspace, rank) else {
+            return;
+        };
+        r.pid = Some(pid);
+        let claims = r.conns.clone();
+        let who = format!("{nspace}:{rank}");
+        for id in claims {
+            let inode = self.conns.get(&id).and_then(|c| c.peer.inode);
+            let verdict = match (inode, self.verifier.as_mut()) {
+                (Some(inode), Some(v)) => v.descends(inode, pid),
+                _ => None,
+            };
+            let Some(r) = self.rank_mut(nspace, rank) else {
+                return;
+            };
+            match verdict {
+                Some(true) if r.verified.is_none() => r.verified = Some(id),
+                Some(false) if r.conns.len() > 1 => {
+                    // a stray beside others: it goes, the rank stays
+                    r.conns.retain(|&x| x != id);
+                    if let Some(c) = self.conns.get_mut(&id) {
+                        c.state = ConnState::Handshake;
+                    }
+                    let why = Refusal::NotTheRank {
+                        rank: who.clone(),
+                        launched: pid,
+                    };
+                    self.refuse(id, why);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The next refusal not yet taken (each is also logged with `tracing`).
+    pub fn poll_refusal(&mut self) -> Option<(ConnId, Refusal)> {
+        self.refusals.pop_front()
+    }
+
+    /// Open connections whose handshake is not complete.
+    pub fn pending_handshakes(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Open connections.
+    pub fn connections(&self) -> usize {
+        self.conns.len()
+    }
+
+    /// A new connection; the driver passes the id with its bytes. No
+    /// handshake deadline and no caps apply (see [`Server::open_peer`]).
+    pub fn open(&mut self) -> ConnId {
+        self.insert_conn(PeerInfo::default(), None)
+    }
+
+    /// A new connection from a peer the driver knows this much of, at
+    /// `now`: refused (and logged) if the caps on pending handshakes or on
+    /// the peer's uid are reached; else it must complete its handshake by
+    /// `now +` [`Limits::handshake_timeout`].
+    pub fn open_peer(&mut self, peer: PeerInfo, now: Instant) -> Result<ConnId, Refusal> {
+        let refusal = if self.pending.len() >= self.limits.max_pending_handshakes {
+            Some(Refusal::TooManyPending(self.pending.len()))
+        } else {
+            peer.uid.and_then(|uid| {
+                let count = self.uids.get(&uid).copied().unwrap_or(0);
+                (count >= self.limits.max_conns_per_uid)
+                    .then_some(Refusal::TooManyForUid { uid, count })
+            })
+        };
+        if let Some(r) = refusal {
+            self.log_refusal(0, &peer, r.clone());
+            return Err(r);
+        }
+        Ok(self.insert_conn(peer, Some(now + self.limits.handshake_timeout)))
+    }
+
+    pub(super) fn insert_conn(&mut self, peer: PeerInfo, deadline: Option<Instant>) -> ConnId {
+        let id = self.next_conn;
+        self.next_conn += 1;
+        if let Some(d) = deadline {
+            self.pending.insert((d, id));
+        }
+        if let Some(uid) = peer.uid {
+            *self.uids.entry(uid).or_default() += 1;
+        }
+        self.conns.insert(
+            id,
+            Conn {
+                bulk_sent: false,
+                dec: FrameDecoder::new(HeaderOrder::Little, self.max_message),
+                credential: Bytes::new(),
+                state: ConnState::Handshake,
+                finalized: false,
+                events: None,
+                registered: None,
+                peer,
+                deadline,
+            },
+        );
+        id
+    }
+
+    pub(super) fn log_refusal(&mut self, id: ConnId, peer: &PeerInfo, r: Refusal) {
+        tracing::warn!(
+            target: "pmix_wire::server",
+            conn = id,
+            uid = ?peer.uid,
+            "peer refused: {r}"
+        );
+        if self.refusals.len() >= MAX_REFUSALS_KEPT {
+            self.refusals.pop_front();
+        }
+        self.refusals.push_back((id, r));
+    }
+
+    /// Drop a peer for this reason: logged, kept for
+    /// [`Server::poll_refusal`], and the connection closed.
+    pub fn refuse(&mut self, id: ConnId, r: Refusal) {
+        let peer = self.conns.get(&id).map(|c| c.peer).unwrap_or_default();
+        self.log_refusal(id, &peer, r);
+        self.drop_peer(id);
+    }
+
+    /// The handshake completed: no deadline any more.
+    pub(super) fn handshake_done(&mut self, id: ConnId) {
+        if let Some(d) = self.conns.get_mut(&id).and_then(|c| c.deadline.take()) {
+            self.pending.remove(&(d, id));
+        }
+    }
+
+    /// Bytes received on a connection, at `now`.
+    pub fn handle_input(&mut self, id: ConnId, data: &[u8], now: Instant) {
+        let Some(c) = self.conns.get_mut(&id) else {
+            return;
+        };
+        c.dec.push(data);
+        loop {
+            let Some(c) = self.conns.get_mut(&id) else {
+                return;
+            };
+            let m = match c.dec.next_message() {
+                Ok(Some(m)) => m,
+                Ok(None) => return,
+                Err(e) => {
+                    // oversize: this peer only
+                    self.refuse(id, Refusal::Frame(e.to_string()));
+                    return;
+                }
+            };
+            let result = if matches!(c.state, ConnState::Handshake) {
+                self.handshake(id, &m.payload)
+            } else if self.message(id, m.header.tag, &m.payload, now) {
+                Ok(())
+            } else {
+                Err(Refusal::BadRequest(m.header.tag))
+            };
+            if let Err(r) = result {
+                self.refuse(id, r);
+                return;
+            }
+        }
+    }
+
+    /// The connection ended (the peer closed it or the driver gave up).
+    pub fn closed(&mut self, id: ConnId) {
+        let Some(c) = self.conns.remove(&id) else {
+            return;
+        };
+        if let Some(d) = c.deadline {
+            self.pending.remove(&(d, id));
+        }
+        if let Some(seq) = c.registered {
+            self.registered.remove(&seq);
+        }
+        if let Some(uid) = c.peer.uid {
+            if let Some(n) = self.uids.get_mut(&uid) {
+                *n -= 1;
+                if *n == 0 {
+                    self.uids.remove(&uid);
+                }
+            }
+        }
+        let proc = match c.state {
+            ConnState::Client { proc, .. } => proc,
+            ConnState::Tool { .. } => {
+                self.lookups.retain(|l| l.conn != id);
+                self.gets.retain(|g| g.conn != id);
+                return;
+            }
+            ConnState::Handshake => return,
+        };
+        let me = name(&proc);
+        let mut last = true;
+        let mut finalized = c.finalized;
+        if let Some(r) = self
+            .jobs
+            .get_mut(&me.0)
+            .and_then(|j| j.ranks.get_mut(me.1 as usize))
+        {
+            r.conns.retain(|&x| x != id);
+            if r.verified == Some(id) {
+                r.verified = None;
+            }
+            r.finalized |= c.finalized;
+            // another claimant of the rank is still connected: it carries on
+            last = r.conns.is_empty();
+            finalized = r.finalized;
+            if last {
+                r.lost |= !r.finalized;
+            }
+        }
+        if !last {
+            self.gets.retain(|g| g.conn != id);
+            self.lookups.retain(|l| l.conn != id);
+            self.spawns.retain(|_, (c, _)| *c != id);
+            return;
+        }
+        if !finalized {
+            self.group_member_lost(&proc);
+            self.out.push_back(Output::Host(HostEvent::Lost(proc)));
+        }
+        // collectives waiting for this rank can no longer complete
+        let mut failed = Vec::new();
+        self.collectives.retain(|col| {
+            if col.expected.contains(&me) && !col.arrived.iter().any(|a| a.2 == me) {
+                failed.extend(col.arrived.iter().map(|a| (a.0, a.1)));
+                false
+            } else {
+                true
+            }
+        });
+        for (conn, t) in failed {
+            self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION));
+        }
+        // gets waiting for its data never get it
+        let (dead, keep): (Vec<_>, Vec<_>) = self
+            .gets
+            .drain(..)
+            .partition(|g| g.target == me || g.conn == id);
+        self.gets = keep;
+        for g in dead.into_iter().filter(|g| g.conn != id) {
+            self.reply(
+                g.conn,
+                g.tag,
+                &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION),
+            );
+        }
+        self.lookups.retain(|l| l.conn != id);
+        self.spawns.retain(|_, (c, _)| *c != id);
+    }
+
+    pub(super) fn drop_peer(&mut self, id: ConnId) {
+        if self.conns.contains_key(&id) {
+            self.out.push_back(Output::Close(id));
+        }
+        self.closed(id);
+    }
+
+    pub(super) fn send(&mut self, id: ConnId, t: u32, payload: &[u8]) {
+        if let Ok(b) = frame(0, t, payload, HeaderOrder::Network) {
+            self.out.push_back(Output::Send(id, b));
+        }
+    }
+
+    pub(super) fn fmt_of(&self, id: ConnId) -> Option<Format> {
+        self.conns.get(&id).and_then(Conn::format)
+    }
+
+    pub(super) fn reply(&mut self, id: ConnId, t: u32, r: &Reply) {
+        let Some(fmt) = self.fmt_of(id) else { return };
+        match r.encode(&fmt) {
+            Ok(b) => self.send(id, t, &b),
+            Err(_) => {
+                if let Ok(b) = Reply::Status(codes::PMIX_ERR_BAD_PARAM).encode(&fmt) {
+                    self.send(id, t, &b);
+                }
+            }
+        }
+    }
+
+    pub(super) fn handshake(&mut self, id: ConnId, body: &[u8]) -> Result<(), Refusal> {
+        let req = ConnectRequest::decode(body).map_err(|e| Refusal::BadHandshake(e.to_string()))?;
+        let refuse = |s: &mut Server, st: i32, why: Refusal| {
+            s.out.push_back(Output::Send(
+                id,
+                ClientReply {
+                    status: st,
+                    index: 0,
+                }
+                .encode()
+                .to_vec(),
+            ));
+            Err(why)
+        };
+        if req.flag != peer_type::SIMPLE_CLIENT {
+            let ok = self.tool_handshake(id, &req);
+            self.handshake_done(id);
+            return if ok {
+                Ok(())
+            } else {
+                Err(Refusal::ToolRefused(req.flag))
+            };
+        }
+        let (Some(proc), Some(fmt)) = (req.proc.clone(), req.format()) else {
+            return refuse(
+                self,
+                codes::PMIX_ERR_BAD_PARAM,
+                Refusal::IncompleteHandshake,
+            );
+        };
+        let me = name(&proc);
+        let who = format!("{}:{}", me.0, me.1);
+        let Some((launched, holder)) = self
+            .jobs
+            .get(&me.0)
+            .and_then(|j| j.ranks.get(me.1 as usize))
+            .map(|r| (r.pid, r.verified))
+        else {
+            return refuse(self, codes::PMIX_ERR_NOT_FOUND, Refusal::UnknownRank(who));
+        };
+        let peer = self.conns.get(&id).map(|c| c.peer).unwrap_or_default();
+        // the socket's owner must be the uid the native credential claims
+        if let (Some(socket), Some(claimed)) = (peer.uid, native_uid(&req)) {
+            if socket != claimed {
+                let why = Refusal::UidMismatch { socket, claimed };
+                return refuse(self, codes::PMIX_ERR_NO_PERMISSIONS, why);
+            }
+        }
+        // the process must be the one launched as this rank, or under it
+        let verified = match (launched, peer.inode, self.verifier.as_mut()) {
+            (Some(pid), Some(inode), Some(v)) => v.descends(inode, pid),
+            _ => None,
+        };
+        if verified == Some(false) {
+            let why = Refusal::NotTheRank {
+                rank: who,
+                launched: launched.unwrap_or(0),
+            };
+            return refuse(self, codes::PMIX_ERR_NO_PERMISSIONS, why);
+        }
+        if holder.is_some() {
+            return refuse(self, codes::PMIX_ERR_BAD_PARAM, Refusal::RankTaken(who));
+        }
+        let Some(rank) = self
+            .jobs
+            .get_mut(&me.0)
+            .and_then(|j| j.ranks.get_mut(me.1 as usize))
+        else {
+            return refuse(self, codes::PMIX_ERR_NOT_FOUND, Refusal::UnknownRank(who));
+        };
+        // a verified rank displaces claimants that could not be verified;
+        // an unverifiable claim is served beside the others (libpmix does
+        // the same), so a stray claim never locks the real rank out
+        let displaced = if verified == Some(true) {
+            rank.verified = Some(id);
+            std::mem::replace(&mut rank.conns, vec![id])
+        } else {
+            rank.conns.push(id);
+            Vec::new()
+        };
+        for old in displaced {
+            if let Some(c) = self.conns.get_mut(&old) {
+                // it no longer speaks for the rank: closing it loses nothing
+                c.state = ConnState::Handshake;
+            }
+            self.refuse(old, Refusal::Displaced(who.clone()));
+        }
+        self.handshake_done(id);
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.credential = req.credential.clone();
+        }
+        // the namespace's first client sets its entry (and the version the
+        // job info reports as pmix.bfrops.mod)
+        if self.registry.peer(&proc.nspace).is_none() {
+            self.registry
+                .register(proc.nspace.clone(), fmt, Some(req.version.to_string()));
+        }
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.state = ConnState::Client {
+                proc: proc.clone(),
+                fmt,
+            };
+        }
+        self.out.push_back(Output::Send(
+            id,
+            ClientReply {
+                status: codes::PMIX_SUCCESS,
+                index: id as u32,
+            }
+            .encode()
+            .to_vec(),
+        ));
+        tracing::debug!(target: "pmix_wire::server", conn = id, ?verified, "{who} connected");
+        self.out
+            .push_back(Output::Host(HostEvent::Connected(proc, fmt)));
+        Ok(())
+    }
+
+    /// GET_CREDENTIAL, the native security module: a credential is the
+    /// euid and egid the peer's handshake carried.
+    pub(super) fn get_credential(&mut self, id: ConnId, t: u32) {
+        let cred = self
+            .conns
+            .get(&id)
+            .map(|c| c.credential.clone())
+            .unwrap_or_default();
+        let r = if cred.len() == 8 {
+            Reply::Credential {
+                status: codes::PMIX_SUCCESS,
+                credential: Some(cred),
+                info: Some(vec![Info::new("pmix.sec.ctype", pstr("native"))]),
+            }
+        } else {
+            Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)
+        };
+        self.reply(id, t, &r);
+    }
+
+    /// VALIDATE_CRED: valid when it matches the asking connection's own.
+    pub(super) fn validate_credential(&mut self, id: ConnId, t: u32, credential: &Bytes) {
+        let mine = self
+            .conns
+            .get(&id)
+            .map(|c| c.credential.clone())
+            .unwrap_or_default();
+        let r = if credential.len() == 8 && *credential == mine {
+            Reply::Infos {
+                status: codes::PMIX_SUCCESS,
+                info: Some(vec![]),
+            }
+        } else {
+            Reply::Status(codes::PMIX_ERR_INVALID_CRED)
+        };
+        self.reply(id, t, &r);
+    }
+}

@@ -1,0 +1,307 @@
+//! The endpoint: state shared by every connection (jobs and their ranks,
+//! the host's settings, waits with deadlines) and the verbs a driver calls
+//! on it (`poll_event`, `poll_transmit`, `poll_timeout`, `handle_timeout`).
+
+use super::*;
+use pmix_types::enums::Rank;
+
+#[derive(Default)]
+pub(super) struct RankState {
+    /// Connections serving this rank: one, unless a claim could not be
+    /// verified either way (then, as libpmix does, every claimant is
+    /// served and the rank is lost only when the last one goes).
+    pub(super) conns: Vec<ConnId>,
+    /// The connection whose process was verified to be the rank's.
+    pub(super) verified: Option<ConnId>,
+    /// The process the host launched for this rank, if it said.
+    pub(super) pid: Option<u32>,
+    /// One of its connections finalized.
+    pub(super) finalized: bool,
+    /// Its connection ended before it finalized: it can never call in.
+    pub(super) lost: bool,
+    pub(super) committed: bool,
+    /// What the rank committed for local peers (LOCAL and GLOBAL scope).
+    pub(super) local: Vec<Kval>,
+    /// What it committed for remote peers (REMOTE and GLOBAL scope); for a
+    /// rank on another node, the data its server sent through the host.
+    pub(super) remote: Vec<Kval>,
+    /// The rank runs on another node (its data comes through the host).
+    pub(super) elsewhere: bool,
+}
+
+pub(super) struct Job {
+    pub(super) spec: JobSpec,
+    pub(super) ranks: Vec<RankState>,
+    /// The job's nodes when it spans several ([`Server::set_nodes`]).
+    pub(super) nodes: Option<NodeMap>,
+}
+
+/// Where a job's ranks run when it spans nodes: each node's name and its
+/// ranks (ascending), and which node this server is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeMap {
+    pub nodes: Vec<(String, Vec<u32>)>,
+    pub me: usize,
+}
+
+/// What the core has for its driver: bytes and closes per connection,
+/// upcalls for the host; [`Output`]s are sorted into them as they are made.
+#[derive(Default)]
+pub(super) struct Outbox {
+    pub(super) transmits: VecDeque<Transmit>,
+    pub(super) events: VecDeque<HostEvent>,
+}
+
+impl Outbox {
+    pub(super) fn push_back(&mut self, o: Output) {
+        match o {
+            Output::Send(id, b) => self.transmits.push_back(Transmit::Send(id, b)),
+            Output::Close(id) => self.transmits.push_back(Transmit::Close(id)),
+            Output::Host(e) => self.events.push_back(e),
+        }
+    }
+}
+
+/// The server core.
+pub struct Server {
+    pub(super) jobs: BTreeMap<String, Job>,
+    pub(super) conns: BTreeMap<ConnId, Conn>,
+    /// Connections registered for events, in registration order.
+    pub(super) registered: BTreeMap<u64, ConnId>,
+    pub(super) next_registration: u64,
+    pub(super) next_conn: ConnId,
+    pub(super) out: Outbox,
+    pub(super) collectives: Vec<Collective>,
+    pub(super) gets: Vec<PendingGet>,
+    pub(super) lookups: Vec<PendingLookup>,
+    pub(super) published: Vec<(String, Pdata)>,
+    pub(super) registry: Registry,
+    pub(super) max_message: usize,
+    /// This server's own identity (tools are told it).
+    pub(super) identity: Proc,
+    pub(super) tools: u32,
+    /// Spawn requests waiting for the host: id → (connection, tag).
+    pub(super) spawns: BTreeMap<u64, (ConnId, u32)>,
+    pub(super) next_request: u64,
+    /// Fences waiting for the host: id → the local callers.
+    pub(super) fences: BTreeMap<u64, Vec<(ConnId, u32)>>,
+    /// Direct-modex requests out with the host: id → target.
+    pub(super) dmodex: BTreeMap<u64, (String, u32)>,
+    /// What the host said of each rank's process (query.rs).
+    pub(super) procs: HashMap<(String, u32), query::ProcRecord>,
+    pub(super) executables: HashMap<String, String>,
+    /// Process groups (group.rs).
+    pub(super) groups: group::Groups,
+    /// The host's memory probe for PMIX_QUERY_MEMORY_USAGE (query.rs).
+    pub(super) memory_probe: Option<query::MemoryProbe>,
+    pub(super) limits: Limits,
+    /// Handshakes not yet complete, by deadline.
+    pub(super) pending: BTreeSet<(Instant, ConnId)>,
+    /// Open connections per socket owner.
+    pub(super) uids: HashMap<u32, usize>,
+    pub(super) verifier: Option<Box<dyn Verify>>,
+    /// The latest refusals, oldest first (at most [`MAX_REFUSALS_KEPT`]).
+    pub(super) refusals: VecDeque<(ConnId, Refusal)>,
+    /// Job-info replies by (nspace, format, version): every rank of a job
+    /// gets the same one, and building it is O(ranks).
+    pub(super) job_info_cache: std::cell::RefCell<HashMap<(String, Format, String), Reply>>,
+}
+
+impl Server {
+    pub fn new() -> Server {
+        Server {
+            jobs: BTreeMap::new(),
+            conns: BTreeMap::new(),
+            registered: BTreeMap::new(),
+            next_registration: 0,
+            next_conn: 1,
+            out: Outbox::default(),
+            collectives: Vec::new(),
+            gets: Vec::new(),
+            lookups: Vec::new(),
+            published: Vec::new(),
+            registry: Registry::new(Format::V41, None),
+            max_message: DEFAULT_MAX_MESSAGE,
+            identity: Proc::new("pmixw-server", 0),
+            tools: 0,
+            spawns: BTreeMap::new(),
+            next_request: 1,
+            fences: BTreeMap::new(),
+            dmodex: BTreeMap::new(),
+            procs: HashMap::new(),
+            executables: HashMap::new(),
+            groups: group::Groups::default(),
+            memory_probe: None,
+            limits: Limits::default(),
+            pending: BTreeSet::new(),
+            uids: HashMap::new(),
+            verifier: None,
+            refusals: VecDeque::new(),
+            job_info_cache: Default::default(),
+        }
+    }
+
+    /// Limits on peers (handshake deadline, caps); see [`Limits`].
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// How to check that a connecting process is a rank's launched process
+    /// (the net driver installs [`peercred::ProcVerify`]).
+    pub fn set_verifier(&mut self, v: Box<dyn Verify>) {
+        self.verifier = Some(v);
+    }
+
+    pub(super) fn rank_mut(&mut self, nspace: &str, rank: u32) -> Option<&mut RankState> {
+        self.jobs
+            .get_mut(nspace)
+            .and_then(|j| j.ranks.get_mut(rank as usize))
+    }
+
+    /// The server's own nspace and rank, as its URI names them.
+    pub fn set_identity(&mut self, nspace: &str, rank: impl Into<Rank>) {
+        self.identity = Proc::at(nspace, rank.into());
+    }
+
+    /// Refuse messages larger than this before buffering them.
+    pub fn set_max_message(&mut self, max: usize) {
+        self.max_message = max;
+    }
+
+    /// Register a namespace; its ranks may then connect.
+    pub fn register_nspace(&mut self, spec: JobSpec) {
+        self.job_info_cache.borrow_mut().clear();
+        let ranks = (0..spec.nprocs).map(|_| RankState::default()).collect();
+        self.jobs.insert(
+            spec.nspace.clone(),
+            Job {
+                spec,
+                ranks,
+                nodes: None,
+            },
+        );
+    }
+
+    /// The environment a rank needs (PMIx_server_setup_fork): the
+    /// rendezvous URI under every variable a libpmix client of any version
+    /// looks for (`select::SERVER_URI_VARS`), and
+    /// the modules it must use so that job data crosses the socket.
+    pub fn client_env(
+        &self,
+        nspace: &str,
+        rank: impl Into<Rank>,
+        uri: &str,
+    ) -> Vec<(String, String)> {
+        let rank = rank.into().wire();
+        let mut env = vec![
+            ("PMIX_NAMESPACE".into(), nspace.to_string()),
+            ("PMIX_RANK".into(), rank.to_string()),
+        ];
+        // every dialect we speak, as a 6.1 server names them (URI61 …
+        // URI12), plus 4.2.2's URI2; each client takes the newest it knows
+        for (v, _) in pmix_codec::select::SERVER_URI_VARS {
+            env.push((v.to_string(), uri.to_string()));
+        }
+        env.push(("PMIX_SECURITY_MODE".into(), "native".into()));
+        env.push((
+            "PMIX_BFROP_BUFFER_TYPE".into(),
+            "PMIX_BFROP_BUFFER_NON_DESC".into(),
+        ));
+        env.push(("PMIX_GDS_MODULE".into(), "hash".into()));
+        env.push(("PMIX_MCA_gds".into(), "hash".into()));
+        if let Some(j) = self.jobs.get(nspace) {
+            env.push(("PMIX_HOSTNAME".into(), j.spec.hostname.clone()));
+        }
+        env.push(("PMIX_VERSION".into(), "4.2.2".into()));
+        env
+    }
+
+    /// Say which ranks of a namespace run on this node; the others are on
+    /// other nodes, reached through the host (fence and direct modex
+    /// upcalls). By default every rank is local.
+    pub fn set_local_ranks<R: Into<Rank> + Copy>(&mut self, nspace: &str, local: &[R]) {
+        let local: Vec<u32> = local.iter().map(|r| (*r).into().wire()).collect();
+        if let Some(j) = self.jobs.get_mut(nspace) {
+            for (r, st) in j.ranks.iter_mut().enumerate() {
+                st.elsewhere = !local.contains(&(r as u32));
+            }
+        }
+    }
+
+    /// Say on which nodes a namespace's ranks run (this node's ranks are
+    /// local, the others reached through the host) and give every rank the
+    /// job data of that layout: node list, node ids, each node's peers,
+    /// local and node ranks.
+    pub fn set_nodes(&mut self, nspace: &str, map: NodeMap) {
+        if let Some(mine) = map.nodes.get(map.me).map(|n| n.1.clone()) {
+            self.set_local_ranks(nspace, &mine);
+        }
+        if let Some(j) = self.jobs.get_mut(nspace) {
+            j.nodes = Some(map);
+        }
+        // the job data now describes the nodes
+        self.job_info_cache.borrow_mut().clear();
+    }
+
+    /// The next upcall for the host, if any. A driver drains these before
+    /// [`Server::poll_transmit`]: then the host always hears of an event
+    /// (an abort, a finalize) before the reply that follows it is written.
+    pub fn poll_event(&mut self) -> Option<HostEvent> {
+        self.out.events.pop_front()
+    }
+
+    /// The next bytes to write or connection to close, in order per
+    /// connection.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.out.transmits.pop_front()
+    }
+
+    /// Both queues in one: every pending [`Server::poll_event`] first (as
+    /// [`Output::Host`]), then the transmits.
+    pub fn poll_output(&mut self) -> Option<Output> {
+        if let Some(e) = self.poll_event() {
+            return Some(Output::Host(e));
+        }
+        self.poll_transmit().map(|t| match t {
+            Transmit::Send(id, b) => Output::Send(id, b),
+            Transmit::Close(id) => Output::Close(id),
+        })
+    }
+
+    /// When [`Server::handle_timeout`] should next be called.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.gets
+            .iter()
+            .map(|g| g.deadline)
+            .chain(self.lookups.iter().map(|l| l.deadline))
+            .chain(self.pending.first().map(|p| p.0))
+            .min()
+    }
+
+    /// Expire waits whose time has come.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        while let Some(&(d, id)) = self.pending.first() {
+            if d > now {
+                break;
+            }
+            self.pending.remove(&(d, id));
+            let r = Refusal::HandshakeTimeout(self.limits.handshake_timeout);
+            self.refuse(id, r);
+        }
+        let (due, keep): (Vec<_>, Vec<_>) = self.gets.drain(..).partition(|g| g.deadline <= now);
+        self.gets = keep;
+        for g in due {
+            self.reply(g.conn, g.tag, &Reply::Status(codes::PMIX_ERR_TIMEOUT));
+        }
+        let (due, keep): (Vec<_>, Vec<_>) = self.lookups.drain(..).partition(|l| l.deadline <= now);
+        self.lookups = keep;
+        for l in due {
+            self.reply(l.conn, l.tag, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
+        }
+    }
+}

@@ -1,0 +1,410 @@
+//! The modex store: commits, GET (local, waiting, direct modex through
+//! the host), the data nodes exchange.
+
+use super::*;
+use pmix_types::enums::Rank;
+
+pub(super) struct PendingGet {
+    pub(super) conn: ConnId,
+    pub(super) tag: u32,
+    pub(super) target: (String, u32),
+    /// The key asked for, if any: the answer waits until the target has it.
+    pub(super) key: Option<String>,
+    pub(super) deadline: Instant,
+}
+
+pub(super) enum KeyState {
+    Here,
+    OtherScope,
+    Absent,
+}
+
+impl Server {
+    /// This node's data of a local rank for other nodes (its REMOTE and
+    /// GLOBAL keys), once it has committed: the blob a host hands to
+    /// [`Server::dmodex_done`] on the requesting node. Our format, one
+    /// BYTE_OBJECT unit (v41) holding PROC then KVALs; servers exchange it
+    /// only through their hosts.
+    pub fn modex_data(&self, nspace: &str, rank: impl Into<Rank>) -> Option<Bytes> {
+        let rank = rank.into().wire();
+        let r = self.jobs.get(nspace)?.ranks.get(rank as usize)?;
+        if r.elsewhere || !r.committed {
+            return None;
+        }
+        Self::contribution(&[(Proc::new(nspace, rank), &r.remote)])
+    }
+
+    pub(super) fn contribution(parts: &[(Proc, &Vec<Kval>)]) -> Option<Bytes> {
+        let mut b = DataBuffer::new(Format::V41);
+        for (p, kv) in parts {
+            let inner = Self::blob(&Format::V41, p, kv)?;
+            b.pack(
+                DataType::ByteObject,
+                &[Value::ByteObject(Box::new(Hex(inner)))],
+            )
+            .ok()?;
+        }
+        Some(Bytes::copy_from_slice(b.as_bytes()))
+    }
+
+    /// Store the data of remote ranks carried by `blob` (contributions as
+    /// [`Server::modex_data`] makes them, concatenated); false if it does
+    /// not parse.
+    pub(super) fn absorb(&mut self, blob: &[u8]) -> bool {
+        let mut outer = DataBuffer::from_bytes(Format::V41, Bytes::copy_from_slice(blob));
+        let mut done = Vec::new();
+        while !outer.unread().is_empty() {
+            let Ok(Value::ByteObject(inner)) = outer.unpack_one(DataType::ByteObject) else {
+                return false;
+            };
+            let mut b = DataBuffer::from_bytes(Format::V41, inner.0);
+            let Ok(Value::Proc(p)) = b.unpack_one(DataType::Proc) else {
+                return false;
+            };
+            let mut kv = Vec::new();
+            while !b.unread().is_empty() {
+                match b.unpack_one(DataType::Kval) {
+                    Ok(Value::Kval(k)) => kv.push(*k),
+                    _ => return false,
+                }
+            }
+            let me = name(&p);
+            if let Some(r) = self
+                .jobs
+                .get_mut(&me.0)
+                .and_then(|j| j.ranks.get_mut(me.1 as usize))
+            {
+                if r.elsewhere {
+                    r.remote = kv;
+                    r.committed = true;
+                    done.push(me);
+                }
+            }
+        }
+        for me in done {
+            self.resolve_gets(&me);
+        }
+        true
+    }
+
+    /// The host's answer to [`HostEvent::DirectModex`]: the target's data
+    /// (as [`Server::modex_data`] made it on its node) or an error status.
+    pub fn dmodex_done(&mut self, request: u64, result: Result<Bytes, i32>) {
+        let Some(target) = self.dmodex.remove(&request) else {
+            return;
+        };
+        let err = match result {
+            Ok(blob) if self.absorb(&blob) => return,
+            Ok(_) => codes::PMIX_ERR_BAD_PARAM,
+            Err(st) => st,
+        };
+        let (failed, keep): (Vec<_>, Vec<_>) =
+            self.gets.drain(..).partition(|g| g.target == target);
+        self.gets = keep;
+        for g in failed {
+            self.reply(g.conn, g.tag, &Reply::Status(err));
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn get(
+        &mut self,
+        id: ConnId,
+        t: u32,
+        fmt: &Format,
+        ns: String,
+        rank: u32,
+        key: Option<String>,
+        info: &[Info],
+        now: Instant,
+    ) {
+        let Some(job) = self.jobs.get(&ns) else {
+            self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
+            return;
+        };
+        if rank == RANK_WILDCARD {
+            // job-level data the REQ reply did not hold: only what the host
+            // added later could be here, so the answer is "nothing"
+            let mut kv = Vec::new();
+            if let (Some(k), Some(Reply::JobInfo { kvals, .. })) = (&key, self.job_info(fmt, &ns)) {
+                kv.extend(
+                    kvals
+                        .into_iter()
+                        .filter(|x| x.key.as_ref().map(|s| s.to_string()) == Some(k.clone())),
+                );
+            }
+            let blobs = if kv.is_empty() {
+                Vec::new()
+            } else {
+                match Self::blob(fmt, &Proc::new(&ns, RANK_WILDCARD), &kv) {
+                    Some(b) => vec![b],
+                    None => Vec::new(),
+                }
+            };
+            self.reply(
+                id,
+                t,
+                &Reply::Get {
+                    status: codes::PMIX_SUCCESS,
+                    blobs,
+                },
+            );
+            return;
+        }
+        if job.ranks.get(rank as usize).is_none() {
+            self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
+            return;
+        }
+        // what a member contributed to a group it belongs to (group.rs)
+        if let Some((k, v)) = key
+            .as_deref()
+            .and_then(|k| Some((k, self.group_value(&(ns.clone(), rank), k, info)?)))
+        {
+            let r = match Self::blob(fmt, &Proc::new(&ns, rank), &[kval(k, v)]) {
+                Some(b) => Reply::Get {
+                    status: codes::PMIX_SUCCESS,
+                    blobs: vec![b],
+                },
+                None => Reply::Status(codes::PMIX_ERR_BAD_PARAM),
+            };
+            self.reply(id, t, &r);
+            return;
+        }
+        let state = self.has_key(&(ns.clone(), rank), key.as_deref());
+        if let KeyState::Here = state {
+            self.answer_get(id, t, &(ns, rank));
+        } else if matches!(state, KeyState::OtherScope) || info_true(info, "pmix.immediate") {
+            self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
+        } else {
+            let Some(target) = self.jobs.get(&ns).and_then(|j| j.ranks.get(rank as usize)) else {
+                return;
+            };
+            let wait = info_u32(info, "pmix.timeout")
+                .filter(|s| *s > 0)
+                .map_or(DEFAULT_GET_WAIT, |s| Duration::from_secs(s.into()));
+            let asked = self.dmodex.values().any(|x| *x == (ns.clone(), rank));
+            if target.elsewhere && !asked {
+                let request = self.next_request;
+                self.next_request += 1;
+                self.dmodex.insert(request, (ns.clone(), rank));
+                self.out.push_back(Output::Host(HostEvent::DirectModex {
+                    request,
+                    proc: Proc::new(&ns, rank),
+                }));
+            }
+            self.gets.push(PendingGet {
+                conn: id,
+                tag: t,
+                target: (ns, rank),
+                key,
+                deadline: now + wait,
+            });
+        }
+    }
+
+    /// A CONNECT reply's unit: STRING nspace, then the job's KVALs as the
+    /// REQ reply carries them (protocol.md §5.1 row 10).
+    pub(super) fn connect_blob(&self, fmt: &Format, ns: &str) -> Option<Bytes> {
+        let Some(Reply::JobInfo { kvals, .. }) = self.job_info(fmt, ns) else {
+            return None;
+        };
+        let mut b = DataBuffer::new(*fmt);
+        b.pack(DataType::String, &[pstr(ns)]).ok()?;
+        for k in kvals {
+            b.pack(DataType::Kval, &[Value::Kval(Box::new(k))]).ok()?;
+        }
+        Some(Bytes::copy_from_slice(b.as_bytes()))
+    }
+
+    /// A byte object holding PROC then KVALs (the GET reply's unit).
+    pub(super) fn blob(fmt: &Format, p: &Proc, kvals: &[Kval]) -> Option<Bytes> {
+        let mut b = DataBuffer::new(*fmt);
+        b.pack(DataType::Proc, &[Value::Proc(Box::new(p.clone()))])
+            .ok()?;
+        for k in kvals {
+            b.pack(DataType::Kval, &[Value::Kval(Box::new(k.clone()))])
+                .ok()?;
+        }
+        Some(Bytes::copy_from_slice(b.as_bytes()))
+    }
+
+    /// Every KVAL the target committed for local peers, in one byte object
+    /// (libpmix sends them all, not just the requested key: protocol.md §7.3).
+    pub(super) fn answer_get(&mut self, id: ConnId, t: u32, target: &(String, u32)) {
+        let Some(fmt) = self.fmt_of(id) else { return };
+        let kv = self
+            .jobs
+            .get(&target.0)
+            .and_then(|j| j.ranks.get(target.1 as usize))
+            .map(|r| {
+                if r.elsewhere {
+                    r.remote.clone()
+                } else {
+                    r.local.clone()
+                }
+            })
+            .unwrap_or_default();
+        let r = match Self::blob(&fmt, &Proc::new(&target.0, target.1), &kv) {
+            Some(b) => Reply::Get {
+                status: codes::PMIX_SUCCESS,
+                blobs: std::iter::once(b).chain(self.bulk(id, target)).collect(),
+            },
+            None => Reply::Status(codes::PMIX_ERR_BAD_PARAM),
+        };
+        self.reply(id, t, &r);
+    }
+
+    /// In a job spanning nodes, the first GET reply a rank of the job gets
+    /// also carries every other committed rank's data (what that rank may
+    /// see: LOCAL and GLOBAL keys of ranks here, REMOTE and GLOBAL of ranks
+    /// elsewhere), one byte object each. libpmix's hash gds stores every
+    /// byte object under its proc and answers later GETs for those ranks
+    /// from that cache (protocol.md §7.3), so a rank's wireup costs one
+    /// round trip instead of one per peer; libpmix's own server gets the
+    /// same effect from its shared-memory store.
+    pub(super) fn bulk(&mut self, id: ConnId, target: &(String, u32)) -> Vec<Bytes> {
+        let Some(Conn {
+            state: ConnState::Client { proc, fmt },
+            bulk_sent,
+            ..
+        }) = self.conns.get_mut(&id)
+        else {
+            return Vec::new();
+        };
+        let Some(j) = self.jobs.get(&target.0) else {
+            return Vec::new();
+        };
+        if *bulk_sent || j.nodes.is_none() || proc.nspace.to_string() != target.0 {
+            return Vec::new();
+        }
+        *bulk_sent = true;
+        let (fmt, me) = (*fmt, proc.rank);
+        j.ranks
+            .iter()
+            .enumerate()
+            .filter(|(r, st)| st.committed && *r as u32 != target.1 && *r as u32 != me)
+            .filter_map(|(r, st)| {
+                let kv = if st.elsewhere { &st.remote } else { &st.local };
+                Self::blob(&fmt, &Proc::new(&target.0, r as u32), kv)
+            })
+            .collect()
+    }
+
+    pub(super) fn resolve_gets(&mut self, target: &(String, u32)) {
+        let pending = std::mem::take(&mut self.gets);
+        for g in pending {
+            if g.target != *target {
+                self.gets.push(g);
+                continue;
+            }
+            match self.has_key(&g.target, g.key.as_deref()) {
+                KeyState::Here => self.answer_get(g.conn, g.tag, &g.target),
+                KeyState::OtherScope => {
+                    self.reply(g.conn, g.tag, &Reply::Status(codes::PMIX_ERR_NOT_FOUND))
+                }
+                KeyState::Absent => self.gets.push(g),
+            }
+        }
+    }
+
+    /// Whether a rank's data for this node holds `key` (any key if none):
+    /// libpmix answers NOT_FOUND at once when the key exists only in the
+    /// scope the requester cannot see, and waits while it does not exist
+    /// (protocol.md §7.3; the 4.2.2 capture's GET for `ch.bo`).
+    pub(super) fn has_key(&self, target: &(String, u32), key: Option<&str>) -> KeyState {
+        let Some(r) = self
+            .jobs
+            .get(&target.0)
+            .and_then(|j| j.ranks.get(target.1 as usize))
+        else {
+            return KeyState::Absent;
+        };
+        if !r.committed {
+            return KeyState::Absent;
+        }
+        let Some(key) = key else {
+            return KeyState::Here;
+        };
+        let has = |v: &Vec<Kval>| {
+            v.iter()
+                .any(|k| k.key.as_ref().is_some_and(|s| s.to_string() == key))
+        };
+        let (visible, other) = if r.elsewhere {
+            (&r.remote, &r.local)
+        } else {
+            (&r.local, &r.remote)
+        };
+        if has(visible) {
+            KeyState::Here
+        } else if has(other) {
+            KeyState::OtherScope
+        } else {
+            KeyState::Absent
+        }
+    }
+
+    /// COMMIT: the rank's LOCAL/GLOBAL and REMOTE/GLOBAL keys; waiting GETs
+    /// for it are answered. False: a blob does not parse.
+    pub(super) fn commit(
+        &mut self,
+        id: ConnId,
+        t: u32,
+        fmt: &Format,
+        proc: Proc,
+        blobs: Vec<(u8, pmix_types::Buffer)>,
+    ) -> bool {
+        let fmt = *fmt;
+        let me = name(&proc);
+        let mut local = Vec::new();
+        let mut remote = Vec::new();
+        for (scope, buf) in blobs {
+            // LOCAL (1) and GLOBAL (3) data is for local peers; the
+            // client sends GLOBAL keys in both sections
+            // the blob's own type byte; v20/v12 send none, and the
+            // connection's type applies
+            let bf = Format {
+                buffer_type: match buf.buffer_type {
+                    1 => pmix_codec::BufferType::NonDesc,
+                    2 => pmix_codec::BufferType::FullyDesc,
+                    _ => fmt.buffer_type,
+                },
+                ..fmt
+            };
+            let mut b = DataBuffer::from_bytes(bf, buf.bytes.clone());
+            while !b.unread().is_empty() {
+                match b.unpack_one(DataType::Kval) {
+                    Ok(Value::Kval(k)) if scope == 1 || scope == 3 => local.push(*k),
+                    Ok(Value::Kval(k)) if scope == 2 => remote.push(*k),
+                    Ok(_) => {}
+                    Err(_) => return false,
+                }
+            }
+        }
+        if let Some(r) = self
+            .jobs
+            .get_mut(&me.0)
+            .and_then(|j| j.ranks.get_mut(me.1 as usize))
+        {
+            // GLOBAL keys arrive in both sections: the LOCAL one
+            // holds them for local peers, the REMOTE one for others
+            let upsert = |to: &mut Vec<Kval>, k: Kval| {
+                if let Some(old) = to.iter_mut().find(|o| o.key == k.key) {
+                    *old = k;
+                } else {
+                    to.push(k);
+                }
+            };
+            for k in local {
+                upsert(&mut r.local, k);
+            }
+            for k in remote {
+                upsert(&mut r.remote, k);
+            }
+            r.committed = true;
+        }
+        self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
+        self.out.push_back(Output::Host(HostEvent::Committed(proc)));
+        self.resolve_gets(&me);
+        true
+    }
+}

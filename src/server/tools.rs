@@ -1,0 +1,120 @@
+//! Tools, launchers and spawn: the tool handshake, a tool's REQ, the
+//! host's answer to a spawn.
+
+use super::*;
+
+impl Server {
+    /// Tools, launchers and singletons: an identity (assigned for flags 3
+    /// and 6, else the one announced), then the tool reply (protocol.md
+    /// §4.3.2). Singletons (flag 9) are not served.
+    pub(super) fn tool_handshake(&mut self, id: ConnId, req: &ConnectRequest) -> bool {
+        let fmt = req.format();
+        let assigned = matches!(
+            req.flag,
+            peer_type::TOOL_NEEDS_ID | peer_type::LAUNCHER_NEEDS_ID
+        );
+        let proc = if assigned {
+            self.tools += 1;
+            Some(Proc::new(&format!("pmixw-tool-{}", self.tools), 0))
+        } else {
+            req.proc.clone()
+        };
+        let known = matches!(
+            req.flag,
+            peer_type::LEGACY_TOOL
+                | peer_type::LEGACY_LAUNCHER
+                | peer_type::TOOL_NEEDS_ID
+                | peer_type::TOOL_GIVEN_ID
+                | peer_type::TOOL_CLIENT
+                | peer_type::LAUNCHER_NEEDS_ID
+                | peer_type::LAUNCHER_GIVEN_ID
+                | peer_type::LAUNCHER_CLIENT
+        );
+        let reply = |st: i32| ToolReply {
+            status: st,
+            assigned: if assigned { proc.clone() } else { None },
+            server: self.identity.clone(),
+            security_status: 0,
+        };
+        let (Some(fmt), true) = (fmt, known) else {
+            let r = reply(codes::PMIX_ERR_NOT_SUPPORTED).encode();
+            self.out.push_back(Output::Send(id, r));
+            return false;
+        };
+        let r = reply(codes::PMIX_SUCCESS).encode();
+        self.out.push_back(Output::Send(id, r));
+        let proc = proc.unwrap_or_else(|| Proc::new("pmixw-tool", 0));
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.state = ConnState::Tool {
+                proc,
+                fmt,
+                version: req.version.to_string(),
+            };
+        }
+        true
+    }
+
+    /// A tool's REQ: its namespace, its version as `pmix.bfrops.mod` and a
+    /// universe of one, as libpmix 4.2.2 answers (corpus/captures-4.2.2/tool-flag3).
+    pub(super) fn tool_job_info(proc: &Proc, version: &str) -> Reply {
+        Reply::JobInfo {
+            nspace: Some(PString::from(proc.nspace.to_string().as_str())),
+            kvals: vec![
+                kval("pmix.bfrops.mod", pstr(version)),
+                kval("pmix.univ.size", Value::Uint32(1)),
+            ],
+        }
+    }
+
+    /// The host's answer to [`HostEvent::Spawn`]: the new job's namespace
+    /// (registered before), or the status of the failure. The requester
+    /// gets STATUS, the namespace and the job's KVALs (as REQ gives them).
+    pub fn spawned(&mut self, request: u64, result: Result<String, i32>) {
+        let Some((conn, t)) = self.spawns.remove(&request) else {
+            return;
+        };
+        let Some(fmt) = self.fmt_of(conn) else { return };
+        let r = match result {
+            Ok(ns) => match self.job_info(&fmt, &ns) {
+                Some(Reply::JobInfo { nspace, kvals }) => Reply::Spawn {
+                    status: codes::PMIX_SUCCESS,
+                    nspace: Some(nspace),
+                    kvals,
+                },
+                _ => Reply::Status(codes::PMIX_ERR_NOT_FOUND),
+            },
+            Err(st) => Reply::Status(st),
+        };
+        self.reply(conn, t, &r);
+    }
+
+    /// A tool's request: true when answered here (REQ, FINALIZE, and what
+    /// tools may not ask); false for what the core answers as for a client
+    /// (queries, job control, GET, lookups, events, log).
+    pub(super) fn tool_request(
+        &mut self,
+        id: ConnId,
+        t: u32,
+        proc: &Proc,
+        version: &str,
+        req: &Request,
+    ) -> bool {
+        // tools are not ranks of a job: init, queries, lookups, events, finalize
+        match req {
+            Request::Req => {
+                let r = Self::tool_job_info(proc, version);
+                self.reply(id, t, &r);
+            }
+            Request::Query { .. }
+            | Request::JobControl { .. }
+            | Request::Get { .. }
+            | Request::Lookup { .. }
+            | Request::RegEvents { .. }
+            | Request::DeregEvents { .. }
+            | Request::Log { .. } => return false,
+            Request::Finalize => self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS)),
+            _ => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
+        }
+        true
+    }
+}
