@@ -23,7 +23,11 @@ fn run_probe(n: u32) -> Option<(bool, String)> {
 /// As run_probe with extra probe arguments; the exit code (None: a signal).
 fn run_probe_args(n: u32, extra: &[&str]) -> Option<(Option<i32>, String)> {
     let mpirun = mpirun()?;
-    let out = std::env::temp_dir().join(format!("pmixw-probe-{}-{n}.out", std::process::id()));
+    // one file per call: tests of this binary run concurrently with the same n
+    static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out =
+        std::env::temp_dir().join(format!("pmixw-probe-{}-{n}-{call}.out", std::process::id()));
     let file = std::fs::File::create(&out).unwrap();
     let mut child = Command::new(mpirun)
         .args([
