@@ -41,6 +41,9 @@ pub enum ErrorKind {
     InadequateSpace { requested: u64, present: u64 },
     /// The operation exists in libpmix but is not supported by this dialect.
     NotSupported(&'static str),
+    /// Bytes left over after a message or a length-prefixed blob was read
+    /// to its last field.
+    TrailingBytes { left: u64 },
 }
 
 /// A codec error with its location. Boxed, so that `Result<Value, Error>`
@@ -111,6 +114,7 @@ impl Error {
             Invalid(_) => -27,
             InadequateSpace { .. } => -19,
             NotSupported(_) => -47,
+            TrailingBytes { .. } => -27,
         }
     }
 
@@ -193,6 +197,7 @@ impl fmt::Display for ErrorKind {
                 write!(f, "unit holds {present} values, only {requested} requested")
             }
             NotSupported(s) => write!(f, "not supported: {s}"),
+            TrailingBytes { left } => write!(f, "{left} bytes left over after the last field"),
         }
     }
 }

@@ -372,6 +372,7 @@ pub fn zero_item_budget(len: usize) -> usize {
 }
 
 /// The reader side: a window `[pos, end)` of a shared buffer.
+#[derive(Clone)]
 pub struct Dec<'a> {
     buf: &'a [u8],
     /// The shared buffer `buf` is, when there is one: byte objects are
@@ -510,6 +511,42 @@ impl<'a> Dec<'a> {
         };
         self.pos += n;
         Ok(b)
+    }
+
+    /// A reader bounded to the next `n` bytes (a length-prefixed blob),
+    /// as rustls' `Reader::sub`: `n` is checked against the bytes remaining
+    /// before anything else (a truncated blob is refused without
+    /// allocating), this reader moves past the blob, and the sub-reader
+    /// cannot read beyond it. Offsets stay those of the whole input; end
+    /// with [`Dec::expect_end`] where the blob must be used up.
+    pub fn sub(&mut self, n: usize) -> Result<Dec<'a>> {
+        if n > self.remaining() {
+            return Err(self.past_end(n));
+        }
+        let mut s = self.clone();
+        s.end = self.pos + n;
+        self.pos += n;
+        Ok(s)
+    }
+
+    /// The unread rest of this window as a zero-copy `Bytes` (copied only
+    /// for a reader over borrowed bytes); the window is then used up.
+    pub fn rest_bytes(&mut self) -> Bytes {
+        let n = self.remaining();
+        // cannot fail: n is what remains
+        self.take_bytes(n).unwrap_or_default()
+    }
+
+    /// The explicit "nothing left over" check that ends a bounded read:
+    /// an error naming how many bytes remain, at the first of them.
+    pub fn expect_end(&self) -> Result<()> {
+        if self.is_empty() {
+            Ok(())
+        } else {
+            Err(self.err(ErrorKind::TrailingBytes {
+                left: self.remaining() as u64,
+            }))
+        }
     }
 
     /// Look at the next `n` bytes (fewer at the end) without consuming.

@@ -1,123 +1,112 @@
-//! Unsolicited server → client messages: events (tag 0) and forwarded output (tag 2).
+//! Unsolicited server → client messages: events (tag 0) and forwarded
+//! output (tag 2), one row each, generating the struct and its codecs.
 
+use super::field::*;
 use super::*;
 
-/// An event the server pushes to a client unsolicited, on tag 0
-/// (protocol.md §5.4 "NOTIFY, server → client"): COMMAND 12, STATUS code,
-/// PROC source, SIZE + INFOs (if > 0), then a DATA_RANGE that the normal
-/// notify path appends and the connect-time replay of cached events omits.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct EventNotice {
-    pub status: i32,
-    pub source: Proc,
-    pub info: Vec<Info>,
-    pub range: Option<u8>,
-}
+/// Generates a message struct and its codecs from its fields, in wire
+/// order, optionally after a fixed COMMAND.
+macro_rules! messages {
+    ($(
+        $(#[$sm:meta])*
+        $S:ident $(after $code:ident)? {
+            $( $(#[$fm:meta])* $f:ident : $T:ty = $K:ty ),* $(,)?
+        }
+    )*) => {$(
+        $(#[$sm])*
+        #[derive(Clone, Debug, PartialEq, Serialize)]
+        pub struct $S {
+            $( $(#[$fm])* pub $f: $T ),*
+        }
 
-impl EventNotice {
-    pub fn decode(fmt: &Format, payload: &[u8]) -> Result<EventNotice> {
-        Self::decode_bytes(fmt, Bytes::copy_from_slice(payload))
-    }
-
-    /// As `decode`, without copying the payload (byte objects share it).
-    pub fn decode_bytes(fmt: &Format, payload: Bytes) -> Result<EventNotice> {
-        let mut b = DataBuffer::from_bytes(*fmt, payload);
-        match one(&mut b, DataType::Command, "command")? {
-            Value::Command(cmd::NOTIFY) => {}
-            Value::Command(c) => {
-                return Err(Error::new(
-                    ErrorKind::Invalid(format!("tag-0 message with command {c}, not NOTIFY")),
-                    0,
-                ))
+        impl $S {
+            pub fn decode(fmt: &Format, payload: &[u8]) -> Result<$S> {
+                Self::decode_bytes(fmt, Bytes::copy_from_slice(payload))
             }
-            other => return Err(unexpected(other)),
+
+            /// As `decode`, without copying the payload (byte objects share it).
+            pub fn decode_bytes(fmt: &Format, payload: Bytes) -> Result<$S> {
+                let mut r = Rd::new(*fmt, &payload);
+                $( expect_command(&mut r, cmd::$code, stringify!($code))?; )?
+                let m = $S { $( $f: <$K as Kind>::get(&mut r, stringify!($f))? ),* };
+                r.finish(stringify!($S))?;
+                Ok(m)
+            }
+
+            pub fn encode(&self, fmt: &Format) -> Result<Vec<u8>> {
+                let mut w = Wr::new(*fmt);
+                $( One::<CommandI>::put(&mut w, &cmd::$code, "command")?; )?
+                $( <$K as Kind>::put(&mut w, &self.$f, stringify!($f))?; )*
+                Ok(w.out)
+            }
         }
-        let status = status(&mut b, "status")?;
-        let source = match one(&mut b, DataType::Proc, "source")? {
-            Value::Proc(p) => *p,
-            other => return Err(unexpected(other)),
-        };
-        let info = infos(counted(&mut b, DataType::Info, "info")?);
-        let range = if_more(&mut b, |b| data_range(b, "range"))?;
-        all_read(&b, || "bytes after the event's range".into())?;
-        Ok(EventNotice {
-            status,
-            source,
-            info,
-            range,
-        })
+    )*};
+}
+
+messages! {
+    /// An event the server pushes to a client unsolicited, on tag 0
+    /// (protocol.md §5.4 "NOTIFY, server → client"): COMMAND 12, STATUS code,
+    /// PROC source, SIZE + INFOs (if > 0), then a DATA_RANGE that the normal
+    /// notify path appends and the connect-time replay of cached events omits.
+    EventNotice after NOTIFY {
+        status: i32 = St,
+        source: Proc = One<ProcI>,
+        info: Vec<Info> = Counted<InfoI>,
+        range: Option<u8> = Tail<One<Range>>,
     }
 
-    pub fn encode(&self, fmt: &Format) -> Result<Vec<u8>> {
-        let mut b = DataBuffer::new(*fmt);
-        b.pack(DataType::Command, &[Value::Command(cmd::NOTIFY)])?;
-        b.pack(DataType::Status, &[Value::Status(self.status)])?;
-        b.pack(
-            DataType::Proc,
-            &[Value::Proc(Box::new(self.source.clone()))],
-        )?;
-        put_infos(&mut b, &self.info)?;
-        if let Some(r) = self.range {
-            b.pack(DataType::DataRange, &[Value::DataRange(r)])?;
-        }
-        Ok(b.as_bytes().to_vec())
+    /// Forwarded output, server → client or tool on tag 2 (protocol.md §5.2
+    /// "IOF"; packed by `pmix_iof.c` and `pmix_server_ops.c` of 4.2.2, read by
+    /// `client_iof_handler`): the source, the channel, the requester's
+    /// reference id, SIZE + INFOs, then the data. An empty tag-2 message (the
+    /// socket is closing) is not an `IofData`.
+    IofData {
+        source: Proc = One<ProcI>,
+        channel: u16 = One<Channel>,
+        refid: u64 = One<SizeI>,
+        info: Vec<Info> = Counted<InfoI>,
+        #[serde(with = "serde_bytes_hex")]
+        data: Bytes = One<ByteObj>,
     }
 }
 
-/// Forwarded output, server → client or tool on tag 2 (protocol.md §5.2
-/// "IOF"; packed by `pmix_iof.c` and `pmix_server_ops.c` of 4.2.2, read by
-/// `client_iof_handler`): the source, the channel, the requester's
-/// reference id, SIZE + INFOs, then the data. An empty tag-2 message (the
-/// socket is closing) is not an `IofData`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct IofData {
-    pub source: Proc,
-    pub channel: u16,
-    pub refid: u64,
-    pub info: Vec<Info>,
-    #[serde(with = "serde_bytes_hex")]
-    pub data: Bytes,
+/// The fixed COMMAND a message starts with.
+fn expect_command(r: &mut Rd, want: u8, name: &str) -> Result<()> {
+    let at = r.pos();
+    match One::<CommandI>::get(r, "command")? {
+        c if c == want => Ok(()),
+        c => Err(Error::new(
+            ErrorKind::Invalid(format!("tag-0 message with command {c}, not {name}")),
+            at,
+        )),
+    }
 }
 
-impl IofData {
-    pub fn decode(fmt: &Format, payload: &[u8]) -> Result<IofData> {
-        Self::decode_bytes(fmt, Bytes::copy_from_slice(payload))
+messages! {
+    /// What one byte object of a GET reply holds (and each proc's part of
+    /// the modex data): one PROC unit, then KVAL units to the end of the
+    /// blob. Decoded from the blob alone, so nothing past it can be read,
+    /// and refused if a partial unit is left over.
+    ProcData {
+        proc: Proc = One<ProcI>,
+        kvals: Vec<pmix_types::Kval> = UntilEnd<One<KvalI>>,
     }
+}
 
-    /// As `decode`, without copying the payload (byte objects share it).
-    pub fn decode_bytes(fmt: &Format, payload: Bytes) -> Result<IofData> {
-        let mut b = DataBuffer::from_bytes(*fmt, payload);
-        let source = match one(&mut b, DataType::Proc, "source")? {
-            Value::Proc(p) => *p,
-            other => return Err(unexpected(other)),
-        };
-        let channel = match one(&mut b, DataType::IofChannel, "channel")? {
-            Value::IofChannel(c) => c,
-            other => return Err(unexpected(other)),
-        };
-        let refid = size(&mut b, "refid")?;
-        let info = infos(counted(&mut b, DataType::Info, "info")?);
-        let data = byte_object(&mut b, "data")?;
-        all_read(&b, || "bytes after the forwarded data".into())?;
-        Ok(IofData {
-            source,
-            channel,
-            refid,
-            info,
-            data,
-        })
-    }
-
-    pub fn encode(&self, fmt: &Format) -> Result<Vec<u8>> {
-        let mut b = DataBuffer::new(*fmt);
-        b.pack(
-            DataType::Proc,
-            &[Value::Proc(Box::new(self.source.clone()))],
-        )?;
-        b.pack(DataType::IofChannel, &[Value::IofChannel(self.channel)])?;
-        b.pack(DataType::Size, &[Value::Size(self.refid)])?;
-        put_infos(&mut b, &self.info)?;
-        put_byte_object(&mut b, &self.data)?;
-        Ok(b.as_bytes().to_vec())
-    }
+/// The KVALs of one COMMIT blob, in the blob's own buffer type (its type
+/// byte: 1 non-described, 2 fully described; v20/v12 send none, and the
+/// connection's applies).
+pub fn commit_kvals(fmt: &Format, blob: &Buffer) -> Result<Vec<pmix_types::Kval>> {
+    let f = Format {
+        buffer_type: match blob.buffer_type {
+            1 => crate::BufferType::NonDesc,
+            2 => crate::BufferType::FullyDesc,
+            _ => fmt.buffer_type,
+        },
+        ..*fmt
+    };
+    let mut r = Rd::new(f, &blob.bytes);
+    let kvals = UntilEnd::<One<KvalI>>::get(&mut r, "kvals")?;
+    r.finish("blob")?;
+    Ok(kvals)
 }

@@ -1,92 +1,152 @@
-//! Server → client replies to a request.
+//! Server → client replies to a request: the reply layouts, one row each,
+//! generate the [`Reply`] enum and its codecs; the command table says
+//! which layout answers which command.
 
+use super::field::*;
+use super::table::reply_layout;
 use super::*;
 
-/// A server → client reply. Replies carry no command: the request's tag
-/// says which layout to expect.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Reply {
+/// Generates [`Reply`] and its field codecs from the layout rows; the
+/// variants after `hand` are read and written here by hand.
+macro_rules! replies {
+    (
+        $(
+            $(#[$vm:meta])*
+            $V:ident { $( $(#[$fm:meta])* $f:ident : $T:ty = $K:ty ),* $(,)? }
+        )*
+        @hand { $($hand:tt)* }
+    ) => {
+        /// A server → client reply. Replies carry no command: the request's tag
+        /// says which layout to expect.
+        #[derive(Clone, Debug, PartialEq, Serialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum Reply {
+            $( $(#[$vm])* $V { $( $(#[$fm])* $f: $T ),* }, )*
+            $($hand)*
+        }
+
+        /// Which reply layout answers a command (the command table's last column).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) enum ReplyLayout {
+            $( $V, )*
+            /// A bare STATUS.
+            Status,
+            /// No reply is typed (kept as its bytes).
+            Raw,
+        }
+
+        impl Reply {
+            /// The fields of `layout`; `None` for [`ReplyLayout::Raw`].
+            fn decode_layout(layout: ReplyLayout, r: &mut Rd) -> Result<Option<Reply>> {
+                Ok(Some(match layout {
+                    $( ReplyLayout::$V => Reply::$V { $( $f: <$K as Kind>::get(r, stringify!($f))? ),* }, )*
+                    ReplyLayout::Status => Reply::Status(St::get(r, "status")?),
+                    ReplyLayout::Raw => return Ok(None),
+                }))
+            }
+
+            /// The fields of a table layout; `false` for the hand-written ones.
+            fn encode_layout(&self, w: &mut Wr) -> Result<bool> {
+                match self {
+                    $( Reply::$V { $($f),* } => { $( <$K as Kind>::put(w, $f, stringify!($f))?; )* } )*
+                    Reply::Status(s) => St::put(w, s, "status")?,
+                    _ => return Ok(false),
+                }
+                Ok(true)
+            }
+        }
+    };
+}
+
+replies! {
     /// REQ: the namespace, then job-level KVALs until the end (protocol.md §6).
     JobInfo {
-        nspace: Option<PString>,
-        kvals: Vec<pmix_types::Kval>,
-    },
-    /// A bare STATUS: COMMIT, FENCENB, FINALIZE, ABORT, REGEVENTS, … and
-    /// the error convention for every command.
-    Status(i32),
+        nspace: Option<PString> = One<Str>,
+        kvals: Vec<pmix_types::Kval> = UntilEnd<One<KvalI>>,
+    }
     /// GETNB: status, then zero or more byte objects of PROC + KVALs.
     Get {
-        status: i32,
+        status: i32 = St,
         #[serde(serialize_with = "hex_list")]
-        blobs: Vec<Bytes>,
-    },
-    /// GETNB answered late by a libpmix server (the request waited for the
-    /// data): the status in the connection's dialect, then byte objects of
-    /// PROC + KVALs packed, byte objects included, in the server's own
-    /// dialect `blob_dialect` (v41 for libpmix 4.2.x), whatever the peer's
-    /// (`pmix_pending_resolve` packs them for `pmix_globals.mypeer`;
-    /// spec-notes/divergences.md). Read only where the connection's own
-    /// dialect fails.
-    GetOwnDialect {
-        status: i32,
-        #[serde(serialize_with = "dialect_name")]
-        blob_dialect: crate::Dialect,
-        #[serde(serialize_with = "hex_list")]
-        blobs: Vec<Bytes>,
-    },
+        blobs: Vec<Bytes> = UntilEnd<One<ByteObj>>,
+    }
     /// QUERY: status, then SIZE + INFOs.
-    Query { status: i32, info: Vec<Info> },
+    Query {
+        status: i32 = St,
+        info: Vec<Info> = InfosUnlessFailed,
+    }
     /// LOOKUPNB: status, then (only on success) SIZE + PDATAs.
     Lookup {
-        status: i32,
-        data: Vec<pmix_types::Pdata>,
-    },
+        status: i32 = St,
+        data: Vec<pmix_types::Pdata> = IfOk<Counted<PdataI>>,
+    }
     /// ALLOC, JOB_CONTROL, MONITOR, VALIDATE_CRED, FABRIC_*: status, then
     /// SIZE + INFOs (`None`: the server sent nothing after the status).
     Infos {
-        status: i32,
-        info: Option<Vec<Info>>,
-    },
+        status: i32 = St,
+        info: Option<Vec<Info>> = Tail<Counted<InfoI>>,
+    }
     /// GET_CREDENTIAL: status, then the credential and SIZE + INFOs.
     Credential {
-        status: i32,
+        status: i32 = St,
         #[serde(serialize_with = "hex_opt")]
-        credential: Option<Bytes>,
-        info: Option<Vec<Info>>,
-    },
+        credential: Option<Bytes> = Tail<One<ByteObj>>,
+        info: Option<Vec<Info>> = Tail<Counted<InfoI>>,
+    }
     /// IOF_PULL (the remote reference id) and GROUP_CONSTRUCT (the context
     /// id, optional): status, then a SIZE.
-    Id { status: i32, id: Option<u64> },
+    Id {
+        status: i32 = St,
+        id: Option<u64> = Tail<One<SizeI>>,
+    }
     /// SPAWNNB: status, then the new namespace and its job-level KVALs.
     Spawn {
-        status: i32,
-        nspace: Option<Option<PString>>,
-        kvals: Vec<pmix_types::Kval>,
-    },
+        status: i32 = St,
+        nspace: Option<Option<PString>> = Tail<One<Str>>,
+        kvals: Vec<pmix_types::Kval> = UntilEnd<One<KvalI>>,
+    }
     /// CONNECTNB: status, then one byte object per involved namespace.
     Connect {
-        status: i32,
+        status: i32 = St,
         #[serde(serialize_with = "hex_list")]
-        blobs: Vec<Bytes>,
-    },
+        blobs: Vec<Bytes> = UntilEnd<One<ByteObj>>,
+    }
     /// COMPUTE_DEVICE_DISTANCES: status, then SIZE + DEVICE_DISTs.
     Distances {
-        status: i32,
-        distances: Option<Vec<pmix_types::DeviceDist>>,
-    },
+        status: i32 = St,
+        distances: Option<Vec<pmix_types::DeviceDist>> = Tail<Counted<DevDist>>,
+    }
     /// RESOLVE_PEERS: status, then (on success) SIZE + PROCs.
     Peers {
-        status: i32,
-        procs: Option<Vec<Proc>>,
-    },
+        status: i32 = St,
+        procs: Option<Vec<Proc>> = Tail<Counted<ProcI>>,
+    }
     /// RESOLVE_NODE: status, then (on success) the comma-separated node list.
     Nodes {
-        status: i32,
-        nodelist: Option<Option<PString>>,
-    },
-    /// A layout not typed yet.
-    Raw(#[serde(with = "serde_bytes_hex")] Bytes),
+        status: i32 = St,
+        nodelist: Option<Option<PString>> = Tail<One<Str>>,
+    }
+    @hand {
+        /// A bare STATUS: COMMIT, FENCENB, FINALIZE, ABORT, REGEVENTS, … and
+        /// the error convention for every command.
+        Status(i32),
+        /// GETNB answered late by a libpmix server (the request waited for the
+        /// data): the status in the connection's dialect, then byte objects of
+        /// PROC + KVALs packed, byte objects included, in the server's own
+        /// dialect `blob_dialect` (v41 for libpmix 4.2.x), whatever the peer's
+        /// (`pmix_pending_resolve` packs them for `pmix_globals.mypeer`;
+        /// spec-notes/divergences.md). Read only where the connection's own
+        /// dialect fails.
+        GetOwnDialect {
+            status: i32,
+            #[serde(serialize_with = "dialect_name")]
+            blob_dialect: crate::Dialect,
+            #[serde(serialize_with = "hex_list")]
+            blobs: Vec<Bytes>,
+        },
+        /// A layout not typed yet.
+        Raw(#[serde(with = "serde_bytes_hex")] Bytes),
+    }
 }
 
 impl Reply {
@@ -101,21 +161,17 @@ impl Reply {
         match Self::decode_as(fmt, command, payload.clone()) {
             Ok(r) => Ok(Self::canonical(r)),
             // the error convention: a lone STATUS answers any command
-            Err(e) => {
-                match crate::decode(fmt, DataType::Status, &payload).map(|v| v.as_slice().to_vec())
-                {
-                    Ok(v) if v.len() == 1 => {
-                        let s = status_of(v[0].clone())?;
-                        // the same answer as the canonical bytes of that status give
-                        let lone = Reply::Status(s).encode(fmt)?;
-                        Ok(match Self::decode_as(fmt, command, Bytes::from(lone)) {
-                            Ok(r) => Self::canonical(r),
-                            Err(_) => Reply::Status(s),
-                        })
-                    }
-                    _ => Err(e),
+            Err(e) => match lone_status(fmt, &payload) {
+                Some(s) => {
+                    // the same answer as the canonical bytes of that status give
+                    let lone = Reply::Status(s).encode(fmt)?;
+                    Ok(match Self::decode_as(fmt, command, Bytes::from(lone)) {
+                        Ok(r) => Self::canonical(r),
+                        Err(_) => Reply::Status(s),
+                    })
                 }
-            }
+                None => Err(e),
+            },
         }
     }
 
@@ -154,324 +210,77 @@ impl Reply {
     }
 
     fn decode_as(fmt: &Format, command: u8, payload: Bytes) -> Result<Reply> {
-        let mut b = DataBuffer::from_bytes(*fmt, payload.clone());
-        let r = match command {
-            cmd::REQ | cmd::GDS_FALLBACK => {
-                let nspace = string(one(&mut b, DataType::String, "nspace")?);
-                let mut kvals = Vec::new();
-                while !b.unread().is_empty() {
-                    match one(&mut b, DataType::Kval, "kval")? {
-                        Value::Kval(k) => kvals.push(*k),
-                        other => return Err(unexpected(other)),
-                    }
-                }
-                Reply::JobInfo { nspace, kvals }
-            }
-            cmd::GETNB => {
-                let status = status(&mut b, "status")?;
-                let start = b.position();
-                match get_blobs(&mut b) {
-                    Ok(blobs) => Reply::Get { status, blobs },
-                    Err(e) if fmt.dialect != crate::Dialect::V41 => {
-                        // a late answer: the blobs in libpmix's own v41
-                        let own = Format {
-                            dialect: crate::Dialect::V41,
-                            fixed_ints: false,
-                            ..*fmt
-                        };
-                        let mut v41 = DataBuffer::from_bytes(own, payload.slice(start..));
-                        match get_blobs(&mut v41) {
-                            // get_blobs read to the end of the payload
-                            Ok(blobs) => {
-                                return Ok(Reply::GetOwnDialect {
-                                    status,
-                                    blob_dialect: own.dialect,
-                                    blobs,
-                                })
-                            }
-                            Err(_) => return Err(e),
-                        }
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
-            cmd::QUERY => {
-                let status = status(&mut b, "status")?;
-                let info = opt_infos(&mut b, "info")?.unwrap_or_default();
-                Reply::Query { status, info }
-            }
-            cmd::ALLOC
-            | cmd::JOB_CONTROL
-            | cmd::MONITOR
-            | cmd::VALIDATE_CRED
-            | cmd::FABRIC_REGISTER
-            | cmd::FABRIC_UPDATE
-            | cmd::RESBLK
-            | cmd::SESSION_CTRL => {
-                let status = status(&mut b, "status")?;
-                Reply::Infos {
-                    status,
-                    info: opt_infos(&mut b, "info")?,
-                }
-            }
-            cmd::GET_CREDENTIAL => {
-                let status = status(&mut b, "status")?;
-                let credential = if_more(&mut b, |b| byte_object(b, "credential"))?;
-                Reply::Credential {
-                    status,
-                    credential,
-                    info: opt_infos(&mut b, "info")?,
-                }
-            }
-            cmd::IOF_PULL | cmd::GROUP_CONSTRUCT => {
-                let status = status(&mut b, "status")?;
-                let id = if_more(&mut b, |b| size(b, "id"))?;
-                Reply::Id { status, id }
-            }
-            cmd::SPAWNNB => {
-                let status = status(&mut b, "status")?;
-                let nspace = if_more(&mut b, |b| Ok(string(one(b, DataType::String, "nspace")?)))?;
-                let mut kvals = Vec::new();
-                while !b.unread().is_empty() {
-                    match one(&mut b, DataType::Kval, "kval")? {
-                        Value::Kval(k) => kvals.push(*k),
-                        other => return Err(unexpected(other)),
-                    }
-                }
-                Reply::Spawn {
-                    status,
-                    nspace,
-                    kvals,
-                }
-            }
-            cmd::CONNECTNB => {
-                let status = status(&mut b, "status")?;
-                Reply::Connect {
-                    status,
-                    blobs: byte_objects(&mut b, "blob")?,
-                }
-            }
-            cmd::LOOKUPNB => {
-                let status = status(&mut b, "status")?;
-                let data = if status == 0 {
-                    counted(&mut b, DataType::Pdata, "data")?
-                        .into_iter()
-                        .filter_map(|x| match x {
-                            Value::Pdata(d) => Some(*d),
-                            _ => None,
-                        })
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                Reply::Lookup { status, data }
-            }
-            cmd::COMPUTE_DEVICE_DISTANCES => {
-                let status = status(&mut b, "status")?;
-                let distances = if_more(&mut b, |b| {
-                    Ok(counted(b, DataType::DeviceDist, "distances")?
-                        .into_iter()
-                        .filter_map(|x| match x {
-                            Value::DeviceDist(d) => Some(*d),
-                            _ => None,
-                        })
-                        .collect())
-                })?;
-                Reply::Distances { status, distances }
-            }
-            cmd::RESOLVE_PEERS => {
-                let status = status(&mut b, "status")?;
-                let procs = if_more(&mut b, |b| Ok(procs(counted(b, DataType::Proc, "procs")?)))?;
-                Reply::Peers { status, procs }
-            }
-            cmd::RESOLVE_NODE => {
-                let status = status(&mut b, "status")?;
-                let nodelist =
-                    if_more(&mut b, |b| Ok(string(one(b, DataType::String, "nodelist")?)))?;
-                Reply::Nodes { status, nodelist }
-            }
-            cmd::COMMIT
-            | cmd::FENCENB
-            | cmd::FINALIZE
-            | cmd::ABORT
-            | cmd::PUBLISHNB
-            | cmd::UNPUBLISHNB
-            | cmd::DISCONNECTNB
-            | cmd::NOTIFY
-            | cmd::REGEVENTS
-            | cmd::LOG
-            | cmd::IOF_PUSH
-            | cmd::GROUP_DESTRUCT
-            | cmd::GROUP_LEAVE
-            | cmd::IOF_DEREG
-            | cmd::REFRESH_CACHE
-            // never sent by any client; servers answer NOT_SUPPORTED
-            | cmd::GROUP_JOIN
-            | cmd::GROUP_INVITE
-            | cmd::REQ_SYSINFO => Reply::Status(status(&mut b, "status")?),
-            _ => return Ok(Reply::Raw(payload)),
+        let Some(layout) = reply_layout(command) else {
+            return Ok(Reply::Raw(payload));
         };
-        all_read(&b, || "bytes after the reply".into())?;
-        Ok(r)
+        let mut r = Rd::new(*fmt, &payload);
+        let reply = match Self::decode_layout(layout, &mut r) {
+            Ok(Some(reply)) => reply,
+            Ok(None) => return Ok(Reply::Raw(payload)),
+            // a late GET answer: the blobs in libpmix's own v41
+            Err(e) if layout == ReplyLayout::Get && fmt.dialect != crate::Dialect::V41 => {
+                return Self::get_own_dialect(fmt, &payload).ok_or(e)
+            }
+            Err(e) => return Err(e),
+        };
+        r.finish("reply")?;
+        Ok(reply)
+    }
+
+    /// The status in `fmt`, then byte objects to the end in v41.
+    fn get_own_dialect(fmt: &Format, payload: &Bytes) -> Option<Reply> {
+        let mut r = Rd::new(*fmt, payload);
+        let status = St::get(&mut r, "status").ok()?;
+        let own = Format {
+            dialect: crate::Dialect::V41,
+            fixed_ints: false,
+            ..*fmt
+        };
+        let rest = payload.slice(r.pos()..);
+        let mut v41 = Rd::new(own, &rest);
+        let blobs = UntilEnd::<One<ByteObj>>::get(&mut v41, "blobs").ok()?;
+        Some(Reply::GetOwnDialect {
+            status,
+            blob_dialect: own.dialect,
+            blobs,
+        })
     }
 
     /// The reply payload in the connection's format.
     pub fn encode(&self, fmt: &Format) -> Result<Vec<u8>> {
-        let mut b = DataBuffer::new(*fmt);
+        let mut w = Wr::new(*fmt);
+        if self.encode_layout(&mut w)? {
+            return Ok(w.out);
+        }
         match self {
-            Reply::JobInfo { nspace, kvals } => {
-                b.pack(DataType::String, &[Value::String(nspace.clone())])?;
-                for k in kvals {
-                    b.pack(DataType::Kval, &[Value::Kval(Box::new(k.clone()))])?;
-                }
-            }
-            Reply::Status(s) => b.pack(DataType::Status, &[Value::Status(*s)])?,
-            Reply::Get { status, blobs } => {
-                b.pack(DataType::Status, &[Value::Status(*status)])?;
-                for x in blobs {
-                    put_byte_object(&mut b, x)?;
-                }
-            }
             Reply::GetOwnDialect {
                 status,
                 blob_dialect,
                 blobs,
             } => {
-                b.pack(DataType::Status, &[Value::Status(*status)])?;
-                let mut own = DataBuffer::new(Format {
+                St::put(&mut w, status, "status")?;
+                let mut own = Wr::new(Format {
                     dialect: *blob_dialect,
                     fixed_ints: false,
                     ..*fmt
                 });
-                for x in blobs {
-                    put_byte_object(&mut own, x)?;
-                }
-                let mut out = b.as_bytes().to_vec();
-                out.extend_from_slice(own.as_bytes());
-                return Ok(out);
+                UntilEnd::<One<ByteObj>>::put(&mut own, blobs, "blobs")?;
+                w.out.extend_from_slice(&own.out);
             }
-            Reply::Query { status, info } => {
-                b.pack(DataType::Status, &[Value::Status(*status)])?;
-                if *status == 0 || !info.is_empty() {
-                    put_infos(&mut b, info)?;
-                }
-            }
-            Reply::Lookup { status, data } => {
-                b.pack(DataType::Status, &[Value::Status(*status)])?;
-                if *status == 0 {
-                    let v = data
-                        .iter()
-                        .map(|d| Value::Pdata(Box::new(d.clone())))
-                        .collect();
-                    put_counted(&mut b, DataType::Pdata, v)?;
-                } else if !data.is_empty() {
-                    return Err(Error::new(
-                        ErrorKind::Invalid("a failed LOOKUP reply carries no data".into()),
-                        0,
-                    ));
-                }
-            }
-            Reply::Infos { status, info } => {
-                b.pack(DataType::Status, &[Value::Status(*status)])?;
-                if let Some(i) = info {
-                    put_infos(&mut b, i)?;
-                }
-            }
-            Reply::Credential {
-                status,
-                credential,
-                info,
-            } => {
-                b.pack(DataType::Status, &[Value::Status(*status)])?;
-                if let Some(c) = credential {
-                    put_byte_object(&mut b, c)?;
-                }
-                if let Some(i) = info {
-                    if credential.is_none() {
-                        return Err(Error::new(
-                            ErrorKind::Invalid(
-                                "credential reply: info without a credential".into(),
-                            ),
-                            0,
-                        ));
-                    }
-                    put_infos(&mut b, i)?;
-                }
-            }
-            Reply::Id { status, id } => {
-                b.pack(DataType::Status, &[Value::Status(*status)])?;
-                if let Some(n) = id {
-                    b.pack(DataType::Size, &[Value::Size(*n)])?;
-                }
-            }
-            Reply::Spawn {
-                status,
-                nspace,
-                kvals,
-            } => {
-                b.pack(DataType::Status, &[Value::Status(*status)])?;
-                match nspace {
-                    Some(ns) => b.pack(DataType::String, &[Value::String(ns.clone())])?,
-                    None if !kvals.is_empty() => {
-                        return Err(Error::new(
-                            ErrorKind::Invalid("spawn reply: KVALs without a namespace".into()),
-                            0,
-                        ))
-                    }
-                    None => {}
-                }
-                for k in kvals {
-                    b.pack(DataType::Kval, &[Value::Kval(Box::new(k.clone()))])?;
-                }
-            }
-            Reply::Connect { status, blobs } => {
-                b.pack(DataType::Status, &[Value::Status(*status)])?;
-                for x in blobs {
-                    put_byte_object(&mut b, x)?;
-                }
-            }
-            Reply::Distances { status, distances } => {
-                b.pack(DataType::Status, &[Value::Status(*status)])?;
-                if let Some(d) = distances {
-                    let v = d
-                        .iter()
-                        .map(|x| Value::DeviceDist(Box::new(x.clone())))
-                        .collect();
-                    put_counted(&mut b, DataType::DeviceDist, v)?;
-                }
-            }
-            Reply::Peers { status, procs } => {
-                b.pack(DataType::Status, &[Value::Status(*status)])?;
-                if let Some(p) = procs {
-                    put_counted(
-                        &mut b,
-                        DataType::Proc,
-                        p.iter().map(|p| Value::Proc(Box::new(p.clone()))).collect(),
-                    )?;
-                }
-            }
-            Reply::Nodes { status, nodelist } => {
-                b.pack(DataType::Status, &[Value::Status(*status)])?;
-                if let Some(n) = nodelist {
-                    b.pack(DataType::String, &[Value::String(n.clone())])?;
-                }
-            }
-            Reply::Raw(bytes) => return Ok(bytes.to_vec()),
+            Reply::Raw(bytes) => w.out.extend_from_slice(bytes),
+            // the table's layouts were written above
+            _ => {}
         }
-        Ok(b.as_bytes().to_vec())
+        Ok(w.out)
     }
 }
 
-/// Byte objects until the end of `b`.
-fn get_blobs(b: &mut DataBuffer) -> Result<Vec<Bytes>> {
-    let mut blobs = Vec::new();
-    while !b.unread().is_empty() {
-        match one(b, DataType::ByteObject, "blob")? {
-            Value::ByteObject(x) => blobs.push(x.0),
-            other => return Err(unexpected(other)),
-        }
-    }
-    Ok(blobs)
+/// The payload as one lone STATUS (the error convention), if it is one.
+fn lone_status(fmt: &Format, payload: &Bytes) -> Option<i32> {
+    let mut r = Rd::new(*fmt, payload);
+    let s = St::get(&mut r, "status").ok()?;
+    r.finish("status").ok()?;
+    Some(s)
 }
 
 fn dialect_name<S: serde::Serializer>(

@@ -441,6 +441,19 @@ pub fn messages(data: &[u8]) {
             d
         );
     }
+    // the contents of a GET reply's blob and of a COMMIT blob
+    if let Ok(p) = pmix_codec::command::ProcData::decode(&fmt, &payload) {
+        let again = p.encode(&fmt).expect("decoded proc data encodes");
+        assert_eq!(
+            pmix_codec::command::ProcData::decode(&fmt, &again).expect("re-decodes"),
+            p
+        );
+    }
+    let blob = pmix_types::Buffer {
+        buffer_type: command % 3,
+        bytes: bytes::Bytes::copy_from_slice(&payload),
+    };
+    let _ = pmix_codec::command::commit_kvals(&fmt, &blob);
     if let Ok(c) = ConnectRequest::decode(&payload) {
         if let Ok(again) = c.encode() {
             assert_eq!(ConnectRequest::decode(&again).expect("re-decodes"), c);
