@@ -42,6 +42,7 @@ mod pack;
 mod regex;
 pub mod registry;
 pub mod select;
+mod table;
 pub mod typed;
 mod unpack;
 pub mod view;
@@ -114,7 +115,7 @@ pub fn encode(fmt: &Format, ty: DataType, values: &[Value]) -> Result<Vec<u8>> {
 /// types as others (COMMAND as UINT32; v12 also SCOPE as UINT, ...).
 fn legacy_unit_code(fmt: &Format, ty: DataType) -> u16 {
     if fmt.dialect.is_legacy() {
-        legacy::driver_code(fmt.dialect, ty)
+        fmt.dialect.driver_code(ty)
     } else {
         ty.code()
     }
@@ -136,7 +137,7 @@ pub(crate) fn read_unit_header(d: &mut Dec, fmt: &Format, ty: DataType) -> Resul
     if described {
         let at = d.pos();
         let tag = d.tag()?;
-        if tag != legacy::wire_tag(fmt.dialect, DataType::Int32.code()) {
+        if tag != fmt.dialect.wire_tag(DataType::Int32.code()) {
             return Err(Error::new(ErrorKind::BadCountTag(tag), at));
         }
     }
@@ -155,7 +156,7 @@ pub(crate) fn read_unit_header(d: &mut Dec, fmt: &Format, ty: DataType) -> Resul
     if described {
         let at = d.pos();
         let tag = d.tag()?;
-        if tag != legacy::wire_tag(fmt.dialect, legacy_unit_code(fmt, ty)) {
+        if tag != fmt.dialect.wire_tag(legacy_unit_code(fmt, ty)) {
             return Err(Error::new(
                 ErrorKind::TypeMismatch {
                     expected: ty,

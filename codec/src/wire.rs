@@ -228,7 +228,7 @@ impl<'a> Enc<'a> {
     /// (COMMAND is declared as UINT32 there); nothing otherwise.
     pub fn driver_tag(&mut self, ty: DataType) {
         if self.driver_tags {
-            self.tag(crate::legacy::driver_code(self.dialect, ty));
+            self.tag(self.dialect.driver_code(ty));
         }
     }
 
@@ -446,8 +446,8 @@ impl<'a> Dec<'a> {
         if self.driver_tags {
             let at = self.pos;
             let found = self.tag()?;
-            let want = crate::legacy::driver_code(self.dialect, ty);
-            if found != crate::legacy::wire_tag(self.dialect, want) {
+            let want = self.dialect.driver_code(ty);
+            if found != self.dialect.wire_tag(want) {
                 return Err(Error::new(
                     ErrorKind::TypeMismatch {
                         expected: ty,

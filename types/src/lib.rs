@@ -13,6 +13,7 @@ pub mod names;
 pub mod print;
 pub mod pstring;
 pub mod status;
+pub mod table;
 pub mod value;
 
 pub use datatype::{data_type_string, DataType, DATA_TYPE_MAX};
