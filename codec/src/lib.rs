@@ -111,6 +111,22 @@ pub fn encode(fmt: &Format, ty: DataType, values: &[Value]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// The length of the pack unit [`encode`] writes for `values` (all of
+/// type `ty`, values it accepts), computed from the type table's wire
+/// forms without writing.
+pub fn encoded_len(fmt: &Format, ty: DataType, values: &[Value]) -> usize {
+    let s = wire::Sizer {
+        dialect: fmt.dialect,
+        ints: fmt.ints(),
+        driver_tags: legacy::driver_tags(fmt),
+    };
+    let tags = match fmt.buffer_type {
+        BufferType::FullyDesc => s.tag(DataType::Int32.code()) + s.tag(legacy_unit_code(fmt, ty)),
+        BufferType::NonDesc => 0,
+    };
+    tags + s.count32(values.len()) + table::items_len(&s, ty, values)
+}
+
 /// The type tag of a described unit: the legacy drivers declare some
 /// types as others (COMMAND as UINT32; v12 also SCOPE as UINT, ...).
 fn legacy_unit_code(fmt: &Format, ty: DataType) -> u16 {
