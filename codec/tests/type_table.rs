@@ -4,6 +4,8 @@
 //! pmix_value_t form where the dialect's value packer carries the type,
 //! `PMIx_Data_print`, and the JSON mapping.
 
+mod common;
+
 use bytes::Bytes;
 use pmix_codec::{decode, encode, encoded_len, print, BufferType, Dialect, Format};
 use pmix_types::*;
@@ -271,16 +273,7 @@ fn every_row_round_trips_through_every_operation() {
             // and inside a pmix_value_t, where this dialect's value packer carries it
             let wrapped = Value::Value(Box::new(v.clone()));
             // types the C union cannot hold are refused (libpmix master refuses them)
-            let not_in_union = matches!(
-                ty,
-                DataType::Value
-                    | DataType::Info
-                    | DataType::Pdata
-                    | DataType::App
-                    | DataType::Kval
-                    | DataType::Buffer
-            );
-            if not_in_union {
+            if !common::in_value(ty) {
                 let e = encode(&fmt, DataType::Value, std::slice::from_ref(&wrapped)).unwrap_err();
                 assert_eq!(e.status(), -27, "VALUE of {ty}");
             } else if dialect.value_supports(ty) {
