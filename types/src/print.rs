@@ -133,26 +133,36 @@ fn member(p: &str, v: &Value, in_array: bool) -> Result<String, i32> {
             .map(Option::unwrap_or_default)
             .map_err(|e| e.status)
     };
+    // the class fixes the type: the `if let`s below always match
     Ok(match (Member::of(ty), in_array) {
-        (Member::Top, _)
-        | (Member::TopOutsideArray, false)
-        | (Member::TopInsideArray, true)
-        | (Member::String, _) => match v {
-            Value::String(None) => scalar(p, ty, "NULL pointer"),
-            _ => via_top()?,
-        },
+        (Member::Top, _) | (Member::TopOutsideArray, false) | (Member::TopInsideArray, true) => {
+            via_top()?
+        }
+        (Member::String, _) => {
+            if let Value::String(None) = v {
+                scalar(p, ty, "NULL pointer")
+            } else {
+                via_top()?
+            }
+        }
         (Member::Undef, false) => format!("{p}Data type: PMIX_UNDEF"),
-        (Member::DataRange, _) => match v {
-            Value::DataRange(x) => scalar(p, ty, data_range_string(*x)),
-            _ => unprintable(p, ty),
-        },
-        (Member::DevType, false) => match v {
-            Value::DevType(x) => format!(
-                "{p}Data type: PMIX_DEVICE_TYPE\tValue: {:p}",
-                x as *const u64
-            ),
-            _ => unprintable(p, ty),
-        },
+        (Member::DataRange, _) => {
+            if let Value::DataRange(x) = v {
+                scalar(p, ty, data_range_string(*x))
+            } else {
+                unprintable(p, ty)
+            }
+        }
+        (Member::DevType, false) => {
+            if let Value::DevType(x) = v {
+                format!(
+                    "{p}Data type: PMIX_DEVICE_TYPE\tValue: {:p}",
+                    x as *const u64
+                )
+            } else {
+                unprintable(p, ty)
+            }
+        }
         (Member::TopOutsideArray, true)
         | (Member::TopInsideArray, false)
         | (Member::Unprintable, _)
