@@ -1,13 +1,8 @@
-//! Per-dialect deviations from the modern layouts.
+//! Per-dialect deviations from the modern layouts, as methods of
+//! [`Dialect`] (this module depends on `dialect`, never the reverse).
 
 use crate::dialect::Dialect;
-
-/// Whether a typeless DATA_ARRAY carries its size after the UNDEF tag.
-/// libpmix ≤ 6.0 writes `tag(0) SIZE(size)`; master writes `tag(0)` only
-/// (bfrops.md §9.3). (6.1.0 writes the size but does not read it.)
-pub fn undef_array_has_size(d: Dialect) -> bool {
-    !matches!(d, Dialect::V7)
-}
+use pmix_types::DataType;
 
 /// How a dialect writes the type of a value inside INFO and PDATA.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,19 +16,70 @@ pub enum InfoTypeField {
     TaggedIntV1,
 }
 
-pub fn info_type_field(d: Dialect) -> InfoTypeField {
-    match d {
-        Dialect::V20 => InfoTypeField::TaggedInt,
-        Dialect::V12 => InfoTypeField::TaggedIntV1,
-        _ => InfoTypeField::Tag,
+impl Dialect {
+    /// Whether a typeless DATA_ARRAY carries its size after the UNDEF tag.
+    /// libpmix ≤ 6.0 writes `tag(0) SIZE(size)`; master writes `tag(0)` only
+    /// (bfrops.md §9.3). (6.1.0 writes the size but does not read it.)
+    pub fn undef_array_has_size(self) -> bool {
+        !matches!(self, Dialect::V7)
     }
-}
 
-/// How a top-level VALUE writes its type (v12 as for INFO, others a tag).
-pub fn value_type_field(d: Dialect) -> InfoTypeField {
-    match d {
-        Dialect::V12 => InfoTypeField::TaggedIntV1,
-        _ => InfoTypeField::Tag,
+    /// How the type of the value inside INFO and PDATA is written.
+    pub fn info_type_field(self) -> InfoTypeField {
+        match self {
+            Dialect::V20 => InfoTypeField::TaggedInt,
+            Dialect::V12 => InfoTypeField::TaggedIntV1,
+            _ => InfoTypeField::Tag,
+        }
+    }
+
+    /// How a top-level VALUE writes its type (v12 as for INFO, others a tag).
+    pub fn value_type_field(self) -> InfoTypeField {
+        match self {
+            Dialect::V12 => InfoTypeField::TaggedIntV1,
+            _ => InfoTypeField::Tag,
+        }
+    }
+
+    /// Whether INFO carries its directives (v12 has none).
+    pub fn info_has_flags(self) -> bool {
+        self != Dialect::V12
+    }
+
+    /// Whether APP carries cwd (v12 has none).
+    pub fn app_has_cwd(self) -> bool {
+        self != Dialect::V12
+    }
+
+    /// v20 sends PMIX_COMMAND as a UINT32 (bfrops.md §8.2).
+    pub fn command_is_u32(self) -> bool {
+        self.is_legacy()
+    }
+
+    /// v12 packs PMIX_DATA_TYPE as a 4-byte int.
+    pub fn type_code_is_u32(self) -> bool {
+        self == Dialect::V12
+    }
+
+    /// The code v20's driver declares for a type (COMMAND travels as UINT32).
+    pub fn driver_code(self, ty: DataType) -> u16 {
+        use DataType as T;
+        match (self, ty) {
+            (_, T::Command) => T::Uint32.code(),
+            (Dialect::V12, T::Scope | T::DataRange) => T::Uint.code(),
+            (Dialect::V12, T::ProcRank | T::Persist) => T::Int.code(),
+            (_, t) => t.code(),
+        }
+    }
+
+    /// The code a type tag carries on the wire: v12 stores PMIx 1.x codes
+    /// (renumbered on send only, as libpmix does; tags are compared in this form).
+    pub fn wire_tag(self, code: u16) -> u16 {
+        if self == Dialect::V12 {
+            v2_to_v1(code)
+        } else {
+            code
+        }
     }
 }
 
@@ -57,32 +103,6 @@ pub fn v1_to_v2(code: u16) -> u16 {
     }
 }
 
-/// Whether INFO carries its directives (v12 has none).
-pub fn info_has_flags(d: Dialect) -> bool {
-    d != Dialect::V12
-}
-
-/// Whether APP carries cwd (v12 has none).
-pub fn app_has_cwd(d: Dialect) -> bool {
-    d != Dialect::V12
-}
-
-/// v20 sends PMIX_COMMAND as a UINT32 (bfrops.md §8.2).
-pub fn command_is_u32(d: Dialect) -> bool {
-    d.is_legacy()
-}
-
-/// The code v20's driver declares for a type (COMMAND travels as UINT32).
-pub fn driver_code(d: Dialect, ty: pmix_types::DataType) -> u16 {
-    use pmix_types::DataType as T;
-    match (d, ty) {
-        (_, T::Command) => T::Uint32.code(),
-        (Dialect::V12, T::Scope | T::DataRange) => T::Uint.code(),
-        (Dialect::V12, T::ProcRank | T::Persist) => T::Int.code(),
-        (_, t) => t.code(),
-    }
-}
-
 /// Whether the legacy tagging driver adds inner tags for this format.
 pub fn driver_tags(f: &crate::Format) -> bool {
     f.dialect.is_legacy() && f.buffer_type == crate::BufferType::FullyDesc
@@ -90,19 +110,26 @@ pub fn driver_tags(f: &crate::Format) -> bool {
 
 /// The type v20's value packer hands its driver for a value member
 /// (a COMPRESSED_STRING goes as a BYTE_OBJECT).
-pub fn value_driver_type(ty: pmix_types::DataType) -> pmix_types::DataType {
+pub fn value_driver_type(ty: DataType) -> DataType {
     match ty {
-        pmix_types::DataType::CompressedString => pmix_types::DataType::ByteObject,
+        DataType::CompressedString => DataType::ByteObject,
         t => t,
     }
 }
 
-/// The code a type tag carries on the wire: v12 stores PMIx 1.x codes
-/// (renumbered on send only, as libpmix does; tags are compared in this form).
-pub fn wire_tag(d: Dialect, code: u16) -> u16 {
-    if d == Dialect::V12 {
-        v2_to_v1(code)
-    } else {
-        code
-    }
+// The borrowed reader (view.rs) calls these by their free-function names.
+
+/// [`Dialect::info_has_flags`].
+pub fn info_has_flags(d: Dialect) -> bool {
+    d.info_has_flags()
+}
+
+/// [`Dialect::info_type_field`].
+pub fn info_type_field(d: Dialect) -> InfoTypeField {
+    d.info_type_field()
+}
+
+/// [`Dialect::value_type_field`].
+pub fn value_type_field(d: Dialect) -> InfoTypeField {
+    d.value_type_field()
 }

@@ -42,6 +42,7 @@ mod pack;
 mod regex;
 pub mod registry;
 pub mod select;
+mod table;
 pub mod typed;
 mod unpack;
 pub mod view;
@@ -110,11 +111,27 @@ pub fn encode(fmt: &Format, ty: DataType, values: &[Value]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// The length of the pack unit [`encode`] writes for `values` (all of
+/// type `ty`, values it accepts), computed from the type table's wire
+/// forms without writing.
+pub fn encoded_len(fmt: &Format, ty: DataType, values: &[Value]) -> usize {
+    let s = wire::Sizer {
+        dialect: fmt.dialect,
+        ints: fmt.ints(),
+        driver_tags: legacy::driver_tags(fmt),
+    };
+    let tags = match fmt.buffer_type {
+        BufferType::FullyDesc => s.tag(DataType::Int32.code()) + s.tag(legacy_unit_code(fmt, ty)),
+        BufferType::NonDesc => 0,
+    };
+    tags + s.count32(values.len()) + table::items_len(&s, ty, values)
+}
+
 /// The type tag of a described unit: the legacy drivers declare some
 /// types as others (COMMAND as UINT32; v12 also SCOPE as UINT, ...).
 fn legacy_unit_code(fmt: &Format, ty: DataType) -> u16 {
     if fmt.dialect.is_legacy() {
-        legacy::driver_code(fmt.dialect, ty)
+        fmt.dialect.driver_code(ty)
     } else {
         ty.code()
     }
@@ -136,7 +153,7 @@ pub(crate) fn read_unit_header(d: &mut Dec, fmt: &Format, ty: DataType) -> Resul
     if described {
         let at = d.pos();
         let tag = d.tag()?;
-        if tag != legacy::wire_tag(fmt.dialect, DataType::Int32.code()) {
+        if tag != fmt.dialect.wire_tag(DataType::Int32.code()) {
             return Err(Error::new(ErrorKind::BadCountTag(tag), at));
         }
     }
@@ -155,7 +172,7 @@ pub(crate) fn read_unit_header(d: &mut Dec, fmt: &Format, ty: DataType) -> Resul
     if described {
         let at = d.pos();
         let tag = d.tag()?;
-        if tag != legacy::wire_tag(fmt.dialect, legacy_unit_code(fmt, ty)) {
+        if tag != fmt.dialect.wire_tag(legacy_unit_code(fmt, ty)) {
             return Err(Error::new(
                 ErrorKind::TypeMismatch {
                     expected: ty,

@@ -1,5 +1,7 @@
-//! Packing: one exhaustive match over the value model. Layouts follow
-//! bfrops.md §4 (modern dialects) with the integer family of `Enc`.
+//! Packing: runs of items, `pmix_value_t` and DATA_ARRAY framing. One
+//! item's payload is written by the wire form its type-table row names
+//! (`table.rs`, `layout.rs`). Layouts follow bfrops.md §4 (modern
+//! dialects) with the integer family of `Enc`.
 
 use crate::dialect::Dialect;
 use crate::dialect::Ints;
@@ -140,14 +142,15 @@ fn check_registered(e: &Enc, ty: DataType) -> Result<()> {
         .map_err(|k| e.err(k).in_type(ty))
 }
 
-fn infos(e: &mut Enc, list: &[Info]) -> Result<()> {
+pub(crate) fn infos(e: &mut Enc, list: &[Info]) -> Result<()> {
     for (i, info) in list.iter().enumerate() {
-        pack_info(e, info).map_err(|err| err.in_field(format!("info[{i}]")))?;
+        info.pack(e)
+            .map_err(|err| err.in_field(format!("info[{i}]")))?;
     }
     Ok(())
 }
 
-fn argv(e: &mut Enc, list: &[PString]) -> Result<()> {
+pub(crate) fn argv(e: &mut Enc, list: &[PString]) -> Result<()> {
     for s in list {
         e.str(Some(s))?;
     }
@@ -164,7 +167,7 @@ pub(crate) fn float32(e: &mut Enc, v: f32) -> Result<()> {
     e.str(Some(&PString::from(s.as_str())))
 }
 
-fn float64(e: &mut Enc, v: f64) -> Result<()> {
+pub(crate) fn float64(e: &mut Enc, v: f64) -> Result<()> {
     let s = float::format_f64(v);
     e.str(Some(&PString::from(s.as_str())))
 }
@@ -179,39 +182,9 @@ pub(crate) fn proc_(e: &mut Enc, p: &Proc) -> Result<()> {
     Ok(())
 }
 
-fn coord(e: &mut Enc, c: &Coord) {
-    e.u8(c.view);
-    e.size(c.coord.len() as u64);
-    for &x in &c.coord {
-        e.u32(x);
-    }
-}
-
 pub(crate) fn bytes_sized(e: &mut Enc, b: &[u8]) {
     e.size(b.len() as u64);
     e.raw(b);
-}
-
-fn disk_stats(e: &mut Enc, d: &DiskStats) -> Result<()> {
-    e.str(d.disk.as_ref())?;
-    d.counters().into_iter().for_each(|v| e.u64(v));
-    Ok(())
-}
-
-fn net_stats(e: &mut Enc, n: &NetStats) -> Result<()> {
-    e.str(n.net_interface.as_ref())?;
-    n.counters().into_iter().for_each(|v| e.u64(v));
-    Ok(())
-}
-
-pub(crate) fn pack_info(e: &mut Enc, info: &Info) -> Result<()> {
-    e.str(Some(info.key.as_pstring())).field("key")?;
-    // v12 has no directives field: libpmix drops them, and so must we
-    if crate::legacy::info_has_flags(e.dialect) {
-        e.u32(info.flags);
-    }
-    let field = crate::legacy::info_type_field(e.dialect);
-    pack_value_as(e, &info.value, field).field("value")
 }
 
 fn type_field(e: &mut Enc, code: u16, field: InfoTypeField) {
@@ -224,11 +197,11 @@ fn type_field(e: &mut Enc, code: u16, field: InfoTypeField) {
 
 /// A `pmix_value_t`: the type tag, then the payload (bfrops.md §4.6).
 pub(crate) fn pack_value(e: &mut Enc, v: &Value) -> Result<()> {
-    let field = crate::legacy::value_type_field(e.dialect);
+    let field = e.dialect.value_type_field();
     pack_value_as(e, v, field)
 }
 
-fn pack_value_as(e: &mut Enc, v: &Value, field: InfoTypeField) -> Result<()> {
+pub(crate) fn pack_value_as(e: &mut Enc, v: &Value, field: InfoTypeField) -> Result<()> {
     if e.dialect == Dialect::V12 {
         // v12's value packer sends a DATA_ARRAY of INFO as an INFO_ARRAY and
         // a PROC_RANK as an INT; other arrays it cannot send
@@ -302,200 +275,53 @@ pub fn pack_item(e: &mut Enc, v: &Value) -> Result<()> {
 }
 
 fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
-    match v {
-        Value::Undef => {}
-        Value::Bool(b) => e.u8(*b as u8),
-        Value::Byte(x) | Value::Uint8(x) => e.u8(*x),
-        Value::Int8(x) => e.u8(*x as u8),
-        Value::String(s) => e.str(s.as_ref())?,
-        Value::Size(x) => e.size(*x),
-        Value::Pid(x) => e.pid(*x),
-        Value::Int(x) => e.int(*x),
-        Value::Uint(x) => e.int(*x as i32),
-        Value::Int16(x) => e.i16(*x),
-        Value::Int32(x) | Value::Status(x) => e.i32(*x),
-        Value::Int64(x) => e.i64(*x),
-        // v12 packs a data type as a 4-byte int
-        Value::DataTypeCode(x) if e.dialect == Dialect::V12 => e.u32(*x as u32),
-        Value::Uint16(x)
-        | Value::DataTypeCode(x)
-        | Value::IofChannel(x)
-        | Value::LocType(x)
-        | Value::StorAccessType(x) => e.u16(*x),
-        Value::Uint32(x) | Value::InfoDirectives(x) | Value::ProcRank(x) => e.u32(*x),
-        Value::Uint64(x)
-        | Value::Time(x)
-        | Value::DevType(x)
-        | Value::StorMedium(x)
-        | Value::StorAccess(x)
-        | Value::StorPersist(x) => e.u64(*x),
-        Value::Float(x) => float32(e, x.0)?,
-        Value::Double(x) => float64(e, x.0)?,
-        Value::Timeval(t) => timeval(e, t),
-        Value::Value(inner) => pack_value(e, inner)?,
-        Value::Proc(p) => proc_(e, p)?,
-        Value::App(a) => {
-            e.str(a.cmd.as_ref()).field("cmd")?;
-            e.int(i32::try_from(a.argv.len()).unwrap_or(i32::MAX));
-            argv(e, &a.argv).field("argv")?;
-            e.count32(a.env.len())?;
-            argv(e, &a.env).field("env")?;
-            // v12 has no cwd field: dropped, as libpmix does
-            if crate::legacy::app_has_cwd(e.dialect) {
-                e.str(a.cwd.as_ref()).field("cwd")?;
-            }
-            e.int(a.maxprocs);
-            e.size(a.info.len() as u64);
-            infos(e, &a.info)?;
+    crate::table::pack_payload(e, v)
+}
+
+/// PMIX_REGEX in the form its content has (bfrops.md §4.14).
+pub(crate) fn regex(e: &mut Enc, r: &Regex) -> Result<()> {
+    match r {
+        Regex::Text(s) => {
+            crate::regex::check_text_form(s.as_bytes()).map_err(|k| e.err(k))?;
+            e.raw(s.as_bytes());
+            e.u8(0);
         }
-        Value::Info(i) => pack_info(e, i)?,
-        Value::Pdata(p) => {
-            proc_(e, &p.proc).field("proc")?;
-            e.str(Some(p.key.as_pstring())).field("key")?;
-            let field = crate::legacy::info_type_field(e.dialect);
-            pack_value_as(e, &p.value, field).field("value")?;
+        Regex::Blob(b) => {
+            crate::regex::check_blob_form(b).map_err(|k| e.err(k))?;
+            e.raw(b);
         }
-        Value::Buffer(b) => {
-            if !e.dialect.is_legacy() {
-                e.u8(b.buffer_type);
-            } else if b.buffer_type != 0 {
-                // v20/v12 send no buffer type: refuse rather than drop it
-                return Err(e.err(ErrorKind::Invalid(format!(
-                    "dialect {} cannot carry a BUFFER's type byte ({})",
-                    e.dialect, b.buffer_type
-                ))));
-            }
-            bytes_sized(e, &b.bytes);
+        Regex::Packed(s) => {
+            e.i32(1);
+            e.str(s.as_ref())?;
         }
-        Value::ByteObject(b)
-        | Value::Modex(b)
-        | Value::CompressedString(b)
-        | Value::CompressedByteObject(b)
-        | Value::DataBuffer(b) => bytes_sized(e, b),
-        Value::Kval(k) => {
-            e.str(k.key.as_ref()).field("key")?;
-            pack_value(e, &k.value).field("value")?;
-        }
-        Value::Persist(x)
-        | Value::Scope(x)
-        | Value::DataRange(x)
-        | Value::ProcState(x)
-        | Value::AllocDirective(x)
-        | Value::JobState(x)
-        | Value::LinkState(x)
-        | Value::ResBlockDirective(x)
-        | Value::AllocInherit(x) => e.u8(*x),
-        Value::Command(x) if crate::legacy::command_is_u32(e.dialect) => e.u32(*x as u32),
-        Value::Command(x) => e.u8(*x),
-        Value::Pointer => e.u8(1),
-        Value::ProcInfo(p) => p.pack(e)?,
-        Value::DataArray(a) => pack_darray(e, a)?,
-        Value::Query(q) => {
-            e.count32(q.keys.len())?;
-            argv(e, &q.keys).field("keys")?;
-            e.size(q.qualifiers.len() as u64);
-            infos(e, &q.qualifiers).field("qualifiers")?;
-        }
-        Value::InfoArray(list) => {
-            e.size(list.len() as u64);
-            infos(e, list)?;
-        }
-        Value::Envar(x) => x.pack(e)?,
-        Value::Coord(c) => coord(e, c),
-        Value::RegAttr(r) => {
-            e.str(r.name.as_ref()).field("name")?;
-            e.str(Some(r.string.as_pstring())).field("string")?;
-            e.u16(r.ty);
-            e.count32(r.description.len())?;
-            argv(e, &r.description).field("description")?;
-        }
-        Value::Regex(r) => match &**r {
-            Regex::Text(s) => {
-                crate::regex::check_text_form(s.as_bytes()).map_err(|k| e.err(k))?;
-                e.raw(s.as_bytes());
-                e.u8(0);
-            }
-            Regex::Blob(b) => {
-                crate::regex::check_blob_form(b).map_err(|k| e.err(k))?;
-                e.raw(b);
-            }
-            Regex::Packed(s) => {
-                e.i32(1);
-                e.str(s.as_ref())?;
-            }
-        },
-        Value::ProcCpuset(c) => e.str(c.cpus.as_ref())?,
-        Value::Topo(t) => {
-            e.str(t.xml.as_ref()).field("xml")?;
-            match (&t.xml, t.support.len()) {
-                (Some(_), crate::HWLOC_SUPPORT_BYTES) | (None, 0) => e.raw(&t.support),
-                _ => {
-                    return Err(e
-                        .err(ErrorKind::Invalid(format!(
-                            "topology support must be {} bytes with XML and none without",
-                            crate::HWLOC_SUPPORT_BYTES
-                        )))
-                        .in_field("support"))
-                }
-            }
-        }
-        Value::Geometry(g) => {
-            e.size(g.fabric);
-            e.str(g.uuid.as_ref()).field("uuid")?;
-            e.str(g.osname.as_ref()).field("osname")?;
-            e.size(g.coordinates.len() as u64);
-            for c in &g.coordinates {
-                coord(e, c);
-            }
-        }
-        Value::DeviceDist(d) => d.pack(e)?,
-        Value::Endpoint(x) => x.pack(e)?,
-        Value::ProcNspace(n) => e.str(Some(n.as_pstring()))?,
-        Value::ProcStats(s) => s.pack(e)?,
-        Value::DiskStats(d) => disk_stats(e, d)?,
-        Value::NetStats(n) => net_stats(e, n)?,
-        Value::NodeStats(n) => {
-            e.str(n.node.as_ref()).field("node")?;
-            for f in [
-                n.la,
-                n.la5,
-                n.la15,
-                n.total_mem,
-                n.free_mem,
-                n.buffers,
-                n.cached,
-                n.swap_cached,
-                n.swap_total,
-                n.swap_free,
-                n.mapped,
-            ] {
-                float32(e, f)?;
-            }
-            timeval(e, &n.sample_time);
-            e.size(n.diskstats.len() as u64);
-            for d in &n.diskstats {
-                disk_stats(e, d).field("diskstats")?;
-            }
-            e.size(n.netstats.len() as u64);
-            for x in &n.netstats {
-                net_stats(e, x).field("netstats")?;
-            }
-        }
-        Value::Device(d) => d.pack(e)?,
-        Value::ResourceUnit(r) => r.pack(e)?,
-        Value::NodePid(n) => n.pack(e)?,
-        Value::Regex2(r) => r.pack(e)?,
     }
     Ok(())
 }
 
+/// PMIX_TOPO: the XML, then the hwloc support bytes when there is XML.
+pub(crate) fn topology(e: &mut Enc, t: &Topology) -> Result<()> {
+    e.str(t.xml.as_ref()).field("xml")?;
+    match (&t.xml, t.support.len()) {
+        (Some(_), crate::HWLOC_SUPPORT_BYTES) | (None, 0) => {
+            e.raw(&t.support);
+            Ok(())
+        }
+        _ => Err(e
+            .err(ErrorKind::Invalid(format!(
+                "topology support must be {} bytes with XML and none without",
+                crate::HWLOC_SUPPORT_BYTES
+            )))
+            .in_field("support")),
+    }
+}
+
 /// DATA_ARRAY: element type tag, SIZE, elements (bfrops.md §4.10, §9.3).
-fn pack_darray(e: &mut Enc, a: &DataArray) -> Result<()> {
+pub(crate) fn pack_darray(e: &mut Enc, a: &DataArray) -> Result<()> {
     e.enter()?;
     let r = match a {
         DataArray::Undef { size } => {
             e.tag(0);
-            if crate::legacy::undef_array_has_size(e.dialect) {
+            if e.dialect.undef_array_has_size() {
                 e.size(*size);
                 Ok(())
             } else if *size > 0 {

@@ -1,5 +1,6 @@
-//! Unpacking: one exhaustive match over the data types, mirroring
-//! `pack.rs`. Everything read is bounded by the input; counts are checked
+//! Unpacking: runs of items, `pmix_value_t` and DATA_ARRAY framing,
+//! mirroring `pack.rs`; one item's payload is read by the wire form its
+//! type-table row names (`table.rs`, `layout.rs`). Everything read is bounded by the input; counts are checked
 //! against the bytes remaining before anything is allocated.
 
 use crate::error::{Error, ErrorKind, Field, Result};
@@ -184,15 +185,15 @@ fn known_type(code: u16, at: usize) -> Result<DataType> {
     DataType::from_code(code).ok_or_else(|| Error::new(ErrorKind::UnknownType(code), at))
 }
 
-fn infos(d: &mut Dec, n: usize) -> Result<Vec<Info>> {
+pub(crate) fn infos(d: &mut Dec, n: usize) -> Result<Vec<Info>> {
     let mut v = Vec::with_capacity(n);
     for i in 0..n {
-        v.push(unpack_info(d).map_err(|e| e.in_field(format!("info[{i}]")))?);
+        v.push(Info::unpack(d).map_err(|e| e.in_field(format!("info[{i}]")))?);
     }
     Ok(v)
 }
 
-fn argv(d: &mut Dec, n: usize) -> Result<Vec<PString>> {
+pub(crate) fn argv(d: &mut Dec, n: usize) -> Result<Vec<PString>> {
     let mut v = Vec::with_capacity(n);
     for i in 0..n {
         v.push(d.str_required().map_err(|e| e.in_field(format!("[{i}]")))?);
@@ -221,7 +222,7 @@ pub(crate) fn float32(d: &mut Dec) -> Result<f32> {
     }
 }
 
-fn float64(d: &mut Dec) -> Result<f64> {
+pub(crate) fn float64(d: &mut Dec) -> Result<f64> {
     let at = d.pos();
     match float_text(d)? {
         None => Ok(0.0),
@@ -230,14 +231,14 @@ fn float64(d: &mut Dec) -> Result<f64> {
     }
 }
 
-fn nspace(d: &mut Dec) -> Result<Nspace> {
+pub(crate) fn nspace(d: &mut Dec) -> Result<Nspace> {
     let at = d.pos();
     let s = d.str_required()?;
     Nspace::new(s)
         .map_err(|_| Error::new(ErrorKind::BadString("namespace longer than 255 bytes"), at))
 }
 
-fn key(d: &mut Dec) -> Result<Key> {
+pub(crate) fn key(d: &mut Dec) -> Result<Key> {
     let at = d.pos();
     let s = d.str_required()?;
     Key::new(s).map_err(|_| Error::new(ErrorKind::BadString("key longer than 511 bytes"), at))
@@ -253,58 +254,18 @@ pub(crate) fn proc_(d: &mut Dec) -> Result<Proc> {
     Ok(Proc { nspace, rank })
 }
 
-fn coord(d: &mut Dec) -> Result<Coord> {
-    let view = d.u8()?;
-    let dims = d.count_size(1)?;
-    let mut coord = Vec::with_capacity(dims);
-    for _ in 0..dims {
-        coord.push(d.u32()?);
-    }
-    Ok(Coord { view, coord })
-}
-
 pub(crate) fn bytes_sized(d: &mut Dec) -> Result<Bytes> {
     let n = d.count_size(1)?;
     d.take_bytes(n)
 }
 
-fn counters<const N: usize>(d: &mut Dec) -> Result<[u64; N]> {
-    let mut c = [0u64; N];
-    for x in c.iter_mut() {
-        *x = d.u64()?;
-    }
-    Ok(c)
-}
-
-fn disk_stats(d: &mut Dec) -> Result<DiskStats> {
-    let disk = d.str()?;
-    Ok(DiskStats::from_counters(disk, counters(d)?))
-}
-
-fn net_stats(d: &mut Dec) -> Result<NetStats> {
-    let net_interface = d.str()?;
-    Ok(NetStats::from_counters(net_interface, counters(d)?))
-}
-
-pub(crate) fn unpack_info(d: &mut Dec) -> Result<Info> {
-    let key = key(d).field("key")?;
-    let flags = if crate::legacy::info_has_flags(d.dialect) {
-        d.u32().field("flags")?
-    } else {
-        0
-    };
-    let field = crate::legacy::info_type_field(d.dialect);
-    let value = unpack_value_as(d, field).field("value")?;
-    Ok(Info { key, flags, value })
-}
-
 /// A `pmix_value_t`: type tag, then the payload.
 pub(crate) fn unpack_value(d: &mut Dec) -> Result<Value> {
-    let field = crate::legacy::value_type_field(d.dialect);
+    let field = d.dialect.value_type_field();
     unpack_value_as(d, field)
 }
 
-fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value> {
+pub(crate) fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value> {
     let ty = value_type(d, field)?;
     if ty == DataType::Undef {
         return Ok(Value::Undef);
@@ -372,226 +333,38 @@ pub fn unpack_item(d: &mut Dec, ty: DataType) -> Result<Value> {
 }
 
 fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
-    use DataType as T;
-    Ok(match ty {
-        T::Undef => Value::Undef,
-        T::Bool => Value::Bool(d.u8()? != 0),
-        T::Byte => Value::Byte(d.u8()?),
-        T::String => Value::String(d.str()?),
-        T::Size => Value::Size(d.size()?),
-        T::Pid => Value::Pid(d.pid()?),
-        T::Int => Value::Int(d.int()?),
-        T::Int8 => Value::Int8(d.u8()? as i8),
-        T::Int16 => Value::Int16(d.i16()?),
-        T::Int32 => Value::Int32(d.i32()?),
-        T::Int64 => Value::Int64(d.i64()?),
-        T::Uint => Value::Uint(d.int()? as u32),
-        T::Uint8 => Value::Uint8(d.u8()?),
-        T::Uint16 => Value::Uint16(d.u16()?),
-        T::Uint32 => Value::Uint32(d.u32()?),
-        T::Uint64 => Value::Uint64(d.u64()?),
-        T::Float => Value::Float(F32(float32(d)?)),
-        T::Double => Value::Double(F64(float64(d)?)),
-        T::Timeval => Value::Timeval(timeval(d)?),
-        T::Time => Value::Time(d.u64()?),
-        T::Status => Value::Status(d.i32()?),
-        T::Value => Value::Value(Box::new(unpack_value(d)?)),
-        T::Proc => Value::Proc(Box::new(proc_(d)?)),
-        T::App => {
-            let cmd = d.str().field("cmd")?;
-            let at = d.pos();
-            let argc = d.int().field("argc")?;
-            if argc < 0 {
-                return Err(Error::new(
-                    ErrorKind::ValueOutOfRange {
-                        what: "argc",
-                        value: argc as i128,
-                    },
-                    at,
-                ));
-            }
-            let argc = d.check_count(argc as u64, 1, at)?;
-            let argv_ = argv(d, argc).field("argv")?;
-            let envc = d.count32(1).field("envc")?;
-            let env = argv(d, envc).field("env")?;
-            let cwd = if crate::legacy::app_has_cwd(d.dialect) {
-                d.str().field("cwd")?
-            } else {
-                None
-            };
-            let maxprocs = d.int().field("maxprocs")?;
-            let ninfo = d.count_size(1).field("ninfo")?;
-            let info = infos(d, ninfo)?;
-            Value::App(Box::new(App {
-                cmd,
-                argv: argv_,
-                env,
-                cwd,
-                maxprocs,
-                info,
-            }))
-        }
-        T::Info => Value::Info(Box::new(unpack_info(d)?)),
-        T::Pdata => {
-            let proc = proc_(d).field("proc")?;
-            let key = key(d).field("key")?;
-            let field = crate::legacy::info_type_field(d.dialect);
-            let value = unpack_value_as(d, field).field("value")?;
-            Value::Pdata(Box::new(Pdata { proc, key, value }))
-        }
-        T::Buffer => {
-            let buffer_type = if d.dialect.is_legacy() { 0 } else { d.u8()? };
-            Value::Buffer(Box::new(Buffer {
-                buffer_type,
-                bytes: bytes_sized(d)?,
-            }))
-        }
-        T::ByteObject => Value::ByteObject(Box::new(Hex(bytes_sized(d)?))),
-        T::Kval => {
-            let key = d.str().field("key")?;
-            let value = unpack_value(d).field("value")?;
-            Value::Kval(Box::new(Kval { key, value }))
-        }
-        T::Modex => Value::Modex(Box::new(Hex(bytes_sized(d)?))),
-        T::Persist => Value::Persist(d.u8()?),
-        T::Pointer => {
-            d.u8()?;
-            Value::Pointer
-        }
-        T::Scope => Value::Scope(d.u8()?),
-        T::DataRange => Value::DataRange(d.u8()?),
-        // v20's UINT32 command: libpmix fills the high bytes from beyond a
-        // 1-byte variable, so only the low byte is the command
-        T::Command if crate::legacy::command_is_u32(d.dialect) => Value::Command(d.u32()? as u8),
-        T::Command => Value::Command(d.u8()?),
-        T::DataTypeCode if d.dialect == crate::dialect::Dialect::V12 => {
-            Value::DataTypeCode(d.u32()? as u16)
-        }
-        T::InfoDirectives => Value::InfoDirectives(d.u32()?),
-        T::DataTypeCode => Value::DataTypeCode(d.u16()?),
-        T::ProcState => Value::ProcState(d.u8()?),
-        T::ProcInfo => Value::ProcInfo(Box::new(ProcInfo::unpack(d)?)),
-        T::DataArray => Value::DataArray(Box::new(unpack_darray(d)?)),
-        T::ProcRank => Value::ProcRank(d.u32()?),
-        T::Query => {
-            let nkeys = d.count32(1).field("nkeys")?;
-            let keys = argv(d, nkeys).field("keys")?;
-            let nqual = d.count_size(1).field("nqual")?;
-            let qualifiers = infos(d, nqual).field("qualifiers")?;
-            Value::Query(Box::new(Query { keys, qualifiers }))
-        }
-        T::CompressedString => Value::CompressedString(Box::new(Hex(bytes_sized(d)?))),
-        T::AllocDirective => Value::AllocDirective(d.u8()?),
-        T::InfoArray => {
-            let n = d.count_size(1)?;
-            Value::InfoArray(infos(d, n)?.into())
-        }
-        T::IofChannel => Value::IofChannel(d.u16()?),
-        T::Envar => Value::Envar(Box::new(Envar::unpack(d)?)),
-        T::Coord => Value::Coord(Box::new(coord(d)?)),
-        T::RegAttr => {
-            let name = d.str().field("name")?;
-            let string = key(d).field("string")?;
-            let ty = d.u16().field("type")?;
-            let nd = d.count32(1).field("ndescription")?;
-            let description = argv(d, nd).field("description")?;
-            Value::RegAttr(Box::new(RegAttr {
-                name,
-                string,
-                ty,
-                description,
-            }))
-        }
-        T::Regex => Value::Regex(Box::new(crate::regex::unpack(d)?)),
-        T::JobState => Value::JobState(d.u8()?),
-        T::LinkState => Value::LinkState(d.u8()?),
-        T::ProcCpuset => Value::ProcCpuset(Cpuset { cpus: d.str()? }),
-        T::Geometry => {
-            let fabric = d.size().field("fabric")?;
-            let uuid = d.str().field("uuid")?;
-            let osname = d.str().field("osname")?;
-            let n = d.count_size(2).field("ncoords")?;
-            let mut coordinates = Vec::with_capacity(n);
-            for i in 0..n {
-                coordinates.push(coord(d).map_err(|e| e.in_field(format!("coordinates[{i}]")))?);
-            }
-            Value::Geometry(Box::new(Geometry {
-                fabric,
-                uuid,
-                osname,
-                coordinates,
-            }))
-        }
-        T::DeviceDist => Value::DeviceDist(Box::new(DeviceDist::unpack(d)?)),
-        T::Endpoint => Value::Endpoint(Box::new(Endpoint::unpack(d)?)),
-        T::Topo => {
-            let xml = d.str().field("xml")?;
-            let support = if xml.is_some() {
-                d.take_bytes(crate::HWLOC_SUPPORT_BYTES).field("support")?
-            } else {
-                Bytes::new()
-            };
-            Value::Topo(Box::new(Topology { xml, support }))
-        }
-        T::DevType => Value::DevType(d.u64()?),
-        T::LocType => Value::LocType(d.u16()?),
-        T::CompressedByteObject => Value::CompressedByteObject(Box::new(Hex(bytes_sized(d)?))),
-        T::ProcNspace => Value::ProcNspace(nspace(d)?),
-        T::ProcStats => Value::ProcStats(Box::new(ProcStats::unpack(d)?)),
-        T::DiskStats => Value::DiskStats(Box::new(disk_stats(d)?)),
-        T::NetStats => Value::NetStats(Box::new(net_stats(d)?)),
-        T::NodeStats => {
-            let node = d.str().field("node")?;
-            let mut f = [0f32; 11];
-            for x in f.iter_mut() {
-                *x = float32(d)?;
-            }
-            let sample_time = timeval(d).field("sample_time")?;
-            let nd = d.count_size(1).field("ndiskstats")?;
-            let mut diskstats = Vec::with_capacity(nd);
-            for _ in 0..nd {
-                diskstats.push(disk_stats(d).field("diskstats")?);
-            }
-            let nn = d.count_size(1).field("nnetstats")?;
-            let mut netstats = Vec::with_capacity(nn);
-            for _ in 0..nn {
-                netstats.push(net_stats(d).field("netstats")?);
-            }
-            let [la, la5, la15, total_mem, free_mem, buffers, cached, swap_cached, swap_total, swap_free, mapped] =
-                f;
-            Value::NodeStats(Box::new(NodeStats {
-                node,
-                la,
-                la5,
-                la15,
-                total_mem,
-                free_mem,
-                buffers,
-                cached,
-                swap_cached,
-                swap_total,
-                swap_free,
-                mapped,
-                sample_time,
-                diskstats,
-                netstats,
-            }))
-        }
-        T::DataBuffer => Value::DataBuffer(Box::new(Hex(bytes_sized(d)?))),
-        T::StorMedium => Value::StorMedium(d.u64()?),
-        T::StorAccess => Value::StorAccess(d.u64()?),
-        T::StorPersist => Value::StorPersist(d.u64()?),
-        T::StorAccessType => Value::StorAccessType(d.u16()?),
-        T::Device => Value::Device(Box::new(Device::unpack(d)?)),
-        T::ResBlockDirective => Value::ResBlockDirective(d.u8()?),
-        T::ResourceUnit => Value::ResourceUnit(ResourceUnit::unpack(d)?),
-        T::NodePid => Value::NodePid(Box::new(NodePid::unpack(d)?)),
-        T::Regex2 => Value::Regex2(Box::new(Regex2::unpack(d)?)),
-        T::AllocInherit => Value::AllocInherit(d.u8()?),
-    })
+    crate::table::unpack_payload(d, ty)
 }
 
-fn unpack_darray(d: &mut Dec) -> Result<DataArray> {
+/// APP's argc: a system-typed INT, never negative, checked against the
+/// bytes remaining (each argument takes at least one).
+pub(crate) fn argc(d: &mut Dec) -> Result<usize> {
+    let at = d.pos();
+    let argc = d.int()?;
+    if argc < 0 {
+        return Err(Error::new(
+            ErrorKind::ValueOutOfRange {
+                what: "argc",
+                value: argc as i128,
+            },
+            at,
+        ));
+    }
+    d.check_count(argc as u64, 1, at)
+}
+
+/// PMIX_TOPO: the XML, then the hwloc support bytes when there is XML.
+pub(crate) fn topology(d: &mut Dec) -> Result<Topology> {
+    let xml = d.str().field("xml")?;
+    let support = if xml.is_some() {
+        d.take_bytes(crate::HWLOC_SUPPORT_BYTES).field("support")?
+    } else {
+        Bytes::new()
+    };
+    Ok(Topology { xml, support })
+}
+
+pub(crate) fn unpack_darray(d: &mut Dec) -> Result<DataArray> {
     d.enter()?;
     let r = (|| match darray_head(d)? {
         DarrayHead::Undef { size } => Ok(DataArray::Undef { size }),
@@ -626,7 +399,7 @@ pub(crate) fn darray_head(d: &mut Dec) -> Result<DarrayHead> {
     let code = d.tag().field("type")?;
     let ty = known_type(code, at)?;
     if ty == DataType::Undef {
-        let size = if crate::legacy::undef_array_has_size(d.dialect) {
+        let size = if d.dialect.undef_array_has_size() {
             d.size().field("size")?
         } else {
             0

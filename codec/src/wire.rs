@@ -228,7 +228,7 @@ impl<'a> Enc<'a> {
     /// (COMMAND is declared as UINT32 there); nothing otherwise.
     pub fn driver_tag(&mut self, ty: DataType) {
         if self.driver_tags {
-            self.tag(crate::legacy::driver_code(self.dialect, ty));
+            self.tag(self.dialect.driver_code(ty));
         }
     }
 
@@ -297,6 +297,118 @@ impl<'a> Enc<'a> {
     }
     pub fn leave(&mut self) {
         self.depth -= 1;
+    }
+}
+
+/// Bytes of the flex128 encoding of `u`.
+#[inline]
+pub fn flex_len(u: u64) -> usize {
+    if u >> 56 != 0 {
+        FLEX_MAX
+    } else {
+        ((64 - u.leading_zeros() as usize).max(1)).div_ceil(7)
+    }
+}
+
+/// The lengths [`Enc`] would write, without writing: one method per `Enc`
+/// primitive, with the same dialect, integer family and driver tags.
+#[derive(Clone, Copy, Debug)]
+pub struct Sizer {
+    pub dialect: Dialect,
+    pub ints: Ints,
+    pub driver_tags: bool,
+}
+
+impl Sizer {
+    #[inline]
+    fn unsigned(&self, v: u64, width: usize) -> usize {
+        match self.ints {
+            Ints::Flex => flex_len(v),
+            Ints::Fixed => width,
+        }
+    }
+    #[inline]
+    fn signed(&self, v: i64, width: usize) -> usize {
+        match self.ints {
+            Ints::Flex => flex_len(zigzag(v)),
+            Ints::Fixed => width,
+        }
+    }
+    pub fn u8(&self) -> usize {
+        1
+    }
+    pub fn i16(&self, v: i16) -> usize {
+        self.signed(v as i64, 2)
+    }
+    pub fn u16(&self, v: u16) -> usize {
+        self.unsigned(v as u64, 2)
+    }
+    pub fn i32(&self, v: i32) -> usize {
+        self.signed(v as i64, 4)
+    }
+    pub fn u32(&self, v: u32) -> usize {
+        self.unsigned(v as u64, 4)
+    }
+    pub fn i64(&self, v: i64) -> usize {
+        self.signed(v, 8)
+    }
+    pub fn u64(&self, v: u64) -> usize {
+        self.unsigned(v, 8)
+    }
+    /// [`Enc::tag`].
+    pub fn tag(&self, code: u16) -> usize {
+        if self.dialect == Dialect::V12 {
+            self.u32(crate::legacy::v2_to_v1(code) as u32)
+        } else {
+            self.u16(code)
+        }
+    }
+    /// [`Enc::sys_tag`].
+    pub fn sys_tag(&self, t: DataType) -> usize {
+        self.tag(t.code()) * if self.driver_tags { 2 } else { 1 }
+    }
+    /// [`Enc::driver_tag`].
+    pub fn driver_tag(&self, ty: DataType) -> usize {
+        if self.driver_tags {
+            self.tag(self.dialect.driver_code(ty))
+        } else {
+            0
+        }
+    }
+    /// [`Enc::size`].
+    pub fn size(&self, v: u64) -> usize {
+        let tag = match self.ints {
+            Ints::Fixed => self.sys_tag(DataType::Uint64),
+            Ints::Flex => 0,
+        };
+        tag + self.u64(v)
+    }
+    /// [`Enc::int`].
+    pub fn int(&self, v: i32) -> usize {
+        let tag = match self.ints {
+            Ints::Fixed => self.sys_tag(DataType::Int32),
+            Ints::Flex => 0,
+        };
+        tag + self.i32(v)
+    }
+    /// [`Enc::pid`].
+    pub fn pid(&self, v: u32) -> usize {
+        self.sys_tag(DataType::Uint32) + self.u32(v)
+    }
+    /// [`Enc::count32`] (of a count that fits).
+    pub fn count32(&self, n: usize) -> usize {
+        self.i32(n as i32)
+    }
+    /// [`Enc::str`].
+    pub fn str(&self, s: Option<&PString>) -> usize {
+        match s {
+            None => self.i32(0),
+            Some(s) => self.c_str(s.as_bytes()),
+        }
+    }
+    /// [`Enc::c_str`].
+    pub fn c_str(&self, s: &[u8]) -> usize {
+        self.count32(s.len() + 1) + s.len() + 1
     }
 }
 
@@ -447,8 +559,8 @@ impl<'a> Dec<'a> {
         if self.driver_tags {
             let at = self.pos;
             let found = self.tag()?;
-            let want = crate::legacy::driver_code(self.dialect, ty);
-            if found != crate::legacy::wire_tag(self.dialect, want) {
+            let want = self.dialect.driver_code(ty);
+            if found != self.dialect.wire_tag(want) {
                 return Err(Error::new(
                     ErrorKind::TypeMismatch {
                         expected: ty,

@@ -14,6 +14,7 @@ pub mod names;
 pub mod print;
 pub mod pstring;
 pub mod status;
+pub mod table;
 pub mod value;
 
 pub use convert::TypeMismatch;

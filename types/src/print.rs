@@ -85,8 +85,47 @@ fn unprintable(p: &str, ty: DataType) -> String {
     )
 }
 
-/// A value inside a pmix_value_t or a data array (libpmix prints these
-/// with its own switch, which knows fewer types and prints some better).
+/// How libpmix's value printer (`pmix_bfrops_base_print_value` and the
+/// data-array loop) treats a type as a member of a value or an array: the
+/// print column of the type table. libpmix prints these with its own
+/// switch, which knows fewer types than `PMIx_Data_print` and prints some
+/// better.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Member {
+    /// As `PMIx_Data_print` prints it, inside and outside arrays.
+    Top,
+    /// As `PMIx_Data_print` outside an array; UNPRINTABLE inside one.
+    TopOutsideArray,
+    /// As `PMIx_Data_print` inside an array; UNPRINTABLE in a value.
+    TopInsideArray,
+    /// Always "Value: UNPRINTABLE".
+    Unprintable,
+    /// "Data type: PMIX_UNDEF" in a value; UNPRINTABLE in an array.
+    Undef,
+    /// A NULL string is "NULL pointer"; others as `PMIx_Data_print`.
+    String,
+    /// The range's name (where `PMIx_Data_print` prints an address).
+    DataRange,
+    /// The value's address as "PMIX_DEVICE_TYPE" in a value; UNPRINTABLE
+    /// in an array.
+    DevType,
+}
+
+macro_rules! member_classes {
+    ($( $code:literal $variant:ident $name:literal ( $($inner:ty)? ) $form:ty, $print:ident ; )*) => {
+        impl Member {
+            /// The print class of a type (generated from the type table).
+            pub fn of(ty: DataType) -> Member {
+                match ty {
+                    $( DataType::$variant => Member::$print, )*
+                }
+            }
+        }
+    };
+}
+crate::type_table!(member_classes);
+
+/// A value inside a pmix_value_t or a data array.
 fn member(p: &str, v: &Value, in_array: bool) -> Result<String, i32> {
     let ty = v.data_type();
     let via_top = || {
@@ -94,63 +133,41 @@ fn member(p: &str, v: &Value, in_array: bool) -> Result<String, i32> {
             .map(Option::unwrap_or_default)
             .map_err(|e| e.status)
     };
-    Ok(match v {
-        Value::Undef if !in_array => format!("{p}Data type: PMIX_UNDEF"),
-        Value::String(None) => scalar(p, ty, "NULL pointer"),
-        Value::DataRange(x) => scalar(p, ty, data_range_string(*x)),
-        Value::DevType(x) if !in_array => format!(
-            "{p}Data type: PMIX_DEVICE_TYPE\tValue: {:p}",
-            x as *const u64
-        ),
-        Value::Info(_) | Value::DataArray(_) if in_array => via_top()?,
-        Value::Bool(_)
-        | Value::Byte(_)
-        | Value::String(_)
-        | Value::Size(_)
-        | Value::Pid(_)
-        | Value::Int(_)
-        | Value::Int8(_)
-        | Value::Int16(_)
-        | Value::Int32(_)
-        | Value::Int64(_)
-        | Value::Uint(_)
-        | Value::Uint8(_)
-        | Value::Uint16(_)
-        | Value::Uint32(_)
-        | Value::Uint64(_)
-        | Value::Float(_)
-        | Value::Double(_)
-        | Value::Timeval(_)
-        | Value::Time(_)
-        | Value::Status(_)
-        | Value::Proc(_)
-        | Value::ByteObject(_)
-        | Value::Persist(_)
-        | Value::Scope(_)
-        | Value::ProcState(_)
-        | Value::ProcInfo(_)
-        | Value::ProcRank(_)
-        | Value::AllocDirective(_)
-        | Value::Envar(_)
-        | Value::Coord(_)
-        | Value::RegAttr(_)
-        | Value::LinkState(_)
-        | Value::Geometry(_)
-        | Value::DeviceDist(_)
-        | Value::Endpoint(_)
-        | Value::ProcNspace(_) => via_top()?,
-        Value::DataArray(_)
-        | Value::JobState(_)
-        | Value::LocType(_)
-        | Value::StorMedium(_)
-        | Value::StorAccess(_)
-        | Value::StorPersist(_)
-        | Value::StorAccessType(_)
-            if !in_array =>
-        {
+    // the class fixes the type: the `if let`s below always match
+    Ok(match (Member::of(ty), in_array) {
+        (Member::Top, _) | (Member::TopOutsideArray, false) | (Member::TopInsideArray, true) => {
             via_top()?
         }
-        _ => unprintable(p, ty),
+        (Member::String, _) => {
+            if let Value::String(None) = v {
+                scalar(p, ty, "NULL pointer")
+            } else {
+                via_top()?
+            }
+        }
+        (Member::Undef, false) => format!("{p}Data type: PMIX_UNDEF"),
+        (Member::DataRange, _) => {
+            if let Value::DataRange(x) = v {
+                scalar(p, ty, data_range_string(*x))
+            } else {
+                unprintable(p, ty)
+            }
+        }
+        (Member::DevType, false) => {
+            if let Value::DevType(x) = v {
+                format!(
+                    "{p}Data type: PMIX_DEVICE_TYPE\tValue: {:p}",
+                    x as *const u64
+                )
+            } else {
+                unprintable(p, ty)
+            }
+        }
+        (Member::TopOutsideArray, true)
+        | (Member::TopInsideArray, false)
+        | (Member::Unprintable, _)
+        | (Member::Undef, true)
+        | (Member::DevType, true) => unprintable(p, ty),
     })
 }
 

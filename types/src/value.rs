@@ -523,8 +523,10 @@ pub struct Regex2 {
     pub data: Bytes,
 }
 
+// `Value` and its JSON mapping, generated from the rows of the one type
+// table (`table.rs`): one variant per type, holding the row's Rust type.
 macro_rules! values {
-    ($( $variant:ident ( $($inner:ty)? ) ; )*) => {
+    ($( $code:literal $variant:ident $name:literal ( $($inner:ty)? ) $form:ty, $print:ident ; )*) => {
         /// One PMIx value of any type. The variant is the type.
         #[derive(Clone, Debug, PartialEq)]
         pub enum Value {
@@ -564,84 +566,7 @@ macro_rules! values {
     (@de $j:ident $variant:ident $inner:ty) => { Value::$variant(json::from_json::<$inner>($j)?) };
 }
 
-values! {
-    Undef();
-    Bool(bool);
-    Byte(u8);
-    String(Option<PString>);
-    Size(u64);
-    Pid(u32);
-    Int(i32);
-    Int8(i8);
-    Int16(i16);
-    Int32(i32);
-    Int64(i64);
-    Uint(u32);
-    Uint8(u8);
-    Uint16(u16);
-    Uint32(u32);
-    Uint64(u64);
-    Float(F32);
-    Double(F64);
-    Timeval(Timeval);
-    Time(u64);
-    Status(i32);
-    Value(Box<Value>);
-    Proc(Box<Proc>);
-    App(Box<App>);
-    Info(Box<Info>);
-    Pdata(Box<Pdata>);
-    Buffer(Box<Buffer>);
-    ByteObject(Box<Hex>);
-    Kval(Box<Kval>);
-    Modex(Box<Hex>);
-    Persist(u8);
-    Pointer();
-    Scope(u8);
-    DataRange(u8);
-    Command(u8);
-    InfoDirectives(u32);
-    DataTypeCode(u16);
-    ProcState(u8);
-    ProcInfo(Box<ProcInfo>);
-    DataArray(Box<DataArray>);
-    ProcRank(Rank);
-    Query(Box<Query>);
-    CompressedString(Box<Hex>);
-    AllocDirective(u8);
-    InfoArray(Box<[Info]>);
-    IofChannel(u16);
-    Envar(Box<Envar>);
-    Coord(Box<Coord>);
-    RegAttr(Box<RegAttr>);
-    Regex(Box<Regex>);
-    JobState(u8);
-    LinkState(u8);
-    ProcCpuset(Cpuset);
-    Geometry(Box<Geometry>);
-    DeviceDist(Box<DeviceDist>);
-    Endpoint(Box<Endpoint>);
-    Topo(Box<Topology>);
-    DevType(u64);
-    LocType(u16);
-    CompressedByteObject(Box<Hex>);
-    ProcNspace(Nspace);
-    ProcStats(Box<ProcStats>);
-    DiskStats(Box<DiskStats>);
-    NetStats(Box<NetStats>);
-    NodeStats(Box<NodeStats>);
-    DataBuffer(Box<Hex>);
-    StorMedium(u64);
-    StorAccess(u64);
-    StorPersist(u64);
-    StorAccessType(u16);
-    Device(Box<Device>);
-    ResBlockDirective(u8);
-    ResourceUnit(ResourceUnit);
-    NodePid(Box<NodePid>);
-    Regex2(Box<Regex2>);
-    AllocInherit(u8);
-}
+crate::type_table!(values);
 
 /// Raw bytes whose JSON form is lower-case hex (byte objects, data buffers).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
