@@ -11,6 +11,7 @@
 
 use crate::dialect::Format;
 use crate::error::{Error, ErrorKind, Field, Result};
+use crate::layout::Layout;
 use crate::wire::{system_tag, to_int, to_size, Dec, Enc};
 use crate::{pack, pack_unit_with, read_unit_header, unpack};
 use bytes::Bytes;
@@ -175,8 +176,8 @@ macro_rules! plain_items {
 
 plain_items! {
     CommandI: u8 = Command,
-        |d| if crate::legacy::command_is_u32(d.dialect) { Ok(d.u32()? as u8) } else { d.u8() },
-        |e, v| { if crate::legacy::command_is_u32(e.dialect) { e.u32(*v as u32) } else { e.u8(*v) } Ok(()) };
+        |d| if d.dialect.command_is_u32() { Ok(d.u32()? as u8) } else { d.u8() },
+        |e, v| { if e.dialect.command_is_u32() { e.u32(*v as u32) } else { e.u8(*v) } Ok(()) };
     U32: u32 = Uint32, |d| d.u32(), |e, v| { e.u32(*v); Ok(()) };
     Channel: u16 = IofChannel, |d| d.u16(), |e, v| { e.u16(*v); Ok(()) };
     Time: u64 = Time, |d| d.u64(), |e, v| { e.u64(*v); Ok(()) };
@@ -184,7 +185,7 @@ plain_items! {
     ResBlockDir: u8 = ResBlockDirective, |d| d.u8(), |e, v| { e.u8(*v); Ok(()) };
     Str: Option<PString> = String, |d| d.str(), |e, v| e.str(v.as_ref());
     ProcI: Proc = Proc, |d| unpack::proc_(d), |e, v| pack::proc_(e, v);
-    InfoI: Info = Info, |d| unpack::unpack_info(d), |e, v| pack::pack_info(e, v);
+    InfoI: Info = Info, |d| <Info as Layout>::unpack(d), |e, v| Layout::pack(v, e);
     KvalI: Kval = Kval,
         |d| Ok(Kval { key: d.str().field("key")?, value: unpack::unpack_value(d).field("value")? }),
         |e, v| { e.str(v.key.as_ref()).field("key")?; pack::pack_value(e, &v.value).field("value") };
