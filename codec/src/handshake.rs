@@ -10,8 +10,10 @@ use crate::dialect::{BufferType, Format};
 use crate::error::{Error, ErrorKind, Result};
 use crate::select::from_module_list;
 use bytes::Bytes;
+#[cfg(feature = "serde")]
 use pmix_types::hex::serde_bytes_hex;
 use pmix_types::{DataType, Info, Nspace, PString, Proc, Value};
+#[cfg(feature = "serde")]
 use serde::Serialize;
 
 /// `pmix_rnd_flag_t`: what kind of peer connects.
@@ -41,12 +43,13 @@ fn identity_layout(flag: u8) -> (bool, bool) {
 }
 
 /// A connect request (protocol.md §4.1).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize))]
 pub struct ConnectRequest {
     /// psec module name ("native", "none", "munge").
     pub psec: PString,
     /// The credential (native: euid and egid as host-order u32s).
-    #[serde(with = "serde_bytes_hex")]
+    #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
     pub credential: Bytes,
     /// The peer type (`peer_type`).
     pub flag: u8,
@@ -63,7 +66,7 @@ pub struct ConnectRequest {
     /// The info blob of tools, launchers, singletons (and 6.x clients).
     pub info: Option<Vec<Info>>,
     /// Bytes after everything (libpmix 4.2.2 clients send one 0x00).
-    #[serde(with = "serde_bytes_hex")]
+    #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
     pub trailing: Bytes,
 }
 
@@ -265,7 +268,8 @@ fn info_blob(fmt: &Format, b: &[u8]) -> Option<(Vec<Info>, usize)> {
 
 /// The server's reply to a simple client (protocol.md §4.3.1): status,
 /// then (on success) the client's index, both big-endian.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize))]
 pub struct ClientReply {
     pub status: i32,
     pub index: u32,
@@ -291,7 +295,8 @@ impl ClientReply {
 pub const NSPACE_FIELD: usize = 256;
 
 /// The server's reply to a tool, launcher or singleton (protocol.md §4.3.2).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize))]
 pub struct ToolReply {
     pub status: i32,
     /// The identity assigned to a tool that asked for one (flags 3 and 6).

@@ -58,9 +58,11 @@
 pub mod group;
 pub mod jobctl;
 pub mod limits;
+#[cfg(feature = "tokio")]
 pub mod net;
 pub mod peercred;
 pub mod query;
+#[cfg(feature = "tokio")]
 pub mod rendezvous;
 
 pub use limits::{Limits, Refusal};

@@ -3,6 +3,8 @@
 //! This crate has no wire knowledge: `pmix-codec` turns these values into
 //! bytes for each bfrops dialect.
 
+#![deny(missing_docs)]
+
 pub mod attrs;
 pub mod cfmt;
 pub mod datatype;

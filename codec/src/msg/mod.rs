@@ -20,8 +20,10 @@ use crate::dialect::Format;
 use crate::error::{Error, ErrorKind, Result};
 use crate::DataBuffer;
 use bytes::Bytes;
+#[cfg(feature = "serde")]
 use pmix_types::hex::serde_bytes_hex;
 use pmix_types::{App, Buffer, DataType, Info, PString, Proc, Query, Value};
+#[cfg(feature = "serde")]
 use serde::Serialize;
 
 /// `pmix_cmd_t` values.
@@ -105,10 +107,12 @@ fn log_time_certain(fmt: &Format) -> bool {
     )
 }
 
+#[cfg(feature = "serde")]
 fn hex_list<S: serde::Serializer>(v: &[Bytes], s: S) -> std::result::Result<S::Ok, S::Error> {
     s.collect_seq(v.iter().map(|b| pmix_types::hex::encode(b)))
 }
 
+#[cfg(feature = "serde")]
 fn hex_opt<S: serde::Serializer>(v: &Option<Bytes>, s: S) -> std::result::Result<S::Ok, S::Error> {
     match v {
         Some(b) => s.serialize_some(&pmix_types::hex::encode(b)),

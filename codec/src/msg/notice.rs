@@ -6,7 +6,8 @@ use super::*;
 /// (protocol.md §5.4 "NOTIFY, server → client"): COMMAND 12, STATUS code,
 /// PROC source, SIZE + INFOs (if > 0), then a DATA_RANGE that the normal
 /// notify path appends and the connect-time replay of cached events omits.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize))]
 pub struct EventNotice {
     pub status: i32,
     pub source: Proc,
@@ -69,13 +70,14 @@ impl EventNotice {
 /// `client_iof_handler`): the source, the channel, the requester's
 /// reference id, SIZE + INFOs, then the data. An empty tag-2 message (the
 /// socket is closing) is not an `IofData`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize))]
 pub struct IofData {
     pub source: Proc,
     pub channel: u16,
     pub refid: u64,
     pub info: Vec<Info>,
-    #[serde(with = "serde_bytes_hex")]
+    #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
     pub data: Bytes,
 }
 

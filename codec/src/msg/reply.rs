@@ -4,8 +4,9 @@ use super::*;
 
 /// A server → client reply. Replies carry no command: the request's tag
 /// says which layout to expect.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Reply {
     /// REQ: the namespace, then job-level KVALs until the end (protocol.md §6).
     JobInfo {
@@ -18,7 +19,7 @@ pub enum Reply {
     /// GETNB: status, then zero or more byte objects of PROC + KVALs.
     Get {
         status: i32,
-        #[serde(serialize_with = "hex_list")]
+        #[cfg_attr(feature = "serde", serde(serialize_with = "hex_list"))]
         blobs: Vec<Bytes>,
     },
     /// GETNB answered late by a libpmix server (the request waited for the
@@ -30,9 +31,9 @@ pub enum Reply {
     /// dialect fails.
     GetOwnDialect {
         status: i32,
-        #[serde(serialize_with = "dialect_name")]
+        #[cfg_attr(feature = "serde", serde(serialize_with = "dialect_name"))]
         blob_dialect: crate::Dialect,
-        #[serde(serialize_with = "hex_list")]
+        #[cfg_attr(feature = "serde", serde(serialize_with = "hex_list"))]
         blobs: Vec<Bytes>,
     },
     /// QUERY: status, then SIZE + INFOs.
@@ -51,7 +52,7 @@ pub enum Reply {
     /// GET_CREDENTIAL: status, then the credential and SIZE + INFOs.
     Credential {
         status: i32,
-        #[serde(serialize_with = "hex_opt")]
+        #[cfg_attr(feature = "serde", serde(serialize_with = "hex_opt"))]
         credential: Option<Bytes>,
         info: Option<Vec<Info>>,
     },
@@ -67,7 +68,7 @@ pub enum Reply {
     /// CONNECTNB: status, then one byte object per involved namespace.
     Connect {
         status: i32,
-        #[serde(serialize_with = "hex_list")]
+        #[cfg_attr(feature = "serde", serde(serialize_with = "hex_list"))]
         blobs: Vec<Bytes>,
     },
     /// COMPUTE_DEVICE_DISTANCES: status, then SIZE + DEVICE_DISTs.
@@ -86,7 +87,7 @@ pub enum Reply {
         nodelist: Option<Option<PString>>,
     },
     /// A layout not typed yet.
-    Raw(#[serde(with = "serde_bytes_hex")] Bytes),
+    Raw(#[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))] Bytes),
 }
 
 impl Reply {
@@ -474,6 +475,7 @@ fn get_blobs(b: &mut DataBuffer) -> Result<Vec<Bytes>> {
     Ok(blobs)
 }
 
+#[cfg(feature = "serde")]
 fn dialect_name<S: serde::Serializer>(
     d: &crate::Dialect,
     s: S,

@@ -4,8 +4,9 @@ use super::*;
 
 /// A request. Its JSON form (for the inspector) names the command in
 /// `command` and carries the fields by name.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "command", rename_all = "SCREAMING_SNAKE_CASE")]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "command", rename_all = "SCREAMING_SNAKE_CASE"))]
 pub enum Request {
     /// `PMIX_REQ_CMD`: the job-info request of PMIx_Init.
     Req,
@@ -102,7 +103,7 @@ pub enum Request {
     },
     /// `PMIX_VALIDATE_CRED_CMD`.
     ValidateCred {
-        #[serde(with = "serde_bytes_hex")]
+        #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
         credential: Bytes,
         directives: Vec<Info>,
     },
@@ -149,7 +150,7 @@ pub enum Request {
     IofPush {
         targets: Vec<Proc>,
         directives: Vec<Info>,
-        #[serde(serialize_with = "hex_opt")]
+        #[cfg_attr(feature = "serde", serde(serialize_with = "hex_opt"))]
         data: Option<Bytes>,
     },
     /// `PMIX_GROUP_LEAVE_CMD`.
@@ -197,9 +198,9 @@ pub enum Request {
     /// Any other command (GROUP_JOIN, GROUP_INVITE and REQ_SYSINFO, which no
     /// client packs, and codes from 40 on), its fields unparsed.
     Other {
-        #[serde(rename = "code")]
+        #[cfg_attr(feature = "serde", serde(rename = "code"))]
         command: u8,
-        #[serde(with = "serde_bytes_hex")]
+        #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
         rest: Bytes,
     },
 }
