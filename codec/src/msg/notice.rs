@@ -9,13 +9,18 @@ use super::*;
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize))]
 pub struct EventNotice {
+    /// The event's status code (`PMIX_ERR_PROC_ABORTED` …, or a host-defined code).
     pub status: i32,
+    /// The process the event is about or came from.
     pub source: Proc,
+    /// Attributes of the event (affected processes, …).
     pub info: Vec<Info>,
+    /// The `pmix_data_range_t` the event was notified in; absent in the connect-time replay.
     pub range: Option<u8>,
 }
 
 impl EventNotice {
+    /// Decode the payload of a tag-0 message, its COMMAND (NOTIFY) first.
     pub fn decode(fmt: &Format, payload: &[u8]) -> Result<EventNotice> {
         Self::decode_bytes(fmt, Bytes::copy_from_slice(payload))
     }
@@ -49,6 +54,7 @@ impl EventNotice {
         })
     }
 
+    /// The payload bytes of the tag-0 message in `fmt`.
     pub fn encode(&self, fmt: &Format) -> Result<Vec<u8>> {
         let mut b = DataBuffer::new(*fmt);
         b.pack(DataType::Command, &[Value::Command(cmd::NOTIFY)])?;
@@ -73,15 +79,21 @@ impl EventNotice {
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize))]
 pub struct IofData {
+    /// The process whose output this is.
     pub source: Proc,
+    /// The `pmix_iof_channel_t` the output came on (stdout, stderr …).
     pub channel: u16,
+    /// The reference id the server gave the requester's `PMIx_IOF_pull`.
     pub refid: u64,
+    /// Attributes of the output (`pmix.iof.tag` …).
     pub info: Vec<Info>,
+    /// The output bytes.
     #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
     pub data: Bytes,
 }
 
 impl IofData {
+    /// Decode the payload of a tag-2 message.
     pub fn decode(fmt: &Format, payload: &[u8]) -> Result<IofData> {
         Self::decode_bytes(fmt, Bytes::copy_from_slice(payload))
     }
@@ -110,6 +122,7 @@ impl IofData {
         })
     }
 
+    /// The payload bytes of the tag-2 message in `fmt`.
     pub fn encode(&self, fmt: &Format) -> Result<Vec<u8>> {
         let mut b = DataBuffer::new(*fmt);
         b.pack(

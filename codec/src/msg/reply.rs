@@ -10,7 +10,9 @@ use super::*;
 pub enum Reply {
     /// REQ: the namespace, then job-level KVALs until the end (protocol.md §6).
     JobInfo {
+        /// The client's namespace.
         nspace: Option<PString>,
+        /// The job-level data, one key-value pair each.
         kvals: Vec<pmix_types::Kval>,
     },
     /// A bare STATUS: COMMIT, FENCENB, FINALIZE, ABORT, REGEVENTS, … and
@@ -18,7 +20,9 @@ pub enum Reply {
     Status(i32),
     /// GETNB: status, then zero or more byte objects of PROC + KVALs.
     Get {
+        /// The `pmix_status_t` of the request (0 success).
         status: i32,
+        /// Byte objects, each a PROC and its KVALs, packed.
         #[cfg_attr(feature = "serde", serde(serialize_with = "hex_list"))]
         blobs: Vec<Bytes>,
     },
@@ -30,60 +34,91 @@ pub enum Reply {
     /// spec-notes/divergences.md). Read only where the connection's own
     /// dialect fails.
     GetOwnDialect {
+        /// The `pmix_status_t` of the request (0 success).
         status: i32,
+        /// The dialect the blobs are packed in (the server's own).
         #[cfg_attr(feature = "serde", serde(serialize_with = "dialect_name"))]
         blob_dialect: crate::Dialect,
+        /// Byte objects, each a PROC and its KVALs, packed in `blob_dialect`.
         #[cfg_attr(feature = "serde", serde(serialize_with = "hex_list"))]
         blobs: Vec<Bytes>,
     },
     /// QUERY: status, then SIZE + INFOs.
-    Query { status: i32, info: Vec<Info> },
+    Query {
+        /// The `pmix_status_t` of the request (0 success).
+        status: i32,
+        /// The answers, one info per query key.
+        info: Vec<Info>,
+    },
     /// LOOKUPNB: status, then (only on success) SIZE + PDATAs.
     Lookup {
+        /// The `pmix_status_t` of the request (0 success).
         status: i32,
+        /// The published data found: publisher, key, value.
         data: Vec<pmix_types::Pdata>,
     },
     /// ALLOC, JOB_CONTROL, MONITOR, VALIDATE_CRED, FABRIC_*: status, then
     /// SIZE + INFOs (`None`: the server sent nothing after the status).
     Infos {
+        /// The `pmix_status_t` of the request (0 success).
         status: i32,
+        /// The results the server returned, if it sent any.
         info: Option<Vec<Info>>,
     },
     /// GET_CREDENTIAL: status, then the credential and SIZE + INFOs.
     Credential {
+        /// The `pmix_status_t` of the request (0 success).
         status: i32,
+        /// The credential, if the server sent one.
         #[cfg_attr(feature = "serde", serde(serialize_with = "hex_opt"))]
         credential: Option<Bytes>,
+        /// Attributes of the credential, if sent.
         info: Option<Vec<Info>>,
     },
     /// IOF_PULL (the remote reference id) and GROUP_CONSTRUCT (the context
     /// id, optional): status, then a SIZE.
-    Id { status: i32, id: Option<u64> },
+    Id {
+        /// The `pmix_status_t` of the request (0 success).
+        status: i32,
+        /// The id, if the server sent one.
+        id: Option<u64>,
+    },
     /// SPAWNNB: status, then the new namespace and its job-level KVALs.
     Spawn {
+        /// The `pmix_status_t` of the request (0 success).
         status: i32,
+        /// The new job's namespace: `None` if absent, `Some(None)` for a NULL string.
         nspace: Option<Option<PString>>,
+        /// The new job's job-level data.
         kvals: Vec<pmix_types::Kval>,
     },
     /// CONNECTNB: status, then one byte object per involved namespace.
     Connect {
+        /// The `pmix_status_t` of the request (0 success).
         status: i32,
+        /// One byte object of job data per namespace involved.
         #[cfg_attr(feature = "serde", serde(serialize_with = "hex_list"))]
         blobs: Vec<Bytes>,
     },
     /// COMPUTE_DEVICE_DISTANCES: status, then SIZE + DEVICE_DISTs.
     Distances {
+        /// The `pmix_status_t` of the request (0 success).
         status: i32,
+        /// The distance to each device, if sent.
         distances: Option<Vec<pmix_types::DeviceDist>>,
     },
     /// RESOLVE_PEERS: status, then (on success) SIZE + PROCs.
     Peers {
+        /// The `pmix_status_t` of the request (0 success).
         status: i32,
+        /// The processes found, if sent.
         procs: Option<Vec<Proc>>,
     },
     /// RESOLVE_NODE: status, then (on success) the comma-separated node list.
     Nodes {
+        /// The `pmix_status_t` of the request (0 success).
         status: i32,
+        /// The node list: `None` if absent, `Some(None)` for a NULL string.
         nodelist: Option<Option<PString>>,
     },
     /// A layout not typed yet.

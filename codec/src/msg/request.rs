@@ -10,202 +10,286 @@ use super::*;
 pub enum Request {
     /// `PMIX_REQ_CMD`: the job-info request of PMIx_Init.
     Req,
+    /// `PMIX_ABORT_CMD`: `PMIx_Abort`'s status, message and the processes to abort (none: the whole job).
     Abort {
+        /// The exit status the caller asks for.
         status: i32,
+        /// The message to report.
         message: Option<PString>,
+        /// The processes to abort; empty for every process of the namespace.
         procs: Vec<Proc>,
     },
     /// Blobs of packed KVALs per scope.
     Commit {
+        /// Per `pmix_scope_t`, the buffer of KVALs put in that scope.
         blobs: Vec<(u8, Buffer)>,
     },
+    /// `PMIX_FENCENB_CMD`: `PMIx_Fence` over `procs`.
     Fence {
+        /// The participants.
         procs: Vec<Proc>,
+        /// Its attributes (`pmix.collect` …).
         info: Vec<Info>,
     },
     /// `key`: `None` when not sent (older clients), `Some(None)` for a NULL key.
     Get {
+        /// The namespace of the process whose data is asked for.
         nspace: Option<PString>,
+        /// Its rank (`PMIX_RANK_WILDCARD` for job-level data).
         rank: u32,
+        /// The get's attributes (`pmix.timeout` …).
         info: Vec<Info>,
+        /// The key asked for.
         key: Option<Option<PString>>,
     },
+    /// `PMIX_FINALIZE_CMD`: `PMIx_Finalize`.
     Finalize,
     /// `PMIX_PUBLISHNB_CMD`: the publisher's uid and the data to publish.
     Publish {
+        /// The publisher's effective uid.
         uid: u32,
+        /// The data to publish and its attributes (range, persistence).
         info: Vec<Info>,
     },
     /// `PMIX_LOOKUPNB_CMD`: keys are packed one unit each.
     Lookup {
+        /// The caller's effective uid.
         uid: u32,
+        /// The keys to look up.
         keys: Vec<Option<PString>>,
+        /// Its attributes (range, `pmix.wait` …).
         info: Vec<Info>,
     },
     /// `PMIX_UNPUBLISHNB_CMD`: as LOOKUP; no keys means "all I published".
     Unpublish {
+        /// The caller's effective uid.
         uid: u32,
+        /// The keys to withdraw.
         keys: Vec<Option<PString>>,
+        /// Its attributes (range).
         info: Vec<Info>,
     },
     /// `PMIX_CONNECTNB_CMD`.
     Connect {
+        /// The processes to connect with.
         procs: Vec<Proc>,
+        /// Its attributes.
         info: Vec<Info>,
     },
     /// `PMIX_DISCONNECTNB_CMD`.
     Disconnect {
+        /// The processes to disconnect from.
         procs: Vec<Proc>,
+        /// Its attributes.
         info: Vec<Info>,
     },
     /// `PMIX_NOTIFY_CMD`: the source is implicitly the sender.
     Notify {
+        /// The event's status code.
         status: i32,
+        /// The `pmix_data_range_t` to notify in.
         range: u8,
+        /// The event's attributes.
         info: Vec<Info>,
     },
     /// `PMIX_REGEVENTS_CMD`: no codes registers a default handler.
     RegEvents {
+        /// The status codes to be notified of.
         codes: Vec<i32>,
+        /// The registration's attributes.
         info: Vec<Info>,
     },
     /// `PMIX_DEREGEVENTS_CMD`: one STATUS unit per code; no reply.
     DeregEvents {
+        /// The status codes to stop being notified of.
         codes: Vec<i32>,
     },
+    /// `PMIX_QUERY_CMD`: `PMIx_Query_info`.
     Query {
+        /// The queries.
         queries: Vec<Query>,
     },
     /// `PMIX_SPAWNNB_CMD`: job-level info, then the apps.
     Spawn {
+        /// Job-level attributes of the spawn.
         info: Vec<Info>,
+        /// The applications to start.
         apps: Vec<App>,
     },
     /// `PMIX_ALLOC_CMD`.
     Alloc {
+        /// The `pmix_alloc_directive_t` (new, extend, release …).
         directive: u8,
+        /// What is requested.
         info: Vec<Info>,
     },
     /// `PMIX_JOB_CONTROL_CMD`.
     JobControl {
+        /// The processes the directives apply to.
         targets: Vec<Proc>,
+        /// What to do (`pmix.jctrl.kill` …).
         directives: Vec<Info>,
     },
     /// `PMIX_MONITOR_CMD`: one INFO saying what to monitor.
     Monitor {
+        /// What to monitor.
         monitor: Info,
+        /// The status to raise when the monitor triggers.
         error: i32,
+        /// Its attributes.
         directives: Vec<Info>,
     },
     /// `PMIX_GET_CREDENTIAL_CMD`.
     GetCredential {
+        /// Attributes of the credential asked for.
         info: Vec<Info>,
     },
     /// `PMIX_VALIDATE_CRED_CMD`.
     ValidateCred {
+        /// The credential to validate.
         #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
         credential: Bytes,
+        /// Its attributes.
         directives: Vec<Info>,
     },
     /// `PMIX_IOF_PULL_CMD`.
     IofPull {
+        /// The processes whose output is wanted.
         procs: Vec<Proc>,
+        /// Its attributes (`pmix.iof.cpy` …).
         directives: Vec<Info>,
+        /// The `pmix_iof_channel_t` bits wanted.
         channels: u16,
+        /// The requester's reference for this registration.
         local_id: u64,
     },
     /// `PMIX_GROUP_CONSTRUCT_CMD`.
     GroupConstruct {
+        /// The group's name.
         group: Option<PString>,
+        /// Its members.
         procs: Vec<Proc>,
+        /// Its attributes.
         info: Vec<Info>,
     },
     /// `PMIX_GROUP_DESTRUCT_CMD`.
     GroupDestruct {
+        /// The group's name.
         group: Option<PString>,
+        /// Its attributes.
         info: Vec<Info>,
     },
     /// `PMIX_IOF_DEREG_CMD`.
     IofDereg {
+        /// Its attributes.
         directives: Vec<Info>,
+        /// The reference id the server gave the pull.
         remote_id: u64,
     },
     /// `PMIX_FABRIC_REGISTER_CMD`.
     FabricRegister {
+        /// The fabric's attributes.
         directives: Vec<Info>,
     },
     /// `PMIX_FABRIC_UPDATE_CMD`.
     FabricUpdate {
+        /// The fabric's index at the server.
         index: u64,
     },
     /// `PMIX_LOG_CMD`: the timestamp is sent whenever the peer is 3.0 or
     /// later, whatever the dialect ([`log_sends_time`]): `None` encodes
     /// a 2.x peer's LOG, without it.
     Log {
+        /// When the caller logged, seconds since the epoch.
         timestamp: Option<u64>,
+        /// The data to log.
         data: Vec<Info>,
+        /// Its attributes (where to log …).
         directives: Vec<Info>,
     },
     /// `PMIX_IOF_PUSH_CMD`: the data is left out when stdin reached EOF.
     IofPush {
+        /// The processes to deliver the input to.
         targets: Vec<Proc>,
+        /// Its attributes.
         directives: Vec<Info>,
+        /// The input bytes; `None` at EOF.
         #[cfg_attr(feature = "serde", serde(serialize_with = "hex_opt"))]
         data: Option<Bytes>,
     },
     /// `PMIX_GROUP_LEAVE_CMD`.
     GroupLeave {
+        /// The group's name.
         group: Option<PString>,
+        /// Its attributes.
         info: Vec<Info>,
     },
     /// `PMIX_COMPUTE_DEVICE_DISTANCES_CMD`.
     DeviceDistances {
+        /// The topology to compute in.
         topology: pmix_types::Topology,
+        /// The cpus distances are measured from.
         cpuset: pmix_types::Cpuset,
+        /// Its attributes (device types …).
         info: Vec<Info>,
     },
     /// `PMIX_REFRESH_CACHE` (5.0+): refetch the job data of one proc.
     RefreshCache {
+        /// The process's namespace.
         nspace: Option<PString>,
+        /// Its rank.
         rank: u32,
     },
     /// `PMIX_RESBLK_CMD` (6.0+): a resource-block directive.
     ResBlock {
+        /// The `pmix_resource_block_directive_t`.
         directive: u8,
+        /// The block's name.
         block: Option<PString>,
+        /// The resources in the block.
         units: Vec<pmix_types::ResourceUnit>,
+        /// Its attributes.
         info: Vec<Info>,
     },
     /// `PMIX_SESSION_CTRL_CMD` (6.0+).
     SessionCtrl {
+        /// The session id.
         session: u32,
+        /// What to do with it.
         directives: Vec<Info>,
     },
     /// `PMIX_RESOLVE_PEERS_CMD` (5.0+): the procs of `nspace` on `node`.
     ResolvePeers {
+        /// The node.
         node: Option<PString>,
+        /// The namespace.
         nspace: Option<PString>,
     },
     /// `PMIX_RESOLVE_NODE_CMD` (5.0+): the nodes hosting `nspace`.
     ResolveNode {
+        /// The namespace.
         nspace: Option<PString>,
     },
     /// `PMIX_GDS_FALLBACK_CMD` (master): the client switched to `module`
     /// and wants its job data again, answered like REQ.
     GdsFallback {
+        /// The gds module the client now uses.
         module: Option<PString>,
     },
     /// Any other command (GROUP_JOIN, GROUP_INVITE and REQ_SYSINFO, which no
     /// client packs, and codes from 40 on), its fields unparsed.
     Other {
+        /// The command code.
         #[cfg_attr(feature = "serde", serde(rename = "code"))]
         command: u8,
+        /// The bytes after the command, unparsed.
         #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
         rest: Bytes,
     },
 }
 
 impl Request {
+    /// The `pmix_cmd_t` this request packs first ([`cmd`]).
     pub fn command(&self) -> u8 {
         match self {
             Request::Req => cmd::REQ,
