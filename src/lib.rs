@@ -1,7 +1,7 @@
 //! pmix-wire: client, tool and server roles, the interop harness and the
 //! `pmixw` command line, on top of `pmix-codec`.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 #[cfg(feature = "client")]
 pub mod client;

@@ -13,6 +13,7 @@ use pmix_types::{Proc, Value};
 pub trait FromValue: Sized {
     /// What the caller asked for, for errors ("an unsigned 32-bit integer").
     const WHAT: &'static str;
+    /// The value as `Self`, or None if it is another type or does not fit.
     fn from_value(v: &Value) -> Option<Self>;
 }
 

@@ -33,7 +33,9 @@ fn cargo(args: &[&str]) -> String {
 
 #[test]
 fn a_codec_only_dependent_has_no_json_cli_or_async_dependency() {
-    let tree = cargo(&["tree", "-e", "normal", "--prefix", "none", "--format", "{p}"]);
+    let tree = cargo(&[
+        "tree", "-e", "normal", "--prefix", "none", "--format", "{p}",
+    ]);
     let names: Vec<&str> = tree
         .lines()
         .filter_map(|l| l.split_whitespace().next())
@@ -42,8 +44,18 @@ fn a_codec_only_dependent_has_no_json_cli_or_async_dependency() {
     for want in ["pmix-codec", "pmix-types", "bytes"] {
         assert!(names.contains(&want), "{want} missing from\n{tree}");
     }
-    for banned in ["serde", "serde_json", "clap", "clap_complete", "tokio", "pmix-wire"] {
-        assert!(!names.contains(&banned), "{banned} in the codec's tree:\n{tree}");
+    for banned in [
+        "serde",
+        "serde_json",
+        "clap",
+        "clap_complete",
+        "tokio",
+        "pmix-wire",
+    ] {
+        assert!(
+            !names.contains(&banned),
+            "{banned} in the codec's tree:\n{tree}"
+        );
     }
 }
 
@@ -59,6 +71,12 @@ fn a_codec_only_dependent_builds_and_packs_for_two_dialects() {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    assert!(lines[0].contains(&key_hex) && lines[1].contains(&key_hex), "{out}");
-    assert!(lines[1].len() > lines[0].len(), "described is longer:\n{out}");
+    assert!(
+        lines[0].contains(&key_hex) && lines[1].contains(&key_hex),
+        "{out}"
+    );
+    assert!(
+        lines[1].len() > lines[0].len(),
+        "described is longer:\n{out}"
+    );
 }

@@ -25,6 +25,7 @@ pub struct Client {
     core: Core,
     sock: TcpStream,
     notices: VecDeque<EventNotice>,
+    /// How long a call waits for the server's answer.
     pub timeout: Duration,
     finalized: bool,
     /// Codes of our event registrations (`None` in the list: all codes).
@@ -85,6 +86,7 @@ impl Client {
         &self.core.env.proc
     }
 
+    /// The sans-IO core (its caches, its format).
     pub fn core(&self) -> &Core {
         &self.core
     }

@@ -36,11 +36,11 @@ pub mod serde_bytes_hex {
     use bytes::Bytes;
     use serde::{de, Deserialize, Deserializer, Serializer};
 
-    /// Serialize as [`encode`]'s string.
+    /// Serialize as [`encode`](super::encode)'s string.
     pub fn serialize<S: Serializer>(b: &Bytes, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&super::encode(b))
     }
-    /// Deserialize from a hex string, as [`decode`].
+    /// Deserialize from a hex string, as [`decode`](super::decode).
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
         let s = String::deserialize(d)?;
         super::decode(&s)

@@ -6,7 +6,10 @@ use super::*;
 /// `command` and carries the fields by name.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(Serialize))]
-#[cfg_attr(feature = "serde", serde(tag = "command", rename_all = "SCREAMING_SNAKE_CASE"))]
+#[cfg_attr(
+    feature = "serde",
+    serde(tag = "command", rename_all = "SCREAMING_SNAKE_CASE")
+)]
 pub enum Request {
     /// `PMIX_REQ_CMD`: the job-info request of PMIx_Init.
     Req,
