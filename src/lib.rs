@@ -64,43 +64,27 @@
 
 #[cfg(feature = "client")]
 pub mod client;
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod doctor;
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod infer;
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod inspect;
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod interop;
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod keycheck;
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod pcap;
 #[cfg(feature = "client")]
 pub mod pmi2;
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod relay;
 #[cfg(feature = "server")]
 pub mod server;
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod slurm;
 #[cfg(feature = "tool")]
 pub mod tool;
 #[cfg(feature = "client")]
 pub mod typed;
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod verify;
 
+/// The `pmixw` binary's and the tests' harness, feature `cli`: public for
+/// them, hidden from the docs, not library API (no stability promise).
+macro_rules! harness {
+    ($($m:ident),* $(,)?) => {
+        $(
+            #[cfg(feature = "cli")]
+            #[doc(hidden)]
+            pub mod $m;
+        )*
+    };
+}
+
+harness!(doctor, infer, inspect, interop, keycheck, pcap, relay, slurm, verify);
 // issue 13: the live PMIx hosts and the cross-version matrix
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod hosts;
+harness!(hosts);
