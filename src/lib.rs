@@ -1,24 +1,93 @@
 //! pmix-wire: client, tool and server roles, the interop harness and the
 //! `pmixw` command line, on top of `pmix-codec`.
+//!
+//! Each role is a feature (`client`, `tool`, `server`, `tokio` for the
+//! server's event-loop driver; `cli` for the `pmixw` binary and its
+//! harness), all on by default; spec-notes/api.md lists what each gates.
+//!
+//! The client and server cores are sans-IO: bytes in, bytes and events
+//! out. Here a client core connects to a server core in memory, receives
+//! its job's data and reads the job size from it:
+//!
+//! ```
+//! # #[cfg(all(feature = "client", feature = "server"))]
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use pmix_codec::msg::Request;
+//! use pmix_types::{Proc, Value, RANK_WILDCARD};
+//! use pmix_wire::client::{ClientEnv, Core, Event};
+//! use pmix_wire::server::{JobSpec, Output, Server};
+//! use std::collections::HashMap;
+//! use std::time::Instant;
+//!
+//! let mut server = Server::new();
+//! server.register_nspace(JobSpec { nspace: "demo".into(), nprocs: 2, hostname: "n0".into(), info: vec![] });
+//! // the variables a launcher gives rank 1 (the URI is not dialled here)
+//! let env: HashMap<String, String> =
+//!     server.client_env("demo", 1, "srv.0;tcp4://127.0.0.1:1").into_iter().collect();
+//! let mut client = Core::new(ClientEnv::from_env(|k| env.get(k).cloned())?, 1000, 1000)?;
+//! let conn = server.open();
+//!
+//! // carry bytes both ways until neither side has more to say
+//! let mut pump = |client: &mut Core| -> Result<(), Box<dyn std::error::Error>> {
+//!     loop {
+//!         let out = client.take_transmit();
+//!         if !out.is_empty() {
+//!             server.received(conn, &out, Instant::now());
+//!         }
+//!         let mut replied = false;
+//!         while let Some(o) = server.poll_output() {
+//!             if let Output::Send(_, bytes) = o {
+//!                 client.handle_input(&bytes)?;
+//!                 replied = true;
+//!             }
+//!         }
+//!         if out.is_empty() && !replied {
+//!             return Ok(());
+//!         }
+//!     }
+//! };
+//!
+//! pump(&mut client)?; // the handshake
+//! assert!(matches!(client.poll_event(), Some(Event::Connected { .. })));
+//! client.send(&Request::Req)?; // PMIx_Init's job-info request
+//! pump(&mut client)?;
+//! assert!(matches!(client.poll_event(), Some(Event::Reply { .. })));
+//! let job = Proc::new("demo", RANK_WILDCARD);
+//! assert_eq!(client.get_local(&job, "pmix.job.size"), Some(Value::Uint32(2)));
+//! # Ok(())
+//! # }
+//! # #[cfg(not(all(feature = "client", feature = "server")))]
+//! # fn main() {}
+//! ```
 
+#![deny(missing_docs)]
+
+#[cfg(feature = "client")]
 pub mod client;
-pub mod doctor;
-pub mod infer;
-pub mod inspect;
-pub mod interop;
-pub mod keycheck;
-pub mod pcap;
+#[cfg(feature = "client")]
 pub mod pmi2;
-pub mod relay;
+#[cfg(feature = "server")]
 pub mod server;
-pub mod slurm;
+#[cfg(feature = "tool")]
 pub mod tool;
-pub mod verify;
 
+/// The `pmixw` binary's and the tests' harness, feature `cli`: public for
+/// them, hidden from the docs, not library API (no stability promise).
+macro_rules! harness {
+    ($($m:ident),* $(,)?) => {
+        $(
+            #[cfg(feature = "cli")]
+            #[doc(hidden)]
+            pub mod $m;
+        )*
+    };
+}
+
+harness!(doctor, infer, inspect, interop, keycheck, pcap, relay, slurm, verify);
 // issue 13: the live PMIx hosts and the cross-version matrix
-pub mod hosts;
+harness!(hosts);
 
 /// The README's Rust snippets, compiled and run as doc tests.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "client", feature = "server", feature = "tool"))]
 #[doc = include_str!("../README.md")]
 mod readme_doctests {}

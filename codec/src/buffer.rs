@@ -24,6 +24,7 @@ pub struct DataBuffer {
 /// What one unpack call produced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Unpacked {
+    /// The values read, in order (as many as asked for, or as the unit holds).
     pub values: Vec<Value>,
     /// Items of the same unit still to be read (the standard's partial
     /// unpack, PMIX_ERR_UNPACK_INADEQUATE_SPACE). The next unpack of the
@@ -43,6 +44,7 @@ impl Unpacked {
 }
 
 impl DataBuffer {
+    /// An empty buffer that packs in `format`.
     pub fn new(format: Format) -> DataBuffer {
         DataBuffer {
             store: Storage::Writable(Vec::new()),
@@ -63,6 +65,7 @@ impl DataBuffer {
         }
     }
 
+    /// The dialect and buffer type this buffer packs and unpacks in.
     pub fn format(&self) -> &Format {
         &self.format
     }
@@ -80,6 +83,7 @@ impl DataBuffer {
         &self.as_bytes()[self.read..]
     }
 
+    /// How many bytes have been unpacked (the read offset into [`as_bytes`](Self::as_bytes)).
     pub fn position(&self) -> usize {
         self.read
     }

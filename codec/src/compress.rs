@@ -34,18 +34,39 @@ pub const MAX_RATIO: usize = 1032;
 /// Why a blob does not decompress.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CompressError {
+    /// The blob (its length given) cannot hold the 4-byte size prefix.
     #[error("blob of {0} bytes is shorter than its 4-byte length prefix")]
     TooShort(usize),
     #[error("declared size {declared} is over the limit {limit}")]
-    TooLarge { declared: usize, limit: usize },
+    /// The prefix declares more bytes than the caller's limit or
+    /// [`MAX_RATIO`] allows: refused before allocating.
+    TooLarge {
+        /// The size the prefix declares.
+        declared: usize,
+        /// The largest size accepted.
+        limit: usize,
+    },
+    /// zlib rejects the stream (its message).
     #[error("zlib stream: {0}")]
     Zlib(String),
+    /// The stream ends before zlib's end-of-stream marker.
     #[error("zlib stream is truncated")]
     Truncated,
     #[error("zlib stream gives more than the declared {declared} bytes")]
-    Longer { declared: usize },
+    /// The stream inflates to more than the declared size.
+    Longer {
+        /// The size the prefix declares.
+        declared: usize,
+    },
     #[error("zlib stream gives {got} bytes, the prefix declared {declared}")]
-    Shorter { declared: usize, got: usize },
+    /// The stream inflates to fewer bytes than declared.
+    Shorter {
+        /// The size the prefix declares.
+        declared: usize,
+        /// The size the stream gives.
+        got: usize,
+    },
+    /// Bytes (this many) follow the end of the zlib stream.
     #[error("{0} bytes follow the end of the zlib stream")]
     TrailingBytes(usize),
 }

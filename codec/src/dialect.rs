@@ -55,6 +55,7 @@ impl BufferType {
             BufferType::FullyDesc => 2,
         }
     }
+    /// The buffer type of a handshake or PMIX_BUFFER byte (1 or 2), None for any other.
     pub fn from_code(c: u8) -> Option<BufferType> {
         match c {
             1 => Some(BufferType::NonDesc),
@@ -156,6 +157,7 @@ impl Dialect {
         }
     }
 
+    /// The dialect of a name as [`name`](Self::name) gives it (`"v41"`), case and spaces ignored.
     pub fn parse(s: &str) -> Option<Dialect> {
         let s = s.trim().to_ascii_lowercase();
         Dialect::ALL.iter().copied().find(|d| d.name() == s)
@@ -264,13 +266,16 @@ impl std::fmt::Display for Dialect {
 /// Everything that decides the bytes: dialect, buffer type, integer family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Format {
+    /// The bfrops component (`v12` … `v7`).
     pub dialect: Dialect,
+    /// Non-described (bare values) or fully described (each unit tagged with its type).
     pub buffer_type: BufferType,
     /// psquash "native" (fixed-width integers inside v4/v41).
     pub fixed_ints: bool,
 }
 
 impl Format {
+    /// `dialect` and `buffer_type` with the dialect's own integer encoding.
     pub const fn new(dialect: Dialect, buffer_type: BufferType) -> Format {
         Format {
             dialect,
@@ -281,6 +286,7 @@ impl Format {
     /// libpmix 4.2.2's own default: v41, non-described.
     pub const V41: Format = Format::new(Dialect::V41, BufferType::NonDesc);
 
+    /// The integer family this format packs counts and sizes in.
     pub fn ints(&self) -> Ints {
         self.dialect.ints(self.fixed_ints)
     }

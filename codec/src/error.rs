@@ -9,12 +9,27 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ErrorKind {
     /// The input ends before the item does.
-    ReadPastEnd { needed: u64, remaining: u64 },
+    ReadPastEnd {
+        /// Bytes the item needs.
+        needed: u64,
+        /// Bytes left in the input.
+        remaining: u64,
+    },
     /// An integer does not fit the type it is read as (flex value wider
     /// than the type, a count or length out of range).
-    ValueOutOfRange { what: &'static str, value: i128 },
+    ValueOutOfRange {
+        /// What the integer is (`"count"`, `"string length"` …).
+        what: &'static str,
+        /// The value read.
+        value: i128,
+    },
     /// A count claims more elements than the remaining bytes can hold.
-    CountTooLarge { count: u64, remaining: u64 },
+    CountTooLarge {
+        /// The count read.
+        count: u64,
+        /// Bytes left in the input.
+        remaining: u64,
+    },
     /// A string is not a valid C string (no terminating NUL, interior NUL,
     /// over its length limit).
     BadString(&'static str),
@@ -23,22 +38,45 @@ pub enum ErrorKind {
     /// A type code that is not a PMIx data type.
     UnknownType(u16),
     /// The dialect does not register this type.
-    NotRegistered { ty: DataType, dialect: &'static str },
+    NotRegistered {
+        /// The type.
+        ty: DataType,
+        /// The dialect's name (`"v12"` …).
+        dialect: &'static str,
+    },
     /// A pmix_value_t holds a type the dialect does not register (libpmix
     /// answers PMIX_ERROR here, not UNKNOWN_DATA_TYPE).
-    ValueTypeNotRegistered { ty: DataType, dialect: &'static str },
+    ValueTypeNotRegistered {
+        /// The type the value holds.
+        ty: DataType,
+        /// The dialect's name.
+        dialect: &'static str,
+    },
     /// A described buffer's type tag differs from the requested type.
-    TypeMismatch { expected: DataType, found: u16 },
+    TypeMismatch {
+        /// The type asked for.
+        expected: DataType,
+        /// The type code in the buffer.
+        found: u16,
+    },
     /// A described buffer's count is not tagged INT32.
     BadCountTag(u16),
     /// Nested arrays/values deeper than the cap.
-    TooDeep { max: u32 },
+    TooDeep {
+        /// The nesting cap.
+        max: u32,
+    },
     /// A value that cannot be represented (a VALUE holding an INFO, an
     /// array element of the wrong type, a negative count, ...).
     Invalid(String),
     /// More values in the unit than the caller asked for (the standard's
     /// partial unpack; the rest stay readable).
-    InadequateSpace { requested: u64, present: u64 },
+    InadequateSpace {
+        /// How many values the caller asked for.
+        requested: u64,
+        /// How many the unit holds.
+        present: u64,
+    },
     /// The operation exists in libpmix but is not supported by this dialect.
     NotSupported(&'static str),
     /// Bytes left over after a message or a length-prefixed blob was read
@@ -55,6 +93,7 @@ pub struct Error(Box<ErrorData>);
 /// What an [`Error`] holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ErrorData {
+    /// What went wrong.
     pub kind: ErrorKind,
     /// Byte offset in the input (unpack) or output (pack) where it happened.
     pub offset: usize,
@@ -78,6 +117,7 @@ impl std::ops::DerefMut for Error {
 }
 
 impl Error {
+    /// An error of `kind` at byte `offset`, with no type or path yet (the callers up the stack add them).
     #[cold]
     pub fn new(kind: ErrorKind, offset: usize) -> Error {
         Error(Box::new(ErrorData {
@@ -223,6 +263,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// The codec's result: [`Error`] unless said otherwise.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Attach a field name to the error of a fallible step.

@@ -11,6 +11,7 @@
 
 use bytes::{Buf, Bytes, BytesMut};
 
+/// The header's size in bytes: three 4-byte fields and 4 bytes of padding.
 pub const HEADER_LEN: usize = 16;
 
 /// Reserved tags (protocol.md §2.2).
@@ -44,14 +45,19 @@ pub enum HeaderOrder {
 }
 
 /// `pmix_ptl_hdr_t`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Header {
+    /// The sender's peer index (`pindex`): the server's slot for the client, -1 before it has one.
     pub pindex: i32,
+    /// The tag: pairs a reply with its request ([`tag`] lists the reserved ones).
     pub tag: u32,
+    /// The payload length in bytes.
     pub nbytes: u32,
 }
 
 impl Header {
+    /// The 16 header bytes in `order`, padding zeroed.
     pub fn encode(&self, order: HeaderOrder) -> [u8; HEADER_LEN] {
         let mut h = [0u8; HEADER_LEN];
         let (p, t, n) = match order {
@@ -72,6 +78,7 @@ impl Header {
         h
     }
 
+    /// A header from its 16 bytes in `order` (the padding is ignored).
     pub fn decode(b: &[u8; HEADER_LEN], order: HeaderOrder) -> Header {
         let w = |i: usize| [b[i], b[i + 1], b[i + 2], b[i + 3]];
         match order {
@@ -92,7 +99,9 @@ impl Header {
 /// One framed message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
+    /// The header as decoded.
     pub header: Header,
+    /// The `nbytes` bytes after the header.
     pub payload: Bytes,
 }
 
@@ -120,10 +129,18 @@ pub fn frame(
     Ok(v)
 }
 
+/// Why a frame is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FrameError {
+    /// The header's payload length is over the decoder's maximum: the
+    /// connection cannot be resynchronised and must be dropped.
     #[error("message of {nbytes} bytes exceeds the maximum of {max}")]
-    TooLarge { nbytes: u64, max: u64 },
+    TooLarge {
+        /// The length the header declares.
+        nbytes: u64,
+        /// The decoder's maximum.
+        max: u64,
+    },
 }
 
 /// Incremental decoder: feed bytes as they arrive, take messages out.

@@ -10,21 +10,33 @@ use crate::dialect::{BufferType, Format};
 use crate::error::{Error, ErrorKind, Result};
 use crate::select::from_module_list;
 use bytes::Bytes;
+#[cfg(feature = "serde")]
 use pmix_types::hex::serde_bytes_hex;
 use pmix_types::{DataType, Info, Nspace, PString, Proc, Value};
+#[cfg(feature = "serde")]
 use serde::Serialize;
 
 /// `pmix_rnd_flag_t`: what kind of peer connects.
 pub mod peer_type {
+    /// `PMIX_SIMPLE_CLIENT`: a client started by its server, with nspace and rank.
     pub const SIMPLE_CLIENT: u8 = 0;
+    /// `PMIX_LEGACY_TOOL`: a tool of PMIx before 4.0.
     pub const LEGACY_TOOL: u8 = 1;
+    /// `PMIX_LEGACY_LAUNCHER`: a launcher of PMIx before 4.0.
     pub const LEGACY_LAUNCHER: u8 = 2;
+    /// `PMIX_TOOL_NEEDS_ID`: a tool asking the server for an identity.
     pub const TOOL_NEEDS_ID: u8 = 3;
+    /// `PMIX_TOOL_GIVEN_ID`: a tool that brings its own identity.
     pub const TOOL_GIVEN_ID: u8 = 4;
+    /// `PMIX_TOOL_CLIENT`: a tool that is also a client of this server.
     pub const TOOL_CLIENT: u8 = 5;
+    /// `PMIX_LAUNCHER_NEEDS_ID`: a launcher asking for an identity.
     pub const LAUNCHER_NEEDS_ID: u8 = 6;
+    /// `PMIX_LAUNCHER_GIVEN_ID`: a launcher that brings its own identity.
     pub const LAUNCHER_GIVEN_ID: u8 = 7;
+    /// `PMIX_LAUNCHER_CLIENT`: a launcher that is also a client of this server.
     pub const LAUNCHER_CLIENT: u8 = 8;
+    /// `PMIX_SINGLETON_CLIENT`: a process started without a launcher.
     pub const SINGLETON_CLIENT: u8 = 9;
     /// v5.0+.
     pub const SCHEDULER_WITH_ID: u8 = 10;
@@ -41,12 +53,13 @@ fn identity_layout(flag: u8) -> (bool, bool) {
 }
 
 /// A connect request (protocol.md §4.1).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize))]
 pub struct ConnectRequest {
     /// psec module name ("native", "none", "munge").
     pub psec: PString,
     /// The credential (native: euid and egid as host-order u32s).
-    #[serde(with = "serde_bytes_hex")]
+    #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
     pub credential: Bytes,
     /// The peer type (`peer_type`).
     pub flag: u8,
@@ -58,12 +71,14 @@ pub struct ConnectRequest {
     pub version: PString,
     /// bfrops module, buffer type byte and gds module; absent from PMIx 2.0 peers.
     pub bfrops: Option<PString>,
+    /// The buffer type byte (1 non-described, 2 fully described).
     pub buffer_type: Option<u8>,
+    /// The gds (data store) module name ("hash", "ds21").
     pub gds: Option<PString>,
     /// The info blob of tools, launchers, singletons (and 6.x clients).
     pub info: Option<Vec<Info>>,
     /// Bytes after everything (libpmix 4.2.2 clients send one 0x00).
-    #[serde(with = "serde_bytes_hex")]
+    #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
     pub trailing: Bytes,
 }
 
@@ -265,19 +280,24 @@ fn info_blob(fmt: &Format, b: &[u8]) -> Option<(Vec<Info>, usize)> {
 
 /// The server's reply to a simple client (protocol.md §4.3.1): status,
 /// then (on success) the client's index, both big-endian.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize))]
 pub struct ClientReply {
+    /// The connection's `pmix_status_t` (0 accepted).
     pub status: i32,
+    /// The client's index at the server (its `pindex` in later headers).
     pub index: u32,
 }
 
 impl ClientReply {
+    /// The 8 reply bytes.
     pub fn encode(&self) -> [u8; 8] {
         let mut b = [0u8; 8];
         b[..4].copy_from_slice(&self.status.to_be_bytes());
         b[4..].copy_from_slice(&self.index.to_be_bytes());
         b
     }
+    /// A reply from its bytes; an error if fewer than 8.
     pub fn decode(b: &[u8]) -> Result<ClientReply> {
         let mut c = Cursor { b, pos: 0 };
         Ok(ClientReply {
@@ -291,12 +311,16 @@ impl ClientReply {
 pub const NSPACE_FIELD: usize = 256;
 
 /// The server's reply to a tool, launcher or singleton (protocol.md §4.3.2).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize))]
 pub struct ToolReply {
+    /// The connection's `pmix_status_t` (0 accepted).
     pub status: i32,
     /// The identity assigned to a tool that asked for one (flags 3 and 6).
     pub assigned: Option<Proc>,
+    /// The server's own identity.
     pub server: Proc,
+    /// The result of the security handshake (0 success).
     pub security_status: i32,
 }
 
@@ -344,6 +368,7 @@ impl ToolReply {
         })
     }
 
+    /// The reply bytes (protocol.md §4.3.2).
     pub fn encode(&self) -> Vec<u8> {
         let mut v = self.status.to_be_bytes().to_vec();
         if let Some(a) = &self.assigned {

@@ -24,6 +24,8 @@
 //! # Ok::<(), pmix_codec::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod buffer;
 /// The message layer under its former name: everything in [`msg`].
 pub mod command {

@@ -17,6 +17,7 @@ use std::collections::HashMap;
 /// What we know of one peer namespace.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Peer {
+    /// The wire format the namespace's processes speak.
     pub format: Format,
     /// The PMIx version the peer announced, if any ("4.2.2rc2").
     pub version: Option<String>,
@@ -31,6 +32,7 @@ pub struct Registry {
 }
 
 impl Registry {
+    /// A registry that packs in `own` for its own namespace (if known) and for namespaces not registered.
     pub fn new(own: Format, own_nspace: Option<Nspace>) -> Registry {
         Registry {
             own,
@@ -45,10 +47,12 @@ impl Registry {
         self.peers.insert(nspace, Peer { format, version });
     }
 
+    /// Forget a namespace (its job ended); returns what was known of it.
     pub fn forget(&mut self, nspace: &Nspace) -> Option<Peer> {
         self.peers.remove(nspace)
     }
 
+    /// What is known of a namespace, if it was registered.
     pub fn peer(&self, nspace: &Nspace) -> Option<&Peer> {
         self.peers.get(nspace)
     }

@@ -37,25 +37,40 @@ use pmix_types::{DataArray, DataType, Hex, Info, Key, Nspace, PString, Proc, Ran
 /// One item, borrowed from the input where it has a borrowed form.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ValueRef<'a> {
+    /// PMIX_UNDEF: no value.
     Undef,
+    /// PMIX_BOOL.
     Bool(bool),
+    /// PMIX_BYTE.
     Byte(u8),
+    /// PMIX_INT8.
     Int8(i8),
+    /// PMIX_INT16.
     Int16(i16),
+    /// PMIX_INT32.
     Int32(i32),
+    /// PMIX_INT64.
     Int64(i64),
+    /// PMIX_UINT8.
     Uint8(u8),
+    /// PMIX_UINT16.
     Uint16(u16),
+    /// PMIX_UINT32.
     Uint32(u32),
+    /// PMIX_UINT64.
     Uint64(u64),
     /// The bytes of a C string (no NUL inside, not necessarily UTF-8);
     /// `None` for NULL.
     String(Option<&'a [u8]>),
+    /// PMIX_BYTE_OBJECT: the bytes, borrowed.
     ByteObject(&'a [u8]),
+    /// PMIX_PROC, borrowed.
     Proc(ProcRef<'a>),
+    /// PMIX_INFO, borrowed; its value decoded on demand.
     Info(InfoRef<'a>),
     /// A `pmix_value_t` item (type VALUE).
     Value(ValueAt<'a>),
+    /// PMIX_DATA_ARRAY, its elements read on demand.
     DataArray(ArrayRef<'a>),
     /// A type without a borrowed form, decoded owned.
     Other(Box<Value>),
@@ -66,6 +81,7 @@ pub enum ValueRef<'a> {
 pub struct ProcRef<'a> {
     /// At most 255 bytes, no NUL.
     pub nspace: &'a [u8],
+    /// The rank (or a special rank such as `PMIX_RANK_WILDCARD`).
     pub rank: Rank,
 }
 
@@ -74,6 +90,7 @@ pub struct ProcRef<'a> {
 pub struct InfoRef<'a> {
     /// At most 511 bytes, no NUL.
     pub key: &'a [u8],
+    /// The info's `pmix_info_directives_t` bits.
     pub flags: u32,
     value: ValueAt<'a>,
 }
@@ -262,6 +279,7 @@ impl ValueRef<'_> {
 }
 
 impl ProcRef<'_> {
+    /// The owned [`Proc`]; an error if the namespace is not a valid one.
     pub fn to_proc(&self) -> Result<Proc> {
         Ok(Proc {
             nspace: limited(Nspace::new(pstring(self.nspace)?), "namespace")?,
@@ -454,6 +472,7 @@ pub struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// A reader at the start of `buf`, which holds pack units in `fmt`.
     pub fn new(fmt: Format, buf: &'a [u8]) -> Reader<'a> {
         let mut d = Dec::from_slice(buf, 0, fmt.dialect, fmt.ints());
         d.driver_tags = driver_tags(&fmt);

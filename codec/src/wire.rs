@@ -129,11 +129,13 @@ pub fn flex_encode_all(out: &mut Vec<u8>, n: usize, items: impl Iterator<Item = 
     out.truncate(pos);
 }
 
+/// ZigZag-map a signed integer to unsigned (0, -1, 1, -2 … → 0, 1, 2, 3 …), as psquash's flex encoding does before packing signed values.
 #[inline]
 pub fn zigzag(s: i64) -> u64 {
     ((s << 1) ^ (s >> 63)) as u64
 }
 
+/// The inverse of [`zigzag`].
 #[inline]
 pub fn unzigzag(u: u64) -> i64 {
     ((u >> 1) as i64) ^ -((u & 1) as i64)
@@ -141,15 +143,20 @@ pub fn unzigzag(u: u64) -> i64 {
 
 /// The writer side.
 pub struct Enc<'a> {
+    /// The bytes written so far; writes append.
     pub out: &'a mut Vec<u8>,
+    /// The dialect being written.
     pub dialect: Dialect,
+    /// The integer encoding (flex or fixed width).
     pub ints: Ints,
+    /// The current nesting depth of values and arrays (capped, see [`enter`](Self::enter)).
     pub depth: u32,
     /// v20 FULLY_DESC: its private driver tags inner items (see `legacy`).
     pub driver_tags: bool,
 }
 
 impl<'a> Enc<'a> {
+    /// A writer appending to `out` in `dialect` with integers as `ints`.
     pub fn new(out: &'a mut Vec<u8>, dialect: Dialect, ints: Ints) -> Enc<'a> {
         Enc {
             out,
@@ -160,14 +167,17 @@ impl<'a> Enc<'a> {
         }
     }
 
+    /// An error of `kind` at the current output offset.
     pub fn err(&self, kind: ErrorKind) -> Error {
         Error::new(kind, self.out.len())
     }
 
+    /// One byte as is.
     #[inline]
     pub fn u8(&mut self, v: u8) {
         self.out.push(v);
     }
+    /// Bytes as is (no count, no terminator).
     #[inline]
     pub fn raw(&mut self, b: &[u8]) {
         self.out.extend_from_slice(b);
@@ -187,21 +197,27 @@ impl<'a> Enc<'a> {
             Ints::Fixed => self.out.extend_from_slice(&v.to_be_bytes()[8 - width..]),
         }
     }
+    /// An INT16 in the integer encoding.
     pub fn i16(&mut self, v: i16) {
         self.signed(v as i64, 2)
     }
+    /// A UINT16 in the integer encoding.
     pub fn u16(&mut self, v: u16) {
         self.unsigned(v as u64, 2)
     }
+    /// An INT32 in the integer encoding.
     pub fn i32(&mut self, v: i32) {
         self.signed(v as i64, 4)
     }
+    /// A UINT32 in the integer encoding.
     pub fn u32(&mut self, v: u32) {
         self.unsigned(v as u64, 4)
     }
+    /// An INT64 in the integer encoding.
     pub fn i64(&mut self, v: i64) {
         self.signed(v, 8)
     }
+    /// A UINT64 in the integer encoding.
     pub fn u64(&mut self, v: u64) {
         self.unsigned(v, 8)
     }
@@ -295,6 +311,7 @@ impl<'a> Enc<'a> {
         self.depth += 1;
         Ok(())
     }
+    /// Leave the nesting level [`enter`](Self::enter) entered.
     pub fn leave(&mut self) {
         self.depth -= 1;
     }
@@ -492,8 +509,11 @@ pub struct Dec<'a> {
     src: Option<&'a Bytes>,
     pos: usize,
     end: usize,
+    /// The dialect being read.
     pub dialect: Dialect,
+    /// The integer encoding (flex or fixed width).
     pub ints: Ints,
+    /// The current nesting depth of values and arrays (capped, see [`enter`](Self::enter)).
     pub depth: u32,
     /// v20 FULLY_DESC: inner items carry the driver's tags.
     pub driver_tags: bool,
@@ -504,6 +524,7 @@ pub struct Dec<'a> {
 }
 
 impl<'a> Dec<'a> {
+    /// A reader over `buf` from offset `pos`; byte objects it unpacks share `buf`'s allocation.
     pub fn new(buf: &'a Bytes, pos: usize, dialect: Dialect, ints: Ints) -> Dec<'a> {
         let mut d = Dec::from_slice(buf, pos, dialect, ints);
         d.src = Some(buf);
@@ -573,6 +594,7 @@ impl<'a> Dec<'a> {
         Ok(())
     }
 
+    /// The offset of the next byte to read.
     pub fn pos(&self) -> usize {
         self.pos
     }
@@ -584,12 +606,15 @@ impl<'a> Dec<'a> {
     pub(crate) fn rewind_to(&mut self, pos: usize) {
         self.pos = pos.min(self.end);
     }
+    /// Bytes left to read.
     pub fn remaining(&self) -> usize {
         self.end - self.pos
     }
+    /// Whether every byte has been read.
     pub fn is_empty(&self) -> bool {
         self.pos == self.end
     }
+    /// An error of `kind` at the current input offset.
     pub fn err(&self, kind: ErrorKind) -> Error {
         Error::new(kind, self.pos)
     }
@@ -666,6 +691,7 @@ impl<'a> Dec<'a> {
         &self.buf[self.pos..self.end.min(self.pos + n)]
     }
 
+    /// One byte.
     #[inline]
     pub fn u8(&mut self) -> Result<u8> {
         Ok(self.take(1)?[0])
@@ -721,36 +747,42 @@ impl<'a> Dec<'a> {
         Ok(b.iter().fold(0u64, |a, &x| a << 8 | x as u64))
     }
 
+    /// A UINT16 in the integer encoding.
     pub fn u16(&mut self) -> Result<u16> {
         Ok(match self.ints {
             Ints::Flex => self.flex(2, "UINT16")?,
             Ints::Fixed => self.fixed(2)?,
         } as u16)
     }
+    /// An INT16 in the integer encoding.
     pub fn i16(&mut self) -> Result<i16> {
         Ok(match self.ints {
             Ints::Flex => unzigzag(self.flex(2, "INT16")?),
             Ints::Fixed => self.fixed(2)? as i64,
         } as i16)
     }
+    /// A UINT32 in the integer encoding.
     pub fn u32(&mut self) -> Result<u32> {
         Ok(match self.ints {
             Ints::Flex => self.flex(4, "UINT32")?,
             Ints::Fixed => self.fixed(4)?,
         } as u32)
     }
+    /// An INT32 in the integer encoding.
     pub fn i32(&mut self) -> Result<i32> {
         Ok(match self.ints {
             Ints::Flex => unzigzag(self.flex(4, "INT32")?),
             Ints::Fixed => self.fixed(4)? as i64,
         } as i32)
     }
+    /// A UINT64 in the integer encoding.
     pub fn u64(&mut self) -> Result<u64> {
         match self.ints {
             Ints::Flex => self.flex(8, "UINT64"),
             Ints::Fixed => self.fixed(8),
         }
     }
+    /// An INT64 in the integer encoding.
     pub fn i64(&mut self) -> Result<i64> {
         Ok(match self.ints {
             Ints::Flex => unzigzag(self.flex(8, "INT64")?),
@@ -758,6 +790,7 @@ impl<'a> Dec<'a> {
         })
     }
 
+    /// A type tag (a UINT16 code; v12: a 4-byte int in PMIx 1.x numbering, mapped to today's codes).
     pub fn tag(&mut self) -> Result<u16> {
         if self.dialect == Dialect::V12 {
             let at = self.pos;
@@ -850,6 +883,8 @@ impl<'a> Dec<'a> {
         self.check_count(n, min_item, at)
     }
 
+    /// Check a count `n` read at `at` against the bytes left, each item taking at least `min_item` bytes
+    /// (items taking none draw on a per-call budget): a count the input cannot hold is an error before anything is allocated.
     pub fn check_count(&self, n: u64, min_item: usize, at: usize) -> Result<usize> {
         let rem = self.remaining() as u64;
         if min_item > 0 && n.saturating_mul(min_item as u64) > rem {
@@ -930,6 +965,7 @@ impl<'a> Dec<'a> {
             .ok_or_else(|| Error::new(ErrorKind::NullNotAllowed, at))
     }
 
+    /// Enter one nesting level; an error past the depth cap (hostile nesting).
     pub fn enter(&mut self) -> Result<()> {
         if self.depth >= MAX_DEPTH {
             return Err(self.err(ErrorKind::TooDeep { max: MAX_DEPTH }));
@@ -937,6 +973,7 @@ impl<'a> Dec<'a> {
         self.depth += 1;
         Ok(())
     }
+    /// Leave the nesting level [`enter`](Self::enter) entered.
     pub fn leave(&mut self) {
         self.depth -= 1;
     }

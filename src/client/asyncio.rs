@@ -75,6 +75,7 @@ impl AsyncClient {
         &self.core.env.proc
     }
 
+    /// The sans-IO core (its caches, its format).
     pub fn core(&self) -> &Core {
         &self.core
     }

@@ -25,6 +25,7 @@ pub struct Client {
     core: Core,
     sock: TcpStream,
     notices: VecDeque<EventNotice>,
+    /// How long a call waits for the server's answer.
     pub timeout: Duration,
     finalized: bool,
     /// Codes of our event registrations (`None` in the list: all codes).
@@ -95,6 +96,7 @@ impl Client {
         self.core.env.proc.job()
     }
 
+    /// The sans-IO core (its caches, its format).
     pub fn core(&self) -> &Core {
         &self.core
     }

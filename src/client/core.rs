@@ -23,20 +23,34 @@ use std::time::Instant;
 pub enum ClientError {
     /// The server (or the local retrieval rules) answered with a PMIx status.
     #[error("{op}: {} ({code})", status_name(*.code).unwrap_or("unknown PMIx status"))]
-    Status { op: &'static str, code: i32 },
+    Status {
+        /// The operation (`"fence"`, `"get"` …).
+        op: &'static str,
+        /// The `pmix_status_t` (negative: an error).
+        code: i32,
+    },
+    /// The environment the server gave does not say how to reach it
+    /// (PMIX_SERVER_URI*, PMIX_NAMESPACE, PMIX_RANK missing or malformed).
     #[error("environment: {0}")]
     Env(String),
+    /// The server's bytes do not decode.
     #[error("{op}: decoding the server's bytes: {err}")]
     Codec {
+        /// The operation whose reply it was.
         op: &'static str,
+        /// Where and why decoding failed.
         err: pmix_codec::Error,
     },
+    /// A message header the client refuses (too large).
     #[error("framing: {0}")]
     Frame(#[from] frame::FrameError),
+    /// The server broke the protocol (an unexpected reply, a refused handshake …).
     #[error("{0}")]
     Protocol(String),
+    /// The connection failed.
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
+    /// No answer within the client's timeout (the operation named).
     #[error("{0}: timed out")]
     Timeout(&'static str),
     /// A value came, but not of the type the caller asked for.
@@ -62,6 +76,7 @@ impl ClientError {
     }
 }
 
+/// The client's result.
 pub type Result<T> = std::result::Result<T, ClientError>;
 
 fn codec(op: &'static str) -> impl Fn(pmix_codec::Error) -> ClientError {
@@ -72,14 +87,18 @@ fn codec(op: &'static str) -> impl Fn(pmix_codec::Error) -> ClientError {
 /// [`pmix_types::enums::Scope`]).
 mod scope {
     pub const UNDEF: u8 = 0;
+    /// `PMIX_LOCAL`: visible to processes on the same node only.
     pub const LOCAL: u8 = 1;
+    /// `PMIX_REMOTE`: visible to processes on other nodes only.
     pub const REMOTE: u8 = 2;
+    /// `PMIX_GLOBAL`: visible to every process.
     pub const GLOBAL: u8 = 3;
 }
 
 /// What a client learns from the environment its server gives it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClientEnv {
+    /// This process's identity: PMIX_NAMESPACE and PMIX_RANK.
     pub proc: Proc,
     /// The server's URI: `<server nspace>.<rank>;tcp4://<addr>:<port>`.
     pub uri: String,
@@ -201,15 +220,26 @@ pub enum GetPlan {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// The handshake reply arrived: our index in the server's peer array.
-    Connected { index: u32 },
+    Connected {
+        /// Our index at the server (the `pindex` of later headers).
+        index: u32,
+    },
     /// The reply to the request sent with `tag`.
-    Reply { tag: u32, reply: Reply },
+    Reply {
+        /// The request's tag.
+        tag: u32,
+        /// The reply, decoded by the request's command.
+        reply: Reply,
+    },
     /// An unsolicited event notification (tag 0).
     Notice(EventNotice),
     /// A deadline passed ([`Core::handle_timeout`]): the handshake's
     /// (`tag: None`) or that of the request sent with `tag`, whose reply,
     /// should it still come, is dropped.
-    TimedOut { tag: Option<u32> },
+    TimedOut {
+        /// The request's tag; `None`: the handshake.
+        tag: Option<u32>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -223,6 +253,7 @@ const FIRST_TAG: u32 = 101;
 
 /// The client state machine.
 pub struct Core {
+    /// What the environment said: identity, server URI, wire format.
     pub env: ClientEnv,
     state: State,
     hs_buf: Vec<u8>,
@@ -243,6 +274,7 @@ pub struct Core {
     cache: HashMap<(PString, u32), HashMap<String, Value>>,
     /// Staged puts in put order (libpmix keeps that order on the wire).
     puts: Vec<(u8, Kval)>,
+    /// The namespace the server's job-info reply named (after init).
     pub job_nspace: Option<PString>,
     /// The peer type we connected as (`handshake::peer_type`).
     flag: u8,
@@ -343,6 +375,7 @@ impl Core {
         }
     }
 
+    /// The dialect and buffer type this client speaks to its server.
     pub fn format(&self) -> Format {
         self.env.format
     }
@@ -398,6 +431,7 @@ impl Core {
         }
     }
 
+    /// The next output (handshake done, a reply, an event), if any.
     pub fn poll_event(&mut self) -> Option<Event> {
         self.events.pop_front()
     }

@@ -22,28 +22,48 @@ pub const MAX_HELLO: usize = 4096;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Msg {
     /// First on every connection: the job's token and the sender's node.
-    Hello { token: String, node: u32 },
+    Hello {
+        /// The job's shared token (exchanged through the PMI-2 KVS).
+        token: String,
+        /// The sender's node index.
+        node: u32,
+    },
     /// Send me this rank's data once it has committed.
     Dmodex {
+        /// The id the answer carries.
         request: u64,
+        /// The rank's namespace.
         nspace: String,
+        /// The rank.
         rank: u32,
     },
     /// The answer: status 0 and the blob of `Server::modex_data`, or an error.
     DmodexReply {
+        /// The id of the request answered.
         request: u64,
+        /// 0, or the PMIx error.
         status: i32,
+        /// The rank's packed data.
         blob: Bytes,
     },
     /// An event a rank notified beyond its node.
     Notify {
+        /// The event's status code.
         code: i32,
+        /// The rank that notified it.
         source: Proc,
+        /// Its `pmix_data_range_t`.
         range: u8,
+        /// Its attributes.
         info: Vec<Info>,
     },
     /// The job ends with this status (an abort, a failed rank, a lost node).
-    End { status: i32, message: String },
+    End {
+        /// The job's exit status.
+        status: i32,
+        /// Why it ends.
+        message: String,
+    },
     /// The sender's ranks have all exited with status 0.
     Done,
 }
@@ -198,6 +218,7 @@ pub struct Framer {
 }
 
 impl Framer {
+    /// Append bytes read from the connection.
     pub fn push(&mut self, data: &[u8]) {
         self.buf.extend_from_slice(data);
     }

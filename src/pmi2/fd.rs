@@ -15,7 +15,9 @@ pub struct Conn {
     pub timeout: Duration,
     /// PMI jobid (`PMI_JOBID`, as `fullinit` was given it).
     pub jobid: String,
+    /// This task's PMI-2 rank (`rank=` of the `fullinit-response`).
     pub rank: u32,
+    /// The job's size (`size=` of the `fullinit-response`).
     pub size: u32,
 }
 

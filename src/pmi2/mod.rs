@@ -34,24 +34,58 @@ pub const MAX_MESSAGE: usize = 999_999;
 /// What went wrong, and where.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum Error {
+    /// The server sent bytes that are not a PMI-2 message.
     #[error("PMI-2: malformed {what} from the server: {detail}")]
-    Malformed { what: &'static str, detail: String },
+    Malformed {
+        /// What was being read (`"length prefix"` …).
+        what: &'static str,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// The server answered with another command than the request's answer.
     #[error("PMI-2: the server answered {got:?} to {sent}")]
-    Unexpected { sent: &'static str, got: String },
+    Unexpected {
+        /// The request sent.
+        sent: &'static str,
+        /// The command received.
+        got: String,
+    },
     #[error("PMI-2: {cmd} failed with rc={rc}{}", msg.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
+    /// The server answered with `rc` other than 0.
     Failed {
+        /// The request.
         cmd: &'static str,
+        /// The answer's `rc`.
         rc: i32,
+        /// The answer's `errmsg`, if any.
         msg: Option<String>,
     },
+    /// A request field the protocol cannot carry (`;`, `=` in a key, newline, too long).
     #[error("PMI-2: cannot send {what}: {detail}")]
-    BadRequest { what: &'static str, detail: String },
+    BadRequest {
+        /// The field.
+        what: &'static str,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// No answer within the driver's timeout.
     #[error("PMI-2: no answer to {cmd} within {secs} s")]
-    Timeout { cmd: &'static str, secs: u64 },
+    Timeout {
+        /// The request.
+        cmd: &'static str,
+        /// The timeout in seconds.
+        secs: u64,
+    },
+    /// The server closed the socket before answering.
     #[error("PMI-2: the server closed the connection during {cmd}")]
-    Closed { cmd: &'static str },
+    Closed {
+        /// The request.
+        cmd: &'static str,
+    },
+    /// Reading or writing the socket failed.
     #[error("PMI-2: {0}")]
     Io(String),
+    /// The environment has no PMI-2 server (`PMI_FD` and friends missing).
     #[error("PMI-2: no PMI-2 server here: {0}")]
     NoServer(String),
 }
@@ -62,19 +96,42 @@ pub enum Request {
     /// The PMI-1 style greeting that selects version 2.0.
     Init,
     /// `fullinit`: this task's PMI jobid and rank (from the environment).
-    FullInit { jobid: String, rank: u32 },
+    FullInit {
+        /// `PMI_JOBID`.
+        jobid: String,
+        /// `PMI_RANK`.
+        rank: u32,
+    },
     /// `job-getid`.
     JobGetId,
     /// `info-getjobattr` (for example `PMI_process_mapping`).
-    JobAttr { key: String },
+    JobAttr {
+        /// The attribute's name.
+        key: String,
+    },
     /// `kvs-put`: visible to every task after the next fence.
-    KvsPut { key: String, value: String },
+    KvsPut {
+        /// The key.
+        key: String,
+        /// The value (no `;`, no newline).
+        value: String,
+    },
     /// `kvs-fence`: every task of the step calls it; then every put is visible.
     KvsFence,
     /// `kvs-get` of a key of this job.
-    KvsGet { jobid: String, key: String },
+    KvsGet {
+        /// The job whose key space is read.
+        jobid: String,
+        /// The key.
+        key: String,
+    },
     /// `abort`: the server answers nothing (with `world`, it kills the step).
-    Abort { world: bool, message: String },
+    Abort {
+        /// Abort the whole step, not just this task.
+        world: bool,
+        /// The message the server logs.
+        message: String,
+    },
     /// `finalize`.
     Finalize,
 }
@@ -82,19 +139,28 @@ pub enum Request {
 /// A typed answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Response {
+    /// `response_to_init`: version 2.0 accepted.
     Init,
+    /// `fullinit-response`.
     FullInit {
+        /// This task's rank.
         rank: u32,
+        /// The job's size.
         size: u32,
+        /// This task's application number.
         appnum: i32,
     },
+    /// `job-getid-response`: the job id.
     JobId(String),
     /// The attribute's value, if the server knows it.
     JobAttr(Option<String>),
+    /// `kvs-put-response`: stored.
     KvsPut,
+    /// `kvs-fence-response`: every task's puts are visible.
     KvsFence,
     /// The value, if the key exists.
     KvsGet(Option<String>),
+    /// `finalize-response`.
     Finalize,
     /// A request the server does not answer (abort) was sent.
     Sent,
@@ -151,11 +217,14 @@ fn field(what: &'static str, s: &str, key: bool, max: usize) -> Result<(), Error
 /// A parsed server message: its command and its key=value pairs in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
+    /// The `cmd=` value.
     pub cmd: String,
+    /// Every `key=value` pair, `cmd` included, in the order sent.
     pub pairs: Vec<(String, String)>,
 }
 
 impl Message {
+    /// The value of the first pair with `key`.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.pairs
             .iter()
@@ -202,6 +271,7 @@ pub struct Client {
 }
 
 impl Client {
+    /// A client that has sent nothing yet.
     pub fn new() -> Client {
         Client::default()
     }

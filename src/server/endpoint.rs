@@ -40,7 +40,9 @@ pub(super) struct Job {
 /// ranks (ascending), and which node this server is.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeMap {
+    /// Each node's name and its ranks, ascending.
     pub nodes: Vec<(String, Vec<u32>)>,
+    /// The index in `nodes` of this server's node.
     pub me: usize,
 }
 
@@ -108,6 +110,7 @@ pub struct Server {
 }
 
 impl Server {
+    /// A server with no namespace registered and default limits.
     pub fn new() -> Server {
         Server {
             jobs: BTreeMap::new(),

@@ -36,32 +36,61 @@ impl Default for Limits {
 /// Why a connection was refused or dropped.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
+    /// The peer sent no complete handshake within the limit.
     #[error("no handshake within {0:?}")]
     HandshakeTimeout(Duration),
+    /// Too many connections are still in their handshake.
     #[error("{0} handshakes already pending")]
     TooManyPending(usize),
     #[error("uid {uid} already has {count} connections")]
-    TooManyForUid { uid: u32, count: usize },
+    /// One uid holds too many connections.
+    TooManyForUid {
+        /// The uid.
+        uid: u32,
+        /// Its connections.
+        count: usize,
+    },
+    /// A message header the server refuses (too large).
     #[error("frame refused: {0}")]
     Frame(String),
+    /// The connect request does not decode.
     #[error("handshake does not parse: {0}")]
     BadHandshake(String),
+    /// The connect request lacks an identity or a wire format the server knows.
     #[error("handshake names no process or no known format")]
     IncompleteHandshake,
+    /// A client claims a rank of no namespace the host registered.
     #[error("{0} is not a rank of a registered job")]
     UnknownRank(String),
     #[error("the socket's owner is uid {socket}, the credential claims uid {claimed}")]
-    UidMismatch { socket: u32, claimed: u32 },
+    /// The credential claims another uid than the socket's owner.
+    UidMismatch {
+        /// The uid owning the peer's socket.
+        socket: u32,
+        /// The uid the credential claims.
+        claimed: u32,
+    },
     #[error("the connecting process is not {rank}'s launched process {launched} nor a descendant")]
-    NotTheRank { rank: String, launched: u32 },
+    /// The connecting process is neither the rank's launched process nor its descendant.
+    NotTheRank {
+        /// The rank claimed (`nspace.rank`).
+        rank: String,
+        /// The pid the host launched for it.
+        launched: u32,
+    },
+    /// The rank is already connected by its verified process.
     #[error("{0} is already connected by its verified process")]
     RankTaken(String),
+    /// An unverified connection held the rank and its verified process took it over.
     #[error("{0} was claimed by an unverified connection; the verified rank displaced it")]
     Displaced(String),
+    /// A tool or launcher handshake when tools are not accepted.
     #[error("tool handshake (peer type {0}) refused")]
     ToolRefused(u8),
+    /// A request that does not decode or that this peer may not make.
     #[error("request with tag {0} does not parse or is not allowed")]
     BadRequest(u32),
+    /// The peer left more reply bytes unread than the limit allows.
     #[error("{0} reply bytes left unread")]
     SlowReader(usize),
 }

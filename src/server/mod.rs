@@ -76,10 +76,12 @@ pub mod jobctl;
 mod jobinfo;
 pub mod limits;
 mod modex;
+#[cfg(feature = "tokio")]
 pub mod net;
 pub mod peercred;
 mod pubsub;
 pub mod query;
+#[cfg(feature = "tokio")]
 pub mod rendezvous;
 mod tools;
 
@@ -105,11 +107,17 @@ use std::time::{Duration, Instant};
 
 /// `pmix_data_range_t` values (pmix_common.h).
 pub mod range {
+    /// `PMIX_RANGE_RM`: for the host resource manager.
     pub const RM: u8 = 1;
+    /// `PMIX_RANGE_LOCAL`: processes on this node.
     pub const LOCAL: u8 = 2;
+    /// `PMIX_RANGE_NAMESPACE`: processes of the same namespace.
     pub const NAMESPACE: u8 = 3;
+    /// `PMIX_RANGE_SESSION`: every process of the session.
     pub const SESSION: u8 = 4;
+    /// `PMIX_RANGE_GLOBAL`: every process.
     pub const GLOBAL: u8 = 5;
+    /// `PMIX_RANGE_PROC_LOCAL`: the calling process only.
     pub const PROC_LOCAL: u8 = 7;
 }
 
@@ -126,8 +134,11 @@ pub type ConnId = u64;
 /// A job as the host registers it: one node, `nprocs` local ranks.
 #[derive(Clone, Debug)]
 pub struct JobSpec {
+    /// The job's namespace.
     pub nspace: String,
+    /// How many ranks it has (all on this node).
     pub nprocs: u32,
+    /// This node's name, as the job data reports it (`pmix.hname`).
     pub hostname: String,
     /// Further job-level information, sent to every rank at init.
     pub info: Vec<Info>,
@@ -163,28 +174,45 @@ pub enum HostEvent {
     Finalized(Proc),
     /// A client called PMIx_Abort (the host tears the job down).
     Aborted {
+        /// The client.
         proc: Proc,
+        /// The exit status it asked for.
         status: i32,
+        /// Its message.
         message: Option<String>,
     },
     /// A client's connection ended before it finalized.
     Lost(Proc),
     /// A client asked to log data.
-    Log { proc: Proc, data: Vec<Info> },
+    Log {
+        /// The client.
+        proc: Proc,
+        /// What to log.
+        data: Vec<Info>,
+    },
     /// A collective spans ranks on other nodes: every local participant
     /// has called in. The host gathers `data` (this node's contribution,
     /// empty unless `collect`) from every node and answers with
     /// [`Server::fence_done`] and the concatenation of all contributions.
     Fence {
+        /// The id to answer with.
         request: u64,
+        /// The participants.
         procs: Vec<Proc>,
+        /// Whether the fence collects data (`pmix.collect`).
         collect: bool,
+        /// This node's contribution.
         data: Bytes,
     },
     /// A local client wants data of a rank on another node: the host asks
     /// that node's server ([`Server::modex_data`]) and answers with
     /// [`Server::dmodex_done`].
-    DirectModex { request: u64, proc: Proc },
+    DirectModex {
+        /// The id to answer with.
+        request: u64,
+        /// The remote rank whose data is wanted.
+        proc: Proc,
+    },
     /// A local rank committed its data (a host holding direct-modex
     /// requests for it may now answer them).
     Committed(Proc),
@@ -192,28 +220,44 @@ pub enum HostEvent {
     /// (NAMESPACE, SESSION, GLOBAL, RM, …); local delivery is done. A host
     /// spanning nodes passes it to the other nodes' [`Server::notify`].
     Notified {
+        /// The event's status code.
         code: i32,
+        /// The client that notified it.
         source: Proc,
+        /// Its `pmix_data_range_t` ([`range`]).
         range: u8,
+        /// Its attributes.
         info: Vec<Info>,
     },
     /// A client asked to kill or terminate these procs (rank WILDCARD: the
     /// whole namespace); the core has already answered.
-    Kill { requester: Proc, targets: Vec<Proc> },
+    Kill {
+        /// Who asked.
+        requester: Proc,
+        /// The processes to end.
+        targets: Vec<Proc>,
+    },
     /// A client or tool asked to signal these procs (terminate: SIGTERM,
     /// pause: SIGSTOP, resume: SIGCONT, or the signal it named); the core
     /// has already answered.
     Signal {
+        /// Who asked.
         requester: Proc,
+        /// The processes to signal.
         targets: Vec<Proc>,
+        /// The signal number.
         signal: i32,
     },
     /// A client asked for a new job. The host starts it (after
     /// [`Server::register_nspace`]) and answers with [`Server::spawned`].
     Spawn {
+        /// The id to answer with.
         request: u64,
+        /// Who asked.
         requester: Proc,
+        /// Job-level attributes of the spawn.
         info: Vec<Info>,
+        /// The applications to start.
         apps: Vec<pmix_types::App>,
     },
 }

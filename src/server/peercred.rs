@@ -23,6 +23,7 @@ pub struct PeerInfo {
 /// under it), or `None` (cannot tell). The core asks this for a client
 /// that claims a rank whose process the host registered.
 pub trait Verify: Send {
+    /// Whether the socket `inode` belongs to process `launched` or a descendant (see [`Verify`]).
     fn descends(&mut self, inode: u64, launched: u32) -> Option<bool>;
 }
 

@@ -21,7 +21,9 @@ pub type MemoryProbe = Box<dyn Fn(Option<u32>) -> Option<f32> + Send>;
 /// What the host told the core about a rank's process.
 #[derive(Clone, Debug, Default)]
 pub struct ProcRecord {
+    /// The process id the host started.
     pub pid: u32,
+    /// The path of the executable it runs.
     pub executable: String,
     /// Its exit status (128 + signal for a signal), once it ended.
     pub exit: Option<i32>,

@@ -24,10 +24,13 @@ type Result<T> = std::result::Result<T, ClientError>;
 /// What a rendezvous file says.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rendezvous {
+    /// The server URI: `<nspace>.<rank>;tcp4://<addr>:<port>`.
     pub uri: String,
     /// The server's PMIx version (a missing line means 2.0).
     pub version: String,
+    /// The server's pid (the third line), if present.
     pub pid: Option<u32>,
+    /// The uid and gid the server runs as (the fourth line, `uid:gid`), if present.
     pub uid_gid: Option<(u32, u32)>,
 }
 

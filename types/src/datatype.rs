@@ -16,7 +16,10 @@ macro_rules! data_types {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(u16)]
         pub enum DataType {
-            $( $variant = $code, )*
+            $(
+                #[doc = concat!("`", $name, "`, wire code ", stringify!($code), ".")]
+                $variant = $code,
+            )*
         }
 
         impl DataType {

@@ -1,5 +1,6 @@
 //! Lower-case hex, the JSON form of raw bytes.
 
+/// Lower-case hex of `b`, two digits per byte.
 pub fn encode(b: &[u8]) -> String {
     const D: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(b.len() * 2);
@@ -10,6 +11,7 @@ pub fn encode(b: &[u8]) -> String {
     s
 }
 
+/// The bytes of a hex string (either case, whitespace ignored); an error says which digit is wrong.
 pub fn decode(s: &str) -> Result<Vec<u8>, String> {
     let s: Vec<u8> = s.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
     if !s.len().is_multiple_of(2) {
@@ -28,14 +30,17 @@ pub fn decode(s: &str) -> Result<Vec<u8>, String> {
         .collect()
 }
 
+#[cfg(feature = "serde")]
 /// serde adapter: `bytes::Bytes` as a hex string.
 pub mod serde_bytes_hex {
     use bytes::Bytes;
     use serde::{de, Deserialize, Deserializer, Serializer};
 
+    /// Serialize as [`encode`](super::encode)'s string.
     pub fn serialize<S: Serializer>(b: &Bytes, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&super::encode(b))
     }
+    /// Deserialize from a hex string, as [`decode`](super::decode).
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bytes, D::Error> {
         let s = String::deserialize(d)?;
         super::decode(&s)

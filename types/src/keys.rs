@@ -11,17 +11,24 @@
 use crate::DataType;
 
 /// The data realm a reserved key belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Level {
+    /// The session realm: the allocation, across jobs.
     Session,
+    /// The job realm: one namespace.
     Job,
+    /// The application realm: one app of a multi-app job.
     App,
+    /// The process realm: one rank.
     Proc,
+    /// The node realm: one host.
     Node,
 }
 
 impl Level {
+    /// The realm's name as the standard's chapter titles it, lower case.
     pub fn name(self) -> &'static str {
         match self {
             Level::Session => "session",
@@ -44,6 +51,7 @@ pub struct Key {
     pub c_type: &'static str,
     /// The PMIx data type of that C type.
     pub data_type: DataType,
+    /// The data realm the standard lists the key under.
     pub level: Level,
     /// Declared provisional in the standard.
     pub provisional: bool,

@@ -2,6 +2,28 @@
 //!
 //! This crate has no wire knowledge: `pmix-codec` turns these values into
 //! bytes for each bfrops dialect.
+//!
+//! ```
+//! use pmix_types::{status, DataType, Info, Key, Proc, Value, RANK_WILDCARD};
+//!
+//! // an attribute as PMIx_Get returns it: key, directive bits, typed value
+//! let size = Info::new("pmix.job.size", Value::Uint32(4));
+//! assert_eq!(size.value.data_type(), DataType::Uint32);
+//! assert_eq!(DataType::Uint32.code(), 14);
+//! assert_eq!(DataType::parse("PMIX_UINT32"), Some(DataType::Uint32));
+//!
+//! // job-level data lives under the wildcard rank of the namespace
+//! let job = Proc::new("myjob", RANK_WILDCARD);
+//! assert_eq!(job.rank, u32::MAX - 1);
+//!
+//! // keys are C strings of at most PMIX_MAX_KEYLEN (511) bytes
+//! assert!(Key::from_bytes(&[b'k'; 512]).is_err());
+//!
+//! // status codes carry libpmix's names
+//! assert_eq!(status::status_name(-46), Some("PMIX_ERR_NOT_FOUND"));
+//! ```
+
+#![deny(missing_docs)]
 
 pub mod attrs;
 pub mod cfmt;

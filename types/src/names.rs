@@ -185,123 +185,205 @@ pub fn data_type_string(code: u16) -> &'static str {
 
 /// `pmix_proc_state_t` values.
 pub mod proc_state {
+    /// `PMIX_PROC_STATE_UNDEF`: no state recorded.
     pub const UNDEF: u8 = 0;
+    /// `PMIX_PROC_STATE_PREPPED`: ready to be launched.
     pub const PREPPED: u8 = 1;
+    /// `PMIX_PROC_STATE_LAUNCH_UNDERWAY`: its launch has begun.
     pub const LAUNCH_UNDERWAY: u8 = 2;
+    /// `PMIX_PROC_STATE_RESTART`: ready to be restarted.
     pub const RESTART: u8 = 3;
+    /// `PMIX_PROC_STATE_TERMINATE`: marked for termination.
     pub const TERMINATE: u8 = 4;
+    /// `PMIX_PROC_STATE_RUNNING`: the local daemon has started it.
     pub const RUNNING: u8 = 5;
+    /// `PMIX_PROC_STATE_CONNECTED`: it has connected to its PMIx server.
     pub const CONNECTED: u8 = 6;
+    /// `PMIX_PROC_STATE_UNTERMINATED`: the boundary; states below it are "not terminated".
     pub const UNTERMINATED: u8 = 15;
+    /// `PMIX_PROC_STATE_TERMINATED`: it ended normally.
     pub const TERMINATED: u8 = 20;
+    /// `PMIX_PROC_STATE_ERROR`: the boundary; states from here on are failures.
     pub const ERROR: u8 = 50;
+    /// `PMIX_PROC_STATE_KILLED_BY_CMD`: killed on request.
     pub const KILLED_BY_CMD: u8 = 51;
+    /// `PMIX_PROC_STATE_ABORTED`: it aborted.
     pub const ABORTED: u8 = 52;
+    /// `PMIX_PROC_STATE_FAILED_TO_START`: it did not start.
     pub const FAILED_TO_START: u8 = 53;
+    /// `PMIX_PROC_STATE_ABORTED_BY_SIG`: a signal ended it.
     pub const ABORTED_BY_SIG: u8 = 54;
+    /// `PMIX_PROC_STATE_TERM_WO_SYNC`: it exited without calling `PMIx_Finalize`.
     pub const TERM_WO_SYNC: u8 = 55;
+    /// `PMIX_PROC_STATE_COMM_FAILED`: communication with it was lost.
     pub const COMM_FAILED: u8 = 56;
+    /// `PMIX_PROC_STATE_SENSOR_BOUND_EXCEEDED`: it exceeded a sensor's limit.
     pub const SENSOR_BOUND_EXCEEDED: u8 = 57;
+    /// `PMIX_PROC_STATE_CALLED_ABORT`: it called `PMIx_Abort`.
     pub const CALLED_ABORT: u8 = 58;
+    /// `PMIX_PROC_STATE_HEARTBEAT_FAILED`: its heartbeat did not arrive in time.
     pub const HEARTBEAT_FAILED: u8 = 59;
+    /// `PMIX_PROC_STATE_MIGRATING`: failed, waiting for resources to restart.
     pub const MIGRATING: u8 = 60;
+    /// `PMIX_PROC_STATE_CANNOT_RESTART`: failed and cannot be restarted.
     pub const CANNOT_RESTART: u8 = 61;
+    /// `PMIX_PROC_STATE_TERM_NON_ZERO`: it exited with a non-zero status.
     pub const TERM_NON_ZERO: u8 = 62;
+    /// `PMIX_PROC_STATE_FAILED_TO_LAUNCH`: it could not be launched.
     pub const FAILED_TO_LAUNCH: u8 = 63;
 }
 
 /// `pmix_scope_t` values.
 pub mod scope {
+    /// `PMIX_SCOPE_UNDEF`: no scope given.
     pub const UNDEF: u8 = 0;
+    /// `PMIX_LOCAL`: share with processes on the same node only.
     pub const LOCAL: u8 = 1;
+    /// `PMIX_REMOTE`: share with processes on other nodes only.
     pub const REMOTE: u8 = 2;
+    /// `PMIX_GLOBAL`: share with every process, local and remote.
     pub const GLOBAL: u8 = 3;
+    /// `PMIX_INTERNAL`: keep in the process's own store, share with no one.
     pub const INTERNAL: u8 = 4;
 }
 
 /// `pmix_persistence_t` values.
 pub mod persistence {
+    /// `PMIX_PERSIST_INDEF`: kept until deleted explicitly.
     pub const INDEF: u8 = 0;
+    /// `PMIX_PERSIST_FIRST_READ`: deleted when first read.
     pub const FIRST_READ: u8 = 1;
+    /// `PMIX_PERSIST_PROC`: kept until the publishing process ends.
     pub const PROC: u8 = 2;
+    /// `PMIX_PERSIST_APP`: kept until the publishing application ends.
     pub const APP: u8 = 3;
+    /// `PMIX_PERSIST_SESSION`: kept until the session (allocation) ends.
     pub const SESSION: u8 = 4;
+    /// `PMIX_PERSIST_INVALID`: not a persistence (`UINT8_MAX`).
     pub const INVALID: u8 = 255;
 }
 
 /// `pmix_data_range_t` values.
 pub mod data_range {
+    /// `PMIX_RANGE_UNDEF`: no range given.
     pub const UNDEF: u8 = 0;
+    /// `PMIX_RANGE_RM`: for the host resource manager.
     pub const RM: u8 = 1;
+    /// `PMIX_RANGE_LOCAL`: processes on the local node only.
     pub const LOCAL: u8 = 2;
+    /// `PMIX_RANGE_NAMESPACE`: processes of the same namespace only.
     pub const NAMESPACE: u8 = 3;
+    /// `PMIX_RANGE_SESSION`: every process in the session.
     pub const SESSION: u8 = 4;
+    /// `PMIX_RANGE_GLOBAL`: every process.
     pub const GLOBAL: u8 = 5;
+    /// `PMIX_RANGE_CUSTOM`: the processes an accompanying info lists.
     pub const CUSTOM: u8 = 6;
+    /// `PMIX_RANGE_PROC_LOCAL`: the calling process only.
     pub const PROC_LOCAL: u8 = 7;
+    /// `PMIX_RANGE_INVALID`: not a range (`UINT8_MAX`).
     pub const INVALID: u8 = 255;
 }
 
 /// `pmix_alloc_directive_t` values.
 pub mod alloc_directive {
+    /// `PMIX_ALLOC_NEW`: request a new allocation.
     pub const NEW: u8 = 1;
+    /// `PMIX_ALLOC_EXTEND`: extend the existing allocation in time or resources.
     pub const EXTEND: u8 = 2;
+    /// `PMIX_ALLOC_RELEASE`: release part of the existing allocation.
     pub const RELEASE: u8 = 3;
+    /// `PMIX_ALLOC_REAQUIRE`: take back resources lent to the scheduler (the standard's spelling).
     pub const REAQUIRE: u8 = 4;
 }
 
 /// `pmix_job_state_t` values.
 pub mod job_state {
+    /// `PMIX_JOB_STATE_UNDEF`: no state recorded.
     pub const UNDEF: u8 = 0;
+    /// `PMIX_JOB_STATE_AWAITING_ALLOC`: waiting for resources.
     pub const AWAITING_ALLOC: u8 = 1;
+    /// `PMIX_JOB_STATE_LAUNCH_UNDERWAY`: its launch has begun.
     pub const LAUNCH_UNDERWAY: u8 = 2;
+    /// `PMIX_JOB_STATE_RUNNING`: every process has been started.
     pub const RUNNING: u8 = 3;
+    /// `PMIX_JOB_STATE_SUSPENDED`: suspended.
     pub const SUSPENDED: u8 = 4;
+    /// `PMIX_JOB_STATE_CONNECTED`: every process has connected to its PMIx server.
     pub const CONNECTED: u8 = 5;
+    /// `PMIX_JOB_STATE_UNTERMINATED`: the boundary; states below it are "not terminated".
     pub const UNTERMINATED: u8 = 15;
+    /// `PMIX_JOB_STATE_TERMINATED`: it ended normally.
     pub const TERMINATED: u8 = 20;
+    /// `PMIX_JOB_STATE_TERMINATED_WITH_ERROR`: it ended with an error.
     pub const TERMINATED_WITH_ERROR: u8 = 50;
 }
 
 /// `pmix_link_state_t` values.
 pub mod link_state {
+    /// `PMIX_LINK_STATE_UNKNOWN`: the link's state is not known.
     pub const UNKNOWN: u8 = 0;
+    /// `PMIX_LINK_DOWN`: the link is down.
     pub const DOWN: u8 = 1;
+    /// `PMIX_LINK_UP`: the link is up.
     pub const UP: u8 = 2;
 }
 
 /// `pmix_iof_channel_t` bits.
 pub mod iof_channel {
+    /// `PMIX_FWD_NO_CHANNELS`: no channel.
     pub const NO_CHANNELS: u16 = 0;
+    /// `PMIX_FWD_STDIN_CHANNEL`: standard input.
     pub const STDIN: u16 = 1;
+    /// `PMIX_FWD_STDOUT_CHANNEL`: standard output.
     pub const STDOUT: u16 = 2;
+    /// `PMIX_FWD_STDERR_CHANNEL`: standard error.
     pub const STDERR: u16 = 4;
+    /// `PMIX_FWD_STDDIAG_CHANNEL`: the diagnostic channel, where one exists.
     pub const STDDIAG: u16 = 8;
+    /// `PMIX_FWD_ALL_CHANNELS`: every channel (`0xff`).
     pub const ALL: u16 = 0xff;
 }
 
 /// `pmix_device_type_t` bits.
 pub mod device_type {
+    /// `PMIX_DEVTYPE_UNKNOWN`: no type known.
     pub const UNKNOWN: u64 = 0;
+    /// `PMIX_DEVTYPE_BLOCK`: a block (storage) device.
     pub const BLOCK: u64 = 1;
+    /// `PMIX_DEVTYPE_GPU`: a graphics processor.
     pub const GPU: u64 = 2;
+    /// `PMIX_DEVTYPE_NETWORK`: a network interface.
     pub const NETWORK: u64 = 4;
+    /// `PMIX_DEVTYPE_OPENFABRICS`: an OpenFabrics (verbs) device.
     pub const OPENFABRICS: u64 = 8;
+    /// `PMIX_DEVTYPE_DMA`: a DMA engine.
     pub const DMA: u64 = 16;
+    /// `PMIX_DEVTYPE_COPROC`: a coprocessor.
     pub const COPROCESSOR: u64 = 32;
 }
 
 /// `pmix_locality_t` bits.
 pub mod locality {
+    /// `PMIX_LOCALITY_UNKNOWN`: locality not known.
     pub const UNKNOWN: u16 = 0x0000;
+    /// `PMIX_LOCALITY_NONLOCAL`: on another node.
     pub const NONLOCAL: u16 = 0x8000;
+    /// `PMIX_LOCALITY_SHARE_HWTHREAD`: shares a hardware thread.
     pub const SHARE_HWTHREAD: u16 = 0x0001;
+    /// `PMIX_LOCALITY_SHARE_CORE`: shares a core.
     pub const SHARE_CORE: u16 = 0x0002;
+    /// `PMIX_LOCALITY_SHARE_L1CACHE`: shares an L1 cache.
     pub const SHARE_L1CACHE: u16 = 0x0004;
+    /// `PMIX_LOCALITY_SHARE_L2CACHE`: shares an L2 cache.
     pub const SHARE_L2CACHE: u16 = 0x0008;
+    /// `PMIX_LOCALITY_SHARE_L3CACHE`: shares an L3 cache.
     pub const SHARE_L3CACHE: u16 = 0x0010;
+    /// `PMIX_LOCALITY_SHARE_PACKAGE`: shares a package (socket).
     pub const SHARE_PACKAGE: u16 = 0x0020;
+    /// `PMIX_LOCALITY_SHARE_NUMA`: shares a NUMA domain.
     pub const SHARE_NUMA: u16 = 0x0040;
+    /// `PMIX_LOCALITY_SHARE_NODE`: on the same node.
     pub const SHARE_NODE: u16 = 0x4000;
 }
 

@@ -18,7 +18,9 @@ use crate::{DataType, PString};
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("PMIx_Data_print fails for {ty}: status {status}")]
 pub struct PrintError {
+    /// The type whose print failed.
     pub ty: DataType,
+    /// The `pmix_status_t` libpmix returns (`PMIX_ERR_BAD_PARAM` …).
     pub status: i32,
 }
 

@@ -2,6 +2,7 @@
 //! necessarily UTF-8, with the standard's length limits for keys and
 //! namespaces enforced at construction.
 
+#[cfg(feature = "serde")]
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
@@ -13,12 +14,17 @@ pub const MAX_KEYLEN: usize = 511;
 /// Why a string was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StrError {
+    /// The bytes hold a NUL at this offset: C would truncate the string there.
     #[error("string contains a NUL byte at {0}")]
     InteriorNul(usize),
+    /// Longer than the standard's fixed array allows.
     #[error("{what} is {len} bytes, more than the limit of {max}")]
     TooLong {
+        /// What the string is ("namespace", "key").
         what: &'static str,
+        /// Its length in bytes.
         len: usize,
+        /// The limit (`PMIX_MAX_NSLEN` or `PMIX_MAX_KEYLEN`).
         max: usize,
     },
 }
@@ -62,12 +68,15 @@ impl PString {
         }
         Ok(PString(b.into()))
     }
+    /// The bytes, without the terminating NUL the wire adds.
     pub fn as_bytes(&self) -> &[u8] {
         &self.0
     }
+    /// The length in bytes, without the NUL.
     pub fn len(&self) -> usize {
         self.0.len()
     }
+    /// Whether the string is empty (distinct from a NULL string, which is `None`).
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -101,6 +110,7 @@ impl fmt::Display for PString {
 }
 
 /// JSON: a string when the bytes are UTF-8, else `{"hex": "…"}`.
+#[cfg(feature = "serde")]
 impl Serialize for PString {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self.as_str() {
@@ -115,6 +125,7 @@ impl Serialize for PString {
     }
 }
 
+#[cfg(feature = "serde")]
 impl<'de> Deserialize<'de> for PString {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
@@ -134,24 +145,30 @@ impl<'de> Deserialize<'de> for PString {
 macro_rules! limited {
     ($(#[$m:meta])* $name:ident, $max:expr, $what:literal) => {
         $(#[$m])*
-        #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize)]
-        #[serde(transparent)]
+        #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+        #[cfg_attr(feature = "serde", derive(Serialize))]
+        #[cfg_attr(feature = "serde", serde(transparent))]
         pub struct $name(PString);
 
         impl $name {
+            /// The limit in bytes.
             pub const MAX: usize = $max;
+            /// Checks the length limit.
             pub fn new(s: PString) -> Result<Self, StrError> {
                 if s.len() > $max {
                     return Err(StrError::TooLong { what: $what, len: s.len(), max: $max });
                 }
                 Ok($name(s))
             }
+            /// From bytes: no NUL, within the limit.
             pub fn from_bytes(b: &[u8]) -> Result<Self, StrError> {
                 Self::new(PString::from_bytes(b)?)
             }
+            /// The string without its limit.
             pub fn as_pstring(&self) -> &PString {
                 &self.0
             }
+            /// The bytes, without padding or NUL.
             pub fn as_bytes(&self) -> &[u8] {
                 self.0.as_bytes()
             }
@@ -176,6 +193,7 @@ macro_rules! limited {
             }
         }
 
+        #[cfg(feature = "serde")]
         impl<'de> Deserialize<'de> for $name {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 $name::new(PString::deserialize(d)?).map_err(de::Error::custom)
@@ -235,6 +253,7 @@ mod tests {
         assert_eq!(PString::from_bytes(b"a\0b"), Err(StrError::InteriorNul(1)));
     }
 
+    #[cfg(feature = "serde")]
     #[test]
     fn json_form() {
         let s = PString::from("h\u{e9}llo");

@@ -7,48 +7,72 @@
 //! the length-checked [`Nspace`] and [`Key`].
 
 use crate::datatype::DataType;
+#[cfg(feature = "serde")]
 use crate::hex::serde_bytes_hex;
 use crate::pstring::{Key, Nspace, PString};
 use bytes::Bytes;
+#[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
 /// `pmix_rank_t`.
 pub type Rank = u32;
+/// `PMIX_RANK_UNDEF` (`UINT32_MAX`): no rank; a process not yet ranked.
 pub const RANK_UNDEF: Rank = u32::MAX;
+/// `PMIX_RANK_WILDCARD` (`UINT32_MAX - 1`): every process of the namespace
+/// (job-level data is stored and fetched under it).
 pub const RANK_WILDCARD: Rank = u32::MAX - 1;
+/// `PMIX_RANK_LOCAL_NODE` (`UINT32_MAX - 2`): every process of the namespace on this node.
 pub const RANK_LOCAL_NODE: Rank = u32::MAX - 2;
+/// `PMIX_RANK_LOCAL_PEERS` (`UINT32_MAX - 4`): this process's peers on this node.
 pub const RANK_LOCAL_PEERS: Rank = u32::MAX - 4;
+/// `PMIX_RANK_INVALID` (`UINT32_MAX - 3`): an invalid rank.
 pub const RANK_INVALID: Rank = u32::MAX - 3;
+/// `PMIX_RANK_VALID` (`UINT32_MAX - 50`): ranks up to this one are real process ranks.
 pub const RANK_VALID: Rank = u32::MAX - 50;
 
 /// `pmix_info_directives_t` bits.
 pub mod directives {
+    /// No bit set: the attribute is optional (the default).
     pub const OPTIONAL: u32 = 0x0000_0000;
+    /// `PMIX_INFO_REQD`: the receiver must honour the attribute or fail the call.
     pub const REQD: u32 = 0x0000_0001;
+    /// `PMIX_INFO_ARRAY_END`: marks the last element of an info array.
     pub const ARRAY_END: u32 = 0x0000_0002;
+    /// `PMIX_INFO_REQD_PROCESSED`: a required attribute has been processed.
     pub const REQD_PROCESSED: u32 = 0x0000_0004;
+    /// `PMIX_INFO_QUALIFIER`: the attribute qualifies another one in the same array.
     pub const QUALIFIER: u32 = 0x0000_0008;
+    /// `PMIX_INFO_PERSISTENT`: the value must not be freed by the receiver.
     pub const PERSISTENT: u32 = 0x0000_0010;
+    /// The lowest of the bits `PMIX_INFO_DIR_RESERVED` leaves to host-defined directives.
     pub const DIR_USER_BASE: u32 = 0x0001_0000;
+    /// `PMIX_INFO_DIR_RESERVED`: the 16 high bits, left to host-defined directives.
     pub const DIR_USER_MASK: u32 = 0xffff_0000;
 }
 
 /// `struct timeval`, both halves as the 64-bit integers the wire carries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Timeval {
+    /// Seconds (`tv_sec`).
     pub sec: i64,
+    /// Microseconds (`tv_usec`).
     pub usec: i64,
 }
 
 /// `pmix_proc_t`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Proc {
+    /// The namespace: the job the process belongs to.
     pub nspace: Nspace,
+    /// The process's rank in its namespace, or a special rank ([`RANK_WILDCARD`] …).
     pub rank: Rank,
 }
 
 impl Proc {
+    /// The process `rank` of namespace `nspace` (truncated to `PMIX_MAX_NSLEN`).
     pub fn new(nspace: &str, rank: Rank) -> Proc {
         Proc {
             nspace: Nspace::from(nspace),
@@ -77,14 +101,19 @@ impl Proc {
 }
 
 /// `pmix_info_t`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Info {
+    /// The attribute's key (`pmix.job.size` …).
     pub key: Key,
+    /// `pmix_info_directives_t` bits ([`directives`]).
     pub flags: u32,
+    /// The attribute's value.
     pub value: Value,
 }
 
 impl Info {
+    /// An optional attribute: `key` = `value`, no directive bits.
     pub fn new(key: &str, value: Value) -> Info {
         Info {
             key: Key::from(key),
@@ -95,28 +124,42 @@ impl Info {
 }
 
 /// `pmix_pdata_t`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Pdata {
+    /// The process that published the datum.
     pub proc: Proc,
+    /// The published key.
     pub key: Key,
+    /// The published value.
     pub value: Value,
 }
 
 /// `pmix_kval_t` (internal to libpmix, but on the wire).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Kval {
+    /// The key, which libpmix allows to be NULL.
     pub key: Option<PString>,
+    /// The value stored under the key.
     pub value: Value,
 }
 
 /// `pmix_app_t`.
-#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct App {
+    /// The executable to start.
     pub cmd: Option<PString>,
+    /// Its argument vector, `argv[0]` included.
     pub argv: Vec<PString>,
+    /// `NAME=value` strings added to its environment.
     pub env: Vec<PString>,
+    /// The working directory, if not the caller's.
     pub cwd: Option<PString>,
+    /// How many processes of this application to start.
     pub maxprocs: i32,
+    /// Attributes for this application (`pmix.mapby` …).
     pub info: Vec<Info>,
 }
 
@@ -129,11 +172,16 @@ pub struct App {
 pub enum DataArray {
     /// Elements all of `elem_type` (never UNDEF; a VALUE array holds tagged values).
     Typed {
+        /// The type of every element.
         elem_type: DataType,
+        /// The elements, each a value of `elem_type`.
         elements: Vec<Value>,
     },
     /// Type UNDEF with a size and no elements.
-    Undef { size: u64 },
+    Undef {
+        /// The element count the descriptor claims.
+        size: u64,
+    },
 }
 
 impl DataArray {
@@ -157,6 +205,7 @@ impl DataArray {
     pub fn undef(size: u64) -> DataArray {
         DataArray::Undef { size }
     }
+    /// The element type: UNDEF for the typeless form.
     pub fn elem_type(&self) -> DataType {
         match self {
             DataArray::Typed { elem_type, .. } => *elem_type,
@@ -172,6 +221,7 @@ impl DataArray {
     }
 }
 
+#[cfg(feature = "serde")]
 impl Serialize for DataArray {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
@@ -188,13 +238,14 @@ impl Serialize for DataArray {
     }
 }
 
+#[cfg(feature = "serde")]
 impl<'de> Deserialize<'de> for DataArray {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct Raw {
-            #[serde(rename = "type", with = "type_name")]
+            #[cfg_attr(feature = "serde", serde(rename = "type", with = "type_name"))]
             ty: DataType,
             elements: Option<Vec<serde_json::Value>>,
             size: Option<u64>,
@@ -225,150 +276,216 @@ impl<'de> Deserialize<'de> for DataArray {
 }
 
 /// `pmix_query_t`.
-#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Query {
+    /// The keys asked for (`pmix.qry.ns` …).
     pub keys: Vec<PString>,
+    /// Attributes narrowing the query (`pmix.nsp` …).
     pub qualifiers: Vec<Info>,
 }
 
 /// `pmix_proc_info_t`.
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct ProcInfo {
+    /// The process described.
     pub proc: Proc,
+    /// The node it runs on.
     pub hostname: Option<PString>,
+    /// The path of its executable.
     pub executable_name: Option<PString>,
     /// `pid_t`, carried as the UINT32 the wire uses.
     pub pid: u32,
     /// Not transmitted by any dialect: always 0 after unpacking.
     pub exit_code: i32,
+    /// Its `pmix_proc_state_t` ([`crate::names::proc_state`]).
     pub state: u8,
 }
 
 /// `pmix_envar_t`.
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Envar {
+    /// The environment variable's name.
     pub envar: Option<PString>,
+    /// The value to set, prepend or append.
     pub value: Option<PString>,
+    /// The separator character used when prepending or appending (`:`).
     pub separator: u8,
 }
 
 /// `pmix_coord_t`.
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Coord {
+    /// `pmix_coord_view_t`: 1 logical, 2 physical (0 undefined).
     pub view: u8,
+    /// The coordinate in each dimension.
     pub coord: Vec<u32>,
 }
 
 /// `pmix_regattr_t`.
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct RegAttr {
+    /// The attribute's name as the standard spells it (`PMIX_JOB_SIZE`).
     pub name: Option<PString>,
     /// The attribute string (a `pmix_key_t`).
     pub string: Key,
     /// A `pmix_data_type_t` code (kept numeric: any code may be named).
-    #[serde(rename = "type")]
+    #[cfg_attr(feature = "serde", serde(rename = "type"))]
     pub ty: u16,
+    /// Lines of human-readable description.
     pub description: Vec<PString>,
 }
 
 /// `PMIX_REGEX` content, in the three forms the preg framework writes.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Regex {
     /// A `pmix[…]` (native) or `raw:…` string, written raw with its NUL and no length.
     Text(PString),
     /// A `blob:` (compress component) block: the exact bytes written.
-    Blob(#[serde(with = "serde_bytes_hex")] Bytes),
+    Blob(#[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))] Bytes),
     /// Any other string: a whole count + STRING pack unit.
     Packed(Option<PString>),
 }
 
 /// `pmix_cpuset_t`: the hwloc list form of the bitmap ("0-3,8"), or None
 /// for a NULL bitmap. The source is always "hwloc" on the wire.
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Cpuset {
+    /// The list form of the bitmap (`0-3,8`), None for a NULL bitmap.
     pub cpus: Option<PString>,
 }
 
 /// `pmix_topology_t`: hwloc XML and the raw hwloc support structures the
 /// sender's hwloc exported (present only when the XML is).
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Topology {
+    /// The hwloc XML, None for no topology.
     pub xml: Option<PString>,
-    #[serde(with = "serde_bytes_hex")]
+    /// hwloc's exported support structures (empty without XML).
+    #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
     pub support: Bytes,
 }
 
 /// `pmix_geometry_t`.
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Geometry {
+    /// The index of the fabric the coordinates are in.
     pub fabric: u64,
+    /// The device's unique identifier.
     pub uuid: Option<PString>,
+    /// The device's operating-system name (`eth0`, `mlx5_0`).
     pub osname: Option<PString>,
+    /// The device's coordinates, one per view.
     pub coordinates: Vec<Coord>,
 }
 
 /// `pmix_device_distance_t`.
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct DeviceDist {
+    /// The device's unique identifier.
     pub uuid: Option<PString>,
+    /// The device's operating-system name.
     pub osname: Option<PString>,
-    #[serde(rename = "type")]
+    /// Its `pmix_device_type_t` bits ([`crate::names::device_type`]).
+    #[cfg_attr(feature = "serde", serde(rename = "type"))]
     pub devtype: u64,
+    /// The minimum distance from the process's cpus to the device.
     pub mindist: u16,
+    /// The maximum distance from the process's cpus to the device.
     pub maxdist: u16,
 }
 
 /// `pmix_endpoint_t`.
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Endpoint {
+    /// The endpoint's device's unique identifier.
     pub uuid: Option<PString>,
+    /// The endpoint's device's operating-system name.
     pub osname: Option<PString>,
-    #[serde(with = "serde_bytes_hex")]
+    /// The fabric-specific endpoint address.
+    #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
     pub endpt: Bytes,
 }
 
 /// `pmix_proc_stats_t`.
-#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct ProcStats {
+    /// The node the process runs on.
     pub node: Option<PString>,
+    /// The process.
     pub proc: Proc,
+    /// Its pid.
     pub pid: u32,
+    /// Its command.
     pub cmd: Option<PString>,
+    /// Its state character as in `/proc/PID/stat` (`R`, `S` …).
     pub state: u8,
+    /// CPU time used.
     pub time: Timeval,
     /// Not transmitted: always 0 after unpacking.
-    #[serde(with = "float32")]
+    #[cfg_attr(feature = "serde", serde(with = "float32"))]
     pub percent_cpu: f32,
+    /// Scheduling priority.
     pub priority: i32,
+    /// Number of threads.
     pub num_threads: u16,
-    #[serde(with = "float32")]
+    /// Proportional set size, MB.
+    #[cfg_attr(feature = "serde", serde(with = "float32"))]
     pub pss: f32,
-    #[serde(with = "float32")]
+    /// Virtual memory size, MB.
+    #[cfg_attr(feature = "serde", serde(with = "float32"))]
     pub vsize: f32,
-    #[serde(with = "float32")]
+    /// Resident set size, MB.
+    #[cfg_attr(feature = "serde", serde(with = "float32"))]
     pub rss: f32,
     /// Not transmitted: always 0 after unpacking.
-    #[serde(with = "float32")]
+    #[cfg_attr(feature = "serde", serde(with = "float32"))]
     pub peak_vsize: f32,
+    /// The cpu it last ran on.
     pub processor: u16,
+    /// When the sample was taken.
     pub sample_time: Timeval,
 }
 
 /// `pmix_disk_stats_t`.
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct DiskStats {
+    /// The disk's name (`sda`).
     pub disk: Option<PString>,
+    /// Reads completed (`/proc/diskstats` field 4).
     pub reads_completed: u64,
+    /// Adjacent reads merged.
     pub reads_merged: u64,
+    /// Sectors read.
     pub sectors_read: u64,
+    /// Milliseconds spent reading.
     pub milliseconds_reading: u64,
+    /// Writes completed.
     pub writes_completed: u64,
+    /// Adjacent writes merged.
     pub writes_merged: u64,
+    /// Sectors written.
     pub sectors_written: u64,
+    /// Milliseconds spent writing.
     pub milliseconds_writing: u64,
+    /// I/Os in progress at sampling time.
     pub num_ios_in_progress: u64,
+    /// Milliseconds spent doing I/O.
     pub milliseconds_io: u64,
+    /// Weighted milliseconds spent doing I/O.
     pub weighted_milliseconds_io: u64,
 }
 
@@ -411,14 +528,22 @@ impl DiskStats {
 }
 
 /// `pmix_net_stats_t`.
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct NetStats {
+    /// The interface's name (`eth0`).
     pub net_interface: Option<PString>,
+    /// Bytes received.
     pub num_bytes_recvd: u64,
+    /// Packets received.
     pub num_packets_recvd: u64,
+    /// Receive errors.
     pub num_recv_errs: u64,
+    /// Bytes sent.
     pub num_bytes_sent: u64,
+    /// Packets sent.
     pub num_packets_sent: u64,
+    /// Send errors.
     pub num_send_errs: u64,
 }
 
@@ -451,75 +576,108 @@ impl NetStats {
 }
 
 /// `pmix_node_stats_t`.
-#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct NodeStats {
+    /// The node's name.
     pub node: Option<PString>,
-    #[serde(with = "float32")]
+    /// Load average over 1 minute.
+    #[cfg_attr(feature = "serde", serde(with = "float32"))]
     pub la: f32,
-    #[serde(with = "float32")]
+    /// Load average over 5 minutes.
+    #[cfg_attr(feature = "serde", serde(with = "float32"))]
     pub la5: f32,
-    #[serde(with = "float32")]
+    /// Load average over 15 minutes.
+    #[cfg_attr(feature = "serde", serde(with = "float32"))]
     pub la15: f32,
-    #[serde(with = "float32")]
+    /// Total memory, MB.
+    #[cfg_attr(feature = "serde", serde(with = "float32"))]
     pub total_mem: f32,
-    #[serde(with = "float32")]
+    /// Free memory, MB.
+    #[cfg_attr(feature = "serde", serde(with = "float32"))]
     pub free_mem: f32,
-    #[serde(with = "float32")]
+    /// Buffer memory, MB.
+    #[cfg_attr(feature = "serde", serde(with = "float32"))]
     pub buffers: f32,
-    #[serde(with = "float32")]
+    /// Page-cache memory, MB.
+    #[cfg_attr(feature = "serde", serde(with = "float32"))]
     pub cached: f32,
-    #[serde(with = "float32")]
+    /// Swap cache, MB.
+    #[cfg_attr(feature = "serde", serde(with = "float32"))]
     pub swap_cached: f32,
-    #[serde(with = "float32")]
+    /// Total swap, MB.
+    #[cfg_attr(feature = "serde", serde(with = "float32"))]
     pub swap_total: f32,
-    #[serde(with = "float32")]
+    /// Free swap, MB.
+    #[cfg_attr(feature = "serde", serde(with = "float32"))]
     pub swap_free: f32,
-    #[serde(with = "float32")]
+    /// Mapped memory, MB.
+    #[cfg_attr(feature = "serde", serde(with = "float32"))]
     pub mapped: f32,
+    /// When the sample was taken.
     pub sample_time: Timeval,
+    /// Per-disk statistics.
     pub diskstats: Vec<DiskStats>,
+    /// Per-interface statistics.
     pub netstats: Vec<NetStats>,
 }
 
 /// Internal `pmix_buffer_t` (PMIX_BUFFER, 26): its buffer type byte and bytes.
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Buffer {
+    /// The buffer's `pmix_bfrops_buffer_type_t` (1 non-described, 2 fully described).
     pub buffer_type: u8,
-    #[serde(with = "serde_bytes_hex")]
+    /// The packed bytes it holds.
+    #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
     pub bytes: Bytes,
 }
 
 /// `pmix_device_t` (v6.0+).
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Device {
+    /// The device's unique identifier.
     pub uuid: Option<PString>,
+    /// The device's operating-system name.
     pub osname: Option<PString>,
-    #[serde(rename = "type")]
+    /// Its `pmix_device_type_t` bits ([`crate::names::device_type`]).
+    #[cfg_attr(feature = "serde", serde(rename = "type"))]
     pub devtype: u64,
 }
 
 /// `pmix_resource_unit_t` (v6.0+).
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct ResourceUnit {
-    #[serde(rename = "type")]
+    /// The `pmix_device_type_t` of the unit.
+    #[cfg_attr(feature = "serde", serde(rename = "type"))]
     pub devtype: u64,
+    /// How many of them.
     pub count: u64,
 }
 
 /// `pmix_node_pid_t` (v6.1+).
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct NodePid {
+    /// The node's name.
     pub hostname: Option<PString>,
+    /// The node's identifier.
     pub nodeid: u32,
+    /// The process id on that node.
     pub pid: u32,
 }
 
 /// `pmix_regex_t` (PMIX_REGEX2, master).
-#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Regex2 {
-    #[serde(rename = "type")]
+    /// The regex component that produced the data (`native`, `raw` …).
+    #[cfg_attr(feature = "serde", serde(rename = "type"))]
     pub kind: Option<PString>,
-    #[serde(with = "serde_bytes_hex")]
+    /// The regex's bytes as that component wrote them.
+    #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
     pub data: Bytes,
 }
 
@@ -530,7 +688,10 @@ macro_rules! values {
         /// One PMIx value of any type. The variant is the type.
         #[derive(Clone, Debug, PartialEq)]
         pub enum Value {
-            $( $variant $( ($inner) )? , )*
+            $(
+                #[doc = concat!("A value of the type [`DataType::", stringify!($variant), "`].")]
+                $variant $( ($inner) )? ,
+            )*
         }
 
         impl Value {
@@ -542,6 +703,7 @@ macro_rules! values {
             }
         }
 
+        #[cfg(feature = "serde")]
         /// The bare JSON form of a value whose type is known from context.
         pub(crate) fn bare_to_json(v: &Value) -> serde_json::Value {
             match v {
@@ -549,6 +711,7 @@ macro_rules! values {
             }
         }
 
+        #[cfg(feature = "serde")]
         /// A value of type `ty` from its bare JSON form.
         pub fn value_from_bare_json(ty: DataType, j: serde_json::Value) -> Result<Value, serde_json::Error> {
             Ok(match ty {
@@ -569,8 +732,9 @@ macro_rules! values {
 crate::type_table!(values);
 
 /// Raw bytes whose JSON form is lower-case hex (byte objects, data buffers).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-pub struct Hex(#[serde(with = "serde_bytes_hex")] pub Bytes);
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+pub struct Hex(#[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))] pub Bytes);
 
 impl From<&[u8]> for Hex {
     fn from(b: &[u8]) -> Self {
@@ -618,27 +782,32 @@ impl PartialEq for F64 {
     }
 }
 
+#[cfg(feature = "serde")]
 impl Serialize for F32 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         float32::serialize(&self.0, s)
     }
 }
+#[cfg(feature = "serde")]
 impl<'de> Deserialize<'de> for F32 {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         float32::deserialize(d).map(F32)
     }
 }
+#[cfg(feature = "serde")]
 impl Serialize for F64 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         float64::serialize(&self.0, s)
     }
 }
+#[cfg(feature = "serde")]
 impl<'de> Deserialize<'de> for F64 {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         float64::deserialize(d).map(F64)
     }
 }
 
+#[cfg(feature = "serde")]
 macro_rules! float_mod {
     ($m:ident, $t:ty) => {
         pub(crate) mod $m {
@@ -673,10 +842,13 @@ macro_rules! float_mod {
         }
     };
 }
+#[cfg(feature = "serde")]
 float_mod!(float32, f32);
+#[cfg(feature = "serde")]
 float_mod!(float64, f64);
 
 /// A type name in JSON: the short name ("INT32").
+#[cfg(feature = "serde")]
 mod type_name {
     use crate::DataType;
     use serde::{de, Deserialize, Deserializer};
@@ -686,6 +858,7 @@ mod type_name {
     }
 }
 
+#[cfg(feature = "serde")]
 mod json {
     use serde::de::DeserializeOwned;
     use serde::Serialize;
@@ -704,6 +877,7 @@ mod json {
     }
 }
 
+#[cfg(feature = "serde")]
 impl Serialize for Value {
     /// The tagged form: `{"type": "INT32", "value": 5}`.
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -715,15 +889,16 @@ impl Serialize for Value {
     }
 }
 
+#[cfg(feature = "serde")]
 impl<'de> Deserialize<'de> for Value {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct Raw {
-            #[serde(rename = "type", with = "type_name")]
+            #[cfg_attr(feature = "serde", serde(rename = "type", with = "type_name"))]
             ty: DataType,
-            #[serde(default)]
+            #[cfg_attr(feature = "serde", serde(default))]
             value: serde_json::Value,
         }
         let r = Raw::deserialize(d)?;
@@ -731,6 +906,7 @@ impl<'de> Deserialize<'de> for Value {
     }
 }
 
+#[cfg(feature = "serde")]
 impl Value {
     /// The bare JSON form (no type tag): what `pmixw decode --type T` prints per element.
     pub fn to_bare_json(&self) -> serde_json::Value {
@@ -742,7 +918,7 @@ impl Value {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "serde"))]
 mod tests {
     use super::*;
 

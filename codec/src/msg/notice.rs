@@ -14,7 +14,8 @@ macro_rules! messages {
         }
     )*) => {$(
         $(#[$sm])*
-        #[derive(Clone, Debug, PartialEq, Serialize)]
+        #[derive(Clone, Debug, PartialEq)]
+        #[cfg_attr(feature = "serde", derive(Serialize))]
         pub struct $S {
             $( $(#[$fm])* pub $f: $T ),*
         }
@@ -65,7 +66,7 @@ messages! {
         channel: u16 = One<Channel>,
         refid: u64 = One<SizeI>,
         info: Vec<Info> = Counted<InfoI>,
-        #[serde(with = "serde_bytes_hex")]
+        #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
         data: Bytes = One<ByteObj>,
     }
 }

@@ -18,8 +18,9 @@ macro_rules! replies {
     ) => {
         /// A server → client reply. Replies carry no command: the request's tag
         /// says which layout to expect.
-        #[derive(Clone, Debug, PartialEq, Serialize)]
-        #[serde(rename_all = "snake_case")]
+        #[derive(Clone, Debug, PartialEq)]
+        #[cfg_attr(feature = "serde", derive(Serialize))]
+        #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
         pub enum Reply {
             $( $(#[$vm])* $V { $( $(#[$fm])* $f: $T ),* }, )*
             $($hand)*
@@ -67,7 +68,7 @@ replies! {
     /// GETNB: status, then zero or more byte objects of PROC + KVALs.
     Get {
         status: i32 = St,
-        #[serde(serialize_with = "hex_list")]
+        #[cfg_attr(feature = "serde", serde(serialize_with = "hex_list"))]
         blobs: Vec<Bytes> = UntilEnd<One<ByteObj>>,
     }
     /// QUERY: status, then SIZE + INFOs.
@@ -89,7 +90,7 @@ replies! {
     /// GET_CREDENTIAL: status, then the credential and SIZE + INFOs.
     Credential {
         status: i32 = St,
-        #[serde(serialize_with = "hex_opt")]
+        #[cfg_attr(feature = "serde", serde(serialize_with = "hex_opt"))]
         credential: Option<Bytes> = Tail<One<ByteObj>>,
         info: Option<Vec<Info>> = Tail<Counted<InfoI>>,
     }
@@ -108,7 +109,7 @@ replies! {
     /// CONNECTNB: status, then one byte object per involved namespace.
     Connect {
         status: i32 = St,
-        #[serde(serialize_with = "hex_list")]
+        #[cfg_attr(feature = "serde", serde(serialize_with = "hex_list"))]
         blobs: Vec<Bytes> = UntilEnd<One<ByteObj>>,
     }
     /// COMPUTE_DEVICE_DISTANCES: status, then SIZE + DEVICE_DISTs.
@@ -139,13 +140,13 @@ replies! {
         /// dialect fails.
         GetOwnDialect {
             status: i32,
-            #[serde(serialize_with = "dialect_name")]
+            #[cfg_attr(feature = "serde", serde(serialize_with = "dialect_name"))]
             blob_dialect: crate::Dialect,
-            #[serde(serialize_with = "hex_list")]
+            #[cfg_attr(feature = "serde", serde(serialize_with = "hex_list"))]
             blobs: Vec<Bytes>,
         },
         /// A layout not typed yet.
-        Raw(#[serde(with = "serde_bytes_hex")] Bytes),
+        Raw(#[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))] Bytes),
     }
 }
 
@@ -283,6 +284,7 @@ fn lone_status(fmt: &Format, payload: &Bytes) -> Option<i32> {
     Some(s)
 }
 
+#[cfg(feature = "serde")]
 fn dialect_name<S: serde::Serializer>(
     d: &crate::Dialect,
     s: S,

@@ -23,16 +23,17 @@ macro_rules! commands {
     ) => {
         /// A request. Its JSON form (for the inspector) names the command in
         /// `command` and carries the fields by name.
-        #[derive(Clone, Debug, PartialEq, Serialize)]
-        #[serde(tag = "command", rename_all = "SCREAMING_SNAKE_CASE")]
+        #[derive(Clone, Debug, PartialEq)]
+        #[cfg_attr(feature = "serde", derive(Serialize))]
+        #[cfg_attr(feature = "serde", serde(tag = "command", rename_all = "SCREAMING_SNAKE_CASE"))]
         pub enum Request {
             $( $(#[$vm])* $V $({ $( $(#[$fm])* $f: $T ),* })?, )*
             /// Any other command (GROUP_JOIN, GROUP_INVITE and REQ_SYSINFO, which no
             /// client packs, and codes from 40 on), its fields unparsed.
             Other {
-                #[serde(rename = "code")]
+                #[cfg_attr(feature = "serde", serde(rename = "code"))]
                 command: u8,
-                #[serde(with = "serde_bytes_hex")]
+                #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
                 rest: Bytes,
             },
         }
@@ -182,7 +183,7 @@ commands! {
     } => Credential;
     /// `PMIX_VALIDATE_CRED_CMD`.
     VALIDATE_CRED => ValidateCred {
-        #[serde(with = "serde_bytes_hex")]
+        #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
         credential: Bytes = One<ByteObj>,
         directives: Vec<Info> = Counted<InfoI>,
     } => Infos;
@@ -229,7 +230,7 @@ commands! {
     IOF_PUSH => IofPush {
         targets: Vec<Proc> = Counted<ProcI>,
         directives: Vec<Info> = Counted<InfoI>,
-        #[serde(serialize_with = "hex_opt")]
+        #[cfg_attr(feature = "serde", serde(serialize_with = "hex_opt"))]
         data: Option<Bytes> = Tail<One<ByteObj>>,
     } => Status;
     /// `PMIX_GROUP_LEAVE_CMD`.
