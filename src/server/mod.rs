@@ -55,6 +55,7 @@
 //! assert_eq!(core.poll_output(), Some(Output::Close(peer)));
 //! ```
 
+mod collective;
 pub mod group;
 pub mod jobctl;
 pub mod limits;
@@ -62,11 +63,13 @@ pub mod net;
 pub mod peercred;
 pub mod query;
 pub mod rendezvous;
+mod shared;
 
 pub use limits::{Limits, Refusal};
 pub use peercred::{PeerInfo, Verify};
 
 use bytes::Bytes;
+use collective::Collective;
 use pmix_codec::command::{EventNotice, Reply, Request};
 use pmix_codec::frame::{frame, tag, FrameDecoder, HeaderOrder, DEFAULT_MAX_MESSAGE};
 use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
@@ -110,8 +113,9 @@ pub struct JobSpec {
 /// What the server asks its driver or host to do.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Output {
-    /// Write these bytes to the connection.
-    Send(ConnId, Vec<u8>),
+    /// Write these bytes to the connection (a reply every rank of a job
+    /// gets, as the job info, is one buffer shared by all its sends).
+    Send(ConnId, Bytes),
     /// Close the connection (after writing what was queued for it).
     Close(ConnId),
     /// Something the host must know or act on.
@@ -261,12 +265,6 @@ enum CollKind {
     GroupDestruct,
 }
 
-struct Collective {
-    kind: CollKind,
-    expected: BTreeSet<(String, u32)>,
-    arrived: Vec<(ConnId, u32, (String, u32))>,
-}
-
 struct PendingGet {
     conn: ConnId,
     tag: u32,
@@ -329,6 +327,8 @@ pub struct Server {
     /// Job-info replies by (nspace, format, version): every rank of a job
     /// gets the same one, and building it is O(ranks).
     job_info_cache: std::cell::RefCell<HashMap<(String, Format, String), Reply>>,
+    /// The same replies framed, as REQ sends them (shared.rs).
+    job_info_frames: std::cell::RefCell<HashMap<(String, Format, String), shared::Framed>>,
 }
 
 /// Refusals kept for [`Server::poll_refusal`]; older ones are only logged.
@@ -417,6 +417,7 @@ impl Server {
             verifier: None,
             refusals: VecDeque::new(),
             job_info_cache: Default::default(),
+            job_info_frames: Default::default(),
         }
     }
 
@@ -509,6 +510,7 @@ impl Server {
     /// Register a namespace; its ranks may then connect.
     pub fn register_nspace(&mut self, spec: JobSpec) {
         self.job_info_cache.borrow_mut().clear();
+        self.job_info_frames.borrow_mut().clear();
         let ranks = (0..spec.nprocs).map(|_| RankState::default()).collect();
         self.jobs.insert(
             spec.nspace.clone(),
@@ -652,6 +654,7 @@ impl Server {
         }
         // the job data now describes the nodes
         self.job_info_cache.borrow_mut().clear();
+        self.job_info_frames.borrow_mut().clear();
     }
 
     /// This node's data of a local rank for other nodes (its REMOTE and
@@ -903,15 +906,7 @@ impl Server {
             self.out.push_back(Output::Host(HostEvent::Lost(proc)));
         }
         // collectives waiting for this rank can no longer complete
-        let mut failed = Vec::new();
-        self.collectives.retain(|col| {
-            if col.expected.contains(&me) && !col.arrived.iter().any(|a| a.2 == me) {
-                failed.extend(col.arrived.iter().map(|a| (a.0, a.1)));
-                false
-            } else {
-                true
-            }
-        });
+        let failed = self.collectives_closed(&me, !finalized);
         for (conn, t) in failed {
             self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION));
         }
@@ -941,7 +936,7 @@ impl Server {
 
     fn send(&mut self, id: ConnId, t: u32, payload: &[u8]) {
         if let Ok(b) = frame(0, t, payload, HeaderOrder::Network) {
-            self.out.push_back(Output::Send(id, b));
+            self.out.push_back(Output::Send(id, Bytes::from(b)));
         }
     }
 
@@ -974,7 +969,8 @@ impl Server {
                     index: 0,
                 }
                 .encode()
-                .to_vec(),
+                .to_vec()
+                .into(),
             ));
             Err(why)
         };
@@ -1074,7 +1070,8 @@ impl Server {
                 index: id as u32,
             }
             .encode()
-            .to_vec(),
+            .to_vec()
+            .into(),
         ));
         tracing::debug!(target: "pmix_wire::server", conn = id, ?verified, "{who} connected");
         self.out
@@ -1116,11 +1113,11 @@ impl Server {
         };
         let (Some(fmt), true) = (fmt, known) else {
             let r = reply(codes::PMIX_ERR_NOT_SUPPORTED).encode();
-            self.out.push_back(Output::Send(id, r));
+            self.out.push_back(Output::Send(id, r.into()));
             return false;
         };
         let r = reply(codes::PMIX_SUCCESS).encode();
-        self.out.push_back(Output::Send(id, r));
+        self.out.push_back(Output::Send(id, r.into()));
         let proc = proc.unwrap_or_else(|| Proc::new("pmixw-tool", 0));
         if let Some(c) = self.conns.get_mut(&id) {
             c.state = ConnState::Tool {
@@ -1319,8 +1316,8 @@ impl Server {
         }
         let me = name(&proc);
         match req {
-            Request::Req => match self.job_info(&fmt, &me.0) {
-                Some(r) => self.reply(id, t, &r),
+            Request::Req => match self.job_info_frame(&fmt, &me.0, t) {
+                Some(b) => self.out.push_back(Output::Send(id, b)),
                 None => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND)),
             },
             Request::Commit { blobs } => {
@@ -1603,56 +1600,11 @@ impl Server {
         me: &(String, u32),
         procs: &[Proc],
     ) {
-        let expected = if procs.is_empty() {
-            self.expand(&[Proc::new(&me.0, RANK_WILDCARD)])
-        } else {
-            self.expand(procs)
-        };
-        if !expected.contains(me) {
-            self.reply(id, t, &Reply::Status(codes::PMIX_ERR_BAD_PARAM));
+        let Some(idx) = self.join_collective(kind, id, t, me, procs) else {
             return;
-        }
-        // a participant that is gone can never call in (one that has not
-        // connected yet still may)
-        let gone = expected.iter().any(|(ns, r)| {
-            self.jobs
-                .get(ns)
-                .and_then(|j| j.ranks.get(*r as usize))
-                .is_none_or(|st| st.lost)
-        });
-        if gone {
-            self.reply(id, t, &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION));
-            return;
-        }
-        let idx = match self.collectives.iter().position(|c| {
-            c.kind == kind && c.expected == expected && !c.arrived.iter().any(|a| a.2 == *me)
-        }) {
-            Some(i) => i,
-            None => {
-                self.collectives.push(Collective {
-                    kind,
-                    expected,
-                    arrived: Vec::new(),
-                });
-                self.collectives.len() - 1
-            }
         };
-        let col = &mut self.collectives[idx];
-        col.arrived.push((id, t, me.clone()));
-        let here = |s: &Server, (ns, r): &(String, u32)| {
-            s.jobs
-                .get(ns)
-                .and_then(|j| j.ranks.get(*r as usize))
-                .is_some_and(|st| !st.elsewhere)
-        };
-        let local = self.collectives[idx]
-            .expected
-            .iter()
-            .filter(|p| here(self, p))
-            .count();
         let col = &self.collectives[idx];
-        let spans = col.expected.len() > local;
-        if col.arrived.len() == local && spans {
+        if col.complete() && col.spans() {
             if let CollKind::Fence(collect) = col.kind {
                 // other nodes take part: the host completes it
                 let col = self.collectives.remove(idx);
@@ -1693,7 +1645,7 @@ impl Server {
                 return;
             }
         }
-        if col.arrived.len() == local {
+        if col.complete() {
             let col = self.collectives.remove(idx);
             let r = match col.kind {
                 CollKind::Fence(_) | CollKind::Disconnect | CollKind::GroupDestruct => {
