@@ -429,19 +429,25 @@ fn request(t: u32, r: &pmix_codec::command::Request) -> Vec<u8> {
     pmix_codec::frame::frame(0, t, &payload, HeaderOrder::Network).unwrap()
 }
 
+/// A server core for one job "mem" of `n` ranks.
+fn mem_server(n: u32) -> Server {
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: "mem".into(),
+        nprocs: n,
+        hostname: "h".into(),
+        info: vec![],
+    });
+    s
+}
+
 /// In memory: a rank that fences before its peer has even connected waits
 /// for it (a fast first rank used to be told the peer was lost); a peer
 /// that then dies fails the fence for the rank already in.
 #[test]
 fn a_fence_waits_for_ranks_not_yet_connected_and_fails_for_lost_ones() {
     use pmix_codec::command::Request;
-    let mut s = Server::new();
-    s.register_nspace(JobSpec {
-        nspace: "mem".into(),
-        nprocs: 3,
-        hostname: "h".into(),
-        info: vec![],
-    });
+    let mut s = mem_server(3);
     let now = Instant::now();
     let fence = Request::Fence {
         procs: vec![],
@@ -496,13 +502,7 @@ fn one_fence_however_its_participants_are_written() {
     use pmix_codec::command::{Reply, Request};
     use pmix_types::status::codes;
     use pmix_types::Proc;
-    let mut s = Server::new();
-    s.register_nspace(JobSpec {
-        nspace: "mem".into(),
-        nprocs: 3,
-        hostname: "h".into(),
-        info: vec![],
-    });
+    let mut s = mem_server(3);
     let now = Instant::now();
     let fence = |procs: Vec<Proc>| Request::Fence {
         procs,

@@ -12,7 +12,7 @@
 //! participants another way (an explicit list of every rank, say) still
 //! finds it by the expanded set, as before.
 
-use super::{CollKind, ConnId, Proc, Reply, Server};
+use super::{CollKind, ConnId, Proc, Server};
 use pmix_types::status::codes;
 use std::collections::{BTreeSet, HashSet};
 
@@ -63,43 +63,35 @@ impl Collective {
 }
 
 impl Server {
-    /// Add the caller `me` (connection `id`, tag `t`) to the collective of
-    /// this kind over `procs`, starting it if none is in progress; the
-    /// collective's index, or `None` when the caller was answered already
-    /// (BAD_PARAM: it is not a participant; LOST_CONNECTION: a participant
-    /// is gone).
+    /// Add the caller `me` (its connection and the request's tag: `from`)
+    /// to the collective of this kind over `procs`, starting it if none is
+    /// in progress; the collective's index, or the status to answer the
+    /// caller with (BAD_PARAM: it is not a participant; LOST_CONNECTION: a
+    /// participant is gone).
     pub(super) fn join_collective(
         &mut self,
         kind: CollKind,
-        id: ConnId,
-        t: u32,
         me: &(String, u32),
         procs: &[Proc],
-    ) -> Option<usize> {
+        from: (ConnId, u32),
+    ) -> Result<usize, i32> {
         let key = key_of(procs, me);
         let found = self
             .collectives
             .iter()
             .position(|c| c.kind == kind && c.key == key && !c.has_arrived(me));
         let idx = match found {
-            Some(i) => {
-                let c = &self.collectives[i];
-                if !c.expected.contains(me) {
-                    self.reply(id, t, &Reply::Status(codes::PMIX_ERR_BAD_PARAM));
-                    return None;
-                }
-                if c.broken {
-                    self.reply(id, t, &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION));
-                    return None;
-                }
-                i
+            Some(i) if !self.collectives[i].expected.contains(me) => {
+                return Err(codes::PMIX_ERR_BAD_PARAM)
             }
-            None => self.start_collective(kind, id, t, me, procs, key)?,
+            Some(i) if self.collectives[i].broken => return Err(codes::PMIX_ERR_LOST_CONNECTION),
+            Some(i) => i,
+            None => self.start_collective(kind, me, procs, key)?,
         };
         let col = &mut self.collectives[idx];
-        col.arrived.push((id, t, me.clone()));
+        col.arrived.push((from.0, from.1, me.clone()));
         col.arrived_set.insert(me.clone());
-        Some(idx)
+        Ok(idx)
     }
 
     /// No collective in progress has this caller's participant list as its
@@ -107,20 +99,17 @@ impl Server {
     fn start_collective(
         &mut self,
         kind: CollKind,
-        id: ConnId,
-        t: u32,
         me: &(String, u32),
         procs: &[Proc],
         key: CollKey,
-    ) -> Option<usize> {
+    ) -> Result<usize, i32> {
         let expected = if procs.is_empty() {
             self.expand(&[Proc::new(&me.0, super::RANK_WILDCARD)])
         } else {
             self.expand(procs)
         };
         if !expected.contains(me) {
-            self.reply(id, t, &Reply::Status(codes::PMIX_ERR_BAD_PARAM));
-            return None;
+            return Err(codes::PMIX_ERR_BAD_PARAM);
         }
         // a participant that is gone can never call in (one that has not
         // connected yet still may)
@@ -134,10 +123,7 @@ impl Server {
         for p in &expected {
             match state(self, p) {
                 Some((false, elsewhere)) => local += usize::from(!elsewhere),
-                _ => {
-                    self.reply(id, t, &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION));
-                    return None;
-                }
+                _ => return Err(codes::PMIX_ERR_LOST_CONNECTION),
             }
         }
         if let Some(i) = self
@@ -145,7 +131,7 @@ impl Server {
             .iter()
             .position(|c| c.kind == kind && c.expected == expected && !c.has_arrived(me))
         {
-            return Some(i);
+            return Ok(i);
         }
         self.collectives.push(Collective {
             kind,
@@ -156,7 +142,7 @@ impl Server {
             local,
             broken: false,
         });
-        Some(self.collectives.len() - 1)
+        Ok(self.collectives.len() - 1)
     }
 
     /// `me`'s last connection ended (`lost`: before it finalized):

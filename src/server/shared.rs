@@ -27,12 +27,7 @@ impl Server {
     /// reply that does not encode is answered BAD_PARAM, as
     /// [`Server::reply`] does.
     pub(super) fn job_info_frame(&self, fmt: &Format, nspace: &str, t: u32) -> Option<Bytes> {
-        let version = self
-            .registry
-            .peer(&pmix_types::Nspace::from(nspace))
-            .and_then(|p| p.version.clone())
-            .unwrap_or_default();
-        let key = (nspace.to_string(), *fmt, version);
+        let key = self.job_info_key(fmt, nspace);
         if let Some(f) = self.job_info_frames.borrow().get(&key) {
             if f.tag == t {
                 return Some(f.frame.clone());
