@@ -429,19 +429,25 @@ fn request(t: u32, r: &pmix_codec::command::Request) -> Vec<u8> {
     pmix_codec::frame::frame(0, t, &payload, HeaderOrder::Network).unwrap()
 }
 
+/// A server core for one job "mem" of `n` ranks.
+fn mem_server(n: u32) -> Server {
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: "mem".into(),
+        nprocs: n,
+        hostname: "h".into(),
+        info: vec![],
+    });
+    s
+}
+
 /// In memory: a rank that fences before its peer has even connected waits
 /// for it (a fast first rank used to be told the peer was lost); a peer
 /// that then dies fails the fence for the rank already in.
 #[test]
 fn a_fence_waits_for_ranks_not_yet_connected_and_fails_for_lost_ones() {
     use pmix_codec::command::Request;
-    let mut s = Server::new();
-    s.register_nspace(JobSpec {
-        nspace: "mem".into(),
-        nprocs: 3,
-        hostname: "h".into(),
-        info: vec![],
-    });
+    let mut s = mem_server(3);
     let now = Instant::now();
     let fence = Request::Fence {
         procs: vec![],
@@ -484,6 +490,84 @@ fn a_fence_waits_for_ranks_not_yet_connected_and_fails_for_lost_ones() {
     s.handle_input(c0, &request(102, &fence), now);
     let replies: Vec<_> = drain(&mut s).iter().filter_map(status_of).collect();
     assert_eq!(replies, vec![(c0, lost)]);
+}
+
+/// In memory: callers naming the same participants in different ways
+/// (none, the namespace's wildcard, every rank by name) join one fence; a
+/// rank lost after it arrived fails later callers of that fence at once;
+/// REQ replies (encoded and framed once per job, src/server/shared.rs)
+/// carry each caller's own tag and the same job info.
+#[test]
+fn one_fence_however_its_participants_are_written() {
+    use pmix_codec::command::{Reply, Request};
+    use pmix_types::status::codes;
+    use pmix_types::Proc;
+    let mut s = mem_server(3);
+    let now = Instant::now();
+    let fence = |procs: Vec<Proc>| Request::Fence {
+        procs,
+        info: vec![],
+    };
+    let wild = vec![Proc::new("mem", pmix_wire::server::RANK_WILDCARD)];
+    let all: Vec<Proc> = (0..3).rev().map(|r| Proc::new("mem", r)).collect();
+    let replies = |s: &mut Server, cmd: u8| {
+        let mut v = Vec::new();
+        while let Some(o) = s.poll_output() {
+            if let Output::Send(c, b) = o {
+                if b.len() > 16 {
+                    let tag = u32::from_be_bytes(b[4..8].try_into().unwrap());
+                    let r = Reply::decode(&pmix_codec::Format::V41, cmd, &b[16..]).unwrap();
+                    v.push((c, tag, r));
+                }
+            }
+        }
+        v
+    };
+    let c: Vec<_> = (0..3).map(|_| s.open()).collect();
+    for (r, id) in c.iter().enumerate() {
+        s.handle_input(*id, &hello("mem", r as u32), now);
+    }
+    replies(&mut s, 3);
+    // job info: the same bytes under each caller's tag
+    s.handle_input(c[0], &request(7, &Request::Req), now);
+    s.handle_input(c[1], &request(9, &Request::Req), now);
+    s.handle_input(c[2], &request(7, &Request::Req), now);
+    let info = replies(&mut s, 0);
+    assert_eq!(info.len(), 3);
+    assert_eq!(
+        info.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
+        vec![(c[0], 7), (c[1], 9), (c[2], 7)]
+    );
+    assert!(matches!(&info[0].2, Reply::JobInfo { kvals, .. } if kvals.len() > 3));
+    assert!(info.iter().all(|x| x.2 == info[0].2));
+    // one fence, three spellings
+    s.handle_input(c[0], &request(20, &fence(vec![])), now);
+    s.handle_input(c[1], &request(20, &fence(all.clone())), now);
+    assert!(replies(&mut s, 3).is_empty());
+    s.handle_input(c[2], &request(20, &fence(wild.clone())), now);
+    let ok = Reply::Status(codes::PMIX_SUCCESS);
+    let mut got = replies(&mut s, 3);
+    got.sort_by_key(|x| x.0);
+    assert_eq!(
+        got,
+        vec![
+            (c[0], 20, ok.clone()),
+            (c[1], 20, ok.clone()),
+            (c[2], 20, ok)
+        ]
+    );
+    // rank 0 arrives at the next fence, then is lost: those who come later
+    // are told at once
+    s.handle_input(c[0], &request(21, &fence(wild.clone())), now);
+    s.closed(c[0]);
+    replies(&mut s, 3);
+    s.handle_input(c[1], &request(21, &fence(wild)), now);
+    s.handle_input(c[2], &request(21, &fence(all)), now);
+    let lost = Reply::Status(codes::PMIX_ERR_LOST_CONNECTION);
+    assert_eq!(
+        replies(&mut s, 3),
+        vec![(c[1], 21, lost.clone()), (c[2], 21, lost)]
+    );
 }
 
 /// PMIx_Spawn under `pmixw run`: the launcher really starts the new job
@@ -633,7 +717,7 @@ fn two_nodes_exchange_data_through_their_host() {
     let (sent, host) = drain(&mut a);
     assert!(host.is_empty(), "{host:?}");
     let fmt = pmix_codec::Format::V41;
-    let answer = |sent: &[(u64, Vec<u8>)], c: u64, t: u32| {
+    let answer = |sent: &[(u64, bytes::Bytes)], c: u64, t: u32| {
         sent.iter()
             .filter(|(cc, _)| *cc == c)
             .find(|(_, b)| u32::from_be_bytes(b[4..8].try_into().unwrap()) == t)

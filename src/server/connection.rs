@@ -283,15 +283,7 @@ impl Server {
             self.out.push_back(Output::Host(HostEvent::Lost(proc)));
         }
         // collectives waiting for this rank can no longer complete
-        let mut failed = Vec::new();
-        self.collectives.retain(|col| {
-            if col.expected.contains(&me) && !col.arrived.iter().any(|a| a.2 == me) {
-                failed.extend(col.arrived.iter().map(|a| (a.0, a.1)));
-                false
-            } else {
-                true
-            }
-        });
+        let failed = self.collectives_closed(&me, !finalized);
         for (conn, t) in failed {
             self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION));
         }
@@ -321,7 +313,7 @@ impl Server {
 
     pub(super) fn send(&mut self, id: ConnId, t: u32, payload: &[u8]) {
         if let Ok(b) = frame(0, t, payload, HeaderOrder::Network) {
-            self.out.push_back(Output::Send(id, b));
+            self.out.push_back(Output::Send(id, Bytes::from(b)));
         }
     }
 
@@ -351,7 +343,8 @@ impl Server {
                     index: 0,
                 }
                 .encode()
-                .to_vec(),
+                .to_vec()
+                .into(),
             ));
             Err(why)
         };
@@ -451,7 +444,8 @@ impl Server {
                 index: id as u32,
             }
             .encode()
-            .to_vec(),
+            .to_vec()
+            .into(),
         ));
         tracing::debug!(target: "pmix_wire::server", conn = id, ?verified, "{who} connected");
         self.out

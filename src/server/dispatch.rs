@@ -28,8 +28,8 @@ impl Server {
         }
         let me = name(&proc);
         match req {
-            Request::Req => match self.job_info(&fmt, &me.0) {
-                Some(r) => self.reply(id, t, &r),
+            Request::Req => match self.job_info_frame(&fmt, &me.0, t) {
+                Some(b) => self.out.push_back(Output::Send(id, b)),
                 None => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND)),
             },
             Request::Commit { blobs } => return self.commit(id, t, &fmt, proc, blobs),

@@ -107,6 +107,9 @@ pub struct Server {
     /// Job-info replies by (nspace, format, version): every rank of a job
     /// gets the same one, and building it is O(ranks).
     pub(super) job_info_cache: std::cell::RefCell<HashMap<(String, Format, String), Reply>>,
+    /// The same replies framed, as REQ sends them (shared.rs).
+    pub(super) job_info_frames:
+        std::cell::RefCell<HashMap<(String, Format, String), shared::Framed>>,
 }
 
 impl Server {
@@ -141,6 +144,7 @@ impl Server {
             verifier: None,
             refusals: VecDeque::new(),
             job_info_cache: Default::default(),
+            job_info_frames: Default::default(),
         }
     }
 
@@ -179,6 +183,7 @@ impl Server {
     /// Register a namespace; its ranks may then connect.
     pub fn register_nspace(&mut self, spec: JobSpec) {
         self.job_info_cache.borrow_mut().clear();
+        self.job_info_frames.borrow_mut().clear();
         let ranks = (0..spec.nprocs).map(|_| RankState::default()).collect();
         self.jobs.insert(
             spec.nspace.clone(),
@@ -249,6 +254,7 @@ impl Server {
         }
         // the job data now describes the nodes
         self.job_info_cache.borrow_mut().clear();
+        self.job_info_frames.borrow_mut().clear();
     }
 
     /// The next upcall for the host, if any. A driver drains these before

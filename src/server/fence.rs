@@ -13,12 +13,6 @@ pub(super) enum CollKind {
     GroupDestruct,
 }
 
-pub(super) struct Collective {
-    pub(super) kind: CollKind,
-    pub(super) expected: BTreeSet<(String, u32)>,
-    pub(super) arrived: Vec<(ConnId, u32, (String, u32))>,
-}
-
 impl Server {
     pub(super) fn expand(&self, procs: &[Proc]) -> BTreeSet<(String, u32)> {
         let mut set = BTreeSet::new();
@@ -47,56 +41,15 @@ impl Server {
         me: &(String, u32),
         procs: &[Proc],
     ) {
-        let expected = if procs.is_empty() {
-            self.expand(&[Proc::new(&me.0, RANK_WILDCARD)])
-        } else {
-            self.expand(procs)
-        };
-        if !expected.contains(me) {
-            self.reply(id, t, &Reply::Status(codes::PMIX_ERR_BAD_PARAM));
-            return;
-        }
-        // a participant that is gone can never call in (one that has not
-        // connected yet still may)
-        let gone = expected.iter().any(|(ns, r)| {
-            self.jobs
-                .get(ns)
-                .and_then(|j| j.ranks.get(*r as usize))
-                .is_none_or(|st| st.lost)
-        });
-        if gone {
-            self.reply(id, t, &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION));
-            return;
-        }
-        let idx = match self.collectives.iter().position(|c| {
-            c.kind == kind && c.expected == expected && !c.arrived.iter().any(|a| a.2 == *me)
-        }) {
-            Some(i) => i,
-            None => {
-                self.collectives.push(Collective {
-                    kind,
-                    expected,
-                    arrived: Vec::new(),
-                });
-                self.collectives.len() - 1
+        let idx = match self.join_collective(kind, me, procs, (id, t)) {
+            Ok(i) => i,
+            Err(st) => {
+                self.reply(id, t, &Reply::Status(st));
+                return;
             }
         };
-        let col = &mut self.collectives[idx];
-        col.arrived.push((id, t, me.clone()));
-        let here = |s: &Server, (ns, r): &(String, u32)| {
-            s.jobs
-                .get(ns)
-                .and_then(|j| j.ranks.get(*r as usize))
-                .is_some_and(|st| !st.elsewhere)
-        };
-        let local = self.collectives[idx]
-            .expected
-            .iter()
-            .filter(|p| here(self, p))
-            .count();
         let col = &self.collectives[idx];
-        let spans = col.expected.len() > local;
-        if col.arrived.len() == local && spans {
+        if col.complete() && col.spans() {
             if let CollKind::Fence(collect) = col.kind {
                 // other nodes take part: the host completes it
                 let col = self.collectives.remove(idx);
@@ -137,7 +90,7 @@ impl Server {
                 return;
             }
         }
-        if col.arrived.len() == local {
+        if col.complete() {
             let col = self.collectives.remove(idx);
             let r = match col.kind {
                 CollKind::Fence(_) | CollKind::Disconnect | CollKind::GroupDestruct => {

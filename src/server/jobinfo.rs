@@ -3,16 +3,22 @@
 use super::*;
 
 impl Server {
-    /// The REQ reply: job-level KVALs, the session and node arrays and one
-    /// per-rank blob, as libpmix 4.2.2's hash module lays them out
-    /// (protocol.md §6.1; corpus/captures-4.2.2).
-    pub(super) fn job_info(&self, fmt: &Format, nspace: &str) -> Option<Reply> {
+    /// What the job info of `nspace` in `fmt` is cached under: it also
+    /// holds the version the namespace's first client announced.
+    pub(super) fn job_info_key(&self, fmt: &Format, nspace: &str) -> (String, Format, String) {
         let version = self
             .registry
             .peer(&pmix_types::Nspace::from(nspace))
             .and_then(|p| p.version.clone())
             .unwrap_or_default();
-        let key = (nspace.to_string(), *fmt, version);
+        (nspace.to_string(), *fmt, version)
+    }
+
+    /// The REQ reply: job-level KVALs, the session and node arrays and one
+    /// per-rank blob, as libpmix 4.2.2's hash module lays them out
+    /// (protocol.md §6.1; corpus/captures-4.2.2).
+    pub(super) fn job_info(&self, fmt: &Format, nspace: &str) -> Option<Reply> {
+        let key = self.job_info_key(fmt, nspace);
         if let Some(r) = self.job_info_cache.borrow().get(&key) {
             return Some(r.clone());
         }

@@ -66,6 +66,7 @@
 //! assert_eq!(core.poll_transmit(), Some(Transmit::Close(peer)));
 //! ```
 
+mod collective;
 mod connection;
 mod dispatch;
 mod endpoint;
@@ -83,13 +84,15 @@ mod pubsub;
 pub mod query;
 #[cfg(feature = "tokio")]
 pub mod rendezvous;
+mod shared;
 mod tools;
 
 pub use endpoint::{NodeMap, Server};
 pub use limits::{Limits, Refusal};
 
+use collective::Collective;
 use connection::{Conn, ConnState};
-use fence::{CollKind, Collective};
+use fence::CollKind;
 use modex::PendingGet;
 pub use peercred::{PeerInfo, Verify};
 use pubsub::PendingLookup;
@@ -147,8 +150,9 @@ pub struct JobSpec {
 /// What the driver must do on a connection ([`Server::poll_transmit`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Transmit {
-    /// Write these bytes to the connection.
-    Send(ConnId, Vec<u8>),
+    /// Write these bytes to the connection (a reply every rank of a job
+    /// gets, as the job info, is one buffer shared by all its sends).
+    Send(ConnId, Bytes),
     /// Close the connection (after writing what was queued for it).
     Close(ConnId),
 }
@@ -157,8 +161,9 @@ pub enum Transmit {
 /// [`HostEvent`], as [`Server::poll_output`] hands both out.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Output {
-    /// Write these bytes to the connection.
-    Send(ConnId, Vec<u8>),
+    /// Write these bytes to the connection (a reply every rank of a job
+    /// gets, as the job info, is one buffer shared by all its sends).
+    Send(ConnId, Bytes),
     /// Close the connection (after writing what was queued for it).
     Close(ConnId),
     /// Something the host must know or act on.

@@ -38,11 +38,11 @@ impl Server {
         };
         let (Some(fmt), true) = (fmt, known) else {
             let r = reply(codes::PMIX_ERR_NOT_SUPPORTED).encode();
-            self.out.push_back(Output::Send(id, r));
+            self.out.push_back(Output::Send(id, r.into()));
             return false;
         };
         let r = reply(codes::PMIX_SUCCESS).encode();
-        self.out.push_back(Output::Send(id, r));
+        self.out.push_back(Output::Send(id, r.into()));
         let proc = proc.unwrap_or_else(|| Proc::new("pmixw-tool", 0));
         if let Some(c) = self.conns.get_mut(&id) {
             c.state = ConnState::Tool {
