@@ -319,6 +319,7 @@ fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value> {
 
 /// The type field of a `pmix_value_t`, checked: a type this dialect can
 /// carry in a value (UNDEF included).
+#[inline(always)]
 pub(crate) fn value_type(d: &mut Dec, field: InfoTypeField) -> Result<DataType> {
     let at = d.pos();
     let code = match field {

@@ -572,36 +572,42 @@ impl<'a> Dec<'a> {
         Ok(b.iter().fold(0u64, |a, &x| a << 8 | x as u64))
     }
 
+    #[inline]
     pub fn u16(&mut self) -> Result<u16> {
         Ok(match self.ints {
             Ints::Flex => self.flex(2, "UINT16")?,
             Ints::Fixed => self.fixed(2)?,
         } as u16)
     }
+    #[inline]
     pub fn i16(&mut self) -> Result<i16> {
         Ok(match self.ints {
             Ints::Flex => unzigzag(self.flex(2, "INT16")?),
             Ints::Fixed => self.fixed(2)? as i64,
         } as i16)
     }
+    #[inline]
     pub fn u32(&mut self) -> Result<u32> {
         Ok(match self.ints {
             Ints::Flex => self.flex(4, "UINT32")?,
             Ints::Fixed => self.fixed(4)?,
         } as u32)
     }
+    #[inline]
     pub fn i32(&mut self) -> Result<i32> {
         Ok(match self.ints {
             Ints::Flex => unzigzag(self.flex(4, "INT32")?),
             Ints::Fixed => self.fixed(4)? as i64,
         } as i32)
     }
+    #[inline]
     pub fn u64(&mut self) -> Result<u64> {
         match self.ints {
             Ints::Flex => self.flex(8, "UINT64"),
             Ints::Fixed => self.fixed(8),
         }
     }
+    #[inline]
     pub fn i64(&mut self) -> Result<i64> {
         Ok(match self.ints {
             Ints::Flex => unzigzag(self.flex(8, "INT64")?),
@@ -609,6 +615,7 @@ impl<'a> Dec<'a> {
         })
     }
 
+    #[inline]
     pub fn tag(&mut self) -> Result<u16> {
         if self.dialect == Dialect::V12 {
             let at = self.pos;
@@ -647,6 +654,7 @@ impl<'a> Dec<'a> {
     }
 
     /// PMIX_SIZE (and SIZE counts).
+    #[inline]
     pub fn size(&mut self) -> Result<u64> {
         match self.ints {
             Ints::Flex => self.u64(),
@@ -695,12 +703,14 @@ impl<'a> Dec<'a> {
     }
 
     /// A SIZE count, checked the same way.
+    #[inline]
     pub fn count_size(&mut self, min_item: usize) -> Result<usize> {
         let at = self.pos;
         let n = self.size()?;
         self.check_count(n, min_item, at)
     }
 
+    #[inline]
     pub fn check_count(&self, n: u64, min_item: usize, at: usize) -> Result<usize> {
         let rem = self.remaining() as u64;
         if min_item > 0 && n.saturating_mul(min_item as u64) > rem {
