@@ -3,8 +3,7 @@
 //! borrowed (`decode_ref`) and typed (`Reader::prims`, `Reader::strs`,
 //! `Reader::infos`) decodings give the values and errors of `decode`, on
 //! generated values of every type in every format, on every cut and on byte
-//! flips of their
-//! encodings, and on the fuzz seeds of corpus/fuzz/roundtrip.
+//! flips of their encodings, and on the fuzz seeds of corpus/fuzz/roundtrip.
 //!
 //! Cases per (format, type) pair: `PMIX_PROPTEST_CASES` (default 6).
 
