@@ -237,6 +237,7 @@ fn nspace(d: &mut Dec) -> Result<Nspace> {
         .map_err(|_| Error::new(ErrorKind::BadString("namespace longer than 255 bytes"), at))
 }
 
+#[inline]
 fn key(d: &mut Dec) -> Result<Key> {
     let at = d.pos();
     let s = d.str_required()?;
@@ -286,6 +287,7 @@ fn net_stats(d: &mut Dec) -> Result<NetStats> {
     Ok(NetStats::from_counters(net_interface, counters(d)?))
 }
 
+#[inline]
 pub(crate) fn unpack_info(d: &mut Dec) -> Result<Info> {
     let key = key(d).field("key")?;
     let flags = if crate::legacy::info_has_flags(d.dialect) {
@@ -304,6 +306,7 @@ pub(crate) fn unpack_value(d: &mut Dec) -> Result<Value> {
     unpack_value_as(d, field)
 }
 
+#[inline]
 fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value> {
     let ty = value_type(d, field)?;
     if ty == DataType::Undef {

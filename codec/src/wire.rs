@@ -187,26 +187,33 @@ impl<'a> Enc<'a> {
             Ints::Fixed => self.out.extend_from_slice(&v.to_be_bytes()[8 - width..]),
         }
     }
+    #[inline]
     pub fn i16(&mut self, v: i16) {
         self.signed(v as i64, 2)
     }
+    #[inline]
     pub fn u16(&mut self, v: u16) {
         self.unsigned(v as u64, 2)
     }
+    #[inline]
     pub fn i32(&mut self, v: i32) {
         self.signed(v as i64, 4)
     }
+    #[inline]
     pub fn u32(&mut self, v: u32) {
         self.unsigned(v as u64, 4)
     }
+    #[inline]
     pub fn i64(&mut self, v: i64) {
         self.signed(v, 8)
     }
+    #[inline]
     pub fn u64(&mut self, v: u64) {
         self.unsigned(v, 8)
     }
 
     /// A type tag: the code packed as UINT16 (v12 differs, see `legacy`).
+    #[inline]
     pub fn tag(&mut self, code: u16) {
         if self.dialect == Dialect::V12 {
             // v12 stores type codes as 4-byte ints, in PMIx 1.x numbering
@@ -233,6 +240,7 @@ impl<'a> Enc<'a> {
     }
 
     /// PMIX_SIZE (and every SIZE count): flexU, or `tag(UINT64)` + be64.
+    #[inline]
     pub fn size(&mut self, v: u64) {
         if self.ints == Ints::Fixed {
             self.sys_tag(DataType::Uint64);
@@ -265,6 +273,7 @@ impl<'a> Enc<'a> {
     }
 
     /// A C string: INT32 length including the NUL, the bytes, the NUL; NULL is length 0.
+    #[inline]
     pub fn str(&mut self, s: Option<&PString>) -> Result<()> {
         match s {
             None => self.i32(0),
