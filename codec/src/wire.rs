@@ -581,7 +581,7 @@ impl<'a> Dec<'a> {
         Ok(b.iter().fold(0u64, |a, &x| a << 8 | x as u64))
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn u16(&mut self) -> Result<u16> {
         Ok(match self.ints {
             Ints::Flex => self.flex(2, "UINT16")?,
@@ -595,21 +595,21 @@ impl<'a> Dec<'a> {
             Ints::Fixed => self.fixed(2)? as i64,
         } as i16)
     }
-    #[inline]
+    #[inline(always)]
     pub fn u32(&mut self) -> Result<u32> {
         Ok(match self.ints {
             Ints::Flex => self.flex(4, "UINT32")?,
             Ints::Fixed => self.fixed(4)?,
         } as u32)
     }
-    #[inline]
+    #[inline(always)]
     pub fn i32(&mut self) -> Result<i32> {
         Ok(match self.ints {
             Ints::Flex => unzigzag(self.flex(4, "INT32")?),
             Ints::Fixed => self.fixed(4)? as i64,
         } as i32)
     }
-    #[inline]
+    #[inline(always)]
     pub fn u64(&mut self) -> Result<u64> {
         match self.ints {
             Ints::Flex => self.flex(8, "UINT64"),
@@ -624,7 +624,7 @@ impl<'a> Dec<'a> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn tag(&mut self) -> Result<u16> {
         if self.dialect == Dialect::V12 {
             let at = self.pos;
