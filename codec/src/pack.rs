@@ -205,7 +205,7 @@ fn net_stats(e: &mut Enc, n: &NetStats) -> Result<()> {
 }
 
 pub(crate) fn pack_info(e: &mut Enc, info: &Info) -> Result<()> {
-    e.str(Some(info.key.as_pstring())).field("key")?;
+    e.c_str(info.key.as_bytes()).field("key")?;
     // v12 has no directives field: libpmix drops them, and so must we
     if crate::legacy::info_has_flags(e.dialect) {
         e.u32(info.flags);
@@ -350,7 +350,7 @@ fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
         Value::Info(i) => pack_info(e, i)?,
         Value::Pdata(p) => {
             proc_(e, &p.proc).field("proc")?;
-            e.str(Some(p.key.as_pstring())).field("key")?;
+            e.c_str(p.key.as_bytes()).field("key")?;
             let field = crate::legacy::info_type_field(e.dialect);
             pack_value_as(e, &p.value, field).field("value")?;
         }
@@ -403,7 +403,7 @@ fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
         Value::Coord(c) => coord(e, c),
         Value::RegAttr(r) => {
             e.str(r.name.as_ref()).field("name")?;
-            e.str(Some(r.string.as_pstring())).field("string")?;
+            e.c_str(r.string.as_bytes()).field("string")?;
             e.u16(r.ty);
             e.count32(r.description.len())?;
             argv(e, &r.description).field("description")?;

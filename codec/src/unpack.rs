@@ -238,10 +238,15 @@ fn nspace(d: &mut Dec) -> Result<Nspace> {
 }
 
 #[inline]
+/// A key, read without an intermediate `PString` (a short key is held
+/// inline); the checks and errors of `str_required` and `Key::new`.
 fn key(d: &mut Dec) -> Result<Key> {
     let at = d.pos();
-    let s = d.str_required()?;
-    Key::new(s).map_err(|_| Error::new(ErrorKind::BadString("key longer than 511 bytes"), at))
+    match d.str_ref()? {
+        None => Err(Error::new(ErrorKind::NullNotAllowed, at)),
+        Some(s) => Key::from_bytes(s)
+            .map_err(|_| Error::new(ErrorKind::BadString("key longer than 511 bytes"), at)),
+    }
 }
 
 pub(crate) fn proc_(d: &mut Dec) -> Result<Proc> {

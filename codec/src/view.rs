@@ -34,7 +34,9 @@ use crate::unpack::{self, DarrayHead};
 use crate::wire::Dec;
 use crate::{legacy::driver_tags, read_unit_header};
 use bytes::Bytes;
-use pmix_types::{DataArray, DataType, Hex, Info, Key, Nspace, PString, Proc, Rank, Value};
+use pmix_types::{
+    DataArray, DataType, Hex, Info, Key, Nspace, PString, Proc, Rank, StrError, Value,
+};
 
 /// One item, borrowed from the input where it has a borrowed form.
 #[derive(Clone, Debug, PartialEq)]
@@ -310,7 +312,10 @@ impl InfoRef<'_> {
     /// The owned form.
     pub fn to_info(&self) -> Result<Info> {
         Ok(Info {
-            key: limited(Key::new(pstring(self.key)?), "key")?,
+            key: Key::from_bytes(self.key).map_err(|e| match e {
+                StrError::InteriorNul(_) => bad_nul(),
+                StrError::TooLong { .. } => too_long("key"),
+            })?,
             flags: self.flags,
             value: self.value()?.to_value()?,
         })
@@ -328,16 +333,22 @@ impl ProcRef<'_> {
 
 /// Bytes already checked free of NUL as a `PString`.
 fn pstring(b: &[u8]) -> Result<PString> {
-    PString::from_bytes(b).map_err(|_| Error::new(ErrorKind::BadString("NUL inside the string"), 0))
+    PString::from_bytes(b).map_err(|_| bad_nul())
+}
+
+fn bad_nul() -> Error {
+    Error::new(ErrorKind::BadString("NUL inside the string"), 0)
+}
+
+fn too_long(what: &'static str) -> Error {
+    Error::new(
+        ErrorKind::Invalid(format!("{what} longer than its limit")),
+        0,
+    )
 }
 
 fn limited<T, E>(r: std::result::Result<T, E>, what: &'static str) -> Result<T> {
-    r.map_err(|_| {
-        Error::new(
-            ErrorKind::Invalid(format!("{what} longer than its limit")),
-            0,
-        )
-    })
+    r.map_err(|_| too_long(what))
 }
 
 /// Whether items of `ty` have a borrowed form (single items, as inside a
