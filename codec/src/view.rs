@@ -38,33 +38,6 @@ use pmix_types::{
     DataArray, DataType, Hex, Info, Key, Nspace, PString, Proc, Rank, StrError, Value,
 };
 
-/// One item, borrowed from the input where it has a borrowed form.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ValueRef<'a> {
-    Undef,
-    Bool(bool),
-    Byte(u8),
-    Int8(i8),
-    Int16(i16),
-    Int32(i32),
-    Int64(i64),
-    Uint8(u8),
-    Uint16(u16),
-    Uint32(u32),
-    Uint64(u64),
-    /// The bytes of a C string (no NUL inside, not necessarily UTF-8);
-    /// `None` for NULL.
-    String(Option<&'a [u8]>),
-    ByteObject(&'a [u8]),
-    Proc(ProcRef<'a>),
-    Info(InfoRef<'a>),
-    /// A `pmix_value_t` item (type VALUE).
-    Value(ValueAt<'a>),
-    DataArray(ArrayRef<'a>),
-    /// A type without a borrowed form, decoded owned.
-    Other(Box<Value>),
-}
-
 /// `pmix_proc_t`, borrowed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ProcRef<'a> {
@@ -123,10 +96,24 @@ impl<'a> At<'a> {
     }
 }
 
-/// The payload of a checked `pmix_value_t` as it was read, for the types
-/// with a borrowed form (`Later`: where to decode it again, for the others).
-macro_rules! payload {
-    ($($variant:ident($t:ty)),*) => {
+/// [`ValueRef`], and the payload of a checked `pmix_value_t` as it was
+/// read (`Payload`: the same variants for the types with a borrowed form
+/// that has no parts to decode later; `Later`: where to decode it again,
+/// for the others), from one list of variants.
+macro_rules! borrowed_forms {
+    ($($(#[$m:meta])* $variant:ident($t:ty)),*) => {
+        /// One item, borrowed from the input where it has a borrowed form.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum ValueRef<'a> {
+            Undef,
+            $($(#[$m])* $variant($t),)*
+            Info(InfoRef<'a>),
+            /// A `pmix_value_t` item (type VALUE).
+            Value(ValueAt<'a>),
+            /// A type without a borrowed form, decoded owned.
+            Other(Box<Value>),
+        }
+
         #[derive(Clone, Copy, Debug, PartialEq)]
         enum Payload<'a> {
             Undef,
@@ -155,7 +142,7 @@ macro_rules! payload {
     };
 }
 
-payload!(
+borrowed_forms!(
     Bool(bool),
     Byte(u8),
     Int8(i8),
@@ -166,6 +153,8 @@ payload!(
     Uint16(u16),
     Uint32(u32),
     Uint64(u64),
+    /// The bytes of a C string (no NUL inside, not necessarily UTF-8);
+    /// `None` for NULL.
     String(Option<&'a [u8]>),
     ByteObject(&'a [u8]),
     Proc(ProcRef<'a>),
