@@ -17,7 +17,7 @@
 //! bytes for each side and the ratio ours/C, for pack and unpack.
 
 use bytes::Bytes;
-use pmix_codec::view::ValueRef;
+use pmix_codec::view::{InfoRef, ValueRef};
 use pmix_codec::{DataBuffer, Format, Reader};
 use pmix_types::{DataArray, DataType, Info, PString, Value};
 use std::collections::HashMap;
@@ -307,8 +307,7 @@ fn pack_with(reps: usize, mut pack: impl FnMut(&mut DataBuffer)) -> (Duration, B
 
 /// Touch every part of a borrowed INFO (key, flags, value, array
 /// elements), as a consumer of the unpacked data would.
-fn walk_info(v: &ValueRef) -> u64 {
-    let ValueRef::Info(i) = v else { return 0 };
+fn walk_info(i: &InfoRef) -> u64 {
     let mut sum = i.key.len() as u64 + i.flags as u64;
     sum += match i.value().expect("checked") {
         ValueRef::String(s) => s.map_or(0, |s| s.len() as u64),
@@ -431,16 +430,17 @@ fn our_round(reps: usize, data: &Data, problems: &mut Problems) -> Round {
     ));
 
     // INFO: packed from values (no typed INFO packer), unpacked as views
-    // that are walked inside the timed region
+    // (`Reader::infos`) that are walked inside the timed region
     let (pack, packed) = pack_with(reps, |b| b.pack(DataType::Info, &data.infos).expect("pack"));
     let (unpack, (back, _sum)) = best_of(reps, || {
-        let v = Reader::new(FMT, &packed)
-            .values(DataType::Info)
-            .expect("unpack");
+        let v = Reader::new(FMT, &packed).infos().expect("unpack");
         let sum = v.iter().map(walk_info).fold(0, u64::wrapping_add);
         (v, sum)
     });
-    let owned: Result<Vec<Value>, _> = back.iter().map(|v| v.to_value()).collect();
+    let owned: Result<Vec<Value>, _> = back
+        .iter()
+        .map(|i| i.to_info().map(|i| Value::Info(Box::new(i))))
+        .collect();
     if owned.ok().as_deref() != Some(&data.infos[..]) {
         problems.add("info_mixed_x1e4: our borrowed unpack differs from the input".into());
     }

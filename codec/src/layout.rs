@@ -106,8 +106,8 @@ forms! {
         |s, w| s.size(w.len() as u64) + w.len();
     HexBlob: Hex = |e, v| pack::bytes_sized(e, v), |d| Ok(Hex(unpack::bytes_sized(d)?)),
         |s, w| s.size(w.len() as u64) + w.len();
-    KeyF: Key = |e, v| e.str(Some(v.as_pstring()))?, |d| unpack::key(d),
-        |s, w| s.str(Some(w.as_pstring()));
+    KeyF: Key = |e, v| e.c_str(v.as_bytes())?, |d| unpack::key(d),
+        |s, w| s.c_str(w.as_bytes());
     NspaceF: Nspace = |e, v| e.str(Some(v.as_pstring()))?, |d| unpack::nspace(d),
         |s, w| s.str(Some(w.as_pstring()));
     // PMIX_COMMAND: v20 widens it to UINT32, of which only the low byte is

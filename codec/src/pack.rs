@@ -270,8 +270,7 @@ pub(crate) fn pack_value_as(e: &mut Enc, v: &Value, field: InfoTypeField) -> Res
 
 /// One item of any type.
 pub fn pack_item(e: &mut Enc, v: &Value) -> Result<()> {
-    let ty = v.data_type();
-    pack_item_inner(e, v).map_err(|err| err.in_type(ty))
+    pack_item_inner(e, v).map_err(|err| err.in_type(v.data_type()))
 }
 
 fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {

@@ -238,10 +238,16 @@ pub(crate) fn nspace(d: &mut Dec) -> Result<Nspace> {
         .map_err(|_| Error::new(ErrorKind::BadString("namespace longer than 255 bytes"), at))
 }
 
+/// A key, read without an intermediate `PString` (a short key is held
+/// inline); the checks and errors of `str_required` and `Key::new`.
+#[inline]
 pub(crate) fn key(d: &mut Dec) -> Result<Key> {
     let at = d.pos();
-    let s = d.str_required()?;
-    Key::new(s).map_err(|_| Error::new(ErrorKind::BadString("key longer than 511 bytes"), at))
+    match d.str_ref()? {
+        None => Err(Error::new(ErrorKind::NullNotAllowed, at)),
+        Some(s) => Key::from_bytes(s)
+            .map_err(|_| Error::new(ErrorKind::BadString("key longer than 511 bytes"), at)),
+    }
 }
 
 pub(crate) fn proc_(d: &mut Dec) -> Result<Proc> {
@@ -265,6 +271,7 @@ pub(crate) fn unpack_value(d: &mut Dec) -> Result<Value> {
     unpack_value_as(d, field)
 }
 
+#[inline]
 pub(crate) fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value> {
     let ty = value_type(d, field)?;
     if ty == DataType::Undef {
@@ -280,6 +287,7 @@ pub(crate) fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value
 
 /// The type field of a `pmix_value_t`, checked: a type this dialect can
 /// carry in a value (UNDEF included).
+#[inline(always)]
 pub(crate) fn value_type(d: &mut Dec, field: InfoTypeField) -> Result<DataType> {
     let at = d.pos();
     let code = match field {

@@ -4,11 +4,13 @@
 //!
 //! Every item is fully checked when it is read (the same checks, limits,
 //! depth cap and typed errors as the owned path, which [`decode`](crate::decode)
-//! uses): a `ValueRef` that was handed out is valid. Nested parts (the
-//! value of an INFO, a `pmix_value_t`, the elements of a DATA_ARRAY) are
-//! checked at once but decoded again only when asked for, so walking a
-//! unit allocates nothing but the one vector of its items. Types without a
-//! borrowed form are decoded owned ([`ValueRef::Other`]).
+//! uses): a `ValueRef` that was handed out is valid. The value of an INFO
+//! or a `pmix_value_t` is kept as read when it has a borrowed form (asking
+//! for it decodes nothing again); the elements of a DATA_ARRAY are checked
+//! at once and decoded again while iterating, so walking a unit allocates
+//! nothing but the one vector of its items. Types without a borrowed form
+//! are decoded owned ([`ValueRef::Other`]). A unit of INFO has its own
+//! reader, [`Reader::infos`], which hands out [`InfoRef`]s directly.
 //!
 //! ```
 //! use pmix_codec::{encode, Format, Reader, ValueRef};
@@ -32,13 +34,119 @@ use crate::unpack::{self, DarrayHead};
 use crate::wire::Dec;
 use crate::{legacy::driver_tags, read_unit_header};
 use bytes::Bytes;
-use pmix_types::{DataArray, DataType, Hex, Info, Key, Nspace, PString, Proc, Rank, Value};
+use pmix_types::{
+    DataArray, DataType, Hex, Info, Key, Nspace, PString, Proc, Rank, StrError, Value,
+};
 
-/// One item, borrowed from the input where it has a borrowed form.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ValueRef<'a> {
-    /// PMIX_UNDEF: no value.
-    Undef,
+/// `pmix_proc_t`, borrowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProcRef<'a> {
+    /// At most 255 bytes, no NUL.
+    pub nspace: &'a [u8],
+    /// The rank (or a special rank such as `PMIX_RANK_WILDCARD`).
+    pub rank: Rank,
+}
+
+/// `pmix_info_t`, borrowed; its value is decoded on demand.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InfoRef<'a> {
+    /// At most 511 bytes, no NUL.
+    pub key: &'a [u8],
+    /// The info's `pmix_info_directives_t` bits.
+    pub flags: u32,
+    value: ValueAt<'a>,
+}
+
+impl<'a> InfoRef<'a> {
+    /// The value (checked when the info was read).
+    #[inline]
+    pub fn value(&self) -> Result<ValueRef<'a>> {
+        self.value.get()
+    }
+}
+
+/// Where a checked nested part starts and the reader state to decode it
+/// with again. The budget of zero-byte items is not kept: decoding a part
+/// that passed once spends no more of a fresh budget than it did of what
+/// was left of the first.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct At<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    depth: u32,
+    dialect: Dialect,
+    ints: Ints,
+    driver_tags: bool,
+}
+
+impl<'a> At<'a> {
+    fn of(d: &Dec<'a>) -> At<'a> {
+        At {
+            buf: d.input(),
+            pos: d.pos(),
+            depth: d.depth,
+            dialect: d.dialect,
+            ints: d.ints,
+            driver_tags: d.driver_tags,
+        }
+    }
+    fn dec(&self) -> Dec<'a> {
+        let mut d = Dec::from_slice(self.buf, self.pos, self.dialect, self.ints);
+        d.driver_tags = self.driver_tags;
+        d.depth = self.depth;
+        d
+    }
+}
+
+/// [`ValueRef`], and the payload of a checked `pmix_value_t` as it was
+/// read (`Payload`: the same variants for the types with a borrowed form
+/// that has no parts to decode later; `Later`: where to decode it again,
+/// for the others), from one list of variants.
+macro_rules! borrowed_forms {
+    ($($(#[$m:meta])* $variant:ident($t:ty)),*) => {
+        /// One item, borrowed from the input where it has a borrowed form.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum ValueRef<'a> {
+            /// PMIX_UNDEF: no value.
+            Undef,
+            $($(#[$m])* $variant($t),)*
+            /// PMIX_INFO, borrowed; its value decoded on demand.
+            Info(InfoRef<'a>),
+            /// A `pmix_value_t` item (type VALUE).
+            Value(ValueAt<'a>),
+            /// A type without a borrowed form, decoded owned.
+            Other(Box<Value>),
+        }
+
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        enum Payload<'a> {
+            Undef,
+            $($variant($t),)*
+            Later(At<'a>),
+        }
+
+        impl<'a> Payload<'a> {
+            /// Keep `v`, read from `at`.
+            fn keep(v: ValueRef<'a>, at: At<'a>) -> Payload<'a> {
+                match v {
+                    ValueRef::Undef => Payload::Undef,
+                    $(ValueRef::$variant(x) => Payload::$variant(x),)*
+                    _ => Payload::Later(at),
+                }
+            }
+            #[inline]
+            fn get(self, ty: DataType) -> Result<ValueRef<'a>> {
+                Ok(match self {
+                    Payload::Undef => ValueRef::Undef,
+                    $(Payload::$variant(x) => ValueRef::$variant(x),)*
+                    Payload::Later(at) => item(&mut at.dec(), ty)?,
+                })
+            }
+        }
+    };
+}
+
+borrowed_forms!(
     /// PMIX_BOOL.
     Bool(bool),
     /// PMIX_BYTE.
@@ -66,81 +174,15 @@ pub enum ValueRef<'a> {
     ByteObject(&'a [u8]),
     /// PMIX_PROC, borrowed.
     Proc(ProcRef<'a>),
-    /// PMIX_INFO, borrowed; its value decoded on demand.
-    Info(InfoRef<'a>),
-    /// A `pmix_value_t` item (type VALUE).
-    Value(ValueAt<'a>),
     /// PMIX_DATA_ARRAY, its elements read on demand.
-    DataArray(ArrayRef<'a>),
-    /// A type without a borrowed form, decoded owned.
-    Other(Box<Value>),
-}
+    DataArray(ArrayRef<'a>)
+);
 
-/// `pmix_proc_t`, borrowed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ProcRef<'a> {
-    /// At most 255 bytes, no NUL.
-    pub nspace: &'a [u8],
-    /// The rank (or a special rank such as `PMIX_RANK_WILDCARD`).
-    pub rank: Rank,
-}
-
-/// `pmix_info_t`, borrowed; its value is decoded on demand.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct InfoRef<'a> {
-    /// At most 511 bytes, no NUL.
-    pub key: &'a [u8],
-    /// The info's `pmix_info_directives_t` bits.
-    pub flags: u32,
-    value: ValueAt<'a>,
-}
-
-impl<'a> InfoRef<'a> {
-    /// The value (checked when the info was read).
-    pub fn value(&self) -> Result<ValueRef<'a>> {
-        self.value.get()
-    }
-}
-
-/// Where a nested part starts and the reader state to decode it with.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct At<'a> {
-    buf: &'a [u8],
-    pos: usize,
-    dialect: Dialect,
-    ints: Ints,
-    driver_tags: bool,
-    depth: u32,
-    zero_budget: usize,
-}
-
-impl<'a> At<'a> {
-    fn of(d: &Dec<'a>) -> At<'a> {
-        At {
-            buf: d.input(),
-            pos: d.pos(),
-            dialect: d.dialect,
-            ints: d.ints,
-            driver_tags: d.driver_tags,
-            depth: d.depth,
-            zero_budget: d.zero_budget,
-        }
-    }
-    fn dec(&self) -> Dec<'a> {
-        let mut d = Dec::from_slice(self.buf, self.pos, self.dialect, self.ints);
-        d.driver_tags = self.driver_tags;
-        d.depth = self.depth;
-        d.zero_budget = self.zero_budget;
-        d
-    }
-}
-
-/// A `pmix_value_t` in the input, checked: its type, and where its
-/// payload starts (after the type field).
+/// A `pmix_value_t` in the input, checked: its type and its payload.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ValueAt<'a> {
     ty: DataType,
-    at: At<'a>,
+    payload: Payload<'a>,
 }
 
 impl<'a> ValueAt<'a> {
@@ -148,12 +190,10 @@ impl<'a> ValueAt<'a> {
     pub fn data_type(&self) -> DataType {
         self.ty
     }
-    /// The value.
+    /// The value: no decoding for a type with a borrowed form.
+    #[inline]
     pub fn get(&self) -> Result<ValueRef<'a>> {
-        match self.ty {
-            DataType::Undef => Ok(ValueRef::Undef),
-            ty => item(&mut self.at.dec(), ty),
-        }
+        self.payload.get(self.ty)
     }
 }
 
@@ -203,7 +243,7 @@ impl<'a> Iterator for ArrayIter<'a> {
             return None;
         }
         self.left -= 1;
-        let r = item(&mut self.d, self.ty);
+        let r = item_fast(&mut self.d, self.ty);
         if r.is_err() {
             self.left = 0;
         }
@@ -257,11 +297,7 @@ impl ValueRef<'_> {
             ValueRef::String(s) => Value::String(s.map(pstring).transpose()?),
             ValueRef::ByteObject(b) => Value::ByteObject(Box::new(Hex(Bytes::copy_from_slice(b)))),
             ValueRef::Proc(p) => Value::Proc(Box::new(p.to_proc()?)),
-            ValueRef::Info(i) => Value::Info(Box::new(Info {
-                key: limited(Key::new(pstring(i.key)?), "key")?,
-                flags: i.flags,
-                value: i.value()?.to_value()?,
-            })),
+            ValueRef::Info(i) => Value::Info(Box::new(i.to_info()?)),
             ValueRef::Value(v) => Value::Value(Box::new(v.get()?.to_value()?)),
             ValueRef::DataArray(a) => Value::DataArray(Box::new(match a.elem_type {
                 DataType::Undef => DataArray::Undef { size: a.size },
@@ -278,6 +314,20 @@ impl ValueRef<'_> {
     }
 }
 
+impl InfoRef<'_> {
+    /// The owned form.
+    pub fn to_info(&self) -> Result<Info> {
+        Ok(Info {
+            key: Key::from_bytes(self.key).map_err(|e| match e {
+                StrError::InteriorNul(_) => bad_nul(),
+                StrError::TooLong { .. } => too_long("key"),
+            })?,
+            flags: self.flags,
+            value: self.value()?.to_value()?,
+        })
+    }
+}
+
 impl ProcRef<'_> {
     /// The owned [`Proc`]; an error if the namespace is not a valid one.
     pub fn to_proc(&self) -> Result<Proc> {
@@ -290,16 +340,22 @@ impl ProcRef<'_> {
 
 /// Bytes already checked free of NUL as a `PString`.
 fn pstring(b: &[u8]) -> Result<PString> {
-    PString::from_bytes(b).map_err(|_| Error::new(ErrorKind::BadString("NUL inside the string"), 0))
+    PString::from_bytes(b).map_err(|_| bad_nul())
+}
+
+fn bad_nul() -> Error {
+    Error::new(ErrorKind::BadString("NUL inside the string"), 0)
+}
+
+fn too_long(what: &'static str) -> Error {
+    Error::new(
+        ErrorKind::Invalid(format!("{what} longer than its limit")),
+        0,
+    )
 }
 
 fn limited<T, E>(r: std::result::Result<T, E>, what: &'static str) -> Result<T> {
-    r.map_err(|_| {
-        Error::new(
-            ErrorKind::Invalid(format!("{what} longer than its limit")),
-            0,
-        )
-    })
+    r.map_err(|_| too_long(what))
 }
 
 /// Whether items of `ty` have a borrowed form (single items, as inside a
@@ -348,50 +404,79 @@ fn run<'a>(
         return Ok(());
     }
     unpack::check_registered(d, ty)?;
-    unpack::read_items(d, ty, n, |d| item(d, ty), each)
+    unpack::read_items(d, ty, n, |d| item_fast(d, ty), each)
 }
 
 /// One item of `ty`.
 fn item<'a>(d: &mut Dec<'a>, ty: DataType) -> Result<ValueRef<'a>> {
+    if let Some(r) = leaf(d, ty) {
+        return r.map_err(|e| e.in_type(ty));
+    }
     if !borrowed_item(ty) {
         return unpack::unpack_item(d, ty).map(|v| ValueRef::Other(Box::new(v)));
     }
     item_inner(d, ty).map_err(|e| e.in_type(ty))
 }
 
+/// [`item`], with the leaf types decoded in place (the hot loops: array
+/// elements, the values of INFOs).
+#[inline(always)]
+fn item_fast<'a>(d: &mut Dec<'a>, ty: DataType) -> Result<ValueRef<'a>> {
+    match leaf(d, ty) {
+        Some(r) => r.map_err(|e| e.in_type(ty)),
+        None => item(d, ty),
+    }
+}
+
+/// One item of a type that has no parts (`None` for the others; errors
+/// not yet in the type).
+#[inline(always)]
+fn leaf<'a>(d: &mut Dec<'a>, ty: DataType) -> Option<Result<ValueRef<'a>>> {
+    use DataType as T;
+    Some(match ty {
+        T::Bool => d.u8().map(|x| ValueRef::Bool(x != 0)),
+        T::Byte => d.u8().map(ValueRef::Byte),
+        T::Int8 => d.u8().map(|x| ValueRef::Int8(x as i8)),
+        T::Int16 => d.i16().map(ValueRef::Int16),
+        T::Int32 => d.i32().map(ValueRef::Int32),
+        T::Int64 => d.i64().map(ValueRef::Int64),
+        T::Uint8 => d.u8().map(ValueRef::Uint8),
+        T::Uint16 => d.u16().map(ValueRef::Uint16),
+        T::Uint32 => d.u32().map(ValueRef::Uint32),
+        T::Uint64 => d.u64().map(ValueRef::Uint64),
+        T::String => d.str_ref().map(ValueRef::String),
+        T::ByteObject => d
+            .count_size(1)
+            .and_then(|n| d.take(n))
+            .map(ValueRef::ByteObject),
+        _ => return None,
+    })
+}
+
+/// The items with parts.
 fn item_inner<'a>(d: &mut Dec<'a>, ty: DataType) -> Result<ValueRef<'a>> {
     use DataType as T;
     Ok(match ty {
-        T::Bool => ValueRef::Bool(d.u8()? != 0),
-        T::Byte => ValueRef::Byte(d.u8()?),
-        T::Int8 => ValueRef::Int8(d.u8()? as i8),
-        T::Int16 => ValueRef::Int16(d.i16()?),
-        T::Int32 => ValueRef::Int32(d.i32()?),
-        T::Int64 => ValueRef::Int64(d.i64()?),
-        T::Uint8 => ValueRef::Uint8(d.u8()?),
-        T::Uint16 => ValueRef::Uint16(d.u16()?),
-        T::Uint32 => ValueRef::Uint32(d.u32()?),
-        T::Uint64 => ValueRef::Uint64(d.u64()?),
-        T::String => ValueRef::String(d.str_ref()?),
-        T::ByteObject => {
-            let n = d.count_size(1)?;
-            ValueRef::ByteObject(d.take(n)?)
-        }
         T::Proc => ValueRef::Proc(proc_ref(d)?),
-        T::Info => {
-            let key = limited_str(d, Key::MAX, "key longer than 511 bytes").field("key")?;
-            let flags = if legacy::info_has_flags(d.dialect) {
-                d.u32().field("flags")?
-            } else {
-                0
-            };
-            let value = value_at(d, legacy::info_type_field(d.dialect)).field("value")?;
-            ValueRef::Info(InfoRef { key, flags, value })
-        }
+        T::Info => ValueRef::Info(info_ref(d)?),
         T::Value => ValueRef::Value(value_at(d, legacy::value_type_field(d.dialect))?),
         T::DataArray => darray(d)?,
         _ => unpack::unpack_item(d, ty).map(|v| ValueRef::Other(Box::new(v)))?,
     })
+}
+
+/// One INFO (errors not yet in its type). Inlined, as `value_at`: moving
+/// the results between frames costs more than reading them.
+#[inline(always)]
+fn info_ref<'a>(d: &mut Dec<'a>) -> Result<InfoRef<'a>> {
+    let key = limited_str(d, Key::MAX, "key longer than 511 bytes").field("key")?;
+    let flags = if legacy::info_has_flags(d.dialect) {
+        d.u32().field("flags")?
+    } else {
+        0
+    };
+    let value = value_at(d, legacy::info_type_field(d.dialect)).field("value")?;
+    Ok(InfoRef { key, flags, value })
 }
 
 /// A non-NULL C string of at most `max` bytes.
@@ -414,20 +499,30 @@ fn proc_ref<'a>(d: &mut Dec<'a>) -> Result<ProcRef<'a>> {
     Ok(ProcRef { nspace, rank })
 }
 
-/// A `pmix_value_t`, checked now; its payload is decoded again on demand
-/// (without reading its type again).
+/// A `pmix_value_t`, checked now; its payload kept as read (decoded again
+/// on demand for a type without a borrowed form).
+#[inline(always)]
 fn value_at<'a>(d: &mut Dec<'a>, field: InfoTypeField) -> Result<ValueAt<'a>> {
     let ty = unpack::value_type(d, field)?;
     if ty == DataType::Undef {
-        return Ok(ValueAt { ty, at: At::of(d) });
+        return Ok(ValueAt {
+            ty,
+            payload: Payload::Undef,
+        });
     }
     d.enter()?;
-    let r = d
-        .driver_tag(legacy::value_driver_type(ty))
-        .map(|()| At::of(d))
-        .and_then(|at| item(d, ty).map(|_| at));
+    let r = match d.driver_tag(legacy::value_driver_type(ty)) {
+        Ok(()) => {
+            let at = At::of(d);
+            match item_fast(d, ty) {
+                Ok(v) => Ok(Payload::keep(v, at)),
+                Err(e) => Err(e),
+            }
+        }
+        Err(e) => Err(e),
+    };
     d.leave();
-    Ok(ValueAt { ty, at: r? })
+    Ok(ValueAt { ty, payload: r? })
 }
 
 /// A DATA_ARRAY: its elements are checked now and decoded on demand;
@@ -520,6 +615,19 @@ impl<'a> Reader<'a> {
         self.unit(ty, |d, n| {
             let mut out = Vec::with_capacity(n.min(d.remaining()));
             run(d, ty, n, |v| out.push(v))?;
+            Ok(out)
+        })
+    }
+
+    /// One unit of INFO, borrowed: the items of [`Reader::values`] without
+    /// the enum around them.
+    pub fn infos(&mut self) -> Result<Vec<InfoRef<'a>>> {
+        let ty = DataType::Info;
+        self.unit(ty, |d, n| {
+            unpack::check_registered(d, ty)?;
+            let mut out = Vec::with_capacity(n.min(d.remaining()));
+            let read = |d: &mut Dec<'a>| info_ref(d).map_err(|e| e.in_type(ty));
+            unpack::read_items(d, ty, n, read, |i| out.push(i))?;
             Ok(out)
         })
     }

@@ -198,31 +198,38 @@ impl<'a> Enc<'a> {
         }
     }
     /// An INT16 in the integer encoding.
+    #[inline]
     pub fn i16(&mut self, v: i16) {
         self.signed(v as i64, 2)
     }
     /// A UINT16 in the integer encoding.
+    #[inline]
     pub fn u16(&mut self, v: u16) {
         self.unsigned(v as u64, 2)
     }
     /// An INT32 in the integer encoding.
+    #[inline]
     pub fn i32(&mut self, v: i32) {
         self.signed(v as i64, 4)
     }
     /// A UINT32 in the integer encoding.
+    #[inline]
     pub fn u32(&mut self, v: u32) {
         self.unsigned(v as u64, 4)
     }
     /// An INT64 in the integer encoding.
+    #[inline]
     pub fn i64(&mut self, v: i64) {
         self.signed(v, 8)
     }
     /// A UINT64 in the integer encoding.
+    #[inline]
     pub fn u64(&mut self, v: u64) {
         self.unsigned(v, 8)
     }
 
     /// A type tag: the code packed as UINT16 (v12 differs, see `legacy`).
+    #[inline]
     pub fn tag(&mut self, code: u16) {
         if self.dialect == Dialect::V12 {
             // v12 stores type codes as 4-byte ints, in PMIx 1.x numbering
@@ -249,6 +256,7 @@ impl<'a> Enc<'a> {
     }
 
     /// PMIX_SIZE (and every SIZE count): flexU, or `tag(UINT64)` + be64.
+    #[inline]
     pub fn size(&mut self, v: u64) {
         if self.ints == Ints::Fixed {
             self.sys_tag(DataType::Uint64);
@@ -281,6 +289,7 @@ impl<'a> Enc<'a> {
     }
 
     /// A C string: INT32 length including the NUL, the bytes, the NUL; NULL is length 0.
+    #[inline]
     pub fn str(&mut self, s: Option<&PString>) -> Result<()> {
         match s {
             None => self.i32(0),
@@ -748,6 +757,7 @@ impl<'a> Dec<'a> {
     }
 
     /// A UINT16 in the integer encoding.
+    #[inline(always)]
     pub fn u16(&mut self) -> Result<u16> {
         Ok(match self.ints {
             Ints::Flex => self.flex(2, "UINT16")?,
@@ -755,6 +765,7 @@ impl<'a> Dec<'a> {
         } as u16)
     }
     /// An INT16 in the integer encoding.
+    #[inline]
     pub fn i16(&mut self) -> Result<i16> {
         Ok(match self.ints {
             Ints::Flex => unzigzag(self.flex(2, "INT16")?),
@@ -762,6 +773,7 @@ impl<'a> Dec<'a> {
         } as i16)
     }
     /// A UINT32 in the integer encoding.
+    #[inline(always)]
     pub fn u32(&mut self) -> Result<u32> {
         Ok(match self.ints {
             Ints::Flex => self.flex(4, "UINT32")?,
@@ -769,6 +781,7 @@ impl<'a> Dec<'a> {
         } as u32)
     }
     /// An INT32 in the integer encoding.
+    #[inline(always)]
     pub fn i32(&mut self) -> Result<i32> {
         Ok(match self.ints {
             Ints::Flex => unzigzag(self.flex(4, "INT32")?),
@@ -776,6 +789,7 @@ impl<'a> Dec<'a> {
         } as i32)
     }
     /// A UINT64 in the integer encoding.
+    #[inline(always)]
     pub fn u64(&mut self) -> Result<u64> {
         match self.ints {
             Ints::Flex => self.flex(8, "UINT64"),
@@ -783,6 +797,7 @@ impl<'a> Dec<'a> {
         }
     }
     /// An INT64 in the integer encoding.
+    #[inline]
     pub fn i64(&mut self) -> Result<i64> {
         Ok(match self.ints {
             Ints::Flex => unzigzag(self.flex(8, "INT64")?),
@@ -791,6 +806,7 @@ impl<'a> Dec<'a> {
     }
 
     /// A type tag (a UINT16 code; v12: a 4-byte int in PMIx 1.x numbering, mapped to today's codes).
+    #[inline(always)]
     pub fn tag(&mut self) -> Result<u16> {
         if self.dialect == Dialect::V12 {
             let at = self.pos;
@@ -829,6 +845,7 @@ impl<'a> Dec<'a> {
     }
 
     /// PMIX_SIZE (and SIZE counts).
+    #[inline]
     pub fn size(&mut self) -> Result<u64> {
         match self.ints {
             Ints::Flex => self.u64(),
@@ -877,6 +894,7 @@ impl<'a> Dec<'a> {
     }
 
     /// A SIZE count, checked the same way.
+    #[inline]
     pub fn count_size(&mut self, min_item: usize) -> Result<usize> {
         let at = self.pos;
         let n = self.size()?;
@@ -885,6 +903,7 @@ impl<'a> Dec<'a> {
 
     /// Check a count `n` read at `at` against the bytes left, each item taking at least `min_item` bytes
     /// (items taking none draw on a per-call budget): a count the input cannot hold is an error before anything is allocated.
+    #[inline]
     pub fn check_count(&self, n: u64, min_item: usize, at: usize) -> Result<usize> {
         let rem = self.remaining() as u64;
         if min_item > 0 && n.saturating_mul(min_item as u64) > rem {

@@ -1,9 +1,9 @@
 //! The fast paths agree with the owned `Value` path: typed packing
 //! (`encode_prims`, `encode_strs`) gives the bytes of `encode`, and the
-//! borrowed (`decode_ref`) and typed (`Reader::prims`, `Reader::strs`)
-//! decodings give the values and errors of `decode`, on generated values of
-//! every type in every format, on every cut and on byte flips of their
-//! encodings, and on the fuzz seeds of corpus/fuzz/roundtrip.
+//! borrowed (`decode_ref`) and typed (`Reader::prims`, `Reader::strs`,
+//! `Reader::infos`) decodings give the values and errors of `decode`, on
+//! generated values of every type in every format, on every cut and on byte
+//! flips of their encodings, and on the fuzz seeds of corpus/fuzz/roundtrip.
 //!
 //! Cases per (format, type) pair: `PMIX_PROPTEST_CASES` (default 6).
 

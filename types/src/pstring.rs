@@ -4,7 +4,9 @@
 
 #[cfg(feature = "serde")]
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+use std::borrow::Cow;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
 /// Maximum namespace length in bytes (`PMIX_MAX_NSLEN`).
 pub const MAX_NSLEN: usize = 255;
@@ -111,17 +113,22 @@ impl fmt::Display for PString {
 
 /// JSON: a string when the bytes are UTF-8, else `{"hex": "…"}`.
 #[cfg(feature = "serde")]
+fn serialize_bytes<S: Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    match std::str::from_utf8(b) {
+        Ok(t) => s.serialize_str(t),
+        Err(_) => {
+            use serde::ser::SerializeMap;
+            let mut m = s.serialize_map(Some(1))?;
+            m.serialize_entry("hex", &crate::hex::encode(b))?;
+            m.end()
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
 impl Serialize for PString {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.as_str() {
-            Some(t) => s.serialize_str(t),
-            None => {
-                use serde::ser::SerializeMap;
-                let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry("hex", &crate::hex::encode(&self.0))?;
-                m.end()
-            }
-        }
+        serialize_bytes(&self.0, s)
     }
 }
 
@@ -206,10 +213,159 @@ limited!(
     /// A namespace: at most 255 bytes (`pmix_nspace_t`).
     Nspace, MAX_NSLEN, "namespace"
 );
-limited!(
-    /// A key: at most 511 bytes (`pmix_key_t`).
-    Key, MAX_KEYLEN, "key"
-);
+/// Longest key held inline.
+const KEY_INLINE: usize = 22;
+
+/// A key: at most 511 bytes (`pmix_key_t`), no NUL. Keys of up to 22
+/// bytes (most of the standard's) are held inline: an unpacked INFO
+/// allocates nothing for its key.
+#[derive(Clone)]
+pub struct Key(KeyRepr);
+
+#[derive(Clone)]
+enum KeyRepr {
+    Inline { len: u8, bytes: [u8; KEY_INLINE] },
+    Heap(PString),
+}
+
+impl Key {
+    /// The longest key in bytes (`PMIX_MAX_KEYLEN`).
+    pub const MAX: usize = MAX_KEYLEN;
+
+    fn too_long(len: usize) -> StrError {
+        StrError::TooLong {
+            what: "key",
+            len,
+            max: MAX_KEYLEN,
+        }
+    }
+
+    /// Bytes already checked free of NUL and at most `KEY_INLINE` long.
+    #[inline]
+    fn inline(b: &[u8]) -> Key {
+        let mut bytes = [0u8; KEY_INLINE];
+        let len = b.len().min(KEY_INLINE);
+        bytes[..len].copy_from_slice(&b[..len]);
+        Key(KeyRepr::Inline {
+            len: len as u8,
+            bytes,
+        })
+    }
+
+    /// A key from a string; refused if longer than [`Key::MAX`].
+    pub fn new(s: PString) -> Result<Self, StrError> {
+        match s.len() {
+            n if n > MAX_KEYLEN => Err(Key::too_long(n)),
+            n if n <= KEY_INLINE => Ok(Key::inline(s.as_bytes())),
+            _ => Ok(Key(KeyRepr::Heap(s))),
+        }
+    }
+    /// A key from bytes; refused if they hold a NUL or are longer than
+    /// [`Key::MAX`].
+    #[inline]
+    pub fn from_bytes(b: &[u8]) -> Result<Self, StrError> {
+        if let Some(i) = find_nul(b) {
+            return Err(StrError::InteriorNul(i));
+        }
+        match b.len() {
+            n if n > MAX_KEYLEN => Err(Key::too_long(n)),
+            n if n <= KEY_INLINE => Ok(Key::inline(b)),
+            _ => Ok(Key(KeyRepr::Heap(PString(b.into())))),
+        }
+    }
+    /// The key as a `PString` (a copy for a key held inline).
+    pub fn as_pstring(&self) -> Cow<'_, PString> {
+        match &self.0 {
+            KeyRepr::Heap(p) => Cow::Borrowed(p),
+            KeyRepr::Inline { .. } => Cow::Owned(PString(self.as_bytes().into())),
+        }
+    }
+    /// The key's bytes (no NUL).
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.0 {
+            KeyRepr::Inline { len, bytes } => &bytes[..usize::from(*len).min(KEY_INLINE)],
+            KeyRepr::Heap(p) => p.as_bytes(),
+        }
+    }
+    /// Its length in bytes.
+    pub fn len(&self) -> usize {
+        self.as_bytes().len()
+    }
+    /// The empty key.
+    pub fn is_empty(&self) -> bool {
+        self.as_bytes().is_empty()
+    }
+    /// The text with invalid UTF-8 replaced, for display.
+    pub fn to_string_lossy(&self) -> Cow<'_, str> {
+        String::from_utf8_lossy(self.as_bytes())
+    }
+}
+
+impl Default for Key {
+    fn default() -> Key {
+        Key::inline(&[])
+    }
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Key) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for Key {}
+
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state)
+    }
+}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Key) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Key {
+    fn cmp(&self, other: &Key) -> std::cmp::Ordering {
+        self.as_bytes().cmp(other.as_bytes())
+    }
+}
+
+impl From<&str> for Key {
+    /// Panics if `s` is too long or contains NUL; use `from_bytes` for untrusted input.
+    fn from(s: &str) -> Self {
+        Key::from_bytes(s.as_bytes()).expect("invalid key")
+    }
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.to_string_lossy(), f)
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_string_lossy())
+    }
+}
+
+/// JSON: as a `PString`.
+#[cfg(feature = "serde")]
+impl Serialize for Key {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_bytes(self.as_bytes(), s)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Key::new(PString::deserialize(d)?).map_err(de::Error::custom)
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -250,7 +406,50 @@ mod tests {
         );
         assert!(Key::from_bytes(&[b'k'; 511]).is_ok());
         assert!(Key::from_bytes(&[b'k'; 512]).is_err());
+        assert_eq!(
+            Key::new(PString::from_bytes(&[b'k'; 512]).unwrap()),
+            Err(StrError::TooLong {
+                what: "key",
+                len: 512,
+                max: 511
+            })
+        );
+        assert_eq!(Key::from_bytes(b"k\0"), Err(StrError::InteriorNul(1)));
         assert_eq!(PString::from_bytes(b"a\0b"), Err(StrError::InteriorNul(1)));
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn keys_inline_and_on_the_heap_behave_alike() {
+        use std::collections::hash_map::DefaultHasher;
+        let hash = |x: &dyn Fn(&mut DefaultHasher)| {
+            let mut h = DefaultHasher::new();
+            x(&mut h);
+            h.finish()
+        };
+        for len in [0, 1, 21, 22, 23, 100, 511] {
+            let b: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            let p = PString::from_bytes(&b).unwrap();
+            let k = Key::from_bytes(&b).unwrap();
+            assert_eq!(k, Key::new(p.clone()).unwrap(), "{len}");
+            assert_eq!(k.as_bytes(), &b[..], "{len}");
+            assert_eq!(k.len(), len);
+            assert_eq!(*k.as_pstring(), p, "{len}");
+            assert_eq!(format!("{k:?}/{k}"), format!("{p:?}/{p}"));
+            assert_eq!(
+                serde_json::to_string(&k).unwrap(),
+                serde_json::to_string(&p).unwrap()
+            );
+            // the same hash and order as the PString it was made from
+            assert_eq!(hash(&|h| k.hash(h)), hash(&|h| p.hash(h)), "{len}");
+            if len < Key::MAX {
+                let longer = Key::from_bytes(&[&b[..], b"z"].concat()).unwrap();
+                assert!(k < longer, "{len}");
+            }
+        }
+        let raw = Key::from_bytes(&[0xff, 0x41]).unwrap();
+        assert_eq!(serde_json::to_string(&raw).unwrap(), r#"{"hex":"ff41"}"#);
+        assert_eq!(Key::default().as_bytes(), b"");
     }
 
     #[cfg(feature = "serde")]

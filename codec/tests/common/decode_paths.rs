@@ -1,11 +1,12 @@
 //! The logic of the `decode_paths` fuzz target (fuzz/fuzz_targets/
 //! decode_paths.rs includes this file; codec/tests/decode_paths.rs runs it
 //! on stable): the owned ([`decode`]), borrowed ([`decode_ref`]) and typed
-//! ([`Reader::prims`], [`Reader::strs`]) decodings of the same bytes agree,
+//! ([`Reader::prims`], [`Reader::strs`], [`Reader::infos`]) decodings of the same bytes agree,
 //! on success and on failure (same error, offset, type and field path).
 //! Input layout: that of `unpack_any` (targets.rs).
 
 use super::targets::split;
+use pmix_codec::view::InfoRef;
 use pmix_codec::{decode, decode_ref, decode_unit, Error, Format, Prim, Reader};
 use pmix_types::{DataType, Value};
 
@@ -61,6 +62,16 @@ pub fn check_paths(fmt: &Format, ty: DataType, payload: &[u8]) {
             |s: &Option<&[u8]>| {
                 Value::String(s.map(|b| pmix_types::PString::from_bytes(b).expect("checked")))
             },
+        );
+    }
+    if ty == DataType::Info {
+        check_typed(
+            fmt,
+            ty,
+            payload,
+            &units,
+            |r| r.infos(),
+            |i: &InfoRef| Value::Info(Box::new(i.to_info().expect("checked"))),
         );
     }
 }
