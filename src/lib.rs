@@ -15,7 +15,7 @@
 //! use pmix_codec::msg::Request;
 //! use pmix_types::{Proc, Value, RANK_WILDCARD};
 //! use pmix_wire::client::{ClientEnv, Core, Event};
-//! use pmix_wire::server::{JobSpec, Output, Server};
+//! use pmix_wire::server::{JobSpec, Server, Transmit};
 //! use std::collections::HashMap;
 //! use std::time::Instant;
 //!
@@ -30,18 +30,18 @@
 //! // carry bytes both ways until neither side has more to say
 //! let mut pump = |client: &mut Core| -> Result<(), Box<dyn std::error::Error>> {
 //!     loop {
-//!         let out = client.take_transmit();
-//!         if !out.is_empty() {
-//!             server.received(conn, &out, Instant::now());
+//!         let out = client.poll_transmit();
+//!         if let Some(bytes) = &out {
+//!             server.handle_input(conn, bytes, Instant::now());
 //!         }
 //!         let mut replied = false;
-//!         while let Some(o) = server.poll_output() {
-//!             if let Output::Send(_, bytes) = o {
+//!         while let Some(t) = server.poll_transmit() {
+//!             if let Transmit::Send(_, bytes) = t {
 //!                 client.handle_input(&bytes)?;
 //!                 replied = true;
 //!             }
 //!         }
-//!         if out.is_empty() && !replied {
+//!         if out.is_none() && !replied {
 //!             return Ok(());
 //!         }
 //!     }
