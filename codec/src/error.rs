@@ -81,7 +81,10 @@ pub enum ErrorKind {
     NotSupported(&'static str),
     /// Bytes left over after a message or a length-prefixed blob was read
     /// to its last field.
-    TrailingBytes { left: u64 },
+    TrailingBytes {
+        /// How many bytes were left unread.
+        left: u64,
+    },
 }
 
 /// A codec error with its location. Boxed, so that `Result<Value, Error>`

@@ -24,7 +24,7 @@
 //! # Ok::<(), pmix_codec::Error>(())
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod buffer;
 /// The message layer under its former name: everything in [`msg`].

@@ -340,8 +340,11 @@ pub fn flex_len(u: u64) -> usize {
 /// primitive, with the same dialect, integer family and driver tags.
 #[derive(Clone, Copy, Debug)]
 pub struct Sizer {
+    /// The dialect being measured, as [`Enc::dialect`].
     pub dialect: Dialect,
+    /// The integer encoding (flex or fixed width), as [`Enc::ints`].
     pub ints: Ints,
+    /// v20 FULLY_DESC's private driver tags on inner items, as [`Enc::driver_tags`].
     pub driver_tags: bool,
 }
 
@@ -360,28 +363,35 @@ impl Sizer {
             Ints::Fixed => width,
         }
     }
+    /// The length [`Enc::u8`] writes: one byte, always.
     pub fn u8(&self) -> usize {
         1
     }
+    /// The length [`Enc::i16`] writes for `v` (an INT16 in the integer encoding).
     pub fn i16(&self, v: i16) -> usize {
         self.signed(v as i64, 2)
     }
+    /// The length [`Enc::u16`] writes for `v` (a UINT16 in the integer encoding).
     pub fn u16(&self, v: u16) -> usize {
         self.unsigned(v as u64, 2)
     }
+    /// The length [`Enc::i32`] writes for `v` (an INT32 in the integer encoding).
     pub fn i32(&self, v: i32) -> usize {
         self.signed(v as i64, 4)
     }
+    /// The length [`Enc::u32`] writes for `v` (a UINT32 in the integer encoding).
     pub fn u32(&self, v: u32) -> usize {
         self.unsigned(v as u64, 4)
     }
+    /// The length [`Enc::i64`] writes for `v` (an INT64 in the integer encoding).
     pub fn i64(&self, v: i64) -> usize {
         self.signed(v, 8)
     }
+    /// The length [`Enc::u64`] writes for `v` (a UINT64 in the integer encoding).
     pub fn u64(&self, v: u64) -> usize {
         self.unsigned(v, 8)
     }
-    /// [`Enc::tag`].
+    /// The length [`Enc::tag`] writes.
     pub fn tag(&self, code: u16) -> usize {
         if self.dialect == Dialect::V12 {
             self.u32(crate::legacy::v2_to_v1(code) as u32)
@@ -389,11 +399,11 @@ impl Sizer {
             self.u16(code)
         }
     }
-    /// [`Enc::sys_tag`].
+    /// The length [`Enc::sys_tag`] writes.
     pub fn sys_tag(&self, t: DataType) -> usize {
         self.tag(t.code()) * if self.driver_tags { 2 } else { 1 }
     }
-    /// [`Enc::driver_tag`].
+    /// The length [`Enc::driver_tag`] writes.
     pub fn driver_tag(&self, ty: DataType) -> usize {
         if self.driver_tags {
             self.tag(self.dialect.driver_code(ty))
@@ -401,7 +411,7 @@ impl Sizer {
             0
         }
     }
-    /// [`Enc::size`].
+    /// The length [`Enc::size`] writes.
     pub fn size(&self, v: u64) -> usize {
         let tag = match self.ints {
             Ints::Fixed => self.sys_tag(DataType::Uint64),
@@ -409,7 +419,7 @@ impl Sizer {
         };
         tag + self.u64(v)
     }
-    /// [`Enc::int`].
+    /// The length [`Enc::int`] writes.
     pub fn int(&self, v: i32) -> usize {
         let tag = match self.ints {
             Ints::Fixed => self.sys_tag(DataType::Int32),
@@ -417,22 +427,23 @@ impl Sizer {
         };
         tag + self.i32(v)
     }
-    /// [`Enc::pid`].
+    /// The length [`Enc::pid`] writes.
     pub fn pid(&self, v: u32) -> usize {
         self.sys_tag(DataType::Uint32) + self.u32(v)
     }
-    /// [`Enc::count32`] (of a count that fits).
+    /// The length [`Enc::count32`] writes (of a count that fits).
     pub fn count32(&self, n: usize) -> usize {
         self.i32(n as i32)
     }
-    /// [`Enc::str`].
+    /// The length [`Enc::str`] writes.
     pub fn str(&self, s: Option<&PString>) -> usize {
         match s {
             None => self.i32(0),
             Some(s) => self.c_str(s.as_bytes()),
         }
     }
-    /// [`Enc::c_str`].
+    /// The length of the wire form of a non-NULL C string whose bytes hold
+    /// no NUL: its count (the NUL included), its bytes and the NUL.
     pub fn c_str(&self, s: &[u8]) -> usize {
         self.count32(s.len() + 1) + s.len() + 1
     }

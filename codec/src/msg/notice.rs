@@ -21,6 +21,11 @@ macro_rules! messages {
         }
 
         impl $S {
+            #[doc = concat!(
+                "Decode a payload in the connection's format into [`", stringify!($S), "`]",
+                $( ", its COMMAND (", stringify!($code), ") first", )?
+                "; bytes left after the last field are refused."
+            )]
             pub fn decode(fmt: &Format, payload: &[u8]) -> Result<$S> {
                 Self::decode_bytes(fmt, Bytes::copy_from_slice(payload))
             }
@@ -34,6 +39,8 @@ macro_rules! messages {
                 Ok(m)
             }
 
+            /// The payload bytes in the connection's format (`fmt`), its
+            /// fields in wire order.
             pub fn encode(&self, fmt: &Format) -> Result<Vec<u8>> {
                 let mut w = Wr::new(*fmt);
                 $( One::<CommandI>::put(&mut w, &cmd::$code, "command")?; )?
@@ -50,9 +57,15 @@ messages! {
     /// PROC source, SIZE + INFOs (if > 0), then a DATA_RANGE that the normal
     /// notify path appends and the connect-time replay of cached events omits.
     EventNotice after NOTIFY {
+        /// The event's status code (one STATUS; `PMIX_ERR_PROC_ABORTED` …,
+        /// or a host-defined code).
         status: i32 = St,
+        /// The process the event is about or came from (one PROC).
         source: Proc = One<ProcI>,
+        /// Attributes of the event (affected processes, …), SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
+        /// The `pmix_data_range_t` the event was notified in (one
+        /// DATA_RANGE); absent in the connect-time replay.
         range: Option<u8> = Tail<One<Range>>,
     }
 
@@ -62,10 +75,17 @@ messages! {
     /// reference id, SIZE + INFOs, then the data. An empty tag-2 message (the
     /// socket is closing) is not an `IofData`.
     IofData {
+        /// The process whose output this is (one PROC).
         source: Proc = One<ProcI>,
+        /// The `pmix_iof_channel_t` the output came on (stdout, stderr …;
+        /// one IOF_CHANNEL).
         channel: u16 = One<Channel>,
+        /// The reference id the server gave the requester's `PMIx_IOF_pull`
+        /// (one SIZE).
         refid: u64 = One<SizeI>,
+        /// Attributes of the output (`pmix.iof.tag` …), SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
+        /// The output bytes (one BYTE_OBJECT).
         #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
         data: Bytes = One<ByteObj>,
     }
@@ -89,7 +109,9 @@ messages! {
     /// blob. Decoded from the blob alone, so nothing past it can be read,
     /// and refused if a partial unit is left over.
     ProcData {
+        /// The process the data belongs to (one PROC).
         proc: Proc = One<ProcI>,
+        /// Its key-value pairs, one KVAL unit each to the end of the blob.
         kvals: Vec<pmix_types::Kval> = UntilEnd<One<KvalI>>,
     }
 }

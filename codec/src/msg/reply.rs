@@ -62,69 +62,101 @@ macro_rules! replies {
 replies! {
     /// REQ: the namespace, then job-level KVALs until the end (protocol.md §6).
     JobInfo {
+        /// The client's namespace (one STRING).
         nspace: Option<PString> = One<Str>,
+        /// The job-level data, one KVAL unit each to the end of the payload.
         kvals: Vec<pmix_types::Kval> = UntilEnd<One<KvalI>>,
     }
     /// GETNB: status, then zero or more byte objects of PROC + KVALs.
     Get {
+        /// The `pmix_status_t` of the request (one STATUS; 0 success).
         status: i32 = St,
+        /// Byte objects (one BYTE_OBJECT unit each, to the end), each a
+        /// PROC and its KVALs, packed ([`ProcData`](super::ProcData)).
         #[cfg_attr(feature = "serde", serde(serialize_with = "hex_list"))]
         blobs: Vec<Bytes> = UntilEnd<One<ByteObj>>,
     }
     /// QUERY: status, then SIZE + INFOs.
     Query {
+        /// The `pmix_status_t` of the request (one STATUS; 0 success).
         status: i32 = St,
+        /// The answers, one info per query key: SIZE + INFOs (nothing when
+        /// the status is an error).
         info: Vec<Info> = InfosUnlessFailed,
     }
     /// LOOKUPNB: status, then (only on success) SIZE + PDATAs.
     Lookup {
+        /// The `pmix_status_t` of the request (one STATUS; 0 success).
         status: i32 = St,
+        /// The published data found (publisher, key, value): SIZE + PDATAs,
+        /// only on success.
         data: Vec<pmix_types::Pdata> = IfOk<Counted<PdataI>>,
     }
     /// ALLOC, JOB_CONTROL, MONITOR, VALIDATE_CRED, FABRIC_*: status, then
     /// SIZE + INFOs (`None`: the server sent nothing after the status).
     Infos {
+        /// The `pmix_status_t` of the request (one STATUS; 0 success).
         status: i32 = St,
+        /// The results the server returned, SIZE + INFOs, if it sent any.
         info: Option<Vec<Info>> = Tail<Counted<InfoI>>,
     }
     /// GET_CREDENTIAL: status, then the credential and SIZE + INFOs.
     Credential {
+        /// The `pmix_status_t` of the request (one STATUS; 0 success).
         status: i32 = St,
+        /// The credential (one BYTE_OBJECT), if the server sent one.
         #[cfg_attr(feature = "serde", serde(serialize_with = "hex_opt"))]
         credential: Option<Bytes> = Tail<One<ByteObj>>,
+        /// Attributes of the credential, SIZE + INFOs, if sent.
         info: Option<Vec<Info>> = Tail<Counted<InfoI>>,
     }
     /// IOF_PULL (the remote reference id) and GROUP_CONSTRUCT (the context
     /// id, optional): status, then a SIZE.
     Id {
+        /// The `pmix_status_t` of the request (one STATUS; 0 success).
         status: i32 = St,
+        /// The id (one SIZE), if the server sent one.
         id: Option<u64> = Tail<One<SizeI>>,
     }
     /// SPAWNNB: status, then the new namespace and its job-level KVALs.
     Spawn {
+        /// The `pmix_status_t` of the request (one STATUS; 0 success).
         status: i32 = St,
+        /// The new job's namespace (one STRING): `None` if absent,
+        /// `Some(None)` for a NULL string.
         nspace: Option<Option<PString>> = Tail<One<Str>>,
+        /// The new job's job-level data, one KVAL unit each to the end.
         kvals: Vec<pmix_types::Kval> = UntilEnd<One<KvalI>>,
     }
     /// CONNECTNB: status, then one byte object per involved namespace.
     Connect {
+        /// The `pmix_status_t` of the request (one STATUS; 0 success).
         status: i32 = St,
+        /// One byte object of job data per namespace involved (one
+        /// BYTE_OBJECT unit each, to the end).
         #[cfg_attr(feature = "serde", serde(serialize_with = "hex_list"))]
         blobs: Vec<Bytes> = UntilEnd<One<ByteObj>>,
     }
     /// COMPUTE_DEVICE_DISTANCES: status, then SIZE + DEVICE_DISTs.
     Distances {
+        /// The `pmix_status_t` of the request (one STATUS; 0 success).
         status: i32 = St,
+        /// The distance to each device, SIZE + DEVICE_DISTs, if sent.
         distances: Option<Vec<pmix_types::DeviceDist>> = Tail<Counted<DevDist>>,
     }
     /// RESOLVE_PEERS: status, then (on success) SIZE + PROCs.
     Peers {
+        /// The `pmix_status_t` of the request (one STATUS; 0 success).
         status: i32 = St,
+        /// The processes found, SIZE + PROCs, if sent.
         procs: Option<Vec<Proc>> = Tail<Counted<ProcI>>,
     }
     /// RESOLVE_NODE: status, then (on success) the comma-separated node list.
     Nodes {
+        /// The `pmix_status_t` of the request (one STATUS; 0 success).
         status: i32 = St,
+        /// The node list (one STRING): `None` if absent, `Some(None)` for
+        /// a NULL string.
         nodelist: Option<Option<PString>> = Tail<One<Str>>,
     }
     @hand {
@@ -139,9 +171,13 @@ replies! {
         /// spec-notes/divergences.md). Read only where the connection's own
         /// dialect fails.
         GetOwnDialect {
+            /// The `pmix_status_t` of the request (one STATUS in the
+            /// connection's dialect; 0 success).
             status: i32,
+            /// The dialect the blobs are packed in (the server's own).
             #[cfg_attr(feature = "serde", serde(serialize_with = "dialect_name"))]
             blob_dialect: crate::Dialect,
+            /// Byte objects, each a PROC and its KVALs, packed in `blob_dialect`.
             #[cfg_attr(feature = "serde", serde(serialize_with = "hex_list"))]
             blobs: Vec<Bytes>,
         },

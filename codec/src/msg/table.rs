@@ -31,15 +31,17 @@ macro_rules! commands {
             /// Any other command (GROUP_JOIN, GROUP_INVITE and REQ_SYSINFO, which no
             /// client packs, and codes from 40 on), its fields unparsed.
             Other {
+                /// The command code (the `pmix_cmd_t` COMMAND unit).
                 #[cfg_attr(feature = "serde", serde(rename = "code"))]
                 command: u8,
+                /// The bytes after the command, unparsed.
                 #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
                 rest: Bytes,
             },
         }
 
         impl Request {
-            /// The `pmix_cmd_t` code.
+            /// The `pmix_cmd_t` this request packs first ([`cmd`]).
             pub fn command(&self) -> u8 {
                 match self {
                     $( Request::$V $({ $($f: _),* })? => cmd::$code, )*
@@ -88,191 +90,281 @@ macro_rules! commands {
 }
 
 commands! {
-    /// `PMIX_REQ_CMD`: the job-info request of PMIx_Init.
+    /// `PMIX_REQ_CMD`: the job-info request of PMIx_Init; nothing after
+    /// the command.
     REQ => Req => JobInfo;
+    /// `PMIX_ABORT_CMD`: `PMIx_Abort`'s status, message and the processes
+    /// to abort (none: the whole job).
     ABORT => Abort {
+        /// The exit status the caller asks for (one STATUS).
         status: i32 = One<StatusI>,
+        /// The message to report (one STRING, `None` for NULL).
         message: Option<PString> = One<Str>,
+        /// The processes to abort, SIZE + PROCs; empty for every process
+        /// of the namespace.
         procs: Vec<Proc> = Counted<ProcI>,
     } => Status;
-    /// Blobs of packed KVALs per scope.
+    /// `PMIX_COMMIT_CMD`: blobs of packed KVALs per scope.
     COMMIT => Commit {
+        /// Per `pmix_scope_t`, the buffer of KVALs put in that scope: pairs
+        /// of one SCOPE and one BUFFER, to the end of the payload.
         blobs: Vec<(u8, Buffer)> = UntilEnd<Pair<One<Scope>, One<Buf>>>,
     } => Status;
+    /// `PMIX_FENCENB_CMD`: `PMIx_Fence` over `procs`.
     FENCENB => Fence {
+        /// The participants, SIZE + PROCs.
         procs: Vec<Proc> = Counted<ProcI>,
+        /// Its attributes (`pmix.collect` …), SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
     } => Status;
-    /// `key`: `None` when not sent (older clients), `Some(None)` for a NULL key.
+    /// `PMIX_GETNB_CMD`: `PMIx_Get` of one key of one process.
     GETNB => Get {
+        /// The namespace of the process whose data is asked for (one STRING).
         nspace: Option<PString> = One<Str>,
+        /// Its rank (one PROC_RANK; `PMIX_RANK_WILDCARD` for job-level data).
         rank: u32 = One<Rank>,
+        /// The get's attributes (`pmix.timeout` …), SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
+        /// The key asked for (one STRING): `None` when not sent (older
+        /// clients), `Some(None)` for a NULL key.
         key: Option<Option<PString>> = Tail<One<Str>>,
     } => Get;
+    /// `PMIX_FINALIZE_CMD`: `PMIx_Finalize`; nothing after the command.
     FINALIZE => Finalize => Status;
     /// `PMIX_PUBLISHNB_CMD`: the publisher's uid and the data to publish.
     PUBLISHNB => Publish {
+        /// The publisher's effective uid (one UINT32).
         uid: u32 = One<U32>,
+        /// The data to publish and its attributes (range, persistence),
+        /// SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
     } => Status;
     /// `PMIX_LOOKUPNB_CMD`: keys are packed one unit each.
     LOOKUPNB => Lookup {
+        /// The caller's effective uid (one UINT32).
         uid: u32 = One<U32>,
+        /// The keys to look up: SIZE n, then n units of one STRING each.
         keys: Vec<Option<PString>> = EachCounted<Str>,
+        /// Its attributes (range, `pmix.wait` …), SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
     } => Lookup;
     /// `PMIX_UNPUBLISHNB_CMD`: as LOOKUP; no keys means "all I published".
     UNPUBLISHNB => Unpublish {
+        /// The caller's effective uid (one UINT32).
         uid: u32 = One<U32>,
+        /// The keys to withdraw: SIZE n, then n units of one STRING each.
         keys: Vec<Option<PString>> = EachCounted<Str>,
+        /// Its attributes (range), SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
     } => Status;
-    /// `PMIX_CONNECTNB_CMD`.
+    /// `PMIX_CONNECTNB_CMD`: `PMIx_Connect`.
     CONNECTNB => Connect {
+        /// The processes to connect with, SIZE + PROCs.
         procs: Vec<Proc> = Counted<ProcI>,
+        /// Its attributes, SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
     } => Connect;
-    /// `PMIX_DISCONNECTNB_CMD`.
+    /// `PMIX_DISCONNECTNB_CMD`: `PMIx_Disconnect`.
     DISCONNECTNB => Disconnect {
+        /// The processes to disconnect from, SIZE + PROCs.
         procs: Vec<Proc> = Counted<ProcI>,
+        /// Its attributes, SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
     } => Status;
     /// `PMIX_NOTIFY_CMD`: the source is implicitly the sender.
     NOTIFY => Notify {
+        /// The event's status code (one STATUS).
         status: i32 = One<StatusI>,
+        /// The `pmix_data_range_t` to notify in (one DATA_RANGE).
         range: u8 = One<Range>,
+        /// The event's attributes, SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
     } => Status;
     /// `PMIX_REGEVENTS_CMD`: no codes registers a default handler.
     REGEVENTS => RegEvents {
+        /// The status codes to be notified of, SIZE + STATUSes.
         codes: Vec<i32> = Counted<StatusI>,
+        /// The registration's attributes, SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
     } => Status;
     /// `PMIX_DEREGEVENTS_CMD`: one STATUS unit per code; no reply.
     DEREGEVENTS => DeregEvents {
+        /// The status codes to stop being notified of, one STATUS unit
+        /// each to the end of the payload.
         codes: Vec<i32> = UntilEnd<One<StatusI>>,
     } => Raw;
+    /// `PMIX_QUERY_CMD`: `PMIx_Query_info`.
     QUERY => Query {
+        /// The queries, SIZE + QUERYs.
         queries: Vec<Query> = Counted<QueryI>,
     } => Query;
     /// `PMIX_SPAWNNB_CMD`: job-level info, then the apps.
     SPAWNNB => Spawn {
+        /// Job-level attributes of the spawn, SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
+        /// The applications to start, SIZE + APPs.
         apps: Vec<App> = Counted<AppI>,
     } => Spawn;
-    /// `PMIX_ALLOC_CMD`.
+    /// `PMIX_ALLOC_CMD`: `PMIx_Allocation_request`.
     ALLOC => Alloc {
+        /// The `pmix_alloc_directive_t` (new, extend, release …; one
+        /// ALLOC_DIRECTIVE).
         directive: u8 = One<AllocDir>,
+        /// What is requested, SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
     } => Infos;
-    /// `PMIX_JOB_CONTROL_CMD`.
+    /// `PMIX_JOB_CONTROL_CMD`: `PMIx_Job_control`.
     JOB_CONTROL => JobControl {
+        /// The processes the directives apply to, SIZE + PROCs.
         targets: Vec<Proc> = Counted<ProcI>,
+        /// What to do (`pmix.jctrl.kill` …), SIZE + INFOs.
         directives: Vec<Info> = Counted<InfoI>,
     } => Infos;
     /// `PMIX_MONITOR_CMD`: one INFO saying what to monitor.
     MONITOR => Monitor {
+        /// What to monitor (one INFO).
         monitor: Info = One<InfoI>,
+        /// The status to raise when the monitor triggers (one STATUS).
         error: i32 = One<StatusI>,
+        /// Its attributes, SIZE + INFOs.
         directives: Vec<Info> = Counted<InfoI>,
     } => Infos;
-    /// `PMIX_GET_CREDENTIAL_CMD`.
+    /// `PMIX_GET_CREDENTIAL_CMD`: `PMIx_Get_credential`.
     GET_CREDENTIAL => GetCredential {
+        /// Attributes of the credential asked for, SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
     } => Credential;
-    /// `PMIX_VALIDATE_CRED_CMD`.
+    /// `PMIX_VALIDATE_CRED_CMD`: `PMIx_Validate_credential`.
     VALIDATE_CRED => ValidateCred {
+        /// The credential to validate (one BYTE_OBJECT).
         #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
         credential: Bytes = One<ByteObj>,
+        /// Its attributes, SIZE + INFOs.
         directives: Vec<Info> = Counted<InfoI>,
     } => Infos;
-    /// `PMIX_IOF_PULL_CMD`.
+    /// `PMIX_IOF_PULL_CMD`: `PMIx_IOF_pull`.
     IOF_PULL => IofPull {
+        /// The processes whose output is wanted, SIZE + PROCs.
         procs: Vec<Proc> = Counted<ProcI>,
+        /// Its attributes (`pmix.iof.cpy` …), SIZE + INFOs.
         directives: Vec<Info> = Counted<InfoI>,
+        /// The `pmix_iof_channel_t` bits wanted (one IOF_CHANNEL).
         channels: u16 = One<Channel>,
+        /// The requester's reference for this registration (one SIZE).
         local_id: u64 = One<SizeI>,
     } => Id;
-    /// `PMIX_GROUP_CONSTRUCT_CMD`.
+    /// `PMIX_GROUP_CONSTRUCT_CMD`: `PMIx_Group_construct`.
     GROUP_CONSTRUCT => GroupConstruct {
+        /// The group's name (one STRING).
         group: Option<PString> = One<Str>,
+        /// Its members, SIZE + PROCs.
         procs: Vec<Proc> = Counted<ProcI>,
+        /// Its attributes, SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
     } => Id;
-    /// `PMIX_GROUP_DESTRUCT_CMD`.
+    /// `PMIX_GROUP_DESTRUCT_CMD`: `PMIx_Group_destruct`.
     GROUP_DESTRUCT => GroupDestruct {
+        /// The group's name (one STRING).
         group: Option<PString> = One<Str>,
+        /// Its attributes, SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
     } => Status;
-    /// `PMIX_IOF_DEREG_CMD`.
+    /// `PMIX_IOF_DEREG_CMD`: `PMIx_IOF_deregister`.
     IOF_DEREG => IofDereg {
+        /// Its attributes, SIZE + INFOs.
         directives: Vec<Info> = Counted<InfoI>,
+        /// The reference id the server gave the pull (one SIZE).
         remote_id: u64 = One<SizeI>,
     } => Status;
-    /// `PMIX_FABRIC_REGISTER_CMD`.
+    /// `PMIX_FABRIC_REGISTER_CMD`: `PMIx_Fabric_register`.
     FABRIC_REGISTER => FabricRegister {
+        /// The fabric's attributes, SIZE + INFOs.
         directives: Vec<Info> = Counted<InfoI>,
     } => Infos;
-    /// `PMIX_FABRIC_UPDATE_CMD`.
+    /// `PMIX_FABRIC_UPDATE_CMD`: `PMIx_Fabric_update`.
     FABRIC_UPDATE => FabricUpdate {
+        /// The fabric's index at the server (one SIZE).
         index: u64 = One<SizeI>,
     } => Infos;
     /// `PMIX_LOG_CMD`: the timestamp is sent whenever the peer is 3.0 or
     /// later, whatever the dialect ([`log_sends_time`]): `None` encodes
     /// a 2.x peer's LOG, without it.
     LOG => Log {
+        /// When the caller logged, seconds since the epoch (one TIME;
+        /// `None`: not sent, a 2.x peer).
         timestamp: Option<u64> = LogTime,
+        /// The data to log, SIZE + INFOs.
         data: Vec<Info> = Counted<InfoI>,
+        /// Its attributes (where to log …), SIZE + INFOs.
         directives: Vec<Info> = Counted<InfoI>,
     } => Status;
     /// `PMIX_IOF_PUSH_CMD`: the data is left out when stdin reached EOF.
     IOF_PUSH => IofPush {
+        /// The processes to deliver the input to, SIZE + PROCs.
         targets: Vec<Proc> = Counted<ProcI>,
+        /// Its attributes, SIZE + INFOs.
         directives: Vec<Info> = Counted<InfoI>,
+        /// The input bytes (one BYTE_OBJECT); `None` at EOF.
         #[cfg_attr(feature = "serde", serde(serialize_with = "hex_opt"))]
         data: Option<Bytes> = Tail<One<ByteObj>>,
     } => Status;
-    /// `PMIX_GROUP_LEAVE_CMD`.
+    /// `PMIX_GROUP_LEAVE_CMD`: `PMIx_Group_leave`.
     GROUP_LEAVE => GroupLeave {
+        /// The group's name (one STRING).
         group: Option<PString> = One<Str>,
+        /// Its attributes, SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
     } => Status;
-    /// `PMIX_COMPUTE_DEVICE_DISTANCES_CMD`.
+    /// `PMIX_COMPUTE_DEVICE_DISTANCES_CMD`: `PMIx_Compute_distances`.
     COMPUTE_DEVICE_DISTANCES => DeviceDistances {
+        /// The topology to compute in (one TOPO).
         topology: pmix_types::Topology = One<Topo>,
+        /// The cpus distances are measured from (one PROC_CPUSET).
         cpuset: pmix_types::Cpuset = One<Cpus>,
+        /// Its attributes (device types …), SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
     } => Distances;
     /// `PMIX_REFRESH_CACHE` (5.0+): refetch the job data of one proc.
     REFRESH_CACHE => RefreshCache {
+        /// The process's namespace (one STRING).
         nspace: Option<PString> = One<Str>,
+        /// Its rank (one PROC_RANK).
         rank: u32 = One<Rank>,
     } => Status;
     /// `PMIX_RESBLK_CMD` (6.0+): a resource-block directive.
     RESBLK => ResBlock {
+        /// The `pmix_resource_block_directive_t` (one RESBLOCK_DIRECTIVE).
         directive: u8 = One<ResBlockDir>,
+        /// The block's name (one STRING).
         block: Option<PString> = One<Str>,
+        /// The resources in the block, SIZE + RESOURCE_UNITs.
         units: Vec<pmix_types::ResourceUnit> = Counted<ResUnit>,
+        /// Its attributes, SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
     } => Infos;
-    /// `PMIX_SESSION_CTRL_CMD` (6.0+).
+    /// `PMIX_SESSION_CTRL_CMD` (6.0+): `PMIx_Session_control`.
     SESSION_CTRL => SessionCtrl {
+        /// The session id (one UINT32).
         session: u32 = One<U32>,
+        /// What to do with it, SIZE + INFOs.
         directives: Vec<Info> = Counted<InfoI>,
     } => Infos;
     /// `PMIX_RESOLVE_PEERS_CMD` (5.0+): the procs of `nspace` on `node`.
     RESOLVE_PEERS => ResolvePeers {
+        /// The node (one STRING).
         node: Option<PString> = One<Str>,
+        /// The namespace (one STRING).
         nspace: Option<PString> = One<Str>,
     } => Peers;
     /// `PMIX_RESOLVE_NODE_CMD` (5.0+): the nodes hosting `nspace`.
     RESOLVE_NODE => ResolveNode {
+        /// The namespace (one STRING).
         nspace: Option<PString> = One<Str>,
     } => Nodes;
     /// `PMIX_GDS_FALLBACK_CMD` (master): the client switched to `module`
     /// and wants its job data again, answered like REQ.
     GDS_FALLBACK => GdsFallback {
+        /// The gds module the client now uses (one STRING).
         module: Option<PString> = One<Str>,
     } => JobInfo;
     // defined, never packed by any client; servers answer NOT_SUPPORTED
