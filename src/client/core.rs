@@ -64,6 +64,11 @@ pub enum ClientError {
 }
 
 impl ClientError {
+    /// [`ClientError::status`] with its name (`PMIX_ERR_NOT_FOUND (-46)`).
+    pub fn code(&self) -> pmix_types::status::StatusCode {
+        self.status().into()
+    }
+
     /// The PMIx status this error stands for.
     pub fn status(&self) -> i32 {
         match self {

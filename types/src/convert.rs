@@ -22,6 +22,7 @@ use crate::enums::{
     AllocDirective, DataRange, DeviceType, IofChannel, JobState, LinkState, Persistence, ProcState,
     Rank, Scope,
 };
+use crate::status::StatusCode;
 use crate::{DataType, Info, Nspace, PString, Proc, Timeval, Value, F32, F64};
 use bytes::Bytes;
 
@@ -137,6 +138,7 @@ copies! {
     // the standard's type for ranks is pmix_rank_t; a host may send uint32
     Rank => "PMIX_PROC_RANK", |v| { Value::ProcRank(r) | Value::Uint32(r) => Rank::new(*r) };
     Timeval => "PMIX_TIMEVAL", |v| { Value::Timeval(t) => *t };
+    StatusCode => "PMIX_STATUS", |v| { Value::Status(x) => StatusCode(*x) };
     Scope => "PMIX_SCOPE", |v| { Value::Scope(x) => Scope::from(*x) };
     DataRange => "PMIX_DATA_RANGE", |v| { Value::DataRange(x) => DataRange::from(*x) };
     Persistence => "PMIX_PERSIST", |v| { Value::Persist(x) => Persistence::from(*x) };
@@ -227,9 +229,25 @@ impl From<Timeval> for Value {
     }
 }
 
+/// `PMIX_STATUS`.
+impl From<StatusCode> for Value {
+    fn from(s: StatusCode) -> Value {
+        Value::Status(s.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn status_codes_round_trip_and_refuse_plain_ints() {
+        let s = StatusCode::from(crate::status::codes::PMIX_ERR_TIMEOUT);
+        assert_eq!(StatusCode::try_from(Value::from(s)), Ok(s));
+        assert_eq!(s.to_string(), "PMIX_ERR_TIMEOUT (-24)");
+        let e = StatusCode::try_from(Value::Int32(-24)).unwrap_err();
+        assert_eq!(e.to_string(), "expected PMIX_STATUS, got PMIX_INT32");
+    }
 
     #[test]
     fn integers_convert_when_they_fit() {
