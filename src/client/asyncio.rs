@@ -19,7 +19,7 @@
 //! ```
 
 use super::core::{
-    euid_egid, parse_uri, status_reply, ClientEnv, ClientError, Core, Event, GetPlan, Result,
+    euid_egid, parse_uri, read_as, status_reply, ClientEnv, ClientError, Core, Event, Result,
 };
 use super::options::{FenceOpts, GetOpts};
 use pmix_codec::command::{EventNotice, Reply, Request};
@@ -181,20 +181,13 @@ impl AsyncClient {
         TypeMismatch: From<T::Error>,
     {
         let v = self.get_value(proc, key, &opts).await?;
-        T::try_from(v).map_err(|e| ClientError::Type {
-            key: key.into(),
-            err: e.into(),
-        })
+        read_as(key, v)
     }
 
     async fn get_value(&mut self, proc: &Proc, key: &str, opts: &GetOpts) -> Result<Value> {
-        match self.core.plan_get(proc, key, &opts.to_info()) {
-            GetPlan::Local(v) => Ok(v),
-            GetPlan::NotFound => Err(ClientError::Status {
-                op: "get",
-                code: -46, // PMIX_ERR_NOT_FOUND
-            }),
-            GetPlan::Ask(req) => {
+        match self.core.plan_get(proc, key, &opts.to_info()).settled() {
+            Ok(answer) => answer,
+            Err(req) => {
                 let r = self.request(&req, "get").await?;
                 self.core.absorb_get(proc, key, r)
             }

@@ -3,7 +3,7 @@
 //! queued and handed out by [`Client::next_event`].
 
 use super::core::{
-    euid_egid, info, parse_uri, status_reply, ClientEnv, ClientError, Core, Event, GetPlan, Result,
+    euid_egid, info, parse_uri, read_as, status_reply, ClientEnv, ClientError, Core, Event, Result,
 };
 use super::options::{
     FenceOpts, GetOpts, GroupOpts, JobControl, LookupOpts, Publish, Queries, Spawn,
@@ -220,10 +220,7 @@ impl Client {
         TypeMismatch: From<T::Error>,
     {
         let v = self.get_value(proc, key, &opts)?;
-        T::try_from(v).map_err(|e| ClientError::Type {
-            key: key.into(),
-            err: e.into(),
-        })
+        read_as(key, v)
     }
 
     /// A reserved key, typed: `c.get_key(typed::JOB_SIZE)` is a `u32`.
@@ -253,13 +250,9 @@ impl Client {
     }
 
     fn get_value(&mut self, proc: &Proc, key: &str, opts: &GetOpts) -> Result<Value> {
-        match self.core.plan_get(proc, key, &opts.to_info()) {
-            GetPlan::Local(v) => Ok(v),
-            GetPlan::NotFound => Err(ClientError::Status {
-                op: "get",
-                code: -46, // PMIX_ERR_NOT_FOUND
-            }),
-            GetPlan::Ask(req) => {
+        match self.core.plan_get(proc, key, &opts.to_info()).settled() {
+            Ok(answer) => answer,
+            Err(req) => {
                 let r = self.request(&req, "get")?;
                 self.core.absorb_get(proc, key, r)
             }

@@ -221,6 +221,35 @@ pub enum GetPlan {
     Ask(Request),
 }
 
+impl GetPlan {
+    /// The answer the core gives at once (the value, or
+    /// PMIX_ERR_NOT_FOUND), or the GET request to send, whose reply goes
+    /// to [`Core::absorb_get`].
+    pub fn settled(self) -> std::result::Result<Result<Value>, Request> {
+        match self {
+            GetPlan::Local(v) => Ok(Ok(v)),
+            GetPlan::NotFound => Ok(Err(ClientError::Status {
+                op: "get",
+                code: -46, // PMIX_ERR_NOT_FOUND
+            })),
+            GetPlan::Ask(req) => Err(req),
+        }
+    }
+}
+
+/// A value got for `key`, read as `T` (`ClientError::Type` names the key
+/// and both types when it is not one).
+pub fn read_as<T>(key: &str, v: Value) -> Result<T>
+where
+    T: TryFrom<Value>,
+    pmix_types::TypeMismatch: From<T::Error>,
+{
+    T::try_from(v).map_err(|e| ClientError::Type {
+        key: key.into(),
+        err: e.into(),
+    })
+}
+
 /// An output of the core.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
