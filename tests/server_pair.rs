@@ -184,7 +184,7 @@ fn events_reach_clients_in_the_order_they_registered() {
         ps[4],
         &Request::Notify {
             status: code,
-            range: pmix_wire::server::range::NAMESPACE,
+            range: pmix_types::names::data_range::NAMESPACE,
             info: vec![],
         },
     );

@@ -508,7 +508,7 @@ fn one_fence_however_its_participants_are_written() {
         procs,
         info: vec![],
     };
-    let wild = vec![Proc::new("mem", pmix_wire::server::RANK_WILDCARD)];
+    let wild = vec![Proc::new("mem", pmix_types::RANK_WILDCARD)];
     let all: Vec<Proc> = (0..3).rev().map(|r| Proc::new("mem", r)).collect();
     let replies = |s: &mut Server, cmd: u8| {
         let mut v = Vec::new();
@@ -928,7 +928,7 @@ fn a_peer_that_never_reads_is_dropped_alone() {
 #[test]
 fn events_follow_their_range() {
     use pmix_codec::command::{EventNotice, Request};
-    use pmix_wire::server::range;
+    use pmix_types::names::data_range as range;
     let mut s = Server::new();
     for ns in ["ea", "eb"] {
         s.register_nspace(JobSpec {

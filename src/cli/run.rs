@@ -13,8 +13,9 @@
 //! files; nothing is left behind.
 
 use pmix_types::status::codes;
+use pmix_types::RANK_WILDCARD;
 use pmix_types::{Info, Proc, Value};
-use pmix_wire::server::{jobctl, net, HostEvent, JobSpec, RANK_WILDCARD};
+use pmix_wire::server::{jobctl, net, HostEvent, JobSpec};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command, ExitCode};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -11,10 +11,11 @@
 //! status. Facts and evidence: spec-notes/pmi2.md.
 
 use pmix_types::status::codes;
+use pmix_types::RANK_WILDCARD;
 use pmix_wire::pmi2::bridge::{Framer, Msg, MAX_HELLO};
 use pmix_wire::pmi2::fd::Conn;
 use pmix_wire::pmi2::{self, Request, Response};
-use pmix_wire::server::{net, HostEvent, JobSpec, NodeMap, Server, RANK_WILDCARD};
+use pmix_wire::server::{net, HostEvent, JobSpec, NodeMap, Server};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream, ToSocketAddrs};
 use std::process::{Child, Command, ExitCode};

@@ -11,6 +11,7 @@ use super::options::{
 use pmix_codec::command::{EventNotice, Reply, Request};
 use pmix_types::enums::{AllocDirective, DataRange, Rank, Scope};
 use pmix_types::keys::{typed, Level};
+use pmix_types::status::StatusCode;
 use pmix_types::{Info, PString, Pdata, Proc, TypeMismatch, Value};
 use std::collections::VecDeque;
 use std::io::{Read, Write};
@@ -352,7 +353,13 @@ impl Client {
     }
 
     /// PMIx_Notify_event.
-    pub fn notify(&mut self, status: i32, range: DataRange, extra: &[Info]) -> Result<()> {
+    pub fn notify(
+        &mut self,
+        status: impl Into<StatusCode>,
+        range: DataRange,
+        extra: &[Info],
+    ) -> Result<()> {
+        let status = status.into().code();
         let range = range.wire();
         let req = Request::Notify {
             status,
@@ -575,9 +582,14 @@ impl Client {
     }
 
     /// PMIx_Abort (procs empty: our namespace).
-    pub fn abort(&mut self, status: i32, msg: &str, procs: &[Proc]) -> Result<()> {
+    pub fn abort(
+        &mut self,
+        status: impl Into<StatusCode>,
+        msg: &str,
+        procs: &[Proc],
+    ) -> Result<()> {
         let req = Request::Abort {
-            status,
+            status: status.into().code(),
             message: Some(msg.into()),
             procs: procs.to_vec(),
         };

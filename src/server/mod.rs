@@ -108,24 +108,13 @@ use pmix_types::{DataArray, DataType, Hex, Info, Kval, PString, Pdata, Proc, Val
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
-/// `pmix_data_range_t` values (pmix_common.h).
-pub mod range {
-    /// `PMIX_RANGE_RM`: for the host resource manager.
-    pub const RM: u8 = 1;
-    /// `PMIX_RANGE_LOCAL`: processes on this node.
-    pub const LOCAL: u8 = 2;
-    /// `PMIX_RANGE_NAMESPACE`: processes of the same namespace.
-    pub const NAMESPACE: u8 = 3;
-    /// `PMIX_RANGE_SESSION`: every process of the session.
-    pub const SESSION: u8 = 4;
-    /// `PMIX_RANGE_GLOBAL`: every process.
-    pub const GLOBAL: u8 = 5;
-    /// `PMIX_RANGE_PROC_LOCAL`: the calling process only.
-    pub const PROC_LOCAL: u8 = 7;
-}
+/// `pmix_data_range_t` values, as the core matches them (callers use
+/// [`pmix_types::enums::DataRange`]).
+pub(crate) use pmix_types::names::data_range as range;
 
-/// The rank meaning "every rank of the namespace".
-pub const RANK_WILDCARD: u32 = u32::MAX - 1;
+/// The rank meaning "every rank of the namespace" (callers use
+/// [`pmix_types::enums::Rank::WILDCARD`]).
+pub(crate) const RANK_WILDCARD: u32 = pmix_types::RANK_WILDCARD;
 const INFO_ARRAY_END: u32 = 2;
 /// How long a GET for data a local rank has not committed yet waits when
 /// the request names no `pmix.timeout` (libpmix 4.2.2: 2 s, protocol.md §7.3).
