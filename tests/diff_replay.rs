@@ -344,6 +344,21 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         Some("value-data-buffer-repack"),
     ),
     (
+        "pointer_units_beyond_the_budget_in_v41",
+        "diff_unpack",
+        // POINTER, v41: 35 units of 30 pointers (3c, then the sentinel 00): 1050 > 1024
+        "1f05 3c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c003c00",
+        Some("zero-byte-budget"),
+    ),
+    (
+        "buffer_units_after_the_first_in_v4",
+        "diff_unpack",
+        // BUFFER, v4: units of 2, 1 and 1 buffers; the harness gave libpmix a
+        // 512-byte stride, so units after the first were re-packed empty
+        "1a04 04 0000 0102ccdd 02 0102aabb 02 0101ee",
+        None,
+    ),
+    (
         "uint32_in_v41_agrees",
         "diff_encode",
         // UINT32, v41: [1, 300]; libpmix reads our bytes back
@@ -369,6 +384,34 @@ fn run_regression(c: &mut LibPmix, name: &str) {
     match want {
         Some(n) => assert_eq!(got, Verdict::Listed(n), "{name}"),
         None => assert_eq!(got, Verdict::Agree, "{name}"),
+    }
+}
+
+/// Inputs the fuzzers found, kept as files in corpus/fuzz/diff_unpack/
+/// under a name (the replay above runs them too): each must agree.
+const NAMED_FILES: &[(&str, &str)] = &[
+    (
+        "regress-buffer-units-after-the-first-a",
+        "BUFFER, v4: the 2026-11-24 campaign's unlisted re-pack divergence (a harness defect: the stride of BUFFER storage, tests/interop/common.h)",
+    ),
+    (
+        "regress-buffer-units-after-the-first-b",
+        "BUFFER, v4: the second such input",
+    ),
+];
+
+#[test]
+fn named_corpus_files_agree() {
+    let Some(mut c) = libpmix() else { return };
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/fuzz/diff_unpack");
+    for (name, what) in NAMED_FILES {
+        let data = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        c.restart();
+        assert_eq!(
+            diff_unpack(&mut c, &data),
+            Verdict::Agree,
+            "{name} ({what})"
+        );
     }
 }
 
