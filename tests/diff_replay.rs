@@ -351,6 +351,13 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         Some("zero-byte-budget"),
     ),
     (
+        "undef_array_of_32765_in_v4",
+        "diff_unpack",
+        // DATA_ARRAY, v4: 3 arrays, the second UNDEF of 32765 (fd ff 01): libpmix prints it past its CPU budget
+        "2704 06 2700 00fdff01 010101",
+        Some("undef-array-size"),
+    ),
+    (
         "info_value_type_padding_in_v20",
         "diff_unpack",
         // INFO, v20: key "k", flags 0, value type as INT32 0x2b000000: the type is 0 (UNDEF), libpmix re-packs the 2b
