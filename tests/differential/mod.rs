@@ -64,7 +64,10 @@ pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 /// PMIXW_UNPACK_CPU_MS, which also caps its address space at 1 GiB): an
 /// input needs well under a millisecond, the ones that walk 2^28 UNDEF
 /// elements or zero gigabytes never finish. Before this budget each of
-/// those held a fuzz target for the 30 s above.
+/// those held a fuzz target for the 30 s above. (PMIXW_UNPACK_NO_PRINT
+/// leaves out PMIx_Data_print, whose text is not compared: its walk over
+/// UNDEF elements was the slow part, and its crash on a TIME beyond
+/// ctime() a divergence of the harness, not of the wire.)
 pub const CPU_BUDGET_MS: u32 = 1000;
 
 /// One libpmix child per format, started on first use.
@@ -116,6 +119,8 @@ impl LibPmix {
                 .envs(pmix_wire::interop::format_env(fmt))
                 .env("TMPDIR", std::env::temp_dir())
                 .env("PMIXW_UNPACK_CPU_MS", CPU_BUDGET_MS.to_string())
+                // the print is not compared, and is quadratic in UNDEF elements
+                .env("PMIXW_UNPACK_NO_PRINT", "1")
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::null())
@@ -360,20 +365,6 @@ fn refused_at_item(c: &Case) -> Option<usize> {
     first.strip_prefix('[')?.strip_suffix(']')?.parse().ok()
 }
 
-/// Whether a value is (or holds) a DATA_ARRAY of type UNDEF of 4096 or
-/// more elements (libpmix's print of 32 765 takes 1.8 s of CPU).
-fn big_undef_array(v: &Value) -> bool {
-    match v {
-        Value::DataArray(a) => match &**a {
-            DataArray::Undef { size } => *size >= 1 << 12,
-            DataArray::Typed { elements, .. } => elements.iter().any(big_undef_array),
-        },
-        Value::Value(x) => big_undef_array(x),
-        Value::Info(i) => big_undef_array(&i.value),
-        _ => false,
-    }
-}
-
 /// Whether the bytes hold a unit of count 0.
 fn has_empty_unit(c: &Case) -> bool {
     some_unit(c, |n| n == 0)
@@ -493,11 +484,6 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
         |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::Invalid(m)) if m.contains("pmix_value_t cannot hold")),
     ),
     (
-        "undef-array-size",
-        "a DATA_ARRAY of type UNDEF carries only its size (bfrops.md §9.3); libpmix goes through that many elements (unpack, and PMIx_Data_print, which appends each element's line to all the text before it: quadratic, 32 765 elements take 1.8 s of CPU and print 1.6 MB); beyond its CPU budget (CPU_BUDGET_MS) the child is ended: 32 765 and 2^28 elements",
-        |c| matches!(c.theirs, CAnswer::Crashed(_)) && matches!(c.ours, Ok(v) if v.iter().any(big_undef_array)),
-    ),
-    (
         "overlong-varint",
         "libpmix's flex128 decoder refuses a varint with more bytes than its type needs (a 16-bit value in 4 bytes, fe ff 83 00: psquash_flex128.c:287, -20); pmix-wire accepts such non-canonical varints: an open question for the codec, not a libpmix defect",
         |c| flex(c) && c_rc(c) == Some(-20) && c.ours.is_ok(),
@@ -608,11 +594,6 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
         "pid-range-unchecked",
         "libpmix's flex128 decoder reads a PID varint into 64 bits (also one longer than 64 bits) and keeps the low bits in a 32-bit pid_t; we refuse a PID beyond pid_t (ValueOutOfRange)",
         |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::ValueOutOfRange { what, value }) if *what == "PID" && *value >= 0),
-    ),
-    (
-        "time-print-crash",
-        "PMIx_Data_print of a TIME that ctime() cannot format (a year beyond int) crashes libpmix (SIGSEGV after a successful unpack and re-pack, seen with stdbuf -o0): the C harness prints every value",
-        |c| c.ours.is_ok() && matches!(c.theirs, CAnswer::Crashed(_)) && ours_hold(c, &[DataType::Time]),
     ),
     (
         "v20-type-padding",
