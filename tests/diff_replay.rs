@@ -361,6 +361,27 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         None,
     ),
     (
+        "value_regex_packed_form_in_v41",
+        "diff_unpack",
+        // VALUE, v41: one REGEX value in the packed form, count 1 and a NULL string: libpmix SIGSEGV re-packing it
+        "1505 02310200",
+        Some("regex-pack-crash"),
+    ),
+    (
+        "int_tagged_uint64_in_v3",
+        "diff_unpack",
+        // INT, v3: count 1, tag UINT64 (000f), 0x00000001000f0100: libpmix keeps the low 32 bits
+        "0603 00000001 000f 00000001000f0100",
+        Some("int-sized-tag-truncated"),
+    ),
+    (
+        "node_stats_with_a_disk_in_v41",
+        "diff_unpack",
+        // NODE_STATS, v41: 11 empty float texts, sample time, one disk stat: libpmix re-packs no disk stats
+        "4005 0202000000000000000000000000002c000100000001003a05",
+        Some("node-stats-pointer"),
+    ),
+    (
         "info_value_type_padding_in_v20",
         "diff_unpack",
         // INFO, v20: key "k", flags 0, value type as INT32 0x2b000000: the type is 0 (UNDEF), libpmix re-packs the 2b

@@ -286,24 +286,34 @@ pub type Known = (&'static str, &'static str, fn(&Case) -> bool);
 
 /// Whether a value holds, anywhere inside, a value of one of `tys`.
 pub fn holds(v: &Value, tys: &[DataType]) -> bool {
-    if tys.contains(&v.data_type()) {
+    holds_where(v, &|x| tys.contains(&x.data_type()))
+}
+
+/// Whether a value is, or holds anywhere inside, a value `f` picks.
+pub fn holds_where(v: &Value, f: &dyn Fn(&Value) -> bool) -> bool {
+    if f(v) {
         return true;
     }
-    let any_info = |l: &[pmix_types::Info]| l.iter().any(|i| holds(&i.value, tys));
+    let any_info = |l: &[pmix_types::Info]| l.iter().any(|i| holds_where(&i.value, f));
     match v {
-        Value::Value(x) => holds(x, tys),
-        Value::Info(i) => holds(&i.value, tys),
-        Value::Pdata(p) => holds(&p.value, tys),
-        Value::Kval(k) => holds(&k.value, tys),
+        Value::Value(x) => holds_where(x, f),
+        Value::Info(i) => holds_where(&i.value, f),
+        Value::Pdata(p) => holds_where(&p.value, f),
+        Value::Kval(k) => holds_where(&k.value, f),
         Value::App(a) => any_info(&a.info),
         Value::Query(q) => any_info(&q.qualifiers),
         Value::InfoArray(l) => any_info(l),
         Value::DataArray(a) => match &**a {
-            DataArray::Typed { elements, .. } => elements.iter().any(|e| holds(e, tys)),
+            DataArray::Typed { elements, .. } => elements.iter().any(|e| holds_where(e, f)),
             DataArray::Undef { .. } => false,
         },
         _ => false,
     }
+}
+
+/// A NODE_STATS with disk or net stats (libpmix's pointer bug).
+fn node_stats_with_lists(v: &Value) -> bool {
+    matches!(v, Value::NodeStats(n) if !n.diskstats.is_empty() || !n.netstats.is_empty())
 }
 
 /// Whether the unit type is one of `tys`, or our values hold one.
@@ -417,8 +427,13 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
     ),
     (
         "proc-stats-unpack",
-        "libpmix's PROC_STATS unpacker reads a peak_vsize FLOAT its packer never wrote (bfrops.md §4.15): it refuses well-formed PROC_STATS, its own included [PROC_STATS/*]",
-        |c| c_refuses(c) && ours_hold(c, &[DataType::ProcStats]),
+        "libpmix's PROC_STATS unpacker reads a peak_vsize FLOAT its packer never wrote (bfrops.md §4.15): it refuses well-formed PROC_STATS, its own included, or, when bytes follow, reads every later field one field late and re-packs other values [PROC_STATS/*]",
+        |c| (c_refuses(c) || c_accepts(c)) && ours_hold(c, &[DataType::ProcStats]),
+    ),
+    (
+        "node-stats-pointer",
+        "libpmix's pack_ndstats/unpack_ndstats pass the address of the pointer to the disk and net stats arrays (divergences.md §4): a NODE_STATS with disk or net stats re-packs garbage, is refused, or corrupts libpmix's memory and crashes it",
+        |c| matches!(c.ours, Ok(v) if v.iter().any(|x| holds_where(x, &node_stats_with_lists))),
     ),
     (
         "darray-nomem",
@@ -542,6 +557,11 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
         },
     ),
     (
+        "int-sized-tag-truncated",
+        "libpmix packs an INT (a C int) behind a tag of its size in the dialects with sized-int tags (v20, v3, the psquash native v4/v41) and unpacks whatever size the tag names into the int, keeping the low bits: an INT tagged UINT64 beyond 32 bits passes (v3: 0x00000001000f0100); we refuse what does not fit (ValueOutOfRange), as for v12-wide-int",
+        |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::ValueOutOfRange { what, .. }) if *what == "INT"),
+    ),
+    (
         "unknown-type-unchecked",
         "libpmix does not check a type code it reads nothing for (an empty DATA_ARRAY's element type) or that its dialect only passes through; we refuse codes that are not PMIx types (UnknownType)",
         |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::UnknownType(_))),
@@ -594,6 +614,11 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
         "pid-range-unchecked",
         "libpmix's flex128 decoder reads a PID varint into 64 bits (also one longer than 64 bits) and keeps the low bits in a 32-bit pid_t; we refuse a PID beyond pid_t (ValueOutOfRange)",
         |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::ValueOutOfRange { what, value }) if *what == "PID" && *value >= 0),
+    ),
+    (
+        "regex-pack-crash",
+        "libpmix 4.2.2 packs a REGEX that starts with neither pmix, raw: nor blob through a char* taken for char** and segfaults (divergences.md §8); it unpacks that form (count + STRING), so its re-pack of such a regex, ours or its own, crashes",
+        |c| c.ours.is_ok() && matches!(c.theirs, CAnswer::Crashed(_)) && ours_hold(c, &[DataType::Regex]),
     ),
     (
         "v20-type-padding",
