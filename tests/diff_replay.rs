@@ -382,6 +382,13 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         Some("node-stats-pointer"),
     ),
     (
+        "kval_float_null_text_in_v41",
+        "diff_unpack",
+        // KVAL, v41: key "pmix.test.kv", a FLOAT value whose text is NULL (10 00): libpmix re-packs -0.000000
+        "1c05 241a706d69782e746573742e6b7600000000000000000000000000000000000000000000000000000000000000000000000000400000000000000000000000000000000000000000000000100000000000000000000000000000000000000000000000000100000000000003000000000000000000003504046000000000000000",
+        Some("kval-float-null-text"),
+    ),
+    (
         "info_value_type_padding_in_v20",
         "diff_unpack",
         // INFO, v20: key "k", flags 0, value type as INT32 0x2b000000: the type is 0 (UNDEF), libpmix re-packs the 2b

@@ -626,6 +626,11 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
         |c| dialect(c, Dialect::V20) && c_repack_reads_as_ours(c),
     ),
     (
+        "kval-float-null-text",
+        "libpmix leaves a FLOAT/DOUBLE untouched when its text is a NULL string (float.md); a KVAL's value is allocated without zeroing, so it re-packs whatever that memory held (-0.000000 seen); we read 0.0. Any disagreement on a KVAL holding a FLOAT or DOUBLE that libpmix accepts is taken for this",
+        |c| c.ty == DataType::Kval && c_accepts(c) && c.ours.is_ok() && ours_hold(c, &[DataType::Float, DataType::Double]),
+    ),
+    (
         "zero-byte-budget",
         "POINTER items (and v12's INFO_DIRECTIVES and PROC_STATE) take no bytes of their own, so their counts cannot be checked against the input: we allow max(1024, input length) of them per decode call (robustness.md, zero-byte items) and refuse more (CountTooLarge); libpmix has no bound (35 v41 units of 30 pointers in 70 bytes)",
         |c| {
