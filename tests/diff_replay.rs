@@ -389,6 +389,20 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         Some("kval-float-null-text"),
     ),
     (
+        "value_regex_empty_packed_form_in_v4",
+        "diff_encode",
+        // VALUE, v4: INT16s and a REGEX value in the packed form with an empty string; libpmix re-packs a NULL string
+        "150d 000200080808080808080808080808090808080808080808080808063102020000",
+        Some("regex-pack-crash"),
+    ),
+    (
+        "value_persist_in_v20_refused_with_1",
+        "diff_unpack",
+        // VALUE, v20: one PERSIST value (001e, 00), then 00000000: libpmix -1
+        "1501 00000001001e0000000000",
+        Some("v20-value-persist"),
+    ),
+    (
         "info_value_type_padding_in_v20",
         "diff_unpack",
         // INFO, v20: key "k", flags 0, value type as INT32 0x2b000000: the type is 0 (UNDEF), libpmix re-packs the 2b
@@ -412,6 +426,11 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
     ),
 ];
 
+/// Listed divergences whose named input shows them only when libpmix's
+/// heap holds the right garbage (an unzeroed allocation): the input must
+/// then agree or show that divergence, nothing else.
+const HEAP_DEPENDENT: &[&str] = &["kval-float-null-text"];
+
 /// Each named input runs against fresh children (an input that corrupts
 /// libpmix's heap crashes it only from a known state).
 fn run_regression(c: &mut LibPmix, name: &str) {
@@ -427,6 +446,8 @@ fn run_regression(c: &mut LibPmix, name: &str) {
         t => panic!("unknown target {t}"),
     };
     match want {
+        // what libpmix answers here depends on its heap: it may agree
+        Some(n) if HEAP_DEPENDENT.contains(n) && got == Verdict::Agree => {}
         Some(n) => assert_eq!(got, Verdict::Listed(n), "{name}"),
         None => assert_eq!(got, Verdict::Agree, "{name}"),
     }

@@ -452,8 +452,8 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
     ),
     (
         "v20-value-persist",
-        "libpmix's v20 value unpacker cannot read a PERSIST value, its own included (-50) [VALUE/persist, INFO/v_persist]",
-        |c| dialect(c, Dialect::V20) && c_rc(c) == Some(-50) && ours_hold(c, &[DataType::Persist]),
+        "libpmix's v20 value unpacker cannot read a PERSIST value, its own included (-50; -1 or -29 depending on the bytes it reads instead) [VALUE/persist, INFO/v_persist]",
+        |c| dialect(c, Dialect::V20) && c_refuses(c) && ours_hold(c, &[DataType::Persist]),
     ),
     (
         "v12-no-payload-types",
@@ -617,8 +617,8 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
     ),
     (
         "regex-pack-crash",
-        "libpmix 4.2.2 packs a REGEX that starts with neither pmix, raw: nor blob through a char* taken for char** and segfaults (divergences.md §8); it unpacks that form (count + STRING), so its re-pack of such a regex, ours or its own, crashes",
-        |c| c.ours.is_ok() && matches!(c.theirs, CAnswer::Crashed(_)) && ours_hold(c, &[DataType::Regex]),
+        "libpmix 4.2.2 packs a REGEX that starts with neither pmix, raw: nor blob through a char* taken for char** (divergences.md §8); it unpacks that form (count + STRING), so its re-pack of such a regex, ours or its own, segfaults or, when the string's first bytes read as a NULL pointer (an empty string), packs a NULL string",
+        |c| c.ours.is_ok() && (matches!(c.theirs, CAnswer::Crashed(_)) || c_accepts(c)) && ours_hold(c, &[DataType::Regex]),
     ),
     (
         "v20-type-padding",
