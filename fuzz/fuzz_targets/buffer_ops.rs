@@ -6,4 +6,6 @@
 #[allow(dead_code)]
 mod targets;
 
+use pmix_wire_fuzz as _; // the allocation cap (fuzz/src/lib.rs)
+
 libfuzzer_sys::fuzz_target!(|data: &[u8]| targets::buffer_ops(data));

@@ -10,4 +10,6 @@ mod targets;
 #[path = "../../codec/tests/common/decode_paths.rs"]
 mod decode_paths;
 
+use pmix_wire_fuzz as _; // the allocation cap (fuzz/src/lib.rs)
+
 libfuzzer_sys::fuzz_target!(|data: &[u8]| decode_paths::decode_paths(data));

@@ -7,4 +7,6 @@
 #[path = "../../tests/differential/mod.rs"]
 mod differential;
 
+use pmix_wire_fuzz as _; // the allocation cap (fuzz/src/lib.rs)
+
 libfuzzer_sys::fuzz_target!(|data: &[u8]| differential::fuzz_one(differential::diff_encode, data));

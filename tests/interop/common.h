@@ -30,9 +30,18 @@
  * hand them to libpmix's destructors. */
 static int g_saw_value_dbuf = 0;
 
-/* PMIX_BUFFER (26) is libpmix's internal pmix_buffer_t: opaque here. We
- * hand libpmix zeroed storage this large for it. */
+/* PMIX_BUFFER (26) is libpmix's internal pmix_buffer_t. libpmix writes an
+ * array of them with its own stride, so with the private headers the
+ * storage is exactly that size (a larger stride put the items of every
+ * unit after the first where libpmix's packer does not look: they were
+ * re-packed as empty buffers, the diff_unpack divergences of the
+ * 2026-11-24 campaign). Without them it is opaque: zeroed storage this
+ * large, right for one item only. */
+#ifdef PMIXW_HAVE_KVAL
+#define OPAQUE_BUFFER_SIZE sizeof(pmix_buffer_t)
+#else
 #define OPAQUE_BUFFER_SIZE 512
+#endif
 
 static int init_tool(void) {
     pmix_info_t info;

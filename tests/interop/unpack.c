@@ -5,8 +5,28 @@
  * rc is 0 when everything unpacked, else the failing status; json is all
  * values as one JSON array (bare form); repack_hex is the values packed
  * again by libpmix as a single unit. Dialect and buffer type come from the
- * environment, as for gen. */
+ * environment, as for gen.
+ *
+ * PMIXW_UNPACK_CPU_MS=N (the differential fuzz targets set it): libpmix
+ * gets N ms of CPU per line (SIGPROF ends the process beyond) and 1 GiB
+ * of address space once initialised. On fuzzed bytes libpmix walks 2^28
+ * UNDEF elements or zeroes gigabytes for sizes it believes; without these
+ * limits each such input held the fuzzer until its 30 s wall-clock
+ * timeout, back to back (the children are niced with it). The parent sees
+ * the child die, as for a crash, and starts another.
+ *
+ * PMIXW_UNPACK_NO_PRINT (the differential targets set it too): the last
+ * field stays [] instead of PMIx_Data_print's text of every value, which
+ * the differential check does not compare and which is quadratic in the
+ * elements of an UNDEF array (32 765 of them: 1.8 s of CPU). */
 #include "common.h"
+#include <sys/resource.h>
+#include <sys/time.h>
+
+static void cpu_budget(long ms) {
+    struct itimerval t = {{0, 0}, {ms / 1000, (ms % 1000) * 1000}};
+    setitimer(ITIMER_PROF, &t, NULL);
+}
 
 static pmix_data_type_t type_by_name(const char *s) {
     for (pmix_data_type_t t = 0; t < 200; t++)
@@ -20,11 +40,19 @@ static int hexval(int c) {
 
 int main(void) {
     if (init_tool()) return 1;
+    const char *lim = getenv("PMIXW_UNPACK_CPU_MS");
+    long cpu_ms = lim ? atol(lim) : 0;
+    int print = NULL == getenv("PMIXW_UNPACK_NO_PRINT");
+    if (cpu_ms > 0) {
+        struct rlimit as = {1UL << 30, 1UL << 30};
+        setrlimit(RLIMIT_AS, &as);
+    }
     size_t cap = 1 << 20;
     char *line = malloc(cap);
     while (fgets(line, (int)cap, stdin)) {
         char *tab = strchr(line, '\t');
         if (!tab) continue;
+        if (cpu_ms > 0) cpu_budget(cpu_ms);
         *tab = 0;
         pmix_data_type_t t = type_by_name(line);
         size_t sz = type_size(t);
@@ -64,7 +92,7 @@ int main(void) {
             PMIX_DATA_BUFFER_DESTRUCT(&r);
         }
         printf("\t[");
-        for (size_t i = 0; PMIX_SUCCESS == rc && i < total; i++) {
+        for (size_t i = 0; print && PMIX_SUCCESS == rc && i < total; i++) {
             char *out = NULL;
             /* PMIx_Data_print takes the string itself for PMIX_STRING, a pointer to the value otherwise */
             void *src = PMIX_STRING == t ? *(char **)(all + i * sz) : (void *)(all + i * sz);
@@ -87,6 +115,7 @@ int main(void) {
         } else {
             free(all);
         }
+        if (cpu_ms > 0) cpu_budget(0);
     }
     free(line);
     PMIx_tool_finalize();
