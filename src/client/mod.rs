@@ -1,5 +1,6 @@
 //! The PMIx client role: a sans-IO core ([`core::Core`]), a blocking TCP
-//! driver ([`Client`]) and an async one on tokio ([`AsyncClient`]).
+//! driver ([`Client`]) and, with the `tokio` feature, an async one
+//! (`AsyncClient`).
 //!
 //! ```no_run
 //! use pmix_types::enums::Scope;
@@ -17,11 +18,13 @@
 //! # Ok::<(), pmix_wire::client::ClientError>(())
 //! ```
 
+#[cfg(feature = "tokio")]
 pub mod asyncio;
 pub mod blocking;
 pub mod core;
 pub mod options;
 
+#[cfg(feature = "tokio")]
 pub use self::asyncio::AsyncClient;
 pub use self::blocking::Client;
 pub use self::core::{ClientEnv, ClientError, Core, Event, GetPlan};
