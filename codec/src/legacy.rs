@@ -116,20 +116,3 @@ pub fn value_driver_type(ty: DataType) -> DataType {
         t => t,
     }
 }
-
-// The borrowed reader (view.rs) calls these by their free-function names.
-
-/// [`Dialect::info_has_flags`].
-pub fn info_has_flags(d: Dialect) -> bool {
-    d.info_has_flags()
-}
-
-/// [`Dialect::info_type_field`].
-pub fn info_type_field(d: Dialect) -> InfoTypeField {
-    d.info_type_field()
-}
-
-/// [`Dialect::value_type_field`].
-pub fn value_type_field(d: Dialect) -> InfoTypeField {
-    d.value_type_field()
-}

@@ -459,7 +459,7 @@ fn item_inner<'a>(d: &mut Dec<'a>, ty: DataType) -> Result<ValueRef<'a>> {
     Ok(match ty {
         T::Proc => ValueRef::Proc(proc_ref(d)?),
         T::Info => ValueRef::Info(info_ref(d)?),
-        T::Value => ValueRef::Value(value_at(d, legacy::value_type_field(d.dialect))?),
+        T::Value => ValueRef::Value(value_at(d, d.dialect.value_type_field())?),
         T::DataArray => darray(d)?,
         _ => unpack::unpack_item(d, ty).map(|v| ValueRef::Other(Box::new(v)))?,
     })
@@ -470,12 +470,12 @@ fn item_inner<'a>(d: &mut Dec<'a>, ty: DataType) -> Result<ValueRef<'a>> {
 #[inline(always)]
 fn info_ref<'a>(d: &mut Dec<'a>) -> Result<InfoRef<'a>> {
     let key = limited_str(d, Key::MAX, "key longer than 511 bytes").field("key")?;
-    let flags = if legacy::info_has_flags(d.dialect) {
+    let flags = if d.dialect.info_has_flags() {
         d.u32().field("flags")?
     } else {
         0
     };
-    let value = value_at(d, legacy::info_type_field(d.dialect)).field("value")?;
+    let value = value_at(d, d.dialect.info_type_field()).field("value")?;
     Ok(InfoRef { key, flags, value })
 }
 
