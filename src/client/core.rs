@@ -13,7 +13,7 @@ use pmix_codec::command::{cmd, EventNotice, Reply, Request};
 use pmix_codec::frame::{self, FrameDecoder, HeaderOrder, DEFAULT_MAX_MESSAGE};
 use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
 use pmix_codec::{DataBuffer, Format};
-use pmix_types::status::status_name;
+use pmix_types::status::StatusCode;
 use pmix_types::{Buffer, DataType, Info, Kval, PString, Proc, Value, RANK_WILDCARD};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::Instant;
@@ -22,7 +22,7 @@ use std::time::Instant;
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
     /// The server (or the local retrieval rules) answered with a PMIx status.
-    #[error("{op}: {} ({code})", status_name(*.code).unwrap_or("unknown PMIx status"))]
+    #[error("{op}: {}", StatusCode(*.code))]
     Status {
         /// The operation (`"fence"`, `"get"` …).
         op: &'static str,
@@ -65,7 +65,7 @@ pub enum ClientError {
 
 impl ClientError {
     /// [`ClientError::status`] with its name (`PMIX_ERR_NOT_FOUND (-46)`).
-    pub fn code(&self) -> pmix_types::status::StatusCode {
+    pub fn code(&self) -> StatusCode {
         self.status().into()
     }
 
