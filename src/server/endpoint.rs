@@ -182,8 +182,7 @@ impl Server {
 
     /// Register a namespace; its ranks may then connect.
     pub fn register_nspace(&mut self, spec: JobSpec) {
-        self.job_info_cache.borrow_mut().clear();
-        self.job_info_frames.borrow_mut().clear();
+        self.job_info_changed();
         let ranks = (0..spec.nprocs).map(|_| RankState::default()).collect();
         self.jobs.insert(
             spec.nspace.clone(),
@@ -253,8 +252,7 @@ impl Server {
             j.nodes = Some(map);
         }
         // the job data now describes the nodes
-        self.job_info_cache.borrow_mut().clear();
-        self.job_info_frames.borrow_mut().clear();
+        self.job_info_changed();
     }
 
     /// The next upcall for the host, if any. A driver drains these before

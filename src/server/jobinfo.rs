@@ -3,6 +3,13 @@
 use super::*;
 
 impl Server {
+    /// The job data changed: forget every job-info reply built from it,
+    /// and its framed copies (shared.rs).
+    pub(super) fn job_info_changed(&self) {
+        self.job_info_cache.borrow_mut().clear();
+        self.job_info_frames.borrow_mut().clear();
+    }
+
     /// What the job info of `nspace` in `fmt` is cached under: it also
     /// holds the version the namespace's first client announced.
     pub(super) fn job_info_key(&self, fmt: &Format, nspace: &str) -> (String, Format, String) {

@@ -114,7 +114,7 @@ pub(crate) use pmix_types::names::data_range as range;
 
 /// The rank meaning "every rank of the namespace" (callers use
 /// [`pmix_types::enums::Rank::WILDCARD`]).
-pub(crate) const RANK_WILDCARD: u32 = pmix_types::RANK_WILDCARD;
+pub(crate) use pmix_types::RANK_WILDCARD;
 const INFO_ARRAY_END: u32 = 2;
 /// How long a GET for data a local rank has not committed yet waits when
 /// the request names no `pmix.timeout` (libpmix 4.2.2: 2 s, protocol.md §7.3).
