@@ -570,12 +570,13 @@ impl Core {
         } else {
             0
         };
-        self.out.extend(frame::frame(
-            self.pindex,
-            tag,
-            &payload,
-            HeaderOrder::Network,
-        )?);
+        let f = frame::frame(self.pindex, tag, &payload, HeaderOrder::Network)?;
+        // mostly nothing is queued: the frame becomes the queue, not a copy
+        if self.out.is_empty() {
+            self.out = f;
+        } else {
+            self.out.extend_from_slice(&f);
+        }
         Ok(answered.then_some(tag))
     }
 
