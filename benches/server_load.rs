@@ -100,7 +100,11 @@ fn serve(n: u32) {
         opts,
     )
     .expect("server");
-    println!("uri {}\nnspace benchns", server.uri());
+    println!(
+        "uri {}\nnspace benchns\nserver_cpu_ready_ms {}",
+        server.uri(),
+        cpu_ms()
+    );
     std::io::stdout().flush().unwrap();
     // the host looks every millisecond, as the C harness's main thread
     // does (usleep(1000) on its counter): blocked in recv(), it was woken
@@ -428,6 +432,8 @@ fn generate(a: &[String]) {
 struct Run {
     wall: Duration,
     rss_kib: u64,
+    /// The server's CPU time during the run (its registration before the
+    /// run left out).
     cpu_ms: u64,
     /// The generator processes' CPU time, all together.
     gen_cpu_ms: u64,
@@ -466,6 +472,9 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let uri = field(&mut lines, "uri ");
     let ns = field(&mut lines, "nspace ");
+    let cpu_ready: u64 = field(&mut lines, "server_cpu_ready_ms ")
+        .parse()
+        .unwrap_or(0);
     let addr = uri.rsplit_once("//").expect("tcp uri").1.to_string();
     let me = std::env::current_exe().unwrap();
     let mut gens = Vec::new();
@@ -511,7 +520,11 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
         }
     }
     let rss_kib = field(&mut lines, "server_rss ").parse().unwrap_or(0);
-    let cpu_ms = field(&mut lines, "server_cpu_ms ").parse().unwrap_or(0);
+    // the run's CPU, not the registration's before it
+    let cpu_ms = field(&mut lines, "server_cpu_ms ")
+        .parse::<u64>()
+        .unwrap_or(0)
+        .saturating_sub(cpu_ready);
     drop(child.stdin.take());
     let _ = child.wait();
     lat.sort();

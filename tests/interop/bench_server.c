@@ -9,7 +9,8 @@
  * environment PMIx_server_setup_fork gives, waits for them and prints its
  * own peak RSS ("server_rss <KiB>"). Exit status: 0 if every rank
  * succeeded. With "-" for PROG (benches/server_load.rs) it starts nothing:
- * it prints "uri <PMIX_SERVER_URI41>" and "nspace <ns>", serves whoever
+ * it prints "uri <PMIX_SERVER_URI41>", "nspace <ns>" and
+ * "server_cpu_ready_ms <ms>" (its CPU time spent registering), serves whoever
  * connects as the N ranks until N have finalized, then prints
  * "server_rss <KiB>" and "server_cpu_ms <user+sys ms>" on stdout and
  * ends when its stdin closes. */
@@ -32,6 +33,14 @@ static pmix_status_t h_fence(const pmix_proc_t procs[], size_t nprocs, const pmi
     (void) ninfo;
     cb(PMIX_SUCCESS, data, ndata, d, NULL, NULL);
     return PMIX_SUCCESS;
+}
+
+/* This process's CPU time so far (user + system), in ms. */
+static long cpu_ms(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000L
+           + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000L;
 }
 
 static volatile int finalized = 0;
@@ -124,7 +133,7 @@ int main(int argc, char **argv) {
                     printf("uri %s\n", env[i] + 18);
                 }
             }
-            printf("nspace benchns\n");
+            printf("nspace benchns\nserver_cpu_ready_ms %ld\n", cpu_ms());
             fflush(stdout);
         }
     }
@@ -132,11 +141,7 @@ int main(int argc, char **argv) {
         while (__atomic_load_n(&finalized, __ATOMIC_SEQ_CST) < n) {
             usleep(1000);
         }
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        long ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000L
-                  + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000L;
-        printf("server_rss %ld\nserver_cpu_ms %ld\n", peak_kib(), ms);
+        printf("server_rss %ld\nserver_cpu_ms %ld\n", peak_kib(), cpu_ms());
         fflush(stdout);
         /* the last replies may still be on their way: finalize when told */
         char sink[64];
