@@ -52,10 +52,7 @@ impl Job {
     fn adopt(&mut self, server: &net::Running, child: Child, nspace: &str, rank: u32) {
         let (ns, pid) = (nspace.to_string(), child.id());
         // only this process or its descendants may connect as this rank
-        server.call(move |s| {
-            s.set_proc_pid(&ns, rank, pid);
-            s.set_rank_pid(&ns, rank, pid);
-        });
+        server.call(move |s| s.set_rank_pid(&ns, rank, pid));
         self.0.push(Rank {
             child,
             nspace: nspace.to_string(),

@@ -58,9 +58,11 @@ impl Server {
     /// The host launched this process as this rank: a client claiming the
     /// rank must be it or its descendant (when the verifier can tell).
     /// Claims that came in before are checked now: the verified one keeps
-    /// the rank, proven strays are dropped.
+    /// the rank, proven strays are dropped. The pid is also the rank's
+    /// entry in the process tables (queries of `pmix.qry.ptable`).
     pub fn set_rank_pid(&mut self, nspace: &str, rank: impl Into<Rank>, pid: u32) {
         let rank = rank.into().wire();
+        self.record_proc_pid(nspace, rank, pid);
         let Some(r) = self.rank_mut(nspace, rank) else {
             return;
         };
