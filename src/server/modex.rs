@@ -263,8 +263,11 @@ impl Server {
     /// round trip instead of one per peer; libpmix's own server gets the
     /// same effect from its shared-memory store.
     pub(super) fn bulk(&mut self, id: ConnId, target: &(String, u32)) -> Vec<Bytes> {
+        let Some(fmt) = self.fmt_of(id) else {
+            return Vec::new();
+        };
         let Some(Conn {
-            state: ConnState::Client { proc, fmt },
+            state: ConnState::Client { proc },
             bulk_sent,
             ..
         }) = self.conns.get_mut(&id)
@@ -278,7 +281,7 @@ impl Server {
             return Vec::new();
         }
         *bulk_sent = true;
-        let (fmt, me) = (*fmt, proc.rank);
+        let me = proc.rank;
         j.ranks
             .iter()
             .enumerate()
