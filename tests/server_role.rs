@@ -1163,3 +1163,78 @@ fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
     );
     assert_eq!(blobs(104).len(), 1, "{:?}", blobs(104));
 }
+
+/// In memory, a job of 3 ranks on this node alone: after commits, rank 0's
+/// first GET (for rank 2) also brings rank 1's data, what rank 0 may see
+/// (its LOCAL and GLOBAL keys, not REMOTE ones) and never rank 0's own;
+/// its next GET brings only the target's.
+#[test]
+fn one_get_brings_every_peer_on_one_node_too() {
+    use pmix_codec::command::{Reply, Request};
+    use pmix_types::{Buffer, DataType, Kval, Value};
+    let now = Instant::now();
+    let fmt = pmix_codec::Format::V41;
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: "one".into(),
+        nprocs: 3,
+        hostname: "a".into(),
+        info: vec![],
+    });
+    let blob = |scope: &str, r: u32| {
+        let mut buf = pmix_codec::DataBuffer::new(fmt);
+        let k = Kval {
+            key: Some(format!("{scope}.{r}").as_str().into()),
+            value: Value::Uint32(r),
+        };
+        buf.pack(DataType::Kval, &[Value::Kval(Box::new(k))])
+            .unwrap();
+        Buffer {
+            buffer_type: 1,
+            bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
+        }
+    };
+    let ids: Vec<_> = (0..3u32).map(|_| s.open()).collect();
+    for (r, id) in ids.iter().enumerate() {
+        let r = r as u32;
+        s.handle_input(*id, &hello("one", r), now);
+        let commit = Request::Commit {
+            blobs: vec![(1, blob("local", r)), (2, blob("remote", r))],
+        };
+        s.handle_input(*id, &request(101, &commit), now);
+    }
+    let get = |r: u32, key: &str| Request::Get {
+        nspace: Some("one".into()),
+        rank: r,
+        info: vec![],
+        key: Some(Some(key.into())),
+    };
+    while s.poll_output().is_some() {}
+    s.handle_input(ids[0], &request(103, &get(2, "local.2")), now);
+    s.handle_input(ids[0], &request(104, &get(1, "local.1")), now);
+    let mut replies = Vec::new();
+    while let Some(o) = s.poll_output() {
+        if let Output::Send(c, b) = o {
+            if c == ids[0] && b.len() > 16 {
+                let t = u32::from_be_bytes(b[4..8].try_into().unwrap());
+                match Reply::decode(&fmt, 4, &b[16..]).unwrap() {
+                    Reply::Get { status: 0, blobs } => replies.push((t, blobs)),
+                    other => panic!("{other:?}"),
+                }
+            }
+        }
+    }
+    assert_eq!(replies.len(), 2, "{replies:?}");
+    let (t, first) = &replies[0];
+    let text = format!("{first:?}");
+    assert_eq!((*t, first.len()), (103, 2), "{text}");
+    assert!(
+        text.contains("local.2") && text.contains("local.1"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("remote.") && !text.contains("local.0"),
+        "{text}"
+    );
+    assert_eq!((replies[1].0, replies[1].1.len()), (104, 1));
+}

@@ -254,14 +254,15 @@ impl Server {
         self.reply(id, t, &r);
     }
 
-    /// In a job spanning nodes, the first GET reply a rank of the job gets
-    /// also carries every other committed rank's data (what that rank may
-    /// see: LOCAL and GLOBAL keys of ranks here, REMOTE and GLOBAL of ranks
-    /// elsewhere), one byte object each. libpmix's hash gds stores every
-    /// byte object under its proc and answers later GETs for those ranks
-    /// from that cache (protocol.md §7.3), so a rank's wireup costs one
-    /// round trip instead of one per peer; libpmix's own server gets the
-    /// same effect from its shared-memory store.
+    /// The first GET reply a rank of the job gets also carries every other
+    /// committed rank's data (what that rank may see: LOCAL and GLOBAL keys
+    /// of ranks here, REMOTE and GLOBAL of ranks elsewhere), one byte
+    /// object each. libpmix's hash gds stores every byte object under its
+    /// proc and answers later GETs for those ranks from that cache
+    /// (protocol.md §7.3), so a rank's wireup costs one round trip instead
+    /// of one per peer; libpmix's own server gets the same effect from its
+    /// shared-memory store (on one node as across nodes: with the hash gds
+    /// its clients ask once per peer, N - 1 round trips each).
     pub(super) fn bulk(&mut self, id: ConnId, target: &(String, u32)) -> Vec<Bytes> {
         let Some(fmt) = self.fmt_of(id) else {
             return Vec::new();
@@ -277,7 +278,7 @@ impl Server {
         let Some(j) = self.jobs.get(&target.0) else {
             return Vec::new();
         };
-        if *bulk_sent || j.nodes.is_none() || proc.nspace.to_string() != target.0 {
+        if *bulk_sent || proc.nspace.to_string() != target.0 {
             return Vec::new();
         }
         *bulk_sent = true;
