@@ -1164,12 +1164,13 @@ fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
     assert_eq!(blobs(104).len(), 1, "{:?}", blobs(104));
 }
 
-/// In memory, a job of 3 ranks on this node alone: after commits, rank 0's
-/// first GET (for rank 2) also brings rank 1's data, what rank 0 may see
-/// (its LOCAL and GLOBAL keys, not REMOTE ones) and never rank 0's own;
-/// its next GET brings only the target's.
+/// In memory, a job of 5 ranks on this node alone, all committed: rank 0's
+/// first GET (for rank 1) brings rank 1's data only (one neighbour costs
+/// nothing more); its second (for rank 2) also brings the peers not sent
+/// yet (3 and 4), what rank 0 may see (LOCAL and GLOBAL keys, not REMOTE
+/// ones), never rank 0's own; a third brings its target only.
 #[test]
-fn one_get_brings_every_peer_on_one_node_too() {
+fn on_one_node_a_second_get_brings_the_peers_not_sent_yet() {
     use pmix_codec::command::{Reply, Request};
     use pmix_types::{Buffer, DataType, Kval, Value};
     let now = Instant::now();
@@ -1177,7 +1178,7 @@ fn one_get_brings_every_peer_on_one_node_too() {
     let mut s = Server::new();
     s.register_nspace(JobSpec {
         nspace: "one".into(),
-        nprocs: 3,
+        nprocs: 5,
         hostname: "a".into(),
         info: vec![],
     });
@@ -1194,7 +1195,7 @@ fn one_get_brings_every_peer_on_one_node_too() {
             bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
         }
     };
-    let ids: Vec<_> = (0..3u32).map(|_| s.open()).collect();
+    let ids: Vec<_> = (0..5u32).map(|_| s.open()).collect();
     for (r, id) in ids.iter().enumerate() {
         let r = r as u32;
         s.handle_input(*id, &hello("one", r), now);
@@ -1210,8 +1211,9 @@ fn one_get_brings_every_peer_on_one_node_too() {
         key: Some(Some(key.into())),
     };
     while s.poll_output().is_some() {}
-    s.handle_input(ids[0], &request(103, &get(2, "local.2")), now);
-    s.handle_input(ids[0], &request(104, &get(1, "local.1")), now);
+    s.handle_input(ids[0], &request(103, &get(1, "local.1")), now);
+    s.handle_input(ids[0], &request(104, &get(2, "local.2")), now);
+    s.handle_input(ids[0], &request(105, &get(3, "local.3")), now);
     let mut replies = Vec::new();
     while let Some(o) = s.poll_output() {
         if let Output::Send(c, b) = o {
@@ -1224,17 +1226,14 @@ fn one_get_brings_every_peer_on_one_node_too() {
             }
         }
     }
-    assert_eq!(replies.len(), 2, "{replies:?}");
-    let (t, first) = &replies[0];
-    let text = format!("{first:?}");
-    assert_eq!((*t, first.len()), (103, 2), "{text}");
+    let lens: Vec<(u32, usize)> = replies.iter().map(|(t, b)| (*t, b.len())).collect();
+    assert_eq!(lens, [(103, 1), (104, 3), (105, 1)], "{replies:?}");
+    let text = format!("{:?}", replies[1].1);
+    for want in ["local.2", "local.3", "local.4"] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
     assert!(
-        text.contains("local.2") && text.contains("local.1"),
+        !text.contains("remote.") && !text.contains("local.0") && !text.contains("local.1"),
         "{text}"
     );
-    assert!(
-        !text.contains("remote.") && !text.contains("local.0"),
-        "{text}"
-    );
-    assert_eq!((replies[1].0, replies[1].1.len()), (104, 1));
 }

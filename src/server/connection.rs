@@ -19,8 +19,8 @@ pub(super) enum ConnState {
 }
 
 pub(super) struct Conn {
-    /// It has been sent every committed peer's data in one GET reply.
-    pub(super) bulk_sent: bool,
+    /// Which peers' data its GET replies have brought (modex.rs, `bulk`).
+    pub(super) bulk: BulkSent,
     /// Framing, handshake, negotiated format, event registrations (the
     /// state the client core keeps too: crate::conn).
     pub(super) link: Link<Acceptor>,
@@ -34,6 +34,17 @@ pub(super) struct Conn {
     pub(super) peer: PeerInfo,
     /// While the handshake is pending: when it must be complete.
     pub(super) deadline: Option<Instant>,
+}
+
+/// What a connection's GET replies have brought besides their targets.
+#[derive(Default)]
+pub(super) struct BulkSent {
+    /// GET replies for peers of its own namespace so far.
+    pub(super) gets: u32,
+    /// Across nodes: every committed peer's data went in one reply.
+    pub(super) all: bool,
+    /// On one node: the peers whose data it has been sent.
+    pub(super) ranks: BTreeSet<u32>,
 }
 
 impl Conn {
@@ -144,7 +155,7 @@ impl Server {
         self.conns.insert(
             id,
             Conn {
-                bulk_sent: false,
+                bulk: BulkSent::default(),
                 link: Link::accept(self.max_message),
                 credential: Bytes::new(),
                 state: ConnState::Handshake,
