@@ -1020,7 +1020,7 @@ fn events_follow_their_range() {
 #[test]
 fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
     use pmix_codec::command::{Reply, Request};
-    use pmix_types::{Buffer, DataType, Info, Kval, Value};
+    use pmix_types::{Info, Value};
     use pmix_wire::server::NodeMap;
     let now = Instant::now();
     let mut s = Server::new();
@@ -1037,24 +1037,7 @@ fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
             me: 0,
         },
     );
-    let commit = |r: u32| {
-        let kv = |scope: &str| {
-            let mut buf = pmix_codec::DataBuffer::new(pmix_codec::Format::V41);
-            let k = Kval {
-                key: Some(format!("{scope}.{r}").as_str().into()),
-                value: Value::Uint32(r),
-            };
-            buf.pack(DataType::Kval, &[Value::Kval(Box::new(k))])
-                .unwrap();
-            Buffer {
-                buffer_type: 1,
-                bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
-            }
-        };
-        Request::Commit {
-            blobs: vec![(1, kv("local")), (2, kv("remote"))],
-        }
-    };
+    let commit = scoped_commit;
     let fmt = pmix_codec::Format::V41;
     let replies = |s: &mut Server| {
         let mut out = Vec::new();
@@ -1172,7 +1155,6 @@ fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
 #[test]
 fn on_one_node_a_second_get_brings_the_peers_not_sent_yet() {
     use pmix_codec::command::{Reply, Request};
-    use pmix_types::{Buffer, DataType, Kval, Value};
     let now = Instant::now();
     let fmt = pmix_codec::Format::V41;
     let mut s = Server::new();
@@ -1182,27 +1164,11 @@ fn on_one_node_a_second_get_brings_the_peers_not_sent_yet() {
         hostname: "a".into(),
         info: vec![],
     });
-    let blob = |scope: &str, r: u32| {
-        let mut buf = pmix_codec::DataBuffer::new(fmt);
-        let k = Kval {
-            key: Some(format!("{scope}.{r}").as_str().into()),
-            value: Value::Uint32(r),
-        };
-        buf.pack(DataType::Kval, &[Value::Kval(Box::new(k))])
-            .unwrap();
-        Buffer {
-            buffer_type: 1,
-            bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
-        }
-    };
     let ids: Vec<_> = (0..5u32).map(|_| s.open()).collect();
     for (r, id) in ids.iter().enumerate() {
         let r = r as u32;
         s.handle_input(*id, &hello("one", r), now);
-        let commit = Request::Commit {
-            blobs: vec![(1, blob("local", r)), (2, blob("remote", r))],
-        };
-        s.handle_input(*id, &request(101, &commit), now);
+        s.handle_input(*id, &request(101, &scoped_commit(r)), now);
     }
     let get = |r: u32, key: &str| Request::Get {
         nspace: Some("one".into()),
@@ -1236,4 +1202,26 @@ fn on_one_node_a_second_get_brings_the_peers_not_sent_yet() {
         !text.contains("remote.") && !text.contains("local.0") && !text.contains("local.1"),
         "{text}"
     );
+}
+
+/// Rank `r`'s COMMIT (v41): key `local.<r>` in the LOCAL blob and
+/// `remote.<r>` in the REMOTE one, each the value r.
+fn scoped_commit(r: u32) -> pmix_codec::command::Request {
+    use pmix_types::{Buffer, DataType, Kval, Value};
+    let kv = |scope: &str| {
+        let mut buf = pmix_codec::DataBuffer::new(pmix_codec::Format::V41);
+        let k = Kval {
+            key: Some(format!("{scope}.{r}").as_str().into()),
+            value: Value::Uint32(r),
+        };
+        buf.pack(DataType::Kval, &[Value::Kval(Box::new(k))])
+            .unwrap();
+        Buffer {
+            buffer_type: 1,
+            bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
+        }
+    };
+    pmix_codec::command::Request::Commit {
+        blobs: vec![(1, kv("local")), (2, kv("remote"))],
+    }
 }
