@@ -508,7 +508,13 @@ impl Core {
         } else {
             0
         };
-        self.out.extend(self.link.frame(tag, &payload)?);
+        let f = self.link.frame(tag, &payload)?;
+        // mostly nothing is queued: the frame becomes the queue, not a copy
+        if self.out.is_empty() {
+            self.out = f;
+        } else {
+            self.out.extend_from_slice(&f);
+        }
         Ok(answered.then_some(tag))
     }
 
