@@ -320,16 +320,6 @@ fn handshake_entry(
     }
 }
 
-/// Length of the server's unframed handshake reply to a peer of type `flag`.
-fn handshake_reply_len(flag: u8) -> usize {
-    use pmix_codec::handshake::NSPACE_FIELD;
-    match flag {
-        peer_type::SIMPLE_CLIENT => 8,
-        peer_type::TOOL_NEEDS_ID | peer_type::LAUNCHER_NEEDS_ID => 4 + 2 * (NSPACE_FIELD + 4) + 4,
-        _ => 4 + NSPACE_FIELD + 4 + 4,
-    }
-}
-
 /// The inspector fed live: bytes of either side as they arrive, in any
 /// split; each call returns the entries that became complete. This is the
 /// sans-IO core of `pmixw relay`.
@@ -426,7 +416,7 @@ impl Live {
             let Some(flag) = self.flag else {
                 return out; // the reply cannot be read before the request
             };
-            let need = handshake_reply_len(flag);
+            let need = pmix_codec::handshake::reply_len(flag);
             if self.server_hs.len() < need {
                 return out;
             }

@@ -64,6 +64,8 @@
 
 #[cfg(feature = "client")]
 pub mod client;
+#[cfg(any(feature = "client", feature = "server"))]
+pub mod conn;
 #[cfg(feature = "client")]
 pub mod pmi2;
 #[cfg(feature = "server")]

@@ -1020,7 +1020,7 @@ fn events_follow_their_range() {
 #[test]
 fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
     use pmix_codec::command::{Reply, Request};
-    use pmix_types::{Buffer, DataType, Info, Kval, Value};
+    use pmix_types::{Info, Value};
     use pmix_wire::server::NodeMap;
     let now = Instant::now();
     let mut s = Server::new();
@@ -1037,24 +1037,7 @@ fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
             me: 0,
         },
     );
-    let commit = |r: u32| {
-        let kv = |scope: &str| {
-            let mut buf = pmix_codec::DataBuffer::new(pmix_codec::Format::V41);
-            let k = Kval {
-                key: Some(format!("{scope}.{r}").as_str().into()),
-                value: Value::Uint32(r),
-            };
-            buf.pack(DataType::Kval, &[Value::Kval(Box::new(k))])
-                .unwrap();
-            Buffer {
-                buffer_type: 1,
-                bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
-            }
-        };
-        Request::Commit {
-            blobs: vec![(1, kv("local")), (2, kv("remote"))],
-        }
-    };
+    let commit = scoped_commit;
     let fmt = pmix_codec::Format::V41;
     let replies = |s: &mut Server| {
         let mut out = Vec::new();
@@ -1162,4 +1145,83 @@ fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
         "{first}"
     );
     assert_eq!(blobs(104).len(), 1, "{:?}", blobs(104));
+}
+
+/// In memory, a job of 5 ranks on this node alone, all committed: rank 0's
+/// first GET (for rank 1) brings rank 1's data only (one neighbour costs
+/// nothing more); its second (for rank 2) also brings the peers not sent
+/// yet (3 and 4), what rank 0 may see (LOCAL and GLOBAL keys, not REMOTE
+/// ones), never rank 0's own; a third brings its target only.
+#[test]
+fn on_one_node_a_second_get_brings_the_peers_not_sent_yet() {
+    use pmix_codec::command::{Reply, Request};
+    let now = Instant::now();
+    let fmt = pmix_codec::Format::V41;
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: "one".into(),
+        nprocs: 5,
+        hostname: "a".into(),
+        info: vec![],
+    });
+    let ids: Vec<_> = (0..5u32).map(|_| s.open()).collect();
+    for (r, id) in ids.iter().enumerate() {
+        let r = r as u32;
+        s.handle_input(*id, &hello("one", r), now);
+        s.handle_input(*id, &request(101, &scoped_commit(r)), now);
+    }
+    let get = |r: u32, key: &str| Request::Get {
+        nspace: Some("one".into()),
+        rank: r,
+        info: vec![],
+        key: Some(Some(key.into())),
+    };
+    while s.poll_output().is_some() {}
+    s.handle_input(ids[0], &request(103, &get(1, "local.1")), now);
+    s.handle_input(ids[0], &request(104, &get(2, "local.2")), now);
+    s.handle_input(ids[0], &request(105, &get(3, "local.3")), now);
+    let mut replies = Vec::new();
+    while let Some(o) = s.poll_output() {
+        if let Output::Send(c, b) = o {
+            if c == ids[0] && b.len() > 16 {
+                let t = u32::from_be_bytes(b[4..8].try_into().unwrap());
+                match Reply::decode(&fmt, 4, &b[16..]).unwrap() {
+                    Reply::Get { status: 0, blobs } => replies.push((t, blobs)),
+                    other => panic!("{other:?}"),
+                }
+            }
+        }
+    }
+    let lens: Vec<(u32, usize)> = replies.iter().map(|(t, b)| (*t, b.len())).collect();
+    assert_eq!(lens, [(103, 1), (104, 3), (105, 1)], "{replies:?}");
+    let text = format!("{:?}", replies[1].1);
+    for want in ["local.2", "local.3", "local.4"] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    assert!(
+        !text.contains("remote.") && !text.contains("local.0") && !text.contains("local.1"),
+        "{text}"
+    );
+}
+
+/// Rank `r`'s COMMIT (v41): key `local.<r>` in the LOCAL blob and
+/// `remote.<r>` in the REMOTE one, each the value r.
+fn scoped_commit(r: u32) -> pmix_codec::command::Request {
+    use pmix_types::{Buffer, DataType, Kval, Value};
+    let kv = |scope: &str| {
+        let mut buf = pmix_codec::DataBuffer::new(pmix_codec::Format::V41);
+        let k = Kval {
+            key: Some(format!("{scope}.{r}").as_str().into()),
+            value: Value::Uint32(r),
+        };
+        buf.pack(DataType::Kval, &[Value::Kval(Box::new(k))])
+            .unwrap();
+        Buffer {
+            buffer_type: 1,
+            bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
+        }
+    };
+    pmix_codec::command::Request::Commit {
+        blobs: vec![(1, kv("local")), (2, kv("remote"))],
+    }
 }

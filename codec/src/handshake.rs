@@ -310,6 +310,18 @@ impl ClientReply {
 /// Length of the NUL-padded namespace fields of the tool reply.
 pub const NSPACE_FIELD: usize = 256;
 
+/// Length of the server's handshake reply to a peer of type `flag`: the
+/// 8 bytes of [`ClientReply`] for a simple client; for tools and launchers
+/// [`ToolReply`]'s status, identity (assigned identity first for flags 3
+/// and 6) and security status. A refusal is shorter: a lone status.
+pub fn reply_len(flag: u8) -> usize {
+    match flag {
+        peer_type::SIMPLE_CLIENT => 8,
+        peer_type::TOOL_NEEDS_ID | peer_type::LAUNCHER_NEEDS_ID => 4 + 2 * (NSPACE_FIELD + 4) + 4,
+        _ => 4 + NSPACE_FIELD + 4 + 4,
+    }
+}
+
 /// The server's reply to a tool, launcher or singleton (protocol.md §4.3.2).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(Serialize))]

@@ -51,11 +51,10 @@ impl Job {
     /// tables) and follow it.
     fn adopt(&mut self, server: &net::Running, child: Child, nspace: &str, rank: u32) {
         let (ns, pid) = (nspace.to_string(), child.id());
-        // only this process or its descendants may connect as this rank
-        server.call(move |s| {
-            s.set_proc_pid(&ns, rank, pid);
-            s.set_rank_pid(&ns, rank, pid);
-        });
+        // only this process or its descendants may connect as this rank;
+        // not waited for: the next rank starts at once (a claim that comes
+        // first is checked when the pid arrives)
+        server.post(move |s| s.set_rank_pid(&ns, rank, pid));
         self.0.push(Rank {
             child,
             nspace: nspace.to_string(),
@@ -294,6 +293,11 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
             s.set_memory_probe(Box::new(resident_mb));
         }
     });
+    // the ranks are reaped when SIGCHLD says one may have ended, not by
+    // asking each of them every millisecond (N waitpid calls a loop, taken
+    // from the ranks' own 2 cores at N = 256)
+    let child_exited = Arc::new(AtomicBool::new(true));
+    let sigchld = signal_hook::flag::register(libc::SIGCHLD, child_exited.clone()).is_ok();
     let mut job = Job(Vec::new());
     for r in 0..n {
         let mut c = launch(exe, argv, server.client_env(&nspace, r), &nspace);
@@ -313,13 +317,14 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         // abort or finalize before its reply, so for an exit seen here the
         // event that explains it is already waiting below
         let mut reaped = Vec::new();
-        for (i, r) in job.0.iter_mut().enumerate() {
+        let scan = !sigchld || child_exited.swap(false, Ordering::AcqRel);
+        for (i, r) in job.0.iter_mut().enumerate().filter(|_| scan) {
             if r.status.is_none() {
                 if let Ok(Some(st)) = r.child.try_wait() {
                     let code = exit_code(st);
                     r.status = Some(code);
                     let (ns, rank) = (r.nspace.clone(), r.rank);
-                    server.call(move |s| s.set_proc_exit(&ns, rank, code));
+                    server.post(move |s| s.set_proc_exit(&ns, rank, code));
                     reaped.push((i, st));
                 }
             }

@@ -29,8 +29,6 @@ pub struct Client {
     /// How long a call waits for the server's answer.
     pub timeout: Duration,
     finalized: bool,
-    /// Codes of our event registrations (`None` in the list: all codes).
-    registered: Vec<Option<i32>>,
 }
 
 impl Client {
@@ -67,7 +65,6 @@ impl Client {
             notices: VecDeque::new(),
             timeout: DEFAULT_TIMEOUT,
             finalized: false,
-            registered: Vec::new(),
         };
         c.flush()?;
         c.wait(|e| matches!(e, Event::Connected { .. }), "handshake")?;
@@ -344,11 +341,7 @@ impl Client {
         };
         let r = self.request(&req, "register events")?;
         status_reply("register events", &r)?;
-        if codes.is_empty() {
-            self.registered.push(None);
-        } else {
-            self.registered.extend(codes.iter().map(|c| Some(*c)));
-        }
+        self.core.registered(codes);
         Ok(())
     }
 
@@ -370,11 +363,7 @@ impl Client {
         status_reply("notify", &r)?;
         // as libpmix does, our own handlers see our own event locally (the
         // server does not echo it back to its source)
-        if self
-            .registered
-            .iter()
-            .any(|c| c.is_none() || *c == Some(status))
-        {
+        if self.core.registrations().hears(status) {
             self.notices.push_back(EventNotice {
                 status,
                 source: self.core.env.proc.clone(),

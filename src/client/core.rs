@@ -8,10 +8,11 @@
 //!
 //! Wire facts used here are listed in spec-notes/client.md.
 
+use crate::conn::{self, Incoming, Initiator, Link, LinkError, Registrations};
 use bytes::Bytes;
 use pmix_codec::command::{cmd, EventNotice, Reply, Request};
-use pmix_codec::frame::{self, FrameDecoder, HeaderOrder, DEFAULT_MAX_MESSAGE};
-use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
+use pmix_codec::frame::{self, DEFAULT_MAX_MESSAGE};
+use pmix_codec::handshake::{peer_type, ConnectRequest};
 use pmix_codec::{DataBuffer, Format};
 use pmix_types::status::StatusCode;
 use pmix_types::{Buffer, DataType, Info, Kval, PString, Proc, Value, RANK_WILDCARD};
@@ -83,6 +84,26 @@ impl ClientError {
 
 /// The client's result.
 pub type Result<T> = std::result::Result<T, ClientError>;
+
+impl From<LinkError> for ClientError {
+    fn from(e: LinkError) -> Self {
+        match e {
+            LinkError::Frame(f) => ClientError::Frame(f),
+            LinkError::Handshake(err) => ClientError::Codec {
+                op: "handshake",
+                err,
+            },
+            LinkError::Refused(code) => ClientError::Status {
+                op: "handshake",
+                code,
+            },
+            LinkError::Security(code) => ClientError::Status {
+                op: "tool handshake (security)",
+                code,
+            },
+        }
+    }
+}
 
 fn codec(op: &'static str) -> impl Fn(pmix_codec::Error) -> ClientError {
     move |err| ClientError::Codec { op, err }
@@ -187,22 +208,6 @@ pub fn parse_uri(uri: &str) -> Result<(String, String, u16)> {
     ))
 }
 
-/// The version string we announce for each dialect (the server parses its
-/// major.minor.release to decide what the peer understands).
-fn version_for(f: &Format) -> &'static str {
-    use pmix_codec::Dialect::*;
-    match f.dialect {
-        V12 => "1.2.5",
-        V20 => "2.0.3",
-        V21 => "2.2.5",
-        V3 => "3.2.5",
-        V4 => "4.0.0",
-        V41 => "4.2.2",
-        V51 => "6.0.0",
-        _ => "6.1.0",
-    }
-}
-
 /// Our effective uid and gid, from the owner of /proc/self (the kernel
 /// gives that directory the process's effective ids).
 pub(crate) fn euid_egid() -> (u32, u32) {
@@ -276,12 +281,6 @@ pub enum Event {
     },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum State {
-    Handshake,
-    Ready,
-}
-
 /// First tag libpmix clients use for replies (PMIX_PTL_TAG_DYNAMIC + 1).
 const FIRST_TAG: u32 = 101;
 
@@ -289,10 +288,8 @@ const FIRST_TAG: u32 = 101;
 pub struct Core {
     /// What the environment said: identity, server URI, wire format.
     pub env: ClientEnv,
-    state: State,
-    hs_buf: Vec<u8>,
-    decoder: FrameDecoder,
-    pindex: i32,
+    /// The connection: framing, handshake, format, event registrations.
+    link: Link<Initiator>,
     next_tag: u32,
     /// Requests awaiting their reply: tag → command.
     pending: HashMap<u32, u8>,
@@ -310,8 +307,6 @@ pub struct Core {
     puts: Vec<(u8, Kval)>,
     /// The namespace the server's job-info reply named (after init).
     pub job_nspace: Option<PString>,
-    /// The peer type we connected as (`handshake::peer_type`).
-    flag: u8,
     /// Tools: the server's identity from the handshake reply.
     pub server: Option<Proc>,
 }
@@ -319,43 +314,14 @@ pub struct Core {
 impl Core {
     /// A core that has queued its connect request (credential: euid/egid).
     pub fn new(env: ClientEnv, euid: u32, egid: u32) -> Result<Core> {
-        let mut cred = euid.to_ne_bytes().to_vec();
-        cred.extend_from_slice(&egid.to_ne_bytes());
-        let req = ConnectRequest {
-            psec: "native".into(),
-            credential: Bytes::from(cred),
-            flag: peer_type::SIMPLE_CLIENT,
-            uid_gid: None,
-            proc: Some(env.proc.clone()),
-            version: version_for(&env.format).into(),
-            bfrops: Some(env.format.dialect.module_name().into()),
-            buffer_type: Some(env.format.buffer_type.code()),
-            gds: Some("hash".into()),
-            info: None,
-            trailing: Bytes::new(),
-        };
-        let body = req.encode().map_err(codec("connect request"))?;
-        let out = frame::frame(-1, u32::MAX, &body, HeaderOrder::Little)?;
-        Ok(Core {
-            env,
-            state: State::Handshake,
-            hs_buf: Vec::new(),
-            decoder: FrameDecoder::new(HeaderOrder::Network, DEFAULT_MAX_MESSAGE),
-            pindex: -1,
-            next_tag: FIRST_TAG,
-            pending: HashMap::new(),
-            deadlines: BTreeSet::new(),
-            deadline_of: HashMap::new(),
-            handshake_deadline: None,
-            expired: BTreeSet::new(),
-            out,
-            events: VecDeque::new(),
-            cache: HashMap::new(),
-            puts: Vec::new(),
-            job_nspace: None,
-            flag: peer_type::SIMPLE_CLIENT,
-            server: None,
-        })
+        let req = conn::offer(
+            peer_type::SIMPLE_CLIENT,
+            &env.format,
+            (euid, egid),
+            Some(env.proc.clone()),
+            None,
+        );
+        Core::with_request(env, &req)
     }
 
     /// A tool's core (flag TOOL_NEEDS_ID: the server assigns our identity),
@@ -375,38 +341,44 @@ impl Core {
             gds: "hash".into(),
             server_version: None,
         };
-        let mut c = Core::new(env, euid, egid)?;
-        let mut cred = euid.to_ne_bytes().to_vec();
-        cred.extend_from_slice(&egid.to_ne_bytes());
-        let req = ConnectRequest {
-            psec: "native".into(),
-            credential: Bytes::from(cred),
-            flag: peer_type::TOOL_NEEDS_ID,
-            uid_gid: Some((euid, egid)),
-            proc: None,
-            version: version_for(&format).into(),
-            bfrops: Some(format.dialect.module_name().into()),
-            buffer_type: Some(format.buffer_type.code()),
-            gds: Some("hash".into()),
-            info: Some(info),
-            trailing: Bytes::new(),
-        };
-        let body = req.encode().map_err(codec("connect request"))?;
-        c.out = frame::frame(-1, u32::MAX, &body, HeaderOrder::Little)?;
-        c.flag = peer_type::TOOL_NEEDS_ID;
-        Ok(c)
+        let req = conn::offer(
+            peer_type::TOOL_NEEDS_ID,
+            &format,
+            (euid, egid),
+            None,
+            Some(info),
+        );
+        Core::with_request(env, &req)
     }
 
-    /// Length of the raw handshake reply for our peer type.
-    fn handshake_len(&self) -> usize {
-        use pmix_codec::handshake::NSPACE_FIELD;
-        match self.flag {
-            peer_type::SIMPLE_CLIENT => 8,
-            peer_type::TOOL_NEEDS_ID | peer_type::LAUNCHER_NEEDS_ID => {
-                4 + 2 * (NSPACE_FIELD + 4) + 4
-            }
-            _ => 4 + NSPACE_FIELD + 4 + 4,
-        }
+    fn with_request(env: ClientEnv, req: &ConnectRequest) -> Result<Core> {
+        let (link, out) = Link::initiate(req, DEFAULT_MAX_MESSAGE)?;
+        Ok(Core {
+            env,
+            link,
+            next_tag: FIRST_TAG,
+            pending: HashMap::new(),
+            deadlines: BTreeSet::new(),
+            deadline_of: HashMap::new(),
+            handshake_deadline: None,
+            expired: BTreeSet::new(),
+            out,
+            events: VecDeque::new(),
+            cache: HashMap::new(),
+            puts: Vec::new(),
+            job_nspace: None,
+            server: None,
+        })
+    }
+
+    /// The event codes registered on this connection (PMIx_Register_event_handler).
+    pub fn registrations(&self) -> &Registrations {
+        &self.link.events
+    }
+
+    /// Note a registration the server accepted.
+    pub fn registered(&mut self, codes: &[i32]) {
+        self.link.events.register(codes);
     }
 
     /// The dialect and buffer type this client speaks to its server.
@@ -422,7 +394,7 @@ impl Core {
     /// The handshake must be answered by `at` (else [`Event::TimedOut`]
     /// with no tag at [`Core::handle_timeout`]).
     pub fn set_handshake_deadline(&mut self, at: Instant) {
-        self.handshake_deadline = (self.state == State::Handshake).then_some(at);
+        self.handshake_deadline = (!self.link.connected()).then_some(at);
     }
 
     /// As [`Core::send`], with a deadline for the reply: past it,
@@ -471,57 +443,23 @@ impl Core {
     }
 
     /// Feed bytes read from the server.
-    pub fn handle_input(&mut self, mut data: &[u8]) -> Result<()> {
-        if self.state == State::Handshake {
-            let want = self.handshake_len();
-            // a failed handshake is a lone status, then the socket closes
-            if self.hs_buf.len() + data.len() >= 4 || !self.hs_buf.is_empty() {
-                let mut first = self.hs_buf.clone();
-                first
-                    .extend_from_slice(&data[..data.len().min(4usize.saturating_sub(first.len()))]);
-                if first.len() >= 4 {
-                    let st = i32::from_be_bytes([first[0], first[1], first[2], first[3]]);
-                    if st != 0 {
-                        return Err(ClientError::Status {
-                            op: "handshake",
-                            code: st,
-                        });
+    pub fn handle_input(&mut self, data: &[u8]) -> Result<()> {
+        self.link.push(data);
+        while let Some(inc) = self.link.poll_incoming()? {
+            let m = match inc {
+                Incoming::Hello(a) => {
+                    if let Some(t) = a.tool {
+                        if let Some(p) = t.assigned {
+                            self.env.proc = p;
+                        }
+                        self.server = Some(t.server);
                     }
+                    self.handshake_deadline = None;
+                    self.events.push_back(Event::Connected { index: a.index });
+                    continue;
                 }
-            }
-            let need = want - self.hs_buf.len();
-            let n = need.min(data.len());
-            self.hs_buf.extend_from_slice(&data[..n]);
-            data = &data[n..];
-            if self.hs_buf.len() < want {
-                return Ok(());
-            }
-            let index = if self.flag == peer_type::SIMPLE_CLIENT {
-                ClientReply::decode(&self.hs_buf)
-                    .map_err(codec("handshake reply"))?
-                    .index
-            } else {
-                let r = ToolReply::decode(self.flag, &self.hs_buf)
-                    .map_err(codec("tool handshake reply"))?;
-                if r.security_status != 0 {
-                    return Err(ClientError::Status {
-                        op: "tool handshake (security)",
-                        code: r.security_status,
-                    });
-                }
-                if let Some(a) = r.assigned {
-                    self.env.proc = a;
-                }
-                self.server = Some(r.server);
-                0 // tools keep pindex 0
+                Incoming::Message(m) => m,
             };
-            self.pindex = index as i32;
-            self.state = State::Ready;
-            self.handshake_deadline = None;
-            self.events.push_back(Event::Connected { index });
-        }
-        self.decoder.push(data);
-        while let Some(m) = self.decoder.next_message()? {
             if m.header.tag == frame::tag::NOTIFY {
                 let n = EventNotice::decode(&self.env.format, &m.payload)
                     .map_err(codec("event notice"))?;
@@ -557,7 +495,7 @@ impl Core {
     /// Queue a request; returns the tag its reply will carry (`None` for
     /// commands the server does not answer).
     pub fn send(&mut self, req: &Request) -> Result<Option<u32>> {
-        if self.state != State::Ready {
+        if !self.link.connected() {
             return Err(ClientError::Protocol("not connected".into()));
         }
         let payload = req.encode(&self.env.format).map_err(codec("request"))?;
@@ -570,7 +508,7 @@ impl Core {
         } else {
             0
         };
-        let f = frame::frame(self.pindex, tag, &payload, HeaderOrder::Network)?;
+        let f = self.link.frame(tag, &payload)?;
         // mostly nothing is queued: the frame becomes the queue, not a copy
         if self.out.is_empty() {
             self.out = f;

@@ -5,30 +5,29 @@
 use super::*;
 use pmix_types::enums::Rank;
 
+/// Who the peer is to the endpoint (its wire state is in [`Conn::link`]).
 pub(super) enum ConnState {
     Handshake,
     Client {
         proc: Proc,
-        fmt: Format,
     },
     /// A tool (or launcher) with the identity it was given or announced.
     Tool {
         proc: Proc,
-        fmt: Format,
         version: String,
     },
 }
 
 pub(super) struct Conn {
-    /// It has been sent every committed peer's data in one GET reply.
-    pub(super) bulk_sent: bool,
-    pub(super) dec: FrameDecoder,
+    /// Which peers' data its GET replies have brought (modex.rs, `bulk`).
+    pub(super) bulk: BulkSent,
+    /// Framing, handshake, negotiated format, event registrations (the
+    /// state the client core keeps too: crate::conn).
+    pub(super) link: Link<Acceptor>,
     /// The credential of its handshake (native: euid and egid, host order).
     pub(super) credential: Bytes,
     pub(super) state: ConnState,
     pub(super) finalized: bool,
-    /// Event codes this client registered for; `Some(empty)`: all events.
-    pub(super) events: Option<Vec<i32>>,
     /// When it first registered for events (its place in the delivery order).
     pub(super) registered: Option<u64>,
     /// What the driver knows of the peer's socket.
@@ -37,20 +36,25 @@ pub(super) struct Conn {
     pub(super) deadline: Option<Instant>,
 }
 
+/// What a connection's GET replies have brought besides their targets.
+#[derive(Default)]
+pub(super) struct BulkSent {
+    /// GET replies for peers of its own namespace so far.
+    pub(super) gets: u32,
+    /// Across nodes: every committed peer's data went in one reply.
+    pub(super) all: bool,
+    /// On one node: the peers whose data it has been sent.
+    pub(super) ranks: BTreeSet<u32>,
+}
+
 impl Conn {
-    /// The format its handshake negotiated (None while it is pending).
+    /// The format its handshake negotiated (None while it is pending, or
+    /// once it no longer speaks for anyone).
     pub(super) fn format(&self) -> Option<Format> {
         match &self.state {
-            ConnState::Client { fmt, .. } | ConnState::Tool { fmt, .. } => Some(*fmt),
+            ConnState::Client { .. } | ConnState::Tool { .. } => self.link.format(),
             ConnState::Handshake => None,
         }
-    }
-
-    /// It registered for events of `code` (or for every code).
-    pub(super) fn hears(&self, code: i32) -> bool {
-        self.events
-            .as_ref()
-            .is_some_and(|e| e.is_empty() || e.contains(&code))
     }
 }
 
@@ -58,9 +62,11 @@ impl Server {
     /// The host launched this process as this rank: a client claiming the
     /// rank must be it or its descendant (when the verifier can tell).
     /// Claims that came in before are checked now: the verified one keeps
-    /// the rank, proven strays are dropped.
+    /// the rank, proven strays are dropped. The pid is also the rank's
+    /// entry in the process tables (queries of `pmix.qry.ptable`).
     pub fn set_rank_pid(&mut self, nspace: &str, rank: impl Into<Rank>, pid: u32) {
         let rank = rank.into().wire();
+        self.record_proc_pid(nspace, rank, pid);
         let Some(r) = self.rank_mut(nspace, rank) else {
             return;
         };
@@ -149,12 +155,11 @@ impl Server {
         self.conns.insert(
             id,
             Conn {
-                bulk_sent: false,
-                dec: FrameDecoder::new(HeaderOrder::Little, self.max_message),
+                bulk: BulkSent::default(),
+                link: Link::accept(self.max_message),
                 credential: Bytes::new(),
                 state: ConnState::Handshake,
                 finalized: false,
-                events: None,
                 registered: None,
                 peer,
                 deadline,
@@ -196,26 +201,23 @@ impl Server {
         let Some(c) = self.conns.get_mut(&id) else {
             return;
         };
-        c.dec.push(data);
+        c.link.push(data);
         loop {
             let Some(c) = self.conns.get_mut(&id) else {
                 return;
             };
-            let m = match c.dec.next_message() {
-                Ok(Some(m)) => m,
+            let result = match c.link.poll_incoming() {
                 Ok(None) => return,
-                Err(e) => {
-                    // oversize: this peer only
-                    self.refuse(id, Refusal::Frame(e.to_string()));
-                    return;
+                // oversize or an unreadable handshake: this peer only
+                Err(e) => Err(Refusal::from(e)),
+                Ok(Some(Incoming::Hello(req))) => self.handshake(id, &req),
+                Ok(Some(Incoming::Message(m))) => {
+                    if self.message(id, m.header.tag, &m.payload, now) {
+                        Ok(())
+                    } else {
+                        Err(Refusal::BadRequest(m.header.tag))
+                    }
                 }
-            };
-            let result = if matches!(c.state, ConnState::Handshake) {
-                self.handshake(id, &m.payload)
-            } else if self.message(id, m.header.tag, &m.payload, now) {
-                Ok(())
-            } else {
-                Err(Refusal::BadRequest(m.header.tag))
             };
             if let Err(r) = result {
                 self.refuse(id, r);
@@ -312,7 +314,8 @@ impl Server {
     }
 
     pub(super) fn send(&mut self, id: ConnId, t: u32, payload: &[u8]) {
-        if let Ok(b) = frame(0, t, payload, HeaderOrder::Network) {
+        let Some(c) = self.conns.get(&id) else { return };
+        if let Ok(b) = c.link.frame(t, payload) {
             self.out.push_back(Output::Send(id, Bytes::from(b)));
         }
     }
@@ -333,8 +336,7 @@ impl Server {
         }
     }
 
-    pub(super) fn handshake(&mut self, id: ConnId, body: &[u8]) -> Result<(), Refusal> {
-        let req = ConnectRequest::decode(body).map_err(|e| Refusal::BadHandshake(e.to_string()))?;
+    pub(super) fn handshake(&mut self, id: ConnId, req: &ConnectRequest) -> Result<(), Refusal> {
         let refuse = |s: &mut Server, st: i32, why: Refusal| {
             s.out.push_back(Output::Send(
                 id,
@@ -349,7 +351,7 @@ impl Server {
             Err(why)
         };
         if req.flag != peer_type::SIMPLE_CLIENT {
-            let ok = self.tool_handshake(id, &req);
+            let ok = self.tool_handshake(id, req);
             self.handshake_done(id);
             return if ok {
                 Ok(())
@@ -376,7 +378,7 @@ impl Server {
         };
         let peer = self.conns.get(&id).map(|c| c.peer).unwrap_or_default();
         // the socket's owner must be the uid the native credential claims
-        if let (Some(socket), Some(claimed)) = (peer.uid, native_uid(&req)) {
+        if let (Some(socket), Some(claimed)) = (peer.uid, conn::native_uid(req)) {
             if socket != claimed {
                 let why = Refusal::UidMismatch { socket, claimed };
                 return refuse(self, codes::PMIX_ERR_NO_PERMISSIONS, why);
@@ -432,10 +434,8 @@ impl Server {
                 .register(proc.nspace.clone(), fmt, Some(req.version.to_string()));
         }
         if let Some(c) = self.conns.get_mut(&id) {
-            c.state = ConnState::Client {
-                proc: proc.clone(),
-                fmt,
-            };
+            c.state = ConnState::Client { proc: proc.clone() };
+            c.link.establish(fmt);
         }
         self.out.push_back(Output::Send(
             id,

@@ -5,12 +5,16 @@ use super::*;
 
 impl Server {
     pub(super) fn message(&mut self, id: ConnId, t: u32, payload: &[u8], now: Instant) -> bool {
-        let (proc, fmt, tool) = match self.conns.get(&id).map(|c| &c.state) {
-            Some(ConnState::Client { proc, fmt }) => (proc.clone(), *fmt, None),
-            Some(ConnState::Tool { proc, fmt, version }) => {
-                (proc.clone(), *fmt, Some(version.clone()))
-            }
-            _ => return false,
+        let Some(c) = self.conns.get(&id) else {
+            return false;
+        };
+        let (proc, tool) = match &c.state {
+            ConnState::Client { proc } => (proc.clone(), None),
+            ConnState::Tool { proc, version } => (proc.clone(), Some(version.clone())),
+            ConnState::Handshake => return false,
+        };
+        let Some(fmt) = c.format() else {
+            return false;
         };
         if t == tag::HEARTBEAT && payload.is_empty() {
             return true;

@@ -58,7 +58,7 @@ impl Server {
             .registered
             .values()
             .filter_map(|cid| Some((cid, self.conns.get(cid)?)))
-            .filter(|(cid, c)| want(**cid, &c.state) && c.hears(code))
+            .filter(|(cid, c)| want(**cid, &c.state) && c.link.events.hears(code))
             .filter_map(|(cid, c)| Some((*cid, c.format()?)))
             .collect();
         for (cid, fmt) in targets {
@@ -84,8 +84,7 @@ impl Server {
                 c.registered = Some(seq);
                 self.registered.insert(seq, id);
             }
-            let e = c.events.get_or_insert_with(Vec::new);
-            e.extend(codes);
+            c.link.events.register(&codes);
         }
         self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
     }

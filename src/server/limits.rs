@@ -94,3 +94,19 @@ pub enum Refusal {
     #[error("{0} reply bytes left unread")]
     SlowReader(usize),
 }
+
+impl From<crate::conn::LinkError> for Refusal {
+    /// What the connection state refused: a frame over the cap, or a
+    /// connect request that does not parse.
+    fn from(e: crate::conn::LinkError) -> Self {
+        use crate::conn::LinkError;
+        match e {
+            LinkError::Frame(f) => Refusal::Frame(f.to_string()),
+            LinkError::Handshake(e) => Refusal::BadHandshake(e.to_string()),
+            // an initiator's errors: a server never meets them
+            e @ (LinkError::Refused(_) | LinkError::Security(_)) => {
+                Refusal::BadHandshake(e.to_string())
+            }
+        }
+    }
+}

@@ -97,9 +97,10 @@ use modex::PendingGet;
 pub use peercred::{PeerInfo, Verify};
 use pubsub::PendingLookup;
 
+use crate::conn::{self, Acceptor, Incoming, Link};
 use bytes::Bytes;
 use pmix_codec::command::{EventNotice, Reply, Request};
-use pmix_codec::frame::{frame, tag, FrameDecoder, HeaderOrder, DEFAULT_MAX_MESSAGE};
+use pmix_codec::frame::{tag, DEFAULT_MAX_MESSAGE};
 use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
 use pmix_codec::registry::Registry;
 use pmix_codec::{DataBuffer, Format};
@@ -297,15 +298,6 @@ fn info_u32(info: &[Info], key: &str) -> Option<u32> {
             Value::Uint64(n) => u32::try_from(n).ok(),
             _ => None,
         })
-}
-
-/// The uid a `native` credential claims (its first host-order u32).
-fn native_uid(req: &ConnectRequest) -> Option<u32> {
-    if req.psec.to_string() != "native" {
-        return None;
-    }
-    let b: [u8; 4] = req.credential.get(..4)?.try_into().ok()?;
-    Some(u32::from_ne_bytes(b))
 }
 
 fn info_true(info: &[Info], key: &str) -> bool {

@@ -4,6 +4,10 @@
 use super::*;
 use pmix_types::enums::Rank;
 
+/// On one node, how many peers' data a GET reply brings at most besides
+/// its target's ([`Server::bulk`]).
+pub(super) const BULK_PEERS: usize = 64;
+
 pub(super) struct PendingGet {
     pub(super) conn: ConnId,
     pub(super) tag: u32,
@@ -254,18 +258,27 @@ impl Server {
         self.reply(id, t, &r);
     }
 
-    /// In a job spanning nodes, the first GET reply a rank of the job gets
-    /// also carries every other committed rank's data (what that rank may
-    /// see: LOCAL and GLOBAL keys of ranks here, REMOTE and GLOBAL of ranks
-    /// elsewhere), one byte object each. libpmix's hash gds stores every
-    /// byte object under its proc and answers later GETs for those ranks
-    /// from that cache (protocol.md §7.3), so a rank's wireup costs one
-    /// round trip instead of one per peer; libpmix's own server gets the
-    /// same effect from its shared-memory store.
+    /// Peers' data a GET reply brings besides its target's, so that a
+    /// rank reading every peer needs a few round trips, not one per peer.
+    /// libpmix's hash gds stores every byte object of a GET reply under
+    /// its proc and answers later GETs for those ranks from that cache
+    /// (protocol.md §7.3); libpmix's own server gets the same effect from
+    /// its shared-memory store (with the hash gds its clients ask once per
+    /// peer). What a rank may see: LOCAL and GLOBAL keys of ranks here,
+    /// REMOTE and GLOBAL of ranks elsewhere; never its own.
+    /// - Across nodes: the first GET reply brings every committed peer.
+    /// - On one node: from the connection's second GET on (a rank asking
+    ///   for one neighbour costs nothing more), up to [`BULK_PEERS`]
+    ///   committed peers not sent before, those after the target first; a
+    ///   reply stays O([`BULK_PEERS`]), so N ranks asking at once never
+    ///   queue O(N²) bytes.
     pub(super) fn bulk(&mut self, id: ConnId, target: &(String, u32)) -> Vec<Bytes> {
+        let Some(fmt) = self.fmt_of(id) else {
+            return Vec::new();
+        };
         let Some(Conn {
-            state: ConnState::Client { proc, fmt },
-            bulk_sent,
+            state: ConnState::Client { proc },
+            bulk,
             ..
         }) = self.conns.get_mut(&id)
         else {
@@ -274,18 +287,38 @@ impl Server {
         let Some(j) = self.jobs.get(&target.0) else {
             return Vec::new();
         };
-        if *bulk_sent || j.nodes.is_none() || proc.nspace.to_string() != target.0 {
+        if proc.nspace.to_string() != target.0 {
             return Vec::new();
         }
-        *bulk_sent = true;
-        let (fmt, me) = (*fmt, proc.rank);
-        j.ranks
-            .iter()
-            .enumerate()
-            .filter(|(r, st)| st.committed && *r as u32 != target.1 && *r as u32 != me)
-            .filter_map(|(r, st)| {
+        let me = proc.rank;
+        let n = j.ranks.len() as u32;
+        let peers: Vec<u32> = if j.nodes.is_some() {
+            if std::mem::replace(&mut bulk.all, true) {
+                return Vec::new();
+            }
+            (0..n).collect()
+        } else {
+            bulk.gets += 1;
+            bulk.ranks.insert(target.1);
+            if bulk.gets < 2 {
+                return Vec::new();
+            }
+            let after = (target.1 + 1..n).chain(0..target.1.min(n));
+            let pick: Vec<u32> = after
+                .filter(|r| *r != me && !bulk.ranks.contains(r))
+                .filter(|r| j.ranks.get(*r as usize).is_some_and(|st| st.committed))
+                .take(BULK_PEERS)
+                .collect();
+            bulk.ranks.extend(&pick);
+            pick
+        };
+        peers
+            .into_iter()
+            .filter(|r| *r != target.1 && *r != me)
+            .filter_map(|r| {
+                let st = j.ranks.get(r as usize).filter(|st| st.committed)?;
                 let kv = if st.elsewhere { &st.remote } else { &st.local };
-                Self::blob(&fmt, &Proc::new(&target.0, r as u32), kv)
+                Self::blob(&fmt, &Proc::new(&target.0, r), kv)
             })
             .collect()
     }

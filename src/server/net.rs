@@ -252,6 +252,13 @@ impl Running {
         rx.blocking_recv().ok()
     }
 
+    /// Run `f` on the server core without waiting for it to have run: for
+    /// the host's notes that need no answer (a launched rank's pid, its
+    /// exit). Calls run in the order they were made.
+    pub fn post(&self, f: impl FnOnce(&mut Server) + Send + 'static) {
+        let _ = self.input.blocking_send(Input::Call(Box::new(f)));
+    }
+
     /// The URI clients and tools connect to.
     pub fn uri(&self) -> &str {
         &self.uri

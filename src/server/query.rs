@@ -291,8 +291,15 @@ enum Answer {
 }
 
 impl Server {
-    /// Record a rank's process (pid, executable) for the process tables.
+    /// Record a rank's process (pid, executable) for the process tables;
+    /// [`Server::set_rank_pid`] does this and more.
+    #[deprecated(note = "use set_rank_pid: it records the pid for the process tables too")]
     pub fn set_proc_pid(&mut self, nspace: &str, rank: u32, pid: u32) {
+        self.set_rank_pid(nspace, rank, pid);
+    }
+
+    /// The process tables' entry of a rank: its pid (and the job's executable).
+    pub(super) fn record_proc_pid(&mut self, nspace: &str, rank: u32, pid: u32) {
         let r = self.procs.entry((nspace.to_string(), rank)).or_default();
         r.pid = pid;
         if r.executable.is_empty() {

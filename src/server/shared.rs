@@ -10,8 +10,9 @@
 //! request, with the same tag), and every send of it shares one buffer.
 
 use super::{Format, Reply, Server};
+use crate::conn::server_frame;
 use bytes::Bytes;
-use pmix_codec::frame::{frame, HeaderOrder, HEADER_LEN};
+use pmix_codec::frame::HEADER_LEN;
 use pmix_types::status::codes;
 
 /// A framed reply: the tag it was framed with and the frame.
@@ -33,15 +34,13 @@ impl Server {
                 return Some(f.frame.clone());
             }
             let payload = &f.frame[HEADER_LEN..];
-            return frame(0, t, payload, HeaderOrder::Network)
-                .ok()
-                .map(Bytes::from);
+            return server_frame(t, payload).ok().map(Bytes::from);
         }
         let payload = match self.job_info(fmt, nspace)?.encode(fmt) {
             Ok(p) => p,
             Err(_) => Reply::Status(codes::PMIX_ERR_BAD_PARAM).encode(fmt).ok()?,
         };
-        let framed = Bytes::from(frame(0, t, &payload, HeaderOrder::Network).ok()?);
+        let framed = Bytes::from(server_frame(t, &payload).ok()?);
         self.job_info_frames.borrow_mut().insert(
             key,
             Framed {

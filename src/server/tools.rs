@@ -47,9 +47,9 @@ impl Server {
         if let Some(c) = self.conns.get_mut(&id) {
             c.state = ConnState::Tool {
                 proc,
-                fmt,
                 version: req.version.to_string(),
             };
+            c.link.establish(fmt);
         }
         true
     }

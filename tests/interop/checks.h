@@ -12,6 +12,10 @@
 /* checks that failed */
 static int failures = 0;
 
+/* What every check line begins with ("" by default; semantics.c sets
+ * "[rank] " once it knows its rank). */
+static char check_prefix[32] = "";
+
 /* Print "ok WHAT VALUE" or "fail WHAT VALUE" (and count the failure). */
 static void check(const char *what, int good, const char *fmt_value, ...) {
     char buf[1024] = "";
@@ -21,7 +25,7 @@ static void check(const char *what, int good, const char *fmt_value, ...) {
         vsnprintf(buf, sizeof buf, fmt_value, ap);
         va_end(ap);
     }
-    printf("%s %s %s\n", good ? "ok" : "fail", what, buf);
+    printf("%s%s %s %s\n", check_prefix, good ? "ok" : "fail", what, buf);
     fflush(stdout);
     if (!good) {
         failures++;

@@ -40,6 +40,7 @@
  *   semantics wait    every rank registers for all events and waits (a
  *                     tool attaches and ends rank 1)
  */
+#include "checks.h"
 #include <pmix.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -50,24 +51,9 @@
 #include <unistd.h>
 
 static pmix_proc_t me;
-static int failures = 0;
 static volatile int got_event = 0;
 static volatile int event_code = 0;
 static char event_text[512];
-
-static void check(const char *what, int good, const char *fmt_value, ...) {
-    char buf[1024] = "";
-    if (fmt_value) {
-        va_list ap;
-        va_start(ap, fmt_value);
-        vsnprintf(buf, sizeof buf, fmt_value, ap);
-        va_end(ap);
-    }
-    printf("[%u] %s %s %s\n", me.rank, good ? "ok" : "fail", what, buf);
-    if (!good) {
-        failures++;
-    }
-}
 
 static void on_event(size_t evhdlr_registration_id, pmix_status_t status,
                      const pmix_proc_t *source, pmix_info_t info[], size_t ninfo,
@@ -233,6 +219,7 @@ int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     const char *mode = argc > 1 ? argv[1] : "nskey";
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    snprintf(check_prefix, sizeof check_prefix, "[%u] ", me.rank);
     check("init", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
     if (PMIX_SUCCESS != rc) {
         return 1;
