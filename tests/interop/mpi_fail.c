@@ -14,6 +14,10 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     printf("mpi rank %d up\n", rank);
     fflush(stdout);
+    /* every rank has printed before rank 1 fails: the launcher ends the
+     * others when it does, and a rank still between the first barrier and
+     * its printf (seen at load 80) would lose its line */
+    MPI_Barrier(MPI_COMM_WORLD);
     if (1 == rank) {
         exit(4);
     }
