@@ -2,7 +2,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::wire::Dec;
-use crate::{items_at, pack_unit, read_unit_header, unit_header, unpack, Format};
+use crate::{pack_unit, read_unit_header, unit_header, unpack, Format};
 use bytes::Bytes;
 use pmix_types::{DataType, Value};
 
@@ -122,6 +122,20 @@ impl DataBuffer {
     /// (libpmix instead leaves them as raw bytes that no unpack can read
     /// correctly). On error the read position is unchanged.
     pub fn unpack(&mut self, ty: DataType, max: usize) -> Result<Unpacked> {
+        let mut values = Vec::new();
+        let left_in_unit = self.unpack_into(ty, max, &mut values)?;
+        Ok(Unpacked {
+            values,
+            left_in_unit,
+        })
+    }
+
+    /// [`unpack`](Self::unpack) into the caller's vector, as
+    /// `PMIx_Data_unpack` fills the caller's array: the values are appended
+    /// to `out` (which grows once per unit, so a vector kept between calls
+    /// is reused) and the number of items left in the unit is returned. On
+    /// error `out` and the read position are unchanged.
+    pub fn unpack_into(&mut self, ty: DataType, max: usize, out: &mut Vec<Value>) -> Result<usize> {
         if max == 0 {
             return Err(Error::new(
                 ErrorKind::InadequateSpace {
@@ -142,41 +156,39 @@ impl DataBuffer {
                 .in_type(ty));
             }
             let take = queue.len().min(max);
-            let values: Vec<Value> = queue.drain(..take).collect();
+            out.extend(queue.drain(..take));
             let left = queue.len();
             if left == 0 {
                 self.pending = None;
             }
-            return Ok(Unpacked {
-                values,
-                left_in_unit: left,
-            });
+            return Ok(left);
         }
         // the bytes are moved out for the call and back after (no refcount traffic)
         let buf = self.take_frozen();
-        let r = unit_header(&buf, self.read, &self.format, ty).and_then(|(n, pos)| {
-            items_at(
-                &buf,
-                pos,
-                &self.format,
-                ty,
-                n,
-                &mut crate::wire::zero_item_budget(buf.len()),
-            )
+        let start = out.len();
+        let fmt = &self.format;
+        let r = unit_header(&buf, self.read, fmt, ty).and_then(|(n, pos)| {
+            let mut d = Dec::new(&buf, pos, fmt.dialect, fmt.ints());
+            d.driver_tags = crate::legacy::driver_tags(fmt);
+            unpack::unpack_items_into(&mut d, ty, n, out)?;
+            Ok(d.pos())
         });
         self.store = Storage::Frozen(buf);
-        let (mut values, end) = r?;
+        let end = match r {
+            Ok(end) => end,
+            Err(e) => {
+                out.truncate(start);
+                return Err(e);
+            }
+        };
         self.read = end;
         let mut left = 0;
-        if values.len() > max {
-            let rest: std::collections::VecDeque<Value> = values.split_off(max).into();
+        if out.len() - start > max {
+            let rest: std::collections::VecDeque<Value> = out.drain(start + max..).collect();
             left = rest.len();
             self.pending = Some((ty, rest));
         }
-        Ok(Unpacked {
-            values,
-            left_in_unit: left,
-        })
+        Ok(left)
     }
 
     /// The contents as frozen bytes, moved out of the buffer (which is

@@ -13,6 +13,15 @@ use pmix_types::*;
 
 /// Unpack `n` items of type `ty` (the count has been read by the caller).
 pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
+    let mut out = Vec::new();
+    unpack_items_into(d, ty, n, &mut out)?;
+    Ok(out)
+}
+
+/// [`unpack_items`], appending to `out` (which is grown once, after the
+/// count has been checked against the bytes remaining). On error `out`
+/// may hold some of the items: the caller truncates it.
+pub fn unpack_items_into(d: &mut Dec, ty: DataType, n: usize, out: &mut Vec<Value>) -> Result<()> {
     check_registered(d, ty)?;
     if d.dialect == crate::dialect::Dialect::V12 {
         match ty {
@@ -24,7 +33,8 @@ pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
                 } else {
                     Value::InfoDirectives(0)
                 };
-                return Ok(vec![zero; n]);
+                out.resize(out.len() + n, zero);
+                return Ok(());
             }
             DataType::DataArray | DataType::ProcInfo | DataType::Query => {
                 return Err(d
@@ -35,7 +45,8 @@ pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
             }
             DataType::Pointer => {
                 d.spend_zero(n).map_err(|e| e.in_type(ty))?;
-                return Ok(vec![Value::Pointer; n]);
+                out.resize(out.len() + n, Value::Pointer);
+                return Ok(());
             }
             _ => {}
         }
@@ -44,20 +55,20 @@ pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
         d.spend_zero(n).map_err(|e| e.in_type(ty))?;
         // one sentinel byte per call, even for zero pointers
         d.u8().map_err(|e| e.in_type(ty))?;
-        return Ok(vec![Value::Pointer; n]);
+        out.resize(out.len() + n, Value::Pointer);
+        return Ok(());
     }
     if system_tag(ty, d.ints, d.dialect).is_some() {
-        return unpack_system_typed(d, ty, n).map_err(|e| e.in_type(ty));
+        return unpack_system_typed(d, ty, n, out).map_err(|e| e.in_type(ty));
     }
     // every other item takes at least one byte
     let at = d.pos();
     d.check_count(n as u64, 1, at).map_err(|e| e.in_type(ty))?;
-    if let Some(r) = unpack_scalars(d, ty, n) {
+    out.reserve(n);
+    if let Some(r) = unpack_scalars(d, ty, n, out) {
         return r;
     }
-    let mut out = Vec::with_capacity(n);
-    read_items(d, ty, n, |d| unpack_item(d, ty), |v| out.push(v))?;
-    Ok(out)
+    read_items(d, ty, n, |d| unpack_item(d, ty), |v| out.push(v))
 }
 
 /// Read `n` items of `ty` with `read`, handing each to `each`: the count
@@ -105,12 +116,11 @@ pub(crate) fn plain_run(d: &Dec, ty: DataType) -> bool {
 
 /// Arrays of plain integers and strings in one tight loop per type; `None`
 /// for the other types.
-fn unpack_scalars(d: &mut Dec, ty: DataType, n: usize) -> Option<Result<Vec<Value>>> {
+fn unpack_scalars(d: &mut Dec, ty: DataType, n: usize, out: &mut Vec<Value>) -> Option<Result<()>> {
     macro_rules! each {
         ($($t:ident => $variant:ident . $read:ident),*) => {
             match ty {
                 $(DataType::$t => {
-                    let mut out = Vec::with_capacity(n);
                     for i in 0..n {
                         match d.$read() {
                             Ok(x) => out.push(Value::$variant(x)),
@@ -120,7 +130,7 @@ fn unpack_scalars(d: &mut Dec, ty: DataType, n: usize) -> Option<Result<Vec<Valu
                             }
                         }
                     }
-                    Some(Ok(out))
+                    Some(Ok(()))
                 })*
                 _ => None,
             }
@@ -145,11 +155,11 @@ fn to_byte(v: i128, _at: usize) -> Result<u8> {
 }
 
 /// INT/UINT/SIZE/PID items: one tag naming the sender's width, then the values.
-fn unpack_system_typed(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
+fn unpack_system_typed(d: &mut Dec, ty: DataType, n: usize, out: &mut Vec<Value>) -> Result<()> {
     let at = d.pos();
     let code = d.sys_tag()?;
     d.check_count(n as u64, 1, d.pos())?;
-    let mut out = Vec::with_capacity(n);
+    out.reserve(n);
     for _ in 0..n {
         let vat = d.pos();
         let v = d.integer_as(code, ty.name(), at)?;
@@ -165,7 +175,7 @@ fn unpack_system_typed(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>
             _ => Value::Size(to_size(v, vat)?),
         });
     }
-    Ok(out)
+    Ok(())
 }
 
 fn check_value_type(d: &Dec, ty: DataType) -> Result<()> {
