@@ -195,6 +195,13 @@ fn known_type(code: u16, at: usize) -> Result<DataType> {
     DataType::from_code(code).ok_or_else(|| Error::new(ErrorKind::UnknownType(code), at))
 }
 
+/// One INFO item, owned: what [`unpack_item`] reads for INFO, without
+/// the `Box` a `Value` holds it in.
+#[inline]
+pub(crate) fn info(d: &mut Dec) -> Result<Info> {
+    <Info as crate::layout::Layout>::unpack(d).map_err(|e| e.in_type(DataType::Info))
+}
+
 pub(crate) fn infos(d: &mut Dec, n: usize) -> Result<Vec<Info>> {
     let mut v = Vec::with_capacity(n);
     for i in 0..n {
@@ -290,9 +297,35 @@ pub(crate) fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value
     d.enter()?;
     let r = d
         .driver_tag(crate::legacy::value_driver_type(ty))
-        .and_then(|()| unpack_item(d, ty));
+        .and_then(|()| match leaf(d, ty) {
+            Some(v) => v.map_err(|e| e.in_type(ty)),
+            None => unpack_item(d, ty),
+        });
     d.leave();
     r
+}
+
+/// A value of a hot leaf type (those of INFO values in practice), read
+/// in place with the wire forms of its type-table row; `None` for the
+/// other types, which go through the table's dispatch. Inlined into the
+/// INFO reader, the `Value` is built where it is kept: a `Value` returned
+/// through the dispatch's frames is copied out right after it was
+/// written, a store-forwarding stall per value.
+#[inline(always)]
+fn leaf(d: &mut Dec, ty: DataType) -> Option<Result<Value>> {
+    use crate::layout::{BoolF, Boxed, Form, HexBlob, Str, I32, I64, U32, U64, U8};
+    Some(match ty {
+        DataType::Bool => BoolF::get(d).map(Value::Bool),
+        DataType::Byte => U8::get(d).map(Value::Byte),
+        DataType::Uint8 => U8::get(d).map(Value::Uint8),
+        DataType::Uint32 => U32::get(d).map(Value::Uint32),
+        DataType::Uint64 => U64::get(d).map(Value::Uint64),
+        DataType::Int32 => I32::get(d).map(Value::Int32),
+        DataType::Int64 => I64::get(d).map(Value::Int64),
+        DataType::String => Str::get(d).map(Value::String),
+        DataType::ByteObject => <Boxed<HexBlob> as Form<Box<Hex>>>::get(d).map(Value::ByteObject),
+        _ => return None,
+    })
 }
 
 /// The type field of a `pmix_value_t`, checked: a type this dialect can
