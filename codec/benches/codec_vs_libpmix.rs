@@ -21,6 +21,9 @@
 //! value) into a vector allocated before the clock starts, as the C side
 //! `calloc`s its destination array before its clock; the unpacked values
 //! are dropped after the clock stops, as C frees its own after its clock.
+//! INFO has a third row, `info_mixed_x1e4/Info`: the same packing as
+//! /owned, unpacked with `DataBuffer::unpack_infos_into` into owned
+//! `Info`s (a `Vec<Info>`, no `Box` per INFO), measured the same way.
 //!
 //! This is not a test: no speed is asserted. It prints MB/s of packed
 //! bytes for each side and the ratio ours/C, for pack and unpack.
@@ -178,11 +181,11 @@ fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
 /// before the next run's vector is allocated, outside the measurement, as
 /// the C side releases its unpacked values after its clock stops. Returns
 /// the best time, `f`'s last result and the last run's values.
-fn best_into<T>(
+fn best_into<T, V>(
     reps: usize,
     n: usize,
-    mut f: impl FnMut(&mut Vec<Value>) -> T,
-) -> (Duration, (T, Vec<Value>)) {
+    mut f: impl FnMut(&mut Vec<V>) -> T,
+) -> (Duration, (T, Vec<V>)) {
     let mut best = Duration::MAX;
     let mut last = None;
     for _ in 0..reps {
@@ -484,16 +487,35 @@ fn our_round(reps: usize, data: &Data, problems: &mut Problems) -> Round {
             unpack,
         },
     ));
-    rows.push((
-        "info_mixed_x1e4/owned".into(),
-        measure_unit(
-            "info_mixed_x1e4/owned",
-            DataType::Info,
-            &data.infos,
-            reps,
-            problems,
-        ),
-    ));
+    let owned = measure_unit(
+        "info_mixed_x1e4/owned",
+        DataType::Info,
+        &data.infos,
+        reps,
+        problems,
+    );
+    // INFO as owned `Info`s, without the `Box` of a `Value`
+    // (`unpack_infos_into`); packed as the /owned row packs
+    let (unpack, (_, back)) = best_into(reps, data.infos.len(), |out| {
+        let mut buf = DataBuffer::from_bytes(FMT, owned.packed.clone());
+        buf.unpack_infos_into(out).expect("unpack")
+    });
+    if back.len() != data.infos.len()
+        || back
+            .iter()
+            .zip(&data.infos)
+            .any(|(b, v)| !matches!(v, Value::Info(i) if **i == *b))
+    {
+        problems.add("info_mixed_x1e4/Info: our unpack differs from the input".into());
+    }
+    drop(back);
+    let infos_row = Ours {
+        packed: owned.packed.clone(),
+        pack: owned.pack,
+        unpack,
+    };
+    rows.push(("info_mixed_x1e4/owned".into(), owned));
+    rows.push(("info_mixed_x1e4/Info".into(), infos_row));
 
     // the 64 MiB byte object: packed from its value, unpacked as a view
     let bo = vec![Value::ByteObject(big.clone().into())];

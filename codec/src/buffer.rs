@@ -4,7 +4,19 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::wire::Dec;
 use crate::{pack_unit, read_unit_header, unit_header, unpack, Format};
 use bytes::Bytes;
-use pmix_types::{DataType, Value};
+use pmix_types::{DataType, Info, Value};
+
+/// The error for an unpack of `ty` while items of a partially unpacked
+/// unit of `pending` are still queued.
+fn pending_first(pending: DataType, ty: DataType, at: usize) -> Error {
+    Error::new(
+        ErrorKind::Invalid(format!(
+            "{pending} items of a partially unpacked unit come first"
+        )),
+        at,
+    )
+    .in_type(ty)
+}
 
 enum Storage {
     Writable(Vec<u8>),
@@ -147,13 +159,7 @@ impl DataBuffer {
         }
         if let Some((pty, queue)) = &mut self.pending {
             if *pty != ty {
-                return Err(Error::new(
-                    ErrorKind::Invalid(format!(
-                        "{pty} items of a partially unpacked unit come first"
-                    )),
-                    self.read,
-                )
-                .in_type(ty));
+                return Err(pending_first(*pty, ty, self.read));
             }
             let take = queue.len().min(max);
             out.extend(queue.drain(..take));
@@ -163,25 +169,10 @@ impl DataBuffer {
             }
             return Ok(left);
         }
-        // the bytes are moved out for the call and back after (no refcount traffic)
-        let buf = self.take_frozen();
         let start = out.len();
-        let fmt = &self.format;
-        let r = unit_header(&buf, self.read, fmt, ty).and_then(|(n, pos)| {
-            let mut d = Dec::new(&buf, pos, fmt.dialect, fmt.ints());
-            d.driver_tags = crate::legacy::driver_tags(fmt);
-            unpack::unpack_items_into(&mut d, ty, n, out)?;
-            Ok(d.pos())
-        });
-        self.store = Storage::Frozen(buf);
-        let end = match r {
-            Ok(end) => end,
-            Err(e) => {
-                out.truncate(start);
-                return Err(e);
-            }
-        };
-        self.read = end;
+        self.read_unit(ty, out, |d, n, out| {
+            unpack::unpack_items_into(d, ty, n, out)
+        })?;
         let mut left = 0;
         if out.len() - start > max {
             let rest: std::collections::VecDeque<Value> = out.drain(start + max..).collect();
@@ -189,6 +180,64 @@ impl DataBuffer {
             self.pending = Some((ty, rest));
         }
         Ok(left)
+    }
+
+    /// One unit of INFO (or the rest of a partially unpacked one) as owned
+    /// `Info`s appended to `out`: the values [`unpack_into`](Self::unpack_into)
+    /// gives, without the `Box` that holds an INFO inside a `Value`.
+    /// Returns how many were appended. On error `out` and the read position
+    /// are unchanged.
+    pub fn unpack_infos_into(&mut self, out: &mut Vec<Info>) -> Result<usize> {
+        let ty = DataType::Info;
+        let start = out.len();
+        if let Some((pty, queue)) = self.pending.take() {
+            if pty != ty {
+                self.pending = Some((pty, queue));
+                return Err(pending_first(pty, ty, self.read));
+            }
+            out.extend(queue.into_iter().filter_map(|v| match v {
+                Value::Info(i) => Some(*i),
+                _ => None, // a queue of INFO holds nothing else
+            }));
+            return Ok(out.len() - start);
+        }
+        self.read_unit(ty, out, |d, n, out| {
+            unpack::check_registered(d, ty)?;
+            unpack::read_items(d, ty, n, unpack::info, |i| out.push(i))
+        })?;
+        Ok(out.len() - start)
+    }
+
+    /// Read the unit of `ty` at the read position with `items` (given the
+    /// reader after the header and the count), appending to `out`; on
+    /// error `out` is truncated back and the read position stays.
+    fn read_unit<T>(
+        &mut self,
+        ty: DataType,
+        out: &mut Vec<T>,
+        items: impl FnOnce(&mut Dec, usize, &mut Vec<T>) -> Result<()>,
+    ) -> Result<()> {
+        // the bytes are moved out for the call and back after (no refcount traffic)
+        let buf = self.take_frozen();
+        let start = out.len();
+        let fmt = &self.format;
+        let r = unit_header(&buf, self.read, fmt, ty).and_then(|(n, pos)| {
+            let mut d = Dec::new(&buf, pos, fmt.dialect, fmt.ints());
+            d.driver_tags = crate::legacy::driver_tags(fmt);
+            items(&mut d, n, out)?;
+            Ok(d.pos())
+        });
+        self.store = Storage::Frozen(buf);
+        match r {
+            Ok(end) => {
+                self.read = end;
+                Ok(())
+            }
+            Err(e) => {
+                out.truncate(start);
+                Err(e)
+            }
+        }
     }
 
     /// The contents as frozen bytes, moved out of the buffer (which is

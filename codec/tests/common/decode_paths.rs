@@ -3,8 +3,9 @@
 //! on stable): the owned ([`decode`]), borrowed ([`decode_ref`]) and typed
 //! ([`Reader::prims`], [`Reader::strs`], [`Reader::infos`]) decodings of the same bytes agree,
 //! on success and on failure (same error, offset, type and field path);
-//! so does [`DataBuffer::unpack_into`] appending to a vector the caller
-//! keeps (whole units, and one item per call).
+//! so do [`DataBuffer::unpack_into`] appending to a vector the caller
+//! keeps (whole units, and one item per call) and, for INFO,
+//! [`DataBuffer::unpack_infos_into`].
 //! Input layout: that of `unpack_any` (targets.rs).
 
 use super::targets::split;
@@ -153,14 +154,34 @@ fn check_typed<'a, T>(
 fn check_into(fmt: &Format, ty: DataType, payload: &[u8], units: &Option<Vec<Vec<Value>>>) {
     let bytes = Bytes::copy_from_slice(payload);
     let mut buf = DataBuffer::from_bytes(*fmt, bytes.clone());
-    let mut one = DataBuffer::from_bytes(*fmt, bytes);
+    let mut one = DataBuffer::from_bytes(*fmt, bytes.clone());
+    // INFO units as owned `Info`s too (`unpack_infos_into`)
+    let mut infos = (ty == DataType::Info).then(|| DataBuffer::from_bytes(*fmt, bytes));
+    let mut info_out = vec![pmix_types::Info::new("k", Value::Undef)];
     let mut out = vec![Value::Undef];
     let mut k = 0;
     while !buf.unread().is_empty() {
         let at = buf.position();
         let before = out.len();
+        let infos_before = info_out.len();
+        let as_infos = infos
+            .as_mut()
+            .map(|b| (b.unpack_infos_into(&mut info_out), b.position()));
         match buf.unpack_into(ty, usize::MAX, &mut out) {
             Ok(left) => {
+                if let Some((r, end)) = as_infos {
+                    let n = r.unwrap_or_else(|e| panic!("INFO unit {k}: unpack_infos_into: {e}"));
+                    let boxed: Vec<Value> = info_out[info_out.len() - n..]
+                        .iter()
+                        .map(|i| Value::Info(Box::new(i.clone())))
+                        .collect();
+                    assert_eq!(
+                        boxed,
+                        out[before..],
+                        "INFO unit {k}: as Infos and as Values"
+                    );
+                    assert_eq!(end, buf.position(), "INFO unit {k}: end as Infos");
+                }
                 assert_eq!(left, 0, "{ty} unit {k}: a whole unit was asked for");
                 assert_eq!(
                     out[0],
@@ -195,6 +216,19 @@ fn check_into(fmt: &Format, ty: DataType, payload: &[u8], units: &Option<Vec<Vec
                 assert_eq!(one.position(), buf.position(), "{ty} unit {k}: end");
             }
             Err(e) => {
+                if let Some((r, end)) = as_infos {
+                    let i = r.expect_err("unpack_infos_into accepts what unpack_into refuses");
+                    assert_eq!(
+                        (&i.kind, i.offset, i.ty, &i.path),
+                        (&e.kind, e.offset, e.ty, &e.path),
+                        "INFO unit {k}: unpack_infos_into error {i}, unpack_into {e}"
+                    );
+                    assert_eq!(
+                        (end, info_out.len()),
+                        (at, infos_before),
+                        "INFO unit {k}: changed on error"
+                    );
+                }
                 assert!(
                     units.is_none(),
                     "{ty} unit {k}: unpack_into fails ({e}), owned does not"
