@@ -68,6 +68,16 @@ pub fn unpack_items_into(d: &mut Dec, ty: DataType, n: usize, out: &mut Vec<Valu
     if let Some(r) = unpack_scalars(d, ty, n, out) {
         return r;
     }
+    if ty == DataType::Info {
+        // the INFO reader inlined here: each INFO is built in its box
+        return read_items(
+            d,
+            ty,
+            n,
+            |d| info(d).map(|i| Value::Info(Box::new(i))),
+            |v| out.push(v),
+        );
+    }
     read_items(d, ty, n, |d| unpack_item(d, ty), |v| out.push(v))
 }
 
