@@ -2,9 +2,21 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::wire::Dec;
-use crate::{items_at, pack_unit, read_unit_header, unit_header, unpack, Format};
+use crate::{pack_unit, read_unit_header, unit_header, unpack, Format};
 use bytes::Bytes;
-use pmix_types::{DataType, Value};
+use pmix_types::{DataType, Info, Value};
+
+/// The error for an unpack of `ty` while items of a partially unpacked
+/// unit of `pending` are still queued.
+fn pending_first(pending: DataType, ty: DataType, at: usize) -> Error {
+    Error::new(
+        ErrorKind::Invalid(format!(
+            "{pending} items of a partially unpacked unit come first"
+        )),
+        at,
+    )
+    .in_type(ty)
+}
 
 enum Storage {
     Writable(Vec<u8>),
@@ -122,6 +134,20 @@ impl DataBuffer {
     /// (libpmix instead leaves them as raw bytes that no unpack can read
     /// correctly). On error the read position is unchanged.
     pub fn unpack(&mut self, ty: DataType, max: usize) -> Result<Unpacked> {
+        let mut values = Vec::new();
+        let left_in_unit = self.unpack_into(ty, max, &mut values)?;
+        Ok(Unpacked {
+            values,
+            left_in_unit,
+        })
+    }
+
+    /// [`unpack`](Self::unpack) into the caller's vector, as
+    /// `PMIx_Data_unpack` fills the caller's array: the values are appended
+    /// to `out` (which grows once per unit, so a vector kept between calls
+    /// is reused) and the number of items left in the unit is returned. On
+    /// error `out` and the read position are unchanged.
+    pub fn unpack_into(&mut self, ty: DataType, max: usize, out: &mut Vec<Value>) -> Result<usize> {
         if max == 0 {
             return Err(Error::new(
                 ErrorKind::InadequateSpace {
@@ -133,50 +159,85 @@ impl DataBuffer {
         }
         if let Some((pty, queue)) = &mut self.pending {
             if *pty != ty {
-                return Err(Error::new(
-                    ErrorKind::Invalid(format!(
-                        "{pty} items of a partially unpacked unit come first"
-                    )),
-                    self.read,
-                )
-                .in_type(ty));
+                return Err(pending_first(*pty, ty, self.read));
             }
             let take = queue.len().min(max);
-            let values: Vec<Value> = queue.drain(..take).collect();
+            out.extend(queue.drain(..take));
             let left = queue.len();
             if left == 0 {
                 self.pending = None;
             }
-            return Ok(Unpacked {
-                values,
-                left_in_unit: left,
-            });
+            return Ok(left);
         }
-        // the bytes are moved out for the call and back after (no refcount traffic)
-        let buf = self.take_frozen();
-        let r = unit_header(&buf, self.read, &self.format, ty).and_then(|(n, pos)| {
-            items_at(
-                &buf,
-                pos,
-                &self.format,
-                ty,
-                n,
-                &mut crate::wire::zero_item_budget(buf.len()),
-            )
-        });
-        self.store = Storage::Frozen(buf);
-        let (mut values, end) = r?;
-        self.read = end;
+        let start = out.len();
+        self.read_unit(ty, out, |d, n, out| {
+            unpack::unpack_items_into(d, ty, n, out)
+        })?;
         let mut left = 0;
-        if values.len() > max {
-            let rest: std::collections::VecDeque<Value> = values.split_off(max).into();
+        if out.len() - start > max {
+            let rest: std::collections::VecDeque<Value> = out.drain(start + max..).collect();
             left = rest.len();
             self.pending = Some((ty, rest));
         }
-        Ok(Unpacked {
-            values,
-            left_in_unit: left,
-        })
+        Ok(left)
+    }
+
+    /// One unit of INFO (or the rest of a partially unpacked one) as owned
+    /// `Info`s appended to `out`: the values [`unpack_into`](Self::unpack_into)
+    /// gives, without the `Box` that holds an INFO inside a `Value`.
+    /// Returns how many were appended. On error `out` and the read position
+    /// are unchanged.
+    pub fn unpack_infos_into(&mut self, out: &mut Vec<Info>) -> Result<usize> {
+        let ty = DataType::Info;
+        let start = out.len();
+        if let Some((pty, queue)) = self.pending.take() {
+            if pty != ty {
+                self.pending = Some((pty, queue));
+                return Err(pending_first(pty, ty, self.read));
+            }
+            out.extend(queue.into_iter().filter_map(|v| match v {
+                Value::Info(i) => Some(*i),
+                _ => None, // a queue of INFO holds nothing else
+            }));
+            return Ok(out.len() - start);
+        }
+        self.read_unit(ty, out, |d, n, out| {
+            unpack::check_registered(d, ty)?;
+            unpack::read_items(d, ty, n, unpack::info, |i| out.push(i))
+        })?;
+        Ok(out.len() - start)
+    }
+
+    /// Read the unit of `ty` at the read position with `items` (given the
+    /// reader after the header and the count), appending to `out`; on
+    /// error `out` is truncated back and the read position stays.
+    fn read_unit<T>(
+        &mut self,
+        ty: DataType,
+        out: &mut Vec<T>,
+        items: impl FnOnce(&mut Dec, usize, &mut Vec<T>) -> Result<()>,
+    ) -> Result<()> {
+        // the bytes are moved out for the call and back after (no refcount traffic)
+        let buf = self.take_frozen();
+        let start = out.len();
+        let fmt = &self.format;
+        let r = unit_header(&buf, self.read, fmt, ty).and_then(|(n, pos)| {
+            let mut d = Dec::new(&buf, pos, fmt.dialect, fmt.ints());
+            d.driver_tags = crate::legacy::driver_tags(fmt);
+            items(&mut d, n, out)?;
+            Ok(d.pos())
+        });
+        self.store = Storage::Frozen(buf);
+        match r {
+            Ok(end) => {
+                self.read = end;
+                Ok(())
+            }
+            Err(e) => {
+                out.truncate(start);
+                Err(e)
+            }
+        }
     }
 
     /// The contents as frozen bytes, moved out of the buffer (which is

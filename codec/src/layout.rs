@@ -256,6 +256,7 @@ macro_rules! layout {
                 $( <$form as Form<_>>::put(e, &self.$f).field(layout!(@name $f $($name)?))?; )*
                 Ok(())
             }
+            #[inline]
             fn unpack(d: &mut Dec) -> Result<Self> {
                 $( let $f = <$form as Form<_>>::get(d).field(layout!(@name $f $($name)?))?; )*
                 Ok($ty { $($f,)* $($($rest: $val,)*)? })

@@ -13,6 +13,15 @@ use pmix_types::*;
 
 /// Unpack `n` items of type `ty` (the count has been read by the caller).
 pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
+    let mut out = Vec::new();
+    unpack_items_into(d, ty, n, &mut out)?;
+    Ok(out)
+}
+
+/// [`unpack_items`], appending to `out` (which is grown once, after the
+/// count has been checked against the bytes remaining). On error `out`
+/// may hold some of the items: the caller truncates it.
+pub fn unpack_items_into(d: &mut Dec, ty: DataType, n: usize, out: &mut Vec<Value>) -> Result<()> {
     check_registered(d, ty)?;
     if d.dialect == crate::dialect::Dialect::V12 {
         match ty {
@@ -24,7 +33,8 @@ pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
                 } else {
                     Value::InfoDirectives(0)
                 };
-                return Ok(vec![zero; n]);
+                out.resize(out.len() + n, zero);
+                return Ok(());
             }
             DataType::DataArray | DataType::ProcInfo | DataType::Query => {
                 return Err(d
@@ -35,7 +45,8 @@ pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
             }
             DataType::Pointer => {
                 d.spend_zero(n).map_err(|e| e.in_type(ty))?;
-                return Ok(vec![Value::Pointer; n]);
+                out.resize(out.len() + n, Value::Pointer);
+                return Ok(());
             }
             _ => {}
         }
@@ -44,20 +55,30 @@ pub fn unpack_items(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
         d.spend_zero(n).map_err(|e| e.in_type(ty))?;
         // one sentinel byte per call, even for zero pointers
         d.u8().map_err(|e| e.in_type(ty))?;
-        return Ok(vec![Value::Pointer; n]);
+        out.resize(out.len() + n, Value::Pointer);
+        return Ok(());
     }
     if system_tag(ty, d.ints, d.dialect).is_some() {
-        return unpack_system_typed(d, ty, n).map_err(|e| e.in_type(ty));
+        return unpack_system_typed(d, ty, n, out).map_err(|e| e.in_type(ty));
     }
     // every other item takes at least one byte
     let at = d.pos();
     d.check_count(n as u64, 1, at).map_err(|e| e.in_type(ty))?;
-    if let Some(r) = unpack_scalars(d, ty, n) {
+    out.reserve(n);
+    if let Some(r) = unpack_scalars(d, ty, n, out) {
         return r;
     }
-    let mut out = Vec::with_capacity(n);
-    read_items(d, ty, n, |d| unpack_item(d, ty), |v| out.push(v))?;
-    Ok(out)
+    if ty == DataType::Info {
+        // the INFO reader inlined here: each INFO is built in its box
+        return read_items(
+            d,
+            ty,
+            n,
+            |d| info(d).map(|i| Value::Info(Box::new(i))),
+            |v| out.push(v),
+        );
+    }
+    read_items(d, ty, n, |d| unpack_item(d, ty), |v| out.push(v))
 }
 
 /// Read `n` items of `ty` with `read`, handing each to `each`: the count
@@ -105,12 +126,11 @@ pub(crate) fn plain_run(d: &Dec, ty: DataType) -> bool {
 
 /// Arrays of plain integers and strings in one tight loop per type; `None`
 /// for the other types.
-fn unpack_scalars(d: &mut Dec, ty: DataType, n: usize) -> Option<Result<Vec<Value>>> {
+fn unpack_scalars(d: &mut Dec, ty: DataType, n: usize, out: &mut Vec<Value>) -> Option<Result<()>> {
     macro_rules! each {
         ($($t:ident => $variant:ident . $read:ident),*) => {
             match ty {
                 $(DataType::$t => {
-                    let mut out = Vec::with_capacity(n);
                     for i in 0..n {
                         match d.$read() {
                             Ok(x) => out.push(Value::$variant(x)),
@@ -120,7 +140,7 @@ fn unpack_scalars(d: &mut Dec, ty: DataType, n: usize) -> Option<Result<Vec<Valu
                             }
                         }
                     }
-                    Some(Ok(out))
+                    Some(Ok(()))
                 })*
                 _ => None,
             }
@@ -145,11 +165,11 @@ fn to_byte(v: i128, _at: usize) -> Result<u8> {
 }
 
 /// INT/UINT/SIZE/PID items: one tag naming the sender's width, then the values.
-fn unpack_system_typed(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>> {
+fn unpack_system_typed(d: &mut Dec, ty: DataType, n: usize, out: &mut Vec<Value>) -> Result<()> {
     let at = d.pos();
     let code = d.sys_tag()?;
     d.check_count(n as u64, 1, d.pos())?;
-    let mut out = Vec::with_capacity(n);
+    out.reserve(n);
     for _ in 0..n {
         let vat = d.pos();
         let v = d.integer_as(code, ty.name(), at)?;
@@ -165,7 +185,7 @@ fn unpack_system_typed(d: &mut Dec, ty: DataType, n: usize) -> Result<Vec<Value>
             _ => Value::Size(to_size(v, vat)?),
         });
     }
-    Ok(out)
+    Ok(())
 }
 
 fn check_value_type(d: &Dec, ty: DataType) -> Result<()> {
@@ -183,6 +203,13 @@ pub(crate) fn check_registered(d: &Dec, ty: DataType) -> Result<()> {
 /// A type code read from the wire.
 fn known_type(code: u16, at: usize) -> Result<DataType> {
     DataType::from_code(code).ok_or_else(|| Error::new(ErrorKind::UnknownType(code), at))
+}
+
+/// One INFO item, owned: what [`unpack_item`] reads for INFO, without
+/// the `Box` a `Value` holds it in.
+#[inline]
+pub(crate) fn info(d: &mut Dec) -> Result<Info> {
+    <Info as crate::layout::Layout>::unpack(d).map_err(|e| e.in_type(DataType::Info))
 }
 
 pub(crate) fn infos(d: &mut Dec, n: usize) -> Result<Vec<Info>> {
@@ -280,9 +307,35 @@ pub(crate) fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value
     d.enter()?;
     let r = d
         .driver_tag(crate::legacy::value_driver_type(ty))
-        .and_then(|()| unpack_item(d, ty));
+        .and_then(|()| match leaf(d, ty) {
+            Some(v) => v.map_err(|e| e.in_type(ty)),
+            None => unpack_item(d, ty),
+        });
     d.leave();
     r
+}
+
+/// A value of a hot leaf type (those of INFO values in practice), read
+/// in place with the wire forms of its type-table row; `None` for the
+/// other types, which go through the table's dispatch. Inlined into the
+/// INFO reader, the `Value` is built where it is kept: a `Value` returned
+/// through the dispatch's frames is copied out right after it was
+/// written, a store-forwarding stall per value.
+#[inline(always)]
+fn leaf(d: &mut Dec, ty: DataType) -> Option<Result<Value>> {
+    use crate::layout::{BoolF, Boxed, Form, HexBlob, Str, I32, I64, U32, U64, U8};
+    Some(match ty {
+        DataType::Bool => BoolF::get(d).map(Value::Bool),
+        DataType::Byte => U8::get(d).map(Value::Byte),
+        DataType::Uint8 => U8::get(d).map(Value::Uint8),
+        DataType::Uint32 => U32::get(d).map(Value::Uint32),
+        DataType::Uint64 => U64::get(d).map(Value::Uint64),
+        DataType::Int32 => I32::get(d).map(Value::Int32),
+        DataType::Int64 => I64::get(d).map(Value::Int64),
+        DataType::String => Str::get(d).map(Value::String),
+        DataType::ByteObject => <Boxed<HexBlob> as Form<Box<Hex>>>::get(d).map(Value::ByteObject),
+        _ => return None,
+    })
 }
 
 /// The type field of a `pmix_value_t`, checked: a type this dialect can

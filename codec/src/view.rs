@@ -238,6 +238,7 @@ pub struct ArrayIter<'a> {
 
 impl<'a> Iterator for ArrayIter<'a> {
     type Item = Result<ValueRef<'a>>;
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.left == 0 {
             return None;

@@ -979,6 +979,7 @@ impl<'a> Dec<'a> {
     }
 
     /// A C string; `None` for NULL.
+    #[inline(always)]
     pub fn str(&mut self) -> Result<Option<PString>> {
         match self.c_text()? {
             (None, _) => Ok(None),

@@ -64,6 +64,7 @@ pub struct PString(Box<[u8]>);
 
 impl PString {
     /// A string from bytes that must not contain NUL.
+    #[inline(always)]
     pub fn from_bytes(b: &[u8]) -> Result<Self, StrError> {
         if let Some(i) = find_nul(b) {
             return Err(StrError::InteriorNul(i));

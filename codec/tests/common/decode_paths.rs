@@ -2,12 +2,16 @@
 //! decode_paths.rs includes this file; codec/tests/decode_paths.rs runs it
 //! on stable): the owned ([`decode`]), borrowed ([`decode_ref`]) and typed
 //! ([`Reader::prims`], [`Reader::strs`], [`Reader::infos`]) decodings of the same bytes agree,
-//! on success and on failure (same error, offset, type and field path).
+//! on success and on failure (same error, offset, type and field path);
+//! so do [`DataBuffer::unpack_into`] appending to a vector the caller
+//! keeps (whole units, and one item per call) and, for INFO,
+//! [`DataBuffer::unpack_infos_into`].
 //! Input layout: that of `unpack_any` (targets.rs).
 
 use super::targets::split;
+use bytes::Bytes;
 use pmix_codec::view::InfoRef;
-use pmix_codec::{decode, decode_ref, decode_unit, Error, Format, Prim, Reader};
+use pmix_codec::{decode, decode_ref, decode_unit, DataBuffer, Error, Format, Prim, Reader};
 use pmix_types::{DataType, Value};
 
 /// Target `decode_paths`.
@@ -44,6 +48,7 @@ pub fn check_paths(fmt: &Format, ty: DataType, payload: &[u8]) {
         (o, b) => panic!("{ty}: owned {o:?}, borrowed {b:?}"),
     }
     let units = owned.is_ok().then(|| owned_units(fmt, ty, payload));
+    check_into(fmt, ty, payload, &units);
     macro_rules! typed {
         ($($t:ty),*) => {$(
             if ty == <$t as Prim>::TYPE {
@@ -137,5 +142,114 @@ fn check_typed<'a, T>(
     assert!(
         units.as_ref().is_none_or(|u| u.len() == k),
         "{ty}: typed read {k} units"
+    );
+}
+
+/// `DataBuffer::unpack_into` unit by unit, appending to a vector that
+/// already holds a value: on success the owned units after it (and the
+/// same items again one per call); on failure the owned error of that
+/// unit, with the vector and the read position as they were. (A buffer
+/// gives each unit the zero-item budget of the whole input, `decode` one
+/// budget for all units: only where `decode` succeeded must every unit.)
+fn check_into(fmt: &Format, ty: DataType, payload: &[u8], units: &Option<Vec<Vec<Value>>>) {
+    let bytes = Bytes::copy_from_slice(payload);
+    let mut buf = DataBuffer::from_bytes(*fmt, bytes.clone());
+    let mut one = DataBuffer::from_bytes(*fmt, bytes.clone());
+    // INFO units as owned `Info`s too (`unpack_infos_into`)
+    let mut infos = (ty == DataType::Info).then(|| DataBuffer::from_bytes(*fmt, bytes));
+    let mut info_out = vec![pmix_types::Info::new("k", Value::Undef)];
+    let mut out = vec![Value::Undef];
+    let mut k = 0;
+    while !buf.unread().is_empty() {
+        let at = buf.position();
+        let before = out.len();
+        let infos_before = info_out.len();
+        let as_infos = infos
+            .as_mut()
+            .map(|b| (b.unpack_infos_into(&mut info_out), b.position()));
+        match buf.unpack_into(ty, usize::MAX, &mut out) {
+            Ok(left) => {
+                if let Some((r, end)) = as_infos {
+                    let n = r.unwrap_or_else(|e| panic!("INFO unit {k}: unpack_infos_into: {e}"));
+                    let boxed: Vec<Value> = info_out[info_out.len() - n..]
+                        .iter()
+                        .map(|i| Value::Info(Box::new(i.clone())))
+                        .collect();
+                    assert_eq!(
+                        boxed,
+                        out[before..],
+                        "INFO unit {k}: as Infos and as Values"
+                    );
+                    assert_eq!(end, buf.position(), "INFO unit {k}: end as Infos");
+                }
+                assert_eq!(left, 0, "{ty} unit {k}: a whole unit was asked for");
+                assert_eq!(
+                    out[0],
+                    Value::Undef,
+                    "{ty}: unpack_into replaced the vector"
+                );
+                let got = &out[before..];
+                match units {
+                    Some(units) => assert_eq!(
+                        Some(got),
+                        units.get(k).map(Vec::as_slice),
+                        "{ty} unit {k}: unpack_into and owned differ"
+                    ),
+                    None => {
+                        if let Ok((want, _)) = decode_unit(fmt, ty, &payload[at..]) {
+                            assert_eq!(got, want, "{ty} unit {k}: unpack_into and owned differ");
+                        }
+                    }
+                }
+                // the same unit one item per call, through the partial-unpack queue
+                let mut items = Vec::new();
+                for i in 0..got.len() {
+                    let left = one
+                        .unpack_into(ty, 1, &mut items)
+                        .unwrap_or_else(|e| panic!("{ty} unit {k}, item {i} alone: {e}"));
+                    assert_eq!(left, got.len() - i - 1, "{ty} unit {k}: items left");
+                }
+                if got.is_empty() {
+                    one.unpack_into(ty, 1, &mut items).expect("an empty unit");
+                }
+                assert_eq!(items, got, "{ty} unit {k}: one by one and whole differ");
+                assert_eq!(one.position(), buf.position(), "{ty} unit {k}: end");
+            }
+            Err(e) => {
+                if let Some((r, end)) = as_infos {
+                    let i = r.expect_err("unpack_infos_into accepts what unpack_into refuses");
+                    assert_eq!(
+                        (&i.kind, i.offset, i.ty, &i.path),
+                        (&e.kind, e.offset, e.ty, &e.path),
+                        "INFO unit {k}: unpack_infos_into error {i}, unpack_into {e}"
+                    );
+                    assert_eq!(
+                        (end, info_out.len()),
+                        (at, infos_before),
+                        "INFO unit {k}: changed on error"
+                    );
+                }
+                assert!(
+                    units.is_none(),
+                    "{ty} unit {k}: unpack_into fails ({e}), owned does not"
+                );
+                assert_eq!(out.len(), before, "{ty} unit {k}: output changed on error");
+                assert_eq!(buf.position(), at, "{ty} unit {k}: position moved on error");
+                let o = decode_unit(fmt, ty, &payload[at..])
+                    .expect_err("owned accepts what unpack_into refuses");
+                assert_eq!(
+                    (&o.kind, o.ty, &o.path),
+                    (&e.kind, e.ty, &e.path),
+                    "{ty} unit {k}: owned error {o}, unpack_into {e}"
+                );
+                assert_eq!(o.offset + at, e.offset, "{ty} unit {k}: error offsets");
+                return;
+            }
+        }
+        k += 1;
+    }
+    assert!(
+        units.as_ref().is_none_or(|u| u.len() == k),
+        "{ty}: unpack_into read {k} units"
     );
 }
