@@ -16,6 +16,7 @@
 use crate::dialect::Dialect;
 use crate::error::{ErrorKind, Field, Result};
 use crate::float;
+use crate::item::Layout;
 use crate::wire::{Dec, Enc, Sizer};
 use crate::{pack, unpack};
 use bytes::Bytes;
@@ -33,13 +34,6 @@ pub(crate) trait Form<T> {
     fn get(d: &mut Dec) -> Result<T>;
     /// The bytes `put` writes (for a value `put` accepts).
     fn len(s: &Sizer, v: &T) -> usize;
-}
-
-/// A structure packed, unpacked and measured field by field from one list.
-pub(crate) trait Layout: Sized {
-    fn pack(&self, e: &mut Enc) -> Result<()>;
-    fn unpack(d: &mut Dec) -> Result<Self>;
-    fn encoded_len(&self, s: &Sizer) -> usize;
 }
 
 macro_rules! forms {
@@ -129,13 +123,13 @@ forms! {
         |s, w| if s.dialect.app_has_cwd() { s.str(w.as_ref()) } else { 0 };
     // a pmix_value_t with its type as a top-level VALUE writes it
     ValueF: Value = |e, v| pack::pack_value(e, v)?, |d| unpack::unpack_value(d),
-        |s, w| crate::table::value_len(s, w, s.dialect.value_type_field());
+        |s, w| pack::value_len(s, w, s.dialect.value_type_field());
     // the value of an INFO or PDATA: its type as the dialect writes it there
     InfoValue: Value = |e, v| pack::pack_value_as(e, v, e.dialect.info_type_field())?,
         |d| unpack::unpack_value_as(d, d.dialect.info_type_field()),
-        |s, w| crate::table::value_len(s, w, s.dialect.info_type_field());
+        |s, w| pack::value_len(s, w, s.dialect.info_type_field());
     Darray: DataArray = |e, v| pack::pack_darray(e, v)?, |d| unpack::unpack_darray(d),
-        |s, w| crate::table::darray_len(s, w);
+        |s, w| pack::darray_len(s, w);
     RegexF: Regex = |e, v| pack::regex(e, v)?, |d| crate::regex::unpack(d),
         |s, w| match w {
             Regex::Text(t) => t.len() + 1,

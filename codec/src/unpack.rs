@@ -5,7 +5,7 @@
 
 use crate::error::{Error, ErrorKind, Field, Result};
 use crate::float;
-use crate::layout::Layout;
+use crate::item::{Layout, Payload};
 use crate::legacy::InfoTypeField;
 use crate::wire::{system_tag, to_int, to_pid, to_size, Dec};
 use bytes::Bytes;
@@ -341,7 +341,7 @@ pub fn unpack_item(d: &mut Dec, ty: DataType) -> Result<Value> {
 }
 
 fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
-    crate::table::unpack_payload(d, ty)
+    Value::unpack_payload(d, ty)
 }
 
 /// APP's argc: a system-typed INT, never negative, checked against the
@@ -365,7 +365,8 @@ pub(crate) fn argc(d: &mut Dec) -> Result<usize> {
 pub(crate) fn topology(d: &mut Dec) -> Result<Topology> {
     let xml = d.str().field("xml")?;
     let support = if xml.is_some() {
-        d.take_bytes(crate::HWLOC_SUPPORT_BYTES).field("support")?
+        d.take_bytes(crate::wire::HWLOC_SUPPORT_BYTES)
+            .field("support")?
     } else {
         Bytes::new()
     };
