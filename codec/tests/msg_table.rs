@@ -10,8 +10,11 @@ use pmix_codec::command::{
     cmd, command_name, commit_kvals, EventNotice, IofData, ProcData, Reply, Request,
 };
 use pmix_codec::{BufferType, Dialect, ErrorKind, Format};
-use pmix_types::{App, Buffer, Info, Kval, Pdata, Proc, Query, Value};
+use pmix_types::{App, Buffer, Kval, Pdata, Proc, Query, Value};
 use std::alloc::{GlobalAlloc, Layout, System};
+
+mod common;
+use common::requests::{info, plain_requests, procs};
 use std::cell::Cell;
 
 /// Counts the bytes this thread allocates (for the truncation tests).
@@ -58,17 +61,6 @@ fn formats() -> Vec<Format> {
     out
 }
 
-fn info() -> Vec<Info> {
-    vec![
-        Info::new("pmix.my.key", Value::Uint32(7)),
-        Info::new("x", Value::String(Some("y".into()))),
-    ]
-}
-
-fn procs() -> Vec<Proc> {
-    vec![Proc::new("job1", 0), Proc::new("job1", u32::MAX - 1)]
-}
-
 fn blob() -> Bytes {
     Bytes::from_static(b"\x00\x01blob")
 }
@@ -76,7 +68,7 @@ fn blob() -> Bytes {
 /// One request of every typed command (some twice: the forms a trailing
 /// field gives).
 fn requests() -> Vec<Request> {
-    vec![
+    let mut all = vec![
         Request::Req,
         Request::Abort {
             status: -25,
@@ -177,11 +169,6 @@ fn requests() -> Vec<Request> {
             targets: procs(),
             directives: info(),
         },
-        Request::Monitor {
-            monitor: Info::new("pmix.monitor.hb", Value::Bool(true)),
-            error: -1,
-            directives: vec![],
-        },
         Request::GetCredential { info: info() },
         Request::ValidateCred {
             credential: blob(),
@@ -202,12 +189,7 @@ fn requests() -> Vec<Request> {
             group: Some("grp".into()),
             info: info(),
         },
-        Request::IofDereg {
-            directives: vec![],
-            remote_id: 3,
-        },
         Request::FabricRegister { directives: info() },
-        Request::FabricUpdate { index: 1 },
         Request::Log {
             timestamp: Some(1_700_000_000),
             data: info(),
@@ -234,10 +216,6 @@ fn requests() -> Vec<Request> {
             },
             info: vec![],
         },
-        Request::RefreshCache {
-            nspace: Some("job1".into()),
-            rank: 3,
-        },
         Request::ResBlock {
             directive: 1,
             block: Some("blk".into()),
@@ -251,17 +229,9 @@ fn requests() -> Vec<Request> {
             session: 9,
             directives: info(),
         },
-        Request::ResolvePeers {
-            node: Some("node01".into()),
-            nspace: None,
-        },
-        Request::ResolveNode {
-            nspace: Some("job1".into()),
-        },
-        Request::GdsFallback {
-            module: Some("hash".into()),
-        },
-    ]
+    ];
+    all.extend(plain_requests());
+    all
 }
 
 /// Encoding fails only where the format cannot carry one of the
@@ -700,3 +670,4 @@ fn blobs_are_shared_with_the_payload() {
     assert!(alloc < 1024, "{alloc} bytes allocated for a 4 KiB blob");
     assert_eq!(back, r);
 }
+
