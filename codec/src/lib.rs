@@ -32,14 +32,15 @@
 //
 // 1. leaves: `error`, `float`, `frame`, `compress`; `dialect` (over
 //    `error`), `legacy` and `select` (over `dialect`);
-// 2. wire primitives: `wire` (Enc, Dec, Sizer, the limits), `regex`, and
-//    `item`, the seam of the value codec's recursion: the `Layout` and
-//    `Payload` traits;
+// 2. wire primitives: `wire` (Enc, Dec, Sizer, the limits), `regex`,
+//    `item`, the seam of the value codec's recursion (the `Layout` and
+//    `Payload` traits), and `form`, the wire forms over the primitives
+//    alone (the `Form` trait, integers, strings, blobs, generic forms);
 // 3. framing: `pack` and `unpack` (units, `pmix_value_t`, DATA_ARRAY, INFO
 //    lists, and in `pack` the encoded lengths); they recurse into a
 //    structure or a value's payload only through the `item` traits;
-// 4. `layout` (the wire forms and each structure's `Layout`, over the
-//    framing helpers), then `table` (the type table's dispatch, which
+// 4. `layout` (the forms over the framing helpers and each structure's
+//    `Layout`; it re-exports `form`'s forms and `item::Layout`), then `table` (the type table's dispatch, which
 //    implements `Payload` for `Value`): nothing imports `table`;
 // 5. this crate root (pack units, `encode`/`decode`, over `pack`/`unpack`);
 //    its `pub use` lines are the public names, not dependencies;
@@ -57,6 +58,7 @@ pub mod compress;
 pub mod dialect;
 pub mod error;
 pub mod float;
+mod form;
 pub mod frame;
 pub mod handshake;
 mod item;

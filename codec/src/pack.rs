@@ -182,11 +182,6 @@ pub(crate) fn proc_(e: &mut Enc, p: &Proc) -> Result<()> {
     Ok(())
 }
 
-pub(crate) fn bytes_sized(e: &mut Enc, b: &[u8]) {
-    e.size(b.len() as u64);
-    e.raw(b);
-}
-
 fn type_field(e: &mut Enc, code: u16, field: InfoTypeField) {
     match field {
         InfoTypeField::Tag => e.tag(code),

@@ -260,11 +260,6 @@ pub(crate) fn proc_(d: &mut Dec) -> Result<Proc> {
     Ok(Proc { nspace, rank })
 }
 
-pub(crate) fn bytes_sized(d: &mut Dec) -> Result<Bytes> {
-    let n = d.count_size(1)?;
-    d.take_bytes(n)
-}
-
 /// A `pmix_value_t`: type tag, then the payload.
 pub(crate) fn unpack_value(d: &mut Dec) -> Result<Value> {
     let field = d.dialect.value_type_field();

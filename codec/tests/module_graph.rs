@@ -6,8 +6,9 @@
 //! code reaches B: `crate::b::…`, `super::…`, a `use` tree naming B, a bare
 //! `b::…` naming a child module, or a crate-root item (`crate::pack_unit`),
 //! which is an edge to the root. A `pub use` re-export is a name, not
-//! code: it draws no edge, and a path through it is resolved to the
-//! module that defines the item (`crate::Format` is `dialect`). A `mod`
+//! code (`pub use`, `pub(crate) use`): it draws no edge, and a path
+//! through it is resolved to the module that defines the item
+//! (`crate::Format` is `dialect`, `crate::layout::U8` is `form`). A `mod`
 //! declaration draws no edge either. The test fails on any cycle and
 //! prints it.
 
@@ -287,9 +288,9 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
     for m in &mods {
         let t = &m.tokens;
         for i in 0..t.len() {
-            if t[i] == "pub" && t.get(i + 1).is_some_and(|x| x == "use") {
+            if t[i] == "use" && is_reexport(t, i) {
                 let end = (i..t.len()).find(|&j| t[j] == ";").unwrap();
-                for p in use_paths(&t[i + 2..end]) {
+                for p in use_paths(&t[i + 1..end]) {
                     if let (Some(abs), Some(last)) = (krate.absolute(&m.path, &p), p.last()) {
                         let owner = inline_owner(t, i, &m.path);
                         if last == "*" {
@@ -324,8 +325,7 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
         while i < t.len() {
             if t[i] == "use" {
                 let end = (i..t.len()).find(|&j| t[j] == ";").unwrap();
-                let reexport = i > 0 && t[i - 1] == "pub";
-                if !reexport {
+                if !is_reexport(t, i) {
                     for p in use_paths(&t[i + 1..end]) {
                         if let Some(abs) = krate.absolute(&m.path, &p) {
                             let target = krate.resolve(&abs, 0);
@@ -394,6 +394,13 @@ fn inline_owner(t: &[String], at: usize, file: &str) -> String {
         }
     }
     file.to_string()
+}
+
+/// Whether the `use` at `i` is a re-export: `pub use`, `pub(crate) use`,
+/// `pub(super) use`.
+fn is_reexport(t: &[String], i: usize) -> bool {
+    (i >= 1 && t[i - 1] == "pub")
+        || (i >= 4 && t[i - 1] == ")" && t[i - 3] == "(" && t[i - 4] == "pub")
 }
 
 fn is_ident(s: &str) -> bool {
@@ -498,6 +505,9 @@ fn checker_sees_known_edges() {
     assert!(has("wire", "error"), "{g:#?}");
     // a re-exported name resolves to its defining module (crate::Format)
     assert!(has("legacy", "dialect"), "{g:#?}");
+    // through a `pub(crate) use` too: the forms table.rs names through
+    // layout.rs's re-exports (`use crate::layout::*`) are form.rs's
+    assert!(has("table", "form"), "{g:#?}");
     // `super::field::*` in a child of msg
     assert!(has("msg::reply", "msg::field"), "{g:#?}");
     // a name a glob import brings in through a re-export (`Reply` by

@@ -14,7 +14,7 @@ use super::log_time_certain;
 use crate::dialect::{Dialect, Format};
 use crate::error::{Error, ErrorKind, Field, Result};
 use crate::item::Layout;
-use crate::layout::{Form, Lay, TopoF};
+use crate::layout::{Blob, Form, Lay, TopoF};
 use crate::wire::{system_tag, to_int, to_size, Dec, Enc};
 use crate::{pack, pack_unit_with, read_unit_header, unpack};
 use bytes::Bytes;
@@ -207,7 +207,7 @@ plain_items! {
         |d| Ok(Kval { key: d.str().field("key")?, value: unpack::unpack_value(d).field("value")? }),
         |e, v| { e.str(v.key.as_ref()).field("key")?; pack::pack_value(e, &v.value).field("value") };
     Cpus: Cpuset = ProcCpuset, |d| Ok(Cpuset { cpus: d.str()? }), |e, v| e.str(v.cpus.as_ref());
-    ByteObj: Bytes = ByteObject, |d| blob(d), |e, v| { pack::bytes_sized(e, v); Ok(()) };
+    ByteObj: Bytes = ByteObject, |d| blob(d), |e, v| Blob::put(e, v);
 }
 
 /// A SIZE-prefixed blob, read through a bounded sub-reader and shared
