@@ -26,6 +26,29 @@
 
 #![deny(missing_docs)]
 
+// The modules form layers; each uses only modules of the layers below it
+// (never one above, so there is no import cycle: `tests/module_graph.rs`
+// reads the sources and fails on any). Bottom to top:
+//
+// 1. leaves: `error`, `float`, `frame`, `compress`; `dialect` (over
+//    `error`), `legacy` and `select` (over `dialect`);
+// 2. wire primitives: `wire` (Enc, Dec, Sizer, the limits), `regex`,
+//    `item`, the seam of the value codec's recursion (the `Layout` and
+//    `Payload` traits), and `form`, the wire forms over the primitives
+//    alone (the `Form` trait, integers, strings, blobs, generic forms);
+// 3. framing: `pack` and `unpack` (units, `pmix_value_t`, DATA_ARRAY, INFO
+//    lists, and in `pack` the encoded lengths); they recurse into a
+//    structure or a value's payload only through the `item` traits;
+// 4. `layout` (the forms over the framing helpers and each structure's
+//    `Layout`; it re-exports `form`'s forms and `item::Layout`), then `table` (the type table's dispatch, which
+//    implements `Payload` for `Value`): nothing imports `table`;
+// 5. this crate root (pack units, `encode`/`decode`, over `pack`/`unpack`);
+//    its `pub use` lines are the public names, not dependencies;
+// 6. users of units: `buffer`, `typed`, `view`, `handshake`, `registry`;
+// 7. the message layer `msg`: `msg` itself (constants) < `msg::field` (the
+//    field kinds) < `msg::reply`, `msg::notice` < `msg::table` (the command
+//    table, which maps a command to its reply layout) < `msg::request`.
+
 pub mod buffer;
 /// The message layer under its former name: everything in [`msg`].
 pub mod command {
@@ -35,8 +58,10 @@ pub mod compress;
 pub mod dialect;
 pub mod error;
 pub mod float;
+mod form;
 pub mod frame;
 pub mod handshake;
+mod item;
 mod layout;
 mod legacy;
 pub mod msg;
@@ -57,14 +82,11 @@ pub use error::{Error, ErrorKind, Result};
 pub use pmix_types::print::{print, PrintError};
 pub use typed::{encode_prims, encode_strs, pack_prims, pack_strs, Prim};
 pub use view::{decode_ref, Reader, ValueRef};
+pub use wire::HWLOC_SUPPORT_BYTES;
 
 use bytes::Bytes;
 use pmix_types::{DataType, Value};
 use wire::{Dec, Enc};
-
-/// Bytes of hwloc 2.x support structures that follow a topology's XML
-/// (discovery 6 + cpubind 11 + membind 15 on Debian's hwloc 2.9).
-pub const HWLOC_SUPPORT_BYTES: usize = 32;
 
 /// Append one pack unit of `values` (all of type `ty`) to `out`. On error
 /// nothing is appended (libpmix leaves a torn buffer; we do not).
@@ -126,7 +148,7 @@ pub fn encoded_len(fmt: &Format, ty: DataType, values: &[Value]) -> usize {
         BufferType::FullyDesc => s.tag(DataType::Int32.code()) + s.tag(legacy_unit_code(fmt, ty)),
         BufferType::NonDesc => 0,
     };
-    tags + s.count32(values.len()) + table::items_len(&s, ty, values)
+    tags + s.count32(values.len()) + pack::items_len(&s, ty, values)
 }
 
 /// The type tag of a described unit: the legacy drivers declare some

@@ -7,9 +7,9 @@ use crate::dialect::Dialect;
 use crate::dialect::Ints;
 use crate::error::{ErrorKind, Field, Result};
 use crate::float;
-use crate::layout::Layout;
+use crate::item::{Layout, Payload};
 use crate::legacy::InfoTypeField;
-use crate::wire::{flex_encode_all, system_tag, zigzag, Enc};
+use crate::wire::{flex_encode_all, system_tag, zigzag, Enc, Sizer, HWLOC_SUPPORT_BYTES};
 use pmix_types::*;
 
 /// Pack `values`, all of type `ty`, as the items of one unit or array
@@ -182,11 +182,6 @@ pub(crate) fn proc_(e: &mut Enc, p: &Proc) -> Result<()> {
     Ok(())
 }
 
-pub(crate) fn bytes_sized(e: &mut Enc, b: &[u8]) {
-    e.size(b.len() as u64);
-    e.raw(b);
-}
-
 fn type_field(e: &mut Enc, code: u16, field: InfoTypeField) {
     match field {
         InfoTypeField::Tag => e.tag(code),
@@ -274,7 +269,7 @@ pub fn pack_item(e: &mut Enc, v: &Value) -> Result<()> {
 }
 
 fn pack_item_inner(e: &mut Enc, v: &Value) -> Result<()> {
-    crate::table::pack_payload(e, v)
+    v.pack_payload(e)
 }
 
 /// PMIX_REGEX in the form its content has (bfrops.md §4.14).
@@ -301,14 +296,14 @@ pub(crate) fn regex(e: &mut Enc, r: &Regex) -> Result<()> {
 pub(crate) fn topology(e: &mut Enc, t: &Topology) -> Result<()> {
     e.str(t.xml.as_ref()).field("xml")?;
     match (&t.xml, t.support.len()) {
-        (Some(_), crate::HWLOC_SUPPORT_BYTES) | (None, 0) => {
+        (Some(_), HWLOC_SUPPORT_BYTES) | (None, 0) => {
             e.raw(&t.support);
             Ok(())
         }
         _ => Err(e
             .err(ErrorKind::Invalid(format!(
                 "topology support must be {} bytes with XML and none without",
-                crate::HWLOC_SUPPORT_BYTES
+                HWLOC_SUPPORT_BYTES
             )))
             .in_field("support")),
     }
@@ -350,4 +345,94 @@ pub(crate) fn pack_darray(e: &mut Enc, a: &DataArray) -> Result<()> {
     };
     e.leave();
     r
+}
+
+/// The bytes `pack::pack_items` writes for `values` of type `ty` (values
+/// it accepts).
+pub(crate) fn items_len(s: &Sizer, ty: DataType, values: &[Value]) -> usize {
+    if ty == DataType::Pointer {
+        // one sentinel per run; v12 writes nothing
+        return if s.dialect == Dialect::V12 { 0 } else { s.u8() };
+    }
+    if let Some(tag) = system_tag(ty, s.ints, s.dialect) {
+        let each: usize = values
+            .iter()
+            .map(|v| match v {
+                Value::Pid(x) => s.u32(*x),
+                Value::Int(x) | Value::Status(x) => s.i32(*x),
+                Value::Uint(x) | Value::ProcRank(x) => s.i32(*x as i32),
+                Value::Scope(x) | Value::DataRange(x) | Value::Persist(x) => s.i32(*x as i32),
+                Value::Size(x) => s.u64(*x),
+                other => other.payload_len(s),
+            })
+            .sum();
+        return s.sys_tag(tag) + each;
+    }
+    if s.dialect == Dialect::V12 && matches!(ty, DataType::InfoDirectives | DataType::ProcState) {
+        return 0;
+    }
+    values.iter().map(|v| v.payload_len(s)).sum()
+}
+
+fn type_field_len(s: &Sizer, code: u16, field: InfoTypeField) -> usize {
+    match field {
+        InfoTypeField::Tag => s.tag(code),
+        InfoTypeField::TaggedInt => s.int(code as i32),
+        InfoTypeField::TaggedIntV1 => s.int(crate::legacy::v2_to_v1(code) as i32),
+    }
+}
+
+/// The bytes `pack::pack_value_as` writes for `v`.
+pub(crate) fn value_len(s: &Sizer, v: &Value, field: InfoTypeField) -> usize {
+    if s.dialect == Dialect::V12 {
+        match v {
+            Value::DataArray(a) => {
+                let infos: Vec<Info> = match &**a {
+                    DataArray::Typed { elements, .. } => elements
+                        .iter()
+                        .filter_map(|x| match x {
+                            Value::Info(i) => Some((**i).clone()),
+                            _ => None,
+                        })
+                        .collect(),
+                    DataArray::Undef { .. } => Vec::new(),
+                };
+                return value_len(s, &Value::InfoArray(infos.into()), field);
+            }
+            Value::ProcRank(r) => return value_len(s, &Value::Int(*r as i32), field),
+            _ => {}
+        }
+    }
+    let ty = v.data_type();
+    if ty == DataType::Undef {
+        return type_field_len(s, 0, field);
+    }
+    type_field_len(s, ty.code(), field)
+        + s.driver_tag(crate::legacy::value_driver_type(ty))
+        + v.payload_len(s)
+}
+
+/// The bytes `pack::pack_darray` writes for `a`.
+pub(crate) fn darray_len(s: &Sizer, a: &DataArray) -> usize {
+    match a {
+        DataArray::Undef { size } => {
+            s.tag(0)
+                + if s.dialect.undef_array_has_size() {
+                    s.size(*size)
+                } else {
+                    0
+                }
+        }
+        DataArray::Typed {
+            elem_type,
+            elements,
+        } => {
+            let head = s.tag(elem_type.code()) + s.size(elements.len() as u64);
+            if elements.is_empty() {
+                head
+            } else {
+                head + s.driver_tag(*elem_type) + items_len(s, *elem_type, elements)
+            }
+        }
+    }
 }

@@ -2,13 +2,14 @@
 //! one type table (`pmix_types::type_table!`): each row's value is written
 //! and read in the wire form its row names (`layout.rs`). Both matches are
 //! exhaustive, so a type cannot be packable and not unpackable. The
-//! encoded lengths follow the same rows (`*_len`), mirroring `pack.rs`.
+//! dispatch is the top of the value codec: `pack.rs` and `unpack.rs` call
+//! it through the [`Payload`] trait (`item.rs`); the encoded lengths of
+//! units and values are beside the code that writes them, in `pack.rs`.
 
-use crate::dialect::Dialect;
 use crate::error::Result;
+use crate::item::Payload;
 use crate::layout::*;
-use crate::legacy::InfoTypeField;
-use crate::wire::{system_tag, Dec, Enc, Sizer};
+use crate::wire::{Dec, Enc, Sizer};
 use pmix_types::*;
 
 macro_rules! dispatch {
@@ -55,92 +56,19 @@ macro_rules! dispatch {
 
 pmix_types::type_table!(dispatch);
 
-/// The bytes `pack::pack_items` writes for `values` of type `ty` (values
-/// it accepts).
-pub(crate) fn items_len(s: &Sizer, ty: DataType, values: &[Value]) -> usize {
-    if ty == DataType::Pointer {
-        // one sentinel per run; v12 writes nothing
-        return if s.dialect == Dialect::V12 { 0 } else { s.u8() };
+/// The recursion point of the value codec: `pack.rs` and `unpack.rs` reach
+/// this dispatch through [`Payload`], without importing this module.
+impl Payload for Value {
+    #[inline]
+    fn pack_payload(&self, e: &mut Enc) -> Result<()> {
+        pack_payload(e, self)
     }
-    if let Some(tag) = system_tag(ty, s.ints, s.dialect) {
-        let each: usize = values
-            .iter()
-            .map(|v| match v {
-                Value::Pid(x) => s.u32(*x),
-                Value::Int(x) | Value::Status(x) => s.i32(*x),
-                Value::Uint(x) | Value::ProcRank(x) => s.i32(*x as i32),
-                Value::Scope(x) | Value::DataRange(x) | Value::Persist(x) => s.i32(*x as i32),
-                Value::Size(x) => s.u64(*x),
-                other => payload_len(s, other),
-            })
-            .sum();
-        return s.sys_tag(tag) + each;
+    #[inline]
+    fn payload_len(&self, s: &Sizer) -> usize {
+        payload_len(s, self)
     }
-    if s.dialect == Dialect::V12 && matches!(ty, DataType::InfoDirectives | DataType::ProcState) {
-        return 0;
-    }
-    values.iter().map(|v| payload_len(s, v)).sum()
-}
-
-fn type_field_len(s: &Sizer, code: u16, field: InfoTypeField) -> usize {
-    match field {
-        InfoTypeField::Tag => s.tag(code),
-        InfoTypeField::TaggedInt => s.int(code as i32),
-        InfoTypeField::TaggedIntV1 => s.int(crate::legacy::v2_to_v1(code) as i32),
-    }
-}
-
-/// The bytes `pack::pack_value_as` writes for `v`.
-pub(crate) fn value_len(s: &Sizer, v: &Value, field: InfoTypeField) -> usize {
-    if s.dialect == Dialect::V12 {
-        match v {
-            Value::DataArray(a) => {
-                let infos: Vec<Info> = match &**a {
-                    DataArray::Typed { elements, .. } => elements
-                        .iter()
-                        .filter_map(|x| match x {
-                            Value::Info(i) => Some((**i).clone()),
-                            _ => None,
-                        })
-                        .collect(),
-                    DataArray::Undef { .. } => Vec::new(),
-                };
-                return value_len(s, &Value::InfoArray(infos.into()), field);
-            }
-            Value::ProcRank(r) => return value_len(s, &Value::Int(*r as i32), field),
-            _ => {}
-        }
-    }
-    let ty = v.data_type();
-    if ty == DataType::Undef {
-        return type_field_len(s, 0, field);
-    }
-    type_field_len(s, ty.code(), field)
-        + s.driver_tag(crate::legacy::value_driver_type(ty))
-        + payload_len(s, v)
-}
-
-/// The bytes `pack::pack_darray` writes for `a`.
-pub(crate) fn darray_len(s: &Sizer, a: &DataArray) -> usize {
-    match a {
-        DataArray::Undef { size } => {
-            s.tag(0)
-                + if s.dialect.undef_array_has_size() {
-                    s.size(*size)
-                } else {
-                    0
-                }
-        }
-        DataArray::Typed {
-            elem_type,
-            elements,
-        } => {
-            let head = s.tag(elem_type.code()) + s.size(elements.len() as u64);
-            if elements.is_empty() {
-                head
-            } else {
-                head + s.driver_tag(*elem_type) + items_len(s, *elem_type, elements)
-            }
-        }
+    #[inline]
+    fn unpack_payload(d: &mut Dec, ty: DataType) -> Result<Value> {
+        unpack_payload(d, ty)
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::error::{Error, ErrorKind, Field, Result};
 use crate::float;
-use crate::layout::Layout;
+use crate::item::{Layout, Payload};
 use crate::legacy::InfoTypeField;
 use crate::wire::{system_tag, to_int, to_pid, to_size, Dec};
 use bytes::Bytes;
@@ -287,11 +287,6 @@ pub(crate) fn proc_(d: &mut Dec) -> Result<Proc> {
     Ok(Proc { nspace, rank })
 }
 
-pub(crate) fn bytes_sized(d: &mut Dec) -> Result<Bytes> {
-    let n = d.count_size(1)?;
-    d.take_bytes(n)
-}
-
 /// A `pmix_value_t`: type tag, then the payload.
 pub(crate) fn unpack_value(d: &mut Dec) -> Result<Value> {
     let field = d.dialect.value_type_field();
@@ -394,7 +389,7 @@ pub fn unpack_item(d: &mut Dec, ty: DataType) -> Result<Value> {
 }
 
 fn unpack_item_inner(d: &mut Dec, ty: DataType) -> Result<Value> {
-    crate::table::unpack_payload(d, ty)
+    Value::unpack_payload(d, ty)
 }
 
 /// APP's argc: a system-typed INT, never negative, checked against the
@@ -418,7 +413,8 @@ pub(crate) fn argc(d: &mut Dec) -> Result<usize> {
 pub(crate) fn topology(d: &mut Dec) -> Result<Topology> {
     let xml = d.str().field("xml")?;
     let support = if xml.is_some() {
-        d.take_bytes(crate::HWLOC_SUPPORT_BYTES).field("support")?
+        d.take_bytes(crate::wire::HWLOC_SUPPORT_BYTES)
+            .field("support")?
     } else {
         Bytes::new()
     };

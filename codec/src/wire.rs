@@ -22,6 +22,10 @@ pub const MAX_POINTERS: usize = 1024;
 /// Longest flex128 encoding: 8 groups of 7 bits and a raw 9th byte.
 pub const FLEX_MAX: usize = 9;
 
+/// Bytes of hwloc 2.x support structures that follow a topology's XML
+/// (discovery 6 + cpubind 11 + membind 15 on Debian's hwloc 2.9).
+pub const HWLOC_SUPPORT_BYTES: usize = 32;
+
 /// The low 56 bits of `u` as eight 7-bit groups, group g in bits 8g..8g+7
 /// (the byte layout of a flex integer before continuation bits), in three
 /// halving steps instead of a loop over the groups.

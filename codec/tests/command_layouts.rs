@@ -12,6 +12,9 @@ use pmix_codec::{BufferType, Dialect, Format};
 use pmix_types::hex;
 use pmix_types::{App, Info, Proc, Value};
 
+mod common;
+use common::requests::{info, plain_requests, procs};
+
 fn fmt(dialect: Dialect, buffer_type: BufferType) -> Format {
     Format::new(dialect, buffer_type)
 }
@@ -33,13 +36,12 @@ fn regevents_matches_the_reference_bytes() {
     assert_eq!(r.encode(&f).unwrap(), bytes);
 }
 
+/// Request samples in other shapes than msg_table.rs's, and the plain
+/// requests both use.
 fn samples() -> Vec<Request> {
-    let info = vec![
-        Info::new("pmix.my.key", Value::Uint32(7)),
-        Info::new("x", Value::String(Some("y".into()))),
-    ];
-    let procs = vec![Proc::new("job1", 0), Proc::new("job1", u32::MAX - 1)];
-    vec![
+    let info = info();
+    let procs = procs();
+    let mut all = vec![
         Request::Publish {
             uid: 1000,
             info: info.clone(),
@@ -94,11 +96,6 @@ fn samples() -> Vec<Request> {
             targets: vec![Proc::new("job1", u32::MAX)],
             directives: vec![Info::new("pmix.jctrl.kill", Value::Bool(true))],
         },
-        Request::Monitor {
-            monitor: Info::new("pmix.monitor.hb", Value::Bool(true)),
-            error: -1,
-            directives: vec![],
-        },
         Request::GetCredential { info: vec![] },
         Request::ValidateCred {
             credential: bytes::Bytes::from_static(b"\x00\x01cred"),
@@ -119,12 +116,7 @@ fn samples() -> Vec<Request> {
             group: Some("grp".into()),
             info: vec![Info::new("pmix.timeout", Value::Int32(5))],
         },
-        Request::IofDereg {
-            directives: vec![],
-            remote_id: 3,
-        },
         Request::FabricRegister { directives: vec![] },
-        Request::FabricUpdate { index: 1 },
         Request::IofPush {
             targets: vec![Proc::new("job1", 0)],
             directives: vec![Info::new("pmix.iof.stdin", Value::Bool(true))],
@@ -140,25 +132,13 @@ fn samples() -> Vec<Request> {
             group: Some("grp".into()),
             info: vec![],
         },
-        Request::RefreshCache {
-            nspace: Some("job1".into()),
-            rank: 3,
-        },
         Request::SessionCtrl {
             session: 9,
             directives: vec![Info::new("pmix.sctrl.pause", Value::Bool(true))],
         },
-        Request::ResolvePeers {
-            node: Some("node01".into()),
-            nspace: None,
-        },
-        Request::ResolveNode {
-            nspace: Some("job1".into()),
-        },
-        Request::GdsFallback {
-            module: Some("hash".into()),
-        },
-    ]
+    ];
+    all.extend(plain_requests());
+    all
 }
 
 /// LOG's TIME follows the peer's PMIx version, not the dialect

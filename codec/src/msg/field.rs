@@ -3,21 +3,24 @@
 //!
 //! An [`Item`] is one PMIx type read into, and written from, its plain
 //! Rust type (`i32` for STATUS, [`Proc`] for PROC, shared [`Bytes`] for a
-//! BYTE_OBJECT), with no [`Value`] in between for the types messages carry
-//! in bulk. A [`Kind`] is how a field sits in the message: one unit of one
+//! BYTE_OBJECT, [`App`] for APP), with no generic `Value` in between:
+//! the structured types are read and written in the wire form their
+//! type-table row names (`layout.rs`). A [`Kind`] is how a field sits in the message: one unit of one
 //! item, a SIZE count then a unit, units until the end, a trailing field
 //! older peers leave out, … Both directions of a field are spelled once,
 //! side by side, so the bytes a command decodes are the bytes it encodes.
 
-use crate::dialect::Format;
+use super::log_time_certain;
+use crate::dialect::{Dialect, Format};
 use crate::error::{Error, ErrorKind, Field, Result};
-use crate::layout::Layout;
+use crate::item::Layout;
+use crate::layout::{Blob, Form, Lay, TopoF};
 use crate::wire::{system_tag, to_int, to_size, Dec, Enc};
 use crate::{pack, pack_unit_with, read_unit_header, unpack};
 use bytes::Bytes;
 use pmix_types::{
     App, Buffer, Cpuset, DataType, DeviceDist, Info, Kval, PString, Pdata, Proc, Query,
-    ResourceUnit, Topology, Value,
+    ResourceUnit, Topology,
 };
 use std::marker::PhantomData;
 
@@ -144,6 +147,27 @@ pub(crate) trait Item {
     fn write_run(e: &mut Enc, items: &[Self::T]) -> Result<()>;
 }
 
+/// Write the items of a unit of `ty` one by one; an error names the type
+/// and, in a run, the index.
+fn write_each<T>(
+    e: &mut Enc,
+    ty: DataType,
+    items: &[T],
+    mut put: impl FnMut(&mut Enc, &T) -> Result<()>,
+) -> Result<()> {
+    for (i, v) in items.iter().enumerate() {
+        put(e, v).map_err(|err| {
+            let err = err.in_type(ty);
+            if items.len() > 1 {
+                err.in_field(format!("[{i}]"))
+            } else {
+                err
+            }
+        })?;
+    }
+    Ok(())
+}
+
 /// Items read and written one by one, with no run-level prefix.
 macro_rules! plain_items {
     ($($name:ident : $t:ty = $ty:ident, |$d:ident| $read:expr, |$e:ident, $v:ident| $write:expr;)*) => {$(
@@ -160,15 +184,8 @@ macro_rules! plain_items {
                 unpack::read_items(d, Self::TYPE, n, |d| Self::read_one(d), |v| out.push(v))?;
                 Ok(out)
             }
-            fn write_run($e: &mut Enc, items: &[$t]) -> Result<()> {
-                for (i, $v) in items.iter().enumerate() {
-                    let r: Result<()> = $write;
-                    r.map_err(|err| {
-                        let err = err.in_type(Self::TYPE);
-                        if items.len() > 1 { err.in_field(format!("[{i}]")) } else { err }
-                    })?;
-                }
-                Ok(())
+            fn write_run(e: &mut Enc, items: &[$t]) -> Result<()> {
+                write_each(e, Self::TYPE, items, |$e, $v| $write)
             }
         }
     )*};
@@ -190,7 +207,7 @@ plain_items! {
         |d| Ok(Kval { key: d.str().field("key")?, value: unpack::unpack_value(d).field("value")? }),
         |e, v| { e.str(v.key.as_ref()).field("key")?; pack::pack_value(e, &v.value).field("value") };
     Cpus: Cpuset = ProcCpuset, |d| Ok(Cpuset { cpus: d.str()? }), |e, v| e.str(v.cpus.as_ref());
-    ByteObj: Bytes = ByteObject, |d| blob(d), |e, v| { pack::bytes_sized(e, v); Ok(()) };
+    ByteObj: Bytes = ByteObject, |d| blob(d), |e, v| Blob::put(e, v);
 }
 
 /// A SIZE-prefixed blob, read through a bounded sub-reader and shared
@@ -295,64 +312,64 @@ impl Item for Buf {
         Ok(out)
     }
     fn write_run(e: &mut Enc, items: &[Buffer]) -> Result<()> {
-        // a BUFFER value holds only the shared bytes: the clone copies none
-        let v: Vec<Value> = items
-            .iter()
-            .map(|b| Value::Buffer(Box::new(b.clone())))
-            .collect();
-        pack::pack_items(e, Self::TYPE, &v)
+        // the type table's layout: the type byte (refused if set where the
+        // dialect has none), then SIZE and the bytes
+        write_each(e, Self::TYPE, items, |e, b| b.pack(e))
     }
 }
 
-/// The structured types whose layouts live in the type table (pack.rs,
-/// unpack.rs) and that messages carry rarely (spawn's apps, queries,
-/// lookup's data, a topology): read and written through it, so their field
-/// order is spelled in one place; the decoded payload is moved out of its
-/// box, not copied.
-macro_rules! via_value {
-    ($($name:ident : $t:ty = $ty:ident, |$x:ident| $boxed:expr, $unbox:pat => $out:expr;)*) => {$(
+/// The structured types messages carry rarely (spawn's apps, queries,
+/// lookup's data, a topology, resource units, device distances): each
+/// read and written in the wire form its type-table row names
+/// (`layout.rs`), so its field order is spelled in one place, with no
+/// `Value` in between.
+macro_rules! form_items {
+    ($($name:ident : $t:ty = $ty:ident, $form:ty;)*) => {$(
         pub(crate) struct $name;
         impl Item for $name {
             type T = $t;
             const TYPE: DataType = DataType::$ty;
             fn read_one(d: &mut Dec) -> Result<$t> {
-                let mut v = Self::read_run(d, 1)?;
-                v.pop().ok_or_else(|| d.err(ErrorKind::Invalid("no item".into())))
+                v12_lacks(d.dialect, Self::TYPE, "v12 cannot unpack DATA_ARRAY, PROC_INFO or QUERY")
+                    .map_err(|k| d.err(k).in_type(Self::TYPE))?;
+                <$form as Form<$t>>::get(d)
             }
             fn read_run(d: &mut Dec, n: usize) -> Result<Vec<$t>> {
-                unpack::unpack_items(d, Self::TYPE, n)?
-                    .into_iter()
-                    .map(|v| match v {
-                        $unbox => Ok($out),
-                        other => Err(unexpected(other, d.pos())),
-                    })
-                    .collect()
+                v12_lacks(d.dialect, Self::TYPE, "v12 cannot unpack DATA_ARRAY, PROC_INFO or QUERY")
+                    .map_err(|k| d.err(k).in_type(Self::TYPE))?;
+                let mut out = Vec::new();
+                unpack::read_items(d, Self::TYPE, n, <$form as Form<$t>>::get, |v| out.push(v))?;
+                Ok(out)
             }
             fn write_run(e: &mut Enc, items: &[$t]) -> Result<()> {
-                let v: Vec<Value> = items.iter().map(|$x| $boxed).collect();
-                pack::pack_items(e, Self::TYPE, &v)
+                v12_lacks(e.dialect, Self::TYPE, "v12 cannot pack DATA_ARRAY, PROC_INFO or QUERY")
+                    .map_err(|k| e.err(k).in_type(Self::TYPE))?;
+                write_each(e, Self::TYPE, items, <$form as Form<$t>>::put)
             }
         }
     )*};
 }
 
-via_value! {
-    AppI: App = App, |x| Value::App(Box::new(x.clone())), Value::App(a) => *a;
-    QueryI: Query = Query, |x| Value::Query(Box::new(x.clone())), Value::Query(q) => *q;
-    PdataI: Pdata = Pdata, |x| Value::Pdata(Box::new(x.clone())), Value::Pdata(p) => *p;
-    Topo: Topology = Topo, |x| Value::Topo(Box::new(x.clone())), Value::Topo(t) => *t;
-    ResUnit: ResourceUnit = ResourceUnit, |x| Value::ResourceUnit(x.clone()), Value::ResourceUnit(u) => u;
-    DevDist: DeviceDist = DeviceDist, |x| Value::DeviceDist(Box::new(x.clone())), Value::DeviceDist(x) => *x;
+form_items! {
+    AppI: App = App, Lay;
+    QueryI: Query = Query, Lay;
+    PdataI: Pdata = Pdata, Lay;
+    Topo: Topology = Topo, TopoF;
+    ResUnit: ResourceUnit = ResourceUnit, Lay;
+    DevDist: DeviceDist = DeviceDist, Lay;
 }
 
-/// A value of another type than the one unpacked (unpack never gives
-/// one; an error rather than a panic all the same).
-#[cold]
-pub(crate) fn unexpected(v: Value, at: usize) -> Error {
-    Error::new(
-        ErrorKind::Invalid(format!("unpack gave an unexpected {}", v.data_type())),
-        at,
-    )
+/// v12 registers QUERY but has no layout for it: refused in both
+/// directions with the words `pack_items` and `unpack_items` use.
+fn v12_lacks(
+    dialect: Dialect,
+    ty: DataType,
+    why: &'static str,
+) -> std::result::Result<(), ErrorKind> {
+    if dialect == Dialect::V12 && ty == DataType::Query {
+        return Err(ErrorKind::NotSupported(why));
+    }
+    Ok(())
 }
 
 /// How a field sits in a message, in both directions.
@@ -546,6 +563,44 @@ impl<T, K: Kind<T = Vec<T>>> Kind for IfOk<K> {
                 ErrorKind::Invalid(format!("a failed reply carries no {field}")),
                 w.out.len(),
             ))
+        }
+    }
+}
+
+/// LOG's TIME: always there in the v3+ dialects; in v12, v20 and v21 a
+/// 2.x peer leaves it out and a 3.0+ one sends it
+/// ([`log_sends_time`](super::log_sends_time)).
+/// There the rest of the request is tried without TIME first (its two
+/// SIZE + INFOs to the end), then with; a TIME read as a count + SIZE
+/// fails at the SIZE (its type tag or its 8 bytes), a missing one leaves
+/// the read short. When neither fits, the attempt that got further is
+/// reported.
+pub(crate) struct LogTime;
+impl Kind for LogTime {
+    type T = Option<u64>;
+    fn get(r: &mut Rd, field: &'static str) -> Result<Option<u64>> {
+        if log_time_certain(&r.fmt) {
+            return One::<Time>::get(r, field).map(Some);
+        }
+        let rest = |r: &mut Rd| -> Result<()> {
+            Counted::<InfoI>::get(r, "data")?;
+            Counted::<InfoI>::get(r, "directives")?;
+            r.finish("LOG")
+        };
+        let e1 = match rest(&mut r.clone()) {
+            Ok(()) => return Ok(None),
+            Err(e) => e,
+        };
+        let mut with = r.clone();
+        match One::<Time>::get(&mut with, field).and_then(|_| rest(&mut with)) {
+            Ok(()) => One::<Time>::get(r, field).map(Some),
+            Err(e2) => Err(if e2.offset > e1.offset { e2 } else { e1 }),
+        }
+    }
+    fn put(w: &mut Wr, v: &Option<u64>, field: &'static str) -> Result<()> {
+        match v {
+            Some(t) => One::<Time>::put(w, t, field),
+            None => Ok(()),
         }
     }
 }

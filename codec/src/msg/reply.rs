@@ -1,9 +1,8 @@
 //! Server → client replies to a request: the reply layouts, one row each,
 //! generate the [`Reply`] enum and its codecs; the command table says
-//! which layout answers which command.
+//! which layout answers which command, and so holds [`Reply::decode`].
 
 use super::field::*;
-use super::table::reply_layout;
 use super::*;
 
 /// Generates [`Reply`] and its field codecs from the layout rows; the
@@ -187,33 +186,8 @@ replies! {
 }
 
 impl Reply {
-    /// Decode the reply to a request with `command`.
-    pub fn decode(fmt: &Format, command: u8, payload: &[u8]) -> Result<Reply> {
-        Self::decode_bytes(fmt, command, Bytes::copy_from_slice(payload))
-    }
-
-    /// As [`Reply::decode`], without copying the payload: byte objects and
-    /// blobs in the reply share it.
-    pub fn decode_bytes(fmt: &Format, command: u8, payload: Bytes) -> Result<Reply> {
-        match Self::decode_as(fmt, command, payload.clone()) {
-            Ok(r) => Ok(Self::canonical(r)),
-            // the error convention: a lone STATUS answers any command
-            Err(e) => match lone_status(fmt, &payload) {
-                Some(s) => {
-                    // the same answer as the canonical bytes of that status give
-                    let lone = Reply::Status(s).encode(fmt)?;
-                    Ok(match Self::decode_as(fmt, command, Bytes::from(lone)) {
-                        Ok(r) => Self::canonical(r),
-                        Err(_) => Reply::Status(s),
-                    })
-                }
-                None => Err(e),
-            },
-        }
-    }
-
     /// Nothing after the status: the canonical form is a lone STATUS.
-    fn canonical(r: Reply) -> Reply {
+    pub(super) fn canonical(r: Reply) -> Reply {
         match r {
             Reply::Infos { status, info: None }
             | Reply::Credential {
@@ -246,8 +220,13 @@ impl Reply {
         }
     }
 
-    fn decode_as(fmt: &Format, command: u8, payload: Bytes) -> Result<Reply> {
-        let Some(layout) = reply_layout(command) else {
+    /// Decode `payload` in `layout` (`None`: the command has no row).
+    pub(super) fn decode_as(
+        fmt: &Format,
+        layout: Option<ReplyLayout>,
+        payload: Bytes,
+    ) -> Result<Reply> {
+        let Some(layout) = layout else {
             return Ok(Reply::Raw(payload));
         };
         let mut r = Rd::new(*fmt, &payload);
@@ -313,7 +292,7 @@ impl Reply {
 }
 
 /// The payload as one lone STATUS (the error convention), if it is one.
-fn lone_status(fmt: &Format, payload: &Bytes) -> Option<i32> {
+pub(super) fn lone_status(fmt: &Format, payload: &Bytes) -> Option<i32> {
     let mut r = Rd::new(*fmt, payload);
     let s = St::get(&mut r, "status").ok()?;
     r.finish("status").ok()?;

@@ -9,7 +9,6 @@
 
 use super::field::*;
 use super::reply::ReplyLayout;
-use super::request::LogTime;
 use super::*;
 
 /// Generates the [`Request`] enum and its field codecs from the rows.
@@ -372,5 +371,35 @@ commands! {
         GROUP_JOIN => Status;
         GROUP_INVITE => Status;
         REQ_SYSINFO => Status;
+    }
+}
+
+/// A reply is read in the layout this table gives its command.
+impl Reply {
+    /// Decode the reply to a request with `command`.
+    pub fn decode(fmt: &Format, command: u8, payload: &[u8]) -> Result<Reply> {
+        Self::decode_bytes(fmt, command, Bytes::copy_from_slice(payload))
+    }
+
+    /// As [`Reply::decode`], without copying the payload: byte objects and
+    /// blobs in the reply share it.
+    pub fn decode_bytes(fmt: &Format, command: u8, payload: Bytes) -> Result<Reply> {
+        match Self::decode_as(fmt, reply_layout(command), payload.clone()) {
+            Ok(r) => Ok(Self::canonical(r)),
+            // the error convention: a lone STATUS answers any command
+            Err(e) => match super::reply::lone_status(fmt, &payload) {
+                Some(s) => {
+                    // the same answer as the canonical bytes of that status give
+                    let lone = Reply::Status(s).encode(fmt)?;
+                    Ok(
+                        match Self::decode_as(fmt, reply_layout(command), Bytes::from(lone)) {
+                            Ok(r) => Self::canonical(r),
+                            Err(_) => Reply::Status(s),
+                        },
+                    )
+                }
+                None => Err(e),
+            },
+        }
     }
 }

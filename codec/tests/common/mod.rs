@@ -5,6 +5,7 @@
 
 pub mod decode_paths;
 pub mod golden;
+pub mod requests;
 pub mod targets;
 
 use bytes::Bytes;
