@@ -468,7 +468,8 @@ fn job_control_checkpoint_pause_resume_signal() {
     );
     let (code, out) = pmixw(2, "pause", &[]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("[1] ok was_paused"), "{out}");
+    assert!(out.contains("[0] ok was_paused"), "{out}");
+    assert!(out.contains("[0] ok was_resumed"), "{out}");
     let (code, out) = pmixw(3, "sigctl", &[]);
     assert_eq!(code, 128 + 12, "{out}");
     assert!(out.contains("[0] ok job_control_signal SUCCESS"), "{out}");
