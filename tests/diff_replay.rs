@@ -422,6 +422,16 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         None,
     ),
     (
+        "value_proc_stats_then_int32_read_late_in_v41",
+        "diff_unpack",
+        // VALUE, v41: one PROC_STATS, then bytes we read as a unit of count
+        // cc cc .. 03, beyond INT32; libpmix reads a peak_vsize never sent (00,
+        // the processor) and takes them for its sample_time (the 2026-11-24
+        // campaign's VALUE classes: 30 358 inputs)
+        "1505 023d000c613e6f757400d6520a00000000000000000000000000cccccccccccc9ecc03",
+        Some("proc-stats-unpack"),
+    ),
+    (
         "uint32_in_v41_agrees",
         "diff_encode",
         // UINT32, v41: [1, 300]; libpmix reads our bytes back
@@ -468,7 +478,102 @@ const NAMED_FILES: &[(&str, &str)] = &[
         "regress-buffer-units-after-the-first-b",
         "BUFFER, v4: the second such input",
     ),
+    (
+        "regress-value-regex-inadequate-space",
+        "VALUE, v4: count 19 in 5 bytes, a REGEX value whose string count is 5; libpmix's -19 with no values is its refusal (tests/interop/unpack.c), the campaign's largest VALUE class (6029 inputs)",
+    ),
 ];
+
+/// Inputs the fuzzers found, kept in corpus/fuzz/diff_unpack/ under a name,
+/// that must still show a listed divergence (the corpus replay runs them too).
+const NAMED_LISTED_FILES: &[(&str, &str, &str)] = &[
+    (
+        "regress-value-proc-stats-read-late",
+        "proc-stats-unpack",
+        "VALUE, v41: a PROC_STATS, then units libpmix reads one FLOAT late; the late reading gives libpmix's re-pack exactly",
+    ),
+    (
+        "regress-value-proc-stats-read-late-negative-count",
+        "proc-stats-unpack",
+        "VALUE, v41: a PROC_STATS; read late, the bytes hold a unit count of -20, which libpmix reads as nothing (negative-count)",
+    ),
+];
+
+#[test]
+fn named_listed_corpus_files_still_show() {
+    let Some(mut c) = libpmix() else { return };
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/fuzz/diff_unpack");
+    for (name, listed, what) in NAMED_LISTED_FILES {
+        let data = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        c.restart();
+        assert_eq!(
+            diff_unpack(&mut c, &data),
+            Verdict::Listed(listed),
+            "{name} ({what})"
+        );
+    }
+}
+
+/// The late reading of PROC_STATS explains libpmix's answer only when that
+/// answer is what libpmix gives reading late: on the named input
+/// `value_proc_stats_then_int32_read_late_in_v41`, libpmix's own re-pack (rc
+/// 0; the named input checks it live) is explained, a re-pack one byte off,
+/// is not, and bytes without a PROC_STATS are not read late.
+#[test]
+fn proc_stats_late_reading_explains_only_libpmix_answer() {
+    use differential::{explain, split, CAnswer, Case};
+    let hex = |h: &str| pmix_types::hex::decode(&h.replace(' ', "")).expect("hex");
+    let data = hex("1505 023d000c613e6f757400d6520a00000000000000000000000000cccccccccccc9ecc03");
+    let (ty, fmt, payload) = split(&data).expect("VALUE, v41");
+    let ours = pmix_codec::decode(&fmt, ty, payload);
+    assert!(ours.is_err(), "we refuse the count cc cc .. 03");
+    // libpmix 4.2.2: one PROC_STATS whose sample_time is (0, cc cc .. 03)
+    let theirs = hex("023d000c613e6f757400d6520e0000000000000012302e3030303030300012302e3030303030300012302e303030303030000000cccccccccccc9ecc03");
+    let explained = |payload: &[u8],
+                     ours: &Result<Vec<pmix_types::Value>, pmix_codec::Error>,
+                     repack: Vec<u8>,
+                     rc: i32| {
+        let theirs = CAnswer::Unpacked {
+            rc,
+            repack: (rc == 0).then_some(repack),
+        };
+        explain(&Case {
+            fmt,
+            ty,
+            payload,
+            ours,
+            theirs: &theirs,
+        })
+    };
+    assert_eq!(
+        explained(payload, &ours, theirs.clone(), 0),
+        Some("proc-stats-unpack")
+    );
+    let mut off = theirs.clone();
+    *off.last_mut().unwrap() = 0x04;
+    assert_eq!(
+        explained(payload, &ours, off, 0),
+        None,
+        "a sample_time libpmix did not read"
+    );
+    let mut off = theirs.clone();
+    off[12] = 0x10;
+    assert_eq!(
+        explained(payload, &ours, off, 0),
+        None,
+        "a pid libpmix did not read"
+    );
+    // libpmix's reading: the byte sent as processor (22) taken for peak_vsize
+    let late = differential::proc_stats_as_libpmix_reads(&fmt, ty, payload).expect("a PROC_STATS");
+    assert_eq!(late, [&payload[..22], &payload[23..]].concat());
+    // no PROC_STATS, no late reading: the same bytes as a PROC_INFO (3b) value
+    let mut info = payload.to_vec();
+    info[1] = 0x3b;
+    assert_eq!(
+        differential::proc_stats_as_libpmix_reads(&fmt, ty, &info),
+        None
+    );
+}
 
 #[test]
 fn named_corpus_files_agree() {

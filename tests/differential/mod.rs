@@ -414,6 +414,96 @@ fn c_repack_reads_as_ours(c: &Case) -> bool {
     }
 }
 
+/// Whether libpmix and we agree on a case (the comparison of `unpack_once`
+/// and `compare_values`): both refuse, or both accept and libpmix's re-pack
+/// is our encoding of our values.
+fn agrees(c: &Case) -> bool {
+    match (c.ours, c.theirs) {
+        (_, CAnswer::Crashed(_)) => false,
+        (Err(_), CAnswer::Unpacked { rc, .. }) => *rc != 0,
+        (Ok(v), CAnswer::Unpacked { rc: 0, repack }) => {
+            repack.is_some() && encode(&c.fmt, c.ty, v).ok() == *repack
+        }
+        (Ok(_), CAnswer::Unpacked { .. }) => false,
+    }
+}
+
+/// The most PROC_STATS `proc_stats_as_libpmix_reads` follows in one input.
+const MAX_PROC_STATS_SHIFTS: usize = 64;
+
+/// The bytes as libpmix 4.2.2 reads them when they hold PROC_STATS: its
+/// unpacker reads a FLOAT (peak_vsize, a STRING on the wire) between rss
+/// and processor that no packer writes (divergences.md §3), so it takes
+/// the bytes sent as processor and what follows for that string, and reads
+/// every later field and unit late by that much. Removing those bytes
+/// gives what libpmix decodes as our decoder reads it. Each PROC_STATS is
+/// found where our decoder, given the bytes cut there, runs out exactly at
+/// its `processor` field; the string's extent is its INT32 length (read as
+/// libpmix's unpack_string reads it) plus that many bytes. None when no
+/// PROC_STATS is met, or the string is negative or runs past the bytes
+/// (libpmix then refuses; described buffers, whose fields carry type tags,
+/// are not followed).
+pub fn proc_stats_as_libpmix_reads(fmt: &Format, ty: DataType, payload: &[u8]) -> Option<Vec<u8>> {
+    if fmt.buffer_type == pmix_codec::BufferType::FullyDesc {
+        return None;
+    }
+    // a unit header for one INT32: read the string's length as a unit's item
+    let one = encode(fmt, DataType::Int32, &[Value::Int32(0)]).ok()?;
+    let header = &one[..encode(fmt, DataType::Int32, &[]).ok()?.len()];
+    let mut view = payload.to_vec();
+    let mut from = 1;
+    let mut shifted = false;
+    for _ in 0..MAX_PROC_STATS_SHIFTS {
+        let Some(p) = (from..=view.len()).find(|&cut| {
+            matches!(decode(fmt, ty, &view[..cut]), Err(e)
+                if e.offset == cut
+                    && matches!(e.kind, ErrorKind::ReadPastEnd { .. })
+                    && e.path.last().is_some_and(|f| f == "processor"))
+        }) else {
+            break;
+        };
+        let mut unit = header.to_vec();
+        unit.extend_from_slice(&view[p..]);
+        let (len, used) = match pmix_codec::decode_unit(fmt, DataType::Int32, &unit).ok()? {
+            (v, used) => match v.as_slice() {
+                [Value::Int32(n)] if *n >= 0 => (*n as usize, used - header.len()),
+                _ => return None,
+            },
+        };
+        let end = p.checked_add(used)?.checked_add(len)?;
+        if end > view.len() {
+            return None;
+        }
+        view.drain(p..end);
+        shifted = true;
+        from = p + 1;
+    }
+    shifted.then_some(view)
+}
+
+/// Whether a disagreement is libpmix reading PROC_STATS one FLOAT late:
+/// on the bytes as libpmix reads them (`proc_stats_as_libpmix_reads`) our
+/// decoder agrees with libpmix's answer, or differs from it by another
+/// listed divergence. Recognised from the input and libpmix's verdict: the
+/// late reading must give exactly libpmix's re-pack, or its refusal.
+fn proc_stats_read_late(c: &Case) -> bool {
+    let Some(view) = proc_stats_as_libpmix_reads(&c.fmt, c.ty, c.payload) else {
+        return false;
+    };
+    let ours = decode(&c.fmt, c.ty, &view);
+    let late = Case {
+        fmt: c.fmt,
+        ty: c.ty,
+        payload: &view,
+        ours: &ours,
+        theirs: c.theirs,
+    };
+    agrees(&late)
+        || KNOWN_DIVERGENCES
+            .iter()
+            .any(|(n, _, f)| *n != "proc-stats-unpack" && f(&late))
+}
+
 /// Divergences that are libpmix 4.2.2's defects, with the reason: the same
 /// defects `pmix_wire::interop::KNOWN_C_DEFECTS` lists for the interop
 /// matrix (named there in brackets), met here on fuzzed bytes. Each has a
@@ -427,8 +517,8 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
     ),
     (
         "proc-stats-unpack",
-        "libpmix's PROC_STATS unpacker reads a peak_vsize FLOAT its packer never wrote (bfrops.md §4.15): it refuses well-formed PROC_STATS, its own included, or, when bytes follow, reads every later field one field late and re-packs other values [PROC_STATS/*]",
-        |c| (c_refuses(c) || c_accepts(c)) && ours_hold(c, &[DataType::ProcStats]),
+        "libpmix's PROC_STATS unpacker reads a peak_vsize FLOAT its packer never wrote (bfrops.md §4.15): it refuses well-formed PROC_STATS, its own included, or, when bytes follow, reads every later field one field late and re-packs other values [PROC_STATS/*]; so are the units after it, where we may refuse what libpmix, reading late, accepts: recognised when our decoder, reading the bytes without those libpmix takes for peak_vsize, agrees with libpmix's answer or differs by another listed divergence",
+        |c| ((c_refuses(c) || c_accepts(c)) && ours_hold(c, &[DataType::ProcStats])) || proc_stats_read_late(c),
     ),
     (
         "node-stats-pointer",
