@@ -444,7 +444,11 @@ const MAX_PROC_STATS_SHIFTS: usize = 64;
 /// (libpmix then refuses; described buffers, whose fields carry type tags,
 /// are not followed).
 pub fn proc_stats_as_libpmix_reads(fmt: &Format, ty: DataType, payload: &[u8]) -> Option<Vec<u8>> {
-    if fmt.buffer_type == pmix_codec::BufferType::FullyDesc {
+    // PROC_STATS is the unit's type or appears as its code (61) somewhere
+    let code = DataType::ProcStats as u8;
+    if fmt.buffer_type == pmix_codec::BufferType::FullyDesc
+        || (ty != DataType::ProcStats && !payload.contains(&code))
+    {
         return None;
     }
     // a unit header for one INT32: read the string's length as a unit's item
@@ -464,11 +468,10 @@ pub fn proc_stats_as_libpmix_reads(fmt: &Format, ty: DataType, payload: &[u8]) -
         };
         let mut unit = header.to_vec();
         unit.extend_from_slice(&view[p..]);
-        let (len, used) = match pmix_codec::decode_unit(fmt, DataType::Int32, &unit).ok()? {
-            (v, used) => match v.as_slice() {
-                [Value::Int32(n)] if *n >= 0 => (*n as usize, used - header.len()),
-                _ => return None,
-            },
+        let (v, used) = pmix_codec::decode_unit(fmt, DataType::Int32, &unit).ok()?;
+        let (len, used) = match v.as_slice() {
+            [Value::Int32(n)] if *n >= 0 => (*n as usize, used - header.len()),
+            _ => return None,
         };
         let end = p.checked_add(used)?.checked_add(len)?;
         if end > view.len() {
