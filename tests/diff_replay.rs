@@ -502,6 +502,11 @@ const NAMED_LISTED_FILES: &[(&str, &str, &str)] = &[
         "KVAL, v4: the 23rd KVAL's value is a REGEX whose string count is -50331648 (ff ff ff 2f); libpmix reads no string and re-packs what the unzeroed value held (an empty string here)",
     ),
     (
+        "regress-kval-regex-zero-string-count",
+        "negative-count",
+        "KVAL, v4: the 9th KVAL's value is a REGEX whose string count is 0: libpmix reads no string, as for a negative count",
+    ),
+    (
         "regress-value-proc-stats-read-late",
         "proc-stats-unpack",
         "VALUE, v41: a PROC_STATS, then units libpmix reads one FLOAT late; the late reading gives libpmix's re-pack exactly",

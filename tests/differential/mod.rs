@@ -598,12 +598,15 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
     ),
     (
         "negative-count",
-        "libpmix does not check the sign of counts and lengths: a negative one reads as nothing and the unpack goes on; we refuse negative counts and lengths (ValueOutOfRange, robustness.md). Also the count before a REGEX's string in the count + STRING form (libpmix's preg fallback): negative, it reads no string and leaves the REGEX as it was (NULL, which its re-pack then crashes on, or a KVAL's unzeroed garbage); we refuse any count but 1 (Invalid)",
+        "libpmix does not check the sign of counts and lengths: a negative one reads as nothing and the unpack goes on; we refuse negative counts and lengths (ValueOutOfRange, robustness.md). Also the count before a REGEX's string in the count + STRING form (libpmix's preg fallback): negative or 0, it reads no string and leaves the REGEX as it was (NULL, which its re-pack then crashes on, or a KVAL's unzeroed garbage); we refuse any count but 1 (Invalid)",
         |c| {
             c_accepts(c)
                 && match ours_refuse(c) {
                     Some(ErrorKind::ValueOutOfRange { value, .. }) => *value < 0,
-                    Some(ErrorKind::Invalid(m)) => m.contains("REGEX string has count -"),
+                    Some(ErrorKind::Invalid(m)) => {
+                        m.contains("REGEX string has count -")
+                            || m.contains("REGEX string has count 0,")
+                    }
                     _ => false,
                 }
         },
