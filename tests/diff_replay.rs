@@ -441,6 +441,21 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         None,
     ),
     (
+        "value_empty_info_array_in_v12",
+        "diff_unpack",
+        // VALUE, v12: one value, type INFO_ARRAY (22), size 0 tagged INT32: libpmix
+        // writes the info array 8 bytes past the DATA_ARRAY it allocated, SIGABRT
+        "1500 00000001 00000009 00000016 00000009 00000000",
+        Some("v12-info-array-value-overrun"),
+    ),
+    (
+        "value_int32_in_v12_agrees",
+        "diff_unpack",
+        // VALUE, v12: the same value layout holding INT32 5: no INFO_ARRAY, both agree
+        "1500 00000001 00000009 00000009 00000005",
+        None,
+    ),
+    (
         "uint32_in_v41_agrees",
         "diff_encode",
         // UINT32, v41: [1, 300]; libpmix reads our bytes back

@@ -587,6 +587,16 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
         },
     ),
     (
+        "v12-info-array-value-overrun",
+        "libpmix's v12 value unpacker turns an INFO_ARRAY value into a DATA_ARRAY: it callocs a 24-byte pmix_data_array_t and unpacks the pmix_info_array_t (size, pointer: 16 bytes) into its last field (&darray->array, 8 bytes from its end), writing 8 bytes past the allocation into the next chunk's header: malloc aborts (SIGABRT), also on an empty INFO_ARRAY and on our own bytes of one (v12/unpack.c, case PMIX_INFO_ARRAY of unpack_val). We read the array",
+        |c| {
+            dialect(c, Dialect::V12)
+                && matches!(c.theirs, CAnswer::Crashed(_))
+                && c.ours.is_ok()
+                && ours_hold(c, &[DataType::InfoArray])
+        },
+    ),
+    (
         "value-holds-value",
         "libpmix 4.2.2 unpacks a pmix_value_t whose type is one the union cannot hold (VALUE, INFO …) and corrupts memory (divergences.md §18); we refuse",
         |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::Invalid(m)) if m.contains("pmix_value_t cannot hold")),
