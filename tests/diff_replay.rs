@@ -206,9 +206,11 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
     (
         "regex_count_not_1_in_v41",
         "diff_unpack",
-        // REGEX, v41: two regexes, the second's string count -23 (zig-zag 2d)
+        // REGEX, v41: two regexes, the second's string count -23 (zig-zag 2d):
+        // both refuse (libpmix -50). Listed as regex-string-count until unpack.c
+        // stopped taking an INADEQUATE_SPACE with no items for success
         "3105 18706d69785b6e6f64655b323a31310518706d69785b6e6f64655b323a312d335db45d002d335db45d00",
-        Some("regex-string-count"),
+        None,
     ),
     (
         "time_beyond_ctime_in_v3",
@@ -306,9 +308,12 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
     (
         "regex_count_8_in_2_bytes_in_v41",
         "diff_unpack",
-        // REGEX, v41: count 8 (zig-zag 10), then 2 bytes
+        // REGEX, v41: count 8 (zig-zag 10), then 2 bytes: the first regex's
+        // string count is 2, libpmix answers INADEQUATE_SPACE with no items
+        // (its preg unpacks one STRING); both refuse. Listed as
+        // regex-unit-lost while unpack.c took that answer for success
         "3105 100400",
-        Some("regex-unit-lost"),
+        None,
     ),
     (
         "pid_beyond_pid_t_in_v41",
@@ -320,9 +325,12 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
     (
         "value_count_19_in_7_bytes_in_v4",
         "diff_unpack",
-        // VALUE, v4: count 19 (zig-zag 26), four UNDEF, a REGEX (31) and 0a 00
+        // VALUE, v4: count 19 (zig-zag 26), four UNDEF, a REGEX (31) whose
+        // string count is 5 (0a): libpmix's INADEQUATE_SPACE from inside the
+        // REGEX, no items; both refuse (was value-unit-lost, the same harness
+        // defect as regex_count_8_in_2_bytes_in_v41)
         "1504 2600000000310a00",
-        Some("value-unit-lost"),
+        None,
     ),
     (
         "uint_unit_of_101_cut_in_v41_native",

@@ -591,21 +591,6 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
         |c| c.ours.is_ok() && matches!(c.theirs, CAnswer::Crashed(_)) && ours_hold(c, &[DataType::Topo]),
     ),
     (
-        "regex-string-count",
-        "libpmix's REGEX unpacker does not check the count before the regex string; we refuse a count other than 1",
-        |c| c_accepts(c) && matches!(ours_refuse(c), Some(ErrorKind::Invalid(m)) if m.contains("REGEX string has count")),
-    ),
-    (
-        "regex-unit-lost",
-        "libpmix's REGEX unpacker answers success with no values for a unit it cannot read (count 8, then 2 bytes: 0 values, rc 0, re-packed as 00); we refuse",
-        |c| c_accepts(c) && c.ours.is_err() && c.ty == DataType::Regex,
-    ),
-    (
-        "value-unit-lost",
-        "libpmix answers success with no values (re-packed as count 0) for a VALUE unit whose count exceeds what its bytes can hold (count 19 in 7 bytes: four UNDEF values, then a REGEX value), as for REGEX units (regex-unit-lost); we refuse the count before reading (CountTooLarge)",
-        |c| c_accepts(c) && c.ours.is_err() && c.ty == DataType::Value && c_repack_items(c) == Some(0),
-    ),
-    (
         "topo-xml-parsed",
         "libpmix hands a TOPO's XML to hwloc and refuses (-1) a topology whose XML hwloc cannot load; we carry the XML as sent (encoding-v41.md, 56 TOPO), as for PROC_CPUSET text (cpuset-text-parsed)",
         |c| c_rc(c) == Some(-1) && c.ours.is_ok() && ours_hold(c, &[DataType::Topo]),
