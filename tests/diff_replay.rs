@@ -432,6 +432,83 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         "0e05 0401ac02",
         None,
     ),
+    (
+        "darray_info_persist_crashes_libpmix_in_v20",
+        "diff_unpack",
+        // DATA_ARRAY, v20: INFO "a" (UINT32 1) and INFO "b" whose value is PERSIST (001e, 00): libpmix SIGABRT
+        "2701 00000001 0018 000f 0000000000000002 00000002 6100 00000000 0009 0000000e 00000001 00000002 6200 00000000 0009 0000001e 00",
+        Some("v20-value-persist-crash"),
+    ),
+    (
+        "darray_info_uint32_in_v20_agrees",
+        "diff_unpack",
+        // DATA_ARRAY, v20: the same two INFOs, "b" a UINT32 (0000000e) 2: both read it
+        "2701 00000001 0018 000f 0000000000000002 00000002 6100 00000000 0009 0000000e 00000001 00000002 6200 00000000 0009 0000000e 00000002",
+        None,
+    ),
+    (
+        "proc_rank_int32_max_minus_1_in_v12",
+        "diff_unpack",
+        // PROC, v12: nspace "" (00000001 00), rank INT32 7ffffffe (v1.2's WILDCARD): libpmix re-packs fffffffe
+        "1600 00000001 00000001 00 00000009 7ffffffe",
+        Some("v12-rank-sentinels"),
+    ),
+    (
+        "proc_rank_int32_max_in_v12",
+        "diff_unpack",
+        // PROC, v12: nspace "ns", rank 7fffffff (v1.2's UNDEF): libpmix re-packs ffffffff
+        "1600 00000001 00000003 6e7300 00000009 7fffffff",
+        Some("v12-rank-sentinels"),
+    ),
+    (
+        "proc_rank_int32_max_minus_2_in_v12_agrees",
+        "diff_unpack",
+        // PROC, v12: rank 7ffffffd, an ordinary rank: both keep it
+        "1600 00000001 00000001 00 00000009 7ffffffd",
+        None,
+    ),
+    (
+        "double_null_text_in_v12",
+        "diff_unpack",
+        // DOUBLE, v12: count 1, a NULL text (00000000): 4 bytes, fewer than sizeof(double): libpmix -50
+        "1100 00000001 00000000",
+        Some("double-size-precheck"),
+    ),
+    (
+        "double_null_text_in_v20",
+        "diff_unpack",
+        // DOUBLE, v20: the same unit
+        "1101 00000001 00000000",
+        Some("double-size-precheck"),
+    ),
+    (
+        "double_text_of_9_bytes_in_v12_agrees",
+        "diff_unpack",
+        // DOUBLE, v12: count 1, text "0.000000" (length 9): 13 bytes, both read 0.0
+        "1100 00000001 00000009 302e30303030303000",
+        None,
+    ),
+    (
+        "darray_size_tagged_uint16_twice_in_v20_described",
+        "diff_unpack",
+        // DATA_ARRAY, v20 described: type UNDEF, size tags UINT16 (000d) 30ea: libpmix reads 30ea as the size, we refuse
+        "2711 0009 00000001 0027 0000 000d 30ea",
+        Some("v20-described-narrow-size"),
+    ),
+    (
+        "darray_size_uint16_in_v20_described",
+        "diff_unpack",
+        // DATA_ARRAY, v20 described: size tags 000d 000d, then 0000: we read size 0, libpmix reads 000d as the size and the 0000 as a new unit (-20)
+        "2711 0009 00000001 0027 0000 000d 000d 0000",
+        Some("v20-described-narrow-size"),
+    ),
+    (
+        "darray_size_uint64_in_v20_described_agrees",
+        "diff_unpack",
+        // DATA_ARRAY, v20 described: size tags UINT64 (000f) twice, size 0: both read it
+        "2711 0009 00000001 0027 0000 000f 000f 0000000000000000",
+        None,
+    ),
 ];
 
 /// Listed divergences whose named input shows them only when libpmix's
@@ -471,6 +548,14 @@ const NAMED_FILES: &[(&str, &str)] = &[
     (
         "regress-buffer-units-after-the-first-b",
         "BUFFER, v4: the second such input",
+    ),
+    (
+        "regress-query-regex-inadequate-space-agrees",
+        "QUERY, v4: a qualifier's REGEX string count 2: libpmix's -19 with no items, once taken by unpack.c for success (the 2026-11-24 campaign's unlisted QUERY nqual class)",
+    ),
+    (
+        "regress-info-regex-inadequate-space-agrees",
+        "INFO, v4: a REGEX value whose string count libpmix reads as 1610145778: the same -19 (the campaign's unlisted INFO count class)",
     ),
 ];
 
