@@ -448,7 +448,14 @@ fn c_repack_is_ours_with_procs(c: &Case, f: &dyn Fn(&mut pmix_types::Proc)) -> b
 /// Whether libpmix accepted and re-packed exactly our encoding of our
 /// values after `f` was applied to each top-level value (and `f` changed one).
 fn c_repack_is_ours_mapped(c: &Case, f: &dyn Fn(&mut Value)) -> bool {
-    let (CAnswer::Unpacked { rc: 0, repack: Some(r) }, Ok(ours)) = (c.theirs, c.ours) else {
+    let (
+        CAnswer::Unpacked {
+            rc: 0,
+            repack: Some(r),
+        },
+        Ok(ours),
+    ) = (c.theirs, c.ours)
+    else {
         return false;
     };
     let mut mapped = ours.clone();
