@@ -207,7 +207,8 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         "regex_count_not_1_in_v41",
         "diff_unpack",
         // REGEX, v41: two regexes, the second's string count -23 (zig-zag 2d):
-        // libpmix answers INADEQUATE_SPACE with no values, its refusal
+        // both refuse (libpmix -50). Listed as regex-string-count until unpack.c
+        // stopped taking an INADEQUATE_SPACE with no items for success
         "3105 18706d69785b6e6f64655b323a31310518706d69785b6e6f64655b323a312d335db45d002d335db45d00",
         None,
     ),
@@ -307,9 +308,10 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
     (
         "regex_count_8_in_2_bytes_in_v41",
         "diff_unpack",
-        // REGEX, v41: count 8 (zig-zag 10), then 2 bytes: libpmix's string
-        // fallback meets count 2 where it has room for one and returns
-        // INADEQUATE_SPACE with no values, its refusal (unpack.c reads it so)
+        // REGEX, v41: count 8 (zig-zag 10), then 2 bytes: the first regex's
+        // string count is 2, libpmix answers INADEQUATE_SPACE with no items
+        // (its preg unpacks one STRING); both refuse. Listed as
+        // regex-unit-lost while unpack.c took that answer for success
         "3105 100400",
         None,
     ),
@@ -323,8 +325,10 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
     (
         "value_count_19_in_7_bytes_in_v4",
         "diff_unpack",
-        // VALUE, v4: count 19 (zig-zag 26), four UNDEF, a REGEX (31) and 0a 00:
-        // the REGEX's INADEQUATE_SPACE with no values, passed up: both refuse
+        // VALUE, v4: count 19 (zig-zag 26), four UNDEF, a REGEX (31) whose
+        // string count is 5 (0a): libpmix's INADEQUATE_SPACE from inside the
+        // REGEX, no items; both refuse (was value-unit-lost, the same harness
+        // defect as regex_count_8_in_2_bytes_in_v41)
         "1504 2600000000310a00",
         None,
     ),
@@ -462,6 +466,97 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         "0e05 0401ac02",
         None,
     ),
+    (
+        "darray_info_persist_crashes_libpmix_in_v20",
+        "diff_unpack",
+        // DATA_ARRAY, v20: INFO "a" (UINT32 1) and INFO "b" whose value is PERSIST (001e, 00): libpmix SIGABRT
+        "2701 00000001 0018 000f 0000000000000002 00000002 6100 00000000 0009 0000000e 00000001 00000002 6200 00000000 0009 0000001e 00",
+        Some("v20-value-persist-crash"),
+    ),
+    (
+        "darray_info_uint32_in_v20_agrees",
+        "diff_unpack",
+        // DATA_ARRAY, v20: the same two INFOs, "b" a UINT32 (0000000e) 2: both read it
+        "2701 00000001 0018 000f 0000000000000002 00000002 6100 00000000 0009 0000000e 00000001 00000002 6200 00000000 0009 0000000e 00000002",
+        None,
+    ),
+    (
+        "proc_rank_int32_max_minus_1_in_v12",
+        "diff_unpack",
+        // PROC, v12: nspace "" (00000001 00), rank INT32 7ffffffe (v1.2's WILDCARD): libpmix re-packs fffffffe
+        "1600 00000001 00000001 00 00000009 7ffffffe",
+        Some("v12-rank-sentinels"),
+    ),
+    (
+        "proc_rank_int32_max_in_v12",
+        "diff_unpack",
+        // PROC, v12: nspace "ns", rank 7fffffff (v1.2's UNDEF): libpmix re-packs ffffffff
+        "1600 00000001 00000003 6e7300 00000009 7fffffff",
+        Some("v12-rank-sentinels"),
+    ),
+    (
+        "proc_rank_int32_max_minus_2_in_v12_agrees",
+        "diff_unpack",
+        // PROC, v12: rank 7ffffffd, an ordinary rank: both keep it
+        "1600 00000001 00000001 00 00000009 7ffffffd",
+        None,
+    ),
+    (
+        "double_null_text_in_v12",
+        "diff_unpack",
+        // DOUBLE, v12: count 1, a NULL text (00000000): 4 bytes, fewer than sizeof(double): libpmix -50
+        "1100 00000001 00000000",
+        Some("double-size-precheck"),
+    ),
+    (
+        "double_null_text_in_v20",
+        "diff_unpack",
+        // DOUBLE, v20: the same unit
+        "1101 00000001 00000000",
+        Some("double-size-precheck"),
+    ),
+    (
+        "double_text_of_9_bytes_in_v12_agrees",
+        "diff_unpack",
+        // DOUBLE, v12: count 1, text "0.000000" (length 9): 13 bytes, both read 0.0
+        "1100 00000001 00000009 302e30303030303000",
+        None,
+    ),
+    (
+        "darray_size_tagged_uint16_twice_in_v20_described",
+        "diff_unpack",
+        // DATA_ARRAY, v20 described: type UNDEF, size tags UINT16 (000d) 30ea: libpmix reads 30ea as the size, we refuse
+        "2711 0009 00000001 0027 0000 000d 30ea",
+        Some("v20-described-narrow-size"),
+    ),
+    (
+        "darray_size_uint16_in_v20_described",
+        "diff_unpack",
+        // DATA_ARRAY, v20 described: size tags 000d 000d, then 0000: we read size 0, libpmix reads 000d as the size and the 0000 as a new unit (-20)
+        "2711 0009 00000001 0027 0000 000d 000d 0000",
+        Some("v20-described-narrow-size"),
+    ),
+    (
+        "value_modex_in_v21",
+        "diff_encode",
+        // VALUE, v21: one MODEX value (001d) of 2 bytes (size 000f 0000000000000002, 04 ff): libpmix re-packs size 0
+        "1502 00000001 001d 000f 0000000000000002 04ff",
+        Some("value-modex-struct"),
+    ),
+    (
+        "value_empty_modex_in_v21_agrees",
+        "diff_encode",
+        // VALUE, v21: one MODEX value of no bytes: libpmix re-packs the same
+        "1502 00000001 001d 000f 0000000000000000",
+        None,
+    ),
+    (
+        "darray_size_uint64_in_v20_described_agrees",
+        "diff_unpack",
+        // DATA_ARRAY, v20 described: size tags UINT64 (000f) twice, size 0: both read it
+        "2711 0009 00000001 0027 0000 000f 000f 0000000000000000",
+        None,
+    ),
 ];
 
 /// Listed divergences whose named input shows them only when libpmix's
@@ -506,11 +601,24 @@ const NAMED_FILES: &[(&str, &str)] = &[
         "regress-value-regex-inadequate-space",
         "VALUE, v4: count 19 in 5 bytes, a REGEX value whose string count is 5; libpmix's -19 with no values is its refusal (tests/interop/unpack.c), the campaign's largest VALUE class (6029 inputs)",
     ),
+    (
+        "regress-query-regex-inadequate-space-agrees",
+        "QUERY, v4: a qualifier's REGEX string count 2: libpmix's -19 with no items, once taken by unpack.c for success (the 2026-11-24 campaign's unlisted QUERY nqual class)",
+    ),
+    (
+        "regress-info-regex-inadequate-space-agrees",
+        "INFO, v4: a REGEX value whose string count libpmix reads as 1610145778: the same -19 (the campaign's unlisted INFO count class)",
+    ),
 ];
 
 /// Inputs the fuzzers found, kept in corpus/fuzz/diff_unpack/ under a name,
 /// that must still show a listed divergence (the corpus replay runs them too).
 const NAMED_LISTED_FILES: &[(&str, &str, &str)] = &[
+    (
+        "regress-v20-described-pid-narrow-tag",
+        "v20-described-narrow-size",
+        "PID, v20 described: a unit of 0 PIDs whose system tag is INT32 (000a), not pid_t's UINT32: libpmix reads no second tag (unpack_pid's size mismatch) and accepts; we want the second tag (the closing campaign's pre-run)",
+    ),
     (
         "regress-kval-regex-negative-string-count",
         "negative-count",

@@ -399,6 +399,112 @@ fn c_repack_items(c: &Case) -> Option<usize> {
     }
 }
 
+/// Apply `f` to a value and to every value it holds (depth first).
+fn each_value(v: &mut Value, f: &dyn Fn(&mut Value)) {
+    f(v);
+    let infos = |l: &mut [pmix_types::Info]| l.iter_mut().for_each(|i| each_value(&mut i.value, f));
+    match v {
+        Value::Pdata(p) => each_value(&mut p.value, f),
+        Value::Value(x) => each_value(x, f),
+        Value::Info(i) => each_value(&mut i.value, f),
+        Value::Kval(k) => each_value(&mut k.value, f),
+        Value::App(a) => infos(&mut a.info),
+        Value::Query(q) => infos(&mut q.qualifiers),
+        Value::InfoArray(l) => infos(l),
+        Value::DataArray(a) => {
+            if let DataArray::Typed { elements, .. } = &mut **a {
+                elements.iter_mut().for_each(|e| each_value(e, f));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Apply `f` to every PROC that a value is or holds (PDATA's and
+/// PROC_INFO's included).
+fn each_proc(v: &mut Value, f: &dyn Fn(&mut pmix_types::Proc)) {
+    each_value(v, &|x| match x {
+        Value::Proc(p) => f(p),
+        Value::ProcInfo(p) => f(&mut p.proc),
+        Value::Pdata(p) => f(&mut p.proc),
+        _ => {}
+    })
+}
+
+/// v1.2's special ranks (an int32: UNDEF INT32_MAX, WILDCARD INT32_MAX-1)
+/// as libpmix's v12 unpacker turns them into v2's (UINT32_MAX, UINT32_MAX-1).
+fn v12_rank_sentinels_widened(p: &mut pmix_types::Proc) {
+    if p.rank == i32::MAX as u32 || p.rank == i32::MAX as u32 - 1 {
+        p.rank += 1 << 31;
+    }
+}
+
+/// Whether libpmix accepted and re-packed exactly our encoding of our
+/// values after `f` was applied to every PROC in them (and `f` changed one).
+fn c_repack_is_ours_with_procs(c: &Case, f: &dyn Fn(&mut pmix_types::Proc)) -> bool {
+    c_repack_is_ours_mapped(c, &|v| each_proc(v, f))
+}
+
+/// Whether libpmix accepted and re-packed exactly our encoding of our
+/// values after `f` was applied to each top-level value (and `f` changed one).
+fn c_repack_is_ours_mapped(c: &Case, f: &dyn Fn(&mut Value)) -> bool {
+    let (
+        CAnswer::Unpacked {
+            rc: 0,
+            repack: Some(r),
+        },
+        Ok(ours),
+    ) = (c.theirs, c.ours)
+    else {
+        return false;
+    };
+    let mut mapped = ours.clone();
+    mapped.iter_mut().for_each(f);
+    &mapped != ours && encode(&c.fmt, c.ty, &mapped).is_ok_and(|m| &m == r)
+}
+
+/// Whether the bytes hold a v20 integer type tag twice in a row (00 t 00 t)
+/// other than UINT64 (15, libpmix's size_t): the shape of a size_t from a
+/// sender whose size_t is narrower, which we read (our re-encoding then
+/// writes UINT64) and libpmix's unpack_sizet reads without its second tag.
+fn narrow_tag_pair(b: &[u8]) -> bool {
+    b.windows(4)
+        .any(|w| w[0] == 0 && w[2] == 0 && w[1] == w[3] && (7..=14).contains(&w[1]))
+}
+
+/// MODEX values as libpmix re-packs them: with no bytes. (A MODEX unit,
+/// which libpmix reads right, is not compared: see [`split`].)
+fn modex_values_emptied(v: &mut Value) {
+    each_value(v, &|x| {
+        if let Value::Modex(h) = x {
+            h.0 = Default::default();
+        }
+    })
+}
+
+/// v12 packs a DOUBLE as text (a 4-byte length, then the characters; a
+/// NULL text is the length 0 alone), but its unpacker first checks that
+/// `count * sizeof(double)` bytes remain. Whether some DOUBLE unit of the
+/// bytes has fewer than that behind its count.
+fn double_unit_under_8_bytes_each(c: &Case) -> bool {
+    let Ok(head) = encode(&c.fmt, DataType::Double, &[]) else {
+        return false;
+    };
+    let mut rest = c.payload;
+    while !rest.is_empty() {
+        match pmix_codec::decode_unit(&c.fmt, DataType::Double, rest) {
+            Ok((v, used)) if used > 0 => {
+                if rest.len() < head.len() + 8 * v.len() {
+                    return true;
+                }
+                rest = &rest[used..];
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
 /// Whether libpmix accepted, and its re-pack (other bytes than our
 /// encoding) reads back, with our decoder, to the values we read.
 fn c_repack_reads_as_ours(c: &Case) -> bool {
@@ -738,6 +844,61 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
                     || (dialect(c, Dialect::V12)
                         && matches!(c.ty, DataType::InfoDirectives | DataType::ProcState)))
         },
+    ),
+    (
+        "v20-value-persist-crash",
+        "libpmix's v20 value unpacker reads a PERSIST value as a whole PMIX_PROC (nspace and rank) into the value union's pointer field (v20/unpack.c unpack_val): besides the refusals of v20-value-persist, the PROC overwrites the heap beyond the value, and inside a DATA_ARRAY of INFO it dies (SIGABRT, a malloc assertion) [VALUE/persist, INFO/v_persist]",
+        |c| {
+            dialect(c, Dialect::V20)
+                && c.ours.is_ok()
+                && matches!(c.theirs, CAnswer::Crashed(_))
+                && ours_hold(c, &[DataType::Persist])
+        },
+    ),
+    (
+        "v12-rank-sentinels",
+        "libpmix's v12 unpacker turns a PROC's v1.2 special ranks (INT32_MAX, INT32_MAX-1) into v2's (UINT32_MAX UNDEF, UINT32_MAX-1 WILDCARD) but its packer does not turn them back: it re-packs ff ff ff ff / ff ff ff fe, which a v1.2 peer reads as -1 / -2. We carry the rank as sent. Recognised by libpmix's re-pack being our encoding with exactly those ranks widened",
+        |c| dialect(c, Dialect::V12) && c_repack_is_ours_with_procs(c, &v12_rank_sentinels_widened),
+    ),
+    (
+        "double-size-precheck",
+        "libpmix's v12 and v20 DOUBLE unpackers check that count * sizeof(double) bytes remain before reading the texts (v12/unpack.c, v20/unpack.c), though a DOUBLE is a text: a 4-byte length and its characters, 4 bytes for a NULL text. A unit of texts shorter than 8 bytes each at the end of the buffer is refused (-50); we read it",
+        |c| {
+            matches!(c.fmt.dialect, Dialect::V12 | Dialect::V20)
+                && c.ty == DataType::Double
+                && c.ours.is_ok()
+                && c_rc(c) == Some(-50)
+                && double_unit_under_8_bytes_each(c)
+        },
+    ),
+    (
+        "v20-described-narrow-size",
+        "libpmix's v20 FULLY_DESC packer writes a size_t (a DATA_ARRAY's size, a byte object's) as two type tags and the value (pack_sizet stores the tag, pack_buffer stores it again); its unpacker reads the second tag only when the first is its own size_t (UINT64): for another width (UINT16, UINT32: a 32-bit peer) it reads the value where the second tag is (unpack_sizet, PMIX_BFROP_UNPACK_SIZE_MISMATCH). The same for a PID unit's system tag (unpack_pid: a second tag only when the first is UINT32, pid_t's). We read both tags, as packed, and refuse tags that disagree; libpmix then reads other bytes than were sent: it accepts what we refuse or refuses what we read",
+        |c| {
+            dialect(c, Dialect::V20)
+                && c.fmt.buffer_type == pmix_codec::BufferType::FullyDesc
+                && match ours_refuse(c) {
+                    Some(ErrorKind::Invalid(m)) => c_accepts(c) && m.starts_with("system tags "),
+                    Some(ErrorKind::ReadPastEnd { .. }) => {
+                        c_accepts(c)
+                            && c.ours.as_ref().err().is_some_and(|e| {
+                                e.path.last().is_some_and(|f| f.ends_with("size"))
+                                    || (e.path.is_empty() && e.ty == Some(DataType::Pid))
+                            })
+                    }
+                    Some(_) => false,
+                    None => {
+                        c_refuses(c)
+                            && narrow_tag_pair(c.payload)
+                            && matches!(c.ours, Ok(v) if encode(&c.fmt, c.ty, v).is_ok_and(|m| m != c.payload))
+                    }
+                }
+        },
+    ),
+    (
+        "value-modex-struct",
+        "libpmix's value unpacker has no case for MODEX (deprecated; v21 registers it) and unpacks a pmix_modex_data_t (nspace[256], rank, blob, size: about 280 bytes) into the 16-byte value union (base unpack_val's default), writing past the value; the size and blob land beyond it, so the value copied out holds none and re-packs as size 0 (00 1d 00 0f 00..00 for 02 xx yy). We read the bytes. Recognised by libpmix's re-pack being our encoding with every MODEX value emptied",
+        |c| c_repack_is_ours_mapped(c, &modex_values_emptied),
     ),
 ];
 
