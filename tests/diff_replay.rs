@@ -635,6 +635,11 @@ const NAMED_LISTED_FILES: &[(&str, &str, &str)] = &[
         "VALUE, v41: a PROC_STATS, then units libpmix reads one FLOAT late; the late reading gives libpmix's re-pack exactly",
     ),
     (
+        "regress-value-proc-stats-in-a-unit-of-24",
+        "proc-stats-unpack",
+        "VALUE, v41: a unit of 24 values, the first a PROC_STATS: cut before its processor, the bytes cannot hold the count, so the late reading finds the field by a never-ending varint put after the cut (the closing campaign)",
+    ),
+    (
         "regress-value-proc-stats-read-late-negative-count",
         "proc-stats-unpack",
         "VALUE, v41: a PROC_STATS; read late, the bytes hold a unit count of -20, which libpmix reads as nothing (negative-count)",

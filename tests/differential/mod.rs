@@ -544,7 +544,9 @@ const MAX_PROC_STATS_SHIFTS: usize = 64;
 /// every later field and unit late by that much. Removing those bytes
 /// gives what libpmix decodes as our decoder reads it. Each PROC_STATS is
 /// found where our decoder, given the bytes cut there, runs out exactly at
-/// its `processor` field; the string's extent is its INT32 length (read as
+/// its `processor` field (or, in the flex dialects, fails exactly there on
+/// a varint that never ends put after the cut, for units whose count the
+/// bytes cut short would not hold); the string's extent is its INT32 length (read as
 /// libpmix's unpack_string reads it) plus that many bytes. None when no
 /// PROC_STATS is met, or the string is negative or runs past the bytes
 /// (libpmix then refuses; described buffers, whose fields carry type tags,
@@ -560,15 +562,24 @@ pub fn proc_stats_as_libpmix_reads(fmt: &Format, ty: DataType, payload: &[u8]) -
     // a unit header for one INT32: read the string's length as a unit's item
     let one = encode(fmt, DataType::Int32, &[Value::Int32(0)]).ok()?;
     let header = &one[..encode(fmt, DataType::Int32, &[]).ok()?.len()];
+    let flex_ints = fmt.ints() == pmix_codec::Ints::Flex;
+    let pad = vec![0xff; payload.len()];
     let mut view = payload.to_vec();
     let mut from = 1;
     let mut shifted = false;
     for _ in 0..MAX_PROC_STATS_SHIFTS {
         let Some(p) = (from..=view.len()).find(|&cut| {
+            let at_processor = |e: &pmix_codec::Error| {
+                e.offset == cut && e.path.last().is_some_and(|f| f == "processor")
+            };
             matches!(decode(fmt, ty, &view[..cut]), Err(e)
-                if e.offset == cut
-                    && matches!(e.kind, ErrorKind::ReadPastEnd { .. })
-                    && e.path.last().is_some_and(|f| f == "processor"))
+                if at_processor(&e) && matches!(e.kind, ErrorKind::ReadPastEnd { .. }))
+                // cut short, a unit's count exceeds the bytes before its items
+                // are read: then the bytes cut there and followed by a varint
+                // that never ends (ff ...) fail at the processor's first byte
+                || (flex_ints
+                    && matches!(decode(fmt, ty, &[&view[..cut], &pad[..]].concat()), Err(e)
+                        if at_processor(&e)))
         }) else {
             break;
         };
