@@ -73,7 +73,11 @@ int main(void) {
             int32_t n = 64;
             char *dst = calloc(64, sz);
             rc = PMIx_Data_unpack(NULL, &b, dst, &n, t);
-            if (PMIX_SUCCESS != rc && PMIX_ERR_UNPACK_INADEQUATE_SPACE != rc) { free(dst); break; }
+            /* INADEQUATE_SPACE with n == 64: the unit holds more than 64
+             * items and the rest can be asked for. With n == 0 it came from
+             * inside an item (a REGEX string's count above 1, libpmix's
+             * preg): libpmix refuses the bytes. */
+            if (PMIX_SUCCESS != rc && !(PMIX_ERR_UNPACK_INADEQUATE_SPACE == rc && n > 0)) { free(dst); break; }
             if (n > 0) {
                 if (total + (size_t)n > room) { room = (total + n) * 2; all = realloc(all, room * sz); }
                 memcpy(all + total * sz, dst, (size_t)n * sz);
