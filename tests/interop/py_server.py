@@ -75,13 +75,20 @@ job = [
 if int_appnum:
     job.append({'key': PMIX_APPNUM, 'value': 0, 'val_type': PMIX_INT})
 step("register_nspace", s.register_nspace(ns, n, job))
-ranks = []
+# Every rank is registered before the first one starts: the bindings call
+# PMIx_server_register_client holding the GIL and wait in it for libpmix's
+# progress thread, while that thread, accepting a rank that already runs,
+# waits for the GIL in the bindings' upcall: a deadlock whenever a rank
+# connects during a later rank's registration (seen under load: rank 0
+# stuck in init, rank 1 never started; gdb shows both threads waiting).
+envs = []
 for r in range(n):
     env = os.environ.copy()
     step("register_client", s.register_client({'nspace': ns, 'rank': r},
                                               os.getuid(), os.getgid()))
     step("setup_fork", s.setup_fork({'nspace': ns, 'rank': r}, env))
-    ranks.append(subprocess.Popen(cmd, env=env))
+    envs.append(env)
+ranks = [subprocess.Popen(cmd, env=env) for env in envs]
 codes = [p.wait() for p in ranks]
 print("server exit codes", codes, flush=True)
 # PMIx_server_finalize on a thread of its own, given 10 s: the exit status
