@@ -245,6 +245,11 @@ pub(crate) struct QueryArgs {
     /// The system server
     #[arg(long)]
     pub system: bool,
+    /// Wait up to SECS for the server's rendezvous file to appear and the
+    /// server to accept (a launcher just started); with --pid, only while
+    /// that process runs
+    #[arg(long, value_name = "SECS", default_value_t = pmix_wire::tool::WAIT.as_secs_f64())]
+    pub wait: f64,
     /// The keys to query (e.g. pmix.qry.ns)
     #[arg(value_name = "KEY")]
     pub keys: Vec<String>,

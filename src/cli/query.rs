@@ -1,9 +1,12 @@
-//! `pmixw query [--pid PID | --nspace NS | --uri URI | --system] KEY…`:
-//! connect as a tool and print each answer as `KEY: VALUE` (like pquery).
+//! `pmixw query [--pid PID | --nspace NS | --uri URI | --system] [--wait
+//! SECS] KEY…`: connect as a tool (waiting for a rendezvous file about to
+//! appear, `tool::connect_wait`) and print each answer as `KEY: VALUE`
+//! (like pquery).
 
 use pmix_types::{PString, Query};
-use pmix_wire::tool::{connect, Target};
+use pmix_wire::tool::{connect_wait, tmpdirs, Target};
 use std::process::ExitCode;
+use std::time::Duration;
 
 pub fn query_cmd(args: super::QueryArgs) -> Result<ExitCode, String> {
     let super::QueryArgs {
@@ -11,6 +14,7 @@ pub fn query_cmd(args: super::QueryArgs) -> Result<ExitCode, String> {
         nspace,
         uri,
         system,
+        wait,
         keys,
     } = args;
     // at most one is given (clap rejects two)
@@ -27,7 +31,8 @@ pub fn query_cmd(args: super::QueryArgs) -> Result<ExitCode, String> {
     if keys.is_empty() {
         return Err("query needs at least one key (e.g. pmix.qry.ns)".into());
     }
-    let mut t = connect(&target).map_err(|e| e.to_string())?;
+    let wait = Duration::try_from_secs_f64(wait).map_err(|e| format!("--wait {wait}: {e}"))?;
+    let mut t = connect_wait(&target, &tmpdirs(), wait).map_err(|e| e.to_string())?;
     let q = Query {
         keys: keys.iter().map(|k| PString::from(k.as_str())).collect(),
         qualifiers: Vec::new(),

@@ -34,6 +34,10 @@ pub enum ClientError {
     /// (PMIX_SERVER_URI*, PMIX_NAMESPACE, PMIX_RANK missing or malformed).
     #[error("environment: {0}")]
     Env(String),
+    /// No server to connect to: what was looked for, where, and for how
+    /// long (a tool's rendezvous search; PMIX_ERR_UNREACH).
+    #[error("{0}")]
+    Unreachable(String),
     /// The server's bytes do not decode.
     #[error("{op}: decoding the server's bytes: {err}")]
     Codec {
@@ -76,7 +80,7 @@ impl ClientError {
             ClientError::Status { code, .. } => *code,
             ClientError::Timeout(_) => -24,  // PMIX_ERR_TIMEOUT
             ClientError::Type { .. } => -18, // PMIX_ERR_TYPE_MISMATCH
-            ClientError::Io(_) => -25,       // PMIX_ERR_UNREACH
+            ClientError::Io(_) | ClientError::Unreachable(_) => -25, // PMIX_ERR_UNREACH
             _ => -1,                         // PMIX_ERROR
         }
     }

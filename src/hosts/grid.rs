@@ -763,11 +763,19 @@ fn query_mpirun5(ctx: &Ctx) -> Outcome {
 
 /// `pmixw query --pid` attached as a tool to a running PRRTE launcher
 /// (found by its rendezvous files) asks for the namespaces; the
-/// launcher's job must be among them.
+/// launcher's job must be among them. The query itself waits for the
+/// launcher's rendezvous file (`--wait`, as long as the hang guard
+/// leaves), so a launcher slow to start on a loaded node is waited for,
+/// not failed; the loop only repeats the query until the job's namespace
+/// (`<launcher>@1`) is there. The launcher is stopped with SIGTERM, so
+/// that it removes its session directory and rendezvous files: SIGKILL
+/// leaves them in the tmpdir, where a later launcher given the same pid
+/// would have found a dead server's file (now passed over as stale).
 fn query_under(found: Result<PathBuf, String>, ctx: &Ctx) -> Outcome {
     absent_or(found, |m| {
         let mut job = match Command::new(&m)
-            .args(["--allow-run-as-root", "-n", "1", "sleep", "60"])
+            // longer than the hang guard: the job never ends on its own
+            .args(["--allow-run-as-root", "-n", "1", "sleep", "600"])
             .current_dir(&ctx.scratch)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -778,32 +786,53 @@ fn query_under(found: Result<PathBuf, String>, ctx: &Ctx) -> Outcome {
             Err(e) => return Outcome::Fail(format!("cannot start {}: {e}", m.display())),
         };
         let pid = job.id();
-        let want = "@1";
+        let want = format!("{pid}@1");
         let start = Instant::now();
-        // until prterun has written its rendezvous files and started the job
         let outcome = loop {
+            let left = LIMIT.saturating_sub(start.elapsed());
             let q = Command::new(&ctx.pmixw)
-                .args(["query", "--pid", &pid.to_string(), "pmix.qry.ns"])
+                .args(["query", "--pid", &pid.to_string()])
+                .args(["--wait", &left.as_secs().to_string(), "pmix.qry.ns"])
                 .output();
             let text = q
                 .as_ref()
                 .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
                 .unwrap_or_default();
             if let Some(l) = text.lines().find(|l| l.starts_with("pmix.qry.ns: ")) {
-                if l.contains(&format!("{pid}{want}")) {
+                if l.contains(&want) {
                     break Outcome::Pass(format!("namespaces {}", &l["pmix.qry.ns: ".len()..]));
                 }
             }
-            if start.elapsed() > Duration::from_secs(30) || !matches!(job.try_wait(), Ok(None)) {
+            if start.elapsed() > LIMIT || !matches!(job.try_wait(), Ok(None)) {
                 let err = q
                     .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
                     .unwrap_or_else(|e| e.to_string());
-                break Outcome::Fail(format!("no namespace of launcher {pid}: {text}{err}"));
+                let ended = match job.try_wait() {
+                    Ok(Some(s)) => format!("launcher ended ({s}); "),
+                    _ => String::new(),
+                };
+                break Outcome::Fail(format!(
+                    "{ended}no namespace {want} of launcher {pid}: {text}{err}"
+                ));
             }
             std::thread::sleep(Duration::from_millis(200));
         };
-        let _ = job.kill();
-        let _ = job.wait();
+        terminate(&mut job);
         outcome
     })
+}
+
+/// End a launcher as a user would (SIGTERM: it cleans up), and SIGKILL it
+/// if it is still there after the hang guard's share.
+fn terminate(child: &mut std::process::Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: a signal to our own child, which has not been reaped
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+    }
+    let start = Instant::now();
+    while matches!(child.try_wait(), Ok(None)) && start.elapsed() < LIMIT / 4 {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }

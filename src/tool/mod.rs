@@ -18,6 +18,7 @@
 use crate::client::{Client, ClientError};
 use pmix_codec::{BufferType, Format};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 type Result<T> = std::result::Result<T, ClientError>;
 
@@ -101,61 +102,224 @@ pub fn tmpdirs() -> Vec<PathBuf> {
     v
 }
 
-/// Depth-limited search for a file named `name` under `dir`.
-fn search(dir: &Path, name: &str, depth: u32) -> Option<PathBuf> {
+/// How long [`connect`] waits by default for the server's rendezvous file
+/// to appear, and for the server it names to accept: a launcher that has
+/// just started writes its file a moment later (PRRTE's `prterun` once its
+/// daemon runs, which takes seconds on a loaded node). For a
+/// [`Target::Pid`] the wait ends as soon as that process is gone.
+pub const WAIT: Duration = Duration::from_secs(10);
+
+/// How deep under each directory a tool's rendezvous file is looked for
+/// (PRRTE writes it into its session directory, `<tmp>/prtrn.<pid>/` or
+/// `<tmp>/ompi.<pid>/`; libpmix servers directly into their tmpdir).
+pub const DEPTH: u32 = 4;
+
+/// Every file named `name` under `dir`, at most `depth` levels down
+/// (symlinked directories are not followed; entries that vanish while
+/// being read are passed over).
+fn search(dir: &Path, name: &str, depth: u32, found: &mut Vec<PathBuf>) {
     let p = dir.join(name);
     if p.is_file() {
-        return Some(p);
+        found.push(p);
     }
     if depth == 0 {
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            search(&e.path(), name, depth - 1, found);
+        }
+    }
+}
+
+/// When process `pid` started (None: no such process, or no /proc).
+fn started(pid: u32) -> Option<SystemTime> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // field 22, starttime, in clock ticks since boot; fields 3… follow the
+    // command name's closing parenthesis
+    let ticks: u64 = stat
+        .rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(19)?
+        .parse()
+        .ok()?;
+    let btime: u64 = std::fs::read_to_string("/proc/stat")
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("btime "))?
+        .trim()
+        .parse()
+        .ok()?;
+    // SAFETY: sysconf reads a constant of the system
+    let hz = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok()?;
+    if hz == 0 {
         return None;
     }
-    let rd = std::fs::read_dir(dir).ok()?;
-    for e in rd.flatten() {
-        let ft = e.file_type().ok()?;
-        if ft.is_dir() && !ft.is_symlink() {
-            if let Some(f) = search(&e.path(), name, depth - 1) {
-                return Some(f);
-            }
+    Some(UNIX_EPOCH + Duration::from_secs(btime) + Duration::from_millis(ticks * 1000 / hz))
+}
+
+/// Whether a process with this pid exists.
+fn alive(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Why the file at `path` cannot be `target`'s server's, if it cannot: it
+/// names a server pid that no longer runs, or, for [`Target::Pid`], it was
+/// written before that process started (a dead server's file whose pid
+/// the kernel has given to a new process: PRRTE killed by SIGKILL leaves
+/// its session directory behind). `/proc/stat`'s boot time is whole
+/// seconds, hence the 2 s of slack.
+fn stale(target: &Target, path: &Path) -> Option<String> {
+    if let Some(p) = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| Rendezvous::parse(&t).ok())
+        .and_then(|r| r.pid)
+    {
+        if !alive(p) {
+            return Some(format!("its server, pid {p}, is gone"));
+        }
+    }
+    if let Target::Pid(p) = target {
+        let start = started(*p)?;
+        let written = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
+        if written + Duration::from_secs(2) < start {
+            return Some(format!("written before process {p} started"));
         }
     }
     None
 }
 
-/// Find the rendezvous file for `target` (not for `Target::Uri`).
-pub fn find(target: &Target, dirs: &[PathBuf]) -> Result<PathBuf> {
+/// The rendezvous file's name for `target` and how deep to look for it.
+fn file_name(target: &Target) -> (String, u32) {
     let host = hostname();
-    let name = match target {
-        Target::Pid(p) => format!("pmix.{host}.tool.{p}"),
-        Target::Nspace(n) => format!("pmix.{host}.tool.{n}"),
-        Target::System => format!("pmix.sys.{host}"),
-        Target::Uri(u) => return Ok(PathBuf::from(u.strip_prefix("file:").unwrap_or(u))),
-    };
-    let depth = if matches!(target, Target::System) {
-        0
-    } else {
-        4
-    };
-    dirs.iter()
-        .find_map(|d| search(d, &name, depth))
-        .ok_or(ClientError::Status {
-            op: "find the server's rendezvous file",
-            code: -25, // PMIX_ERR_UNREACH
-        })
+    match target {
+        Target::Pid(p) => (format!("pmix.{host}.tool.{p}"), DEPTH),
+        Target::Nspace(n) => (format!("pmix.{host}.tool.{n}"), DEPTH),
+        Target::System => (format!("pmix.sys.{host}"), 0),
+        Target::Uri(u) => (u.strip_prefix("file:").unwrap_or(u).to_string(), 0),
+    }
 }
 
-/// PMIx_tool_init: connect to `target` and fetch our job info.
+/// Find the rendezvous file for `target` in `dirs`, looking once: of the
+/// files that are not stale (see above), the newest. A `Target::Uri`
+/// gives its path. The error says what was looked for, where, and which
+/// files were passed over and why.
+pub fn find(target: &Target, dirs: &[PathBuf]) -> Result<PathBuf> {
+    let (name, depth) = file_name(target);
+    if let Target::Uri(_) = target {
+        return Ok(PathBuf::from(name));
+    }
+    let mut all = Vec::new();
+    for d in dirs {
+        search(d, &name, depth, &mut all);
+    }
+    let mut passed = Vec::new();
+    let mut fresh = Vec::new();
+    for f in all {
+        match stale(target, &f) {
+            Some(why) => passed.push(format!("{} ({why})", f.display())),
+            None => fresh.push(f),
+        }
+    }
+    let mtime = |f: &PathBuf| std::fs::metadata(f).and_then(|m| m.modified()).ok();
+    fresh.sort_by_key(|f| std::cmp::Reverse(mtime(f)));
+    fresh.into_iter().next().ok_or_else(|| {
+        let within = if depth == 0 {
+            String::new()
+        } else {
+            format!(" (and {depth} levels below)")
+        };
+        let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+        let mut s = format!(
+            "no rendezvous file {name} in {}{within}",
+            if dirs.is_empty() {
+                "no directory".to_string()
+            } else {
+                dirs.join(", ")
+            }
+        );
+        if !passed.is_empty() {
+            s += &format!("; passed over: {}", passed.join(", "));
+        }
+        ClientError::Unreachable(s)
+    })
+}
+
+/// PMIx_tool_init: connect to `target` and fetch our job info, waiting
+/// up to [`WAIT`] for its rendezvous file (searched in [`tmpdirs`]).
 pub fn connect(target: &Target) -> Result<Client> {
     connect_in(target, &tmpdirs())
 }
 
 /// As [`connect`], searching `dirs` for rendezvous files.
 pub fn connect_in(target: &Target, dirs: &[PathBuf]) -> Result<Client> {
+    connect_wait(target, dirs, WAIT)
+}
+
+/// As [`connect_in`], waiting up to `wait` (zero: one attempt) while the
+/// rendezvous file is missing, stale, not yet written whole, or the
+/// server it names refuses the connection; a [`Target::Pid`] whose
+/// process is gone ends the wait at once. The error of the last attempt
+/// says what was looked for and for how long.
+pub fn connect_wait(target: &Target, dirs: &[PathBuf], wait: Duration) -> Result<Client> {
+    let begun = Instant::now();
+    let mut pause = Duration::from_millis(20);
+    loop {
+        let e = match attempt(target, dirs) {
+            Ok(c) => return Ok(c),
+            Err(e) => e,
+        };
+        let gone = matches!(target, Target::Pid(p) if !alive(*p));
+        let again = !gone && begun.elapsed() < wait && retry(&e);
+        if !again {
+            let mut why = e.to_string();
+            if gone {
+                if let Target::Pid(p) = target {
+                    why += &format!("; no process {p} runs");
+                }
+            } else if !wait.is_zero() && retry(&e) {
+                why += &format!(" (waited {} s)", wait.as_secs_f64());
+            }
+            return Err(match e {
+                ClientError::Unreachable(_) => ClientError::Unreachable(why),
+                ClientError::Env(_) => ClientError::Env(why),
+                e => e,
+            });
+        }
+        std::thread::sleep(pause.min(wait.saturating_sub(begun.elapsed())));
+        pause = (pause * 2).min(Duration::from_millis(500));
+    }
+}
+
+/// Whether an attempt's failure may pass: no file yet, a file not yet
+/// written whole, a server not yet accepting.
+fn retry(e: &ClientError) -> bool {
+    match e {
+        ClientError::Unreachable(_) | ClientError::Env(_) => true,
+        ClientError::Io(io) => io.kind() == std::io::ErrorKind::ConnectionRefused,
+        _ => false,
+    }
+}
+
+fn attempt(target: &Target, dirs: &[PathBuf]) -> Result<Client> {
     let (uri, fmt) = match target {
         Target::Uri(u) if !u.starts_with("file:") => (u.clone(), Format::V41),
         _ => {
             let f = find(target, dirs)?;
-            let r = Rendezvous::parse(&std::fs::read_to_string(&f)?)?;
+            let text = std::fs::read_to_string(&f)?;
+            // the URI line is whole once a newline ends it
+            if !text.contains('\n') {
+                return Err(ClientError::Env(format!(
+                    "rendezvous file {} not yet written whole",
+                    f.display()
+                )));
+            }
+            let r = Rendezvous::parse(&text)
+                .map_err(|e| ClientError::Env(format!("{}: {e}", f.display())))?;
             let fmt = r.format()?;
             (r.uri, fmt)
         }
