@@ -348,3 +348,44 @@ fn interop_hosts_command_prints_the_grid() {
         "{text}"
     );
 }
+
+/// Under CI (`CI=true`, or `1`) a peer that is not installed fails its
+/// row's test; elsewhere the test is skipped and says what is missing and
+/// how `.ci/setup` installs it. Proved on a real row, not on the helper
+/// alone: this test binary re-run on the Open MPI 5.0.11 row with
+/// `PMIXW_VENV` naming a directory that does not exist.
+#[test]
+fn an_absent_peer_fails_under_ci_and_is_skipped_elsewhere() {
+    let nowhere = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("no-venv-{}", std::process::id()));
+    let run = |ci: Option<&str>| {
+        let mut c = std::process::Command::new(std::env::current_exe().unwrap());
+        c.args(["--exact", "our_client_under_open_mpi_5011_mpirun"])
+            .args(["--nocapture", "--test-threads=1"])
+            .env("PMIXW_VENV", &nowhere);
+        match ci {
+            Some(v) => c.env("CI", v),
+            None => c.env_remove("CI"),
+        };
+        let o = c.output().unwrap();
+        let text =
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+        (o.status.success(), text)
+    };
+    let (ok, text) = run(None);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("SKIPPED Open MPI 5.0.11 mpirun: ")
+            && text.contains(&format!("{}/bin/mpirun not found", nowhere.display()))
+            && text.contains("`bash .ci/setup`"),
+        "{text}"
+    );
+    for ci in ["true", "1"] {
+        let (ok, text) = run(Some(ci));
+        assert!(!ok, "CI={ci}: an absent peer passed:\n{text}");
+        assert!(
+            text.contains("CI installs it with .ci/setup, so it must be found"),
+            "CI={ci}: {text}"
+        );
+    }
+}
