@@ -1,6 +1,8 @@
 //! The tool role: find a server through the rendezvous files libpmix
 //! servers write (protocol.md §1.4), connect as a tool that needs an
-//! identity, and query.
+//! identity, and query. The search passes over stale files (their server
+//! is gone, or they predate the process whose pid they name) and waits,
+//! up to a limit, for a file about to appear ([`connect_wait`]).
 //!
 //! ```no_run
 //! use pmix_wire::client::Queries;
