@@ -273,7 +273,7 @@ struct InteropArgs {
     /// JSON output
     #[arg(long)]
     json: bool,
-    /// A dialect to test (repeatable; default all)
+    /// A dialect to test, both buffer types (repeatable; default v41)
     #[arg(short = 'd', long = "dialect", value_name = "D", value_parser = dialect)]
     dialect: Vec<Dialect>,
     /// psquash native fixed-size integers
