@@ -207,6 +207,7 @@ impl Sim {
         env: ClientEnv,
         (uid, gid): (u32, u32),
         n: u32,
+        rcvbuf: usize,
     ) -> Result<Sim, String> {
         use std::os::fd::FromRawFd;
         let ns = env.proc.nspace.to_string();
@@ -223,6 +224,16 @@ impl Sim {
                 return Err(os_err("socket"));
             }
             let fd = std::os::fd::OwnedFd::from_raw_fd(fd);
+            if rcvbuf > 0 {
+                let v = rcvbuf as libc::c_int;
+                libc::setsockopt(
+                    fd.as_raw_fd(),
+                    libc::SOL_SOCKET,
+                    libc::SO_RCVBUF,
+                    (&v as *const libc::c_int).cast(),
+                    std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+                );
+            }
             let r = libc::connect(
                 fd.as_raw_fd(),
                 (addr as *const libc::sockaddr_in).cast(),
@@ -591,6 +602,10 @@ fn generate(a: &[String]) {
     };
     // SAFETY: plain getters
     let ids = unsafe { (libc::geteuid(), libc::getegid()) };
+    let rcvbuf: usize = std::env::var("BENCH_RCVBUF")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let fail = |e: String| -> ! {
         eprintln!("!! a simulated client failed: {e}");
         exit(1)
@@ -632,7 +647,7 @@ fn generate(a: &[String]) {
                 gds: "hash".into(),
                 server_version: None,
             };
-            let mut s = Sim::connect(&sin, env, ids, n).unwrap_or_else(|e| fail(e));
+            let mut s = Sim::connect(&sin, env, ids, n, rcvbuf).unwrap_or_else(|e| fail(e));
             let idx = sims.len();
             let pending = s.transmit().unwrap_or_else(|e| fail(e));
             ctl(
