@@ -40,7 +40,8 @@ use pmix_types::enums::Scope;
 use pmix_types::{DataType, Info, Proc, Value, RANK_WILDCARD};
 use pmix_wire::client::core::{status_reply, ClientEnv, Core, Event};
 use pmix_wire::interop::build_c;
-use pmix_wire::server::{net, HostEvent, JobSpec, Limits};
+use pmix_wire::server::{net, HostEvent, JobSpec, Limits, PeerInfo, Server, Transmit};
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, ErrorKind, Write};
 use std::os::fd::AsRawFd;
 use std::path::PathBuf;
@@ -158,7 +159,9 @@ enum Phase {
     /// The handshake reply (bytes go to the core until it says Connected).
     Handshake,
     /// The job-info reply (streamed).
-    Info { tag: u32 },
+    Info {
+        tag: u32,
+    },
     /// The commit reply (through the core) and the fence reply (streamed),
     /// both requests written at once.
     CommitFence {
@@ -166,9 +169,13 @@ enum Phase {
         fence: Option<u32>,
     },
     /// The GET reply.
-    Get { tag: u32 },
+    Get {
+        tag: u32,
+    },
     /// The FINALIZE reply.
-    Finalize { tag: u32 },
+    Finalize {
+        tag: u32,
+    },
     Done,
 }
 
@@ -302,7 +309,9 @@ impl Sim {
     /// is dropped in the kernel, never copied here.
     fn read_len(&self) -> usize {
         match self.phase {
-            Phase::Info { .. } => (HEADER_LEN + HEAD).saturating_sub(self.partial.len()).max(1),
+            Phase::Info { .. } => (HEADER_LEN + HEAD)
+                .saturating_sub(self.partial.len())
+                .max(1),
             _ => READ_BUF,
         }
     }
@@ -326,7 +335,9 @@ impl Sim {
             let (asked, r) = if self.drop_left > 0 {
                 // SAFETY: MSG_TRUNC on a TCP socket copies nothing to the
                 // (null) buffer; the kernel drops at most `drop_left` bytes
-                let r = unsafe { libc::recv(fd, std::ptr::null_mut(), self.drop_left, libc::MSG_TRUNC) };
+                let r = unsafe {
+                    libc::recv(fd, std::ptr::null_mut(), self.drop_left, libc::MSG_TRUNC)
+                };
                 (self.drop_left, r)
             } else {
                 let want = self.read_len().min(buf.len());
@@ -503,7 +514,11 @@ impl Sim {
             info: vec![],
             key: Some(Some(key.as_str().into())),
         };
-        let tag = self.core.send(&get).map_err(|e| e.to_string())?.unwrap_or(0);
+        let tag = self
+            .core
+            .send(&get)
+            .map_err(|e| e.to_string())?
+            .unwrap_or(0);
         self.phase = Phase::Get { tag };
         self.transmit()?;
         Ok(true)
@@ -605,7 +620,7 @@ fn generate(a: &[String]) {
     let rcvbuf: usize = std::env::var("BENCH_RCVBUF")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
+        .unwrap_or(RCVBUF);
     let fail = |e: String| -> ! {
         eprintln!("!! a simulated client failed: {e}");
         exit(1)
@@ -680,7 +695,10 @@ fn generate(a: &[String]) {
                     ctl(libc::EPOLL_CTL_MOD, s.fd.as_raw_fd(), IN, idx);
                 }
             }
-            if ev.events & (libc::EPOLLIN | libc::EPOLLRDHUP | libc::EPOLLERR | libc::EPOLLHUP) as u32 != 0 {
+            if ev.events
+                & (libc::EPOLLIN | libc::EPOLLRDHUP | libc::EPOLLERR | libc::EPOLLHUP) as u32
+                != 0
+            {
                 let done = s.readable(&mut buf, start).unwrap_or_else(|e| fail(e));
                 if !s.unsent.is_empty() {
                     ctl(libc::EPOLL_CTL_MOD, s.fd.as_raw_fd(), INOUT, idx);
@@ -709,8 +727,347 @@ fn generate(a: &[String]) {
     std::io::stdout().flush().unwrap();
 }
 
+/// The receive buffer a simulated client asks for before it connects
+/// (`BENCH_RCVBUF`, 0: the system's default). With the default 128 KiB
+/// (tcp_rmem) the first window is 64 KiB, less than one job-info reply at
+/// N = 1 000 (ours 104 KB, libpmix's 88 KB): the server's reply stalls
+/// until the client has read and sent a window update, a round trip more
+/// for every client. 256 KiB opens the first window to two 64 KiB
+/// loopback segments. The same for both servers.
+const RCVBUF: usize = 256 << 10;
+
 /// Clients a generator connects between two polls of its epoll set.
 const CONNECT_BATCH: u32 = 64;
+
+/// Our server's replies to one simulated client, recorded in memory (the
+/// server core, sans IO) for the null responder: the handshake reply, and
+/// the framed replies to REQ, COMMIT, FENCE, FINALIZE and, by target rank,
+/// GET.
+struct Canned {
+    hs: Vec<u8>,
+    info: Vec<u8>,
+    commit: Vec<u8>,
+    fence: Vec<u8>,
+    fin: Vec<u8>,
+    get: Vec<Vec<u8>>,
+}
+
+/// Run N clients through our server core in memory and keep its replies.
+fn canned(n: u32, uri: &str) -> Canned {
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: "benchns".into(),
+        nprocs: n,
+        hostname: net::hostname(),
+        info: vec![],
+    });
+    let now = Instant::now();
+    // SAFETY: plain getters
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    let pump = |s: &mut Server, id, bytes: Vec<u8>| -> Vec<u8> {
+        s.handle_input(id, &bytes, now);
+        while s.poll_event().is_some() {}
+        let mut out = Vec::new();
+        while let Some(t) = s.poll_transmit() {
+            if let Transmit::Send(to, b) = t {
+                if to == id {
+                    out.extend_from_slice(&b);
+                }
+            }
+        }
+        out
+    };
+    let mut clients = Vec::new();
+    let mut hs = Vec::new();
+    let mut info = Vec::new();
+    let mut commit = Vec::new();
+    for r in 0..n {
+        let env = ClientEnv {
+            proc: Proc::new("benchns", r),
+            uri: uri.to_string(),
+            format: Format::V41,
+            security: "native".into(),
+            gds: "hash".into(),
+            server_version: None,
+        };
+        let mut c = Core::new(env, uid, gid).expect("core");
+        let id = s.open_peer(PeerInfo::default(), now).expect("peer");
+        let reply = pump(&mut s, id, c.poll_transmit().unwrap());
+        c.handle_input(&reply).expect("handshake reply");
+        if r == 0 {
+            hs = reply;
+            c.send(&Request::Req).unwrap();
+            info = pump(&mut s, id, c.poll_transmit().unwrap());
+        }
+        for k in 0..4 {
+            c.put(
+                Scope::GLOBAL,
+                &format!("bench.{k}.{r}"),
+                Value::String(Some(
+                    format!("value-{k}-of-rank-{r}-padded").as_str().into(),
+                )),
+            );
+        }
+        let req = c.commit_request().unwrap();
+        c.send(&req).unwrap();
+        let reply = pump(&mut s, id, c.poll_transmit().unwrap());
+        if r == 0 {
+            commit = reply;
+        }
+        clients.push((c, id));
+    }
+    let mut fence = Vec::new();
+    for (i, (c, id)) in clients.iter_mut().enumerate() {
+        let f = Request::Fence {
+            procs: vec![Proc::new("benchns", RANK_WILDCARD)],
+            info: vec![Info::new("pmix.collect", Value::Bool(true))],
+        };
+        c.send(&f).unwrap();
+        let reply = pump(&mut s, *id, c.poll_transmit().unwrap());
+        if i + 1 == n as usize {
+            fence = reply;
+        }
+    }
+    let mut get = vec![Vec::new(); n as usize];
+    for (r, (c, id)) in clients.iter_mut().enumerate() {
+        let peer = (r as u32 + 1) % n;
+        c.send(&Request::Get {
+            nspace: Some("benchns".into()),
+            rank: peer,
+            info: vec![],
+            key: Some(Some(format!("bench.0.{peer}").as_str().into())),
+        })
+        .unwrap();
+        get[peer as usize] = pump(&mut s, *id, c.poll_transmit().unwrap());
+    }
+    let (c, id) = &mut clients[0];
+    c.send(&Request::Finalize).unwrap();
+    let fin = pump(&mut s, *id, c.poll_transmit().unwrap());
+    Canned {
+        hs,
+        info,
+        commit,
+        fence,
+        fin,
+        get,
+    }
+}
+
+/// One connection of the null responder.
+#[derive(Default)]
+struct NullConn {
+    /// Bytes of a request not complete yet.
+    inbuf: Vec<u8>,
+    /// Requests answered so far (the handshake is the first).
+    seen: u32,
+    unsent: Vec<u8>,
+}
+
+/// Send `parts` on `fd` with one sendmsg; what the socket does not take
+/// now is kept in `unsent` (the caller then waits for EPOLLOUT).
+fn send_parts(fd: i32, parts: &[&[u8]], unsent: &mut Vec<u8>) -> Result<(), String> {
+    if !unsent.is_empty() {
+        for p in parts {
+            unsent.extend_from_slice(p);
+        }
+        return Ok(());
+    }
+    let mut iov: Vec<libc::iovec> = parts
+        .iter()
+        .map(|p| libc::iovec {
+            iov_base: p.as_ptr() as *mut libc::c_void,
+            iov_len: p.len(),
+        })
+        .collect();
+    // SAFETY: a msghdr over live buffers
+    let r = unsafe {
+        let mut m: libc::msghdr = std::mem::zeroed();
+        m.msg_iov = iov.as_mut_ptr();
+        m.msg_iovlen = iov.len() as _;
+        libc::sendmsg(fd, &m, libc::MSG_NOSIGNAL)
+    };
+    let mut skip = if r < 0 {
+        let e = std::io::Error::last_os_error();
+        if e.kind() != ErrorKind::WouldBlock {
+            return Err(format!("send: {e}"));
+        }
+        0
+    } else {
+        r as usize
+    };
+    for p in parts {
+        let k = skip.min(p.len());
+        skip -= k;
+        unsent.extend_from_slice(&p[k..]);
+    }
+    Ok(())
+}
+
+/// The null responder (`server_load null N`): not a server, the floor
+/// under any server for this workload. It answers every request at once
+/// (the fence too: no collective) with the bytes our server sends for it
+/// ([`canned`]), from one edge-triggered epoll loop; no peer check, no
+/// host. The generator meets the same packets as with our server; what the
+/// responder itself costs is the kernel's share of them.
+fn null_responder(n: u32) {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
+    l.set_nonblocking(true).unwrap();
+    // std listens with a backlog of 128: 1 000 connects at once overflow
+    // it (a dropped SYN is sent again after 1 s); ours listens with 4 096,
+    // and TCP_NODELAY, which accepted sockets inherit (as our server's)
+    // SAFETY: listen() again on our listener only changes its backlog
+    unsafe {
+        libc::listen(l.as_raw_fd(), 4096);
+        let one: libc::c_int = 1;
+        libc::setsockopt(
+            l.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_NODELAY,
+            (&one as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
+    }
+    let port = l.local_addr().unwrap().port();
+    let uri = format!(
+        "pmixw-server.{};tcp4://127.0.0.1:{port}",
+        std::process::id()
+    );
+    let c = canned(n, &uri);
+    println!(
+        "uri {uri}\nnspace benchns\nserver_cpu_ready_ms {}",
+        cpu_ms()
+    );
+    std::io::stdout().flush().unwrap();
+    // the bench closes stdin when it is done with us
+    std::thread::spawn(|| {
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut std::io::stdin(), &mut rest);
+        exit(0);
+    });
+    // SAFETY: a new epoll set
+    let ep = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+    let ctl = |op: i32, fd: i32, events: u32| {
+        let mut ev = libc::epoll_event {
+            events,
+            u64: fd as u64,
+        };
+        // SAFETY: epoll_ctl on our set and a live descriptor
+        unsafe { libc::epoll_ctl(ep, op, fd, &mut ev) };
+    };
+    const IN: u32 = (libc::EPOLLIN | libc::EPOLLET) as u32;
+    let lfd = l.as_raw_fd();
+    ctl(libc::EPOLL_CTL_ADD, lfd, IN);
+    let mut conns: HashMap<i32, NullConn> = HashMap::new();
+    let mut buf = vec![0u8; READ_BUF];
+    let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; 256];
+    let mut finalized = 0;
+    let mut reported = false;
+    loop {
+        // SAFETY: epoll_wait into a live array
+        let k = unsafe { libc::epoll_wait(ep, events.as_mut_ptr(), events.len() as i32, -1) };
+        for ev in &events[..k.max(0) as usize] {
+            let fd = ev.u64 as i32;
+            if fd == lfd {
+                loop {
+                    // SAFETY: accept4 on our listener
+                    let a = unsafe {
+                        libc::accept4(
+                            lfd,
+                            std::ptr::null_mut(),
+                            std::ptr::null_mut(),
+                            libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+                        )
+                    };
+                    if a < 0 {
+                        break;
+                    }
+                    ctl(libc::EPOLL_CTL_ADD, a, IN);
+                    conns.insert(a, NullConn::default());
+                }
+                continue;
+            }
+            let Some(st) = conns.get_mut(&fd) else {
+                continue;
+            };
+            if ev.events & libc::EPOLLOUT as u32 != 0 && !st.unsent.is_empty() {
+                let rest = std::mem::take(&mut st.unsent);
+                send_parts(fd, &[&rest], &mut st.unsent).unwrap();
+                if st.unsent.is_empty() {
+                    ctl(libc::EPOLL_CTL_MOD, fd, IN);
+                }
+            }
+            let mut eof = false;
+            loop {
+                // SAFETY: recv into a live buffer
+                let r = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), 0) };
+                if r <= 0 {
+                    eof = r == 0 || std::io::Error::last_os_error().kind() != ErrorKind::WouldBlock;
+                    break;
+                }
+                st.inbuf.extend_from_slice(&buf[..r as usize]);
+                if (r as usize) < buf.len() {
+                    break;
+                }
+            }
+            // answer every complete request
+            loop {
+                if st.inbuf.len() < HEADER_LEN {
+                    break;
+                }
+                let order = if st.seen == 0 {
+                    HeaderOrder::Little
+                } else {
+                    HeaderOrder::Network
+                };
+                let h = Header::decode(st.inbuf[..HEADER_LEN].try_into().unwrap(), order);
+                let len = HEADER_LEN + h.nbytes as usize;
+                if st.inbuf.len() < len {
+                    break;
+                }
+                let tag = h.tag.to_be_bytes();
+                let reply: &[u8] = match st.seen {
+                    0 => &c.hs,
+                    1 => &c.info,
+                    2 => &c.commit,
+                    3 => &c.fence,
+                    4 => match Request::decode(&Format::V41, &st.inbuf[HEADER_LEN..len]) {
+                        Ok(Request::Get { rank, .. }) => &c.get[rank as usize % c.get.len()],
+                        r => panic!("null responder: not a GET: {r:?}"),
+                    },
+                    _ => {
+                        finalized += 1;
+                        &c.fin
+                    }
+                };
+                if st.seen == 0 {
+                    send_parts(fd, &[reply], &mut st.unsent).unwrap();
+                } else {
+                    // the reply's header with the request's tag
+                    send_parts(fd, &[&reply[..4], &tag, &reply[8..]], &mut st.unsent).unwrap();
+                }
+                if !st.unsent.is_empty() {
+                    ctl(libc::EPOLL_CTL_MOD, fd, IN | libc::EPOLLOUT as u32);
+                }
+                st.seen += 1;
+                st.inbuf.drain(..len);
+            }
+            if eof {
+                conns.remove(&fd);
+                // SAFETY: closing a descriptor we accepted
+                unsafe { libc::close(fd) };
+            }
+        }
+        if finalized >= n && !reported {
+            reported = true;
+            println!(
+                "server_rss {}\nserver_cpu_ms {}",
+                status_kib("VmHWM:"),
+                cpu_ms()
+            );
+            std::io::stdout().flush().unwrap();
+        }
+    }
+}
 
 struct Run {
     wall: Duration,
@@ -853,6 +1210,7 @@ fn main() {
     match args.get(1).map(String::as_str) {
         Some("serve") => return serve(args[2].parse().expect("N")),
         Some("gen") => return generate(&args[2..]),
+        Some("null") => return null_responder(args[2].parse().expect("N")),
         _ => {}
     }
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
@@ -890,6 +1248,17 @@ fn main() {
         );
         show("C   ", n, &c);
         show("ours", n, &ours);
+        if std::env::var("BENCH_NULL").is_ok_and(|v| v == "1") {
+            let mut z = Command::new(&me);
+            z.args(["null", ns.as_str()]);
+            let z = run(z, n, k);
+            show("null", n, &z);
+            println!(
+                "        floor: C wall / null-responder wall = {:.2}x (ours {:.2}x)",
+                c.wall.as_secs_f64() / z.wall.as_secs_f64(),
+                c.wall.as_secs_f64() / ours.wall.as_secs_f64(),
+            );
+        }
         println!(
             "        load average {}",
             std::fs::read_to_string("/proc/loadavg")
