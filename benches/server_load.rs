@@ -203,6 +203,20 @@ struct Sim {
     m: Measured,
 }
 
+/// An int socket option (best effort: the bench runs without it).
+fn set_int(fd: i32, level: i32, opt: i32, v: i32) {
+    // SAFETY: setsockopt reading one c_int from the stack
+    unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            opt,
+            (&v as *const i32).cast(),
+            std::mem::size_of::<i32>() as libc::socklen_t,
+        )
+    };
+}
+
 fn os_err(what: &str) -> String {
     format!("{what}: {}", std::io::Error::last_os_error())
 }
@@ -232,13 +246,11 @@ impl Sim {
             }
             let fd = std::os::fd::OwnedFd::from_raw_fd(fd);
             if rcvbuf > 0 {
-                let v = rcvbuf as libc::c_int;
-                libc::setsockopt(
+                set_int(
                     fd.as_raw_fd(),
                     libc::SOL_SOCKET,
                     libc::SO_RCVBUF,
-                    (&v as *const libc::c_int).cast(),
-                    std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+                    rcvbuf as i32,
                 );
             }
             let r = libc::connect(
@@ -514,14 +526,16 @@ impl Sim {
             info: vec![],
             key: Some(Some(key.as_str().into())),
         };
-        let tag = self
-            .core
-            .send(&get)
-            .map_err(|e| e.to_string())?
-            .unwrap_or(0);
+        let tag = self.ask(&get)?;
         self.phase = Phase::Get { tag };
-        self.transmit()?;
         Ok(true)
+    }
+
+    /// Send `req` now; its reply's tag.
+    fn ask(&mut self, req: &Request) -> Result<u32, String> {
+        let tag = self.core.send(req).map_err(|e| e.to_string())?;
+        self.transmit()?;
+        Ok(tag.unwrap_or(0))
     }
 
     /// Act on what the core says. Returns whether a request was sent.
@@ -531,13 +545,8 @@ impl Sim {
             match (self.phase, e) {
                 (Phase::Handshake, Event::Connected { .. }) => {
                     self.m.done[0] = start.elapsed();
-                    let tag = self
-                        .core
-                        .send(&Request::Req)
-                        .map_err(|e| e.to_string())?
-                        .unwrap_or(0);
+                    let tag = self.ask(&Request::Req)?;
                     self.phase = Phase::Info { tag };
-                    self.transmit()?;
                     sent = true;
                 }
                 (Phase::CommitFence { commit, fence }, Event::Reply { tag, reply })
@@ -558,13 +567,8 @@ impl Sim {
                         .absorb_get(&Proc::new(&self.ns, peer), &key, reply)
                         .map_err(|e| format!("get: {e}"))?;
                     self.m.done[4] = start.elapsed();
-                    let tag = self
-                        .core
-                        .send(&Request::Finalize)
-                        .map_err(|e| e.to_string())?
-                        .unwrap_or(0);
+                    let tag = self.ask(&Request::Finalize)?;
                     self.phase = Phase::Finalize { tag };
-                    self.transmit()?;
                     sent = true;
                 }
                 (Phase::Finalize { tag: t }, Event::Reply { tag, reply }) if t == tag => {
@@ -916,17 +920,8 @@ fn null_responder(n: u32) {
     // it (a dropped SYN is sent again after 1 s); ours listens with 4 096,
     // and TCP_NODELAY, which accepted sockets inherit (as our server's)
     // SAFETY: listen() again on our listener only changes its backlog
-    unsafe {
-        libc::listen(l.as_raw_fd(), 4096);
-        let one: libc::c_int = 1;
-        libc::setsockopt(
-            l.as_raw_fd(),
-            libc::IPPROTO_TCP,
-            libc::TCP_NODELAY,
-            (&one as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        );
-    }
+    unsafe { libc::listen(l.as_raw_fd(), 4096) };
+    set_int(l.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_NODELAY, 1);
     let port = l.local_addr().unwrap().port();
     let uri = format!(
         "pmixw-server.{};tcp4://127.0.0.1:{port}",
