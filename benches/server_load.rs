@@ -17,7 +17,10 @@
 //! and, for each server, its wall time, peak RSS, CPU time, the generators'
 //! CPU time (who set the pace: the generators or the server), fence
 //! latency (median and worst), when the last client finished each phase,
-//! the size of the job-info and fence replies, and the load average. The
+//! the run-queue waits of server and generators (what other load on the
+//! machine cost the run), the size of the job-info and fence replies, and
+//! the load average. `BENCH_NULL=1` adds a null responder ([`null_responder`]),
+//! the floor under any server for this workload. The
 //! job-info reply (and libpmix's fence reply, which can carry every rank's
 //! data) is read as a stream: its first item checked, the rest dropped
 //! unread by the kernel ([`request_head`]). Raises its RLIMIT_NOFILE to the
@@ -70,6 +73,20 @@ fn cpu_ms() -> u64 {
         let ms = |t: libc::timeval| t.tv_sec as u64 * 1000 + t.tv_usec as u64 / 1000;
         ms(ru.ru_utime) + ms(ru.ru_stime)
     }
+}
+
+/// How long the threads of process `pid` were runnable but waiting for a
+/// CPU (the run-queue delay, second field of /proc/PID/task/*/schedstat),
+/// in ms: what the machine's other load cost a run.
+fn run_wait_ms(pid: u32) -> u64 {
+    let Ok(d) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    d.flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .sum::<u64>()
+        / 1_000_000
 }
 
 /// Our server, alone in this process: the same protocol as the C harness.
@@ -649,6 +666,7 @@ fn generate(a: &[String]) {
     let mut go = String::new();
     std::io::stdin().read_line(&mut go).ok();
     let cpu0 = cpu_ms();
+    let wait0 = run_wait_ms(std::process::id());
     let start = Instant::now();
     let mut sims: Vec<Option<Sim>> = Vec::with_capacity(count as usize);
     let mut m: Vec<Measured> = Vec::with_capacity(count as usize);
@@ -716,6 +734,7 @@ fn generate(a: &[String]) {
         }
     }
     let cpu = cpu_ms() - cpu0;
+    let wait = run_wait_ms(std::process::id()) - wait0;
     let us = |d: Duration| d.as_micros().to_string();
     let lat: Vec<String> = m.iter().map(|x| us(x.fence)).collect();
     let last: Vec<String> = (0..6)
@@ -728,6 +747,7 @@ fn generate(a: &[String]) {
     println!("last {}", last.join(","));
     println!("bytes {}", bytes.join(","));
     println!("cpu {cpu}");
+    println!("wait {wait}");
     std::io::stdout().flush().unwrap();
 }
 
@@ -1072,6 +1092,9 @@ struct Run {
     cpu_ms: u64,
     /// The generator processes' CPU time, all together.
     gen_cpu_ms: u64,
+    /// Run-queue waits during the run ([`run_wait_ms`]): the server's, the
+    /// generators' together.
+    wait_ms: [u64; 2],
     fence_med: Duration,
     fence_max: Duration,
     /// When the last client finished each phase.
@@ -1110,6 +1133,7 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
     let cpu_ready: u64 = field(&mut lines, "server_cpu_ready_ms ")
         .parse()
         .unwrap_or(0);
+    let wait_ready = run_wait_ms(child.id());
     let addr = uri.rsplit_once("//").expect("tcp uri").1.to_string();
     let me = std::env::current_exe().unwrap();
     let mut gens = Vec::new();
@@ -1137,6 +1161,7 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
     let mut last = [Duration::ZERO; 6];
     let mut bytes = [0usize; 2];
     let mut gen_cpu_ms = 0;
+    let mut gen_wait_ms = 0;
     let mut wall = Duration::ZERO;
     for (c, out) in gens.iter_mut() {
         lat.extend(numbers(&field(out, "lat ")).map(Duration::from_micros));
@@ -1148,6 +1173,7 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
             *b = (*b).max(x as usize);
         }
         gen_cpu_ms += field(out, "cpu ").parse::<u64>().unwrap_or(0);
+        gen_wait_ms += field(out, "wait ").parse::<u64>().unwrap_or(0);
         let st = c.wait().expect("generator");
         if !st.success() {
             eprintln!("!! a generator failed ({st})");
@@ -1160,6 +1186,11 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
         .parse::<u64>()
         .unwrap_or(0)
         .saturating_sub(cpu_ready);
+    // the server waits for stdin now: its threads are still there
+    let wait_ms = [
+        run_wait_ms(child.id()).saturating_sub(wait_ready),
+        gen_wait_ms,
+    ];
     drop(child.stdin.take());
     let _ = child.wait();
     lat.sort();
@@ -1168,6 +1199,7 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
         rss_kib,
         cpu_ms,
         gen_cpu_ms,
+        wait_ms,
         fence_med: lat[lat.len() / 2],
         fence_max: lat[lat.len() - 1],
         last,
@@ -1193,6 +1225,10 @@ fn show(who: &str, n: u32, r: &Run) {
         .map(|(p, d)| format!("{p} {:.0}", d.as_secs_f64() * 1e3))
         .collect();
     println!("        last client done (ms): {}", phases.join(", "));
+    println!(
+        "        run-queue wait (runnable, no CPU): server {} ms, generator {} ms",
+        r.wait_ms[0], r.wait_ms[1]
+    );
     println!(
         "        replies per client: job info {} B, fence {} B",
         r.bytes[0], r.bytes[1]
