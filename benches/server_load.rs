@@ -596,6 +596,8 @@ impl Sim {
                     self.m.done[5] = start.elapsed();
                     self.phase = Phase::Done;
                 }
+                // an event notification is no reply: not waited for
+                (_, Event::Notice(_)) => {}
                 (_, e) => return Err(format!("unexpected {e:?}")),
             }
         }
