@@ -292,11 +292,16 @@ impl Server {
         }
         let me = proc.rank;
         let n = j.ranks.len() as u32;
+        // a peer a reply may bring: not its target (whose blob leads), not
+        // the asker, and committed; each branch below picks only such peers
+        let eligible = |r: &u32| {
+            *r != target.1 && *r != me && j.ranks.get(*r as usize).is_some_and(|st| st.committed)
+        };
         let peers: Vec<u32> = if j.nodes.is_some() {
             if std::mem::replace(&mut bulk.all, true) {
                 return Vec::new();
             }
-            (0..n).collect()
+            (0..n).filter(eligible).collect()
         } else {
             bulk.gets += 1;
             bulk.ranks.insert(target.1);
@@ -305,8 +310,7 @@ impl Server {
             }
             let after = (target.1 + 1..n).chain(0..target.1.min(n));
             let pick: Vec<u32> = after
-                .filter(|r| *r != me && !bulk.ranks.contains(r))
-                .filter(|r| j.ranks.get(*r as usize).is_some_and(|st| st.committed))
+                .filter(|r| eligible(r) && !bulk.ranks.contains(r))
                 .take(BULK_PEERS)
                 .collect();
             bulk.ranks.extend(&pick);
@@ -314,9 +318,8 @@ impl Server {
         };
         peers
             .into_iter()
-            .filter(|r| *r != target.1 && *r != me)
             .filter_map(|r| {
-                let st = j.ranks.get(r as usize).filter(|st| st.committed)?;
+                let st = j.ranks.get(r as usize)?;
                 let kv = if st.elsewhere { &st.remote } else { &st.local };
                 Self::blob(&fmt, &Proc::new(&target.0, r), kv)
             })

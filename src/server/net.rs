@@ -200,6 +200,10 @@ fn listen_loopback() -> std::io::Result<std::net::TcpListener> {
     let s = Socket::new(Domain::IPV4, Type::STREAM, None)?;
     let addr: SocketAddr = ([127, 0, 0, 1], 0).into();
     s.bind(&addr.into())?;
+    // on Linux an accepted socket inherits TCP_NODELAY from its listener
+    // (`accepted_sockets_inherit_nodelay`): one setsockopt per connection
+    // saved
+    s.set_tcp_nodelay(true)?;
     s.listen(BACKLOG)?;
     s.set_nonblocking(true)?;
     Ok(s.into())
@@ -513,7 +517,9 @@ impl Loop {
             // refused and logged by the core; dropping the stream closes it
             return;
         };
-        let _ = stream.set_nodelay(true);
+        if !cfg!(target_os = "linux") {
+            let _ = stream.set_nodelay(true);
+        }
         let (tx, rx) = mpsc::unbounded_channel();
         let queued = Arc::new(AtomicUsize::new(0));
         let task = tokio::spawn(connection(
@@ -637,16 +643,39 @@ async fn connection(
                     }
                     queued.fetch_sub(b.len(), Ordering::Relaxed);
                 }
-                Out::Close => break,
+                Out::Close => {
+                    // our last bytes, then FIN, before the peer is dropped
+                    let _ = wr.shutdown().await;
+                    break;
+                }
             }
         }
-        let _ = wr.shutdown().await;
     };
     tokio::select! {
         _ = reader => {}
         _ = writer => {}
     }
+    // past an Out::Close the write half is shut down already; otherwise the
+    // core dropped the peer (it ended the stream, or was refused) and
+    // closing the socket sends the FIN: no shutdown() call on drop first
+    // (one syscall per client in benches/server_load)
+    wr.forget();
     // ended by the peer (a failed write) or by the core: the core forgets
     // an id it no longer holds
     let _ = input.send(Input::Closed(id)).await;
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    /// The driver sets TCP_NODELAY on its listener only: Linux copies it
+    /// into every accepted socket.
+    #[test]
+    fn accepted_sockets_inherit_nodelay() {
+        let l = super::listen_loopback().unwrap();
+        let addr = l.local_addr().unwrap();
+        let _c = std::net::TcpStream::connect(addr).unwrap();
+        l.set_nonblocking(false).unwrap();
+        let (s, _) = l.accept().unwrap();
+        assert!(s.nodelay().unwrap());
+    }
 }
