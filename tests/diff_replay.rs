@@ -558,6 +558,20 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         Some("v12-described-int-size"),
     ),
     (
+        "status_int64_tags_twice_cut_in_v12_described",
+        "diff_unpack",
+        // STATUS, v12 described: system tags INT64 (0a) twice, then 4 bytes: we need 8, libpmix reads 0000000a 00050000 and accepts (the late closing campaign's 3 unlisted)
+        "1410 00000009 00000001 00000006 0000000a 0000000a 00050000",
+        Some("v12-described-int-size"),
+    ),
+    (
+        "status_int64_tags_twice_in_v12_described",
+        "diff_unpack",
+        // STATUS, v12 described: system tags INT64 twice and 8 bytes: we read 255, libpmix reads 0000000a 00000000 and refuses the 4 bytes left (-20)
+        "1410 00000009 00000001 00000006 0000000a 0000000a 00000000 000000ff",
+        Some("v12-described-int-size"),
+    ),
+    (
         "status_int32_tags_in_v12_described_agrees",
         "diff_unpack",
         // STATUS, v12 described: the same with system tags INT32 (09) twice: both read 255

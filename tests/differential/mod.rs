@@ -491,6 +491,21 @@ fn narrow_tag_pair(b: &[u8]) -> bool {
         .any(|w| w[0] == 0 && w[2] == 0 && w[1] == w[3] && (7..=14).contains(&w[1]))
 }
 
+/// Whether the bytes at `at` are a v12 FULLY_DESC integer type tag twice
+/// (00 00 00 t 00 00 00 t, t from INT8 7 to UINT64 15) other than INT32
+/// (9) and UINT64 (15), libpmix's own int and size_t: an INT's or SIZE's
+/// two system tags from a sender of another width, which libpmix's v12
+/// reads once (`v12-described-int-size`). Its own INTs and SIZEs (09 09,
+/// 0f 0f) are not this.
+fn doubled_v12_int_tag_at(b: &[u8], at: usize) -> bool {
+    b.get(at..at.saturating_add(8)).is_some_and(|w| {
+        w[..3] == [0, 0, 0]
+            && (7..=15).contains(&w[3])
+            && !matches!(w[3], 9 | 15)
+            && w[..4] == w[4..]
+    })
+}
+
 /// MODEX values as libpmix re-packs them: with no bytes. (A MODEX unit,
 /// which libpmix reads right, is not compared: see [`split`].)
 fn modex_values_emptied(v: &mut Value) {
@@ -959,12 +974,23 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
     ),
     (
         "v12-described-int-size",
-        "libpmix's v12 FULLY_DESC packs an INT or SIZE (and STATUS, PERSIST, PROC_RANK, which v12 widens to INT) as two type tags and the value (pack_int stores its system tag, pack_buffer stores it again); unpack_int and unpack_sizet read the second tag only when the first is their own width (INT32, UINT64): for another (INT64 from a sender whose int is 64-bit) they read the value where the second tag is (PMIX_BFROP_UNPACK_SIZE_MISMATCH), as v20's unpack_sizet does (v20-described-narrow-size). We read both tags, as packed, and refuse tags that disagree (-27); libpmix accepts other bytes than were sent (STATUS 00 00 00 06, tags 0a 00: 255)",
+        "libpmix's v12 FULLY_DESC packs an INT or SIZE (and STATUS, PERSIST, PROC_RANK, which v12 widens to INT) as two type tags and the value (pack_int stores its system tag, pack_buffer stores it again); unpack_int and unpack_sizet read the second tag only when the first is their own width (INT32, UINT64): for another (INT64 from a sender whose int is 64-bit) they read the value where the second tag is (PMIX_BFROP_UNPACK_SIZE_MISMATCH), as v20's unpack_sizet does (v20-described-narrow-size). We read both tags, as packed: we refuse tags that disagree (-27) where libpmix accepts (STATUS tags 0a 00, then 000000ff: 255), we run out of bytes for the 8-byte value where libpmix, reading 8 from the second tag on, accepts (tags 0a 0a, then 4 bytes), and we read the value that libpmix misreads (tags 0a 0a, then 8 bytes: libpmix 0 and a stray 4 bytes, -20)",
         |c| {
             dialect(c, Dialect::V12)
                 && c.fmt.buffer_type == pmix_codec::BufferType::FullyDesc
-                && c_accepts(c)
-                && matches!(ours_refuse(c), Some(ErrorKind::Invalid(m)) if m.starts_with("system tags "))
+                && match c.ours {
+                    Err(e) => {
+                        c_accepts(c)
+                            && match &e.kind {
+                                ErrorKind::Invalid(m) => m.starts_with("system tags "),
+                                ErrorKind::ReadPastEnd { .. } => {
+                                    doubled_v12_int_tag_at(c.payload, e.offset.wrapping_sub(8))
+                                }
+                                _ => false,
+                            }
+                    }
+                    Ok(_) => (0..c.payload.len()).any(|at| doubled_v12_int_tag_at(c.payload, at)),
+                }
         },
     ),
     (
