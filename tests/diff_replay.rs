@@ -551,6 +551,34 @@ const REGRESSIONS: &[(&str, &str, &str, Option<&str>)] = &[
         None,
     ),
     (
+        "status_int64_tag_in_v12_described",
+        "diff_unpack",
+        // STATUS, v12 described: count 1, INT (6), system tags INT64 (0a) then 0, value 000000ff: libpmix reads no second tag and accepts, we refuse (the late closing campaign)
+        "1410 00000009 00000001 00000006 0000000a 00000000 000000ff",
+        Some("v12-described-int-size"),
+    ),
+    (
+        "status_int64_tags_twice_cut_in_v12_described",
+        "diff_unpack",
+        // STATUS, v12 described: system tags INT64 (0a) twice, then 4 bytes: we need 8, libpmix reads 0000000a 00050000 and accepts (the late closing campaign's 3 unlisted)
+        "1410 00000009 00000001 00000006 0000000a 0000000a 00050000",
+        Some("v12-described-int-size"),
+    ),
+    (
+        "status_int64_tags_twice_in_v12_described",
+        "diff_unpack",
+        // STATUS, v12 described: system tags INT64 twice and 8 bytes: we read 255, libpmix reads 0000000a 00000000 and refuses the 4 bytes left (-20)
+        "1410 00000009 00000001 00000006 0000000a 0000000a 00000000 000000ff",
+        Some("v12-described-int-size"),
+    ),
+    (
+        "status_int32_tags_in_v12_described_agrees",
+        "diff_unpack",
+        // STATUS, v12 described: the same with system tags INT32 (09) twice: both read 255
+        "1410 00000009 00000001 00000006 00000009 00000009 000000ff",
+        None,
+    ),
+    (
         "darray_size_uint64_in_v20_described_agrees",
         "diff_unpack",
         // DATA_ARRAY, v20 described: size tags UINT64 (000f) twice, size 0: both read it
@@ -749,4 +777,43 @@ fn every_named_regression_still_shows() {
             "listed divergence {n} ({reason}) has no named input"
         );
     }
+}
+
+/// The late reading of PROC_STATS decodes only the cuts after a byte 0 (the
+/// end of the rss text before processor): on every diff_unpack corpus
+/// input and named regression it finds what decoding at every cut finds.
+/// PMIXW_DIFF_EXTRA_CORPUS=DIR checks a campaign's scratch corpus too.
+#[test]
+fn proc_stats_late_reading_needs_only_cuts_after_a_zero() {
+    use differential::{
+        proc_stats_as_libpmix_reads, proc_stats_as_libpmix_reads_at_every_cut, split,
+    };
+    let mut inputs: Vec<Vec<u8>> = corpus("diff_unpack").into_iter().map(|(_, d)| d).collect();
+    inputs.extend(
+        REGRESSIONS
+            .iter()
+            .filter(|r| r.1 == "diff_unpack")
+            .map(|r| pmix_types::hex::decode(&r.2.replace(' ', "")).expect("hex")),
+    );
+    if let Some(dir) = std::env::var_os("PMIXW_DIFF_EXTRA_CORPUS") {
+        for e in std::fs::read_dir(&dir).expect("PMIXW_DIFF_EXTRA_CORPUS") {
+            inputs.push(std::fs::read(e.expect("entry").path()).expect("input"));
+        }
+    }
+    let mut late = 0;
+    for data in &inputs {
+        let Some((ty, fmt, payload)) = split(data) else {
+            continue;
+        };
+        let view = proc_stats_as_libpmix_reads(&fmt, ty, payload);
+        assert_eq!(
+            view,
+            proc_stats_as_libpmix_reads_at_every_cut(&fmt, ty, payload),
+            "{}",
+            pmix_types::hex::encode(data)
+        );
+        late += usize::from(view.is_some());
+    }
+    eprintln!("{} inputs, {late} read late", inputs.len());
+    assert!(late >= 3, "the inputs hold late readings ({late})");
 }

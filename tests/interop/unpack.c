@@ -8,20 +8,78 @@
  * environment, as for gen.
  *
  * PMIXW_UNPACK_CPU_MS=N (the differential fuzz targets set it): libpmix
- * gets N ms of CPU per line (SIGPROF ends the process beyond) and 1 GiB
- * of address space once initialised. On fuzzed bytes libpmix walks 2^28
- * UNDEF elements or zeroes gigabytes for sizes it believes; without these
- * limits each such input held the fuzzer until its 30 s wall-clock
- * timeout, back to back (the children are niced with it). The parent sees
- * the child die, as for a crash, and starts another.
+ * gets N ms of CPU per line (SIGPROF ends the process beyond) and 256 MiB
+ * of address space once initialised (it uses 16 MiB). On fuzzed bytes
+ * libpmix walks 2^28 UNDEF elements or zeroes gigabytes for sizes it
+ * believes; without these limits each such input held the fuzzer until its
+ * 30 s wall-clock timeout, back to back (the children are niced with it).
+ * The parent sees the child die, as for a crash, and starts another. (At
+ * 1 GiB, re-packing a DATA_BUFFER value, whose size libpmix takes from the
+ * wrong bytes, faulted in up to a gigabyte before its SIGSEGV: 0.4 s of
+ * CPU each, most of diff_encode's time.)
  *
  * PMIXW_UNPACK_NO_PRINT (the differential targets set it too): the last
  * field stays [] instead of PMIx_Data_print's text of every value, which
  * the differential check does not compare and which is quadratic in the
- * elements of an UNDEF array (32 765 of them: 1.8 s of CPU). */
+ * elements of an UNDEF array (32 765 of them: 1.8 s of CPU).
+ *
+ * PMIXW_UNPACK_FORKSERVER (the differential targets set it too): the
+ * process initialises libpmix once and serves from forked copies of
+ * itself. A copy that dies (libpmix crashed, or ran out of its budget)
+ * is answered for by this process with the line
+ *   01 CRASH \t how
+ * and replaced by a new fork of the initialised state, which costs far less
+ * than the exec, dynamic linking and PMIx_tool_init of a new process
+ * (the fuzzers meet such inputs about once in 50). The CRASH starts with
+ * a byte 01, which no answer holds (JSON text escapes control bytes): a
+ * copy that wrote part of a long answer before it died leaves that part in
+ * front of it, on the same line. A copy that dies between lines (after its
+ * answer, in the destructors) has no CRASH line: the next line goes to the
+ * next copy. stdout keeps glibc's own buffer: a larger one of ours moved
+ * what libpmix's heap overruns hit (value_of_info_array_crashes_libpmix_in_v20
+ * in tests/diff_replay.rs stopped crashing). */
 #include "common.h"
+#include <errno.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Set by a copy from reading a line to having answered it (shared with
+ * the fork server). */
+static volatile int *g_busy = NULL;
+
+/* The fork server: returns in each new copy; exits when a copy ends at the
+ * end of the input. Says nothing through stdio (the copies' stdout stays
+ * untouched here). */
+static void serve_forked(void) {
+    void *m = mmap(NULL, sizeof *g_busy, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (MAP_FAILED == m) return; /* serve from this process */
+    g_busy = m;
+    for (;;) {
+        *g_busy = 0;
+        pid_t w = fork();
+        if (w < 0) return; /* cannot fork: serve from this process */
+        if (0 == w) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            return;
+        }
+        int st = 0;
+        while (waitpid(w, &st, 0) < 0 && EINTR == errno) {}
+        if (WIFEXITED(st) && 0 == WEXITSTATUS(st)) {
+            PMIx_tool_finalize();
+            exit(0);
+        }
+        if (!*g_busy) continue; /* died between lines: nothing to answer */
+        char msg[64];
+        int n = WIFSIGNALED(st) ? snprintf(msg, sizeof msg, "\001CRASH\tsignal %d\n", WTERMSIG(st))
+                                : snprintf(msg, sizeof msg, "\001CRASH\texit status %d\n", WEXITSTATUS(st));
+        if (write(1, msg, (size_t)n) != n) exit(1);
+    }
+}
 
 static void cpu_budget(long ms) {
     struct itimerval t = {{0, 0}, {ms / 1000, (ms % 1000) * 1000}};
@@ -44,14 +102,19 @@ int main(void) {
     long cpu_ms = lim ? atol(lim) : 0;
     int print = NULL == getenv("PMIXW_UNPACK_NO_PRINT");
     if (cpu_ms > 0) {
-        struct rlimit as = {1UL << 30, 1UL << 30};
+        struct rlimit as = {256UL << 20, 256UL << 20};
         setrlimit(RLIMIT_AS, &as);
+    }
+    int forked = NULL != getenv("PMIXW_UNPACK_FORKSERVER");
+    if (forked) {
+        serve_forked();
     }
     size_t cap = 1 << 20;
     char *line = malloc(cap);
     while (fgets(line, (int)cap, stdin)) {
+        if (g_busy) *g_busy = 1;
         char *tab = strchr(line, '\t');
-        if (!tab) continue;
+        if (!tab) { if (g_busy) *g_busy = 0; continue; }
         if (cpu_ms > 0) cpu_budget(cpu_ms);
         *tab = 0;
         pmix_data_type_t t = type_by_name(line);
@@ -61,7 +124,13 @@ int main(void) {
         size_t nb = hl / 2;
         char *bytes = malloc(nb + 1);
         for (size_t i = 0; i < nb; i++) bytes[i] = (char)(hexval(h[2 * i]) << 4 | hexval(h[2 * i + 1]));
-        if (0 == sz) { printf("%d\t[]\t\n", PMIX_ERR_UNKNOWN_DATA_TYPE); fflush(stdout); free(bytes); continue; }
+        if (0 == sz) {
+            printf("%d\t[]\t\n", PMIX_ERR_UNKNOWN_DATA_TYPE);
+            fflush(stdout);
+            if (g_busy) *g_busy = 0;
+            free(bytes);
+            continue;
+        }
         g_saw_value_dbuf = 0;
         pmix_data_buffer_t b;
         PMIX_DATA_BUFFER_CONSTRUCT(&b);
@@ -108,6 +177,7 @@ int main(void) {
         }
         printf("]\n");
         fflush(stdout);
+        if (g_busy) *g_busy = 0;
         /* free what was unpacked (the buffer owns the input bytes). Not
          * handed to libpmix's destructors: its internal buffers (opaque
          * here) and values holding a data buffer, which libpmix 4.2.2
@@ -122,6 +192,7 @@ int main(void) {
         if (cpu_ms > 0) cpu_budget(0);
     }
     free(line);
+    if (forked) { fflush(stdout); _exit(0); } /* a copy: the server finalizes */
     PMIx_tool_finalize();
     return 0;
 }
