@@ -1217,3 +1217,134 @@ fn scoped_commit(r: u32) -> pmix_codec::command::Request {
         blobs: vec![(1, kv("local")), (2, kv("remote"))],
     }
 }
+
+/// In memory, a job on two nodes: a GET at rank WILDCARD answers session
+/// and node keys from the session and node arrays as libpmix 4.2.2's server
+/// does (spec-notes/server.md): this node's array without a qualifier, the
+/// node `pmix.nodeid` or `pmix.hname` names with one; the session
+/// `pmix.session.id` names (ours is UINT32_MAX); job-level keys whatever
+/// the realm qualifier says when the realm lacks them; a key the job info
+/// does not hold, a rank's own key or an array's name: no byte object.
+#[test]
+fn a_wildcard_get_reads_the_realm_its_key_or_qualifier_names() {
+    use pmix_codec::command::{Reply, Request};
+    use pmix_types::{DataType, Info, Value, RANK_WILDCARD};
+    use pmix_wire::server::NodeMap;
+    let now = Instant::now();
+    let fmt = pmix_codec::Format::V41;
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: "mn".into(),
+        nprocs: 5,
+        hostname: "a".into(),
+        info: vec![Info::new("my.job.key", Value::Uint32(9))],
+    });
+    s.set_nodes(
+        "mn",
+        NodeMap {
+            nodes: vec![("a".into(), vec![0, 2]), ("b".into(), vec![1, 3, 4])],
+            me: 0,
+        },
+    );
+    let id = s.open();
+    s.handle_input(id, &hello("mn", 0), now);
+    let s_ = |v: &str| Value::String(Some(v.into()));
+    let cases: Vec<(&str, Vec<Info>, Option<Value>)> = vec![
+        ("pmix.univ.size", vec![], Some(Value::Uint32(5))),
+        ("pmix.job.size", vec![], Some(Value::Uint32(5))),
+        ("pmix.num.nodes", vec![], Some(Value::Uint32(2))),
+        ("my.job.key", vec![], Some(Value::Uint32(9))),
+        ("pmix.local.size", vec![], Some(Value::Uint32(2))),
+        ("pmix.lpeers", vec![], Some(s_("0,2"))),
+        (
+            "pmix.local.size",
+            vec![Info::new("pmix.nodeid", Value::Uint32(1))],
+            Some(Value::Uint32(3)),
+        ),
+        (
+            "pmix.lpeers",
+            vec![Info::new("pmix.hname", s_("b"))],
+            Some(s_("1,3,4")),
+        ),
+        (
+            "pmix.lldr",
+            vec![Info::new("pmix.hname", s_("b"))],
+            Some(Value::ProcRank(1)),
+        ),
+        (
+            "pmix.univ.size",
+            vec![
+                Info::new("pmix.ssn.info", Value::Bool(true)),
+                Info::new("pmix.session.id", Value::Uint32(u32::MAX)),
+            ],
+            Some(Value::Uint32(5)),
+        ),
+        (
+            "pmix.univ.size",
+            vec![Info::new("pmix.session.id", Value::Uint32(7))],
+            None,
+        ),
+        (
+            "pmix.job.size",
+            vec![Info::new("pmix.node.info", Value::Bool(true))],
+            Some(Value::Uint32(5)),
+        ),
+        (
+            "pmix.local.size",
+            vec![Info::new("pmix.nodeid", Value::Uint32(9))],
+            None,
+        ),
+        ("pmix.session.id", vec![], None),
+        ("pmix.lrank", vec![], None),
+        ("pmix.node.arr", vec![], None),
+        ("no.such.key", vec![], None),
+    ];
+    for (i, (key, info, want)) in cases.iter().enumerate() {
+        let get = Request::Get {
+            nspace: Some("mn".into()),
+            rank: RANK_WILDCARD,
+            info: info.clone(),
+            key: Some(Some((*key).into())),
+        };
+        let t = 200 + i as u32;
+        s.handle_input(id, &request(t, &get), now);
+        let mut got = None;
+        while let Some(o) = s.poll_output() {
+            if let Output::Send(_, b) = o {
+                if b.len() > 16 && u32::from_be_bytes(b[4..8].try_into().unwrap()) == t {
+                    got = Some(Reply::decode(&fmt, 4, &b[16..]).unwrap());
+                }
+            }
+        }
+        let Some(Reply::Get { status: 0, blobs }) = got else {
+            panic!("{key} {info:?}: {got:?}");
+        };
+        let kvals: Vec<pmix_types::Kval> = blobs
+            .iter()
+            .flat_map(|b| {
+                let mut d = pmix_codec::DataBuffer::from_bytes(fmt, b.clone());
+                let p = d.unpack_one(DataType::Proc).unwrap();
+                assert_eq!(
+                    p,
+                    Value::Proc(Box::new(pmix_types::Proc::new("mn", RANK_WILDCARD)))
+                );
+                let mut v = Vec::new();
+                while !d.unread().is_empty() {
+                    match d.unpack_one(DataType::Kval).unwrap() {
+                        Value::Kval(k) => v.push(*k),
+                        other => panic!("{other:?}"),
+                    }
+                }
+                v
+            })
+            .collect();
+        match want {
+            Some(v) => {
+                assert_eq!(kvals.len(), 1, "{key} {info:?}: {kvals:?}");
+                assert_eq!(kvals[0].key.as_ref().unwrap().to_string(), *key);
+                assert_eq!(&kvals[0].value, v, "{key} {info:?}");
+            }
+            None => assert!(kvals.is_empty(), "{key} {info:?}: {kvals:?}"),
+        }
+    }
+}
