@@ -35,6 +35,14 @@ fn pmixw_run(args: &[&str]) -> ProcOutput {
     common::output_within(c, common::HANG, &format!("pmixw run {args:?}"))
 }
 
+/// `pmixw run -n N srv_client MODE`, its --timeout a hang guard below
+/// the test's own.
+fn srv_client_job(n: u32, mode: &str) -> ProcOutput {
+    let exe = client_exe();
+    let n = n.to_string();
+    pmixw_run(&["-n", &n, "--timeout", "500", exe.to_str().unwrap(), mode])
+}
+
 fn text(o: &ProcOutput) -> String {
     format!(
         "{}{}",
@@ -96,8 +104,7 @@ fn assert_battery(out: &str, n: usize) {
 
 #[test]
 fn libpmix_clients_run_their_battery_under_pmixw_run() {
-    let exe = client_exe();
-    let o = pmixw_run(&["-n", "4", "--timeout", "500", exe.to_str().unwrap(), "all"]);
+    let o = srv_client_job(4, "all");
     assert!(o.status.success(), "{}", text(&o));
     assert_battery(&String::from_utf8_lossy(&o.stdout), 4);
 }
@@ -187,23 +194,14 @@ fn two_namespaces_in_different_dialects_side_by_side() {
 
 #[test]
 fn an_abort_ends_the_job_with_its_status() {
-    let exe = client_exe();
-    let o = pmixw_run(&[
-        "-n",
-        "3",
-        "--timeout",
-        "500",
-        exe.to_str().unwrap(),
-        "abort",
-    ]);
+    let o = srv_client_job(3, "abort");
     assert_eq!(o.status.code(), Some(7), "{}", text(&o));
     assert!(text(&o).contains("srv_client abort test"), "{}", text(&o));
 }
 
 #[test]
 fn a_rank_that_dies_fails_the_fence_instead_of_hanging_it() {
-    let exe = client_exe();
-    let o = pmixw_run(&["-n", "3", "--timeout", "500", exe.to_str().unwrap(), "die"]);
+    let o = srv_client_job(3, "die");
     assert_eq!(o.status.code(), Some(3), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(
@@ -415,14 +413,40 @@ fn request(t: u32, r: &pmix_codec::command::Request) -> Vec<u8> {
 
 /// A server core for one job "mem" of `n` ranks.
 fn mem_server(n: u32) -> Server {
+    mem_job("mem", n, "h", vec![])
+}
+
+/// A server core for one job `ns` of `n` ranks on node `host`.
+fn mem_job(ns: &str, n: u32, host: &str, info: Vec<pmix_types::Info>) -> Server {
     let mut s = Server::new();
     s.register_nspace(JobSpec {
-        nspace: "mem".into(),
+        nspace: ns.into(),
         nprocs: n,
-        hostname: "h".into(),
-        info: vec![],
+        hostname: host.into(),
+        info,
     });
     s
+}
+
+/// The GET replies (tag, byte objects) queued for `conn`, in order; any
+/// other reply to it fails the test.
+fn get_replies(s: &mut Server, conn: u64) -> Vec<(u32, Vec<bytes::Bytes>)> {
+    let mut replies = Vec::new();
+    while let Some(o) = s.poll_output() {
+        if let Output::Send(c, b) = o {
+            if c == conn && b.len() > 16 {
+                let t = u32::from_be_bytes(b[4..8].try_into().unwrap());
+                let fmt = pmix_codec::Format::V41;
+                match pmix_codec::command::Reply::decode(&fmt, 4, &b[16..]).unwrap() {
+                    pmix_codec::command::Reply::Get { status: 0, blobs } => {
+                        replies.push((t, blobs))
+                    }
+                    other => panic!("{other:?}"),
+                }
+            }
+        }
+    }
+    replies
 }
 
 /// In memory: a rank that fences before its peer has even connected waits
@@ -559,15 +583,7 @@ fn one_fence_however_its_participants_are_written() {
 /// other), the parent gets its namespace, and the launcher waits for it.
 #[test]
 fn spawn_starts_a_new_job_that_wires_up() {
-    let exe = client_exe();
-    let o = pmixw_run(&[
-        "-n",
-        "2",
-        "--timeout",
-        "500",
-        exe.to_str().unwrap(),
-        "spawn",
-    ]);
+    let o = srv_client_job(2, "spawn");
     let out = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(o.status.success(), "{}", text(&o));
     let ns = out
@@ -588,17 +604,9 @@ fn spawn_starts_a_new_job_that_wires_up() {
 /// status says a rank was killed.
 #[test]
 fn job_control_kills_the_target_rank() {
-    let exe = client_exe();
     // 137 (SIGKILL) is the kill's: the timeout gives 124, the target's
     // own end 0
-    let o = pmixw_run(&[
-        "-n",
-        "2",
-        "--timeout",
-        "500",
-        exe.to_str().unwrap(),
-        "jctrl",
-    ]);
+    let o = srv_client_job(2, "jctrl");
     assert_eq!(o.status.code(), Some(137), "{}", text(&o));
     assert!(
         text(&o).contains("ok job_control_kill SUCCESS"),
@@ -1146,16 +1154,9 @@ fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
 /// ones), never rank 0's own; a third brings its target only.
 #[test]
 fn on_one_node_a_second_get_brings_the_peers_not_sent_yet() {
-    use pmix_codec::command::{Reply, Request};
+    use pmix_codec::command::Request;
     let now = Instant::now();
-    let fmt = pmix_codec::Format::V41;
-    let mut s = Server::new();
-    s.register_nspace(JobSpec {
-        nspace: "one".into(),
-        nprocs: 5,
-        hostname: "a".into(),
-        info: vec![],
-    });
+    let mut s = mem_job("one", 5, "a", vec![]);
     let ids: Vec<_> = (0..5u32).map(|_| s.open()).collect();
     for (r, id) in ids.iter().enumerate() {
         let r = r as u32;
@@ -1172,18 +1173,7 @@ fn on_one_node_a_second_get_brings_the_peers_not_sent_yet() {
     s.handle_input(ids[0], &request(103, &get(1, "local.1")), now);
     s.handle_input(ids[0], &request(104, &get(2, "local.2")), now);
     s.handle_input(ids[0], &request(105, &get(3, "local.3")), now);
-    let mut replies = Vec::new();
-    while let Some(o) = s.poll_output() {
-        if let Output::Send(c, b) = o {
-            if c == ids[0] && b.len() > 16 {
-                let t = u32::from_be_bytes(b[4..8].try_into().unwrap());
-                match Reply::decode(&fmt, 4, &b[16..]).unwrap() {
-                    Reply::Get { status: 0, blobs } => replies.push((t, blobs)),
-                    other => panic!("{other:?}"),
-                }
-            }
-        }
-    }
+    let replies = get_replies(&mut s, ids[0]);
     let lens: Vec<(u32, usize)> = replies.iter().map(|(t, b)| (*t, b.len())).collect();
     assert_eq!(lens, [(103, 1), (104, 3), (105, 1)], "{replies:?}");
     let text = format!("{:?}", replies[1].1);
@@ -1227,18 +1217,17 @@ fn scoped_commit(r: u32) -> pmix_codec::command::Request {
 /// does not hold, a rank's own key or an array's name: no byte object.
 #[test]
 fn a_wildcard_get_reads_the_realm_its_key_or_qualifier_names() {
-    use pmix_codec::command::{Reply, Request};
+    use pmix_codec::command::Request;
     use pmix_types::{DataType, Info, Value, RANK_WILDCARD};
     use pmix_wire::server::NodeMap;
     let now = Instant::now();
     let fmt = pmix_codec::Format::V41;
-    let mut s = Server::new();
-    s.register_nspace(JobSpec {
-        nspace: "mn".into(),
-        nprocs: 5,
-        hostname: "a".into(),
-        info: vec![Info::new("my.job.key", Value::Uint32(9))],
-    });
+    let mut s = mem_job(
+        "mn",
+        5,
+        "a",
+        vec![Info::new("my.job.key", Value::Uint32(9))],
+    );
     s.set_nodes(
         "mn",
         NodeMap {
@@ -1308,17 +1297,11 @@ fn a_wildcard_get_reads_the_realm_its_key_or_qualifier_names() {
         };
         let t = 200 + i as u32;
         s.handle_input(id, &request(t, &get), now);
-        let mut got = None;
-        while let Some(o) = s.poll_output() {
-            if let Output::Send(_, b) = o {
-                if b.len() > 16 && u32::from_be_bytes(b[4..8].try_into().unwrap()) == t {
-                    got = Some(Reply::decode(&fmt, 4, &b[16..]).unwrap());
-                }
-            }
-        }
-        let Some(Reply::Get { status: 0, blobs }) = got else {
+        let got = get_replies(&mut s, id);
+        let [(tag, blobs)] = &got[..] else {
             panic!("{key} {info:?}: {got:?}");
         };
+        assert_eq!(*tag, t);
         let kvals: Vec<pmix_types::Kval> = blobs
             .iter()
             .flat_map(|b| {
