@@ -113,14 +113,7 @@ struct CServer(std::process::Child);
 impl Drop for CServer {
     fn drop(&mut self) {
         drop(self.0.stdin.take()); // EOF: it finalizes and exits
-        for _ in 0..200 {
-            if let Ok(Some(_)) = self.0.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        pmix_wire::hosts::reap(&mut self.0, common::STOP_GRACE);
     }
 }
 

@@ -51,8 +51,8 @@ fn run_probe_args(n: u32, extra: &[&str]) -> Option<(Option<i32>, String)> {
             break Some(s);
         }
         if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
+            // SIGTERM first: mpirun removes its session directory
+            pmix_wire::hosts::stop(&mut child, common::STOP_GRACE);
             break None;
         }
         std::thread::sleep(Duration::from_millis(100));

@@ -22,8 +22,7 @@ struct Server {
 impl Drop for Server {
     fn drop(&mut self) {
         drop(self.child.stdin.take()); // EOF: the server finalizes
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        pmix_wire::hosts::reap(&mut self.child, common::STOP_GRACE);
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

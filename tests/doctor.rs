@@ -61,6 +61,10 @@ fn under_our_server_in_two_dialects() {
             .starts_with("accepted as tool "));
         assert!(j["verdict"].as_str().unwrap().starts_with("OK: "), "{j:#}");
         assert_eq!(j["conflicts"], serde_json::json!([]));
+        // the four job-level keys read as a tool, with the standard's
+        // types (pmix.univ.size once gave "cannot read ... NOT_FOUND")
+        assert_eq!(j["notes"], serde_json::json!([]), "{j:#}");
+        assert_eq!(j["wrong_types"], serde_json::json!([]), "{j:#}");
     }
 }
 

@@ -15,21 +15,22 @@ use pmix_wire::interop::{build_c, default_out_dir};
 use pmix_wire::server::net;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn client() -> PathBuf {
     build_c("semantics", &default_out_dir()).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Exit code (or 128 + signal) and stdout+stderr of a launcher run.
-fn launch(mut c: Command, limit: Duration) -> (i32, String) {
+/// Exit code (or 128 + signal) and stdout+stderr of a launcher run; past
+/// the hang guard [`common::HANG`] it is stopped and the test fails.
+fn launch(mut c: Command) -> (i32, String) {
     use std::os::unix::process::ExitStatusExt;
     let child = c
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let o = common::output_within(child, limit, &format!("{c:?}"));
+    let o = common::output_within(child, common::HANG, &format!("{c:?}"));
     let code = o
         .status
         .code()
@@ -38,13 +39,17 @@ fn launch(mut c: Command, limit: Duration) -> (i32, String) {
     (code, text)
 }
 
+/// `pmixw run --timeout`: a hang guard for a job that ends by itself,
+/// below [`common::HANG`] so the launcher ends a hung job and says so.
+const JOB_GUARD: &str = "500";
+
 fn pmixw(n: u32, mode: &str, extra: &[&str]) -> (i32, String) {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pmixw"));
-    c.args(["run", "-n", &n.to_string(), "--timeout", "60"])
+    c.args(["run", "-n", &n.to_string(), "--timeout", JOB_GUARD])
         .args(extra)
         .arg(client())
         .arg(mode);
-    launch(c, Duration::from_secs(90))
+    launch(c)
 }
 
 /// A reference launcher's program, or None (skipped outside CI).
@@ -111,7 +116,7 @@ fn under_reference(which: &str, n: u32, mode: &str) -> Option<(i32, String)> {
             .arg(n.to_string());
     }
     c.arg(client()).arg(mode);
-    Some(launch(c, Duration::from_secs(90)))
+    Some(launch(c))
 }
 
 /// Item 1: the namespace a job gets never begins with `pmix`, so keys a
@@ -204,12 +209,12 @@ fn keep_going_lets_the_others_finish() {
         "2",
         "--keep-going",
         "--timeout",
-        "60",
+        JOB_GUARD,
         "sh",
         "-c",
     ])
     .arg("if [ $PMIX_RANK = 1 ]; then exit 5; fi; sleep 1; echo rank0-finished");
-    let (code, out) = launch(c, Duration::from_secs(60));
+    let (code, out) = launch(c);
     assert_eq!(code, 5, "{out}");
     assert!(out.contains("rank0-finished"), "{out}");
 }
@@ -237,16 +242,20 @@ fn start_in(dir: &std::path::Path, args: &[&str], stdout: Stdio) -> Kill {
     )
 }
 
-fn wait_for(p: &std::path::Path) {
-    let start = Instant::now();
-    while !p.exists() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "no {}",
-            p.display()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+/// Wait for the rendezvous file `p` that `job` writes.
+fn wait_for(p: &std::path::Path, job: &mut Kill) {
+    common::wait_for_file(p, &mut job.0);
+}
+
+/// A rank command that runs until `release` exists: the job lives as
+/// long as the test needs it, however slow the machine.
+fn held(release: &std::path::Path) -> Vec<String> {
+    vec![
+        "/bin/sh".into(),
+        "-c".into(),
+        "while [ ! -e \"$0\" ]; do sleep 0.05; done".into(),
+        release.display().to_string(),
+    ]
 }
 
 /// Item 2: SIGTERM, SIGINT and SIGHUP end the job, the launcher exits
@@ -258,24 +267,17 @@ fn caught_signals_remove_the_rendezvous_files() {
         let dir = tmpdir(&format!("sig{sig}"));
         let mut job = start_in(
             &dir,
-            &["-n", "2", "--nspace", "sigjob", "/bin/sleep", "60"],
+            &["-n", "2", "--nspace", "sigjob", "/bin/sleep", "600"],
             Stdio::null(),
         );
         let pid = job.0.id();
         let host = net::hostname();
-        wait_for(&dir.join(format!("pmix.{host}.tool.{pid}")));
-        wait_for(&dir.join(format!("pmix.{host}.tool.sigjob")));
+        wait_for(&dir.join(format!("pmix.{host}.tool.{pid}")), &mut job);
+        wait_for(&dir.join(format!("pmix.{host}.tool.sigjob")), &mut job);
         unsafe {
             libc::kill(pid as i32, sig);
         }
-        let start = Instant::now();
-        let st = loop {
-            if let Some(st) = job.0.try_wait().unwrap() {
-                break st;
-            }
-            assert!(start.elapsed() < Duration::from_secs(20));
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        let st = common::wait_exit(&mut job.0, &format!("pmixw run after signal {sig}"));
         assert_eq!(st.code(), Some(128 + sig));
         let left: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
@@ -301,13 +303,13 @@ fn stale_rendezvous_files_of_dead_servers_are_ignored() {
         ),
     )
     .unwrap();
-    let mut job = start_in(
-        &dir,
-        &["-n", "1", "--nspace", "stalejob", "/bin/sleep", "3"],
-        Stdio::null(),
-    );
+    let release = dir.join("release");
+    let mut args = vec!["-n", "1", "--nspace", "stalejob"];
+    let rank = held(&release);
+    args.extend(rank.iter().map(String::as_str));
+    let mut job = start_in(&dir, &args, Stdio::null());
     let pid = job.0.id();
-    wait_for(&dir.join(format!("pmix.{host}.tool.{pid}")));
+    wait_for(&dir.join(format!("pmix.{host}.tool.{pid}")), &mut job);
     let text = std::fs::read_to_string(&stale).unwrap();
     assert!(text.contains(&format!("\n{pid}\n")), "{text}");
     // a tool attaching by the namespace reaches the live job
@@ -318,7 +320,8 @@ fn stale_rendezvous_files_of_dead_servers_are_ignored() {
         .unwrap();
     let out = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
     assert!(out.contains("stalejob"), "{out}");
-    assert!(job.0.wait().unwrap().success());
+    std::fs::write(&release, "").unwrap();
+    assert!(common::wait_exit(&mut job.0, "the released job").success());
     assert!(!stale.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -495,7 +498,7 @@ fn tools_attach_to_a_running_job() {
         let dir = tmpdir(&format!("tool-{how}"));
         let ns = format!("tooljob-{how}");
         let exe = client();
-        let mut args = vec!["-n", "2", "--timeout", "60", "--nspace", &ns];
+        let mut args = vec!["-n", "2", "--timeout", JOB_GUARD, "--nspace", &ns];
         if how == "system" {
             args.push("--system");
         }
@@ -503,9 +506,9 @@ fn tools_attach_to_a_running_job() {
         let mut job = start_in(&dir, &args, Stdio::null());
         let pid = job.0.id().to_string();
         let host = net::hostname();
-        wait_for(&dir.join(format!("pmix.{host}.tool.{ns}")));
+        wait_for(&dir.join(format!("pmix.{host}.tool.{ns}")), &mut job);
         if how == "system" {
-            wait_for(&dir.join(format!("pmix.sys.{host}")));
+            wait_for(&dir.join(format!("pmix.sys.{host}")), &mut job);
         }
         let mut t = Command::new(&tool);
         match how {
@@ -513,7 +516,7 @@ fn tools_attach_to_a_running_job() {
             _ => t.args([how, &ns]),
         };
         t.env("TMPDIR", &dir).env("PMIX_SYSTEM_TMPDIR", &dir);
-        let (code, out) = launch(t, Duration::from_secs(60));
+        let (code, out) = launch(t);
         assert_eq!(code, 0, "{how}: {out}");
         for line in [
             "ok tool_init SUCCESS".to_string(),
@@ -525,17 +528,7 @@ fn tools_attach_to_a_running_job() {
         ] {
             assert!(out.contains(&line), "{how}: {line}: {out}");
         }
-        let start = Instant::now();
-        let st = loop {
-            if let Some(st) = job.0.try_wait().unwrap() {
-                break st;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "{how}: job still runs"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        let st = common::wait_exit(&mut job.0, &format!("{how}: the job after rank 1's end"));
         assert_eq!(st.code(), Some(128 + libc::SIGUSR1), "{how}");
         let left: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
@@ -569,19 +562,21 @@ fn tools_attach_to_a_running_job() {
         // written its rendezvous file hangs)
         let lines = common::lines_of(job.0.stdout.take().unwrap());
         let mut up = 0;
-        let start = Instant::now();
-        while up < 2 {
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "prterun's ranks never came up"
-            );
+        common::wait_until("prterun's ranks coming up", || {
+            if let Ok(Some(st)) = job.0.try_wait() {
+                panic!("prterun ended ({st}) before both ranks were up");
+            }
             if let Ok(l) = lines.recv_timeout(Duration::from_millis(100)) {
                 up += usize::from(l.contains("ok register_events"));
             }
-        }
+            up == 2
+        });
+        // prterun relays no event to this tool and never completes its
+        // registration: the tool's old 2 s and 10 s waits (sem_tool.c)
         let mut t = Command::new(&tool);
-        t.args(["pid", &pid.to_string(), &ns]);
-        let out = launch(t, Duration::from_secs(60)).1;
+        t.args(["pid", &pid.to_string(), &ns])
+            .env("SEM_TOOL_NO_EVENT", "1");
+        let out = launch(t).1;
         for line in [
             "ok job_size SUCCESS 2",
             "ok proc_table SUCCESS 2",
@@ -589,15 +584,87 @@ fn tools_attach_to_a_running_job() {
         ] {
             assert!(out.contains(line), "prterun: {line}: {out}");
         }
-        let start = Instant::now();
-        while job.0.try_wait().unwrap().is_none() {
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "prterun still runs"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        common::wait_exit(&mut job.0, "prterun after rank 1's end");
     }
+}
+
+/// A tool reads every job-, session- and node-level key `pmixw run`
+/// registers (rank WILDCARD), with the value and the standard's type it
+/// was registered with: ours (`pmix_wire::tool`) and a libpmix 4.2.2 tool
+/// (sem_tool with SEM_TOOL_KEYS). libpmix's server answers these from its
+/// job, session and node tables (spec-notes/server.md); ours once answered
+/// only the job-level ones (`pmix.univ.size`: NOT_FOUND).
+#[test]
+fn a_tool_reads_every_job_level_key_of_pmixw_run() {
+    use pmix_types::Value;
+    use pmix_wire::tool::{connect_in, Target};
+    let dir = tmpdir("keys");
+    let ns = "keyjob";
+    let release = dir.join("release");
+    let mut args = vec!["-n", "2", "--nspace", ns];
+    let rank = held(&release);
+    args.extend(rank.iter().map(String::as_str));
+    let mut job = start_in(&dir, &args, Stdio::null());
+    let host = net::hostname();
+    wait_for(&dir.join(format!("pmix.{host}.tool.{ns}")), &mut job);
+    let s = |v: &str| Value::String(Some(v.into()));
+    // (the ranks are no PMIx clients: pmix.bfrops.mod is the default)
+    let want = [
+        ("pmix.job.size", Value::Uint32(2)),
+        ("pmix.max.size", Value::Uint32(2)),
+        ("pmix.num.nodes", Value::Uint32(1)),
+        ("pmix.jobid", s(ns)),
+        ("pmix.appnum", Value::Uint32(0)),
+        ("pmix.nlist", s(&host)),
+        ("pmix.univ.size", Value::Uint32(2)),
+        ("pmix.local.size", Value::Uint32(2)),
+        ("pmix.node.size", Value::Uint32(2)),
+        ("pmix.lpeers", s("0,1")),
+        ("pmix.lldr", Value::ProcRank(0)),
+        ("pmix.hname", s(&host)),
+        ("pmix.nodeid", Value::Uint32(0)),
+    ];
+    let job_proc = pmix_types::Proc::new(ns, pmix_types::RANK_WILDCARD);
+    let mut t = connect_in(&Target::Nspace(ns.into()), std::slice::from_ref(&dir)).unwrap();
+    for (key, v) in &want {
+        let got: Value = t
+            .get(&job_proc, key)
+            .unwrap_or_else(|e| panic!("our tool: {key}: {e}"));
+        assert_eq!(&got, v, "our tool: {key}");
+    }
+    // a rank's own key is no job-level key
+    assert!(t.get::<Value>(&job_proc, "pmix.lrank").is_err());
+    let _ = t.finalize();
+    let tool = build_c("sem_tool", &default_out_dir()).unwrap_or_else(|e| panic!("{e}"));
+    let keys: Vec<&str> = want.iter().map(|(k, _)| *k).collect();
+    let mut c = Command::new(&tool);
+    c.args(["nspace", ns])
+        .env("TMPDIR", &dir)
+        .env("SEM_TOOL_KEYS", keys.join(","));
+    let (code, out) = launch(c);
+    assert_eq!(code, 0, "{out}");
+    for (key, v) in &want {
+        // libpmix 4.2.2's tool answers a session key of any namespace from
+        // its own session, the universe of one its server gave it at init
+        // (libpmix's server gives the same), and never asks
+        let v = match *key {
+            "pmix.univ.size" => &Value::Uint32(1),
+            _ => v,
+        };
+        let line = match v {
+            Value::Uint32(n) => format!("ok key {key} PMIX_UINT32 {n}"),
+            Value::ProcRank(n) => format!("ok key {key} PMIX_PROC_RANK {n}"),
+            Value::String(Some(x)) => format!("ok key {key} PMIX_STRING {x}"),
+            other => unreachable!("{other:?}"),
+        };
+        assert!(
+            out.lines().any(|l| l == line),
+            "libpmix tool: {line}: {out}"
+        );
+    }
+    std::fs::write(&release, "").unwrap();
+    assert!(common::wait_exit(&mut job.0, "the released job").success());
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Item 5: local context ids. Each member gives its own in
@@ -681,10 +748,10 @@ fn python3_pmix_clients_see_the_same_semantics() {
     let Some(py) = python_pmix() else { return };
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/semantics.py");
     let mut c = Command::new(env!("CARGO_BIN_EXE_pmixw"));
-    c.args(["run", "-n", "2", "--timeout", "60"])
+    c.args(["run", "-n", "2", "--timeout", JOB_GUARD])
         .arg(py)
         .arg(script);
-    let (code, out) = launch(c, Duration::from_secs(90));
+    let (code, out) = launch(c);
     assert_eq!(code, 0, "{out}");
     for check in [
         "nspace",
@@ -718,10 +785,10 @@ fn an_mpi_job_with_a_failing_rank_ends() {
         .unwrap_or_else(|e| panic!("cannot run mpicc ({e}): install libopenmpi-dev"));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let mut c = Command::new(env!("CARGO_BIN_EXE_pmixw"));
-    c.args(["run", "-n", "3", "--timeout", "60"])
+    c.args(["run", "-n", "3", "--timeout", JOB_GUARD])
         .arg(&exe)
         .env_remove("FLUX_JOB_ID");
-    let (code, out) = launch(c, Duration::from_secs(90));
+    let (code, out) = launch(c);
     assert_eq!(code, 4, "{out}");
     assert_eq!(out.matches(" up").count(), 3, "{out}");
     if let Some(mpirun) = reference("mpirun") {
@@ -730,7 +797,7 @@ fn an_mpi_job_with_a_failing_rank_ends() {
             .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
             .args(["--oversubscribe", "-n", "3"])
             .arg(&exe);
-        let (code, out) = launch(c, Duration::from_secs(90));
+        let (code, out) = launch(c);
         assert_eq!(code, 4, "{out}");
     }
 }
@@ -777,7 +844,7 @@ fn a_group_across_two_jobs_fences_and_gets() {
         ranks.push((ns, peer, Kill(c.spawn().unwrap())));
     }
     for (ns, peer, k) in ranks {
-        let (ok, out) = common::finish(k, Duration::from_secs(60), ns);
+        let (ok, out) = common::finish(k, common::HANG, ns);
         assert!(ok, "{ns}: {out}");
         for check in [
             "xgroup_construct SUCCESS",

@@ -198,6 +198,10 @@ const N: u32 = 2;
 /// A hang guard per job, not a measurement.
 const LIMIT: Duration = Duration::from_secs(120);
 
+/// How long a launcher stopped with SIGTERM has to clean up and exit
+/// before it is killed ([`super::stop`]).
+const STOP_GRACE: Duration = Duration::from_secs(10);
+
 /// One cell's result.
 #[derive(Clone, Debug)]
 pub struct Cell {
@@ -281,8 +285,8 @@ pub fn run_logged(mut cmd: Command, ctx: &Ctx, tag: &str) -> Result<(bool, Strin
             break Some(s);
         }
         if start.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
+            // SIGTERM first: a launcher then removes its session directory
+            super::stop(&mut child, STOP_GRACE);
             break None;
         }
         std::thread::sleep(Duration::from_millis(50));
@@ -552,9 +556,9 @@ fn cap_server_job(exe: &Path, ctx: &Ctx) -> Result<(bool, String), String> {
     } else {
         Err("cap_server ended before it was ready".into())
     };
+    // its end of stdin closed, cap_server finalizes and exits
     drop(server.stdin.take());
-    let _ = server.kill();
-    let _ = server.wait();
+    super::reap(&mut server, STOP_GRACE);
     let _ = std::fs::remove_dir_all(&tmp);
     r
 }
@@ -817,22 +821,8 @@ fn query_under(found: Result<PathBuf, String>, ctx: &Ctx) -> Outcome {
             }
             std::thread::sleep(Duration::from_millis(200));
         };
-        terminate(&mut job);
+        super::stop(&mut job, LIMIT / 4);
         outcome
     })
 }
 
-/// End a launcher as a user would (SIGTERM: it cleans up), and SIGKILL it
-/// if it is still there after the hang guard's share.
-fn terminate(child: &mut std::process::Child) {
-    if let Ok(pid) = i32::try_from(child.id()) {
-        // SAFETY: a signal to our own child, which has not been reaped
-        unsafe { libc::kill(pid, libc::SIGTERM) };
-    }
-    let start = Instant::now();
-    while matches!(child.try_wait(), Ok(None)) && start.elapsed() < LIMIT / 4 {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-}

