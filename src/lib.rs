@@ -68,6 +68,8 @@ pub mod client;
 pub mod conn;
 #[cfg(feature = "client")]
 pub mod pmi2;
+#[cfg(any(feature = "server", feature = "tool"))]
+mod procfs;
 #[cfg(feature = "server")]
 pub mod server;
 #[cfg(feature = "tool")]

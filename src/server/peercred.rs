@@ -45,7 +45,7 @@ impl Verify for ProcVerify {
             if seen > 4096 {
                 return None;
             }
-            if first && !alive(pid) {
+            if first && !crate::procfs::alive(pid) {
                 // the rank's process is gone: nothing can claim it now
                 return Some(false);
             }
@@ -59,17 +59,6 @@ impl Verify for ProcVerify {
         }
         Some(false)
     }
-}
-
-/// Whether `pid` exists and is not a zombie.
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| {
-            let state = s.rsplit_once(')')?.1.split_whitespace().next()?.to_string();
-            Some(state != "Z" && state != "X")
-        })
-        .unwrap_or(false)
 }
 
 /// Whether `pid` has an fd on `link` (`None`: its fds cannot be read).

@@ -18,9 +18,10 @@
 //! ```
 
 use crate::client::{Client, ClientError};
+use crate::procfs::{alive, started};
 use pmix_codec::{BufferType, Format};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 type Result<T> = std::result::Result<T, ClientError>;
 
@@ -135,38 +136,6 @@ fn search(dir: &Path, name: &str, depth: u32, found: &mut Vec<PathBuf>) {
             search(&e.path(), name, depth - 1, found);
         }
     }
-}
-
-/// When process `pid` started (None: no such process, or no /proc).
-fn started(pid: u32) -> Option<SystemTime> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // field 22, starttime, in clock ticks since boot; fields 3… follow the
-    // command name's closing parenthesis
-    let ticks: u64 = stat
-        .rsplit_once(')')?
-        .1
-        .split_whitespace()
-        .nth(19)?
-        .parse()
-        .ok()?;
-    let btime: u64 = std::fs::read_to_string("/proc/stat")
-        .ok()?
-        .lines()
-        .find_map(|l| l.strip_prefix("btime "))?
-        .trim()
-        .parse()
-        .ok()?;
-    // SAFETY: sysconf reads a constant of the system
-    let hz = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok()?;
-    if hz == 0 {
-        return None;
-    }
-    Some(UNIX_EPOCH + Duration::from_secs(btime) + Duration::from_millis(ticks * 1000 / hz))
-}
-
-/// Whether a process with this pid exists.
-fn alive(pid: u32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
 }
 
 /// Why the file at `path` cannot be `target`'s server's, if it cannot: it

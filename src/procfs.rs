@@ -1,0 +1,74 @@
+//! What Linux's /proc says of a process, for the server's peer checks
+//! (server/peercred.rs) and the tool's rendezvous search (tool/mod.rs):
+//! one reading of `/proc/<pid>/stat` for both.
+
+#[cfg(feature = "tool")]
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The fields of `/proc/<pid>/stat` after the command name (which may
+/// hold spaces and parentheses, hence the last `)`): index 0 is field 3,
+/// the state.
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = stat.rsplit_once(')')?.1;
+    Some(rest.split_whitespace().map(str::to_string).collect())
+}
+
+/// Whether `pid` exists and is not a zombie (a process that has ended
+/// but is not yet reaped serves nothing).
+pub(crate) fn alive(pid: u32) -> bool {
+    stat_fields(pid)
+        .and_then(|f| f.first().map(|s| s != "Z" && s != "X"))
+        .unwrap_or(false)
+}
+
+/// When process `pid` started (None: no such process, or no /proc).
+#[cfg(feature = "tool")]
+pub(crate) fn started(pid: u32) -> Option<SystemTime> {
+    // field 22, starttime, in clock ticks since boot
+    let ticks: u64 = stat_fields(pid)?.get(19)?.parse().ok()?;
+    let btime: u64 = std::fs::read_to_string("/proc/stat")
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("btime "))?
+        .trim()
+        .parse()
+        .ok()?;
+    // SAFETY: sysconf reads a constant of the system
+    let hz = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok()?;
+    if hz == 0 {
+        return None;
+    }
+    Some(UNIX_EPOCH + Duration::from_secs(btime) + Duration::from_millis(ticks * 1000 / hz))
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    #[test]
+    fn this_process_is_alive() {
+        assert!(super::alive(std::process::id()));
+    }
+
+    #[cfg(feature = "tool")]
+    #[test]
+    fn this_process_started_before_now() {
+        let t = super::started(std::process::id()).unwrap();
+        assert!(t <= std::time::SystemTime::now());
+    }
+
+    #[test]
+    fn an_unreaped_child_is_not_alive() {
+        let mut c = std::process::Command::new("true").spawn().unwrap();
+        let pid = c.id();
+        // ended, not reaped: a zombie until wait()
+        while std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| !s.contains(") Z"))
+            .unwrap_or(false)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(!super::alive(pid));
+        c.wait().unwrap();
+        assert!(!super::alive(pid));
+    }
+}
