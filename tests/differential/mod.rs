@@ -1002,7 +1002,8 @@ pub const KNOWN_DIVERGENCES: &[Known] = &[
 
 /// The first listed divergence that explains `c`; the late reading of
 /// PROC_STATS (part of `proc-stats-unpack`) last of all, as it costs a
-/// decode per byte of the input where the others cost one at most. Which
+/// decode per cut after a byte 0 of the input where the others cost one
+/// at most. Which
 /// disagreements are listed does not depend on the order, only the name
 /// given to one that two entries explain.
 pub fn explain(c: &Case) -> Option<&'static str> {
