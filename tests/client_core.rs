@@ -1,5 +1,5 @@
 //! The sans-IO client core against the bytes of a real libpmix 4.2.2
-//! conversation (../shared/captures/4.2.2-server_4.2.2-client.txt,
+//! conversation (corpus/releases/captures/4.2.2-server_4.2.2-client.txt,
 //! connection 1: client 'chjob' rank 0, gds hash).
 
 use pmix_codec::command::Request;

@@ -1,4 +1,4 @@
-//! `pmixw inspect` over every connection of ../shared/captures (3.2.5,
+//! `pmixw inspect` over every connection of corpus/releases/captures (3.2.5,
 //! 4.2.2, 5.0.11, 6.1.0 clients, tools and servers): the raw byte stream of
 //! each side, rebuilt from the capture's hex, decodes with no error, every
 //! captured message appears exactly once, and every reply is paired with
@@ -48,7 +48,7 @@ fn every_captured_conversation_inspects_cleanly() {
 fn damaged_payloads_are_reported_and_the_rest_still_shown() {
     let text = std::fs::read_to_string(
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/captures/4.2.2-server_4.2.2-client.txt"),
+            .join("corpus/releases/captures/4.2.2-server_4.2.2-client.txt"),
     )
     .unwrap();
     let (mut c, s, nc, _) = connections(&text).remove(0);
@@ -91,7 +91,7 @@ fn damaged_payloads_are_reported_and_the_rest_still_shown() {
 #[test]
 fn pmixw_inspect_prints_a_captured_conversation() {
     let text = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/captures/4.2.2-server_tool.txt"),
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/releases/captures/4.2.2-server_tool.txt"),
     )
     .unwrap();
     let (c, s, nc, ns) = connections(&text).remove(1); // the tool
@@ -142,9 +142,9 @@ fn pmixw_inspect_prints_a_captured_conversation() {
 #[test]
 fn live_inspection_matches_batch_for_any_split() {
     use pmix_wire::inspect::Live;
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/captures");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/releases/captures");
     let mut conns = 0;
-    for e in std::fs::read_dir(&dir).expect("shared/captures") {
+    for e in std::fs::read_dir(&dir).expect("corpus/releases/captures") {
         let path = e.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         if !name.ends_with(".txt") || name.contains("child_env") {
@@ -193,7 +193,7 @@ fn relay_forwards_unchanged_and_logs_every_message() {
     use std::net::{TcpListener, TcpStream};
     use std::sync::{Arc, Mutex};
     let text = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/captures/4.2.2-server_tool.txt"),
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/releases/captures/4.2.2-server_tool.txt"),
     )
     .unwrap();
     let (c, s, nc, ns) = connections(&text).remove(1);
@@ -255,7 +255,7 @@ fn relay_forwards_unchanged_and_logs_every_message() {
 fn bit_flipped_conversations_never_panic() {
     use pmix_wire::inspect::Live;
     let text = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/captures/4.2.2-server_tool.txt"),
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/releases/captures/4.2.2-server_tool.txt"),
     )
     .unwrap();
     let (c, s, _, _) = connections(&text).remove(1);

@@ -248,7 +248,7 @@ fn corpus_replays_decode_and_encode() {
 #[test]
 fn gen_covers_the_shared_manifest_cases() {
     let shared = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/vectors/v5.0.11/v41/manifest.tsv");
+        .join("corpus/releases/vectors/v5.0.11/v41/manifest.tsv");
     let text =
         std::fs::read_to_string(&shared).unwrap_or_else(|e| panic!("{}: {e}", shared.display()));
     let ours: std::collections::HashSet<String> =

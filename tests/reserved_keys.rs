@@ -1,5 +1,6 @@
 //! pmix_types::keys (issue 16 item 5) against its two sources: the PMIx
-//! standard's reserved-keys chapter, re-read here, and libpmix 4.2.2's
+//! standard's reserved-keys chapter (its rows in
+//! corpus/standard/reserved-keys.tsv), and libpmix 4.2.2's
 //! attribute dictionary (tests/interop/dictionary.c prints it).
 
 use pmix_types::keys::{Level, RESERVED};
@@ -7,60 +8,37 @@ use pmix_types::{DataType, Value};
 use std::path::PathBuf;
 use std::process::Command;
 
-/// (macro, string, C type, level, provisional) of every
-/// `\declareAttribute` line in the chapter's data realm subsections.
+/// (macro, string, C type, level, provisional) of every row of
+/// corpus/standard/reserved-keys.tsv: the `\declareAttribute` lines of
+/// the standard's data realm subsections (provenance: corpus/README.md).
 fn chapter_rows(text: &str) -> Vec<(String, String, String, Level, bool)> {
-    let mut level = None;
-    let mut rows = Vec::new();
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("\\subsection{") {
-            level = match rest.split_whitespace().next() {
-                Some("Session") => Some(Level::Session),
-                Some("Job") => Some(Level::Job),
-                Some("Application") => Some(Level::App),
-                Some("Process") => Some(Level::Proc),
-                Some("Node") => Some(Level::Node),
-                _ => None,
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            assert_eq!(f.len(), 5, "{line}");
+            let level = match f[3] {
+                "session" => Level::Session,
+                "job" => Level::Job,
+                "app" => Level::App,
+                "proc" => Level::Proc,
+                "node" => Level::Node,
+                other => panic!("level {other} in {line}"),
             };
-            continue;
-        }
-        if line.starts_with("\\section{") {
-            level = None;
-        }
-        let (Some(level), Some(rest)) = (level, line.strip_prefix("\\declareAttribute")) else {
-            continue;
-        };
-        let provisional = rest.starts_with("Provisional");
-        let fields: Vec<&str> = rest
-            .split('{')
-            .skip(1)
-            .take(3)
-            .map(|f| f.split('}').next().unwrap())
-            .collect();
-        rows.push((
-            fields[0].to_string(),
-            fields[1].trim_matches('"').to_string(),
-            fields[2].to_string(),
-            level,
-            provisional,
-        ));
-    }
-    rows
+            let provisional = match f[4] {
+                "provisional" => true,
+                "stable" => false,
+                other => panic!("status {other} in {line}"),
+            };
+            (f[0].into(), f[1].into(), f[2].into(), level, provisional)
+        })
+        .collect()
 }
 
 #[test]
 fn table_is_the_standards_chapter() {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/reference/standard/chap-api-reserved-keys.txt");
-    let Ok(text) = std::fs::read_to_string(&p) else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{} is missing",
-            p.display()
-        );
-        eprintln!("SKIPPED: {} is not here", p.display());
-        return;
-    };
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/standard/reserved-keys.tsv");
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     let rows = chapter_rows(&text);
     let ours: Vec<_> = RESERVED
         .iter()

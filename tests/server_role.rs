@@ -778,14 +778,14 @@ fn two_nodes_exchange_data_through_their_host() {
 }
 
 /// The REQ reply is the bytes libpmix 4.2.2's server sent for the same job
-/// (../shared/captures/4.2.2-server_4.2.2-client.txt: namespace "chjob",
+/// (corpus/releases/captures/4.2.2-server_4.2.2-client.txt: namespace "chjob",
 /// two ranks on host "vm"), and so are the COMMIT, FENCE, GET and FINALIZE
 /// answers of that conversation.
 #[test]
 fn job_info_and_modex_replies_are_libpmix_bytes() {
     let text = std::fs::read_to_string(
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/captures/4.2.2-server_4.2.2-client.txt"),
+            .join("corpus/releases/captures/4.2.2-server_4.2.2-client.txt"),
     )
     .unwrap();
     let conns = common::connections(&text);

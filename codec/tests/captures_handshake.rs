@@ -1,4 +1,4 @@
-//! Every connection handshake in ../shared/captures (libpmix 3.2.5, 4.2.2,
+//! Every connection handshake in corpus/releases/captures (libpmix 3.2.5, 4.2.2,
 //! 5.0.11 and 6.1.0 clients, tools and servers): the request decodes, its
 //! fields match the capture's annotation, and it re-encodes byte for byte;
 //! the server's reply likewise.
@@ -30,11 +30,11 @@ fn sections(text: &str) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn every_captured_handshake_round_trips() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/captures");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/releases/captures");
     let mut requests = 0;
     let mut replies = 0;
     let mut with_info = 0;
-    for entry in std::fs::read_dir(&dir).expect("shared/captures") {
+    for entry in std::fs::read_dir(&dir).expect("corpus/releases/captures") {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         if !name.ends_with(".txt") || name.contains("child_env") {

@@ -1,4 +1,4 @@
-//! Every payload item of every message in ../shared/captures — job data,
+//! Every payload item of every message in corpus/releases/captures — job data,
 //! commits, fences, gets, queries, between libpmix 3.2.5, 4.2.2, 5.0.11 and
 //! 6.1.0 peers in the v3, v41 and v61 dialects — decodes as the pack unit
 //! the capture's annotation names, consuming exactly its bytes, and
@@ -25,10 +25,10 @@ fn annotated_type(a: &str) -> Option<DataType> {
 
 #[test]
 fn every_captured_payload_item_round_trips() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/captures");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/releases/captures");
     let mut items = 0;
     let mut by_dialect = std::collections::BTreeMap::new();
-    for entry in std::fs::read_dir(&dir).expect("shared/captures") {
+    for entry in std::fs::read_dir(&dir).expect("corpus/releases/captures") {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         if !name.ends_with(".txt") || name.contains("child_env") {

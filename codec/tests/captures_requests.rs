@@ -1,4 +1,4 @@
-//! Every client request in ../shared/captures decodes as a typed
+//! Every client request in corpus/releases/captures decodes as a typed
 //! `Request` (REQ, COMMIT, FENCENB, GETNB, FINALIZE, REGEVENTS, QUERY; others as raw
 //! `Other`) in the connection's dialect and re-encodes byte for byte.
 
@@ -8,11 +8,11 @@ use std::path::PathBuf;
 
 #[test]
 fn every_captured_request_round_trips() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/captures");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/releases/captures");
     let mut typed = 0;
     let mut other = 0;
     let mut total_replies = 0;
-    for entry in std::fs::read_dir(&dir).expect("shared/captures") {
+    for entry in std::fs::read_dir(&dir).expect("corpus/releases/captures") {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         if !name.ends_with(".txt") || name.contains("child_env") {

@@ -237,7 +237,7 @@ fn system_zlib(data: &[u8]) -> Vec<u8> {
 
 #[test]
 fn zlib_made_the_shared_vector_and_we_make_other_bytes() {
-    // the COMPRESSED_STRING payload of ../shared/vectors (v5.0.11/v41)
+    // the COMPRESSED_STRING payload of corpus/releases/vectors (v5.0.11/v41)
     let vector = "ff1f000078daedc1010d000000c2a0acef5fc21c6e400100000000000000e7066e4a2054";
     let data = vec![b'a'; 8191];
     assert_eq!(hex::encode(&blob(8191, &system_zlib(&data))), vector);

@@ -1,6 +1,6 @@
 //! Replays every file under corpus/fuzz/ through the logic of the fuzz
 //! targets (codec/tests/common/targets.rs) on stable Rust, every golden
-//! vector from its manifest (common/golden.rs: ../shared/vectors and
+//! vector from its manifest (common/golden.rs: corpus/releases/vectors and
 //! corpus/v4.2.2) through the decoding targets, and every crash the
 //! fuzzers found as a named test with its bytes inline.
 //!
@@ -91,11 +91,7 @@ const PROGRAMS: [&[u8]; 5] = [
 #[test]
 fn every_golden_vector_passes_the_decoding_targets() {
     let vectors = golden::all();
-    let want = if golden::shared_vectors().is_some() {
-        5000
-    } else {
-        1000
-    };
+    let want = 5000;
     assert!(
         vectors.len() > want,
         "only {} golden vectors found",

@@ -9,7 +9,7 @@ use pmix_types::{DataType, Info, Proc, Value};
 
 fn golden(release: &str, folder: &str, ty: &str, case: &str) -> Vec<u8> {
     let path = format!(
-        "{}/../../shared/vectors/{release}/{folder}/manifest.tsv",
+        "{}/../corpus/releases/vectors/{release}/{folder}/manifest.tsv",
         env!("CARGO_MANIFEST_DIR")
     );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));

@@ -1,5 +1,5 @@
 //! Replays the golden vectors made by OpenPMIx 3.2.5, 5.0.11 and 6.1.0
-//! (../shared/vectors): every case that packed must decode, and our
+//! (corpus/releases/vectors): every case that packed must decode, and our
 //! re-encoding must give the same bytes, except the cases listed in
 //! KNOWN with the reason.
 
@@ -8,7 +8,7 @@ use pmix_types::DataType;
 use std::path::PathBuf;
 
 fn vectors_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/vectors")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/releases/vectors")
 }
 
 fn hex(s: &str) -> Vec<u8> {

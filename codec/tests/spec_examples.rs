@@ -39,7 +39,7 @@ fn repo() -> PathBuf {
 }
 
 fn vectors_dir() -> PathBuf {
-    repo().join("../shared/vectors")
+    repo().join("corpus/releases/vectors")
 }
 
 #[derive(Debug)]

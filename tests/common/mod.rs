@@ -1,5 +1,5 @@
 //! Helpers shared by the integration tests: the annotated capture files
-//! of ../shared/captures, as raw byte streams.
+//! of corpus/releases/captures, as raw byte streams.
 
 #![allow(dead_code)]
 
@@ -199,12 +199,12 @@ pub struct Captured {
     pub ns: usize,
 }
 
-/// Every connection of ../shared/captures in which the client sent
+/// Every connection of corpus/releases/captures in which the client sent
 /// something.
 pub fn shared_connections() -> Vec<Captured> {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/captures");
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/releases/captures");
     let mut out = Vec::new();
-    for e in std::fs::read_dir(&dir).expect("shared/captures") {
+    for e in std::fs::read_dir(&dir).expect("corpus/releases/captures") {
         let path = e.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         if !name.ends_with(".txt") || name.contains("child_env") {

@@ -1,8 +1,9 @@
 //! The PMIx standard's reserved keys (PMIx 4.x, chapter "Reserved Keys",
 //! data realm sections): macro name, string, value type and the realm
 //! (level) each belongs to. Taken from
-//! `../shared/reference/standard/chap-api-reserved-keys.txt`; the root
-//! crate's `tests/reserved_keys.rs` re-reads that chapter and checks every
+//! the standard's `chap-api-reserved-keys.txt`, whose rows the repository
+//! keeps in `corpus/standard/reserved-keys.tsv`; the root crate's
+//! `tests/reserved_keys.rs` checks this table against those rows and every
 //! row against libpmix 4.2.2's attribute dictionary.
 //!
 //! `check` flags a value whose type is not the standard's (Slurm sends

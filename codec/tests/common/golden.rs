@@ -1,8 +1,7 @@
 //! The golden vectors, read from their manifests: the OpenPMIx 3.2.5,
-//! 5.0.11 and 6.1.0 releases in ../shared/vectors/*/*/manifest.tsv
-//! (outside the repository, next to it) and libpmix 4.2.2's in
-//! corpus/v4.2.2/*.tsv. Where ../shared/vectors is missing, CI (CI=true)
-//! fails and other runs skip those vectors and say so.
+//! 5.0.11 and 6.1.0 releases in corpus/releases/vectors/*/*/manifest.tsv
+//! (provenance: corpus/releases/README.md) and libpmix 4.2.2's in
+//! corpus/v4.2.2/*.tsv.
 
 use pmix_codec::{BufferType, Dialect, Format};
 use pmix_types::DataType;
@@ -20,23 +19,9 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// ../shared/vectors, found from the repository; None (after saying so)
-/// where it is absent outside CI.
-pub fn shared_vectors() -> Option<PathBuf> {
-    let dir = repo().join("../shared/vectors");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CI: the shared golden vectors are missing ({})",
-        dir.display()
-    );
-    eprintln!(
-        "skipped: the shared golden vectors ({}) are not on this machine",
-        dir.display()
-    );
-    None
+/// corpus/releases/vectors: the other releases' vectors.
+pub fn release_vectors() -> PathBuf {
+    repo().join("corpus/releases/vectors")
 }
 
 pub fn unhex(s: &str) -> Option<Vec<u8>> {
@@ -69,12 +54,10 @@ fn sorted_dir(dir: &std::path::Path) -> Vec<PathBuf> {
     v
 }
 
-/// The shared releases' vectors (empty where they are absent outside CI).
-pub fn shared() -> Vec<Golden> {
+/// The other releases' vectors.
+pub fn releases() -> Vec<Golden> {
     let mut out = Vec::new();
-    let Some(root) = shared_vectors() else {
-        return out;
-    };
+    let root = release_vectors();
     for rel in sorted_dir(&root).into_iter().filter(|p| p.is_dir()) {
         for f in sorted_dir(&rel) {
             let folder = f.file_name().unwrap().to_string_lossy().into_owned();
@@ -142,9 +125,9 @@ pub fn v422() -> Vec<Golden> {
     out
 }
 
-/// Every golden vector: the shared releases' (if present) and 4.2.2's.
+/// Every golden vector: the other releases' and 4.2.2's.
 pub fn all() -> Vec<Golden> {
-    let mut v = shared();
+    let mut v = releases();
     v.extend(v422());
     v
 }
