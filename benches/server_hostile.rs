@@ -2,8 +2,8 @@
 //! client completes; server RSS within 2 MiB of the same job without
 //! attackers; the forged handshake refused"). The server runs in this
 //! process (as in server_idle); the same job of 8 libpmix 4.2.2 clients
-//! (tests/interop/bench_wireup.c) runs twice: alone, then beside the
-//! hostile peers of tests/server_hostile.rs (tests/common/hostile.rs:
+//! (test-kit/c/bench_wireup.c) runs twice: alone, then beside the
+//! hostile peers of tests/libpmix_server_hostile.rs (test-kit/src/hostile.rs:
 //! 320 idle connections, garbage, truncated and oversized frames,
 //! slowloris, connect/close churn, forged handshakes for ranks not yet
 //! connected and already connected). Each run's figure is this process's
@@ -13,13 +13,11 @@
 //!
 //!     nice -n 19 cargo bench --bench server_hostile
 
-mod common;
-#[path = "../tests/common/hostile.rs"]
-mod hostile;
+use pmix_test_kit::hostile;
 
-use common::status_kib;
 use hostile::{Attack, IDLE};
-use pmix_wire::interop::build_c;
+use pmix_test_kit::bench::status_kib;
+use pmix_test_kit::interop::build_c;
 use pmix_wire::server::Refusal;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

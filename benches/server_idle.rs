@@ -1,16 +1,14 @@
 //! Memory of our server under idle load (issue #11): the server runs in
 //! this process; `IDLE` (default 300) TCP connections are opened to it and
 //! never send a byte, then 8 libpmix 4.2.2 clients
-//! (tests/interop/bench_wireup.c) wire up beside them. Prints this
+//! (test-kit/c/bench_wireup.c) wire up beside them. Prints this
 //! process's resident memory before, and its peak (VmHWM) after. Not a
 //! test: nothing asserts a figure; it fails only if a client fails.
 //!
 //!     cargo bench --bench server_idle
 
-mod common;
-
-use common::status_kib;
-use pmix_wire::interop::build_c;
+use pmix_test_kit::bench::status_kib;
+use pmix_test_kit::interop::build_c;
 use pmix_wire::server::{net, JobSpec};
 use std::net::TcpStream;
 use std::path::PathBuf;

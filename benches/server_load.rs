@@ -4,7 +4,7 @@
 //! job info), put 4 keys, commit, fence collecting data, get a neighbour's
 //! key, finalize. The same clients run against our server (this binary
 //! re-run as `server_load serve N`: `net::start`) and against libpmix
-//! 4.2.2's server (tests/interop/bench_server.c `N -`, which registers N
+//! 4.2.2's server (test-kit/c/bench_server.c `N -`, which registers N
 //! ranks and starts none), each in a process of its own, so that its peak
 //! RSS and CPU time are its alone. The clients run in `BENCH_GEN` generator
 //! processes (default 1; this binary re-run as `server_load gen ...`, each
@@ -32,17 +32,15 @@
 //!     BENCH_GEN=2 ...              # two generator processes
 //!     BENCH_OURS_ONLY=1 ...        # our server only (to profile it)
 
-mod common;
-
 use bytes::Bytes;
-use common::status_kib;
 use pmix_codec::command::{Reply, Request};
 use pmix_codec::frame::{Header, HeaderOrder, HEADER_LEN};
 use pmix_codec::{DataBuffer, Format};
+use pmix_test_kit::bench::status_kib;
+use pmix_test_kit::interop::build_c;
 use pmix_types::enums::Scope;
 use pmix_types::{DataType, Info, Proc, Value, RANK_WILDCARD};
 use pmix_wire::client::core::{status_reply, ClientEnv, Core, Event};
-use pmix_wire::interop::build_c;
 use pmix_wire::server::{net, HostEvent, JobSpec, Limits, PeerInfo, Server, Transmit};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, ErrorKind, Write};

@@ -1,9 +1,10 @@
-//! pmix-wire: client, tool and server roles, the interop harness and the
-//! `pmixw` command line, on top of `pmix-codec`.
+//! pmix-wire: the PMIx client, tool and server roles, and PMI-2, on top of
+//! `pmix-codec`. (The `pmixw` command line and its tools are the `pmixw`
+//! package; the test fixtures are `pmix-test-kit`.)
 //!
 //! Each role is a feature (`client`, `tool`, `server`, `tokio` for the
-//! server's event-loop driver; `cli` for the `pmixw` binary and its
-//! harness), all on by default; spec-notes/api.md lists what each gates.
+//! server's event-loop driver and the async client), all on by default;
+//! spec-notes/api.md lists what each gates.
 //!
 //! The client and server cores are sans-IO: bytes in, bytes and events
 //! out. Here a client core connects to a server core in memory, receives
@@ -68,28 +69,12 @@ pub mod client;
 pub mod conn;
 #[cfg(feature = "client")]
 pub mod pmi2;
-#[cfg(any(feature = "server", feature = "tool"))]
+#[cfg(feature = "tool")]
 mod procfs;
 #[cfg(feature = "server")]
 pub mod server;
 #[cfg(feature = "tool")]
 pub mod tool;
-
-/// The `pmixw` binary's and the tests' harness, feature `cli`: public for
-/// them, hidden from the docs, not library API (no stability promise).
-macro_rules! harness {
-    ($($m:ident),* $(,)?) => {
-        $(
-            #[cfg(feature = "cli")]
-            #[doc(hidden)]
-            pub mod $m;
-        )*
-    };
-}
-
-harness!(doctor, infer, inspect, interop, keycheck, pcap, relay, slurm, verify);
-// issue 13: the live PMIx hosts and the cross-version matrix
-harness!(hosts);
 
 /// The README's Rust snippets, compiled and run as doc tests.
 #[cfg(all(doctest, feature = "client", feature = "server", feature = "tool"))]

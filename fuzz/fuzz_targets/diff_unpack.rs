@@ -1,11 +1,10 @@
 #![no_main]
 //! Thin wrapper: the logic (and the list of known libpmix divergences)
-//! lives in tests/differential/mod.rs, which tests/diff_replay.rs runs over
+//! lives in test-kit/src/differential.rs, which codec/tests/libpmix_diff_replay.rs runs over
 //! corpus/fuzz/diff_unpack/ on stable Rust. libpmix runs in child processes,
 //! one per format.
 
-#[path = "../../tests/differential/mod.rs"]
-mod differential;
+use pmix_test_kit::differential;
 
 use pmix_wire_fuzz as _; // the allocation cap (fuzz/src/lib.rs)
 

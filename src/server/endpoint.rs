@@ -159,7 +159,7 @@ impl Server {
     }
 
     /// How to check that a connecting process is a rank's launched process
-    /// (the net driver installs [`peercred::ProcVerify`]).
+    /// (the net driver installs `net::peercred::ProcVerify`).
     pub fn set_verifier(&mut self, v: Box<dyn Verify>) {
         self.verifier = Some(v);
     }

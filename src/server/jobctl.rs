@@ -17,19 +17,6 @@ pub const PMIX_ERR_PROC_ABORTED: i32 = -7;
 /// `PMIX_ERR_PROC_ABORTED_BY_SIG` (pmix_common.h 4.2.2).
 pub const PMIX_ERR_PROC_ABORTED_BY_SIG: i32 = -402;
 
-/// Send `sig` to a process the host started (no-op for pid 0 or beyond
-/// i32: never a process group or every process).
-pub fn signal_pid(pid: u32, sig: i32) {
-    if let Ok(p) = i32::try_from(pid) {
-        if p > 0 {
-            // SAFETY: a plain kill(2) of one positive pid
-            unsafe {
-                libc::kill(p, sig);
-            }
-        }
-    }
-}
-
 /// What a JOB_CONTROL request asks, once read.
 #[derive(Debug, PartialEq)]
 enum Action {

@@ -1,7 +1,7 @@
 //! `PMIx_Get_attribute_name`: attribute strings ("pmix.job.size") to their
 //! macro names ("PMIX_JOB_SIZE"), as libpmix 4.2.2's dictionary has them.
 //! Generated from the 4.2.2 headers and checked against the running library
-//! by `tests/strings_vs_libpmix.rs`.
+//! by `codec/tests/libpmix_strings.rs`.
 
 /// (attribute string, macro name), sorted by string.
 pub const ATTRIBUTES: &[(&str, &str)] = &[

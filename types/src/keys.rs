@@ -3,7 +3,7 @@
 //! (level) each belongs to. Taken from
 //! the standard's `chap-api-reserved-keys.txt`, whose rows the repository
 //! keeps in `corpus/standard/reserved-keys.tsv`; the root crate's
-//! `tests/reserved_keys.rs` checks this table against those rows and every
+//! `pmixw/tests/libpmix_reserved_keys.rs` checks this table against those rows and every
 //! row against libpmix 4.2.2's attribute dictionary.
 //!
 //! `check` flags a value whose type is not the standard's (Slurm sends

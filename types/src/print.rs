@@ -314,7 +314,7 @@ fn top(p: &str, v: &Value) -> Result<Option<String>, PrintError> {
         Value::JobState(x) => scalar(p, ty, job_state_string(*x)),
         Value::LinkState(x) => scalar(p, ty, link_state_string(*x)),
         // libpmix 4.2.2 answers NOT_SUPPORTED for every cpuset, even one it
-        // has just unpacked with source "hwloc" (tests/cpuset_interop.rs)
+        // has just unpacked with source "hwloc" (codec/tests/libpmix_cpuset.rs)
         Value::ProcCpuset(_) => return err(-47),
         Value::Geometry(g) => {
             let mut s = format!(

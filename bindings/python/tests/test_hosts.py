@@ -5,8 +5,8 @@ publish/lookup, events, errors) under each launcher found.
 Hosts: our `pmixw run` (PMIXW_BIN, or pmixw on PATH), Open MPI's `mpirun`
 (PATH), PRRTE's `prterun` (PMIXW_PRRTE_BIN, PATH, or a prefix under
 target/ that .ci/setup installs), and Slurm's `srun --mpi=pmix` on one
-node and on two nodes of the private cluster that tests/python_bindings.rs
-starts (src/slurm; PMIXW_SLURM_CONF, PMIXW_SRUN_BIN). A host that is absent
+node and on two nodes of the private cluster that pmixw/tests/live_python.rs
+starts (test-kit/src/slurm; PMIXW_SLURM_CONF, PMIXW_SRUN_BIN). A host that is absent
 is skipped, and fails the suite when CI=true.
 """
 
@@ -54,7 +54,7 @@ def launcher(host):
         conf = os.environ.get("PMIXW_SLURM_CONF")
         exe = os.environ.get("PMIXW_SRUN_BIN") or find_exe("srun")
         if not conf or not exe:
-            missing("a Slurm cluster (tests/python_bindings.rs starts one: PMIXW_SLURM_CONF)")
+            missing("a Slurm cluster (pmixw/tests/live_python.rs starts one: PMIXW_SLURM_CONF)")
         # 4 tasks spread evenly over SLURM[host] nodes (left to itself,
         # Slurm packs 3 + 1: the cluster's nodes have 256 CPUs each)
         nodes = SLURM[host]

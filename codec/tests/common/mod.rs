@@ -3,10 +3,8 @@
 //! of the fuzz targets (`targets`, also compiled into fuzz/).
 #![allow(dead_code)]
 
-pub mod decode_paths;
 pub mod golden;
 pub mod requests;
-pub mod targets;
 
 use bytes::Bytes;
 use pmix_codec::{BufferType, Dialect, Format};

@@ -1,0 +1,31 @@
+//! `pmixw interop --hosts [--json] [--only TEXT]`: the live matrix of our
+//! roles against the PMIx hosts and client kinds found on this machine
+//! (test-kit/src/hosts/grid.rs). Exit status 1 when a cell fails; an absent peer
+//! is reported, not failed.
+
+use pmix_test_kit::hosts::grid;
+use std::process::ExitCode;
+
+pub fn hosts_cmd(json: bool, only: Option<String>) -> Result<ExitCode, String> {
+    let pmixw = std::env::current_exe().map_err(|e| format!("our own path: {e}"))?;
+    let scratch = std::env::temp_dir().join(format!("pmixw-hosts-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    let ctx = grid::Ctx::new(pmixw, scratch.clone());
+    let cells = grid::run(&ctx, only.as_deref());
+    let _ = std::fs::remove_dir_all(&scratch);
+    if json {
+        println!("{}", grid::json(&cells));
+    } else {
+        print!("{}", grid::table(&cells));
+    }
+    Ok(
+        if cells
+            .iter()
+            .any(|c| matches!(c.outcome, grid::Outcome::Fail(_)))
+        {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
+}

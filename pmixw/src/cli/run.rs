@@ -1,0 +1,549 @@
+//! `pmixw run -n N [OPTIONS] PROG [ARGS]`: a single-node launcher hosting
+//! our server. It registers one namespace (never beginning with `pmix`,
+//! which libpmix reserves for its own keys), starts N ranks with the
+//! environment a PMIx client needs, lets them inherit stdout/stderr, and
+//! returns the job's status like the reference launchers: the abort status
+//! if a rank aborted, else the status of the first rank that failed before
+//! finalizing (128 + the signal for a signal), else 0.
+//!
+//! A rank failing before it finalizes ends the job (unless `--keep-going`):
+//! the other ranks get PMIX_ERR_PROC_ABORTED (or ..._BY_SIG) at once, are
+//! sent SIGTERM after the grace period and SIGKILL after another. SIGINT,
+//! SIGTERM and SIGHUP end the job the same way and remove the rendezvous
+//! files; nothing is left behind.
+
+use pmix_types::status::codes;
+use pmix_types::RANK_WILDCARD;
+use pmix_types::{Info, Proc, Value};
+use pmix_wire::server::{net, HostEvent, JobSpec};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, Command, ExitCode};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const USAGE: &str = "usage: pmixw run -n N [--nspace NAME] [--dialect v41|v4|v3|v21|v20] \
+[--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] [-v] PROG [ARGS...]";
+
+/// One rank: its process, name and what became of it.
+struct Rank {
+    child: Child,
+    nspace: String,
+    rank: u32,
+    status: Option<i32>,
+    finalized: bool,
+}
+
+struct Job(Vec<Rank>);
+impl Drop for Job {
+    fn drop(&mut self) {
+        for r in &mut self.0 {
+            if r.status.is_none() {
+                let _ = r.child.kill();
+                let _ = r.child.wait();
+            }
+        }
+    }
+}
+
+impl Job {
+    /// A rank just started: tell the server its pid (for the process
+    /// tables) and follow it.
+    fn adopt(&mut self, server: &net::Running, child: Child, nspace: &str, rank: u32) {
+        let (ns, pid) = (nspace.to_string(), child.id());
+        // only this process or its descendants may connect as this rank;
+        // not waited for: the next rank starts at once (a claim that comes
+        // first is checked when the pid arrives)
+        server.post(move |s| s.set_rank_pid(&ns, rank, pid));
+        self.0.push(Rank {
+            child,
+            nspace: nspace.to_string(),
+            rank,
+            status: None,
+            finalized: false,
+        });
+    }
+
+    fn signal_running(&mut self, sig: i32) {
+        for r in &mut self.0 {
+            if r.status.is_none() {
+                net::signal_pid(r.child.id(), sig);
+            }
+        }
+    }
+}
+
+/// The URI variable a client of dialect `d` finds (libpmix 4.2.2 picks the
+/// dialect from the variable's name: protocol.md §8.1).
+fn uri_var(d: &str) -> Result<&'static str, String> {
+    Ok(match d {
+        "v41" => "PMIX_SERVER_URI41",
+        "v4" => "PMIX_SERVER_URI4",
+        "v3" => "PMIX_SERVER_URI3",
+        "v21" => "PMIX_SERVER_URI21",
+        "v20" => "PMIX_SERVER_URI2",
+        _ => return Err(format!("--dialect {d}: one of v41 v4 v3 v21 v20\n{USAGE}")),
+    })
+}
+
+/// A job namespace the user asked for: refused when libpmix would reserve
+/// it (it begins with `pmix`), when it is empty or longer than
+/// PMIX_MAX_NSLEN (255), or holds a character a file name cannot.
+pub fn check_nspace(ns: &str) -> Result<(), String> {
+    if ns.to_ascii_lowercase().starts_with("pmix") {
+        return Err(format!(
+            "--nspace {ns}: names beginning with \"pmix\" are reserved by PMIx"
+        ));
+    }
+    if ns.is_empty() || ns.len() > 255 || ns.contains(['/', '\0', '\n']) {
+        return Err(format!("--nspace {ns:?}: 1 to 255 bytes, no '/'"));
+    }
+    Ok(())
+}
+
+/// The default namespace: the program's name and this launcher's pid
+/// (`hello-4242`), with `run-` in front when the name begins with `pmix`.
+pub fn default_nspace(prog: &str, pid: u32) -> String {
+    let base = std::path::Path::new(prog)
+        .file_name()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let mut base: String = base
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if base.is_empty() {
+        base = "job".into();
+    }
+    if base.to_ascii_lowercase().starts_with("pmix") {
+        base.insert_str(0, "run-");
+    }
+    format!("{base}-{pid}")
+}
+
+/// A process's resident memory in MB (VmRSS of `/proc/<pid>/status`; None:
+/// this process).
+fn resident_mb(pid: Option<u32>) -> Option<f32> {
+    let path = match pid {
+        Some(p) => format!("/proc/{p}/status"),
+        None => "/proc/self/status".into(),
+    };
+    let kib: f32 = std::fs::read_to_string(path)
+        .ok()?
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some(kib / 1024.0)
+}
+
+/// Files removed when dropped (on every return of [`run`]).
+struct Files(Vec<std::path::PathBuf>);
+impl Drop for Files {
+    fn drop(&mut self) {
+        for f in &self.0 {
+            let _ = std::fs::remove_file(f);
+        }
+    }
+}
+
+/// Publish the server as this node's system server: `pmix.sys.<host>` in
+/// `$PMIX_SYSTEM_TMPDIR` (else the tmpdir), with the content of its own
+/// `pmix.<host>.tool.<pid>` file. Refused while a live server holds it.
+fn system_rendezvous() -> Result<Files, String> {
+    use pmix_wire::server::net::rendezvous;
+    let host = net::hostname();
+    let own = std::env::temp_dir().join(format!("pmix.{host}.tool.{}", std::process::id()));
+    let text = std::fs::read_to_string(&own)
+        .map_err(|e| format!("--system: cannot read {}: {e}", own.display()))?;
+    let dir = std::env::var_os("PMIX_SYSTEM_TMPDIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    let name = format!("pmix.sys.{host}");
+    let written = rendezvous::write(&dir, std::slice::from_ref(&name), &text)
+        .map_err(|e| format!("--system: {}: {e}", dir.display()))?;
+    if written.is_empty() {
+        return Err(format!(
+            "--system: {} belongs to a running server",
+            dir.join(name).display()
+        ));
+    }
+    Ok(Files(written))
+}
+
+/// A rank's exit as a launcher reports it: its code, or 128 + the signal.
+fn exit_code(st: std::process::ExitStatus) -> i32 {
+    st.code()
+        .unwrap_or_else(|| 128 + st.signal().unwrap_or(libc::SIGKILL))
+}
+
+pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
+    let secs = |s: String, name: &str| -> Result<Duration, String> {
+        let v: f64 = s.parse().map_err(|_| format!("{name}: seconds\n{USAGE}"))?;
+        Ok(Duration::from_secs_f64(v.clamp(0.0, 1e9)))
+    };
+    let super::RunArgs {
+        n,
+        nspace: user_ns,
+        dialect,
+        timeout,
+        grace,
+        keep_going,
+        system,
+        stats,
+        // across nodes (PMI-2): rank r on node r % nodes
+        cyclic,
+        verbose,
+        prog,
+    } = args;
+    if verbose {
+        // refused and dropped peers, with their reasons (RUST_LOG also works)
+        crate::cli::log_to_stderr("pmix_wire=debug");
+    }
+    let dialect = dialect.as_deref().map(uri_var).transpose()?;
+    if let Some(ns) = &user_ns {
+        check_nspace(ns)?;
+    }
+    let timeout = timeout.map(|t| secs(t, "--timeout")).transpose()?;
+    let grace = match grace {
+        Some(g) => secs(g, "--grace")?,
+        None => Duration::from_secs(1),
+    };
+    let n = Some(n).filter(|n| *n > 0).ok_or(USAGE)?;
+    let (exe, argv) = prog.split_first().ok_or(USAGE)?;
+    // started by a PMI-2 launcher (srun --mpi=pmi2): one job across the nodes
+    if std::env::var_os("PMI_FD").is_some() {
+        return super::run_pmi2::run(super::run_pmi2::Job {
+            n,
+            cyclic,
+            dialect,
+            timeout,
+            exe: exe.clone(),
+            argv: argv.to_vec(),
+        });
+    }
+    let hostname = net::hostname();
+    let nspace = user_ns.unwrap_or_else(|| default_nspace(exe, std::process::id()));
+    // caught from here on: the job is ended and the rendezvous files removed
+    let caught: Vec<(i32, Arc<AtomicBool>)> = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP]
+        .into_iter()
+        .map(|s| {
+            let f = Arc::new(AtomicBool::new(false));
+            let _ = signal_hook::flag::register(s, f.clone());
+            (s, f)
+        })
+        .collect();
+    // tools (pquery, pps) find the server through files in the tmpdir
+    let server = net::start_with(
+        vec![JobSpec {
+            nspace: nspace.clone(),
+            nprocs: n,
+            hostname,
+            info: Vec::new(),
+        }],
+        Some(std::env::temp_dir()),
+    )
+    .map_err(|e| format!("cannot start the server: {e}"))?;
+    // a live server already holds the name tools attach by
+    let by_ns = std::env::temp_dir().join(format!("pmix.{}.tool.{nspace}", net::hostname()));
+    let mine = format!("\n{}\n", std::process::id());
+    if !std::fs::read_to_string(&by_ns).is_ok_and(|t| t.contains(&mine)) {
+        eprintln!(
+            "pmixw run: warning: {} belongs to another server; tools attaching by namespace reach that one",
+            by_ns.display()
+        );
+    }
+    // --system: also this node's system server (`pmix.sys.<host>`)
+    let _system_file = if system {
+        Some(system_rendezvous()?)
+    } else {
+        None
+    };
+
+    let launch = |exe: &str, argv: &[String], env: Vec<(String, String)>, ns: &str| {
+        let mut c = Command::new(exe);
+        c.args(argv);
+        for (k, v) in env {
+            let skip = k.starts_with("PMIX_SERVER_URI") && dialect.is_some_and(|d| d != k);
+            if !skip {
+                c.env(k, v);
+            }
+        }
+        // Open MPI 4.1 takes the direct-launch path (ess pmi) only under a
+        // launcher its schizo framework recognises; Flux is recognised by
+        // FLUX_JOB_ID alone (spec-notes/server.md)
+        if std::env::var_os("FLUX_JOB_ID").is_none() {
+            c.env("FLUX_JOB_ID", ns);
+        }
+        c
+    };
+    server.call({
+        let (ns, exe) = (nspace.clone(), exe.clone());
+        move |s| {
+            s.set_executable(&ns, &exe);
+            s.set_memory_probe(Box::new(resident_mb));
+        }
+    });
+    // the ranks are reaped when SIGCHLD says one may have ended, not by
+    // asking each of them every millisecond (N waitpid calls a loop, taken
+    // from the ranks' own 2 cores at N = 256)
+    let child_exited = Arc::new(AtomicBool::new(true));
+    let sigchld = signal_hook::flag::register(libc::SIGCHLD, child_exited.clone()).is_ok();
+    let mut job = Job(Vec::new());
+    for r in 0..n {
+        let mut c = launch(exe, argv, server.client_env(&nspace, r), &nspace);
+        let child = c.spawn().map_err(|e| format!("cannot start {exe}: {e}"))?;
+        job.adopt(&server, child, &nspace, r);
+    }
+
+    let start = Instant::now();
+    let mut spawned_jobs = 0;
+    // the job's status once it is ending, and when to escalate
+    let mut failed: Option<i32> = None;
+    let mut aborted: Option<i32> = None;
+    let mut term_at: Option<Instant> = None;
+    let mut kill_at: Option<Instant> = None;
+    loop {
+        // reap before draining the events: the server queues a rank's
+        // abort or finalize before its reply, so for an exit seen here the
+        // event that explains it is already waiting below
+        let mut reaped = Vec::new();
+        let scan = !sigchld || child_exited.swap(false, Ordering::AcqRel);
+        for (i, r) in job.0.iter_mut().enumerate().filter(|_| scan) {
+            if r.status.is_none() {
+                if let Ok(Some(st)) = r.child.try_wait() {
+                    let code = exit_code(st);
+                    r.status = Some(code);
+                    let (ns, rank) = (r.nspace.clone(), r.rank);
+                    server.post(move |s| s.set_proc_exit(&ns, rank, code));
+                    reaped.push((i, st));
+                }
+            }
+        }
+        while let Ok(e) = server.events.try_recv() {
+            match e {
+                HostEvent::Aborted {
+                    proc,
+                    status: st,
+                    message,
+                } => {
+                    eprintln!(
+                        "pmixw run: rank {} aborted with status {st}: {}",
+                        proc.rank,
+                        message.unwrap_or_default()
+                    );
+                    if aborted.is_none() && failed.is_none() {
+                        let code = if st == 0 { 1 } else { st };
+                        aborted = Some(code);
+                        term_at = Some(Instant::now() + grace);
+                        announce(&server, codes::PMIX_ERR_PROC_ABORTED, proc, code);
+                    }
+                }
+                HostEvent::Finalized(p) => {
+                    for r in job.0.iter_mut() {
+                        if r.nspace == p.nspace.to_string() && r.rank == p.rank {
+                            r.finalized = true;
+                        }
+                    }
+                }
+                HostEvent::Log { data, .. } => super::run_pmi2::print_log(&data),
+                HostEvent::Spawn { request, apps, .. } => {
+                    // a new job of every app's ranks, in a namespace of its own
+                    spawned_jobs += 1;
+                    let ns = format!("{nspace}-spawn-{spawned_jobs}");
+                    let total: u32 = apps.iter().map(|a| a.maxprocs.max(1) as u32).sum();
+                    let spec = JobSpec {
+                        nspace: ns.clone(),
+                        nprocs: total,
+                        hostname: net::hostname(),
+                        info: Vec::new(),
+                    };
+                    let uri = server.uri().to_string();
+                    let envs = server
+                        .call({
+                            let ns = ns.clone();
+                            move |s| {
+                                s.register_nspace(spec);
+                                (0..total)
+                                    .map(|r| s.client_env(&ns, r, &uri))
+                                    .collect::<Vec<_>>()
+                            }
+                        })
+                        .unwrap_or_default();
+                    if let Some(cmd) = apps.first().and_then(|a| a.cmd.as_ref()) {
+                        let (ns, cmd) = (ns.clone(), cmd.to_string());
+                        server.call(move |s| s.set_executable(&ns, &cmd));
+                    }
+                    let mut rank = 0usize;
+                    let mut result = Ok(ns.clone());
+                    for app in &apps {
+                        let cmd = app.cmd.as_ref().map(|c| c.to_string()).unwrap_or_default();
+                        // argv[0] is the command itself
+                        let args: Vec<String> =
+                            app.argv.iter().skip(1).map(|a| a.to_string()).collect();
+                        for _ in 0..app.maxprocs.max(1) {
+                            let mut c = launch(
+                                &cmd,
+                                &args,
+                                envs.get(rank).cloned().unwrap_or_default(),
+                                &ns,
+                            );
+                            for kv in &app.env {
+                                if let Some((k, v)) = kv.to_string().split_once('=') {
+                                    c.env(k, v);
+                                }
+                            }
+                            if let Some(d) = &app.cwd {
+                                c.current_dir(d.to_string());
+                            }
+                            match c.spawn() {
+                                Ok(child) => job.adopt(&server, child, &ns, rank as u32),
+                                Err(e) => {
+                                    eprintln!("pmixw run: cannot start {cmd}: {e}");
+                                    result = Err(codes::PMIX_ERR_NOT_FOUND);
+                                }
+                            }
+                            rank += 1;
+                        }
+                    }
+                    server.call(move |s| s.spawned(request, result));
+                }
+                HostEvent::Kill { targets, .. } => {
+                    for r in job.0.iter_mut().filter(|r| r.status.is_none()) {
+                        if hits(&targets, &r.nspace, r.rank) {
+                            let _ = r.child.kill();
+                        }
+                    }
+                }
+                HostEvent::Signal {
+                    targets, signal, ..
+                } => {
+                    for r in job.0.iter().filter(|r| r.status.is_none()) {
+                        if hits(&targets, &r.nspace, r.rank) {
+                            net::signal_pid(r.child.id(), signal);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(&(sig, _)) = caught.iter().find(|(_, f)| f.load(Ordering::Relaxed)) {
+            eprintln!("pmixw run: signal {sig}; ending the job");
+            job.signal_running(libc::SIGTERM);
+            let deadline = Instant::now() + grace;
+            while job.0.iter_mut().any(|r| r.status.is_none()) && Instant::now() < deadline {
+                for r in job.0.iter_mut().filter(|r| r.status.is_none()) {
+                    if let Ok(Some(st)) = r.child.try_wait() {
+                        r.status = Some(exit_code(st));
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            drop(job);
+            server.stop();
+            return Ok(ExitCode::from((128 + sig) as u8));
+        }
+        let mut newly_failed = Vec::new();
+        for (i, st) in reaped {
+            let r = &job.0[i];
+            if exit_code(st) != 0 && !r.finalized {
+                newly_failed.push((r.nspace.clone(), r.rank, st));
+            }
+        }
+        for (ns, rank, st) in newly_failed {
+            let code = exit_code(st);
+            eprintln!(
+                "pmixw run: rank {rank} of {ns} {} before finalizing",
+                match st.signal() {
+                    Some(s) => format!("was killed by signal {s}"),
+                    None => format!("exited with status {code}"),
+                }
+            );
+            if keep_going || failed.is_some() || aborted.is_some() {
+                continue;
+            }
+            failed = Some(code);
+            term_at = Some(Instant::now() + grace);
+            // the standard's event to the others, before they are ended
+            let event = if st.signal().is_some() {
+                codes::PMIX_ERR_PROC_ABORTED_BY_SIG
+            } else {
+                codes::PMIX_ERR_PROC_ABORTED
+            };
+            announce(&server, event, Proc::new(&ns, rank), code);
+        }
+        let now = Instant::now();
+        if term_at.is_some_and(|t| now >= t) && kill_at.is_none() {
+            job.signal_running(libc::SIGTERM);
+            kill_at = Some(now + grace);
+        }
+        if kill_at.is_some_and(|t| now >= t) {
+            job.signal_running(libc::SIGKILL);
+        }
+        if job.0.iter().all(|r| r.status.is_some()) {
+            break;
+        }
+        if timeout.is_some_and(|t| start.elapsed() >= t) {
+            eprintln!(
+                "pmixw run: timeout after {:?}; killing the job",
+                timeout.unwrap_or_default()
+            );
+            drop(job);
+            server.stop();
+            return Ok(ExitCode::from(124));
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    server.stop();
+    if stats {
+        // the launcher and server are one process: its peak RSS
+        let hwm = std::fs::read_to_string("/proc/self/status")
+            .unwrap_or_default()
+            .lines()
+            .find(|l| l.starts_with("VmHWM:"))
+            .and_then(|l| l.split_whitespace().nth(1).map(str::to_string))
+            .unwrap_or_default();
+        eprintln!("server_rss {hwm}");
+    }
+    // a rank that finalized and then exited non-zero still fails the job
+    let code = aborted
+        .or(failed)
+        .or_else(|| job.0.iter().filter_map(|r| r.status).find(|s| *s != 0))
+        .unwrap_or(0);
+    Ok(ExitCode::from(code.clamp(0, 255) as u8))
+}
+
+/// Tell the failed rank's namespace, before the job is ended: `event`
+/// (PROC_ABORTED or PROC_ABORTED_BY_SIG) from that rank, naming it, its
+/// exit code and that the job will be terminated.
+fn announce(server: &net::Running, event: i32, source: Proc, code: i32) {
+    let info = vec![
+        Info::new("pmix.evproc", Value::Proc(Box::new(source.clone()))),
+        Info::new("pmix.exit.code", Value::Int(code)),
+        Info::new("pmix.evterm.job", Value::Bool(true)),
+    ];
+    server.call(move |s| {
+        s.notify(
+            event,
+            &source,
+            pmix_types::enums::DataRange::NAMESPACE,
+            info,
+        )
+    });
+}
+
+/// Whether `targets` names rank `rank` of `ns` (or its whole namespace).
+fn hits(targets: &[Proc], ns: &str, rank: u32) -> bool {
+    targets
+        .iter()
+        .any(|p| p.nspace.to_string() == ns && (p.rank == rank || p.rank == RANK_WILDCARD))
+}

@@ -1,0 +1,300 @@
+//! The `pmixw` command line, run as a user would.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn pmixw(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pmixw"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run pmixw");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "pmixw failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+#[test]
+fn encode_and_decode_match_libpmix_bytes() {
+    // bfrops.md §12.1: INT32 1, -1, 300 → count 3 (06), 02, 01, d8 04
+    let out = ok(&pmixw(
+        &["encode", "--type", "INT32", "--hex"],
+        b"[1,-1,300]",
+    ));
+    assert_eq!(out.trim(), "060201d804");
+    let out = ok(&pmixw(
+        &["decode", "--type", "pmix_int32", "--hex"],
+        b"06 02 01 d8 04",
+    ));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v, serde_json::json!([1, -1, 300]));
+}
+
+#[test]
+fn info_in_v3_fully_described_round_trips_through_raw_bytes() {
+    let json = br#"[{"key":"k","flags":0,"value":{"type":"INT32","value":300}}]"#;
+    let o = pmixw(
+        &["encode", "--type", "INFO", "--dialect", "v3", "--described"],
+        json,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // bfrops.md §6: v3 info k=int32 300, here with the two FULLY_DESC tags
+    assert_eq!(
+        pmix_types::hex::encode(&o.stdout),
+        "0009000000010018000000026b00000000000009".to_owned() + "0000012c"
+    );
+    let back = ok(&pmixw(
+        &["decode", "--type", "info", "--dialect", "v3", "--described"],
+        &o.stdout,
+    ));
+    let v: serde_json::Value = serde_json::from_str(&back).unwrap();
+    let want: serde_json::Value = serde_json::from_slice(json).unwrap();
+    assert_eq!(v, want);
+}
+
+#[test]
+fn decode_errors_say_where() {
+    // a STRING whose length (4) runs past the end of the input
+    let o = pmixw(&["decode", "--type", "STRING", "--hex"], b"02 08 61 62");
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("read past end"), "{err}");
+    assert!(err.contains("offset 1"), "{err}");
+    assert!(err.contains("PMIX_STRING"), "{err}");
+}
+
+#[test]
+fn described_type_mismatch_is_reported() {
+    // FULLY_DESC unit of one INT32 decoded as UINT32
+    let o = pmixw(
+        &["decode", "--type", "UINT32", "--described", "--hex"],
+        b"09 02 09 02",
+    );
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("type mismatch"));
+}
+
+#[test]
+fn types_table_lists_every_code_and_dialect() {
+    let out = ok(&pmixw(&["types", "--json"], b""));
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows.len(), 76);
+    assert_eq!(rows[60]["name"], "PMIX_PROC_NSPACE");
+    assert_eq!(
+        rows[60]["dialects"],
+        serde_json::json!(["v41", "v51", "v61", "v7"])
+    );
+    assert_eq!(
+        rows[29]["dialects"],
+        serde_json::json!(["v12", "v20", "v21", "v3"])
+    );
+}
+
+#[test]
+fn bad_usage_fails_cleanly() {
+    assert!(!pmixw(&["decode"], b"").status.success());
+    assert!(!pmixw(&["decode", "--type", "NOPE"], b"").status.success());
+    assert!(!pmixw(&["encode", "--type", "BOOL"], b"[1]")
+        .status
+        .success());
+    assert!(!pmixw(&["frobnicate"], b"").status.success());
+}
+
+#[test]
+fn print_shows_libpmix_layout() {
+    // bfrops.md §11.1: INFO key=STRING val, REQD, prefix "PFX>"
+    let json = br#"[{"key":"key","flags":1,"value":{"type":"STRING","value":"val"}}]"#;
+    let out = ok(&pmixw(
+        &["print", "--type", "INFO", "--json", "--prefix", "PFX>"],
+        json,
+    ));
+    assert_eq!(
+        out,
+        "PFX>KEY: key\nPFX>\tPFX>Data type: PMIX_INFO_DIRECTIVES\tValue: REQUIRED\nPFX>\tPFX>PMIX_VALUE:  Data type: PMIX_STRING\tValue: val\n"
+    );
+    // and from bytes: INT32 [1, -1]
+    let out = ok(&pmixw(&["print", "--type", "INT32", "--hex"], b"04 02 01"));
+    assert_eq!(
+        out,
+        " Data type: PMIX_INT32\tValue: 1\n Data type: PMIX_INT32\tValue: -1\n"
+    );
+}
+
+/// `pmixw inspect --verify` on a stored libpmix 4.2.2 conversation, whole
+/// and with its last bytes cut off; `pmixw inspect` on the same shows the
+/// decoded commands.
+#[test]
+fn inspect_verifies_a_stored_conversation() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/captures-4.2.2");
+    let c = format!("{dir}/client-capns-0.client");
+    let s = format!("{dir}/client-capns-0.server");
+    let out = ok(&pmixw(
+        &["inspect", "--verify", "--client", &c, "--server", &s],
+        b"",
+    ));
+    assert!(out.starts_with("verified: "), "{out}");
+    let text = ok(&pmixw(&["inspect", "--client", &c, "--server", &s], b""));
+    for cmd in [
+        "\"REQ\"",
+        "\"COMMIT\"",
+        "\"FENCE\"",
+        "\"SPAWN\"",
+        "\"LOG\"",
+        "\"FINALIZE\"",
+    ] {
+        assert!(text.contains(cmd), "no {cmd} in\n{text}");
+    }
+    let bytes = std::fs::read(&c).unwrap();
+    let cut = std::env::temp_dir().join(format!("pmixw-cut-{}", std::process::id()));
+    std::fs::write(&cut, &bytes[..bytes.len() - 3]).unwrap();
+    let o = pmixw(
+        &[
+            "inspect",
+            "--verify",
+            "--client",
+            cut.to_str().unwrap(),
+            "--server",
+            &s,
+        ],
+        b"",
+    );
+    let _ = std::fs::remove_file(&cut);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a whole message"));
+}
+
+/// Every subcommand the top-level help lists (so a new one is covered too).
+fn subcommands() -> Vec<String> {
+    let top = ok(&pmixw(&["--help"], b""));
+    let list: Vec<String> = top
+        .split("Commands:")
+        .nth(1)
+        .expect("a Commands: section")
+        .split("\n\n")
+        .next()
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    for c in [
+        "decode", "encode", "print", "types", "inspect", "relay", "run",
+    ] {
+        assert!(list.iter().any(|x| x == c), "{c} missing from {list:?}");
+    }
+    for c in ["probe", "query", "doctor", "interop", "completions"] {
+        assert!(list.iter().any(|x| x == c), "{c} missing from {list:?}");
+    }
+    list
+}
+
+#[test]
+fn help_works_on_every_subcommand() {
+    for c in subcommands() {
+        for flag in ["--help", "-h"] {
+            let out = ok(&pmixw(&[&c, flag], b""));
+            assert!(
+                out.contains(&format!("Usage: pmixw {c}")),
+                "{c} {flag}: {out}"
+            );
+        }
+        let out = ok(&pmixw(&["help", &c], b""));
+        assert!(
+            out.contains(&format!("Usage: pmixw {c}")),
+            "help {c}: {out}"
+        );
+    }
+    // the options of run are documented where users look for them
+    let run = ok(&pmixw(&["run", "--help"], b""));
+    for f in ["--np", "--nspace", "--dialect", "--timeout", "--grace"] {
+        assert!(run.contains(f), "run --help lacks {f}: {run}");
+    }
+    for f in [
+        "--keep-going",
+        "--system",
+        "--stats",
+        "--cyclic",
+        "--verbose",
+    ] {
+        assert!(run.contains(f), "run --help lacks {f}: {run}");
+    }
+}
+
+#[test]
+fn version_names_the_crate_version() {
+    for flag in ["--version", "-V"] {
+        let out = ok(&pmixw(&[flag], b""));
+        assert_eq!(out.trim(), format!("pmixw {}", env!("CARGO_PKG_VERSION")));
+    }
+}
+
+#[test]
+fn completions_cover_subcommands_and_flags() {
+    let bash = ok(&pmixw(&["completions", "bash"], b""));
+    assert!(bash.contains("_pmixw()"), "{bash}");
+    for word in ["decode", "inspect", "--nspace", "--pcap", "--fixed-ints"] {
+        assert!(bash.contains(word), "bash completion lacks {word}");
+    }
+    let zsh = ok(&pmixw(&["completions", "zsh"], b""));
+    assert!(zsh.starts_with("#compdef pmixw"), "{zsh}");
+    let bad = pmixw(&["completions", "tcsh-nope"], b"");
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn unknown_flags_exit_2_and_name_the_flag() {
+    for args in [
+        &["decode", "--type", "INT32", "--bogus"][..],
+        &["types", "--bogus"],
+        &["run", "-n", "1", "--bogus", "true"],
+        &["probe", "--bogus"],
+        &["query", "--bogus", "k"],
+        &["interop", "--bogus"],
+    ] {
+        let o = pmixw(args, b"");
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("'--bogus'"), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+    // no command at all: the help, on stderr, status 2
+    let o = pmixw(&[], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("Commands:"));
+    // an unknown command and a missing value
+    assert_eq!(pmixw(&["frobnicate"], b"").status.code(), Some(2));
+    assert_eq!(pmixw(&["run", "-n"], b"").status.code(), Some(2));
+    // the live matrix takes none of the codec matrix's options
+    let o = pmixw(&["interop", "--hosts", "--dialect", "v3"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot be used with"));
+}
+
+#[test]
+fn run_passes_flag_like_arguments_to_the_program() {
+    // everything after PROG is the program's, even `-n`, `--timeout` and
+    // `--help`; a `--` before PROG is optional
+    let script = r#"printf '%s|' "$@""#;
+    let want = "--timeout|-n|5|--help|-- x|";
+    for pre in [&[][..], &["--"][..]] {
+        let mut args = vec!["run", "-n", "1", "--grace", "2"];
+        args.extend_from_slice(pre);
+        args.extend(["sh", "-c", script, "sh", "--timeout", "-n", "5"]);
+        args.extend(["--help", "-- x"]);
+        let out = ok(&pmixw(&args, b""));
+        assert_eq!(out, want, "{args:?}");
+    }
+    // the program's exit status is ours, as before
+    let o = pmixw(&["run", "--np", "1", "sh", "-c", "exit 3"], b"");
+    assert_eq!(o.status.code(), Some(3));
+}

@@ -1,0 +1,238 @@
+//! `pmixw doctor` (issue 16 item 3): under our own `pmixw run` server (in
+//! two dialects), against a libpmix 4.2.2 server found through its
+//! rendezvous file (test-kit/c/cli_server.c), with conflicting
+//! variables, and with nothing to find.
+
+use pmix_test_kit::process;
+
+use pmixw::doctor::{analyze, diagnose};
+use process::{lines_of, output_within, Kill};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// `pmixw run -n 1 [--dialect D] [env VAR=VAL...] pmixw doctor --json`.
+fn doctor_under_run(dialect: Option<&str>, extra: &[&str]) -> (bool, serde_json::Value) {
+    let me = env!("CARGO_BIN_EXE_pmixw");
+    let mut args = vec!["run", "-n", "1", "--timeout", "60"];
+    if let Some(d) = dialect {
+        args.extend(["--dialect", d]);
+    }
+    if !extra.is_empty() {
+        args.push("env");
+        args.extend(extra);
+    }
+    args.extend([me, "doctor", "--json"]);
+    let c = Command::new(me)
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = output_within(c, Duration::from_secs(90), "pmixw run ... doctor");
+    let j = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    (o.status.success(), j)
+}
+
+#[test]
+fn under_our_server_in_two_dialects() {
+    for (d, want) in [(None, "v61 NonDesc"), (Some("v20"), "v20 NonDesc")] {
+        let (ok, j) = doctor_under_run(d, &[]);
+        assert!(ok, "{j:#}");
+        assert_eq!(j["reachable"], true);
+        assert_eq!(j["dialect"], want);
+        assert_eq!(j["server_version"], "4.2.2");
+        assert!(j["handshake"]
+            .as_str()
+            .unwrap()
+            .starts_with("accepted as tool "));
+        assert!(j["verdict"].as_str().unwrap().starts_with("OK: "), "{j:#}");
+        assert_eq!(j["conflicts"], serde_json::json!([]));
+        // the four job-level keys read as a tool, with the standard's
+        // types (pmix.univ.size once gave "cannot read ... NOT_FOUND")
+        assert_eq!(j["notes"], serde_json::json!([]), "{j:#}");
+        assert_eq!(j["wrong_types"], serde_json::json!([]), "{j:#}");
+    }
+}
+
+#[test]
+fn pmi_beside_pmix_is_a_conflict() {
+    let (ok, j) = doctor_under_run(None, &["PMI_SIZE=1", "PMI_RANK=0"]);
+    assert!(!ok, "doctor exits 1 on a conflict");
+    assert_eq!(j["reachable"], true);
+    let c = j["conflicts"][0].as_str().unwrap();
+    assert!(
+        c.starts_with("PMI variables (PMI_RANK PMI_SIZE) beside PMIx ones (PMIX_NAMESPACE)"),
+        "{c}"
+    );
+    assert!(j["verdict"].as_str().unwrap().starts_with("WARNING: "));
+}
+
+#[test]
+fn uri_variables_naming_different_servers() {
+    let (cands, r) = analyze(&env(&[
+        ("PMIX_SERVER_URI3", "a.0;tcp4://127.0.0.1:1111"),
+        ("PMIX_SERVER_URI41", "b.0;tcp4://127.0.0.1:2222"),
+        ("PMIX_NAMESPACE", "job"),
+    ]));
+    // a 4.2.2 client takes the newest dialect's variable
+    assert_eq!(cands[0].source, "PMIX_SERVER_URI41");
+    assert_eq!(
+        r.conflicts,
+        [
+            "PMIX_SERVER_URI41 names 127.0.0.1:2222 but PMIX_SERVER_URI3 names 127.0.0.1:1111: the client uses PMIX_SERVER_URI41",
+            "PMIX_NAMESPACE=job without PMIX_RANK",
+        ]
+    );
+    // the same server under several names is fine
+    let (_, r) = analyze(&env(&[
+        ("PMIX_SERVER_URI3", "a.0;tcp4://127.0.0.1:1111"),
+        ("PMIX_SERVER_URI41", "a.0;tcp4://127.0.0.1:1111"),
+    ]));
+    assert!(r.conflicts.is_empty());
+}
+
+#[test]
+fn nothing_to_find_and_nothing_listening() {
+    let empty = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("doctor-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let r = diagnose(&[], std::slice::from_ref(&empty));
+    assert!(!r.reachable);
+    assert!(r.verdict.starts_with("no PMIx server"), "{}", r.verdict);
+    // a URI whose port nobody listens on (bound, then closed)
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let uri = format!("x.0;tcp4://127.0.0.1:{port}");
+    let r = diagnose(
+        &env(&[("PMIX_SERVER_URI41", &uri)]),
+        std::slice::from_ref(&empty),
+    );
+    assert!(!r.reachable);
+    assert!(
+        r.verdict.starts_with("FAIL: PMIx server not reachable"),
+        "{}",
+        r.verdict
+    );
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+/// A C server of test-kit/c built against libpmix and started with
+/// `args` and a fresh tmpdir: the process, its stdout lines, the tmpdir.
+/// `None` (the test skips, saying why) only without libpmix-dev.
+fn c_server(
+    name: &str,
+    args: &[&str],
+) -> Option<(Kill, std::sync::mpsc::Receiver<String>, PathBuf)> {
+    let present = Command::new("pkg-config")
+        .args(["--exists", "pmix"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !present {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "libpmix-dev is missing in CI"
+        );
+        eprintln!("SKIPPED: libpmix-dev is not installed");
+        return None;
+    }
+    let exe = pmix_test_kit::interop::build_c(name, &pmix_test_kit::interop::default_out_dir())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("doctor-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut server = Kill(
+        Command::new(exe)
+            .args(args)
+            .arg(&dir)
+            .env("PMIX_MCA_gds", "hash")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let rx = lines_of(server.0.stdout.take().unwrap());
+    Some((server, rx, dir))
+}
+
+#[test]
+fn libpmix_server_through_its_rendezvous_file() {
+    let Some((server, rx, dir)) = c_server("cli_server", &[]) else {
+        return;
+    };
+    let line = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("cli_server ready");
+    assert!(line.starts_with("ready "), "{line}");
+    let r = diagnose(&[], std::slice::from_ref(&dir));
+    assert!(r.reachable, "{r:#?}");
+    assert!(r.source.as_deref().unwrap().starts_with("rendezvous file "));
+    assert_eq!(r.server_version.as_deref(), Some("4.2.2rc2"));
+    assert_eq!(r.dialect.as_deref(), Some("v41 NonDesc"));
+    assert!(
+        r.handshake
+            .as_deref()
+            .unwrap()
+            .starts_with("accepted as tool clitool:0 by server "),
+        "{r:#?}"
+    );
+    assert!(r.verdict.starts_with("OK: "), "{}", r.verdict);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// In a libpmix 4.2.2 job's environment (test-kit/c/cap_server.c, the
+/// variables it gives rank 0): the server, its version and dialect, and
+/// its job-level reserved keys read through the tool with the standard's
+/// types.
+#[test]
+fn libpmix_server_from_a_jobs_environment() {
+    let Some((server, rx, dir)) = c_server("cap_server", &["2"]) else {
+        return;
+    };
+    // "env capns 0 KEY=VALUE" lines, then "ready"
+    let mut job_env = Vec::new();
+    loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("cap_server ready");
+        if line == "ready" {
+            break;
+        }
+        if let Some((k, v)) = line
+            .strip_prefix("env capns 0 ")
+            .and_then(|kv| kv.split_once('='))
+        {
+            job_env.push((k.to_string(), v.to_string()));
+        }
+    }
+    let r = diagnose(&job_env, std::slice::from_ref(&dir));
+    assert!(r.reachable, "{r:#?}");
+    assert_eq!(r.source.as_deref(), Some("PMIX_SERVER_URI41"));
+    assert_eq!(r.server_version.as_deref(), Some("4.2.2rc2"));
+    assert_eq!(r.dialect.as_deref(), Some("v41 NonDesc"));
+    assert_eq!(r.job.as_deref(), Some("capns rank 0"));
+    assert!(
+        r.notes.is_empty() && r.wrong_types.is_empty() && r.conflicts.is_empty(),
+        "{r:#?}"
+    );
+    assert!(r.verdict.starts_with("OK: "), "{}", r.verdict);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}

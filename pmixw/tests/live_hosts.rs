@@ -1,0 +1,396 @@
+//! The live cross-version matrix (issue 13), one test per row of
+//! `pmixw interop --hosts` (test-kit/src/hosts/grid.rs): our client (`pmixw probe
+//! --events`) under our server, libpmix 4.2.2's server harness, Open MPI
+//! 4.1.4's mpirun, PRRTE 5.0.11's prterun and Open MPI 5.0.11's mpirun,
+//! a python3-pmix server and Slurm's `srun --mpi=pmix` on one and two
+//! nodes of a private cluster; our server hosting libpmix 4.2.2 and 5.0.11
+//! C clients, Open MPI 4.1.4 and 5.0.11 programs and python3-pmix clients,
+//! with the dialect each negotiates now that we advertise every URI, and
+//! libpmix 4.2.2 clients across two Slurm nodes through PMI-2.
+//! A peer that is not installed is a skip that says so, and a failure
+//! under CI (where `.ci/setup` installs it).
+
+use pmix_test_kit::process;
+
+use pmix_test_kit::hosts::grid::{self, Outcome};
+
+/// A context with a scratch directory of its own.
+fn ctx(tag: &str) -> grid::Ctx {
+    let scratch = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "hosts-{}-{}",
+        std::process::id(),
+        tag.replace(|c: char| !c.is_ascii_alphanumeric(), "")
+    ));
+    std::fs::create_dir_all(&scratch).unwrap();
+    grid::Ctx::new(env!("CARGO_BIN_EXE_pmixw").into(), scratch)
+}
+
+/// Run the row of exactly `peer`; its pass reason (None: absent, skipped).
+fn row(peer: &str) -> Option<String> {
+    let ctx = ctx(peer);
+    let row = grid::ROWS
+        .iter()
+        .find(|r| r.peer == peer)
+        .unwrap_or_else(|| panic!("no row {peer:?}"));
+    let outcome = (row.run)(&ctx);
+    let _ = std::fs::remove_dir_all(&ctx.scratch);
+    match outcome {
+        Outcome::Pass(why) => Some(why),
+        Outcome::Fail(why) => panic!("{peer}: {why}"),
+        Outcome::Absent(why) => process::require::<String>(peer, Err(why)),
+    }
+}
+
+fn expect(peer: &str, starts: &str) {
+    if let Some(why) = row(peer) {
+        assert!(why.starts_with(starts), "{peer}: {why}");
+    }
+}
+
+#[test]
+fn our_client_under_pmixw_run_speaks_the_newest_dialect() {
+    // we advertise URI61 first, and our client takes it
+    expect("pmixw run (our server)", "2 ranks, dialect v61");
+}
+
+#[test]
+fn our_client_under_the_libpmix_422_server() {
+    expect("libpmix 4.2.2 server (cap_server)", "2 ranks, dialect v41");
+}
+
+#[test]
+fn our_client_under_open_mpi_414_mpirun() {
+    expect("Open MPI 4.1.4 mpirun", "2 ranks, dialect v41");
+}
+
+#[test]
+fn our_client_under_prrte_5011_prterun() {
+    expect("PRRTE 5.0.11 prterun", "2 ranks, dialect v41");
+}
+
+#[test]
+fn our_tool_attaches_to_prrte_5011_prterun() {
+    expect(
+        "PRRTE 5.0.11 prterun (pmixw query --pid)",
+        "namespaces prterun-",
+    );
+}
+
+#[test]
+fn our_tool_attaches_to_open_mpi_5011_mpirun() {
+    expect(
+        "Open MPI 5.0.11 mpirun (pmixw query --pid)",
+        "namespaces prterun-",
+    );
+}
+
+#[test]
+fn our_client_under_open_mpi_5011_mpirun() {
+    expect("Open MPI 5.0.11 mpirun", "2 ranks, dialect v41");
+}
+
+/// A minimal python3-pmix server registers no appnum and offers no
+/// publish/lookup/spawn: the probe skips those with the host's answer and
+/// passes; the absent reserved key is NOT_FOUND at once (a GETNB would
+/// have been held until PMIX_ERR_TIMEOUT, a failure).
+#[test]
+fn our_client_under_a_python3_pmix_server() {
+    if let Some(why) = row("python3-pmix server") {
+        assert!(why.starts_with("2 ranks, dialect v41"), "{why}");
+        assert!(why.contains("get pmix.appnum (own)"), "{why}");
+        assert!(why.contains("spawn"), "{why}");
+    }
+}
+
+/// Slurm's own PMIx plugin (libpmix 4.2.2 in slurmstepd) on one node of
+/// the private cluster: the probe, `--events` included, passes; its event
+/// (custom code, a CUSTOM range naming only our namespace) does not reach
+/// the plugin's default handler, which would cancel the step. Slurm
+/// registers `pmix.appnum` as PMIX_INT (a warning on every rank) and
+/// answers NOT_SUPPORTED to publish/lookup/spawn (skips).
+#[test]
+fn our_client_under_slurm_pmix_on_one_node() {
+    if let Some(why) = row("Slurm srun --mpi=pmix, 1 node") {
+        assert!(why.starts_with("2 ranks, dialect v41"), "{why}");
+        assert!(why.ends_with("; 2 warnings"), "{why}");
+        // the event reached rank 1 (on one node the plugin delivers it)
+        assert!(!why.contains("event delivered"), "{why}");
+    }
+}
+
+/// The same across both nodes of the cluster, 2 ranks on each: the step
+/// survives `--events` too; the plugin does not relay the event to the
+/// other node nor connect across nodes (skips).
+#[test]
+fn our_client_under_slurm_pmix_on_two_nodes() {
+    if let Some(why) = row("Slurm srun --mpi=pmix, 2 nodes") {
+        assert!(why.starts_with("4 ranks, dialect v41"), "{why}");
+        assert!(why.ends_with("; 4 warnings"), "{why}");
+    }
+}
+
+/// Our server on each of two Slurm nodes, bridged through PMI-2, hosting
+/// one job of four libpmix 4.2.2 clients.
+#[test]
+fn libpmix_422_clients_under_our_server_across_slurm_nodes() {
+    expect(
+        "libpmix 4.2.2 C client, 2 Slurm nodes via PMI-2",
+        "4 ranks on 2 nodes, one job",
+    );
+}
+
+#[test]
+fn libpmix_422_clients_under_our_server_pick_v41() {
+    expect("libpmix 4.2.2 C client", "2 ranks, dialect v41");
+}
+
+#[test]
+fn libpmix_5011_clients_under_our_server_pick_v41() {
+    expect("libpmix 5.0.11 C client", "2 ranks, dialect v41");
+}
+
+#[test]
+fn open_mpi_414_programs_under_our_server() {
+    expect("Open MPI 4.1.4 program", "2 ranks, dialect v41");
+}
+
+#[test]
+fn open_mpi_5011_programs_under_our_server() {
+    expect("Open MPI 5.0.11 program", "2 ranks, dialect v41");
+}
+
+#[test]
+fn python3_pmix_clients_under_our_server() {
+    expect("python3-pmix client", "2 ranks, dialect v41");
+}
+
+/// Every row is one of the tests above.
+#[test]
+fn every_row_is_tested() {
+    let tested = [
+        "pmixw run (our server)",
+        "libpmix 4.2.2 server (cap_server)",
+        "Open MPI 4.1.4 mpirun",
+        "PRRTE 5.0.11 prterun",
+        "PRRTE 5.0.11 prterun (pmixw query --pid)",
+        "Open MPI 5.0.11 mpirun",
+        "Open MPI 5.0.11 mpirun (pmixw query --pid)",
+        "python3-pmix server",
+        "libpmix 4.2.2 C client",
+        "libpmix 5.0.11 C client",
+        "Open MPI 4.1.4 program",
+        "Open MPI 5.0.11 program",
+        "python3-pmix client",
+        "Slurm srun --mpi=pmix, 1 node",
+        "Slurm srun --mpi=pmix, 2 nodes",
+        "libpmix 4.2.2 C client, 2 Slurm nodes via PMI-2",
+    ];
+    let mut rows: Vec<&str> = grid::ROWS.iter().map(|r| r.peer).collect();
+    let mut tested = tested.to_vec();
+    rows.sort();
+    tested.sort();
+    assert_eq!(rows, tested);
+}
+
+/// `pmixw interop --lib` with libpmix 5.0.11 (the wheel ships no headers):
+/// the harness built with 4.2.2's public headers drives 5.0.11's
+/// PMIx_Data_pack/unpack/print. Every byte check passes in v41 (both
+/// buffer types); the only differences are 5.0.11's print texts: status
+/// values by macro name ("PMIX_ERR_NOT_FOUND" where 4.2.2 prints
+/// "NOT-FOUND") and "NULL" for a NULL string in a PROC_INFO ("(null)" in
+/// 4.2.2). Recorded in spec-notes/interop.md.
+#[test]
+fn libpmix_5011_through_422_headers_packs_like_422() {
+    use pmix_test_kit::interop::{self, Cell, Tools};
+    let Some(lib) = process::require("libpmix 5.0.11", pmix_test_kit::hosts::libpmix5()) else {
+        return;
+    };
+    if process::require(
+        "libpmix 4.2.2 headers",
+        pmix_test_kit::hosts::libpmix4_dev(),
+    )
+    .is_none()
+    {
+        return;
+    }
+    let tools = Tools::build_with_lib(&lib).unwrap_or_else(|e| panic!("{e}"));
+    let m = interop::run_matrix_with(&tools, &interop::default_formats()).unwrap();
+    assert!(m.cases.len() > 800, "{} cases", m.cases.len());
+    let mut differ = std::collections::BTreeSet::new();
+    for c in &m.cases {
+        for (check, cell) in &c.cells {
+            match cell {
+                Cell::Fail(e) => {
+                    assert_eq!(check, "print", "{} [{}] {check}: {e}", c.name, c.format);
+                    assert!(
+                        e.contains("libpmix \"")
+                            && (e.contains("Value: PMIX_") || e.contains("NULL")),
+                        "{} [{}]: {e}",
+                        c.name,
+                        c.format
+                    );
+                    differ.insert(c.name.clone());
+                }
+                Cell::Fixed(r) => panic!("{}: a listed 4.2.2 defect passes in 5.0.11: {r}", c.name),
+                _ => {}
+            }
+        }
+    }
+    let want: std::collections::BTreeSet<String> = [
+        "STATUS/edges",
+        "STATUS/success",
+        "STATUS/error",
+        "STATUS/not_found",
+        "VALUE/status",
+        "INFO/v_status",
+        "DATA_ARRAY/of_status",
+        "PROC_INFO/array2",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(differ, want);
+}
+
+/// Slurm's plugin registers `pmix.appnum` as PMIX_INT; a python3-pmix
+/// server told to do the same (`--int-appnum`) stands in for it: the probe
+/// reports a `warn` line on each rank and still passes.
+#[test]
+fn probe_warns_on_an_int_appnum_and_passes() {
+    let Some(py) = process::require("python3-pmix", pmix_test_kit::hosts::python_pmix()) else {
+        return;
+    };
+    let ctx = ctx("intappnum");
+    let mut c = grid::python_server(&py, &["--int-appnum"], 2, &ctx);
+    c.args([env!("CARGO_BIN_EXE_pmixw"), "probe"]);
+    let r = grid::run_logged(c, &ctx, "intappnum");
+    let _ = std::fs::remove_dir_all(&ctx.scratch);
+    let out = r.clone().map(|(_, o)| o).unwrap_or_default();
+    match grid::probe_verdict(r, 2) {
+        Outcome::Pass(why) => assert!(why.ends_with("; 2 warnings"), "{why}\n{out}"),
+        other => panic!("{other:?}"),
+    }
+    for rank in 0..2 {
+        let want = format!(
+            "[{rank}] warn get pmix.appnum (own): 0 as PMIX_INT (the standard: an unsigned type)"
+        );
+        assert!(out.lines().any(|l| l == want), "no {want:?} in\n{out}");
+    }
+}
+
+/// Slurm's plugin registers a server-side default handler that cancels the
+/// step on any event. A libpmix 4.2.2 server (python3-pmix) with such a
+/// handler shows which events reach it: a client's LOCAL-range event does
+/// (the control), a CUSTOM range naming only the client's namespace does
+/// not, and neither does anything `pmixw probe --events` sends, while the
+/// ranks still get their event.
+#[test]
+fn probe_events_never_reach_the_hosts_own_handler() {
+    let Some(py) = process::require("python3-pmix", pmix_test_kit::hosts::python_pmix()) else {
+        return;
+    };
+    let ctx = ctx("handler");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/");
+    let job = |n: u32, argv: &[&str], tag: &str| {
+        let mut c = grid::python_server(&py, &["--default-handler"], n, &ctx);
+        c.args(argv);
+        grid::run_logged(c, &ctx, tag).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let py_s = py.to_string_lossy().into_owned();
+    let notify = format!("{dir}py_notify.py");
+    let (ok, out) = job(1, &[&py_s, &notify, "local"], "local");
+    assert!(ok && out.contains("server handler saw 3131"), "{out}");
+    let (ok, out) = job(1, &[&py_s, &notify, "custom"], "custom");
+    assert!(ok && out.contains("notify custom 0"), "{out}");
+    assert!(!out.contains("server handler saw"), "{out}");
+    let r = job(
+        2,
+        &[env!("CARGO_BIN_EXE_pmixw"), "probe", "--events"],
+        "probe",
+    );
+    let _ = std::fs::remove_dir_all(&ctx.scratch);
+    assert!(!r.1.contains("server handler saw"), "{}", r.1);
+    assert!(
+        r.1.contains("[1] ok event delivered: status 3131 from rank 0"),
+        "{}",
+        r.1
+    );
+    assert!(
+        matches!(grid::probe_verdict(Ok(r.clone()), 2), Outcome::Pass(_)),
+        "{}",
+        r.1
+    );
+}
+
+/// The command line: `pmixw interop --hosts --only TEXT --json` prints the
+/// selected cells as JSON objects {role, peer, result, reason}; the text
+/// form ends with the count.
+#[test]
+fn interop_hosts_command_prints_the_grid() {
+    if process::require("python3-pmix", pmix_test_kit::hosts::python_pmix()).is_none() {
+        return;
+    }
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["interop", "--hosts"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let v: serde_json::Value =
+        serde_json::from_str(&run(&["--only", "python3-pmix client", "--json"])).unwrap();
+    let cells = v.as_array().unwrap();
+    assert_eq!(cells.len(), 1, "{v}");
+    assert_eq!(cells[0]["role"], "server");
+    assert_eq!(cells[0]["peer"], "python3-pmix client");
+    assert_eq!(cells[0]["result"], "pass", "{v}");
+    assert_eq!(cells[0]["reason"], "2 ranks, dialect v41");
+    let text = run(&["--only", "no such peer"]);
+    assert!(
+        text.ends_with("hosts: 0 pass, 0 fail, 0 absent\n"),
+        "{text}"
+    );
+}
+
+/// Under CI (`CI=true`, or `1`) a peer that is not installed fails its
+/// row's test; elsewhere the test is skipped and says what is missing and
+/// how `.ci/setup` installs it. Proved on a real row, not on the helper
+/// alone: this test binary re-run on the Open MPI 5.0.11 row with
+/// `PMIXW_VENV` naming a directory that does not exist.
+#[test]
+fn an_absent_peer_fails_under_ci_and_is_skipped_elsewhere() {
+    let nowhere = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("no-venv-{}", std::process::id()));
+    let run = |ci: Option<&str>| {
+        let mut c = std::process::Command::new(std::env::current_exe().unwrap());
+        c.args(["--exact", "our_client_under_open_mpi_5011_mpirun"])
+            .args(["--nocapture", "--test-threads=1"])
+            .env("PMIXW_VENV", &nowhere);
+        match ci {
+            Some(v) => c.env("CI", v),
+            None => c.env_remove("CI"),
+        };
+        let o = c.output().unwrap();
+        let text =
+            String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+        (o.status.success(), text)
+    };
+    let (ok, text) = run(None);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("SKIPPED Open MPI 5.0.11 mpirun: ")
+            && text.contains(&format!("{}/bin/mpirun not found", nowhere.display()))
+            && text.contains("`bash .ci/setup`"),
+        "{text}"
+    );
+    for ci in ["true", "1"] {
+        let (ok, text) = run(Some(ci));
+        assert!(!ok, "CI={ci}: an absent peer passed:\n{text}");
+        assert!(
+            text.contains("CI installs it with .ci/setup, so it must be found"),
+            "CI={ci}: {text}"
+        );
+    }
+}

@@ -1,0 +1,47 @@
+//! Open MPI 4.1.4 programs (mpicc; they link libpmix 4.2.2) run under
+//! `pmixw run -n 4` with nothing set by the user (issue #5 item 7):
+//! MPI_Init over our server, point-to-point, collectives, MPI_Finalize.
+
+use pmix_test_kit::process;
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn build() -> PathBuf {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpi_ring");
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/mpi_ring.c");
+    let o = Command::new("mpicc")
+        .args(["-O1", "-o"])
+        .arg(&out)
+        .arg(src)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run mpicc ({e}): install libopenmpi-dev"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out
+}
+
+#[test]
+fn an_open_mpi_program_runs_under_pmixw_run() {
+    let exe = build();
+    let c = Command::new(env!("CARGO_BIN_EXE_pmixw"))
+        .args(["run", "-n", "4", "--timeout", "120"])
+        .arg(&exe)
+        .env_remove("FLUX_JOB_ID")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = process::output_within(c, Duration::from_secs(150), "the MPI job");
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{out}\n{err}");
+    for r in 0..4 {
+        let prev = (r + 3) % 4;
+        let want = format!("mpi rank {r} of 4: ring from {prev}, sum 6, bcast broadcast: ok");
+        assert!(
+            out.lines().any(|l| l == want),
+            "no {want:?} in\n{out}\n{err}"
+        );
+    }
+}

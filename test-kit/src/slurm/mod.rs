@@ -1,0 +1,406 @@
+//! A private Slurm cluster on this machine, for tests, benches and
+//! `pmixw`: its own `munged`, `slurmctld` and one `slurmd -N nK` per node,
+//! on free loopback ports, with every file under one scratch directory.
+//! Several slurmd on one host are a supported Slurm setup (`-N`, one
+//! `Port=` and `%n` spool/tmp directories per node). [`Cluster::stop`] (or
+//! drop) stops exactly the daemons it started, by pid, and removes the
+//! directory.
+//!
+//! ```no_run
+//! let c = crate::slurm::Cluster::start(2)?;
+//! let out = c.srun().args(["-N", "2", "hostname"]).output().map_err(|e| e.to_string())?;
+//! assert!(out.status.success());
+//! c.stop();
+//! # Ok::<(), String>(())
+//! ```
+
+use std::io::Write;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long the daemons get to come up, and to stop before SIGKILL.
+pub const START_LIMIT: Duration = Duration::from_secs(40);
+const STOP_LIMIT: Duration = Duration::from_secs(10);
+
+/// The programs a cluster needs; [`missing`] names those not found.
+pub const PROGRAMS: &[&str] = &["munged", "munge", "slurmctld", "slurmd", "srun", "sinfo"];
+
+/// Find a program on PATH, then in the sbin directories daemons live in
+/// (often not on a user's PATH).
+pub fn which(prog: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(["/usr/sbin", "/sbin", "/usr/local/sbin"].map(PathBuf::from))
+        .map(|d| d.join(prog))
+        .find(|p| p.is_file())
+}
+
+/// The programs of [`PROGRAMS`] that are not installed.
+pub fn missing() -> Vec<&'static str> {
+    PROGRAMS
+        .iter()
+        .copied()
+        .filter(|p| which(p).is_none())
+        .collect()
+}
+
+/// For live tests: the cluster, or None (after saying what is skipped)
+/// where Slurm is not installed. In CI (`CI=true`) a missing Slurm, like a
+/// cluster that does not start, panics: the test fails.
+pub fn for_test(nodes: usize) -> Option<Cluster> {
+    let miss = missing();
+    if !miss.is_empty() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI: Slurm is missing ({})",
+            miss.join(" ")
+        );
+        eprintln!("skipped: Slurm not installed ({})", miss.join(" "));
+        return None;
+    }
+    // a port chosen free can be taken by another process before the
+    // daemon binds it: a second and third try get fresh ports
+    let mut last = String::new();
+    for _ in 0..3 {
+        match Cluster::start(nodes) {
+            Ok(c) => return Some(c),
+            Err(e) => last = e,
+        }
+    }
+    panic!("cannot start the Slurm cluster: {last}")
+}
+
+fn free_port() -> std::io::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+fn scratch() -> std::io::Result<PathBuf> {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let dir = std::env::temp_dir().join(format!(
+        "pmixw-slurm-{}-{}-{nanos}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir(&dir)?;
+    Ok(dir)
+}
+
+fn user() -> String {
+    Command::new("id")
+        .arg("-un")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "root".into())
+}
+
+/// A running private cluster.
+pub struct Cluster {
+    dir: PathBuf,
+    conf: PathBuf,
+    nodes: Vec<String>,
+    /// (what, process), in start order; stopped in reverse.
+    daemons: Vec<(String, Child)>,
+}
+
+fn io(what: &'static str) -> impl Fn(std::io::Error) -> String {
+    move |e| format!("{what}: {e}")
+}
+
+impl Cluster {
+    /// Start munged, slurmctld and `nodes` slurmd (named n1, n2, …), and
+    /// wait until every node is idle.
+    pub fn start(nodes: usize) -> Result<Cluster, String> {
+        let miss = missing();
+        if !miss.is_empty() {
+            return Err(format!("not installed: {}", miss.join(" ")));
+        }
+        let dir = scratch().map_err(|e| format!("scratch directory: {e}"))?;
+        let mut c = Cluster {
+            conf: dir.join("slurm.conf"),
+            dir,
+            nodes: (1..=nodes.max(1)).map(|i| format!("n{i}")).collect(),
+            daemons: Vec::new(),
+        };
+        match c.boot() {
+            Ok(()) => Ok(c),
+            Err(e) => {
+                let logs = c.logs();
+                Err(format!("{e}\n{logs}"))
+            }
+        }
+    }
+
+    fn boot(&mut self) -> Result<(), String> {
+        let d = self.dir.clone();
+        for sub in ["state", "log"] {
+            std::fs::create_dir_all(d.join(sub)).map_err(io(sub))?;
+        }
+        for n in &self.nodes {
+            std::fs::create_dir_all(d.join("spool").join(n)).map_err(io("spool"))?;
+            std::fs::create_dir_all(d.join("tmp").join(n)).map_err(io("tmp"))?;
+        }
+        // a fresh key, mode 0600, as munged requires
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            let mut key = vec![0u8; 1024];
+            std::fs::File::open("/dev/urandom")
+                .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut key))
+                .map_err(io("/dev/urandom"))?;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(d.join("munge.key"))
+                .and_then(|mut f| f.write_all(&key))
+                .map_err(io("munge.key"))?;
+        }
+        let sock = d.join("munge.sock");
+        self.spawn(
+            "munged",
+            Command::new(which("munged").unwrap_or_default())
+                .arg("-F")
+                .arg("-f")
+                .arg(format!("--socket={}", sock.display()))
+                .arg(format!("--key-file={}", d.join("munge.key").display()))
+                .arg(format!("--pid-file={}", d.join("munged.pid").display()))
+                .arg(format!("--log-file={}", d.join("log/munged.log").display()))
+                .arg(format!("--seed-file={}", d.join("munged.seed").display())),
+        )?;
+        self.wait_for("munged", || {
+            Command::new(which("munge").unwrap_or_default())
+                .arg("-S")
+                .arg(&sock)
+                .arg("-n")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        })?;
+        let conf = self.config()?;
+        std::fs::write(&self.conf, conf).map_err(io("slurm.conf"))?;
+        let conf_path = self.conf.clone();
+        self.spawn(
+            "slurmctld",
+            Command::new(which("slurmctld").unwrap_or_default())
+                .args(["-D", "-i", "-f"])
+                .arg(&conf_path),
+        )?;
+        for n in self.nodes.clone() {
+            self.spawn(
+                &format!("slurmd {n}"),
+                Command::new(which("slurmd").unwrap_or_default())
+                    .args(["-D", "-N", &n, "-f"])
+                    .arg(&conf_path),
+            )?;
+        }
+        let want = self.nodes.len();
+        let sinfo = which("sinfo").unwrap_or_default();
+        self.wait_for("idle nodes", || {
+            Command::new(&sinfo)
+                .env("SLURM_CONF", &conf_path)
+                .args(["-h", "-N", "-o", "%N %t"])
+                .output()
+                .is_ok_and(|o| {
+                    String::from_utf8_lossy(&o.stdout)
+                        .lines()
+                        .filter(|l| l.ends_with(" idle"))
+                        .count()
+                        == want
+                })
+        })
+    }
+
+    fn config(&self) -> Result<String, String> {
+        let d = self.dir.display();
+        let host = pmix_wire::tool::hostname();
+        let port = || free_port().map_err(|e| format!("no free port: {e}"));
+        let (ctld, slurmd) = (port()?, port()?);
+        let u = user();
+        let mut s = format!(
+            "ClusterName=pmixw
+SlurmctldHost={host}(127.0.0.1)
+SlurmctldPort={ctld}
+SlurmdPort={slurmd}
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket={d}/munge.sock
+SlurmUser={u}
+SlurmdUser={u}
+StateSaveLocation={d}/state
+SlurmdSpoolDir={d}/spool/%n
+TmpFS={d}/tmp/%n
+SlurmctldPidFile={d}/slurmctld.pid
+SlurmdPidFile={d}/slurmd.%n.pid
+SlurmctldLogFile={d}/log/slurmctld.log
+SlurmdLogFile={d}/log/slurmd.%n.log
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SchedulerType=sched/builtin
+ReturnToService=2
+MpiDefault=none
+SlurmdParameters=config_overrides
+JobAcctGatherType=jobacct_gather/none
+SwitchType=switch/none
+MailProg=/bin/true
+KillWait=2
+"
+        );
+        for n in &self.nodes {
+            let p = port()?;
+            s.push_str(&format!(
+                "NodeName={n} NodeHostname={host} NodeAddr=127.0.0.1 Port={p} CPUs=256 State=UNKNOWN\n"
+            ));
+        }
+        s.push_str(&format!(
+            "PartitionName=pmixw Nodes={} Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:256\n",
+            self.nodes.join(",")
+        ));
+        Ok(s)
+    }
+
+    fn spawn(&mut self, what: &str, cmd: &mut Command) -> Result<(), String> {
+        let out = std::fs::File::create(self.dir.join(format!("log/{what}.out")))
+            .map_err(|e| format!("{what}: {e}"))?;
+        let err = out.try_clone().map_err(|e| format!("{what}: {e}"))?;
+        let child = cmd
+            .env("SLURM_CONF", &self.conf)
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .spawn()
+            .map_err(|e| format!("cannot start {what}: {e}"))?;
+        self.daemons.push((what.to_string(), child));
+        Ok(())
+    }
+
+    fn wait_for(&mut self, what: &str, mut ready: impl FnMut() -> bool) -> Result<(), String> {
+        let start = Instant::now();
+        loop {
+            if ready() {
+                return Ok(());
+            }
+            for (name, c) in &mut self.daemons {
+                if let Ok(Some(st)) = c.try_wait() {
+                    return Err(format!("{name} exited ({st}) waiting for {what}"));
+                }
+            }
+            if start.elapsed() > START_LIMIT {
+                return Err(format!("no {what} after {START_LIMIT:?}"));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The node names (n1, n2, …).
+    pub fn nodes(&self) -> &[String] {
+        &self.nodes
+    }
+
+    /// The scratch directory holding the configuration, state and logs.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The slurm.conf every command must be given (`SLURM_CONF`).
+    pub fn conf(&self) -> &Path {
+        &self.conf
+    }
+
+    /// The environment a Slurm command of this cluster needs.
+    pub fn env(&self) -> Vec<(String, String)> {
+        vec![("SLURM_CONF".into(), self.conf.display().to_string())]
+    }
+
+    /// `srun` aimed at this cluster (stdin closed).
+    pub fn srun(&self) -> Command {
+        let mut c = Command::new(which("srun").unwrap_or_else(|| "srun".into()));
+        c.env("SLURM_CONF", &self.conf).stdin(Stdio::null());
+        c
+    }
+
+    /// The daemons' log files, concatenated (for failure messages).
+    pub fn logs(&self) -> String {
+        let mut out = String::new();
+        if let Ok(rd) = std::fs::read_dir(self.dir.join("log")) {
+            let mut paths: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+            paths.sort();
+            for p in paths {
+                let text = std::fs::read_to_string(&p).unwrap_or_default();
+                let tail: Vec<&str> = text.lines().rev().take(30).collect();
+                out.push_str(&format!("--- {}\n", p.display()));
+                for l in tail.into_iter().rev() {
+                    out.push_str(l);
+                    out.push('\n');
+                }
+            }
+        }
+        out
+    }
+
+    /// Stop the daemons (SIGTERM, then SIGKILL after a deadline) in
+    /// reverse start order and remove the scratch directory.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        while let Some((_, mut c)) = self.daemons.pop() {
+            let _ = Command::new("kill")
+                .args(["-TERM", &c.id().to_string()])
+                .stderr(Stdio::null())
+                .status();
+            let start = Instant::now();
+            while matches!(c.try_wait(), Ok(None)) && start.elapsed() < STOP_LIMIT {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        // a job step's slurmstepd is no child of ours (slurmd daemonizes
+        // it) and can outlive its slurmd: end those of this cluster, known
+        // by the SLURM_CONF they inherited from our slurmd
+        for pid in stepds_of(&self.conf) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .stderr(Stdio::null())
+                .status();
+        }
+        if std::env::var_os("PMIXW_KEEP_SLURM").is_none() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// The slurmstepd processes whose environment names `conf` as SLURM_CONF.
+fn stepds_of(conf: &Path) -> Vec<u32> {
+    let want = format!("SLURM_CONF={}", conf.display());
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            comm.trim() == "slurmstepd"
+                && std::fs::read(format!("/proc/{pid}/environ"))
+                    .map(|env| env.split(|&b| b == 0).any(|v| v == want.as_bytes()))
+                    .unwrap_or(false)
+        })
+        .collect()
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}

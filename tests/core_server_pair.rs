@@ -1,0 +1,351 @@
+//! Protocol logic of the server core against our client cores, in memory
+//! on a virtual clock (test-kit/src/pair.rs): wireup, deadlines, event
+//! order, forged handshakes. Deterministic, no sockets, no sleeps.
+
+use pmix_test_kit::pair;
+
+use pair::{Pair, Procs};
+use pmix_codec::command::{Reply, Request};
+use pmix_types::enums::{DataRange, Scope};
+use pmix_types::{Info, Proc, Value, RANK_WILDCARD};
+use pmix_wire::client::Event;
+use pmix_wire::server::{HostEvent, PeerInfo, Refusal, Transmit};
+use std::time::Duration;
+
+fn fence(ns: &str) -> Request {
+    Request::Fence {
+        procs: vec![Proc::new(ns, RANK_WILDCARD)],
+        info: vec![Info::new("pmix.collect", Value::Bool(true))],
+    }
+}
+
+fn ok(r: &Reply) -> bool {
+    matches!(r, Reply::Status(0))
+}
+
+/// Eight ranks: init, put, commit, fence, GET of the next rank's key,
+/// finalize. Returns everything the server wrote, in order.
+fn wireup8() -> (Pair, Vec<Transmit>) {
+    let mut pair = Pair::new(&[("w8", 8)]);
+    let ps: Vec<usize> = (0..8).map(|r| pair.init("w8", r)).collect();
+    for (r, &p) in ps.iter().enumerate() {
+        pair.core(p)
+            .put(Scope::GLOBAL, "w8.key", Value::Uint32(1000 + r as u32));
+    }
+    // each core builds its own COMMIT from its puts
+    let tags: Vec<u32> = ps
+        .iter()
+        .map(|&p| {
+            let req = pair.core(p).commit_request().expect("commit request");
+            pair.send(p, &req)
+        })
+        .collect();
+    pair.drive();
+    for (&p, t) in ps.iter().zip(tags) {
+        assert!(ok(&pair.reply(p, t).expect("commit reply")));
+    }
+    // the fence completes only when the last rank calls in
+    let tags: Vec<u32> = ps.iter().map(|&p| pair.send(p, &fence("w8"))).collect();
+    pair.drive();
+    for (&p, t) in ps.iter().zip(tags) {
+        let r = pair.reply(p, t).expect("fence reply");
+        assert!(ok(&r) || matches!(r, Reply::Get { status: 0, .. }), "{r:?}");
+    }
+    for (r, &p) in ps.iter().enumerate() {
+        let next = Proc::new("w8", ((r + 1) % 8) as u32);
+        let v = pair.get(p, &next, "w8.key");
+        assert_eq!(v, Ok(Value::Uint32(1000 + next.rank)), "rank {r}");
+    }
+    let fin = pair.round(&ps, |_| Request::Finalize);
+    assert!(fin.iter().all(ok));
+    for p in &ps {
+        assert_eq!(pair.peers[*p].error, None);
+    }
+    let wire = pair.wire.clone();
+    (pair, wire)
+}
+
+#[test]
+fn eight_clients_wire_up_with_fence_and_get() {
+    let (mut pair, _) = wireup8();
+    let connected = pair
+        .host
+        .iter()
+        .filter(|e| matches!(e, HostEvent::Connected(..)))
+        .count();
+    let finalized: Vec<u32> = pair
+        .host
+        .iter()
+        .filter_map(|e| match e {
+            HostEvent::Finalized(p) => Some(p.rank),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(connected, 8);
+    assert_eq!(finalized, (0..8).collect::<Vec<_>>());
+    assert!(pair.server.poll_refusal().is_none());
+}
+
+#[test]
+fn the_same_wireup_writes_the_same_bytes_every_time() {
+    let (_, a) = wireup8();
+    let (_, b) = wireup8();
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+}
+
+#[test]
+fn a_silent_peer_is_dropped_when_its_handshake_deadline_passes_on_the_virtual_clock() {
+    let mut pair = Pair::new(&[("hd", 1)]);
+    let timeout = pair.server.limits().handshake_timeout;
+    let silent = pair.raw(PeerInfo::default());
+    // half a handshake header: still not a handshake
+    pair.write_raw(silent, &[0u8; 8]);
+    assert_eq!(pair.server.poll_timeout(), Some(pair.now + timeout));
+    pair.advance(timeout - Duration::from_millis(1));
+    assert!(!pair.peers[silent].closed);
+    assert_eq!(pair.server.pending_handshakes(), 1);
+    pair.advance(Duration::from_millis(1));
+    assert!(pair.peers[silent].closed);
+    assert_eq!(pair.server.pending_handshakes(), 0);
+    assert_eq!(pair.server.connections(), 0);
+    let (conn, why) = pair.server.poll_refusal().expect("the refusal is kept");
+    assert_eq!(conn, pair.peers[silent].conn);
+    assert_eq!(why, Refusal::HandshakeTimeout(timeout));
+    // a real client, meanwhile, connects well before its deadline
+    let c = pair.client("hd", 0);
+    pair.drive();
+    assert!(pair.connected(c));
+    assert_eq!(pair.server.pending_handshakes(), 0);
+    pair.advance(timeout * 2);
+    assert!(!pair.peers[c].closed);
+}
+
+#[test]
+fn the_client_core_times_out_a_request_and_drops_its_late_reply() {
+    let mut pair = Pair::new(&[("ct", 2)]);
+    let a = pair.init("ct", 0);
+    pair.init("ct", 1);
+    pair.peers[a].events.clear();
+    // rank 1 never commits: the server holds the GET for its default wait
+    let req = Request::Get {
+        nspace: Some("ct".into()),
+        rank: 1,
+        info: vec![],
+        key: Some(Some("never".into())),
+    };
+    let by = pair.now + Duration::from_millis(500);
+    let tag = pair.core(a).send_by(&req, by).unwrap().unwrap();
+    pair.drive();
+    assert_eq!(pair.core(a).poll_timeout(), Some(by));
+    pair.advance(Duration::from_millis(499));
+    assert!(pair.peers[a].events.is_empty());
+    pair.advance(Duration::from_millis(1));
+    let evs: Vec<&Event> = pair.peers[a].events.iter().map(|e| &e.1).collect();
+    assert_eq!(evs, [&Event::TimedOut { tag: Some(tag) }]);
+    // the server's own wait ends later; its reply reaches a core that no
+    // longer waits, and is dropped without error
+    pair.advance(pmix_wire::server::DEFAULT_GET_WAIT);
+    assert_eq!(pair.peers[a].events.len(), 1);
+    assert_eq!(pair.peers[a].error, None);
+    assert!(pair.core(a).poll_timeout().is_none());
+}
+
+#[test]
+fn a_client_core_whose_handshake_is_never_answered_times_out() {
+    let mut pair = Pair::new(&[("nh", 1)]);
+    let c = pair.client("nh", 0);
+    // its connect request is never delivered: nobody answers
+    pair.core(c).poll_transmit();
+    pair.advance(Duration::from_secs(10));
+    let evs: Vec<&Event> = pair.peers[c].events.iter().map(|e| &e.1).collect();
+    assert!(evs.contains(&&Event::TimedOut { tag: None }), "{evs:?}");
+}
+
+#[test]
+fn events_reach_clients_in_the_order_they_registered() {
+    let mut pair = Pair::new(&[("ev", 5)]);
+    let ps: Vec<usize> = (0..5).map(|r| pair.init("ev", r)).collect();
+    // registration order 3, 0, 2, 1 (connection order is 0..5)
+    for r in [3usize, 0, 2, 1] {
+        let t = pair.send(
+            ps[r],
+            &Request::RegEvents {
+                codes: vec![],
+                info: vec![],
+            },
+        );
+        pair.drive();
+        assert!(ok(&pair.reply(ps[r], t).unwrap()));
+    }
+    let code = -1234;
+    let t = pair.send(
+        ps[4],
+        &Request::Notify {
+            status: code,
+            range: pmix_types::names::data_range::NAMESPACE,
+            info: vec![],
+        },
+    );
+    pair.drive();
+    assert!(ok(&pair.reply(ps[4], t).unwrap()));
+    let mut arrivals: Vec<(u64, usize)> = Vec::new();
+    for (r, &p) in ps.iter().enumerate() {
+        for (seq, e) in &pair.peers[p].events {
+            if let Event::Notice(n) = e {
+                assert_eq!(n.status, code);
+                assert_eq!(n.source, Proc::new("ev", 4));
+                arrivals.push((*seq, r));
+            }
+        }
+    }
+    arrivals.sort();
+    let order: Vec<usize> = arrivals.into_iter().map(|a| a.1).collect();
+    assert_eq!(order, [3, 0, 2, 1]);
+    // one that leaves keeps the others' order; one that registers later comes last
+    pair.peers[ps[0]].events.clear();
+    let gone = pair.peers[ps[2]].conn;
+    pair.server.closed(gone);
+    pair.peers[ps[2]].closed = true;
+    let t = pair.send(
+        ps[4],
+        &Request::RegEvents {
+            codes: vec![code],
+            info: vec![],
+        },
+    );
+    pair.drive();
+    assert!(ok(&pair.reply(ps[4], t).unwrap()));
+    for p in &ps {
+        pair.peers[*p].events.clear();
+    }
+    pair.server
+        .notify(code, &Proc::new("ev", 0), DataRange::GLOBAL, vec![]);
+    pair.drive();
+    let mut arrivals: Vec<(u64, usize)> = Vec::new();
+    for (r, &p) in ps.iter().enumerate() {
+        for (seq, e) in &pair.peers[p].events {
+            if matches!(e, Event::Notice(_)) {
+                arrivals.push((*seq, r));
+            }
+        }
+    }
+    arrivals.sort();
+    let order: Vec<usize> = arrivals.into_iter().map(|a| a.1).collect();
+    assert_eq!(order, [3, 0, 1, 4]);
+}
+
+/// A job of two ranks whose processes the host launched (pids 100, 101),
+/// with a verifier that knows which process holds which socket.
+fn verified_pair() -> (Pair, Procs) {
+    let mut pair = Pair::new(&[("fj", 2)]);
+    let procs = Procs::default();
+    procs.add(1, 100, 1); // rank 0's socket, its launched process
+    procs.add(2, 555, 101); // rank 1's socket, a child of its process
+    procs.add(66, 666, 1); // the forger's socket
+    pair.server.set_verifier(Box::new(procs.clone()));
+    pair.server.set_rank_pid("fj", 0, 100);
+    pair.server.set_rank_pid("fj", 1, 101);
+    (pair, procs)
+}
+
+fn sock(inode: u64) -> PeerInfo {
+    PeerInfo {
+        uid: Some(pair::UID),
+        inode: Some(inode),
+    }
+}
+
+/// Both real ranks fence and read each other's data.
+fn job_completes(pair: &mut Pair, r0: usize, r1: usize) {
+    for (p, v) in [(r0, 7u32), (r1, 8)] {
+        pair.core(p).put(Scope::GLOBAL, "fj.k", Value::Uint32(v));
+        let req = pair.core(p).commit_request().unwrap();
+        let t = pair.send(p, &req);
+        pair.drive();
+        assert!(ok(&pair.reply(p, t).unwrap()));
+    }
+    let rs = pair.round(&[r0, r1], |_| fence("fj"));
+    assert!(rs
+        .iter()
+        .all(|r| ok(r) || matches!(r, Reply::Get { status: 0, .. })));
+    assert_eq!(
+        pair.get(r0, &Proc::new("fj", 1), "fj.k"),
+        Ok(Value::Uint32(8))
+    );
+    assert_eq!(
+        pair.get(r1, &Proc::new("fj", 0), "fj.k"),
+        Ok(Value::Uint32(7))
+    );
+}
+
+#[test]
+fn a_forged_handshake_for_a_connected_rank_is_refused_and_the_rank_carries_on() {
+    let (mut pair, _) = verified_pair();
+    let r0 = pair.client_as("fj", 0, sock(1));
+    pair.drive();
+    assert!(pair.connected(r0));
+    let forger = pair.client_as("fj", 0, sock(66));
+    pair.drive();
+    assert!(pair.peers[forger].closed);
+    assert!(!pair.connected(forger));
+    assert!(matches!(
+        pair.server.poll_refusal(),
+        Some((c, Refusal::NotTheRank { launched: 100, .. })) if c == pair.peers[forger].conn
+    ));
+    let t = pair.send(r0, &Request::Req);
+    pair.drive();
+    assert!(pair.reply(r0, t).is_some());
+    let r1 = pair.init("fj", 1);
+    // (rank 1 without a known socket: unverifiable, served as libpmix does)
+    job_completes(&mut pair, r0, r1);
+    assert!(!pair.peers[r0].closed);
+}
+
+#[test]
+fn a_forged_handshake_for_a_rank_not_yet_connected_is_refused_and_never_locks_it_out() {
+    let (mut pair, _) = verified_pair();
+    let forger = pair.client_as("fj", 1, sock(66));
+    pair.drive();
+    assert!(pair.peers[forger].closed);
+    assert!(matches!(
+        pair.server.poll_refusal(),
+        Some((_, Refusal::NotTheRank { launched: 101, .. }))
+    ));
+    let r0 = pair.client_as("fj", 0, sock(1));
+    let r1 = pair.client_as("fj", 1, sock(2));
+    pair.drive();
+    assert!(pair.connected(r0) && pair.connected(r1));
+    for p in [r0, r1] {
+        let t = pair.send(p, &Request::Req);
+        pair.drive();
+        assert!(pair.reply(p, t).is_some());
+    }
+    job_completes(&mut pair, r0, r1);
+    assert!(pair.server.poll_refusal().is_none());
+}
+
+#[test]
+fn an_unverifiable_early_claim_is_displaced_by_the_verified_rank() {
+    let (mut pair, _) = verified_pair();
+    // a socket the verifier cannot place: served, as libpmix would
+    let stray = pair.client_as("fj", 1, PeerInfo::default());
+    pair.drive();
+    assert!(pair.connected(stray));
+    let r1 = pair.client_as("fj", 1, sock(2));
+    pair.drive();
+    assert!(pair.connected(r1));
+    assert!(pair.peers[stray].closed);
+    assert!(matches!(
+        pair.server.poll_refusal(),
+        Some((c, Refusal::Displaced(_))) if c == pair.peers[stray].conn
+    ));
+    let r0 = pair.client_as("fj", 0, sock(1));
+    pair.drive();
+    for p in [r0, r1] {
+        let t = pair.send(p, &Request::Req);
+        pair.drive();
+        assert!(pair.reply(p, t).is_some());
+    }
+    job_completes(&mut pair, r0, r1);
+}
