@@ -33,8 +33,8 @@
 //!     BENCH_OURS_ONLY=1 ...        # our server only (to profile it)
 
 use bytes::Bytes;
-use pmix_codec::command::{Reply, Request};
 use pmix_codec::frame::{Header, HeaderOrder, HEADER_LEN};
+use pmix_codec::msg::{Reply, Request};
 use pmix_codec::{DataBuffer, Format};
 use pmix_test_kit::bench::status_kib;
 use pmix_test_kit::interop::build_c;

@@ -2,7 +2,7 @@
 //! conversation (corpus/releases/captures/4.2.2-server_4.2.2-client.txt,
 //! connection 1: client 'chjob' rank 0, gds hash).
 
-use pmix_codec::command::Request;
+use pmix_codec::msg::Request;
 use pmix_codec::Format;
 use pmix_types::enums::Scope;
 use pmix_types::hex::decode as hex;

@@ -5,7 +5,7 @@
 use pmix_test_kit::pair;
 
 use pair::{Pair, Procs};
-use pmix_codec::command::{Reply, Request};
+use pmix_codec::msg::{Reply, Request};
 use pmix_types::enums::{DataRange, Scope};
 use pmix_types::{Info, Proc, Value, RANK_WILDCARD};
 use pmix_wire::client::Event;

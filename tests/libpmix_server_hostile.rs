@@ -20,7 +20,7 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn request(t: u32, r: &pmix_codec::command::Request) -> Vec<u8> {
+fn request(t: u32, r: &pmix_codec::msg::Request) -> Vec<u8> {
     let payload = r.encode(&pmix_codec::Format::V41).unwrap();
     frame(0, t, &payload, HeaderOrder::Network).unwrap()
 }
@@ -221,7 +221,7 @@ fn a_forged_claim_never_displaces_or_locks_out_the_verified_rank() {
 
 #[test]
 fn where_nothing_can_be_verified_the_real_rank_still_completes() {
-    use pmix_codec::command::Request;
+    use pmix_codec::msg::Request;
     let mut s = Server::new();
     s.register_nspace(job("free", 2));
     let now = Instant::now();
@@ -250,13 +250,13 @@ fn where_nothing_can_be_verified_the_real_rank_still_completes() {
     s.handle_input(r0, &request(7, &fence), now);
     s.handle_input(r1, &request(7, &fence), now);
     let out = drain(&mut s);
-    let ok = pmix_codec::command::Reply::Status(0);
+    let ok = pmix_codec::msg::Reply::Status(0);
     for id in [r0, r1] {
         let replies: Vec<_> = out
             .iter()
             .filter_map(|o| match o {
                 Output::Send(c, b) if *c == id => {
-                    pmix_codec::command::Reply::decode(&pmix_codec::Format::V41, 3, &b[16..]).ok()
+                    pmix_codec::msg::Reply::decode(&pmix_codec::Format::V41, 3, &b[16..]).ok()
                 }
                 _ => None,
             })

@@ -4,9 +4,9 @@
 //!
 //! An INFO holds a value, a value may be an INFO array, and so on: the
 //! recursion runs from the framing code (`pack.rs`/`unpack.rs`) to the
-//! type table's dispatch (`table.rs`) and to the structure layouts
+//! type table's dispatch (`dispatch.rs`) and to the structure layouts
 //! (`layout.rs`), which call the framing code again. The framing code calls
-//! only these traits; `table.rs` implements [`Payload`] for `Value` and
+//! only these traits; `dispatch.rs` implements [`Payload`] for `Value` and
 //! `layout.rs` implements [`Layout`] for each structure, so every call goes
 //! down the module graph (the layering is in `lib.rs`'s comment).
 
@@ -23,7 +23,7 @@ pub(crate) trait Layout: Sized {
 }
 
 /// One item's payload by its type, in the wire form its type-table row
-/// names (implemented for `Value` by the dispatch of `table.rs`).
+/// names (implemented for `Value` by the dispatch of `dispatch.rs`).
 pub(crate) trait Payload: Sized {
     fn pack_payload(&self, e: &mut Enc) -> Result<()>;
     /// The bytes `pack_payload` writes.

@@ -4,7 +4,7 @@
 //! directions side by side (the trait and the forms over the wire
 //! primitives alone are in `form.rs`, re-exported here; the forms over
 //! the framing helpers of `pack.rs`/`unpack.rs` are here). The type table (`pmix_types::type_table!`)
-//! names a form for every PMIx type; `table.rs` generates the pack and
+//! names a form for every PMIx type; `dispatch.rs` generates the pack and
 //! unpack dispatch from those names.
 //!
 //! Each structure implements [`Layout`] through one `layout!` row listing

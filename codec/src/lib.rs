@@ -40,22 +40,19 @@
 //    lists, and in `pack` the encoded lengths); they recurse into a
 //    structure or a value's payload only through the `item` traits;
 // 4. `layout` (the forms over the framing helpers and each structure's
-//    `Layout`; it re-exports `form`'s forms and `item::Layout`), then `table` (the type table's dispatch, which
-//    implements `Payload` for `Value`): nothing imports `table`;
+//    `Layout`; it re-exports `form`'s forms and `item::Layout`), then `dispatch` (the type table's dispatch, which
+//    implements `Payload` for `Value`): nothing imports `dispatch`;
 // 5. this crate root (pack units, `encode`/`decode`, over `pack`/`unpack`);
 //    its `pub use` lines are the public names, not dependencies;
 // 6. users of units: `buffer`, `typed`, `view`, `handshake`, `registry`;
 // 7. the message layer `msg`: `msg` itself (constants) < `msg::field` (the
-//    field kinds) < `msg::reply`, `msg::notice` < `msg::table` (the command
+//    field kinds) < `msg::reply`, `msg::notice` < `msg::commands` (the command
 //    table, which maps a command to its reply layout) < `msg::request`.
 
 pub mod buffer;
-/// The message layer under its former name: everything in [`msg`].
-pub mod command {
-    pub use crate::msg::*;
-}
 pub mod compress;
 pub mod dialect;
+mod dispatch;
 pub mod error;
 pub mod float;
 mod form;
@@ -69,7 +66,6 @@ mod pack;
 mod regex;
 pub mod registry;
 pub mod select;
-mod table;
 pub mod typed;
 mod unpack;
 pub mod view;

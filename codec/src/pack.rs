@@ -1,6 +1,6 @@
 //! Packing: runs of items, `pmix_value_t` and DATA_ARRAY framing. One
 //! item's payload is written by the wire form its type-table row names
-//! (`table.rs`, `layout.rs`). Layouts follow bfrops.md §4 (modern
+//! (`dispatch.rs`, `layout.rs`). Layouts follow bfrops.md §4 (modern
 //! dialects) with the integer family of `Enc`.
 
 use crate::dialect::Dialect;

@@ -1,6 +1,6 @@
 //! Unpacking: runs of items, `pmix_value_t` and DATA_ARRAY framing,
 //! mirroring `pack.rs`; one item's payload is read by the wire form its
-//! type-table row names (`table.rs`, `layout.rs`). Everything read is bounded by the input; counts are checked
+//! type-table row names (`dispatch.rs`, `layout.rs`). Everything read is bounded by the input; counts are checked
 //! against the bytes remaining before anything is allocated.
 
 use crate::error::{Error, ErrorKind, Field, Result};

@@ -2,7 +2,7 @@
 //! `Request` (REQ, COMMIT, FENCENB, GETNB, FINALIZE, REGEVENTS, QUERY; others as raw
 //! `Other`) in the connection's dialect and re-encodes byte for byte.
 
-use pmix_codec::command::{Reply, Request};
+use pmix_codec::msg::{Reply, Request};
 use pmix_codec::{BufferType, Dialect, Format};
 use std::path::PathBuf;
 

@@ -6,8 +6,8 @@
 //! credential, IOF pull/dereg, GROUP construct/destruct, FABRIC ones) follow
 //! protocol.md §5.1's table and are checked by round trip only.
 
-use pmix_codec::command::{cmd, Reply, Request};
 use pmix_codec::error::ErrorKind;
+use pmix_codec::msg::{cmd, Reply, Request};
 use pmix_codec::{BufferType, Dialect, Format};
 use pmix_types::hex;
 use pmix_types::{App, Info, Proc, Value};
@@ -363,7 +363,7 @@ fn publish_lookup_unpublish_match_the_reference_bytes() {
 /// trailing DATA_RANGE (the cached-event replay omits it).
 #[test]
 fn event_notices_follow_the_reference_layout() {
-    use pmix_codec::command::EventNotice;
+    use pmix_codec::msg::EventNotice;
     let f = fmt(Dialect::V41, BufferType::NonDesc);
     let mut ev = EventNotice {
         status: -3001,
@@ -409,7 +409,7 @@ fn bit_flipped_messages_never_panic() {
             for c in 0..40u8 {
                 let _ = Reply::decode(&f, c, &b[2.min(b.len())..]);
             }
-            let _ = pmix_codec::command::EventNotice::decode(&f, &b);
+            let _ = pmix_codec::msg::EventNotice::decode(&f, &b);
             checked += 1;
         }
     }
@@ -533,7 +533,7 @@ fn typed_replies_round_trip() {
 /// IOF_CHANNEL, SIZE refid, SIZE + INFOs, BYTE_OBJECT — each a unit.
 #[test]
 fn iof_data_follows_the_reference_layout() {
-    use pmix_codec::command::IofData;
+    use pmix_codec::msg::IofData;
     let f = fmt(Dialect::V41, BufferType::NonDesc);
     let m = IofData {
         source: Proc::new("ns", 1),

@@ -505,17 +505,17 @@ fn checker_sees_known_edges() {
     assert!(has("wire", "error"), "{g:#?}");
     // a re-exported name resolves to its defining module (crate::Format)
     assert!(has("legacy", "dialect"), "{g:#?}");
-    // through a `pub(crate) use` too: the forms table.rs names through
+    // through a `pub(crate) use` too: the forms dispatch.rs names through
     // layout.rs's re-exports (`use crate::layout::*`) are form.rs's
-    assert!(has("table", "form"), "{g:#?}");
+    assert!(has("dispatch", "form"), "{g:#?}");
     // `super::field::*` in a child of msg
     assert!(has("msg::reply", "msg::field"), "{g:#?}");
     // a name a glob import brings in through a re-export (`Reply` by
     // `use super::*`, from `pub use reply::Reply` in msg)
-    assert!(has("msg::table", "msg::reply"), "{g:#?}");
+    assert!(has("msg::commands", "msg::reply"), "{g:#?}");
     // a re-exported name used by the file that re-exports it (request.rs
-    // re-exports `Request` from table.rs and implements it)
-    assert!(has("msg::request", "msg::table"), "{g:#?}");
+    // re-exports `Request` from commands.rs and implements it)
+    assert!(has("msg::request", "msg::commands"), "{g:#?}");
     // the checker's own cycle finder finds a planted cycle
     let mut planted = g.clone();
     planted.get_mut("error").unwrap().insert("wire".into());

@@ -1,4 +1,4 @@
-//! The command table (codec/src/msg/table.rs) against itself and against
+//! The command table (codec/src/msg/commands.rs) against itself and against
 //! hostile bytes: every typed command and every reply layout round-trips
 //! in every dialect, buffer type and integer family that can carry it;
 //! bytes left over after a message or inside a blob are refused with a
@@ -6,7 +6,7 @@
 //! allocating what its length claims.
 
 use bytes::Bytes;
-use pmix_codec::command::{
+use pmix_codec::msg::{
     cmd, command_name, commit_kvals, EventNotice, IofData, ProcData, Reply, Request,
 };
 use pmix_codec::{BufferType, Dialect, ErrorKind, Format};

@@ -5,9 +5,9 @@
 //! (`pmixw/tests/live_capture.rs`, `corpus/captures-4.2.2/`) and for the shared
 //! captures.
 
-use pmix_codec::command::{EventNotice, IofData, Reply, Request};
 use pmix_codec::frame::{tag, FrameDecoder, HeaderOrder, Message, HEADER_LEN};
 use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
+use pmix_codec::msg::{EventNotice, IofData, Reply, Request};
 use pmix_codec::Format;
 use std::collections::{BTreeMap, HashMap};
 

@@ -406,7 +406,7 @@ fn hello(ns: &str, rank: u32) -> Vec<u8> {
     pmix_test_kit::hostile::connect_frame(ns, rank, vec![0; 8])
 }
 
-fn request(t: u32, r: &pmix_codec::command::Request) -> Vec<u8> {
+fn request(t: u32, r: &pmix_codec::msg::Request) -> Vec<u8> {
     let payload = r.encode(&pmix_codec::Format::V41).unwrap();
     pmix_codec::frame::frame(0, t, &payload, HeaderOrder::Network).unwrap()
 }
@@ -437,10 +437,8 @@ fn get_replies(s: &mut Server, conn: u64) -> Vec<(u32, Vec<bytes::Bytes>)> {
             if c == conn && b.len() > 16 {
                 let t = u32::from_be_bytes(b[4..8].try_into().unwrap());
                 let fmt = pmix_codec::Format::V41;
-                match pmix_codec::command::Reply::decode(&fmt, 4, &b[16..]).unwrap() {
-                    pmix_codec::command::Reply::Get { status: 0, blobs } => {
-                        replies.push((t, blobs))
-                    }
+                match pmix_codec::msg::Reply::decode(&fmt, 4, &b[16..]).unwrap() {
+                    pmix_codec::msg::Reply::Get { status: 0, blobs } => replies.push((t, blobs)),
                     other => panic!("{other:?}"),
                 }
             }
@@ -454,7 +452,7 @@ fn get_replies(s: &mut Server, conn: u64) -> Vec<(u32, Vec<bytes::Bytes>)> {
 /// that then dies fails the fence for the rank already in.
 #[test]
 fn a_fence_waits_for_ranks_not_yet_connected_and_fails_for_lost_ones() {
-    use pmix_codec::command::Request;
+    use pmix_codec::msg::Request;
     let mut s = mem_server(3);
     let now = Instant::now();
     let fence = Request::Fence {
@@ -470,8 +468,7 @@ fn a_fence_waits_for_ranks_not_yet_connected_and_fails_for_lost_ones() {
     };
     let status_of = |o: &Output| match o {
         Output::Send(c, b) if b.len() > 16 => {
-            let r =
-                pmix_codec::command::Reply::decode(&pmix_codec::Format::V41, 3, &b[16..]).unwrap();
+            let r = pmix_codec::msg::Reply::decode(&pmix_codec::Format::V41, 3, &b[16..]).unwrap();
             Some((*c, r))
         }
         _ => None,
@@ -491,8 +488,7 @@ fn a_fence_waits_for_ranks_not_yet_connected_and_fails_for_lost_ones() {
     drain(&mut s);
     s.closed(c2);
     let replies: Vec<_> = drain(&mut s).iter().filter_map(status_of).collect();
-    let lost =
-        pmix_codec::command::Reply::Status(pmix_types::status::codes::PMIX_ERR_LOST_CONNECTION);
+    let lost = pmix_codec::msg::Reply::Status(pmix_types::status::codes::PMIX_ERR_LOST_CONNECTION);
     assert_eq!(replies, vec![(c0, lost.clone()), (c1, lost.clone())]);
     // and a later fence fails at once
     s.handle_input(c0, &request(102, &fence), now);
@@ -507,7 +503,7 @@ fn a_fence_waits_for_ranks_not_yet_connected_and_fails_for_lost_ones() {
 /// carry each caller's own tag and the same job info.
 #[test]
 fn one_fence_however_its_participants_are_written() {
-    use pmix_codec::command::{Reply, Request};
+    use pmix_codec::msg::{Reply, Request};
     use pmix_types::status::codes;
     use pmix_types::Proc;
     let mut s = mem_server(3);
@@ -622,7 +618,7 @@ fn job_control_kills_the_target_rank() {
 /// B after a collecting fence, and without one through a direct modex.
 #[test]
 fn two_nodes_exchange_data_through_their_host() {
-    use pmix_codec::command::{Reply, Request};
+    use pmix_codec::msg::{Reply, Request};
     use pmix_types::{Buffer, DataType, Info, Kval, Value};
     let now = Instant::now();
     let node = |local: &[u32]| {
@@ -888,7 +884,7 @@ fn a_peer_that_never_reads_is_dropped_alone() {
     let mut s = TcpStream::connect(&addr).unwrap();
     s.write_all(&hello("slow", 0)).unwrap();
     // every REQ is answered with the whole job info (hundreds of bytes)
-    let req = request(101, &pmix_codec::command::Request::Req);
+    let req = request(101, &pmix_codec::msg::Request::Req);
     let burst: Vec<u8> = req.iter().copied().cycle().take(req.len() * 1000).collect();
     let start = Instant::now();
     let mut dropped = false;
@@ -927,7 +923,7 @@ fn a_peer_that_never_reads_is_dropped_alone() {
 /// registered connection.
 #[test]
 fn events_follow_their_range() {
-    use pmix_codec::command::{EventNotice, Request};
+    use pmix_codec::msg::{EventNotice, Request};
     use pmix_types::names::data_range as range;
     let mut s = Server::new();
     for ns in ["ea", "eb"] {
@@ -1019,7 +1015,7 @@ fn events_follow_their_range() {
 /// target's.
 #[test]
 fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
-    use pmix_codec::command::{Reply, Request};
+    use pmix_codec::msg::{Reply, Request};
     use pmix_types::{Info, Value};
     use pmix_wire::server::NodeMap;
     let now = Instant::now();
@@ -1154,7 +1150,7 @@ fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
 /// ones), never rank 0's own; a third brings its target only.
 #[test]
 fn on_one_node_a_second_get_brings_the_peers_not_sent_yet() {
-    use pmix_codec::command::Request;
+    use pmix_codec::msg::Request;
     let now = Instant::now();
     let mut s = mem_job("one", 5, "a", vec![]);
     let ids: Vec<_> = (0..5u32).map(|_| s.open()).collect();
@@ -1188,7 +1184,7 @@ fn on_one_node_a_second_get_brings_the_peers_not_sent_yet() {
 
 /// Rank `r`'s COMMIT (v41): key `local.<r>` in the LOCAL blob and
 /// `remote.<r>` in the REMOTE one, each the value r.
-fn scoped_commit(r: u32) -> pmix_codec::command::Request {
+fn scoped_commit(r: u32) -> pmix_codec::msg::Request {
     use pmix_types::{Buffer, DataType, Kval, Value};
     let kv = |scope: &str| {
         let mut buf = pmix_codec::DataBuffer::new(pmix_codec::Format::V41);
@@ -1203,7 +1199,7 @@ fn scoped_commit(r: u32) -> pmix_codec::command::Request {
             bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
         }
     };
-    pmix_codec::command::Request::Commit {
+    pmix_codec::msg::Request::Commit {
         blobs: vec![(1, kv("local")), (2, kv("remote"))],
     }
 }
@@ -1217,7 +1213,7 @@ fn scoped_commit(r: u32) -> pmix_codec::command::Request {
 /// does not hold, a rank's own key or an array's name: no byte object.
 #[test]
 fn a_wildcard_get_reads_the_realm_its_key_or_qualifier_names() {
-    use pmix_codec::command::Request;
+    use pmix_codec::msg::Request;
     use pmix_types::{DataType, Info, Value, RANK_WILDCARD};
     use pmix_wire::server::NodeMap;
     let now = Instant::now();

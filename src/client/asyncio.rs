@@ -22,7 +22,7 @@ use super::core::{
     euid_egid, parse_uri, read_as, status_reply, ClientEnv, ClientError, Core, Event, Result,
 };
 use super::options::{FenceOpts, GetOpts};
-use pmix_codec::command::{EventNotice, Reply, Request};
+use pmix_codec::msg::{EventNotice, Reply, Request};
 use pmix_types::enums::Scope;
 use pmix_types::{Proc, TypeMismatch, Value};
 use std::collections::VecDeque;

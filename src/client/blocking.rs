@@ -8,7 +8,7 @@ use super::core::{
 use super::options::{
     FenceOpts, GetOpts, GroupOpts, JobControl, LookupOpts, Publish, Queries, Spawn,
 };
-use pmix_codec::command::{EventNotice, Reply, Request};
+use pmix_codec::msg::{EventNotice, Reply, Request};
 use pmix_types::enums::{AllocDirective, DataRange, Rank, Scope};
 use pmix_types::keys::{typed, Level};
 use pmix_types::status::StatusCode;

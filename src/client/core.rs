@@ -10,9 +10,9 @@
 
 use crate::conn::{self, Incoming, Initiator, Link, LinkError, Registrations};
 use bytes::Bytes;
-use pmix_codec::command::{cmd, EventNotice, Reply, Request};
 use pmix_codec::frame::{self, DEFAULT_MAX_MESSAGE};
 use pmix_codec::handshake::{peer_type, ConnectRequest};
+use pmix_codec::msg::{cmd, EventNotice, Reply, Request};
 use pmix_codec::{DataBuffer, Format};
 use pmix_types::status::StatusCode;
 use pmix_types::{Buffer, DataType, Info, Kval, PString, Proc, Value, RANK_WILDCARD};

@@ -8,7 +8,7 @@
 //! cancel) is refused with NOT_SUPPORTED.
 
 use super::{ConnId, ConnState, HostEvent, Output, Server, RANK_WILDCARD};
-use pmix_codec::command::Reply;
+use pmix_codec::msg::Reply;
 use pmix_types::status::codes;
 use pmix_types::{Info, Proc, Value};
 

@@ -12,7 +12,7 @@
 
 #![allow(dead_code)]
 
-use pmix_codec::command::{Reply, Request};
+use pmix_codec::msg::{Reply, Request};
 use pmix_codec::Format;
 use pmix_types::{Proc, Value};
 use pmix_wire::client::{ClientEnv, Core, Event};

@@ -411,8 +411,8 @@ pub fn buffer_ops_input(ty: DataType, fmt: &Format, ops: &[u8], payload: &[u8]) 
 /// tag-0 event and as a connect request; whatever decodes must re-encode,
 /// and re-decode to the same message.
 pub fn messages(data: &[u8]) {
-    use pmix_codec::command::{EventNotice, Reply, Request};
     use pmix_codec::handshake::ConnectRequest;
+    use pmix_codec::msg::{EventNotice, Reply, Request};
     let Some((&command, rest)) = data.split_first() else {
         return;
     };
@@ -434,18 +434,18 @@ pub fn messages(data: &[u8]) {
         let again = e.encode(&fmt).expect("a decoded event encodes");
         assert_eq!(EventNotice::decode(&fmt, &again).expect("re-decodes"), e);
     }
-    if let Ok(d) = pmix_codec::command::IofData::decode(&fmt, &payload) {
+    if let Ok(d) = pmix_codec::msg::IofData::decode(&fmt, &payload) {
         let again = d.encode(&fmt).expect("decoded IOF data encodes");
         assert_eq!(
-            pmix_codec::command::IofData::decode(&fmt, &again).expect("re-decodes"),
+            pmix_codec::msg::IofData::decode(&fmt, &again).expect("re-decodes"),
             d
         );
     }
     // the contents of a GET reply's blob and of a COMMIT blob
-    if let Ok(p) = pmix_codec::command::ProcData::decode(&fmt, &payload) {
+    if let Ok(p) = pmix_codec::msg::ProcData::decode(&fmt, &payload) {
         let again = p.encode(&fmt).expect("decoded proc data encodes");
         assert_eq!(
-            pmix_codec::command::ProcData::decode(&fmt, &again).expect("re-decodes"),
+            pmix_codec::msg::ProcData::decode(&fmt, &again).expect("re-decodes"),
             p
         );
     }
@@ -453,7 +453,7 @@ pub fn messages(data: &[u8]) {
         buffer_type: command % 3,
         bytes: bytes::Bytes::copy_from_slice(&payload),
     };
-    let _ = pmix_codec::command::commit_kvals(&fmt, &blob);
+    let _ = pmix_codec::msg::commit_kvals(&fmt, &blob);
     if let Ok(c) = ConnectRequest::decode(&payload) {
         if let Ok(again) = c.encode() {
             assert_eq!(ConnectRequest::decode(&again).expect("re-decodes"), c);

@@ -1,7 +1,7 @@
 //! `pmix_data_type_t`: every code 0-75 with its standard name.
 //!
 //! The codes and names are generated from the one type table
-//! ([`crate::table`]), as are the value model, the JSON mapping, the print
+//! ([`crate::type_table`]), as are the value model, the JSON mapping, the print
 //! classes and `pmix-codec`'s pack and unpack dispatch: every operation
 //! dispatches on [`DataType`] or [`crate::Value`] with exhaustive matches,
 //! so the compiler refuses a type that one operation supports and another
@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-// Generated from the rows of the one type table (`table.rs`).
+// Generated from the rows of the one type table (`type_table.rs`).
 macro_rules! data_types {
     ($( $code:literal $variant:ident $name:literal ( $($inner:ty)? ) $form:ty, $print:ident ; )*) => {
         /// A PMIx data type code (`pmix_data_type_t`, a `uint16_t` in C).

@@ -36,7 +36,7 @@ pub mod names;
 pub mod print;
 pub mod pstring;
 pub mod status;
-pub mod table;
+pub mod type_table;
 pub mod value;
 
 pub use convert::TypeMismatch;

@@ -682,7 +682,7 @@ pub struct Regex2 {
 }
 
 // `Value` and its JSON mapping, generated from the rows of the one type
-// table (`table.rs`): one variant per type, holding the row's Rust type.
+// table (`type_table.rs`): one variant per type, holding the row's Rust type.
 macro_rules! values {
     ($( $code:literal $variant:ident $name:literal ( $($inner:ty)? ) $form:ty, $print:ident ; )*) => {
         /// One PMIx value of any type. The variant is the type.

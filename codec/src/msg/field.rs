@@ -1,5 +1,5 @@
 //! Typed reads and writes of message fields: the vocabulary the command
-//! table (`table.rs`) is written in.
+//! table (`commands.rs`) is written in.
 //!
 //! An [`Item`] is one PMIx type read into, and written from, its plain
 //! Rust type (`i32` for STATUS, [`Proc`] for PROC, shared [`Bytes`] for a

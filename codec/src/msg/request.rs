@@ -1,12 +1,12 @@
 //! Client → server requests: the [`Request`] enum is generated from the
-//! command table (`table.rs`); this is its entry points. (LOG's timestamp,
+//! command table (`commands.rs`); this is its entry points. (LOG's timestamp,
 //! the one field whose presence the payload alone does not say, is a field
 //! kind in `field.rs`.)
 
 use super::field::*;
 use super::*;
 
-pub use super::table::Request;
+pub use super::commands::Request;
 
 impl Request {
     /// Decode a request payload in the connection's format.
@@ -21,7 +21,7 @@ impl Request {
         let command = One::<CommandI>::get(&mut r, "command")?;
         match Request::decode_fields(command, &mut r)? {
             Some(req) => {
-                r.finish(super::table::command_name(command).unwrap_or("request"))?;
+                r.finish(super::commands::command_name(command).unwrap_or("request"))?;
                 Ok(req)
             }
             None => Ok(Request::Other {

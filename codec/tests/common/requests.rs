@@ -2,7 +2,7 @@
 //! `command_layouts.rs`) share: the INFO and PROC lists most samples carry,
 //! and the requests both use as they are.
 
-use pmix_codec::command::Request;
+use pmix_codec::msg::Request;
 use pmix_types::{Info, Proc, Value};
 
 /// Two INFOs of different types.

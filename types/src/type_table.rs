@@ -10,7 +10,7 @@
 //! caller's: this crate generates `DataType` (codes, names, lookups),
 //! `Value` and the JSON mapping from them (`datatype.rs`, `value.rs`,
 //! `print.rs`); `pmix-codec` generates its pack and unpack dispatch from
-//! the same rows (`codec/src/table.rs`). A type added here without a wire
+//! the same rows (`codec/src/dispatch.rs`). A type added here without a wire
 //! form or a print class does not compile, and an operation cannot forget
 //! a type: every generated match is exhaustive.
 //!
