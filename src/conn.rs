@@ -27,7 +27,7 @@ use pmix_types::status::StatusCode;
 use pmix_types::{Info, Proc};
 
 /// Why a connection cannot go on.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LinkError {
     /// A header over the byte cap: the stream cannot be resynchronised.
     #[error("framing: {0}")]

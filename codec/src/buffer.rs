@@ -4,6 +4,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::wire::Dec;
 use crate::{pack_unit, read_unit_header, unit_header, unpack, Format};
 use bytes::Bytes;
+use pmix_types::status::codes;
 use pmix_types::{DataType, Info, Value};
 
 /// The error for an unpack of `ty` while items of a partially unpacked
@@ -48,9 +49,9 @@ impl Unpacked {
     /// 0, or -19 (PMIX_ERR_UNPACK_INADEQUATE_SPACE) for a partial unpack.
     pub fn status(&self) -> i32 {
         if self.left_in_unit > 0 {
-            -19
+            codes::PMIX_ERR_UNPACK_INADEQUATE_SPACE
         } else {
-            0
+            codes::PMIX_SUCCESS
         }
     }
 }

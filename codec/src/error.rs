@@ -2,6 +2,7 @@
 //! which byte offset of the input, in which type, and along which field
 //! path ("INFO.value.DATA_ARRAY\[2\].key").
 
+use pmix_types::status::codes;
 use pmix_types::DataType;
 use std::fmt;
 
@@ -135,29 +136,35 @@ impl Error {
     pub fn status(&self) -> i32 {
         use ErrorKind::*;
         match &self.kind {
-            ReadPastEnd { .. } | CountTooLarge { .. } => -50,
-            ValueOutOfRange { .. } | BadCountTag(_) | TooDeep { .. } => -20,
-            BadString(_) | NullNotAllowed => -1,
+            ReadPastEnd { .. } | CountTooLarge { .. } => {
+                codes::PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER
+            }
+            ValueOutOfRange { .. } | BadCountTag(_) | TooDeep { .. } => {
+                codes::PMIX_ERR_UNPACK_FAILURE
+            }
+            BadString(_) | NullNotAllowed => codes::PMIX_ERROR,
             // libpmix's value packer hands "pointer" members to the type's
             // packer (UNKNOWN_DATA_TYPE) and fails in-place members itself
             // v20/v12's private value packers fail every unsupported type alike
             ValueTypeNotRegistered {
                 dialect: "v20" | "v12",
                 ..
-            } => -1,
-            ValueTypeNotRegistered { ty, .. } if value_member_is_pointer(*ty) => -16,
-            ValueTypeNotRegistered { .. } => -1,
+            } => codes::PMIX_ERROR,
+            ValueTypeNotRegistered { ty, .. } if value_member_is_pointer(*ty) => {
+                codes::PMIX_ERR_UNKNOWN_DATA_TYPE
+            }
+            ValueTypeNotRegistered { .. } => codes::PMIX_ERROR,
             // the legacy v20/v12 drivers answer PACK_FAILURE for an unknown type
             NotRegistered {
                 dialect: "v20" | "v12",
                 ..
-            } => -21,
-            UnknownType(_) | NotRegistered { .. } => -16,
-            TypeMismatch { .. } => -22,
-            Invalid(_) => -27,
-            InadequateSpace { .. } => -19,
-            NotSupported(_) => -47,
-            TrailingBytes { .. } => -27,
+            } => codes::PMIX_ERR_PACK_FAILURE,
+            UnknownType(_) | NotRegistered { .. } => codes::PMIX_ERR_UNKNOWN_DATA_TYPE,
+            TypeMismatch { .. } => codes::PMIX_ERR_PACK_MISMATCH,
+            Invalid(_) => codes::PMIX_ERR_BAD_PARAM,
+            InadequateSpace { .. } => codes::PMIX_ERR_UNPACK_INADEQUATE_SPACE,
+            NotSupported(_) => codes::PMIX_ERR_NOT_SUPPORTED,
+            TrailingBytes { .. } => codes::PMIX_ERR_BAD_PARAM,
         }
     }
 

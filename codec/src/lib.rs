@@ -69,7 +69,7 @@ pub mod select;
 pub mod typed;
 mod unpack;
 pub mod view;
-pub mod wire;
+pub(crate) mod wire;
 
 pub use buffer::DataBuffer;
 pub use dialect::{BufferType, Dialect, Format, Ints};
@@ -255,4 +255,12 @@ pub fn decode_unit(fmt: &Format, ty: DataType, bytes: &[u8]) -> Result<(Vec<Valu
     let buf = Bytes::copy_from_slice(bytes);
     let (n, p) = unit_header(&buf, 0, fmt, ty)?;
     items_at(&buf, p, fmt, ty, n, &mut wire::zero_item_budget(buf.len()))
+}
+
+/// The codec's internal cursors and framing helpers, for this
+/// repository's tests (flex128 and zig-zag coding, the nesting cap). Not
+/// API: no stability promise.
+#[doc(hidden)]
+pub mod internal {
+    pub use crate::wire::{flex_encode, zigzag, MAX_DEPTH};
 }

@@ -601,7 +601,7 @@ fn a_truncated_blob_is_refused_without_allocating_its_claim() {
     let f = Format::V41;
     let huge: u64 = 1 << 40;
     let mut flex = Vec::new();
-    pmix_codec::wire::flex_encode(&mut flex, huge);
+    pmix_codec::internal::flex_encode(&mut flex, huge);
 
     // VALIDATE_CRED: COMMAND, then a unit of one BYTE_OBJECT of 2^40 bytes
     let mut bytes = vec![0x02, cmd::VALIDATE_CRED, 0x02];

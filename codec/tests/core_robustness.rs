@@ -15,7 +15,7 @@
 mod common;
 
 use common::{formats, label, unit_types, units};
-use pmix_codec::wire::{flex_encode, zigzag, MAX_DEPTH};
+use pmix_codec::internal::{flex_encode, zigzag, MAX_DEPTH};
 use pmix_codec::{decode, encode, BufferType, DataBuffer, Dialect, ErrorKind, Format, Ints};
 use pmix_test_kit::targets::{check_decode, roundtrip, selector, split, unpack_any};
 use pmix_types::*;

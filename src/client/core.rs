@@ -14,6 +14,7 @@ use pmix_codec::frame::{self, DEFAULT_MAX_MESSAGE};
 use pmix_codec::handshake::{peer_type, ConnectRequest};
 use pmix_codec::msg::{cmd, EventNotice, Reply, Request};
 use pmix_codec::{DataBuffer, Format};
+use pmix_types::status::codes;
 use pmix_types::status::StatusCode;
 use pmix_types::{Buffer, DataType, Info, Kval, PString, Proc, Value, RANK_WILDCARD};
 use std::collections::{BTreeSet, HashMap, VecDeque};
@@ -78,10 +79,10 @@ impl ClientError {
     pub fn status(&self) -> i32 {
         match self {
             ClientError::Status { code, .. } => *code,
-            ClientError::Timeout(_) => -24,  // PMIX_ERR_TIMEOUT
-            ClientError::Type { .. } => -18, // PMIX_ERR_TYPE_MISMATCH
-            ClientError::Io(_) | ClientError::Unreachable(_) => -25, // PMIX_ERR_UNREACH
-            _ => -1,                         // PMIX_ERROR
+            ClientError::Timeout(_) => codes::PMIX_ERR_TIMEOUT,
+            ClientError::Type { .. } => codes::PMIX_ERR_TYPE_MISMATCH,
+            ClientError::Io(_) | ClientError::Unreachable(_) => codes::PMIX_ERR_UNREACH,
+            _ => codes::PMIX_ERROR,
         }
     }
 }

@@ -52,10 +52,14 @@ pub enum Refusal {
     },
     /// A message header the server refuses (too large).
     #[error("frame refused: {0}")]
-    Frame(String),
-    /// The connect request does not decode.
+    Frame(#[source] pmix_codec::frame::FrameError),
+    /// The connect request does not decode (the codec's error says where).
     #[error("handshake does not parse: {0}")]
-    BadHandshake(String),
+    BadHandshake(#[source] pmix_codec::Error),
+    /// The peer sent what only a server sends (a handshake refusal or a
+    /// tool security status): it is not a client.
+    #[error("the peer answered as a server: {0}")]
+    NotAClient(#[source] crate::conn::LinkError),
     /// The connect request lacks an identity or a wire format the server knows.
     #[error("handshake names no process or no known format")]
     IncompleteHandshake,
@@ -101,12 +105,10 @@ impl From<crate::conn::LinkError> for Refusal {
     fn from(e: crate::conn::LinkError) -> Self {
         use crate::conn::LinkError;
         match e {
-            LinkError::Frame(f) => Refusal::Frame(f.to_string()),
-            LinkError::Handshake(e) => Refusal::BadHandshake(e.to_string()),
+            LinkError::Frame(f) => Refusal::Frame(f),
+            LinkError::Handshake(e) => Refusal::BadHandshake(e),
             // an initiator's errors: a server never meets them
-            e @ (LinkError::Refused(_) | LinkError::Security(_)) => {
-                Refusal::BadHandshake(e.to_string())
-            }
+            e @ (LinkError::Refused(_) | LinkError::Security(_)) => Refusal::NotAClient(e),
         }
     }
 }

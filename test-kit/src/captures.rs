@@ -83,7 +83,7 @@ pub fn connections(text: &str) -> Vec<(Vec<u8>, Vec<u8>, usize, usize)> {
 
 /// One connection of a capture file.
 pub struct Captured {
-    /// "<file> connection <n>", for messages.
+    /// "`<file>` connection `<n>`", for messages.
     pub ctx: String,
     pub client: Vec<u8>,
     pub server: Vec<u8>,

@@ -11,7 +11,7 @@
 //!   the bodies of the fuzz targets, replayed on stable by the tests;
 //! - [`process`]: child processes with hang guards, and what a test does
 //!   when its peer is missing; [`captures`]: the annotated capture files;
-//! - [`bench`]: what the server benches share.
+//! - [`bench`](mod@bench): what the server benches share.
 //!
 //! No stability promise: this crate changes with the tests.
 

@@ -1,7 +1,7 @@
 //! `pmix_data_type_t`: every code 0-75 with its standard name.
 //!
 //! The codes and names are generated from the one type table
-//! ([`crate::type_table`]), as are the value model, the JSON mapping, the print
+//! ([the type table](mod@crate::type_table)), as are the value model, the JSON mapping, the print
 //! classes and `pmix-codec`'s pack and unpack dispatch: every operation
 //! dispatches on [`DataType`] or [`crate::Value`] with exhaustive matches,
 //! so the compiler refuses a type that one operation supports and another

@@ -6,7 +6,7 @@
 //! unpacks it with, and how libpmix's value printer treats it as a member
 //! of a value or an array ([`crate::print::Member`]).
 //!
-//! [`type_table!`](crate::type_table) hands the rows to a macro of the
+//! [`type_table!`](macro@crate::type_table) hands the rows to a macro of the
 //! caller's: this crate generates `DataType` (codes, names, lookups),
 //! `Value` and the JSON mapping from them (`datatype.rs`, `value.rs`,
 //! `print.rs`); `pmix-codec` generates its pack and unpack dispatch from
