@@ -10,8 +10,7 @@
 
 use pmix_test_kit::process;
 
-use pmix_codec::frame::{frame, HeaderOrder};
-use pmix_test_kit::hostile::{self, claim, Attack, IDLE};
+use pmix_test_kit::hostile::{self, claim, request_frame as request, Attack, IDLE};
 use pmix_test_kit::interop::{build_c, default_out_dir};
 use pmix_wire::server::net;
 use pmix_wire::server::{HostEvent, JobSpec, Limits, Output, PeerInfo, Refusal, Server, Verify};
@@ -19,11 +18,6 @@ use process::Kill;
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn request(t: u32, r: &pmix_codec::msg::Request) -> Vec<u8> {
-    let payload = r.encode(&pmix_codec::Format::V41).unwrap();
-    frame(0, t, &payload, HeaderOrder::Network).unwrap()
-}
 
 fn refusals(server: &net::Running) -> Vec<Refusal> {
     server

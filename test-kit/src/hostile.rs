@@ -58,6 +58,12 @@ pub fn connect_frame(ns: &str, rank: u32, credential: Vec<u8>) -> Vec<u8> {
     frame(-1, u32::MAX, &req.encode().unwrap(), HeaderOrder::Little).unwrap()
 }
 
+/// A request as a v41 client frames it after its handshake, with tag `t`.
+pub fn request_frame(t: u32, r: &pmix_codec::msg::Request) -> Vec<u8> {
+    let payload = r.encode(&pmix_codec::Format::V41).unwrap();
+    pmix_codec::frame::frame(0, t, &payload, pmix_codec::frame::HeaderOrder::Network).unwrap()
+}
+
 /// Our server for one job `ns` of `n` ranks on this host, with a 3 s
 /// handshake deadline (so that the idle attackers are cut off soon).
 pub fn server(ns: &str, n: u32) -> net::Running {

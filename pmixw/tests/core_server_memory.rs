@@ -1,0 +1,881 @@
+//! The server core in memory, without processes or sockets (core tier):
+//! its replies to captured libpmix clients are libpmix's bytes; fences,
+//! events, job data and GETs across nodes; every test drives
+//! `pmix_wire::server::Server` directly. (Moved from the libpmix tier's
+//! server-role tests, which start processes.)
+
+use pmix_codec::frame::{FrameDecoder, HeaderOrder};
+use pmix_test_kit::hostile::request_frame as request;
+use pmix_wire::server::{HostEvent, JobSpec, Output, Server};
+use std::time::Instant;
+fn frames(bytes: &[u8], first: HeaderOrder) -> Vec<(u32, Vec<u8>)> {
+    let mut d = FrameDecoder::new(first, usize::MAX);
+    d.push(bytes);
+    let mut out = Vec::new();
+    while let Some(m) = d.next_message().unwrap() {
+        out.push((m.header.tag, m.payload.to_vec()));
+    }
+    out
+}
+
+/// The core in memory (no sockets, threads or clocks): the bytes two
+/// libpmix 4.2.2 clients sent to libpmix's server (corpus/captures-4.2.2)
+/// go into our core; every answer must be a typed message the client's
+/// dialect decodes, and the modex answers must be the bytes libpmix's
+/// server sent.
+#[test]
+fn the_core_answers_captured_clients_as_libpmix_did() {
+    let dir = pmix_test_kit::repo().join("corpus/captures-4.2.2");
+    let read = |n: &str| std::fs::read(dir.join(n)).unwrap();
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: "capns".into(),
+        nprocs: 2,
+        hostname: "vm".into(),
+        info: vec![],
+    });
+    let now = Instant::now();
+    let c0 = s.open();
+    let c1 = s.open();
+    let in0 = read("client-capns-0.client");
+    let in1 = read("client-capns-1.client");
+    // every byte split differently: the stream decoder takes any split
+    for ch in in0.chunks(7) {
+        s.handle_input(c0, ch, now);
+    }
+    for ch in in1.chunks(13) {
+        s.handle_input(c1, ch, now);
+    }
+    let mut ours = [Vec::new(), Vec::new()];
+    let mut closed = Vec::new();
+    while let Some(o) = s.poll_output() {
+        match o {
+            Output::Send(c, b) => ours[(c - c0) as usize].extend(b),
+            Output::Close(c) => closed.push(c),
+            Output::Host(_) => {}
+        }
+    }
+    assert!(closed.is_empty(), "{closed:?}");
+    for (i, (input, theirs)) in [
+        (&in0, read("client-capns-0.server")),
+        (&in1, read("client-capns-1.server")),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        pmixw::verify::verify(input, &ours[i]).unwrap_or_else(|e| panic!("rank {i}: {e}"));
+        // the GET replies (the modex) are libpmix's bytes
+        let gets: Vec<u32> = frames(input, HeaderOrder::Little)
+            .into_iter()
+            .skip(1)
+            .filter(|(_, p)| p.starts_with(&[0x02, 0x04]))
+            .map(|(t, _)| t)
+            .collect();
+        assert!(!gets.is_empty());
+        let pick = |stream: &[u8]| -> Vec<Vec<u8>> {
+            frames(&stream[8..], HeaderOrder::Network)
+                .into_iter()
+                .filter(|(t, _)| gets.contains(t))
+                .map(|(_, p)| p)
+                .collect()
+        };
+        assert_eq!(pick(&ours[i]), pick(&theirs), "rank {i} GET replies");
+    }
+}
+
+fn hello(ns: &str, rank: u32) -> Vec<u8> {
+    pmix_test_kit::hostile::connect_frame(ns, rank, vec![0; 8])
+}
+
+/// A server core for one job "mem" of `n` ranks.
+fn mem_server(n: u32) -> Server {
+    mem_job("mem", n, "h", vec![])
+}
+
+/// A server core for one job `ns` of `n` ranks on node `host`.
+fn mem_job(ns: &str, n: u32, host: &str, info: Vec<pmix_types::Info>) -> Server {
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: ns.into(),
+        nprocs: n,
+        hostname: host.into(),
+        info,
+    });
+    s
+}
+
+/// The GET replies (tag, byte objects) queued for `conn`, in order; any
+/// other reply to it fails the test.
+fn get_replies(s: &mut Server, conn: u64) -> Vec<(u32, Vec<bytes::Bytes>)> {
+    let mut replies = Vec::new();
+    while let Some(o) = s.poll_output() {
+        if let Output::Send(c, b) = o {
+            if c == conn && b.len() > 16 {
+                let t = u32::from_be_bytes(b[4..8].try_into().unwrap());
+                let fmt = pmix_codec::Format::V41;
+                match pmix_codec::msg::Reply::decode(&fmt, 4, &b[16..]).unwrap() {
+                    pmix_codec::msg::Reply::Get { status: 0, blobs } => replies.push((t, blobs)),
+                    other => panic!("{other:?}"),
+                }
+            }
+        }
+    }
+    replies
+}
+
+/// In memory: a rank that fences before its peer has even connected waits
+/// for it (a fast first rank used to be told the peer was lost); a peer
+/// that then dies fails the fence for the rank already in.
+#[test]
+fn a_fence_waits_for_ranks_not_yet_connected_and_fails_for_lost_ones() {
+    use pmix_codec::msg::Request;
+    let mut s = mem_server(3);
+    let now = Instant::now();
+    let fence = Request::Fence {
+        procs: vec![],
+        info: vec![],
+    };
+    let drain = |s: &mut Server| {
+        let mut v = Vec::new();
+        while let Some(o) = s.poll_output() {
+            v.push(o);
+        }
+        v
+    };
+    let status_of = |o: &Output| match o {
+        Output::Send(c, b) if b.len() > 16 => {
+            let r = pmix_codec::msg::Reply::decode(&pmix_codec::Format::V41, 3, &b[16..]).unwrap();
+            Some((*c, r))
+        }
+        _ => None,
+    };
+    let c0 = s.open();
+    s.handle_input(c0, &hello("mem", 0), now);
+    s.handle_input(c0, &request(101, &fence), now);
+    let out = drain(&mut s);
+    assert!(out.iter().filter_map(status_of).next().is_none(), "{out:?}");
+    let c1 = s.open();
+    s.handle_input(c1, &hello("mem", 1), now);
+    s.handle_input(c1, &request(101, &fence), now);
+    drain(&mut s);
+    // rank 2 connects, then its connection ends before it fences
+    let c2 = s.open();
+    s.handle_input(c2, &hello("mem", 2), now);
+    drain(&mut s);
+    s.closed(c2);
+    let replies: Vec<_> = drain(&mut s).iter().filter_map(status_of).collect();
+    let lost = pmix_codec::msg::Reply::Status(pmix_types::status::codes::PMIX_ERR_LOST_CONNECTION);
+    assert_eq!(replies, vec![(c0, lost.clone()), (c1, lost.clone())]);
+    // and a later fence fails at once
+    s.handle_input(c0, &request(102, &fence), now);
+    let replies: Vec<_> = drain(&mut s).iter().filter_map(status_of).collect();
+    assert_eq!(replies, vec![(c0, lost)]);
+}
+
+/// In memory: callers naming the same participants in different ways
+/// (none, the namespace's wildcard, every rank by name) join one fence; a
+/// rank lost after it arrived fails later callers of that fence at once;
+/// REQ replies (encoded and framed once per job, src/server/shared.rs)
+/// carry each caller's own tag and the same job info.
+#[test]
+fn one_fence_however_its_participants_are_written() {
+    use pmix_codec::msg::{Reply, Request};
+    use pmix_types::status::codes;
+    use pmix_types::Proc;
+    let mut s = mem_server(3);
+    let now = Instant::now();
+    let fence = |procs: Vec<Proc>| Request::Fence {
+        procs,
+        info: vec![],
+    };
+    let wild = vec![Proc::new("mem", pmix_types::RANK_WILDCARD)];
+    let all: Vec<Proc> = (0..3).rev().map(|r| Proc::new("mem", r)).collect();
+    let replies = |s: &mut Server, cmd: u8| {
+        let mut v = Vec::new();
+        while let Some(o) = s.poll_output() {
+            if let Output::Send(c, b) = o {
+                if b.len() > 16 {
+                    let tag = u32::from_be_bytes(b[4..8].try_into().unwrap());
+                    let r = Reply::decode(&pmix_codec::Format::V41, cmd, &b[16..]).unwrap();
+                    v.push((c, tag, r));
+                }
+            }
+        }
+        v
+    };
+    let c: Vec<_> = (0..3).map(|_| s.open()).collect();
+    for (r, id) in c.iter().enumerate() {
+        s.handle_input(*id, &hello("mem", r as u32), now);
+    }
+    replies(&mut s, 3);
+    // job info: the same bytes under each caller's tag
+    s.handle_input(c[0], &request(7, &Request::Req), now);
+    s.handle_input(c[1], &request(9, &Request::Req), now);
+    s.handle_input(c[2], &request(7, &Request::Req), now);
+    let info = replies(&mut s, 0);
+    assert_eq!(info.len(), 3);
+    assert_eq!(
+        info.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
+        vec![(c[0], 7), (c[1], 9), (c[2], 7)]
+    );
+    assert!(matches!(&info[0].2, Reply::JobInfo { kvals, .. } if kvals.len() > 3));
+    assert!(info.iter().all(|x| x.2 == info[0].2));
+    // one fence, three spellings
+    s.handle_input(c[0], &request(20, &fence(vec![])), now);
+    s.handle_input(c[1], &request(20, &fence(all.clone())), now);
+    assert!(replies(&mut s, 3).is_empty());
+    s.handle_input(c[2], &request(20, &fence(wild.clone())), now);
+    let ok = Reply::Status(codes::PMIX_SUCCESS);
+    let mut got = replies(&mut s, 3);
+    got.sort_by_key(|x| x.0);
+    assert_eq!(
+        got,
+        vec![
+            (c[0], 20, ok.clone()),
+            (c[1], 20, ok.clone()),
+            (c[2], 20, ok)
+        ]
+    );
+    // rank 0 arrives at the next fence, then is lost: those who come later
+    // are told at once
+    s.handle_input(c[0], &request(21, &fence(wild.clone())), now);
+    s.closed(c[0]);
+    replies(&mut s, 3);
+    s.handle_input(c[1], &request(21, &fence(wild)), now);
+    s.handle_input(c[2], &request(21, &fence(all)), now);
+    let lost = Reply::Status(codes::PMIX_ERR_LOST_CONNECTION);
+    assert_eq!(
+        replies(&mut s, 3),
+        vec![(c[1], 21, lost.clone()), (c[2], 21, lost)]
+    );
+}
+
+/// Two nodes, in memory: servers A (ranks 0 and 1 of "mn") and B (ranks
+/// 2 and 3), joined only by a host that carries the fence's collected data
+/// and the direct-modex answers between them (the standard's
+/// fence_nb/direct_modex upcalls). A rank on A gets the data of a rank on
+/// B after a collecting fence, and without one through a direct modex.
+#[test]
+fn two_nodes_exchange_data_through_their_host() {
+    use pmix_codec::msg::{Reply, Request};
+    use pmix_types::{Buffer, DataType, Info, Kval, Value};
+    let now = Instant::now();
+    let node = |local: &[u32]| {
+        let mut s = Server::new();
+        s.register_nspace(JobSpec {
+            nspace: "mn".into(),
+            nprocs: 4,
+            hostname: "n".into(),
+            info: vec![],
+        });
+        s.set_local_ranks("mn", local);
+        s
+    };
+    let (mut a, mut b) = (node(&[0, 1]), node(&[2, 3]));
+    let kvals = |scope: &str, r: u32| {
+        let mut buf = pmix_codec::DataBuffer::new(pmix_codec::Format::V41);
+        let k = Kval {
+            key: Some(format!("mn.{scope}.{r}").as_str().into()),
+            value: Value::String(Some(format!("{scope}-of-{r}").as_str().into())),
+        };
+        buf.pack(DataType::Kval, &[Value::Kval(Box::new(k))])
+            .unwrap();
+        Buffer {
+            buffer_type: 1,
+            bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
+        }
+    };
+    let commit = |r: u32| Request::Commit {
+        blobs: vec![(1, kvals("local", r)), (2, kvals("remote", r))],
+    };
+    let fence = |collect: bool| Request::Fence {
+        procs: vec![],
+        info: if collect {
+            vec![Info::new("pmix.collect", Value::Bool(true))]
+        } else {
+            vec![]
+        },
+    };
+    let get = |r: u32| Request::Get {
+        nspace: Some("mn".into()),
+        rank: r,
+        info: vec![],
+        key: Some(Some(format!("mn.remote.{r}").as_str().into())),
+    };
+    // replies by connection, and host events, of one server
+    let drain = |s: &mut Server| {
+        let (mut sent, mut host) = (Vec::new(), Vec::new());
+        while let Some(o) = s.poll_output() {
+            match o {
+                Output::Send(c, b) if b.len() > 8 => sent.push((c, b)),
+                Output::Host(e) => host.push(e),
+                _ => {}
+            }
+        }
+        (sent, host)
+    };
+    let conns_a: Vec<_> = (0..2).map(|_| a.open()).collect();
+    let conns_b: Vec<_> = (0..2).map(|_| b.open()).collect();
+    for (i, c) in conns_a.iter().enumerate() {
+        a.handle_input(*c, &hello("mn", i as u32), now);
+        a.handle_input(*c, &request(101, &commit(i as u32)), now);
+        a.handle_input(*c, &request(102, &fence(true)), now);
+    }
+    for (i, c) in conns_b.iter().enumerate() {
+        let r = 2 + i as u32;
+        b.handle_input(*c, &hello("mn", r), now);
+        b.handle_input(*c, &request(101, &commit(r)), now);
+        b.handle_input(*c, &request(102, &fence(true)), now);
+    }
+    let fence_of = |events: Vec<HostEvent>| {
+        events
+            .into_iter()
+            .find_map(|e| match e {
+                HostEvent::Fence {
+                    request,
+                    procs,
+                    collect,
+                    data,
+                } => Some((request, procs.len(), collect, data)),
+                _ => None,
+            })
+            .expect("a fence upcall")
+    };
+    let (ra, na, ca, da) = fence_of(drain(&mut a).1);
+    let (rb, nb, cb, db) = fence_of(drain(&mut b).1);
+    assert_eq!((na, ca, nb, cb), (4, true, 4, true));
+    let all = [da.as_ref(), db.as_ref()].concat();
+    a.fence_done(ra, 0, &all);
+    b.fence_done(rb, 0, &all);
+    // rank 0 on A asks for rank 3's data: already there
+    a.handle_input(conns_a[0], &request(103, &get(3)), now);
+    let (sent, host) = drain(&mut a);
+    assert!(host.is_empty(), "{host:?}");
+    let fmt = pmix_codec::Format::V41;
+    let answer = |sent: &[(u64, bytes::Bytes)], c: u64, t: u32| {
+        sent.iter()
+            .filter(|(cc, _)| *cc == c)
+            .find(|(_, b)| u32::from_be_bytes(b[4..8].try_into().unwrap()) == t)
+            .map(|(_, b)| Reply::decode(&fmt, 4, &b[16..]).unwrap())
+            .expect("an answer")
+    };
+    let text = |r: &Reply| format!("{r:?}");
+    let r = answer(&sent, conns_a[0], 103);
+    assert!(text(&r).contains("remote-of-3"), "{r:?}");
+    assert!(
+        !text(&r).contains("local-of-3"),
+        "local data stays on its node: {r:?}"
+    );
+    // fences without data: a get goes to the host as a direct modex
+    let (mut a, mut b) = (node(&[0, 1]), node(&[2, 3]));
+    let ca0 = a.open();
+    a.handle_input(ca0, &hello("mn", 0), now);
+    let cb2 = b.open();
+    b.handle_input(cb2, &hello("mn", 2), now);
+    b.handle_input(cb2, &request(101, &commit(2)), now);
+    drain(&mut b);
+    a.handle_input(ca0, &request(101, &get(2)), now);
+    let (sent, host) = drain(&mut a);
+    assert!(sent.is_empty());
+    let (id, proc) = host
+        .into_iter()
+        .find_map(|e| match e {
+            HostEvent::DirectModex { request, proc } => Some((request, proc)),
+            _ => None,
+        })
+        .expect("a direct-modex upcall");
+    assert_eq!((proc.nspace.to_string(), proc.rank), ("mn".to_string(), 2));
+    let blob = b.modex_data("mn", 2).expect("rank 2 committed");
+    a.dmodex_done(id, Ok(blob));
+    let (sent, _) = drain(&mut a);
+    let r = answer(&sent, ca0, 101);
+    assert!(text(&r).contains("remote-of-2"), "{r:?}");
+    // and a failed one reaches the client as that status
+    a.handle_input(ca0, &request(102, &get(3)), now);
+    let (_, host) = drain(&mut a);
+    let id = host
+        .into_iter()
+        .find_map(|e| match e {
+            HostEvent::DirectModex { request, .. } => Some(request),
+            _ => None,
+        })
+        .unwrap();
+    a.dmodex_done(id, Err(-46));
+    let (sent, _) = drain(&mut a);
+    // (a lone STATUS read as a GET reply: a status and no data)
+    assert_eq!(
+        answer(&sent, ca0, 102),
+        Reply::Get {
+            status: -46,
+            blobs: vec![]
+        }
+    );
+}
+
+/// The REQ reply is the bytes libpmix 4.2.2's server sent for the same job
+/// (corpus/releases/captures/4.2.2-server_4.2.2-client.txt: namespace "chjob",
+/// two ranks on host "vm"), and so are the COMMIT, FENCE, GET and FINALIZE
+/// answers of that conversation.
+#[test]
+fn job_info_and_modex_replies_are_libpmix_bytes() {
+    let text = std::fs::read_to_string(
+        pmix_test_kit::repo().join("corpus/releases/captures/4.2.2-server_4.2.2-client.txt"),
+    )
+    .unwrap();
+    let conns = pmix_test_kit::captures::connections(&text);
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: "chjob".into(),
+        nprocs: 2,
+        hostname: "vm".into(),
+        info: vec![],
+    });
+    let now = Instant::now();
+    let ids: Vec<u64> = conns.iter().map(|_| s.open()).collect();
+    for ((c, _, _, _), id) in conns.iter().zip(&ids) {
+        s.handle_input(*id, c, now);
+    }
+    let mut ours: Vec<Vec<u8>> = vec![Vec::new(); ids.len()];
+    while let Some(o) = s.poll_output() {
+        if let Output::Send(c, b) = o {
+            ours[ids.iter().position(|x| *x == c).unwrap()].extend(b);
+        }
+    }
+    for (i, (c, theirs, _, _)) in conns.iter().enumerate() {
+        let tags: Vec<(u32, Vec<u8>)> =
+            frames(c, HeaderOrder::Little).into_iter().skip(1).collect();
+        let by_tag =
+            |stream: &[u8]| -> Vec<(u32, Vec<u8>)> { frames(&stream[8..], HeaderOrder::Network) };
+        let (ours_f, theirs_f) = (by_tag(&ours[i]), by_tag(theirs));
+        for (t, req) in tags {
+            let a: Vec<_> = ours_f
+                .iter()
+                .filter(|(x, _)| *x == t)
+                .map(|(_, p)| p)
+                .collect();
+            let b: Vec<_> = theirs_f
+                .iter()
+                .filter(|(x, _)| *x == t)
+                .map(|(_, p)| p)
+                .collect();
+            assert_eq!(
+                a,
+                b,
+                "connection {} request {} (tag {t})",
+                i + 1,
+                pmix_types::hex::encode(&req)
+            );
+        }
+    }
+}
+
+/// Event ranges, in memory: NAMESPACE reaches the source's namespace only,
+/// GLOBAL every registered connection, PROC_LOCAL nobody; ranges beyond
+/// the node go to the host too; an event the host injects reaches every
+/// registered connection.
+#[test]
+fn events_follow_their_range() {
+    use pmix_codec::msg::{EventNotice, Request};
+    use pmix_types::names::data_range as range;
+    let mut s = Server::new();
+    for ns in ["ea", "eb"] {
+        s.register_nspace(JobSpec {
+            nspace: ns.into(),
+            nprocs: 2,
+            hostname: "h".into(),
+            info: vec![],
+        });
+    }
+    let now = Instant::now();
+    let peers = [("ea", 0), ("ea", 1), ("eb", 0)];
+    let ids: Vec<u64> = peers
+        .iter()
+        .map(|(ns, r)| {
+            let c = s.open();
+            s.handle_input(c, &hello(ns, *r), now);
+            let reg = Request::RegEvents {
+                codes: vec![],
+                info: vec![],
+            };
+            s.handle_input(c, &request(101, &reg), now);
+            c
+        })
+        .collect();
+    let drain = |s: &mut Server| {
+        let (mut events, mut host) = (Vec::new(), Vec::new());
+        while let Some(o) = s.poll_output() {
+            match o {
+                Output::Send(c, b) if b.len() > 16 && b[4..8] == [0, 0, 0, 0] => {
+                    let e = EventNotice::decode(&pmix_codec::Format::V41, &b[16..]).unwrap();
+                    events.push((c, e.status, e.range));
+                }
+                Output::Host(HostEvent::Notified { code, range, .. }) => host.push((code, range)),
+                _ => {}
+            }
+        }
+        events.sort();
+        (events, host)
+    };
+    drain(&mut s);
+    let notify = |code: i32, range: u8| Request::Notify {
+        status: code,
+        range,
+        info: vec![],
+    };
+    s.handle_input(ids[0], &request(102, &notify(-3001, range::NAMESPACE)), now);
+    assert_eq!(
+        drain(&mut s),
+        (
+            vec![(ids[1], -3001, Some(range::NAMESPACE))],
+            vec![(-3001, range::NAMESPACE)]
+        )
+    );
+    s.handle_input(ids[0], &request(103, &notify(-3002, range::GLOBAL)), now);
+    assert_eq!(
+        drain(&mut s),
+        (
+            vec![
+                (ids[1], -3002, Some(range::GLOBAL)),
+                (ids[2], -3002, Some(range::GLOBAL))
+            ],
+            vec![(-3002, range::GLOBAL)]
+        )
+    );
+    s.handle_input(ids[0], &request(104, &notify(-3003, range::LOCAL)), now);
+    assert_eq!(drain(&mut s).1, vec![]);
+    s.handle_input(
+        ids[0],
+        &request(105, &notify(-3004, range::PROC_LOCAL)),
+        now,
+    );
+    assert_eq!(drain(&mut s), (vec![], vec![]));
+    // from the host (another node): everybody registered here
+    s.notify(
+        -3005,
+        &pmix_types::Proc::new("elsewhere", 0),
+        pmix_types::enums::DataRange::GLOBAL,
+        vec![],
+    );
+    let (events, _) = drain(&mut s);
+    assert_eq!(events.len(), 3, "{events:?}");
+}
+
+/// In memory, a job of 4 ranks on two nodes (`set_nodes`): the REQ reply
+/// carries both nodes' arrays and every rank's node; after a fence with
+/// data, a rank's first GET also brings every other committed rank's data
+/// (one byte object each, what it may see), its later GETs only the
+/// target's.
+#[test]
+fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
+    use pmix_codec::msg::{Reply, Request};
+    use pmix_types::{Info, Value};
+    use pmix_wire::server::NodeMap;
+    let now = Instant::now();
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: "mn".into(),
+        nprocs: 4,
+        hostname: "a".into(),
+        info: vec![],
+    });
+    s.set_nodes(
+        "mn",
+        NodeMap {
+            nodes: vec![("a".into(), vec![0, 2]), ("b".into(), vec![1, 3])],
+            me: 0,
+        },
+    );
+    let commit = scoped_commit;
+    let fmt = pmix_codec::Format::V41;
+    let replies = |s: &mut Server| {
+        let mut out = Vec::new();
+        let mut host = Vec::new();
+        while let Some(o) = s.poll_output() {
+            match o {
+                Output::Send(c, b) if b.len() > 16 => out.push((
+                    c,
+                    u32::from_be_bytes(b[4..8].try_into().unwrap()),
+                    b[16..].to_vec(),
+                )),
+                Output::Host(e) => host.push(e),
+                _ => {}
+            }
+        }
+        (out, host)
+    };
+    let c: Vec<_> = [0u32, 2].iter().map(|r| (s.open(), *r)).collect();
+    for (id, r) in &c {
+        s.handle_input(*id, &hello("mn", *r), now);
+        s.handle_input(*id, &request(100, &Request::Req), now);
+        s.handle_input(*id, &request(101, &commit(*r)), now);
+        let fence = Request::Fence {
+            procs: vec![],
+            info: vec![Info::new("pmix.collect", Value::Bool(true))],
+        };
+        s.handle_input(*id, &request(102, &fence), now);
+    }
+    let (out, host) = replies(&mut s);
+    // job data: two nodes, this one first, every rank's node
+    let req = out
+        .iter()
+        .find(|(id, t, _)| *id == c[0].0 && *t == 100)
+        .unwrap();
+    let text = format!("{:?}", Reply::decode(&fmt, 0, &req.2).unwrap());
+    assert!(
+        text.contains("pmix.num.nodes") && text.contains("Uint32(2)"),
+        "{text}"
+    );
+    assert!(text.contains("\"a,b\""), "{text}");
+    assert_eq!(text.matches("pmix.node.arr").count(), 2, "{text}");
+    assert!(
+        text.contains("\"0,2\"") && text.contains("\"1,3\""),
+        "{text}"
+    );
+    // node b's contribution, as its server would make it
+    let mut b = Server::new();
+    b.register_nspace(JobSpec {
+        nspace: "mn".into(),
+        nprocs: 4,
+        hostname: "b".into(),
+        info: vec![],
+    });
+    b.set_nodes(
+        "mn",
+        NodeMap {
+            nodes: vec![("a".into(), vec![0, 2]), ("b".into(), vec![1, 3])],
+            me: 1,
+        },
+    );
+    let mut theirs = Vec::new();
+    for r in [1u32, 3] {
+        let id = b.open();
+        b.handle_input(id, &hello("mn", r), now);
+        b.handle_input(id, &request(101, &commit(r)), now);
+    }
+    for r in [1u32, 3] {
+        theirs.extend_from_slice(&b.modex_data("mn", r).unwrap());
+    }
+    let request_id = host
+        .iter()
+        .find_map(|e| match e {
+            HostEvent::Fence { request, .. } => Some(*request),
+            _ => None,
+        })
+        .expect("a fence upcall");
+    s.fence_done(request_id, 0, &theirs);
+    replies(&mut s);
+    let get = |r: u32, key: &str| Request::Get {
+        nspace: Some("mn".into()),
+        rank: r,
+        info: vec![],
+        key: Some(Some(key.into())),
+    };
+    // rank 0 asks for rank 3: the reply holds 3, and 2 (local) and 1 (remote)
+    s.handle_input(c[0].0, &request(103, &get(3, "remote.3")), now);
+    s.handle_input(c[0].0, &request(104, &get(1, "remote.1")), now);
+    let (out, _) = replies(&mut s);
+    let blobs = |t: u32| match out
+        .iter()
+        .find(|(id, tt, _)| *id == c[0].0 && *tt == t)
+        .map(|x| Reply::decode(&fmt, 4, &x.2).unwrap())
+    {
+        Some(Reply::Get { status: 0, blobs }) => blobs,
+        other => panic!("{other:?}"),
+    };
+    let first = format!("{:?}", blobs(103));
+    assert_eq!(blobs(103).len(), 3, "{first}");
+    for want in ["remote.3", "local.2", "remote.1"] {
+        assert!(first.contains(want), "{want}: {first}");
+    }
+    // what a rank may not see stays out: rank 1's LOCAL key, rank 0's own
+    assert!(
+        !first.contains("local.1") && !first.contains("local.0"),
+        "{first}"
+    );
+    assert_eq!(blobs(104).len(), 1, "{:?}", blobs(104));
+}
+
+/// In memory, a job of 5 ranks on this node alone, all committed: rank 0's
+/// first GET (for rank 1) brings rank 1's data only (one neighbour costs
+/// nothing more); its second (for rank 2) also brings the peers not sent
+/// yet (3 and 4), what rank 0 may see (LOCAL and GLOBAL keys, not REMOTE
+/// ones), never rank 0's own; a third brings its target only.
+#[test]
+fn on_one_node_a_second_get_brings_the_peers_not_sent_yet() {
+    use pmix_codec::msg::Request;
+    let now = Instant::now();
+    let mut s = mem_job("one", 5, "a", vec![]);
+    let ids: Vec<_> = (0..5u32).map(|_| s.open()).collect();
+    for (r, id) in ids.iter().enumerate() {
+        let r = r as u32;
+        s.handle_input(*id, &hello("one", r), now);
+        s.handle_input(*id, &request(101, &scoped_commit(r)), now);
+    }
+    let get = |r: u32, key: &str| Request::Get {
+        nspace: Some("one".into()),
+        rank: r,
+        info: vec![],
+        key: Some(Some(key.into())),
+    };
+    while s.poll_output().is_some() {}
+    s.handle_input(ids[0], &request(103, &get(1, "local.1")), now);
+    s.handle_input(ids[0], &request(104, &get(2, "local.2")), now);
+    s.handle_input(ids[0], &request(105, &get(3, "local.3")), now);
+    let replies = get_replies(&mut s, ids[0]);
+    let lens: Vec<(u32, usize)> = replies.iter().map(|(t, b)| (*t, b.len())).collect();
+    assert_eq!(lens, [(103, 1), (104, 3), (105, 1)], "{replies:?}");
+    let text = format!("{:?}", replies[1].1);
+    for want in ["local.2", "local.3", "local.4"] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    assert!(
+        !text.contains("remote.") && !text.contains("local.0") && !text.contains("local.1"),
+        "{text}"
+    );
+}
+
+/// Rank `r`'s COMMIT (v41): key `local.<r>` in the LOCAL blob and
+/// `remote.<r>` in the REMOTE one, each the value r.
+fn scoped_commit(r: u32) -> pmix_codec::msg::Request {
+    use pmix_types::{Buffer, DataType, Kval, Value};
+    let kv = |scope: &str| {
+        let mut buf = pmix_codec::DataBuffer::new(pmix_codec::Format::V41);
+        let k = Kval {
+            key: Some(format!("{scope}.{r}").as_str().into()),
+            value: Value::Uint32(r),
+        };
+        buf.pack(DataType::Kval, &[Value::Kval(Box::new(k))])
+            .unwrap();
+        Buffer {
+            buffer_type: 1,
+            bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
+        }
+    };
+    pmix_codec::msg::Request::Commit {
+        blobs: vec![(1, kv("local")), (2, kv("remote"))],
+    }
+}
+
+/// In memory, a job on two nodes: a GET at rank WILDCARD answers session
+/// and node keys from the session and node arrays as libpmix 4.2.2's server
+/// does (spec-notes/server.md): this node's array without a qualifier, the
+/// node `pmix.nodeid` or `pmix.hname` names with one; the session
+/// `pmix.session.id` names (ours is UINT32_MAX); job-level keys whatever
+/// the realm qualifier says when the realm lacks them; a key the job info
+/// does not hold, a rank's own key or an array's name: no byte object.
+#[test]
+fn a_wildcard_get_reads_the_realm_its_key_or_qualifier_names() {
+    use pmix_codec::msg::Request;
+    use pmix_types::{DataType, Info, Value, RANK_WILDCARD};
+    use pmix_wire::server::NodeMap;
+    let now = Instant::now();
+    let fmt = pmix_codec::Format::V41;
+    let mut s = mem_job(
+        "mn",
+        5,
+        "a",
+        vec![Info::new("my.job.key", Value::Uint32(9))],
+    );
+    s.set_nodes(
+        "mn",
+        NodeMap {
+            nodes: vec![("a".into(), vec![0, 2]), ("b".into(), vec![1, 3, 4])],
+            me: 0,
+        },
+    );
+    let id = s.open();
+    s.handle_input(id, &hello("mn", 0), now);
+    let s_ = |v: &str| Value::String(Some(v.into()));
+    let cases: Vec<(&str, Vec<Info>, Option<Value>)> = vec![
+        ("pmix.univ.size", vec![], Some(Value::Uint32(5))),
+        ("pmix.job.size", vec![], Some(Value::Uint32(5))),
+        ("pmix.num.nodes", vec![], Some(Value::Uint32(2))),
+        ("my.job.key", vec![], Some(Value::Uint32(9))),
+        ("pmix.local.size", vec![], Some(Value::Uint32(2))),
+        ("pmix.lpeers", vec![], Some(s_("0,2"))),
+        (
+            "pmix.local.size",
+            vec![Info::new("pmix.nodeid", Value::Uint32(1))],
+            Some(Value::Uint32(3)),
+        ),
+        (
+            "pmix.lpeers",
+            vec![Info::new("pmix.hname", s_("b"))],
+            Some(s_("1,3,4")),
+        ),
+        (
+            "pmix.lldr",
+            vec![Info::new("pmix.hname", s_("b"))],
+            Some(Value::ProcRank(1)),
+        ),
+        (
+            "pmix.univ.size",
+            vec![
+                Info::new("pmix.ssn.info", Value::Bool(true)),
+                Info::new("pmix.session.id", Value::Uint32(u32::MAX)),
+            ],
+            Some(Value::Uint32(5)),
+        ),
+        (
+            "pmix.univ.size",
+            vec![Info::new("pmix.session.id", Value::Uint32(7))],
+            None,
+        ),
+        (
+            "pmix.job.size",
+            vec![Info::new("pmix.node.info", Value::Bool(true))],
+            Some(Value::Uint32(5)),
+        ),
+        (
+            "pmix.local.size",
+            vec![Info::new("pmix.nodeid", Value::Uint32(9))],
+            None,
+        ),
+        ("pmix.session.id", vec![], None),
+        ("pmix.lrank", vec![], None),
+        ("pmix.node.arr", vec![], None),
+        ("no.such.key", vec![], None),
+    ];
+    for (i, (key, info, want)) in cases.iter().enumerate() {
+        let get = Request::Get {
+            nspace: Some("mn".into()),
+            rank: RANK_WILDCARD,
+            info: info.clone(),
+            key: Some(Some((*key).into())),
+        };
+        let t = 200 + i as u32;
+        s.handle_input(id, &request(t, &get), now);
+        let got = get_replies(&mut s, id);
+        let [(tag, blobs)] = &got[..] else {
+            panic!("{key} {info:?}: {got:?}");
+        };
+        assert_eq!(*tag, t);
+        let kvals: Vec<pmix_types::Kval> = blobs
+            .iter()
+            .flat_map(|b| {
+                let mut d = pmix_codec::DataBuffer::from_bytes(fmt, b.clone());
+                let p = d.unpack_one(DataType::Proc).unwrap();
+                assert_eq!(
+                    p,
+                    Value::Proc(Box::new(pmix_types::Proc::new("mn", RANK_WILDCARD)))
+                );
+                let mut v = Vec::new();
+                while !d.unread().is_empty() {
+                    match d.unpack_one(DataType::Kval).unwrap() {
+                        Value::Kval(k) => v.push(*k),
+                        other => panic!("{other:?}"),
+                    }
+                }
+                v
+            })
+            .collect();
+        match want {
+            Some(v) => {
+                assert_eq!(kvals.len(), 1, "{key} {info:?}: {kvals:?}");
+                assert_eq!(kvals[0].key.as_ref().unwrap().to_string(), *key);
+                assert_eq!(&kvals[0].value, v, "{key} {info:?}");
+            }
+            None => assert!(kvals.is_empty(), "{key} {info:?}: {kvals:?}"),
+        }
+    }
+}
