@@ -1,5 +1,5 @@
 //! What Linux's /proc says of a process, for the server's peer checks
-//! (server/peercred.rs) and the tool's rendezvous search (tool/mod.rs):
+//! (server/net/peercred.rs) and the tool's rendezvous search (tool/mod.rs):
 //! one reading of `/proc/<pid>/stat` for both.
 
 #[cfg(feature = "tool")]
