@@ -5,7 +5,6 @@
 
 use pmix_codec::frame::{Header, HeaderOrder, HEADER_LEN};
 use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
-use std::path::PathBuf;
 
 /// The hex of each message section: (section title, bytes).
 fn sections(text: &str) -> Vec<(String, Vec<u8>)> {
@@ -30,17 +29,10 @@ fn sections(text: &str) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn every_captured_handshake_round_trips() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/releases/captures");
     let mut requests = 0;
     let mut replies = 0;
     let mut with_info = 0;
-    for entry in std::fs::read_dir(&dir).expect("corpus/releases/captures") {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if !name.ends_with(".txt") || name.contains("child_env") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
+    for (name, text) in pmix_test_kit::captures::transcripts() {
         let mut last_flag = None;
         for (title, bytes) in sections(&text) {
             if title.starts_with("C->S #1: CONNECTION HANDSHAKE") {

@@ -6,7 +6,6 @@
 
 use pmix_codec::{BufferType, Dialect, Format};
 use pmix_types::DataType;
-use std::path::PathBuf;
 
 /// The type an annotation names: `cmd: COMMAND 0`, `kval {…}`, `scope: [1]`,
 /// `BUFFER (type byte 1, …)`, `info: INFO x2`, …
@@ -25,16 +24,9 @@ fn annotated_type(a: &str) -> Option<DataType> {
 
 #[test]
 fn every_captured_payload_item_round_trips() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/releases/captures");
     let mut items = 0;
     let mut by_dialect = std::collections::BTreeMap::new();
-    for entry in std::fs::read_dir(&dir).expect("corpus/releases/captures") {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if !name.ends_with(".txt") || name.contains("child_env") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
+    for (name, text) in pmix_test_kit::captures::transcripts() {
         let mut fmt: Option<Format> = None;
         let mut hex = String::new();
         let mut in_payload = false;

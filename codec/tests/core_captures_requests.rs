@@ -4,21 +4,13 @@
 
 use pmix_codec::msg::{Reply, Request};
 use pmix_codec::{BufferType, Dialect, Format};
-use std::path::PathBuf;
 
 #[test]
 fn every_captured_request_round_trips() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/releases/captures");
     let mut typed = 0;
     let mut other = 0;
     let mut total_replies = 0;
-    for entry in std::fs::read_dir(&dir).expect("corpus/releases/captures") {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if !name.ends_with(".txt") || name.contains("child_env") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
+    for (name, text) in pmix_test_kit::captures::transcripts() {
         let mut fmt: Option<Format> = None;
         let mut current: Option<String> = None;
         let mut reply_to: Option<String> = None;

@@ -136,15 +136,8 @@ fn pmixw_inspect_prints_a_captured_conversation() {
 #[test]
 fn live_inspection_matches_batch_for_any_split() {
     use pmixw::inspect::Live;
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/releases/captures");
     let mut conns = 0;
-    for e in std::fs::read_dir(&dir).expect("corpus/releases/captures") {
-        let path = e.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if !name.ends_with(".txt") || name.contains("child_env") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
+    for (name, text) in pmix_test_kit::captures::transcripts() {
         for (c, s, nc, _) in connections(&text) {
             if nc == 0 {
                 continue;

@@ -92,18 +92,31 @@ pub struct Captured {
     pub ns: usize,
 }
 
+/// Every annotated transcript of corpus/releases/captures: (file name,
+/// text), in file-name order (the `.log` and `.child_env.txt` files are
+/// not transcripts).
+pub fn transcripts() -> Vec<(String, String)> {
+    let dir = crate::repo().join("corpus/releases/captures");
+    let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter_map(|path| {
+            let name = path.file_name()?.to_string_lossy().into_owned();
+            if !name.ends_with(".txt") || name.contains("child_env") {
+                return None;
+            }
+            Some((name, std::fs::read_to_string(&path).unwrap()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 /// Every connection of corpus/releases/captures in which the client sent
 /// something.
 pub fn release_connections() -> Vec<Captured> {
-    let dir = crate::repo().join("corpus/releases/captures");
     let mut out = Vec::new();
-    for e in std::fs::read_dir(&dir).expect("corpus/releases/captures") {
-        let path = e.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if !name.ends_with(".txt") || name.contains("child_env") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
+    for (name, text) in transcripts() {
         for (i, (client, server, nc, ns)) in connections(&text).into_iter().enumerate() {
             if nc > 0 {
                 out.push(Captured {
