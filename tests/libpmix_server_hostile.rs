@@ -12,8 +12,9 @@ use pmix_test_kit::process;
 
 use pmix_test_kit::hostile::{self, claim, request_frame as request, Attack, IDLE};
 use pmix_test_kit::interop::{build_c, default_out_dir};
+use pmix_test_kit::pair::{drain, Drained};
 use pmix_wire::server::net;
-use pmix_wire::server::{HostEvent, JobSpec, Limits, Output, PeerInfo, Refusal, Server, Verify};
+use pmix_wire::server::{HostEvent, JobSpec, Limits, PeerInfo, Refusal, Server, Transmit, Verify};
 use process::Kill;
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -150,10 +151,6 @@ fn job(ns: &str, n: u32) -> JobSpec {
     }
 }
 
-fn drain(s: &mut Server) -> Vec<Output> {
-    std::iter::from_fn(|| s.poll_output()).collect()
-}
-
 fn peer(uid: u32, inode: u64) -> PeerInfo {
     PeerInfo {
         uid: Some(uid),
@@ -162,14 +159,10 @@ fn peer(uid: u32, inode: u64) -> PeerInfo {
 }
 
 /// The handshake status a connection got (the first 8 bytes: status, index; big-endian).
-fn statuses(out: &[Output], id: u64) -> Vec<i32> {
-    out.iter()
-        .filter_map(|o| match o {
-            Output::Send(c, b) if *c == id && b.len() == 8 => {
-                Some(i32::from_be_bytes(b[..4].try_into().unwrap()))
-            }
-            _ => None,
-        })
+fn statuses(out: &Drained, id: u64) -> Vec<i32> {
+    out.sends()
+        .filter(|(c, b)| *c == id && b.len() == 8)
+        .map(|(_, b)| i32::from_be_bytes(b[..4].try_into().unwrap()))
         .collect()
 }
 
@@ -233,8 +226,7 @@ fn where_nothing_can_be_verified_the_real_rank_still_completes() {
     s.closed(stray);
     let out = drain(&mut s);
     assert!(
-        !out.iter()
-            .any(|o| matches!(o, Output::Host(HostEvent::Lost(_)))),
+        !out.events.iter().any(|e| matches!(e, HostEvent::Lost(_))),
         "{out:?}"
     );
     let fence = Request::Fence {
@@ -247,12 +239,10 @@ fn where_nothing_can_be_verified_the_real_rank_still_completes() {
     let ok = pmix_codec::msg::Reply::Status(0);
     for id in [r0, r1] {
         let replies: Vec<_> = out
-            .iter()
-            .filter_map(|o| match o {
-                Output::Send(c, b) if *c == id => {
-                    pmix_codec::msg::Reply::decode(&pmix_codec::Format::V41, 3, &b[16..]).ok()
-                }
-                _ => None,
+            .sends()
+            .filter(|(c, _)| *c == id)
+            .filter_map(|(_, b)| {
+                pmix_codec::msg::Reply::decode(&pmix_codec::Format::V41, 3, &b[16..]).ok()
             })
             .collect();
         assert_eq!(replies, vec![ok.clone()], "{id}");
@@ -285,7 +275,13 @@ fn handshake_deadline_and_caps_in_virtual_time() {
     s.handle_timeout(t0 + Duration::from_secs(5));
     assert!(drain(&mut s).is_empty());
     s.handle_timeout(t0 + Duration::from_secs(6));
-    assert_eq!(drain(&mut s), vec![Output::Close(b)]);
+    assert_eq!(
+        drain(&mut s),
+        Drained {
+            events: vec![],
+            transmits: vec![Transmit::Close(b)]
+        }
+    );
     assert_eq!(
         s.poll_refusal(),
         Some((b, Refusal::HandshakeTimeout(Duration::from_secs(5))))

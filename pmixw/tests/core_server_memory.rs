@@ -6,7 +6,8 @@
 
 use pmix_codec::frame::{FrameDecoder, HeaderOrder};
 use pmix_test_kit::hostile::request_frame as request;
-use pmix_wire::server::{HostEvent, JobSpec, Output, Server};
+use pmix_test_kit::pair::{drain, Drained};
+use pmix_wire::server::{HostEvent, JobSpec, Server};
 use std::time::Instant;
 fn frames(bytes: &[u8], first: HeaderOrder) -> Vec<(u32, Vec<u8>)> {
     let mut d = FrameDecoder::new(first, usize::MAX);
@@ -48,13 +49,11 @@ fn the_core_answers_captured_clients_as_libpmix_did() {
     }
     let mut ours = [Vec::new(), Vec::new()];
     let mut closed = Vec::new();
-    while let Some(o) = s.poll_output() {
-        match o {
-            Output::Send(c, b) => ours[(c - c0) as usize].extend(b),
-            Output::Close(c) => closed.push(c),
-            Output::Host(_) => {}
-        }
+    let out = drain(&mut s);
+    for (c, b) in out.sends() {
+        ours[(c - c0) as usize].extend(b);
     }
+    closed.extend(out.closes());
     assert!(closed.is_empty(), "{closed:?}");
     for (i, (input, theirs)) in [
         (&in0, read("client-capns-0.server")),
@@ -108,15 +107,13 @@ fn mem_job(ns: &str, n: u32, host: &str, info: Vec<pmix_types::Info>) -> Server 
 /// other reply to it fails the test.
 fn get_replies(s: &mut Server, conn: u64) -> Vec<(u32, Vec<bytes::Bytes>)> {
     let mut replies = Vec::new();
-    while let Some(o) = s.poll_output() {
-        if let Output::Send(c, b) = o {
-            if c == conn && b.len() > 16 {
-                let t = u32::from_be_bytes(b[4..8].try_into().unwrap());
-                let fmt = pmix_codec::Format::V41;
-                match pmix_codec::msg::Reply::decode(&fmt, 4, &b[16..]).unwrap() {
-                    pmix_codec::msg::Reply::Get { status: 0, blobs } => replies.push((t, blobs)),
-                    other => panic!("{other:?}"),
-                }
+    for (c, b) in drain(s).sends() {
+        if c == conn && b.len() > 16 {
+            let t = u32::from_be_bytes(b[4..8].try_into().unwrap());
+            let fmt = pmix_codec::Format::V41;
+            match pmix_codec::msg::Reply::decode(&fmt, 4, &b[16..]).unwrap() {
+                pmix_codec::msg::Reply::Get { status: 0, blobs } => replies.push((t, blobs)),
+                other => panic!("{other:?}"),
             }
         }
     }
@@ -135,25 +132,21 @@ fn a_fence_waits_for_ranks_not_yet_connected_and_fails_for_lost_ones() {
         procs: vec![],
         info: vec![],
     };
-    let drain = |s: &mut Server| {
-        let mut v = Vec::new();
-        while let Some(o) = s.poll_output() {
-            v.push(o);
-        }
-        v
-    };
-    let status_of = |o: &Output| match o {
-        Output::Send(c, b) if b.len() > 16 => {
-            let r = pmix_codec::msg::Reply::decode(&pmix_codec::Format::V41, 3, &b[16..]).unwrap();
-            Some((*c, r))
-        }
-        _ => None,
+    let statuses = |out: &Drained| -> Vec<_> {
+        out.sends()
+            .filter(|(_, b)| b.len() > 16)
+            .map(|(c, b)| {
+                let r =
+                    pmix_codec::msg::Reply::decode(&pmix_codec::Format::V41, 3, &b[16..]).unwrap();
+                (c, r)
+            })
+            .collect()
     };
     let c0 = s.open();
     s.handle_input(c0, &hello("mem", 0), now);
     s.handle_input(c0, &request(101, &fence), now);
     let out = drain(&mut s);
-    assert!(out.iter().filter_map(status_of).next().is_none(), "{out:?}");
+    assert!(statuses(&out).is_empty(), "{out:?}");
     let c1 = s.open();
     s.handle_input(c1, &hello("mem", 1), now);
     s.handle_input(c1, &request(101, &fence), now);
@@ -163,12 +156,12 @@ fn a_fence_waits_for_ranks_not_yet_connected_and_fails_for_lost_ones() {
     s.handle_input(c2, &hello("mem", 2), now);
     drain(&mut s);
     s.closed(c2);
-    let replies: Vec<_> = drain(&mut s).iter().filter_map(status_of).collect();
+    let replies = statuses(&drain(&mut s));
     let lost = pmix_codec::msg::Reply::Status(pmix_types::status::codes::PMIX_ERR_LOST_CONNECTION);
     assert_eq!(replies, vec![(c0, lost.clone()), (c1, lost.clone())]);
     // and a later fence fails at once
     s.handle_input(c0, &request(102, &fence), now);
-    let replies: Vec<_> = drain(&mut s).iter().filter_map(status_of).collect();
+    let replies = statuses(&drain(&mut s));
     assert_eq!(replies, vec![(c0, lost)]);
 }
 
@@ -192,13 +185,11 @@ fn one_fence_however_its_participants_are_written() {
     let all: Vec<Proc> = (0..3).rev().map(|r| Proc::new("mem", r)).collect();
     let replies = |s: &mut Server, cmd: u8| {
         let mut v = Vec::new();
-        while let Some(o) = s.poll_output() {
-            if let Output::Send(c, b) = o {
-                if b.len() > 16 {
-                    let tag = u32::from_be_bytes(b[4..8].try_into().unwrap());
-                    let r = Reply::decode(&pmix_codec::Format::V41, cmd, &b[16..]).unwrap();
-                    v.push((c, tag, r));
-                }
+        for (c, b) in drain(s).sends() {
+            if b.len() > 16 {
+                let tag = u32::from_be_bytes(b[4..8].try_into().unwrap());
+                let r = Reply::decode(&pmix_codec::Format::V41, cmd, &b[16..]).unwrap();
+                v.push((c, tag, r));
             }
         }
         v
@@ -304,15 +295,13 @@ fn two_nodes_exchange_data_through_their_host() {
     };
     // replies by connection, and host events, of one server
     let drain = |s: &mut Server| {
-        let (mut sent, mut host) = (Vec::new(), Vec::new());
-        while let Some(o) = s.poll_output() {
-            match o {
-                Output::Send(c, b) if b.len() > 8 => sent.push((c, b)),
-                Output::Host(e) => host.push(e),
-                _ => {}
-            }
-        }
-        (sent, host)
+        let out = drain(s);
+        let sent: Vec<_> = out
+            .sends()
+            .filter(|(_, b)| b.len() > 8)
+            .map(|(c, b)| (c, b.clone()))
+            .collect();
+        (sent, out.events)
     };
     let conns_a: Vec<_> = (0..2).map(|_| a.open()).collect();
     let conns_b: Vec<_> = (0..2).map(|_| b.open()).collect();
@@ -436,10 +425,8 @@ fn job_info_and_modex_replies_are_libpmix_bytes() {
         s.handle_input(*id, c, now);
     }
     let mut ours: Vec<Vec<u8>> = vec![Vec::new(); ids.len()];
-    while let Some(o) = s.poll_output() {
-        if let Output::Send(c, b) = o {
-            ours[ids.iter().position(|x| *x == c).unwrap()].extend(b);
-        }
+    for (c, b) in drain(&mut s).sends() {
+        ours[ids.iter().position(|x| *x == c).unwrap()].extend(b);
     }
     for (i, (c, theirs, _, _)) in conns.iter().enumerate() {
         let tags: Vec<(u32, Vec<u8>)> =
@@ -503,14 +490,16 @@ fn events_follow_their_range() {
         .collect();
     let drain = |s: &mut Server| {
         let (mut events, mut host) = (Vec::new(), Vec::new());
-        while let Some(o) = s.poll_output() {
-            match o {
-                Output::Send(c, b) if b.len() > 16 && b[4..8] == [0, 0, 0, 0] => {
-                    let e = EventNotice::decode(&pmix_codec::Format::V41, &b[16..]).unwrap();
-                    events.push((c, e.status, e.range));
-                }
-                Output::Host(HostEvent::Notified { code, range, .. }) => host.push((code, range)),
-                _ => {}
+        let out = drain(s);
+        for (c, b) in out.sends() {
+            if b.len() > 16 && b[4..8] == [0, 0, 0, 0] {
+                let e = EventNotice::decode(&pmix_codec::Format::V41, &b[16..]).unwrap();
+                events.push((c, e.status, e.range));
+            }
+        }
+        for e in out.events {
+            if let HostEvent::Notified { code, range, .. } = e {
+                host.push((code, range));
             }
         }
         events.sort();
@@ -589,19 +578,17 @@ fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
     let fmt = pmix_codec::Format::V41;
     let replies = |s: &mut Server| {
         let mut out = Vec::new();
-        let mut host = Vec::new();
-        while let Some(o) = s.poll_output() {
-            match o {
-                Output::Send(c, b) if b.len() > 16 => out.push((
+        let drained = drain(s);
+        for (c, b) in drained.sends() {
+            if b.len() > 16 {
+                out.push((
                     c,
                     u32::from_be_bytes(b[4..8].try_into().unwrap()),
                     b[16..].to_vec(),
-                )),
-                Output::Host(e) => host.push(e),
-                _ => {}
+                ));
             }
         }
-        (out, host)
+        (out, drained.events)
     };
     let c: Vec<_> = [0u32, 2].iter().map(|r| (s.open(), *r)).collect();
     for (id, r) in &c {
@@ -717,7 +704,7 @@ fn on_one_node_a_second_get_brings_the_peers_not_sent_yet() {
         info: vec![],
         key: Some(Some(key.into())),
     };
-    while s.poll_output().is_some() {}
+    drain(&mut s);
     s.handle_input(ids[0], &request(103, &get(1, "local.1")), now);
     s.handle_input(ids[0], &request(104, &get(2, "local.2")), now);
     s.handle_input(ids[0], &request(105, &get(3, "local.3")), now);

@@ -268,18 +268,6 @@ impl Server {
         self.out.transmits.pop_front()
     }
 
-    /// Both queues in one: every pending [`Server::poll_event`] first (as
-    /// [`Output::Host`]), then the transmits.
-    pub fn poll_output(&mut self) -> Option<Output> {
-        if let Some(e) = self.poll_event() {
-            return Some(Output::Host(e));
-        }
-        self.poll_transmit().map(|t| match t {
-            Transmit::Send(id, b) => Output::Send(id, b),
-            Transmit::Close(id) => Output::Close(id),
-        })
-    }
-
     /// When [`Server::handle_timeout`] should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.gets

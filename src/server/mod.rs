@@ -145,10 +145,11 @@ pub enum Transmit {
     Close(ConnId),
 }
 
-/// What the server asks its driver or host to do: a [`Transmit`] or a
-/// [`HostEvent`], as [`Server::poll_output`] hands both out.
+/// What the core's areas queue for the driver or the host, sorted into
+/// the two queues the driver drains: [`Transmit`]s
+/// ([`Server::poll_transmit`]) and [`HostEvent`]s ([`Server::poll_event`]).
 #[derive(Clone, Debug, PartialEq)]
-pub enum Output {
+pub(crate) enum Output {
     /// Write these bytes to the connection (a reply every rank of a job
     /// gets, as the job info, is one buffer shared by all its sends).
     Send(ConnId, Bytes),

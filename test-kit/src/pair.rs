@@ -312,3 +312,47 @@ impl Pair {
             .map_err(|e| e.to_string())
     }
 }
+
+/// What a server core has queued, taken whole: its host events and its
+/// transmits, each in order (as a driver drains them: events first).
+#[derive(Debug, Default, PartialEq)]
+pub struct Drained {
+    /// [`Server::poll_event`]'s events.
+    pub events: Vec<HostEvent>,
+    /// [`Server::poll_transmit`]'s bytes and closes.
+    pub transmits: Vec<Transmit>,
+}
+
+impl Drained {
+    /// Nothing was queued.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty() && self.transmits.is_empty()
+    }
+
+    /// The bytes written, with their connection, in order.
+    pub fn sends(&self) -> impl Iterator<Item = (ConnId, &bytes::Bytes)> {
+        self.transmits.iter().filter_map(|t| match t {
+            Transmit::Send(c, b) => Some((*c, b)),
+            Transmit::Close(_) => None,
+        })
+    }
+
+    /// The connections closed, in order.
+    pub fn closes(&self) -> Vec<ConnId> {
+        self.transmits
+            .iter()
+            .filter_map(|t| match t {
+                Transmit::Close(c) => Some(*c),
+                Transmit::Send(..) => None,
+            })
+            .collect()
+    }
+}
+
+/// Take everything `s` has queued.
+pub fn drain(s: &mut Server) -> Drained {
+    Drained {
+        events: std::iter::from_fn(|| s.poll_event()).collect(),
+        transmits: std::iter::from_fn(|| s.poll_transmit()).collect(),
+    }
+}

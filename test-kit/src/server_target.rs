@@ -1,7 +1,7 @@
 //! The `server` fuzz target's body: peers that send what the fuzzer
 //! chooses to a server core.
 
-use pmix_wire::server::{ConnId, JobSpec, Output, Server};
+use pmix_wire::server::{ConnId, JobSpec, Server, Transmit};
 use std::time::{Duration, Instant};
 
 /// The `server` fuzz target's entry point (and its stable replay in
@@ -30,11 +30,10 @@ pub fn fuzz_peers(data: &[u8]) {
     let peers: Vec<ConnId> = (0..=(first & 3)).map(|_| s.open()).collect();
     let mut open: Vec<bool> = vec![true; peers.len()];
     let check = |s: &mut Server, open: &[bool]| {
-        while let Some(o) = s.poll_output() {
-            if let Output::Send(c, _) | Output::Close(c) = o {
-                assert!(peers.contains(&c), "output for unknown connection {c}");
-                let _ = open;
-            }
+        while s.poll_event().is_some() {}
+        while let Some(Transmit::Send(c, _) | Transmit::Close(c)) = s.poll_transmit() {
+            assert!(peers.contains(&c), "output for unknown connection {c}");
+            let _ = open;
         }
     };
     while let Some((&ctl, tail)) = rest.split_first() {
