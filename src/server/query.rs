@@ -378,6 +378,8 @@ impl Server {
             .entry((nspace.to_string(), rank))
             .or_default()
             .exit = Some(status);
+        // a rank waiting on its launched process is now gone
+        self.rank_exited(nspace, rank);
     }
 
     /// The namespaces a query names: `pmix.nspace`, or that of `pmix.procid`.

@@ -15,7 +15,7 @@
 use pmix_types::status::codes;
 use pmix_types::RANK_WILDCARD;
 use pmix_types::{Info, Proc, Value};
-use pmix_wire::server::{net, HostEvent, JobSpec};
+use pmix_wire::server::{net, AppSpec, HostEvent, JobSpec};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command, ExitCode};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -356,7 +356,12 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                     }
                 }
                 HostEvent::Log { data, .. } => super::run_pmi2::print_log(&data),
-                HostEvent::Spawn { request, apps, .. } => {
+                HostEvent::Spawn {
+                    request,
+                    requester,
+                    apps,
+                    ..
+                } => {
                     // a new job of every app's ranks, in a namespace of its own
                     spawned_jobs += 1;
                     let ns = format!("{nspace}-spawn-{spawned_jobs}");
@@ -367,12 +372,26 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                         hostname: net::hostname(),
                         info: Vec::new(),
                     };
+                    // what prterun tells a child: its parent, its apps
+                    let here = std::env::current_dir()
+                        .ok()
+                        .map(|d| d.display().to_string());
+                    let specs: Vec<AppSpec> = apps
+                        .iter()
+                        .map(|a| AppSpec {
+                            size: a.maxprocs.max(1) as u32,
+                            argv: a.argv.iter().map(|s| s.to_string()).collect(),
+                            wdir: a.cwd.as_ref().map(|c| c.to_string()).or(here.clone()),
+                        })
+                        .collect();
                     let uri = server.uri().to_string();
                     let envs = server
                         .call({
                             let ns = ns.clone();
                             move |s| {
                                 s.register_nspace(spec);
+                                s.set_parent(&ns, requester);
+                                s.set_apps(&ns, specs);
                                 (0..total)
                                     .map(|r| s.client_env(&ns, r, &uri))
                                     .collect::<Vec<_>>()
