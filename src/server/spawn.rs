@@ -3,8 +3,9 @@
 //! prterun gives them (spec-notes/server.md, "What a spawned job is told"):
 //! per rank `pmix.parent` (the process that called PMIx_Spawn: a child
 //! that finds none believes it is the parent and spawns again),
-//! `pmix.appnum` and `pmix.apprank`; per job `pmix.job.napps`,
-//! `pmix.spawned` and one `pmix.app.arr` per application (`pmix.appnum`
+//! `pmix.appnum`, `pmix.apprank`, `pmix.grank` and `pmix.reinc`; per job
+//! `pmix.job.napps`, `pmix.offset`, `pmix.spawned` (which prterun does not
+//! give; the standard defines it) and one `pmix.app.arr` per application (`pmix.appnum`
 //! first, as libpmix's hash module requires, then `pmix.app.size`,
 //! `pmix.aldr`, `pmix.app.argv`, `pmix.wdir`). A job the host launched
 //! itself has none of these unless the host says (its layout is then
@@ -32,6 +33,9 @@ pub(super) struct Origin {
     pub(super) parent: Option<Proc>,
     /// Its applications (empty: one, every rank).
     pub(super) apps: Vec<AppSpec>,
+    /// How many ranks the host started before this job's (its rank r is
+    /// rank offset + r of the universe).
+    pub(super) offset: Option<u32>,
 }
 
 impl Origin {
@@ -59,6 +63,15 @@ impl Server {
         }
     }
 
+    /// How many ranks the host started before job `nspace`'s: its ranks
+    /// find it as `pmix.offset` and their global rank as `pmix.grank`.
+    pub fn set_offset(&mut self, nspace: &str, offset: u32) {
+        if let Some(j) = self.jobs.get_mut(nspace) {
+            j.origin.offset = Some(offset);
+            self.job_info_changed();
+        }
+    }
+
     /// The applications of job `nspace`, in rank order (their sizes
     /// should add up to the job's).
     pub fn set_apps(&mut self, nspace: &str, apps: Vec<AppSpec>) {
@@ -77,6 +90,9 @@ impl Server {
         let mut out = Vec::new();
         if o.parent.is_some() {
             out.push(kval("pmix.spawned", Value::Bool(true)));
+        }
+        if let Some(off) = o.offset {
+            out.push(kval("pmix.offset", Value::ProcRank(off)));
         }
         if o.apps.is_empty() {
             return out;
@@ -110,8 +126,13 @@ impl Server {
         if !o.apps.is_empty() {
             out.push(kval("pmix.apprank", Value::ProcRank(apprank)));
         }
+        if let Some(off) = o.offset {
+            out.push(kval("pmix.grank", Value::ProcRank(off.saturating_add(rank))));
+        }
         if let Some(p) = &o.parent {
             out.push(kval("pmix.parent", Value::Proc(Box::new(p.clone()))));
+            // started for the first time (no host here restarts a rank)
+            out.push(kval("pmix.reinc", Value::Uint32(0)));
         }
         (app, out)
     }
@@ -128,8 +149,8 @@ mod tests {
             ..AppSpec::default()
         };
         let o = Origin {
-            parent: None,
             apps: vec![app(1), app(2)],
+            ..Origin::default()
         };
         assert_eq!(o.app_of(0), (0, 0));
         assert_eq!(o.app_of(1), (1, 0));

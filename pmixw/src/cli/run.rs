@@ -384,6 +384,8 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                             wdir: a.cwd.as_ref().map(|c| c.to_string()).or(here.clone()),
                         })
                         .collect();
+                    // its ranks follow every rank started so far
+                    let offset = job.0.len() as u32;
                     let uri = server.uri().to_string();
                     let envs = server
                         .call({
@@ -392,6 +394,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                                 s.register_nspace(spec);
                                 s.set_parent(&ns, requester);
                                 s.set_apps(&ns, specs);
+                                s.set_offset(&ns, offset);
                                 (0..total)
                                     .map(|r| s.client_env(&ns, r, &uri))
                                     .collect::<Vec<_>>()
