@@ -102,6 +102,8 @@ pub struct Server {
     pub(super) executables: HashMap<String, String>,
     /// Process groups (group.rs).
     pub(super) groups: group::Groups,
+    /// Checkpoint methods, preemptible processes, cleanups (jobctl.rs).
+    pub(super) jobctl: jobctl::State,
     /// The host's memory probe for PMIX_QUERY_MEMORY_USAGE (query.rs).
     pub(super) memory_probe: Option<query::MemoryProbe>,
     pub(super) limits: Limits,
@@ -145,6 +147,7 @@ impl Server {
             procs: HashMap::new(),
             executables: HashMap::new(),
             groups: group::Groups::default(),
+            jobctl: jobctl::State::default(),
             memory_probe: None,
             limits: Limits::default(),
             pending: BTreeSet::new(),

@@ -307,6 +307,8 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
 
     let start = Instant::now();
     let mut spawned_jobs = 0;
+    // every namespace of the run, for the cleanups they registered
+    let mut namespaces = vec![nspace.clone()];
     // the job's status once it is ending, and when to escalate
     let mut failed: Option<i32> = None;
     let mut aborted: Option<i32> = None;
@@ -365,6 +367,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                     // a new job of every app's ranks, in a namespace of its own
                     spawned_jobs += 1;
                     let ns = format!("{nspace}-spawn-{spawned_jobs}");
+                    namespaces.push(ns.clone());
                     let total: u32 = apps.iter().map(|a| a.maxprocs.max(1) as u32).sum();
                     let spec = JobSpec {
                         nspace: ns.clone(),
@@ -471,6 +474,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                 std::thread::sleep(Duration::from_millis(5));
             }
             drop(job);
+            clean_up(&server, &namespaces);
             server.stop();
             return Ok(ExitCode::from((128 + sig) as u8));
         }
@@ -520,11 +524,13 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                 timeout.unwrap_or_default()
             );
             drop(job);
+            clean_up(&server, &namespaces);
             server.stop();
             return Ok(ExitCode::from(124));
         }
         std::thread::sleep(Duration::from_millis(1));
     }
+    clean_up(&server, &namespaces);
     server.stop();
     if stats {
         // the launcher and server are one process: its peak RSS
@@ -561,6 +567,60 @@ fn announce(server: &net::Running, event: i32, source: Proc, code: i32) {
             info,
         )
     });
+}
+
+/// The job has ended: remove what its namespaces registered for cleanup
+/// (PMIX_REGISTER_CLEANUP and _DIR, as libpmix's server does when a
+/// namespace ends), only what this user owns and never through a symbolic
+/// link.
+fn clean_up(server: &net::Running, namespaces: &[String]) {
+    use std::os::unix::fs::MetadataExt;
+    use std::path::Path;
+    let ns = namespaces.to_vec();
+    let all = server
+        .call(move |s| {
+            ns.iter()
+                .flat_map(|n| s.take_cleanups(n))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    // SAFETY: geteuid has no preconditions
+    let uid = unsafe { libc::geteuid() };
+    let meta = |p: &Path| std::fs::symlink_metadata(p).ok().filter(|m| m.uid() == uid);
+    for c in all {
+        for f in &c.files {
+            if meta(Path::new(f)).is_some_and(|m| !m.is_dir()) {
+                let _ = std::fs::remove_file(f);
+            }
+        }
+        for d in &c.dirs {
+            let dir = Path::new(d);
+            if !meta(dir).is_some_and(|m| m.is_dir()) {
+                continue;
+            }
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let name = e.file_name().to_string_lossy().to_string();
+                if c.ignore.contains(&name) {
+                    continue;
+                }
+                let p = e.path();
+                match meta(&p) {
+                    // remove_dir_all does not follow symbolic links
+                    Some(m) if m.is_dir() && c.recursive => {
+                        let _ = std::fs::remove_dir_all(&p);
+                    }
+                    Some(m) if !m.is_dir() => {
+                        let _ = std::fs::remove_file(&p);
+                    }
+                    _ => {}
+                }
+            }
+            if !c.leave_top {
+                // only once empty
+                let _ = std::fs::remove_dir(dir);
+            }
+        }
+    }
 }
 
 /// Whether `targets` names rank `rank` of `ns` (or its whole namespace).
