@@ -23,6 +23,9 @@
  *                        (a child without one would spawn again: the bug
  *                        this guards), then connects as above
  *
+ * Rank 0 of a parent also waits for each child job's PMIX_EVENT_JOB_END
+ * (the launcher reports a spawned job's end to the session).
+ *
  * Both sides Put a key before connecting; after the connect each reads the
  * other side's rank 0 key from the server (the modex across jobs).
  */
@@ -34,6 +37,51 @@
 #include "checks.h"
 
 static pmix_proc_t me;
+
+/* the namespaces whose PMIX_EVENT_JOB_END arrived (the last 32) */
+static char ended[32][PMIX_MAX_NSLEN + 1];
+static volatile int nended = 0, ev_registered = 0;
+static void on_job_end(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                       pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                       pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata) {
+    (void) id;
+    (void) status;
+    (void) results;
+    (void) nresults;
+    const char *ns = source ? source->nspace : "";
+    for (size_t i = 0; i < ninfo; i++) {
+        if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) && PMIX_PROC == info[i].value.type) {
+            ns = info[i].value.data.proc->nspace;
+        }
+    }
+    strncpy(ended[nended % 32], ns, PMIX_MAX_NSLEN);
+    nended++;
+    if (cbfunc) {
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    }
+}
+static void on_ev_reg(pmix_status_t s, size_t ref, void *d) {
+    (void) s;
+    (void) ref;
+    (void) d;
+    ev_registered = 1;
+}
+
+/* Wait (bounded: the job must end first) for the end of job `ns`. */
+static void await_end(const char *ns, const char *tag) {
+    int seen = 0;
+    for (int i = 0; i < 60000 && !seen; i++) {
+        for (int k = 0; k < nended && k < 32 && !seen; k++) {
+            seen = 0 == strcmp(ended[k], ns);
+        }
+        if (!seen) {
+            usleep(1000);
+        }
+    }
+    char what[64];
+    snprintf(what, sizeof what, "%s_job_end", tag);
+    check(what, seen, "%s", ns);
+}
 /* this job's size, as its children are told it (argv[4]) */
 static char parent_size[16] = "0";
 
@@ -185,6 +233,14 @@ int main(int argc, char **argv) {
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
     uint32_t size = get_u32(&wild, PMIX_JOB_SIZE, &rc);
     int spawned = parent_of(&parent, &rc);
+    if (!spawned) {
+        /* a parent hears of its children's ends */
+        pmix_status_t code = PMIX_EVENT_JOB_END;
+        PMIx_Register_event_handler(&code, 1, NULL, 0, on_job_end, on_ev_reg, NULL);
+        while (!ev_registered) {
+            usleep(1000);
+        }
+    }
     if (0 == strcmp(mode, "child")) {
         const char *label = argc > 3 ? argv[3] : "";
         check("child_has_parent", spawned && 0 != strcmp(parent.nspace, me.nspace), "%s:%u %s",
@@ -226,6 +282,9 @@ int main(int argc, char **argv) {
             snprintf(want, sizeof want, "child-%s", child);
             connect_with(child, multi ? 3 : 2, "spawn.child.val", want, mode);
         }
+        if (ok && 0 == me.rank) {
+            await_end(child, mode);
+        }
     } else if (0 == strcmp(mode, "loop")) {
         snprintf(parent_size, sizeof parent_size, "%u", size);
         int procs1[] = {1};
@@ -240,6 +299,7 @@ int main(int argc, char **argv) {
             snprintf(want, sizeof want, "child-%s", child);
             int before = failures;
             connect_with(child, 1, "spawn.child.val", want, tag);
+            await_end(child, tag);
             if (failures != before) {
                 break;
             }

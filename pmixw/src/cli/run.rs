@@ -309,6 +309,8 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     let mut spawned_jobs = 0;
     // every namespace of the run, for the cleanups they registered
     let mut namespaces = vec![nspace.clone()];
+    // spawned namespaces whose end is still to be reported
+    let mut running_spawns: Vec<String> = Vec::new();
     // the job's status once it is ending, and when to escalate
     let mut failed: Option<i32> = None;
     let mut aborted: Option<i32> = None;
@@ -368,6 +370,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                     spawned_jobs += 1;
                     let ns = format!("{nspace}-spawn-{spawned_jobs}");
                     namespaces.push(ns.clone());
+                    running_spawns.push(ns.clone());
                     let total: u32 = apps.iter().map(|a| a.maxprocs.max(1) as u32).sum();
                     let spec = JobSpec {
                         nspace: ns.clone(),
@@ -478,6 +481,21 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
             server.stop();
             return Ok(ExitCode::from((128 + sig) as u8));
         }
+        // a spawned job whose ranks have all ended: its end reported
+        running_spawns.retain(|ns| {
+            let mut ranks = job.0.iter().filter(|r| r.nspace == *ns).peekable();
+            ranks.peek().is_none() || ranks.any(|r| r.status.is_none()) || {
+                let code = job
+                    .0
+                    .iter()
+                    .filter(|r| r.nspace == *ns)
+                    .filter_map(|r| r.status)
+                    .find(|c| *c != 0)
+                    .unwrap_or(0);
+                job_ended(&server, ns, code);
+                false
+            }
+        });
         let mut newly_failed = Vec::new();
         for (i, st) in reaped {
             let r = &job.0[i];
@@ -621,6 +639,30 @@ fn clean_up(server: &net::Running, namespaces: &[String]) {
             }
         }
     }
+}
+
+/// A spawned job ended: PMIX_EVENT_JOB_END, as prterun 5.0.11 reports it
+/// (src/mca/state/dvm/state_dvm.c): from the job's rank 0, range SESSION,
+/// for non-default handlers, with the job's status (its first non-zero
+/// exit, else 0) and the job as the affected process.
+fn job_ended(server: &net::Running, ns: &str, code: i32) {
+    let source = Proc::new(ns, 0);
+    let info = vec![
+        Info::new("pmix.evnondef", Value::Bool(true)),
+        Info::new("pmix.job.term.status", Value::Status(code)),
+        Info::new(
+            "pmix.evproc",
+            Value::Proc(Box::new(Proc::new(ns, RANK_WILDCARD))),
+        ),
+    ];
+    server.call(move |s| {
+        s.notify(
+            codes::PMIX_EVENT_JOB_END,
+            &source,
+            pmix_types::enums::DataRange::SESSION,
+            info,
+        )
+    });
 }
 
 /// Whether `targets` names rank `rank` of `ns` (or its whole namespace).
