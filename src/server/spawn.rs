@@ -127,7 +127,10 @@ impl Server {
             out.push(kval("pmix.apprank", Value::ProcRank(apprank)));
         }
         if let Some(off) = o.offset {
-            out.push(kval("pmix.grank", Value::ProcRank(off.saturating_add(rank))));
+            out.push(kval(
+                "pmix.grank",
+                Value::ProcRank(off.saturating_add(rank)),
+            ));
         }
         if let Some(p) = &o.parent {
             out.push(kval("pmix.parent", Value::Proc(Box::new(p.clone()))));
