@@ -89,12 +89,9 @@ int main(int argc, char **argv) {
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
     uint32_t n = get_u32(&wild, PMIX_JOB_SIZE, &rc);
-    pmix_value_t v;
     char val[64];
     snprintf(val, sizeof val, "rank-%u", me.rank);
-    PMIX_VALUE_LOAD(&v, val, PMIX_STRING);
-    PMIx_Put(PMIX_GLOBAL, "beside.k", &v);
-    PMIX_VALUE_DESTRUCT(&v);
+    put_str("beside.k", val);
     PMIx_Commit();
     pmix_info_t collect;
     bool yes = true;

@@ -85,13 +85,6 @@ static void await_end(const char *ns, const char *tag) {
 /* this job's size, as its children are told it (argv[4]) */
 static char parent_size[16] = "0";
 
-static void put_str(const char *key, const char *val) {
-    pmix_value_t v;
-    PMIX_VALUE_LOAD(&v, val, PMIX_STRING);
-    PMIx_Put(PMIX_GLOBAL, key, &v);
-    PMIX_VALUE_DESTRUCT(&v);
-}
-
 /* PMIX_PARENT_ID of this rank, if the server gave one */
 static int parent_of(pmix_proc_t *parent, pmix_status_t *rc) {
     pmix_value_t *v = NULL;
