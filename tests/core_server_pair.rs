@@ -421,3 +421,81 @@ fn a_helper_gone_after_finalizing_leaves_the_rank_dormant_until_it_exits() {
     pair.drive();
     assert!(matches!(pair.reply(r1, t1), Some(Reply::Status(s)) if s != 0));
 }
+
+/// Issue #24 item 4: what a process says of itself is accepted and acted
+/// on: preemptible, its checkpoint method (a checkpoint then comes as its
+/// signal through the host, and as the event), a cleanup for the host to
+/// carry out at the job's end; what no host here does stays refused.
+#[test]
+fn job_control_records_what_a_process_says_of_itself() {
+    use pmix_types::{DataArray, DataType};
+    let mut pair = Pair::new(&[("jc", 1)]);
+    let r0 = pair.init("jc", 0);
+    let ask = |directives: Vec<Info>| Request::JobControl {
+        targets: vec![],
+        directives,
+    };
+    let method = Value::DataArray(Box::new(
+        DataArray::new(
+            DataType::Info,
+            vec![
+                Value::Info(Box::new(Info::new("pmix.jctrl.ckptsig", Value::Int(12)))),
+                Value::Info(Box::new(Info::new(
+                    "pmix.jctrl.ckptev",
+                    Value::Status(pmix_types::status::codes::PMIX_JCTRL_CHECKPOINT),
+                ))),
+            ],
+        )
+        .unwrap(),
+    ));
+    let status = |r: Option<Reply>| match r {
+        Some(Reply::Infos { status, .. }) | Some(Reply::Status(status)) => status,
+        other => panic!("{other:?}"),
+    };
+    assert!(!pair.server.preemptible("jc", 0));
+    let t = pair.send(
+        r0,
+        &ask(vec![
+            Info::new("pmix.jctrl.preempt", Value::Bool(true)),
+            Info::new("pmix.jctrl.ckmethod", method),
+        ]),
+    );
+    pair.drive();
+    assert_eq!(status(pair.reply(r0, t)), 0);
+    assert!(pair.server.preemptible("jc", 0));
+    let t = pair.send(
+        r0,
+        &ask(vec![Info::new(
+            "pmix.jctrl.ckpt",
+            Value::String(Some("ck1".into())),
+        )]),
+    );
+    pair.drive();
+    assert_eq!(status(pair.reply(r0, t)), 0);
+    assert!(
+        pair.host.iter().any(|e| matches!(
+            e,
+            HostEvent::Signal { targets, signal: 12, .. } if targets == &[Proc::new("jc", 0)]
+        )),
+        "{:?}",
+        pair.host
+    );
+    let t = pair.send(
+        r0,
+        &ask(vec![Info::new(
+            "pmix.reg.cleanup",
+            Value::String(Some("/nowhere/a,/nowhere/b".into())),
+        )]),
+    );
+    pair.drive();
+    assert_eq!(status(pair.reply(r0, t)), 0);
+    let c = pair.server.take_cleanups("jc");
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0].files, vec!["/nowhere/a", "/nowhere/b"]);
+    assert!(pair.server.take_cleanups("jc").is_empty());
+    for (k, v) in [("pmix.jctrl.restart", "ck1"), ("pmix.jctrl.pvn", "image")] {
+        let t = pair.send(r0, &ask(vec![Info::new(k, Value::String(Some(v.into())))]));
+        pair.drive();
+        assert_eq!(status(pair.reply(r0, t)), -47, "{k}");
+    }
+}
