@@ -61,9 +61,13 @@ impl Conn {
 impl Server {
     /// The host launched this process as this rank: a client claiming the
     /// rank must be it or its descendant (when the verifier can tell).
-    /// Claims that came in before are checked now: the verified one keeps
-    /// the rank, proven strays are dropped. The pid is also the rank's
-    /// entry in the process tables (queries of `pmix.qry.ptable`).
+    /// Claims that came in before are checked now: verified ones keep the
+    /// rank, proven strays are dropped. The pid is also the rank's entry in
+    /// the process tables (queries of `pmix.qry.ptable`). A host that gives
+    /// pids reports their exits ([`Server::set_proc_exit`]): a rank whose
+    /// connections all ended after finalizing is only gone (what waits for
+    /// it fails) once its process has, since another of its processes may
+    /// still connect.
     pub fn set_rank_pid(&mut self, nspace: &str, rank: impl Into<Rank>, pid: u32) {
         let rank = rank.into().wire();
         self.record_proc_pid(nspace, rank, pid);

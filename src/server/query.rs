@@ -372,7 +372,9 @@ impl Server {
         ))
     }
 
-    /// A rank's process ended with this status (128 + signal for a signal).
+    /// A rank's process ended with this status (128 + signal for a
+    /// signal); a rank that had finalized and closed every connection is
+    /// now gone ([`Server::set_rank_pid`]).
     pub fn set_proc_exit(&mut self, nspace: &str, rank: u32, status: i32) {
         self.procs
             .entry((nspace.to_string(), rank))
