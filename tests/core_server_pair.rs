@@ -349,3 +349,153 @@ fn an_unverifiable_early_claim_is_displaced_by_the_verified_rank() {
     }
     job_completes(&mut pair, r0, r1);
 }
+
+/// Issue #24 item 5: a helper the rank forked connects first as the same
+/// rank; the rank itself is served beside it (libpmix serves both), the
+/// job completes, and a claim that cannot be verified is still refused.
+#[test]
+fn a_rank_and_a_helper_it_forked_are_both_served() {
+    let (mut pair, procs) = verified_pair();
+    procs.add(3, 200, 100); // a helper forked by rank 0's process
+    let helper = pair.client_as("fj", 0, sock(3));
+    pair.drive();
+    assert!(pair.connected(helper));
+    let r0 = pair.client_as("fj", 0, sock(1));
+    let r1 = pair.client_as("fj", 1, sock(2));
+    pair.drive();
+    assert!(pair.connected(r0) && pair.connected(r1));
+    assert!(!pair.peers[helper].closed);
+    assert!(pair.server.poll_refusal().is_none());
+    job_completes(&mut pair, r0, r1);
+    // beside the rank's verified processes, an unverifiable claim is not
+    let stray = pair.client_as("fj", 0, PeerInfo::default());
+    pair.drive();
+    assert!(pair.peers[stray].closed);
+    assert!(matches!(
+        pair.server.poll_refusal(),
+        Some((_, Refusal::RankTaken(_)))
+    ));
+    assert!(!pair.peers[helper].closed && !pair.peers[r0].closed);
+}
+
+/// A helper that finalized and went before its rank connected leaves the
+/// rank dormant, not gone: a fence waits for the rank instead of failing,
+/// and completes once it connects; after the rank too has finalized and
+/// gone, the host's report of its process's exit fails what still waits.
+#[test]
+fn a_helper_gone_after_finalizing_leaves_the_rank_dormant_until_it_exits() {
+    let (mut pair, procs) = verified_pair();
+    procs.add(3, 200, 100);
+    // rank 1 is already in the fence when rank 0's helper comes and goes
+    let r1 = pair.client_as("fj", 1, sock(2));
+    pair.drive();
+    let t1 = pair.send(r1, &fence("fj"));
+    pair.drive();
+    let helper = pair.client_as("fj", 0, sock(3));
+    pair.drive();
+    let t = pair.send(helper, &Request::Finalize);
+    pair.drive();
+    assert!(ok(&pair.reply(helper, t).unwrap()));
+    let conn = pair.peers[helper].conn;
+    pair.server.closed(conn);
+    pair.drive();
+    assert_eq!(pair.reply(r1, t1), None, "the fence failed without rank 0");
+    let r0 = pair.client_as("fj", 0, sock(1));
+    pair.drive();
+    assert!(pair.connected(r0));
+    let t0 = pair.send(r0, &fence("fj"));
+    pair.drive();
+    assert!(ok(&pair.reply(r0, t0).unwrap()));
+    assert!(ok(&pair.reply(r1, t1).unwrap()));
+    // rank 0 finalizes and goes; rank 1 fences again: held until the host
+    // says rank 0's process ended
+    let t = pair.send(r0, &Request::Finalize);
+    pair.drive();
+    assert!(ok(&pair.reply(r0, t).unwrap()));
+    let conn = pair.peers[r0].conn;
+    pair.server.closed(conn);
+    let t1 = pair.send(r1, &fence("fj"));
+    pair.drive();
+    assert_eq!(pair.reply(r1, t1), None);
+    pair.server.set_proc_exit("fj", 0, 0);
+    pair.drive();
+    assert!(matches!(pair.reply(r1, t1), Some(Reply::Status(s)) if s != 0));
+}
+
+/// Issue #24 item 4: what a process says of itself is accepted and acted
+/// on: preemptible, its checkpoint method (a checkpoint then comes as its
+/// signal through the host, and as the event), a cleanup for the host to
+/// carry out at the job's end; what no host here does stays refused.
+#[test]
+fn job_control_records_what_a_process_says_of_itself() {
+    use pmix_types::{DataArray, DataType};
+    let mut pair = Pair::new(&[("jc", 1)]);
+    let r0 = pair.init("jc", 0);
+    let ask = |directives: Vec<Info>| Request::JobControl {
+        targets: vec![],
+        directives,
+    };
+    let method = Value::DataArray(Box::new(
+        DataArray::new(
+            DataType::Info,
+            vec![
+                Value::Info(Box::new(Info::new("pmix.jctrl.ckptsig", Value::Int(12)))),
+                Value::Info(Box::new(Info::new(
+                    "pmix.jctrl.ckptev",
+                    Value::Status(pmix_types::status::codes::PMIX_JCTRL_CHECKPOINT),
+                ))),
+            ],
+        )
+        .unwrap(),
+    ));
+    let status = |r: Option<Reply>| match r {
+        Some(Reply::Infos { status, .. }) | Some(Reply::Status(status)) => status,
+        other => panic!("{other:?}"),
+    };
+    assert!(!pair.server.preemptible("jc", 0));
+    let t = pair.send(
+        r0,
+        &ask(vec![
+            Info::new("pmix.jctrl.preempt", Value::Bool(true)),
+            Info::new("pmix.jctrl.ckmethod", method),
+        ]),
+    );
+    pair.drive();
+    assert_eq!(status(pair.reply(r0, t)), 0);
+    assert!(pair.server.preemptible("jc", 0));
+    let t = pair.send(
+        r0,
+        &ask(vec![Info::new(
+            "pmix.jctrl.ckpt",
+            Value::String(Some("ck1".into())),
+        )]),
+    );
+    pair.drive();
+    assert_eq!(status(pair.reply(r0, t)), 0);
+    assert!(
+        pair.host.iter().any(|e| matches!(
+            e,
+            HostEvent::Signal { targets, signal: 12, .. } if targets == &[Proc::new("jc", 0)]
+        )),
+        "{:?}",
+        pair.host
+    );
+    let t = pair.send(
+        r0,
+        &ask(vec![Info::new(
+            "pmix.reg.cleanup",
+            Value::String(Some("/nowhere/a,/nowhere/b".into())),
+        )]),
+    );
+    pair.drive();
+    assert_eq!(status(pair.reply(r0, t)), 0);
+    let c = pair.server.take_cleanups("jc");
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0].files, vec!["/nowhere/a", "/nowhere/b"]);
+    assert!(pair.server.take_cleanups("jc").is_empty());
+    for (k, v) in [("pmix.jctrl.restart", "ck1"), ("pmix.jctrl.pvn", "image")] {
+        let t = pair.send(r0, &ask(vec![Info::new(k, Value::String(Some(v.into())))]));
+        pair.drive();
+        assert_eq!(status(pair.reply(r0, t)), -47, "{k}");
+    }
+}

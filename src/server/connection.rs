@@ -61,9 +61,13 @@ impl Conn {
 impl Server {
     /// The host launched this process as this rank: a client claiming the
     /// rank must be it or its descendant (when the verifier can tell).
-    /// Claims that came in before are checked now: the verified one keeps
-    /// the rank, proven strays are dropped. The pid is also the rank's
-    /// entry in the process tables (queries of `pmix.qry.ptable`).
+    /// Claims that came in before are checked now: verified ones keep the
+    /// rank, proven strays are dropped. The pid is also the rank's entry in
+    /// the process tables (queries of `pmix.qry.ptable`). A host that gives
+    /// pids reports their exits ([`Server::set_proc_exit`]): a rank whose
+    /// connections all ended after finalizing is only gone (what waits for
+    /// it fails) once its process has, since another of its processes may
+    /// still connect.
     pub fn set_rank_pid(&mut self, nspace: &str, rank: impl Into<Rank>, pid: u32) {
         let rank = rank.into().wire();
         self.record_proc_pid(nspace, rank, pid);
@@ -83,7 +87,7 @@ impl Server {
                 return;
             };
             match verdict {
-                Some(true) if r.verified.is_none() => r.verified = Some(id),
+                Some(true) if !r.verified.contains(&id) => r.verified.push(id),
                 Some(false) if r.conns.len() > 1 => {
                     // a stray beside others: it goes, the rank stays
                     r.conns.retain(|&x| x != id);
@@ -263,15 +267,21 @@ impl Server {
             .and_then(|j| j.ranks.get_mut(me.1 as usize))
         {
             r.conns.retain(|&x| x != id);
-            if r.verified == Some(id) {
-                r.verified = None;
-            }
+            r.verified.retain(|&x| x != id);
             r.finalized |= c.finalized;
-            // another claimant of the rank is still connected: it carries on
+            // another process of the rank is still connected: it carries on
             last = r.conns.is_empty();
             finalized = r.finalized;
             if last {
                 r.lost |= !r.finalized;
+            }
+            // the last to go finalized, but the launched process has not
+            // been reported ended: it (or another of its processes) may
+            // connect yet, as when a helper it forked connected first
+            let running = r.pid.is_some() && self.procs.get(&me).is_none_or(|p| p.exit.is_none());
+            if last && finalized && running {
+                r.dormant = true;
+                last = false;
             }
         }
         if !last {
@@ -280,6 +290,26 @@ impl Server {
             self.spawns.retain(|_, (c, _)| *c != id);
             return;
         }
+        self.rank_gone(&proc, id, finalized);
+    }
+
+    /// The host reports that a rank's launched process ended: a rank whose
+    /// connections had all ended after finalizing is now gone.
+    pub(super) fn rank_exited(&mut self, nspace: &str, rank: u32) {
+        let Some(r) = self.rank_mut(nspace, rank) else {
+            return;
+        };
+        if r.dormant && r.conns.is_empty() {
+            r.dormant = false;
+            self.rank_gone(&Proc::new(nspace, rank), 0, true);
+        }
+    }
+
+    /// The last process of a rank is gone (`id`: its connection, 0 when
+    /// none just closed): what waits for the rank fails.
+    fn rank_gone(&mut self, proc: &Proc, id: ConnId, finalized: bool) {
+        let me = name(proc);
+        let proc = proc.clone();
         if !finalized {
             self.group_member_lost(&proc);
             self.out.push_back(Output::Host(HostEvent::Lost(proc)));
@@ -368,11 +398,11 @@ impl Server {
         };
         let me = name(&proc);
         let who = format!("{}:{}", me.0, me.1);
-        let Some((launched, holder)) = self
+        let Some((launched, held)) = self
             .jobs
             .get(&me.0)
             .and_then(|j| j.ranks.get(me.1 as usize))
-            .map(|r| (r.pid, r.verified))
+            .map(|r| (r.pid, !r.verified.is_empty()))
         else {
             return refuse(self, codes::PMIX_ERR_NOT_FOUND, Refusal::UnknownRank(who));
         };
@@ -396,7 +426,10 @@ impl Server {
             };
             return refuse(self, codes::PMIX_ERR_NO_PERMISSIONS, why);
         }
-        if holder.is_some() {
+        // beside the rank's verified processes only another of them is
+        // served (libpmix serves every connection of a rank: a helper the
+        // rank forked may connect first, and never locks the rank out)
+        if held && verified != Some(true) {
             return refuse(self, codes::PMIX_ERR_BAD_PARAM, Refusal::RankTaken(who));
         }
         let Some(rank) = self
@@ -406,16 +439,27 @@ impl Server {
         else {
             return refuse(self, codes::PMIX_ERR_NOT_FOUND, Refusal::UnknownRank(who));
         };
-        // a verified rank displaces claimants that could not be verified;
-        // an unverifiable claim is served beside the others (libpmix does
-        // the same), so a stray claim never locks the real rank out
+        // a verified process displaces claimants that could not be
+        // verified and joins the rank's other verified processes; an
+        // unverifiable claim is served beside the others (libpmix does the
+        // same), so a stray claim never locks the real rank out
         let displaced = if verified == Some(true) {
-            rank.verified = Some(id);
-            std::mem::replace(&mut rank.conns, vec![id])
+            rank.verified.push(id);
+            let (keep, gone) = rank
+                .conns
+                .drain(..)
+                .partition(|c| rank.verified.contains(c));
+            rank.conns = keep;
+            gone
         } else {
-            rank.conns.push(id);
             Vec::new()
         };
+        rank.conns.push(id);
+        // a process of the rank is back: it is no longer done with
+        if rank.dormant {
+            rank.dormant = false;
+            rank.finalized = false;
+        }
         for old in displaced {
             if let Some(c) = self.conns.get_mut(&old) {
                 // it no longer speaks for the rank: closing it loses nothing

@@ -7,12 +7,18 @@ use pmix_types::enums::Rank;
 
 #[derive(Default)]
 pub(super) struct RankState {
-    /// Connections serving this rank: one, unless a claim could not be
-    /// verified either way (then, as libpmix does, every claimant is
-    /// served and the rank is lost only when the last one goes).
+    /// Connections serving this rank: every process verified to be the
+    /// rank's own (the launched process, a helper it forked), or, while
+    /// none is, every claim that could not be verified either way; as
+    /// libpmix does, all are served and the rank is gone only when the
+    /// last one goes.
     pub(super) conns: Vec<ConnId>,
-    /// The connection whose process was verified to be the rank's.
-    pub(super) verified: Option<ConnId>,
+    /// Those whose process was verified to be the rank's.
+    pub(super) verified: Vec<ConnId>,
+    /// Its connections have all ended after finalizing while its launched
+    /// process runs on: another of its processes may still connect, so
+    /// collectives wait for it until the host reports the exit.
+    pub(super) dormant: bool,
     /// The process the host launched for this rank, if it said.
     pub(super) pid: Option<u32>,
     /// One of its connections finalized.
@@ -34,6 +40,8 @@ pub(super) struct Job {
     pub(super) ranks: Vec<RankState>,
     /// The job's nodes when it spans several ([`Server::set_nodes`]).
     pub(super) nodes: Option<NodeMap>,
+    /// Its parent and applications, if the host said (spawn.rs).
+    pub(super) origin: spawn::Origin,
 }
 
 /// Where a job's ranks run when it spans nodes: each node's name and its
@@ -94,6 +102,8 @@ pub struct Server {
     pub(super) executables: HashMap<String, String>,
     /// Process groups (group.rs).
     pub(super) groups: group::Groups,
+    /// Checkpoint methods, preemptible processes, cleanups (jobctl.rs).
+    pub(super) jobctl: jobctl::State,
     /// The host's memory probe for PMIX_QUERY_MEMORY_USAGE (query.rs).
     pub(super) memory_probe: Option<query::MemoryProbe>,
     pub(super) limits: Limits,
@@ -137,6 +147,7 @@ impl Server {
             procs: HashMap::new(),
             executables: HashMap::new(),
             groups: group::Groups::default(),
+            jobctl: jobctl::State::default(),
             memory_probe: None,
             limits: Limits::default(),
             pending: BTreeSet::new(),
@@ -190,6 +201,7 @@ impl Server {
                 spec,
                 ranks,
                 nodes: None,
+                origin: Default::default(),
             },
         );
     }

@@ -2,10 +2,18 @@
 //! chapter, `PMIX_JOB_CTRL_*`): what the host can do to its own processes
 //! (kill, terminate, signal, pause, resume) goes to the host as
 //! [`HostEvent::Kill`] or [`HostEvent::Signal`]; a checkpoint request is
-//! delivered to the targets as the PMIX_JCTRL_CHECKPOINT event (for
-//! applications that checkpoint themselves) or as the signal they asked
-//! for; everything a single node cannot do (restart, provision, preempt,
-//! cancel) is refused with NOT_SUPPORTED.
+//! delivered to each target by the method it registered
+//! (`pmix.jctrl.ckmethod`: a signal, the PMIX_JCTRL_CHECKPOINT event, or
+//! both), else by the signal the request names, else as the event. What a
+//! process says of itself (preemptible, its checkpoint method) is
+//! recorded and accepted, as Open MPI 4.1.4's mpirun accepts it; files and
+//! directories registered for cleanup (`pmix.reg.cleanup`,
+//! `pmix.reg.cleanupdir`, as libpmix's server keeps them) are handed to
+//! the host when the job ends ([`Server::take_cleanups`]). A cancel finds
+//! nothing pending (every request here completes at once). What no host
+//! on one node can do (restart from a checkpoint, provision) is refused
+//! with NOT_SUPPORTED, as PRRTE 5.0.11 refuses it (mpirun 4.1.4 answers
+//! SUCCESS and does nothing: spec-notes/server.md).
 
 use super::{ConnId, ConnState, HostEvent, Output, Server, RANK_WILDCARD};
 use pmix_codec::msg::Reply;
@@ -17,12 +25,56 @@ pub const PMIX_ERR_PROC_ABORTED: i32 = -7;
 /// `PMIX_ERR_PROC_ABORTED_BY_SIG` (pmix_common.h 4.2.2).
 pub const PMIX_ERR_PROC_ABORTED_BY_SIG: i32 = -402;
 
+/// How a process asked to be checkpointed (`pmix.jctrl.ckmethod`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct CkptMethod {
+    /// Send it this signal.
+    signal: Option<i32>,
+    /// Notify it PMIX_JCTRL_CHECKPOINT.
+    event: bool,
+}
+
+/// Paths a job registered for removal when it ends.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cleanup {
+    /// Files (`pmix.reg.cleanup`).
+    pub files: Vec<String>,
+    /// Directories (`pmix.reg.cleanupdir`): their contents are removed
+    /// (recursively with `recursive`), then the directory itself unless
+    /// `leave_top`; names in `ignore` are kept.
+    pub dirs: Vec<String>,
+    /// `pmix.clnup.recurse`.
+    pub recursive: bool,
+    /// `pmix.clnup.ignore`.
+    pub ignore: Vec<String>,
+    /// `pmix.clnup.lvtop`.
+    pub leave_top: bool,
+}
+
+/// What the core keeps of job-control requests.
+#[derive(Default)]
+pub(super) struct State {
+    /// Checkpoint methods by process.
+    methods: std::collections::HashMap<(String, u32), CkptMethod>,
+    /// Processes that said they may be preempted.
+    preemptible: std::collections::BTreeSet<(String, u32)>,
+    /// Cleanups by namespace.
+    cleanups: std::collections::BTreeMap<String, Vec<Cleanup>>,
+}
+
 /// What a JOB_CONTROL request asks, once read.
 #[derive(Debug, PartialEq)]
 enum Action {
     Kill,
     Signal(i32),
     Checkpoint(Option<String>),
+    /// The requester's checkpoint method.
+    Method(CkptMethod),
+    /// The requester may be preempted.
+    Preemptible,
+    Cleanup(Cleanup),
+    /// Nothing to do (a cancel: nothing is pending here).
+    Nothing,
     Unsupported,
 }
 
@@ -40,14 +92,54 @@ fn int_of(v: &Value) -> Option<i32> {
     }
 }
 
+/// A comma-delimited list of paths or names (empty entries dropped).
+fn list_of(v: &Value) -> Vec<String> {
+    match v {
+        Value::String(Some(s)) => s
+            .to_string()
+            .split(',')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The INFOs of a `pmix.jctrl.ckmethod` value (an INFO array).
+fn method_of(v: &Value) -> Option<CkptMethod> {
+    let Value::DataArray(a) = v else {
+        return None;
+    };
+    let pmix_types::DataArray::Typed { elements, .. } = &**a else {
+        return None;
+    };
+    let mut m = CkptMethod::default();
+    for e in elements {
+        let Value::Info(i) = e else { return None };
+        match i.key.to_string().as_str() {
+            "pmix.jctrl.ckptsig" => m.signal = int_of(&i.value).filter(|s| (1..65).contains(s)),
+            // a STATUS (the event's code) or a flag
+            "pmix.jctrl.ckptev" => m.event = !matches!(i.value, Value::Bool(false)),
+            _ => {}
+        }
+    }
+    (m.signal.is_some() || m.event).then_some(m)
+}
+
 fn actions(directives: &[Info]) -> Vec<Action> {
     let set = |v: &Value| !matches!(v, Value::Bool(false));
+    let given = |k: &str| directives.iter().find(|d| d.key.to_string() == k);
     // a checkpoint by signal, if one is named
-    let ck_sig = directives
-        .iter()
-        .find(|d| d.key.to_string() == "pmix.jctrl.ckptsig")
-        .and_then(|d| int_of(&d.value));
+    let ck_sig = given("pmix.jctrl.ckptsig").and_then(|d| int_of(&d.value));
     let mut out = Vec::new();
+    let mut cleanup = Cleanup {
+        recursive: given("pmix.clnup.recurse").is_some_and(|d| set(&d.value)),
+        leave_top: given("pmix.clnup.lvtop").is_some_and(|d| set(&d.value)),
+        ignore: given("pmix.clnup.ignore")
+            .map(|d| list_of(&d.value))
+            .unwrap_or_default(),
+        ..Cleanup::default()
+    };
     for d in directives {
         let a = match d.key.to_string().as_str() {
             "pmix.jctrl.kill" if set(&d.value) => Action::Kill,
@@ -69,15 +161,32 @@ fn actions(directives: &[Info]) -> Vec<Action> {
                 }
             }
             "pmix.jctrl.ckptev" if set(&d.value) => Action::Checkpoint(None),
+            "pmix.jctrl.ckmethod" => match method_of(&d.value) {
+                Some(m) => Action::Method(m),
+                None => Action::Unsupported,
+            },
+            "pmix.jctrl.preempt" if set(&d.value) => Action::Preemptible,
+            "pmix.jctrl.cancel" => Action::Nothing,
+            "pmix.reg.cleanup" => {
+                cleanup.files.extend(list_of(&d.value));
+                continue;
+            }
+            "pmix.reg.cleanupdir" => {
+                cleanup.dirs.extend(list_of(&d.value));
+                continue;
+            }
             // qualifiers of the others, not actions of their own
-            "pmix.jctrl.id" | "pmix.jctrl.ckptsig" | "pmix.jctrl.ckmethod" => continue,
+            "pmix.jctrl.id" | "pmix.jctrl.ckptsig" => continue,
             "pmix.jctrl.kill" | "pmix.jctrl.term" | "pmix.jctrl.pause" | "pmix.jctrl.resume"
-            | "pmix.jctrl.ckptev" => continue,
+            | "pmix.jctrl.ckptev" | "pmix.jctrl.preempt" => continue,
             k if k.starts_with("pmix.jctrl.") => Action::Unsupported,
-            // other keys (pmix.timeout, …) qualify the request
+            // other keys (pmix.timeout, pmix.clnup.*, …) qualify the request
             _ => continue,
         };
         out.push(a);
+    }
+    if !cleanup.files.is_empty() || !cleanup.dirs.is_empty() {
+        out.push(Action::Cleanup(cleanup));
     }
     // a checkpoint named twice (by id and by event) is one request
     out.dedup_by(|a, b| matches!((a, b), (Action::Checkpoint(_), Action::Checkpoint(_))));
@@ -152,6 +261,7 @@ impl Server {
                 info: Some(vec![]),
             },
         );
+        let me = super::name(&proc);
         for a in acts {
             match a {
                 Action::Kill => self.out.push_back(Output::Host(HostEvent::Kill {
@@ -163,22 +273,77 @@ impl Server {
                     targets: targets.clone(),
                     signal,
                 })),
-                Action::Checkpoint(ckid) => {
-                    let mut info = vec![Info::new(
-                        "pmix.evproc",
-                        Value::Proc(Box::new(proc.clone())),
-                    )];
-                    if let Some(c) = ckid {
-                        info.push(Info::new(
-                            "pmix.jctrl.ckpt",
-                            Value::String(Some(c.as_str().into())),
-                        ));
-                    }
-                    self.deliver_to(&targets, codes::PMIX_JCTRL_CHECKPOINT, &proc, info);
+                Action::Checkpoint(ckid) => self.checkpoint(&proc, &targets, ckid),
+                Action::Method(m) => {
+                    self.jobctl.methods.insert(me.clone(), m);
                 }
-                Action::Unsupported => {}
+                Action::Preemptible => {
+                    self.jobctl.preemptible.insert(me.clone());
+                }
+                Action::Cleanup(c) => self
+                    .jobctl
+                    .cleanups
+                    .entry(me.0.clone())
+                    .or_default()
+                    .push(c),
+                Action::Nothing | Action::Unsupported => {}
             }
         }
+    }
+
+    /// Checkpoint `targets` at `proc`'s request: each by the method it
+    /// registered, the others by the PMIX_JCTRL_CHECKPOINT event.
+    fn checkpoint(&mut self, proc: &Proc, targets: &[Proc], ckid: Option<String>) {
+        let mut by_event = Vec::new();
+        let mut by_signal: std::collections::BTreeMap<i32, Vec<Proc>> = Default::default();
+        for (ns, r) in self.expand(targets) {
+            let p = Proc::new(&ns, r);
+            match self.jobctl.methods.get(&(ns, r)) {
+                Some(m) => {
+                    if let Some(sig) = m.signal {
+                        by_signal.entry(sig).or_default().push(p.clone());
+                    }
+                    if m.event {
+                        by_event.push(p);
+                    }
+                }
+                None => by_event.push(p),
+            }
+        }
+        for (signal, targets) in by_signal {
+            self.out.push_back(Output::Host(HostEvent::Signal {
+                requester: proc.clone(),
+                targets,
+                signal,
+            }));
+        }
+        if by_event.is_empty() {
+            return;
+        }
+        let mut info = vec![Info::new(
+            "pmix.evproc",
+            Value::Proc(Box::new(proc.clone())),
+        )];
+        if let Some(c) = ckid {
+            info.push(Info::new(
+                "pmix.jctrl.ckpt",
+                Value::String(Some(c.as_str().into())),
+            ));
+        }
+        self.deliver_to(&by_event, codes::PMIX_JCTRL_CHECKPOINT, proc, info);
+    }
+
+    /// The cleanups job `nspace` registered, now the host may carry them
+    /// out (it removes only what its user owns).
+    pub fn take_cleanups(&mut self, nspace: &str) -> Vec<Cleanup> {
+        self.jobctl.cleanups.remove(nspace).unwrap_or_default()
+    }
+
+    /// Whether a process said it may be preempted.
+    pub fn preemptible(&self, nspace: &str, rank: u32) -> bool {
+        self.jobctl
+            .preemptible
+            .contains(&(nspace.to_string(), rank))
     }
 
     /// Deliver an event on tag 0 to the clients among `targets` (rank
@@ -230,5 +395,58 @@ mod tests {
             vec![Action::Unsupported]
         );
         assert!(actions(&d("pmix.timeout", Value::Int(3))).is_empty());
+        assert_eq!(
+            actions(&d("pmix.jctrl.pvn", Value::String(Some("img".into())))),
+            vec![Action::Unsupported]
+        );
+        assert_eq!(
+            actions(&d("pmix.jctrl.preempt", Value::Bool(true))),
+            vec![Action::Preemptible]
+        );
+    }
+
+    #[test]
+    fn a_checkpoint_method_and_cleanups_are_read() {
+        let method = Value::DataArray(Box::new(
+            pmix_types::DataArray::new(
+                pmix_types::DataType::Info,
+                vec![
+                    Value::Info(Box::new(Info::new("pmix.jctrl.ckptsig", Value::Int(12)))),
+                    Value::Info(Box::new(Info::new(
+                        "pmix.jctrl.ckptev",
+                        Value::Status(codes::PMIX_JCTRL_CHECKPOINT),
+                    ))),
+                ],
+            )
+            .unwrap(),
+        ));
+        let got = actions(&[
+            Info::new("pmix.jctrl.preempt", Value::Bool(true)),
+            Info::new("pmix.jctrl.ckmethod", method),
+        ]);
+        assert_eq!(
+            got,
+            vec![
+                Action::Preemptible,
+                Action::Method(CkptMethod {
+                    signal: Some(12),
+                    event: true
+                })
+            ]
+        );
+        let got = actions(&[
+            Info::new("pmix.reg.cleanup", Value::String(Some("/t/a,/t/b".into()))),
+            Info::new("pmix.reg.cleanupdir", Value::String(Some("/t/d".into()))),
+            Info::new("pmix.clnup.recurse", Value::Bool(true)),
+        ]);
+        assert_eq!(
+            got,
+            vec![Action::Cleanup(Cleanup {
+                files: vec!["/t/a".into(), "/t/b".into()],
+                dirs: vec!["/t/d".into()],
+                recursive: true,
+                ..Cleanup::default()
+            })]
+        );
     }
 }

@@ -77,6 +77,8 @@ impl Server {
                 value: i.value.clone(),
             });
         }
+        // a spawned job's parent and applications (spawn.rs)
+        kvals.extend(self.origin_job_kvals(nspace));
         kvals.push(kval(
             "pmix.ssn.arr",
             info_array(vec![
@@ -125,16 +127,17 @@ impl Server {
         for (r, (id, lrank)) in place.into_iter().enumerate() {
             let host = map.nodes.get(id).map(|n| n.0.as_str()).unwrap_or("");
             let mut b = DataBuffer::new(*fmt);
+            let (app, origin) = self.origin_rank_kvals(nspace, r as u32);
             let items = [
                 kval("pmix.lrank", Value::Uint16(lrank)),
                 kval("pmix.nrank", Value::Uint16(lrank)),
-                kval("pmix.appnum", Value::Uint32(0)),
+                kval("pmix.appnum", Value::Uint32(app)),
                 kval("pmix.hname", pstr(host)),
                 kval("pmix.nodeid", Value::Uint32(id as u32)),
             ];
             b.pack(DataType::ProcRank, &[Value::ProcRank(r as u32)])
                 .ok()?;
-            for k in items {
+            for k in items.into_iter().chain(origin) {
                 b.pack(DataType::Kval, &[Value::Kval(Box::new(k))]).ok()?;
             }
             kvals.push(kval(

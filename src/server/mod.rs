@@ -82,11 +82,13 @@ pub mod net;
 mod pubsub;
 pub mod query;
 mod shared;
+mod spawn;
 mod tools;
 mod verify;
 
 pub use endpoint::{NodeMap, Server};
 pub use limits::{Limits, Refusal};
+pub use spawn::AppSpec;
 
 use collective::Collective;
 use connection::{Conn, ConnState};

@@ -372,12 +372,16 @@ impl Server {
         ))
     }
 
-    /// A rank's process ended with this status (128 + signal for a signal).
+    /// A rank's process ended with this status (128 + signal for a
+    /// signal); a rank that had finalized and closed every connection is
+    /// now gone ([`Server::set_rank_pid`]).
     pub fn set_proc_exit(&mut self, nspace: &str, rank: u32, status: i32) {
         self.procs
             .entry((nspace.to_string(), rank))
             .or_default()
             .exit = Some(status);
+        // a rank waiting on its launched process is now gone
+        self.rank_exited(nspace, rank);
     }
 
     /// The namespaces a query names: `pmix.nspace`, or that of `pmix.procid`.

@@ -67,4 +67,13 @@ static char *get_str(const pmix_proc_t *p, const char *key, pmix_status_t *rc) {
     return out;
 }
 
+/* PMIx_Put of a string at GLOBAL scope. */
+static pmix_status_t put_str(const char *key, const char *val) {
+    pmix_value_t v;
+    PMIX_VALUE_LOAD(&v, val, PMIX_STRING);
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+    PMIX_VALUE_DESTRUCT(&v);
+    return rc;
+}
+
 #endif

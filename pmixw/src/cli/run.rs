@@ -15,7 +15,7 @@
 use pmix_types::status::codes;
 use pmix_types::RANK_WILDCARD;
 use pmix_types::{Info, Proc, Value};
-use pmix_wire::server::{net, HostEvent, JobSpec};
+use pmix_wire::server::{net, AppSpec, HostEvent, JobSpec};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command, ExitCode};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -307,6 +307,10 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
 
     let start = Instant::now();
     let mut spawned_jobs = 0;
+    // every namespace of the run, for the cleanups they registered
+    let mut namespaces = vec![nspace.clone()];
+    // spawned namespaces whose end is still to be reported
+    let mut running_spawns: Vec<String> = Vec::new();
     // the job's status once it is ending, and when to escalate
     let mut failed: Option<i32> = None;
     let mut aborted: Option<i32> = None;
@@ -356,10 +360,17 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                     }
                 }
                 HostEvent::Log { data, .. } => super::run_pmi2::print_log(&data),
-                HostEvent::Spawn { request, apps, .. } => {
+                HostEvent::Spawn {
+                    request,
+                    requester,
+                    apps,
+                    ..
+                } => {
                     // a new job of every app's ranks, in a namespace of its own
                     spawned_jobs += 1;
                     let ns = format!("{nspace}-spawn-{spawned_jobs}");
+                    namespaces.push(ns.clone());
+                    running_spawns.push(ns.clone());
                     let total: u32 = apps.iter().map(|a| a.maxprocs.max(1) as u32).sum();
                     let spec = JobSpec {
                         nspace: ns.clone(),
@@ -367,12 +378,29 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                         hostname: net::hostname(),
                         info: Vec::new(),
                     };
+                    // what prterun tells a child: its parent, its apps
+                    let here = std::env::current_dir()
+                        .ok()
+                        .map(|d| d.display().to_string());
+                    let specs: Vec<AppSpec> = apps
+                        .iter()
+                        .map(|a| AppSpec {
+                            size: a.maxprocs.max(1) as u32,
+                            argv: a.argv.iter().map(|s| s.to_string()).collect(),
+                            wdir: a.cwd.as_ref().map(|c| c.to_string()).or(here.clone()),
+                        })
+                        .collect();
+                    // its ranks follow every rank started so far
+                    let offset = job.0.len() as u32;
                     let uri = server.uri().to_string();
                     let envs = server
                         .call({
                             let ns = ns.clone();
                             move |s| {
                                 s.register_nspace(spec);
+                                s.set_parent(&ns, requester);
+                                s.set_apps(&ns, specs);
+                                s.set_offset(&ns, offset);
                                 (0..total)
                                     .map(|r| s.client_env(&ns, r, &uri))
                                     .collect::<Vec<_>>()
@@ -449,9 +477,25 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                 std::thread::sleep(Duration::from_millis(5));
             }
             drop(job);
+            clean_up(&server, &namespaces);
             server.stop();
             return Ok(ExitCode::from((128 + sig) as u8));
         }
+        // a spawned job whose ranks have all ended: its end reported
+        running_spawns.retain(|ns| {
+            let mut ranks = job.0.iter().filter(|r| r.nspace == *ns).peekable();
+            ranks.peek().is_none() || ranks.any(|r| r.status.is_none()) || {
+                let code = job
+                    .0
+                    .iter()
+                    .filter(|r| r.nspace == *ns)
+                    .filter_map(|r| r.status)
+                    .find(|c| *c != 0)
+                    .unwrap_or(0);
+                job_ended(&server, ns, code);
+                false
+            }
+        });
         let mut newly_failed = Vec::new();
         for (i, st) in reaped {
             let r = &job.0[i];
@@ -498,11 +542,13 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                 timeout.unwrap_or_default()
             );
             drop(job);
+            clean_up(&server, &namespaces);
             server.stop();
             return Ok(ExitCode::from(124));
         }
         std::thread::sleep(Duration::from_millis(1));
     }
+    clean_up(&server, &namespaces);
     server.stop();
     if stats {
         // the launcher and server are one process: its peak RSS
@@ -536,6 +582,84 @@ fn announce(server: &net::Running, event: i32, source: Proc, code: i32) {
             event,
             &source,
             pmix_types::enums::DataRange::NAMESPACE,
+            info,
+        )
+    });
+}
+
+/// The job has ended: remove what its namespaces registered for cleanup
+/// (PMIX_REGISTER_CLEANUP and _DIR, as libpmix's server does when a
+/// namespace ends), only what this user owns and never through a symbolic
+/// link.
+fn clean_up(server: &net::Running, namespaces: &[String]) {
+    use std::os::unix::fs::MetadataExt;
+    use std::path::Path;
+    let ns = namespaces.to_vec();
+    let all = server
+        .call(move |s| {
+            ns.iter()
+                .flat_map(|n| s.take_cleanups(n))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    // SAFETY: geteuid has no preconditions
+    let uid = unsafe { libc::geteuid() };
+    let meta = |p: &Path| std::fs::symlink_metadata(p).ok().filter(|m| m.uid() == uid);
+    for c in all {
+        for f in &c.files {
+            if meta(Path::new(f)).is_some_and(|m| !m.is_dir()) {
+                let _ = std::fs::remove_file(f);
+            }
+        }
+        for d in &c.dirs {
+            let dir = Path::new(d);
+            if !meta(dir).is_some_and(|m| m.is_dir()) {
+                continue;
+            }
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let name = e.file_name().to_string_lossy().to_string();
+                if c.ignore.contains(&name) {
+                    continue;
+                }
+                let p = e.path();
+                match meta(&p) {
+                    // remove_dir_all does not follow symbolic links
+                    Some(m) if m.is_dir() && c.recursive => {
+                        let _ = std::fs::remove_dir_all(&p);
+                    }
+                    Some(m) if !m.is_dir() => {
+                        let _ = std::fs::remove_file(&p);
+                    }
+                    _ => {}
+                }
+            }
+            if !c.leave_top {
+                // only once empty
+                let _ = std::fs::remove_dir(dir);
+            }
+        }
+    }
+}
+
+/// A spawned job ended: PMIX_EVENT_JOB_END, as prterun 5.0.11 reports it
+/// (src/mca/state/dvm/state_dvm.c): from the job's rank 0, range SESSION,
+/// for non-default handlers, with the job's status (its first non-zero
+/// exit, else 0) and the job as the affected process.
+fn job_ended(server: &net::Running, ns: &str, code: i32) {
+    let source = Proc::new(ns, 0);
+    let info = vec![
+        Info::new("pmix.evnondef", Value::Bool(true)),
+        Info::new("pmix.job.term.status", Value::Status(code)),
+        Info::new(
+            "pmix.evproc",
+            Value::Proc(Box::new(Proc::new(ns, RANK_WILDCARD))),
+        ),
+    ];
+    server.call(move |s| {
+        s.notify(
+            codes::PMIX_EVENT_JOB_END,
+            &source,
+            pmix_types::enums::DataRange::SESSION,
             info,
         )
     });
