@@ -295,3 +295,81 @@ fn three_nodes_with_an_uneven_share() {
     assert_eq!(lines_with(&out, "ok event_delivered").len(), 4, "{out}");
     c.stop();
 }
+
+/// `mn_client scope MODE` lines: (viewer, peer, kind) -> status, and the
+/// slowest rank's total time of its Gets (microseconds).
+type ScopeTable = std::collections::BTreeMap<(u32, u32, String), String>;
+fn scope_table(out: &str) -> (ScopeTable, u64) {
+    let mut t = ScopeTable::new();
+    let mut slowest = 0;
+    for l in out.lines() {
+        let f: Vec<&str> = l.split(' ').collect();
+        match f.as_slice() {
+            ["scope", me, peer, kind, status, _us] => {
+                t.insert(
+                    (me.parse().unwrap(), peer.parse().unwrap(), kind.to_string()),
+                    status.to_string(),
+                );
+            }
+            ["scope_total", _, us] => slowest = slowest.max(us.parse().unwrap()),
+            _ => {}
+        }
+    }
+    (t, slowest)
+}
+
+/// Issue 26 item 1: every rank Gets every rank's PMIX_LOCAL, PMIX_REMOTE
+/// and PMIX_GLOBAL key after a fence with data and after one without
+/// (direct modex): `pmixw run` across two nodes answers each (viewer,
+/// peer, key) as Slurm's own PMIx plugin (libpmix 4.2.2 in slurmstepd)
+/// does with the same client, and no Get waits for a timeout: a key a
+/// rank on the other node does not hold for that node is NOT_FOUND once
+/// its data has come (the times are printed, not asserted).
+#[test]
+fn scoped_keys_across_nodes_answer_as_slurms_libpmix() {
+    let Some(c) = slurm::for_test(2) else { return };
+    let exe = mn_client();
+    // block placement in both: ranks 0 and 1 on n1, 2 and 3 on n2
+    let node = |r: u32| r / 2;
+    for mode in ["collect", "direct"] {
+        let t = Instant::now();
+        let o = pmi2_run(
+            &c,
+            &["-n", "4", "--timeout", "90", &exe, "scope", mode],
+            Duration::from_secs(120),
+        );
+        let ours_took = t.elapsed();
+        let out = text(&o);
+        assert!(o.status.success(), "{out}\n{}", c.logs());
+        let (ours, ours_gets) = scope_table(&out);
+        let t = Instant::now();
+        let child = c
+            .srun()
+            .args(["--mpi=pmix", "-N", "2", "--ntasks-per-node=2"])
+            .args([&exe, "scope", mode])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let o = process::output_within(child, Duration::from_secs(120), "srun --mpi=pmix");
+        let slurm_took = t.elapsed();
+        let sout = text(&o);
+        assert!(o.status.success(), "{sout}\n{}", c.logs());
+        let (slurm, slurm_gets) = scope_table(&sout);
+        assert_eq!(slurm.len(), 4 * 4 * 3, "{sout}");
+        eprintln!(
+            "{mode}: pmixw run {ours_took:?} (slowest rank's Gets {ours_gets} us), srun --mpi=pmix {slurm_took:?} ({slurm_gets} us): {:.2}x",
+            ours_took.as_secs_f64() / slurm_took.as_secs_f64()
+        );
+        // what Slurm's libpmix answers: a peer's key in the scope the
+        // viewer can see, NOT_FOUND otherwise (no wait); its own, all
+        for ((me, peer, kind), status) in &slurm {
+            let visible =
+                me == peer || kind == "global" || (kind == "local") == (node(*me) == node(*peer));
+            let want = if visible { "SUCCESS" } else { "NOT-FOUND" };
+            assert_eq!(status, want, "{mode}: {me} gets {kind} of {peer}\n{sout}");
+        }
+        assert_eq!(ours, slurm, "{mode}:\n{out}");
+    }
+    c.stop();
+}

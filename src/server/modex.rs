@@ -98,7 +98,17 @@ impl Server {
             return;
         };
         let err = match result {
-            Ok(blob) if self.absorb(&blob) => return,
+            Ok(blob) if self.absorb(&blob) => {
+                // the target's data as its node holds it now: every GET
+                // still waiting for it is answered with that data, its key
+                // there or not (libpmix 4.2.2's server answers the
+                // requests of a direct-modex reply with the rank's data
+                // without looking for the key, pmix_pending_resolve, and
+                // its client then finds no key: PMIX_ERR_NOT_FOUND at
+                // once, not a wait for a key the rank did not commit)
+                self.settle_gets(&target);
+                return;
+            }
             Ok(_) => codes::PMIX_ERR_BAD_PARAM,
             Err(st) => st,
         };
@@ -338,6 +348,19 @@ impl Server {
                 }
                 KeyState::Absent => self.gets.push(g),
             }
+        }
+    }
+
+    /// Answer every GET waiting for `target` with the data held for it,
+    /// whether or not that holds the key asked for (a direct-modex reply
+    /// has come: [`Server::dmodex_done`]).
+    fn settle_gets(&mut self, target: &(String, u32)) {
+        let (now, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.gets)
+            .into_iter()
+            .partition(|g| g.target == *target);
+        self.gets = keep;
+        for g in now {
+            self.answer_get(g.conn, g.tag, &g.target);
         }
     }
 
