@@ -373,3 +373,62 @@ fn scoped_keys_across_nodes_answer_as_slurms_libpmix() {
     }
     c.stop();
 }
+
+/// Issue 26 item 1, a rank whose data is not known yet: rank 3 (on n2)
+/// commits 4 s late, without a fence; rank 0 (on n1) Gets its key first
+/// with PMIX_IMMEDIATE (NOT_FOUND at once, as under Slurm's libpmix), then
+/// with PMIX_TIMEOUT 1 (PMIX_ERR_TIMEOUT after 1 s: the standard's bound;
+/// Slurm's plugin ignores the attribute and waits, its line is printed),
+/// then with none: found once rank 3 commits, as under Slurm, not timed out
+/// after libpmix's 2 s default for local ranks.
+#[test]
+fn a_late_rank_on_another_node_is_waited_for_as_under_slurm() {
+    let Some(c) = slurm::for_test(2) else { return };
+    let exe = mn_client();
+    let lines = |out: &str| -> Vec<(String, String)> {
+        out.lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split(' ').collect();
+                (f.len() == 4 && f[0] == "late").then(|| (f[1].to_string(), f[2].to_string()))
+            })
+            .collect()
+    };
+    let o = pmi2_run(
+        &c,
+        &["-n", "4", "--timeout", "90", &exe, "late"],
+        Duration::from_secs(120),
+    );
+    let out = text(&o);
+    assert!(o.status.success(), "{out}\n{}", c.logs());
+    let ours = lines(&out);
+    let child = c
+        .srun()
+        .args(["--mpi=pmix", "-N", "2", "--ntasks-per-node=2"])
+        .args([&exe, "late"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = process::output_within(child, Duration::from_secs(120), "srun --mpi=pmix");
+    let sout = text(&o);
+    assert!(o.status.success(), "{sout}\n{}", c.logs());
+    let slurm = lines(&sout);
+    eprintln!("pmixw run: {ours:?}\nsrun --mpi=pmix: {slurm:?}");
+    let status = |v: &[(String, String)], what: &str| {
+        v.iter()
+            .find(|(w, _)| w == what)
+            .map(|(_, s)| s.clone())
+            .unwrap_or_else(|| panic!("no {what}"))
+    };
+    for what in ["immediate", "plain"] {
+        assert_eq!(
+            status(&ours, what),
+            status(&slurm, what),
+            "{what}\n{out}\n{sout}"
+        );
+    }
+    assert_eq!(status(&ours, "immediate"), "NOT-FOUND", "{out}");
+    assert_eq!(status(&ours, "plain"), "SUCCESS", "{out}");
+    assert_eq!(status(&ours, "timeout1"), "TIMEOUT", "{out}");
+    c.stop();
+}

@@ -191,9 +191,14 @@ impl Server {
             let Some(target) = self.jobs.get(&ns).and_then(|j| j.ranks.get(rank as usize)) else {
                 return;
             };
-            let wait = info_u32(info, "pmix.timeout")
-                .filter(|s| *s > 0)
-                .map_or(DEFAULT_GET_WAIT, |s| Duration::from_secs(s.into()));
+            let wait = info_u32(info, "pmix.timeout").filter(|s| *s > 0).map_or(
+                if target.elsewhere {
+                    REMOTE_GET_WAIT
+                } else {
+                    DEFAULT_GET_WAIT
+                },
+                |s| Duration::from_secs(s.into()),
+            );
             let asked = self.dmodex.values().any(|x| *x == (ns.clone(), rank));
             if target.elsewhere && !asked {
                 let request = self.next_request;

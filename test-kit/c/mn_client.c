@@ -20,6 +20,11 @@
  *                    or without), then Gets every rank's three keys; one
  *                    line "scope ME PEER KIND STATUS MICROSECONDS" a Get,
  *                    then "scope_total ME MICROSECONDS"
+ *   mn_client late   the last rank puts and commits "late.key" 4 s after
+ *                    init (no fence); rank 0 Gets it meanwhile with
+ *                    PMIX_IMMEDIATE, then with PMIX_TIMEOUT 1, then with
+ *                    no attribute: one line "late WHAT STATUS
+ *                    MILLISECONDS" each
  */
 #include <pmix.h>
 #include <stdarg.h>
@@ -211,6 +216,45 @@ static void scope(uint32_t n, int collect) {
     check("fence_final", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
 }
 
+static void late(uint32_t n) {
+    pmix_proc_t last;
+    PMIX_LOAD_PROCID(&last, me.nspace, n - 1);
+    if (me.rank == n - 1) {
+        sleep(4);
+        pmix_value_t v;
+        PMIX_VALUE_LOAD(&v, "late-value", PMIX_STRING);
+        check("put", PMIX_SUCCESS == PMIx_Put(PMIX_GLOBAL, "late.key", &v), NULL);
+        PMIX_VALUE_DESTRUCT(&v);
+        check("commit", PMIX_SUCCESS == PMIx_Commit(), NULL);
+    } else if (0 == me.rank) {
+        static const char *what[] = {"immediate", "timeout1", "plain"};
+        for (int i = 0; i < 3; i++) {
+            pmix_info_t info;
+            bool yes = true;
+            uint32_t one = 1;
+            if (0 == i) {
+                PMIX_INFO_LOAD(&info, PMIX_IMMEDIATE, &yes, PMIX_BOOL);
+            } else if (1 == i) {
+                PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &one, PMIX_UINT32);
+            }
+            pmix_value_t *v = NULL;
+            struct timespec t0;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            pmix_status_t rc = PMIx_Get(&last, "late.key", i < 2 ? &info : NULL, i < 2 ? 1 : 0, &v);
+            printf("late %s %s %lld\n", what[i], PMIx_Error_string(rc), usec_since(&t0) / 1000);
+            fflush(stdout);
+            if (i < 2) {
+                PMIX_INFO_DESTRUCT(&info);
+            }
+            if (v) {
+                PMIX_VALUE_RELEASE(v);
+            }
+        }
+    }
+    pmix_status_t rc = fence(0);
+    check("fence_final", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "all";
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
@@ -237,7 +281,9 @@ int main(int argc, char **argv) {
         PMIx_Finalize(NULL, 0);
         return 1;
     }
-    if (0 == strcmp(mode, "scope")) {
+    if (0 == strcmp(mode, "late")) {
+        late(n);
+    } else if (0 == strcmp(mode, "scope")) {
         scope(n, argc > 2 && 0 == strcmp(argv[2], "collect"));
     } else {
         all();
