@@ -296,6 +296,23 @@ fn three_nodes_with_an_uneven_share() {
     c.stop();
 }
 
+/// `srun --mpi=pmix -N 2 --ntasks-per-node=2 ARGS` (Slurm's own PMIx
+/// plugin, the reference): its output, once it has succeeded.
+fn slurm_pmix(c: &Cluster, args: &[&str]) -> String {
+    let child = c
+        .srun()
+        .args(["--mpi=pmix", "-N", "2", "--ntasks-per-node=2"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = process::output_within(child, Duration::from_secs(120), "srun --mpi=pmix");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}\n{}", c.logs());
+    out
+}
+
 /// `mn_client scope MODE` lines: (viewer, peer, kind) -> status, and the
 /// slowest rank's total time of its Gets (microseconds).
 type ScopeTable = std::collections::BTreeMap<(u32, u32, String), String>;
@@ -343,18 +360,8 @@ fn scoped_keys_across_nodes_answer_as_slurms_libpmix() {
         assert!(o.status.success(), "{out}\n{}", c.logs());
         let (ours, ours_gets) = scope_table(&out);
         let t = Instant::now();
-        let child = c
-            .srun()
-            .args(["--mpi=pmix", "-N", "2", "--ntasks-per-node=2"])
-            .args([&exe, "scope", mode])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let o = process::output_within(child, Duration::from_secs(120), "srun --mpi=pmix");
+        let sout = slurm_pmix(&c, &[&exe, "scope", mode]);
         let slurm_took = t.elapsed();
-        let sout = text(&o);
-        assert!(o.status.success(), "{sout}\n{}", c.logs());
         let (slurm, slurm_gets) = scope_table(&sout);
         assert_eq!(slurm.len(), 4 * 4 * 3, "{sout}");
         eprintln!(
@@ -401,17 +408,7 @@ fn a_late_rank_on_another_node_is_waited_for_as_under_slurm() {
     let out = text(&o);
     assert!(o.status.success(), "{out}\n{}", c.logs());
     let ours = lines(&out);
-    let child = c
-        .srun()
-        .args(["--mpi=pmix", "-N", "2", "--ntasks-per-node=2"])
-        .args([&exe, "late"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = process::output_within(child, Duration::from_secs(120), "srun --mpi=pmix");
-    let sout = text(&o);
-    assert!(o.status.success(), "{sout}\n{}", c.logs());
+    let sout = slurm_pmix(&c, &[&exe, "late"]);
     let slurm = lines(&sout);
     eprintln!("pmixw run: {ours:?}\nsrun --mpi=pmix: {slurm:?}");
     let status = |v: &[(String, String)], what: &str| {
