@@ -2,14 +2,21 @@
 //! and what in the environment conflicts (issue 16 item 3).
 //!
 //! The analysis of the variables is pure (`analyze`); `diagnose` then
-//! looks for rendezvous files, connects to the server as a *tool* (a
-//! separate identity the server assigns, so the job's ranks are not
-//! touched), reads a few reserved job keys through it and disconnects.
+//! connects only in a way the server accepts (spec-notes/doctor.md): in a
+//! job's environment (a PMIX_SERVER_URI* with PMIX_NAMESPACE and
+//! PMIX_RANK) as that job's client, which is what the URI is for; without
+//! one, as a *tool* through a rendezvous file, where a server says it takes
+//! tools. A tool handshake on a job's client URI made Open MPI 4.1.4's
+//! mpirun answer NOT_SUPPORTED and then crash (libpmix 4.2.2), so a URI
+//! variable without the job's identity is handshaken only when a
+//! rendezvous file names its listener. Doctor reads a few reserved job keys
+//! and disconnects (PMIx_Finalize).
 
 use pmix_codec::select::SERVER_URI_VARS;
 use pmix_codec::{BufferType, Format};
 use pmix_types::{Proc, Value, RANK_WILDCARD};
-use pmix_wire::client::Client;
+use pmix_wire::client::{Client, ClientEnv};
+use pmix_wire::tool::address;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -32,6 +39,9 @@ pub struct Report {
     pub psec: Option<String>,
     /// The handshake, as it went.
     pub handshake: Option<String>,
+    /// Why there was none though something listens (no way the server
+    /// is known to accept).
+    pub not_handshaken: Option<String>,
     /// The job this environment belongs to (PMIX_NAMESPACE, PMIX_RANK).
     pub job: Option<String>,
     /// Variables that contradict each other.
@@ -52,11 +62,6 @@ pub struct Candidate {
     pub uri: String,
     pub version: Option<String>,
     pub format: Format,
-}
-
-/// The address part of a URI (`ns.rank;tcp4://host:port` → `host:port`).
-fn address(uri: &str) -> &str {
-    uri.split_once("://").map_or(uri, |(_, a)| a)
 }
 
 /// Read the variables: the servers they name, in the order a libpmix
@@ -171,8 +176,24 @@ pub fn rendezvous_candidates(dirs: &[PathBuf]) -> Vec<Candidate> {
     out
 }
 
-/// Connect to `c` as a tool, read reserved keys of `job`, disconnect.
-fn handshake(c: &Candidate, job: Option<(&str, u32)>, r: &mut Report) -> Result<(), String> {
+/// How doctor may talk to a candidate server.
+enum Role {
+    /// As the job's client: the environment's identity and URI.
+    Client(Box<ClientEnv>),
+    /// As a tool, at this URI (named by a rendezvous file).
+    Tool(String, Format),
+    /// Not at all (why): only whether something listens there.
+    Not(String),
+}
+
+/// Connect to `c` in the `role` it accepts, read reserved keys of `job`,
+/// disconnect.
+fn handshake(
+    c: &Candidate,
+    role: Role,
+    job: Option<(&str, u32)>,
+    r: &mut Report,
+) -> Result<(), String> {
     let (_, host, port) = pmix_wire::client::core::parse_uri(&c.uri).map_err(|e| e.to_string())?;
     // reachability first, with a short timeout
     let addr = std::net::ToSocketAddrs::to_socket_addrs(&(host.as_str(), port))
@@ -181,7 +202,20 @@ fn handshake(c: &Candidate, job: Option<(&str, u32)>, r: &mut Report) -> Result<
         .ok_or_else(|| format!("{host}:{port} resolves to nothing"))?;
     std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(3))
         .map_err(|e| format!("{addr}: {e}"))?;
-    let mut t = Client::tool_connect(&c.uri, c.format).map_err(|e| format!("handshake: {e}"))?;
+    let (mut t, as_what) = match role {
+        Role::Not(why) => {
+            r.not_handshaken = Some(why);
+            return Ok(());
+        }
+        Role::Client(env) => (
+            Client::init_with(*env).map_err(|e| format!("handshake as the job's client: {e}"))?,
+            "client",
+        ),
+        Role::Tool(uri, fmt) => (
+            Client::tool_connect(&uri, fmt).map_err(|e| format!("handshake as a tool: {e}"))?,
+            "tool",
+        ),
+    };
     t.timeout = Duration::from_secs(5);
     r.reachable = true;
     let me = t.proc().clone();
@@ -189,15 +223,17 @@ fn handshake(c: &Candidate, job: Option<(&str, u32)>, r: &mut Report) -> Result<
         .core()
         .server
         .as_ref()
-        .map_or("?".to_string(), |p| format!("{}:{}", p.nspace, p.rank));
+        .map(|p| format!("{}:{}", p.nspace, p.rank))
+        // a client learns no identity in its handshake: the URI's
+        .or_else(|| c.uri.split_once(';').map(|(id, _)| id.to_string()))
+        .unwrap_or_else(|| "?".into());
     r.handshake = Some(format!(
-        "accepted as tool {}:{} by server {server}, psec native, gds hash",
+        "accepted as {as_what} {}:{} by server {server}, psec native, gds hash",
         me.nspace, me.rank
     ));
-    if let Some((ns, rank)) = job {
-        // job-level keys only: a libpmix server holds a get for a rank's
-        // own keys until that rank connects, and ours is not connecting
-        let _ = rank;
+    if let Some((ns, _)) = job {
+        // job-level keys only: as a tool, a libpmix server holds a get
+        // for a rank's own keys until that rank connects
         let keys = [
             pmix_types::keys::JOB_SIZE,
             pmix_types::keys::UNIV_SIZE,
@@ -214,7 +250,7 @@ fn handshake(c: &Candidate, job: Option<(&str, u32)>, r: &mut Report) -> Result<
                 Err(e) => {
                     // one note: a server that refuses one refuses all
                     r.notes.push(format!(
-                        "cannot read {ns}'s job data as a tool ({key}: {e}); key types not checked"
+                        "cannot read {ns}'s job data as a {as_what} ({key}: {e}); key types not checked"
                     ));
                     break;
                 }
@@ -240,12 +276,45 @@ pub fn diagnose(env: &[(String, String)], dirs: &[PathBuf]) -> Report {
             get("PMIX_RANK")?.parse::<u32>().ok()?,
         ))
     });
+    let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
     for c in &cands {
         r.source = Some(c.source.clone());
         r.server_uri = Some(c.uri.clone());
         r.server_version = c.version.clone();
         r.dialect = Some(format!("{} {:?}", c.format.dialect, c.format.buffer_type));
-        match handshake(c, job.as_ref().map(|(n, k)| (n.as_str(), *k)), &mut r) {
+        let role = if !from_env {
+            // a rendezvous file: the server takes tools there
+            Role::Tool(c.uri.clone(), c.format)
+        } else if let Ok(e) = ClientEnv::from_env(|k| {
+            // this candidate's URI, whichever variable a client would take
+            if SERVER_URI_VARS.iter().any(|(v, _)| *v == k) {
+                (k == c.source).then(|| c.uri.clone())
+            } else {
+                get(k)
+            }
+        }) {
+            Role::Client(Box::new(e))
+        } else if let Some((f, rv)) = pmix_wire::tool::rendezvous_naming(&c.uri, dirs) {
+            r.notes.push(format!(
+                "no job identity (PMIX_NAMESPACE, PMIX_RANK): asked as a tool, as {} invites",
+                f.display()
+            ));
+            match rv.format() {
+                Ok(fmt) => Role::Tool(c.uri.clone(), fmt),
+                Err(e) => {
+                    r.notes.push(format!("{}: {e}", f.display()));
+                    break;
+                }
+            }
+        } else {
+            // a job's client listener, and no identity to be its client:
+            // a tool handshake there can crash a libpmix server
+            Role::Not(format!(
+                "{} names a job's server, but without the job's identity (PMIX_NAMESPACE, PMIX_RANK) doctor cannot be its client, and no rendezvous file names that listener for tools (a tool handshake on a job's client URI can crash a libpmix server)",
+                c.source
+            ))
+        };
+        match handshake(c, role, job.as_ref().map(|(n, k)| (n.as_str(), *k)), &mut r) {
             Ok(()) => break,
             Err(e) => {
                 r.notes
@@ -273,6 +342,9 @@ fn verdict(r: &Report, nothing: bool) -> String {
         r.dialect.as_deref().unwrap_or("?"),
         r.server_version.as_deref().unwrap_or("version unknown")
     );
+    if let Some(why) = &r.not_handshaken {
+        return format!("NOT CHECKED: something listens at {what}, but {why}");
+    }
     match (r.reachable, problems) {
         (true, 0) => format!("OK: PMIx server reachable: {what}"),
         (true, n) => {
@@ -297,6 +369,7 @@ pub fn render_text(r: &Report) -> String {
     line("gds offered", &r.gds);
     line("psec offered", &r.psec);
     line("handshake", &r.handshake);
+    line("no handshake", &r.not_handshaken);
     line("job", &r.job);
     for c in &r.conflicts {
         s.push_str(&format!("CONFLICT        {c}\n"));

@@ -33,6 +33,11 @@ pub struct Unit {
     pub offset: usize,
     /// The decoded items (JSON form).
     pub values: Json,
+    /// Other types that read the same items from the same bytes (a BYTE
+    /// OBJECT is also a DATA_BUFFER; a flex-coded 0 is a STATUS, an INT and
+    /// a SIZE): one reading, shown once, under its best-scoring type.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
 }
 
 /// A layout that consumes the input exactly.
@@ -141,7 +146,9 @@ fn common(t: DataType) -> bool {
 }
 
 /// The score of one unit: a cost per unit, the evidence its values give.
-fn unit_score(t: DataType, values: &[Value], used: usize) -> (f64, Json) {
+/// `raw` is the unit's bytes.
+fn unit_score(t: DataType, values: &[Value], raw: &[u8]) -> (f64, Json) {
+    let used = raw.len();
     let j = Json::Array(values.iter().map(Value::to_bare_json).collect());
     let mut s = -2.0;
     s += match values.len() {
@@ -149,7 +156,17 @@ fn unit_score(t: DataType, values: &[Value], used: usize) -> (f64, Json) {
         1..=64 => 0.0,
         _ => -2.0,
     };
-    if weak(t) {
+    // BOOLs as libpmix packs them (one byte each, 0 or 1, after the
+    // count): 2 of 256 byte values, specific evidence where any byte
+    // would decode; without it a bool after a byte object lost to a
+    // flex-coded STATUS of the same byte (issue 26)
+    let canonical_bools = t == DataType::Bool
+        && !values.is_empty()
+        && raw.len() >= values.len()
+        && raw[raw.len() - values.len()..].iter().all(|b| *b <= 1);
+    if canonical_bools {
+        s += 0.75;
+    } else if weak(t) {
         s -= 1.0;
     }
     if common(t) {
@@ -183,9 +200,17 @@ pub fn infer_format(format: &Format, bytes: &[u8], max: usize) -> Vec<Candidate>
         .copied()
         .filter(|t| format.dialect.registers(*t))
         .collect();
-    // best[p]: up to KEEP partial layouts ending at offset p
-    let mut best: Vec<Vec<(f64, Vec<Unit>)>> = vec![Vec::new(); bytes.len() + 1];
-    best[0].push((0.0, Vec::new()));
+    // best[p]: up to KEEP partial layouts ending at offset p, each with
+    // the hash of its reading (every unit's offset, count and values):
+    // layouts that read the same values from the same bytes through
+    // other types are one reading, kept once with the others' types as
+    // aliases, so that they do not fill the KEEP places of a different
+    // reading (a byte object and a bool lost its place to BYTE_OBJECT,
+    // COMPRESSED_STRING, COMPRESSED_BYTE_OBJECT and DATA_BUFFER, each
+    // followed by the same STATUS)
+    type Partial = (f64, Vec<Unit>, u64);
+    let mut best: Vec<Vec<Partial>> = vec![Vec::new(); bytes.len() + 1];
+    best[0].push((0.0, Vec::new(), 0));
     for p in 0..bytes.len() {
         if best[p].is_empty() {
             continue;
@@ -198,22 +223,48 @@ pub fn infer_format(format: &Format, bytes: &[u8], max: usize) -> Vec<Candidate>
             if used == 0 {
                 continue;
             }
-            let (s, j) = unit_score(t, &values, used);
+            let (s, j) = unit_score(t, &values, &bytes[p..p + used]);
+            let unit_hash = {
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                (p, values.len(), j.to_string()).hash(&mut h);
+                h.finish()
+            };
             let unit = Unit {
                 ty: t.name().to_string(),
                 count: values.len(),
                 offset: p,
                 values: j,
+                aliases: Vec::new(),
             };
             let slot = &mut best[p + used];
-            for (ps, pu) in &here {
+            for (ps, pu, ph) in &here {
                 let score = ps + s;
-                if slot.len() >= KEEP && slot.last().is_some_and(|(w, _)| *w >= score) {
+                let sig = ph.rotate_left(17) ^ unit_hash;
+                if let Some(e) = slot.iter_mut().find(|e| e.2 == sig) {
+                    // the same reading: the better-scoring types lead
+                    let mut units = pu.clone();
+                    units.push(unit.clone());
+                    if score > e.0 {
+                        std::mem::swap(&mut e.1, &mut units);
+                        e.0 = score;
+                    }
+                    for (kept, other) in e.1.iter_mut().zip(units) {
+                        for ty in std::iter::once(other.ty).chain(other.aliases) {
+                            if ty != kept.ty && !kept.aliases.contains(&ty) {
+                                kept.aliases.push(ty);
+                            }
+                        }
+                    }
+                    slot.sort_by(|a, b| b.0.total_cmp(&a.0));
+                    continue;
+                }
+                if slot.len() >= KEEP && slot.last().is_some_and(|(w, _, _)| *w >= score) {
                     continue;
                 }
                 let mut units = pu.clone();
                 units.push(unit.clone());
-                slot.push((score, units));
+                slot.push((score, units, sig));
                 slot.sort_by(|a, b| b.0.total_cmp(&a.0));
                 slot.truncate(KEEP);
             }
@@ -224,7 +275,7 @@ pub fn infer_format(format: &Format, bytes: &[u8], max: usize) -> Vec<Candidate>
         .pop()
         .unwrap_or_default()
         .into_iter()
-        .map(|(score, units)| Candidate {
+        .map(|(score, units, _)| Candidate {
             dialect: format.dialect.name().to_string(),
             units,
             score: (score * 100.0).round() / 100.0,
@@ -257,7 +308,15 @@ pub fn render_text(c: &[Candidate]) -> String {
         let units: Vec<String> = x
             .units
             .iter()
-            .map(|u| format!("{}x{}@{}", u.ty, u.count, u.offset))
+            .map(|u| {
+                let mut t = format!("{}x{}@{}", u.ty, u.count, u.offset);
+                match u.aliases.len() {
+                    0 => {}
+                    1..=3 => t += &format!(" (or {})", u.aliases.join(", ")),
+                    n => t += &format!(" (or {}, +{} more)", u.aliases[..3].join(", "), n - 3),
+                }
+                t
+            })
             .collect();
         s.push_str(&format!(
             "{:>8.2}  {:<4} {}\n",

@@ -355,6 +355,34 @@ fn two_nodes_exchange_data_through_their_host() {
         !text(&r).contains("local-of-3"),
         "local data stays on its node: {r:?}"
     );
+    // rank 0 asks for rank 3's PMIX_LOCAL key: not here, so once more to
+    // rank 3's node (a key committed after the fence would be there);
+    // the answer is rank 3's data for other nodes, without that key (the
+    // client: NOT_FOUND), at once, not after a wait (issue 26)
+    let get_local = Request::Get {
+        nspace: Some("mn".into()),
+        rank: 3,
+        info: vec![],
+        key: Some(Some("mn.local.3".into())),
+    };
+    a.handle_input(conns_a[0], &request(104, &get_local), now);
+    let (sent, host) = drain(&mut a);
+    assert!(sent.is_empty(), "{sent:?}");
+    let id = host
+        .into_iter()
+        .find_map(|e| match e {
+            HostEvent::DirectModex { request, .. } => Some(request),
+            _ => None,
+        })
+        .expect("a direct-modex upcall");
+    a.dmodex_done(id, Ok(b.modex_data("mn", 3).expect("rank 3 committed")));
+    let (sent, _) = drain(&mut a);
+    let r = answer(&sent, conns_a[0], 104);
+    assert!(
+        matches!(&r, Reply::Get { status: 0, .. }) && text(&r).contains("remote-of-3"),
+        "{r:?}"
+    );
+    assert!(!text(&r).contains("local-of-3"), "{r:?}");
     // fences without data: a get goes to the host as a direct modex
     let (mut a, mut b) = (node(&[0, 1]), node(&[2, 3]));
     let ca0 = a.open();

@@ -58,10 +58,10 @@ fn under_our_server_in_two_dialects() {
         assert!(j["handshake"]
             .as_str()
             .unwrap()
-            .starts_with("accepted as tool "));
+            .starts_with("accepted as client "));
         assert!(j["verdict"].as_str().unwrap().starts_with("OK: "), "{j:#}");
         assert_eq!(j["conflicts"], serde_json::json!([]));
-        // the four job-level keys read as a tool, with the standard's
+        // the four job-level keys read as the job's client, with the standard's
         // types (pmix.univ.size once gave "cannot read ... NOT_FOUND")
         assert_eq!(j["notes"], serde_json::json!([]), "{j:#}");
         assert_eq!(j["wrong_types"], serde_json::json!([]), "{j:#}");
@@ -197,10 +197,23 @@ fn libpmix_server_through_its_rendezvous_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The variables cap_server gives rank `rank` of `nspace` (its lines
+/// "env NSPACE RANK KEY=VALUE", without "env ").
+fn rank_env(lines: &[String], nspace: &str, rank: u32) -> Vec<(String, String)> {
+    let prefix = format!("{nspace} {rank} ");
+    lines
+        .iter()
+        .filter_map(|l| l.strip_prefix(&prefix)?.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
 /// In a libpmix 4.2.2 job's environment (test-kit/c/cap_server.c, the
 /// variables it gives rank 0): the server, its version and dialect, and
-/// its job-level reserved keys read through the tool with the standard's
-/// types.
+/// its job-level reserved keys read as the job's client with the
+/// standard's types; with the URI alone, as a tool where its rendezvous
+/// file invites tools, else not at all; `pmixw query` as rank 1; and the
+/// server still serves another client afterwards (issue 26 item 2).
 #[test]
 fn libpmix_server_from_a_jobs_environment() {
     let Some((server, rx, dir)) = c_server("cap_server", &["2"]) else {
@@ -215,24 +228,107 @@ fn libpmix_server_from_a_jobs_environment() {
         if line == "ready" {
             break;
         }
-        if let Some((k, v)) = line
-            .strip_prefix("env capns 0 ")
-            .and_then(|kv| kv.split_once('='))
-        {
-            job_env.push((k.to_string(), v.to_string()));
+        if let Some(rest) = line.strip_prefix("env ") {
+            job_env.push(rest.to_string());
         }
     }
-    let r = diagnose(&job_env, std::slice::from_ref(&dir));
+    let r = diagnose(&rank_env(&job_env, "capns", 0), std::slice::from_ref(&dir));
     assert!(r.reachable, "{r:#?}");
     assert_eq!(r.source.as_deref(), Some("PMIX_SERVER_URI41"));
     assert_eq!(r.server_version.as_deref(), Some("4.2.2rc2"));
     assert_eq!(r.dialect.as_deref(), Some("v41 NonDesc"));
     assert_eq!(r.job.as_deref(), Some("capns rank 0"));
+    // as the job's client: the job's URI is a client listener
+    assert!(
+        r.handshake
+            .as_deref()
+            .unwrap()
+            .starts_with("accepted as client capns:0 by server "),
+        "{r:#?}"
+    );
     assert!(
         r.notes.is_empty() && r.wrong_types.is_empty() && r.conflicts.is_empty(),
         "{r:#?}"
     );
     assert!(r.verdict.starts_with("OK: "), "{}", r.verdict);
+    // the URI alone: this server says in its rendezvous file that it
+    // takes tools on that listener, so doctor asks as a tool
+    let uri_only: Vec<(String, String)> = rank_env(&job_env, "capns", 0)
+        .into_iter()
+        .filter(|(k, _)| k.starts_with("PMIX_SERVER_URI"))
+        .collect();
+    let r = diagnose(&uri_only, std::slice::from_ref(&dir));
+    assert!(
+        r.handshake
+            .as_deref()
+            .unwrap_or_default()
+            .starts_with("accepted as tool "),
+        "{r:#?}"
+    );
+    assert!(r.verdict.starts_with("OK: "), "{}", r.verdict);
+    // ... and without such a file, none: nothing is sent to it
+    let empty = dir.join("none");
+    std::fs::create_dir_all(&empty).unwrap();
+    let r = diagnose(&uri_only, std::slice::from_ref(&empty));
+    assert!(r.handshake.is_none(), "{r:#?}");
+    assert!(r.verdict.starts_with("NOT CHECKED: "), "{}", r.verdict);
+    // `pmixw query` in rank 1's environment asks as its client
+    let o = Command::new(env!("CARGO_BIN_EXE_pmixw"))
+        .args(["query", "pmix.qry.ns"])
+        .env_clear()
+        .envs(rank_env(&job_env, "capns", 1))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("pmix.qry.ns: "), "{out}");
+    // the server lives on: a libpmix client (the job "capabort") still
+    // connects and finalizes
+    let srv =
+        pmix_test_kit::interop::build_c("srv_client", &pmix_test_kit::interop::default_out_dir())
+            .unwrap_or_else(|e| panic!("{e}"));
+    let o = Command::new(srv)
+        .arg("init")
+        .env_clear()
+        .envs(rank_env(&job_env, "capabort", 0))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        out.contains("ok init SUCCESS") && out.contains("ok finalize SUCCESS"),
+        "{out}"
+    );
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A bare `--uri` that no rendezvous file names: `pmixw query` refuses
+/// before connecting (nothing reaches the listener), and says why.
+#[test]
+fn query_sends_no_tool_handshake_to_a_bare_uri() {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let empty = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("query-bare-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixw"));
+    cmd.args(["query", "--wait", "0", "--uri"])
+        .arg(format!("x.0;tcp4://127.0.0.1:{port}"))
+        .arg("pmix.qry.ns")
+        .env("TMPDIR", &empty);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("PMIX_") {
+            cmd.env_remove(k);
+        }
+    }
+    let o = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("no rendezvous file in "), "{err}");
+    l.set_nonblocking(true).unwrap();
+    assert!(
+        matches!(l.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "query connected"
+    );
+    let _ = std::fs::remove_dir_all(&empty);
 }

@@ -120,6 +120,14 @@ const INFO_ARRAY_END: u32 = 2;
 /// How long a GET for data a local rank has not committed yet waits when
 /// the request names no `pmix.timeout` (libpmix 4.2.2: 2 s, protocol.md §7.3).
 pub const DEFAULT_GET_WAIT: Duration = Duration::from_secs(2);
+/// How long a GET for data of a rank on another node waits when the
+/// request names no `pmix.timeout`: libpmix 4.2.2's server sets no timer
+/// of its own there and leaves the wait to its host's direct modex
+/// (`pmix_server_get.c`: the 2 s default is for local ranks only); Slurm's
+/// plugin gives up after its PMIx timeout, 300 s by default
+/// (`PMIXP_TIMEOUT_DEFAULT`, `SLURM_PMIX_TIMEOUT`). A rank elsewhere that
+/// commits late is found, not timed out after 2 s (issue 26).
+pub const REMOTE_GET_WAIT: Duration = Duration::from_secs(300);
 
 /// A connection, as the driver names it.
 pub type ConnId = u64;

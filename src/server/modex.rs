@@ -98,7 +98,17 @@ impl Server {
             return;
         };
         let err = match result {
-            Ok(blob) if self.absorb(&blob) => return,
+            Ok(blob) if self.absorb(&blob) => {
+                // the target's data as its node holds it now: every GET
+                // still waiting for it is answered with that data, its key
+                // there or not (libpmix 4.2.2's server answers the
+                // requests of a direct-modex reply with the rank's data
+                // without looking for the key, pmix_pending_resolve, and
+                // its client then finds no key: PMIX_ERR_NOT_FOUND at
+                // once, not a wait for a key the rank did not commit)
+                self.settle_gets(&target);
+                return;
+            }
             Ok(_) => codes::PMIX_ERR_BAD_PARAM,
             Err(st) => st,
         };
@@ -181,9 +191,14 @@ impl Server {
             let Some(target) = self.jobs.get(&ns).and_then(|j| j.ranks.get(rank as usize)) else {
                 return;
             };
-            let wait = info_u32(info, "pmix.timeout")
-                .filter(|s| *s > 0)
-                .map_or(DEFAULT_GET_WAIT, |s| Duration::from_secs(s.into()));
+            let wait = info_u32(info, "pmix.timeout").filter(|s| *s > 0).map_or(
+                if target.elsewhere {
+                    REMOTE_GET_WAIT
+                } else {
+                    DEFAULT_GET_WAIT
+                },
+                |s| Duration::from_secs(s.into()),
+            );
             let asked = self.dmodex.values().any(|x| *x == (ns.clone(), rank));
             if target.elsewhere && !asked {
                 let request = self.next_request;
@@ -338,6 +353,19 @@ impl Server {
                 }
                 KeyState::Absent => self.gets.push(g),
             }
+        }
+    }
+
+    /// Answer every GET waiting for `target` with the data held for it,
+    /// whether or not that holds the key asked for (a direct-modex reply
+    /// has come: [`Server::dmodex_done`]).
+    fn settle_gets(&mut self, target: &(String, u32)) {
+        let (now, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.gets)
+            .into_iter()
+            .partition(|g| g.target == *target);
+        self.gets = keep;
+        for g in now {
+            self.answer_get(g.conn, g.tag, &g.target);
         }
     }
 

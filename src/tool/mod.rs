@@ -83,7 +83,9 @@ pub enum Target {
     Nspace(String),
     /// The system server (`<system tmpdir>/pmix.sys.<host>`).
     System,
-    /// A URI, or `file:<path>` naming a rendezvous file.
+    /// `file:<path>` naming a rendezvous file, or a URI, taken only when a
+    /// rendezvous file in the directories searched names its listener
+    /// ([`rendezvous_naming`]).
     Uri(String),
 }
 
@@ -162,6 +164,44 @@ fn stale(target: &Target, path: &Path) -> Option<String> {
         }
     }
     None
+}
+
+/// The address part of a server URI (`ns.rank;tcp4://host:port` →
+/// `host:port`), for telling whether two URIs name one listener.
+pub fn address(uri: &str) -> &str {
+    uri.split_once("://").map_or(uri, |(_, a)| a)
+}
+
+/// A rendezvous file in `dirs` (at most [`DEPTH`] levels down) naming the
+/// listener of `uri`, not stale: a server that wrote one accepts tools
+/// there. A libpmix server does not accept a tool on every listener it
+/// has: a job's client URI (`PMIX_SERVER_URI*`) may belong to a host
+/// without tool support, and a tool handshake there crashed Open MPI
+/// 4.1.4's `mpirun` (spec-notes/doctor.md), so a bare URI is used as a
+/// tool's only when such a file names it.
+pub fn rendezvous_naming(uri: &str, dirs: &[PathBuf]) -> Option<(PathBuf, Rendezvous)> {
+    fn walk(dir: &Path, depth: u32, found: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let Ok(t) = e.file_type() else { continue };
+            if t.is_file() && e.file_name().to_string_lossy().starts_with("pmix.") {
+                found.push(e.path());
+            } else if t.is_dir() && depth > 0 {
+                walk(&e.path(), depth - 1, found);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    for d in dirs {
+        walk(d, DEPTH, &mut files);
+    }
+    files.into_iter().find_map(|f| {
+        let r = Rendezvous::parse(&std::fs::read_to_string(&f).ok()?).ok()?;
+        (address(&r.uri) == address(uri) && stale(&Target::Uri(uri.into()), &f).is_none())
+            .then_some((f, r))
+    })
 }
 
 /// The rendezvous file's name for `target` and how deep to look for it.
@@ -278,7 +318,17 @@ fn retry(e: &ClientError) -> bool {
 
 fn attempt(target: &Target, dirs: &[PathBuf]) -> Result<Client> {
     let (uri, fmt) = match target {
-        Target::Uri(u) if !u.starts_with("file:") => (u.clone(), Format::V41),
+        Target::Uri(u) if !u.starts_with("file:") => {
+            let (_, r) = rendezvous_naming(u, dirs).ok_or_else(|| {
+                let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+                ClientError::Env(format!(
+                    "no rendezvous file in {} names {u}: a server takes tools only where it says so, and a tool handshake on another listener (a job's PMIX_SERVER_URI*) can crash a libpmix server; give file:<rendezvous file>, or run inside the job to ask as its client",
+                    if dirs.is_empty() { "no directory".to_string() } else { dirs.join(", ") }
+                ))
+            })?;
+            let fmt = r.format()?;
+            (u.clone(), fmt)
+        }
         _ => {
             let f = find(target, dirs)?;
             let text = std::fs::read_to_string(&f)?;

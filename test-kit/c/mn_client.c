@@ -13,6 +13,18 @@
  *                    the others wait in a fence that never completes
  *   mn_client die    the last rank exits with status 3 without finalizing
  *                    while the others are in a fence
+ *   mn_client scope collect|direct
+ *                    every rank puts one key in each scope (sc.local.R
+ *                    PMIX_LOCAL, sc.remote.R PMIX_REMOTE, sc.global.R
+ *                    PMIX_GLOBAL), commits, fences (with PMIX_COLLECT_DATA
+ *                    or without), then Gets every rank's three keys; one
+ *                    line "scope ME PEER KIND STATUS MICROSECONDS" a Get,
+ *                    then "scope_total ME MICROSECONDS"
+ *   mn_client late   the last rank puts and commits "late.key" 4 s after
+ *                    init (no fence); rank 0 Gets it meanwhile with
+ *                    PMIX_IMMEDIATE, then with PMIX_TIMEOUT 1, then with
+ *                    no attribute: one line "late WHAT STATUS
+ *                    MILLISECONDS" each
  */
 #include <pmix.h>
 #include <stdarg.h>
@@ -152,6 +164,97 @@ static void all(void) {
     check("fence_final", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
 }
 
+static long long usec_since(const struct timespec *t0) {
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (long long) (t1.tv_sec - t0->tv_sec) * 1000000 + (t1.tv_nsec - t0->tv_nsec) / 1000;
+}
+
+static void scope(uint32_t n, int collect) {
+    static const struct {
+        const char *kind;
+        pmix_scope_t scope;
+    } kinds[] = {{"local", PMIX_LOCAL}, {"remote", PMIX_REMOTE}, {"global", PMIX_GLOBAL}};
+    char key[64];
+    for (size_t k = 0; k < 3; k++) {
+        pmix_value_t v;
+        snprintf(key, sizeof key, "sc.%s.%u", kinds[k].kind, me.rank);
+        PMIX_VALUE_LOAD(&v, key, PMIX_STRING);
+        pmix_status_t rc = PMIx_Put(kinds[k].scope, key, &v);
+        PMIX_VALUE_DESTRUCT(&v);
+        check("put", PMIX_SUCCESS == rc, "%s", key);
+    }
+    check("commit", PMIX_SUCCESS == PMIx_Commit(), NULL);
+    pmix_status_t rc = fence(collect);
+    check("fence", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+    struct timespec all0;
+    clock_gettime(CLOCK_MONOTONIC, &all0);
+    for (uint32_t r = 0; r < n; r++) {
+        for (size_t k = 0; k < 3; k++) {
+            pmix_proc_t p;
+            pmix_value_t *v = NULL;
+            struct timespec t0;
+            PMIX_LOAD_PROCID(&p, me.nspace, r);
+            snprintf(key, sizeof key, "sc.%s.%u", kinds[k].kind, r);
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            rc = PMIx_Get(&p, key, NULL, 0, &v);
+            long long us = usec_since(&t0);
+            /* a value found must be the one put */
+            if (PMIX_SUCCESS == rc && !(v && PMIX_STRING == v->type && 0 == strcmp(v->data.string, key))) {
+                rc = PMIX_ERR_BAD_PARAM;
+            }
+            printf("scope %u %u %s %s %lld\n", me.rank, r, kinds[k].kind, PMIx_Error_string(rc), us);
+            if (v) {
+                PMIX_VALUE_RELEASE(v);
+            }
+        }
+    }
+    printf("scope_total %u %lld\n", me.rank, usec_since(&all0));
+    fflush(stdout);
+    /* nobody finalizes while a peer may still ask for its data */
+    rc = fence(0);
+    check("fence_final", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+}
+
+static void late(uint32_t n) {
+    pmix_proc_t last;
+    PMIX_LOAD_PROCID(&last, me.nspace, n - 1);
+    if (me.rank == n - 1) {
+        sleep(4);
+        pmix_value_t v;
+        PMIX_VALUE_LOAD(&v, "late-value", PMIX_STRING);
+        check("put", PMIX_SUCCESS == PMIx_Put(PMIX_GLOBAL, "late.key", &v), NULL);
+        PMIX_VALUE_DESTRUCT(&v);
+        check("commit", PMIX_SUCCESS == PMIx_Commit(), NULL);
+    } else if (0 == me.rank) {
+        static const char *what[] = {"immediate", "timeout1", "plain"};
+        for (int i = 0; i < 3; i++) {
+            pmix_info_t info;
+            bool yes = true;
+            uint32_t one = 1;
+            if (0 == i) {
+                PMIX_INFO_LOAD(&info, PMIX_IMMEDIATE, &yes, PMIX_BOOL);
+            } else if (1 == i) {
+                PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &one, PMIX_UINT32);
+            }
+            pmix_value_t *v = NULL;
+            struct timespec t0;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            pmix_status_t rc = PMIx_Get(&last, "late.key", i < 2 ? &info : NULL, i < 2 ? 1 : 0, &v);
+            printf("late %s %s %lld\n", what[i], PMIx_Error_string(rc), usec_since(&t0) / 1000);
+            fflush(stdout);
+            if (i < 2) {
+                PMIX_INFO_DESTRUCT(&info);
+            }
+            if (v) {
+                PMIX_VALUE_RELEASE(v);
+            }
+        }
+    }
+    pmix_status_t rc = fence(0);
+    check("fence_final", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "all";
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
@@ -178,7 +281,13 @@ int main(int argc, char **argv) {
         PMIx_Finalize(NULL, 0);
         return 1;
     }
-    all();
+    if (0 == strcmp(mode, "late")) {
+        late(n);
+    } else if (0 == strcmp(mode, "scope")) {
+        scope(n, argc > 2 && 0 == strcmp(argv[2], "collect"));
+    } else {
+        all();
+    }
     rc = PMIx_Finalize(NULL, 0);
     check("finalize", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
     printf("rank %u: %d failures\n", me.rank, failures);
