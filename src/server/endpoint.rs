@@ -94,6 +94,8 @@ pub struct Server {
     pub(super) executables: HashMap<String, String>,
     /// Process groups (group.rs).
     pub(super) groups: group::Groups,
+    /// Process sets the host defined (name → members); not groups.
+    pub(super) psets: BTreeMap<String, Vec<Proc>>,
     /// The host's memory probe for PMIX_QUERY_MEMORY_USAGE (query.rs).
     pub(super) memory_probe: Option<query::MemoryProbe>,
     pub(super) limits: Limits,
@@ -137,6 +139,7 @@ impl Server {
             procs: HashMap::new(),
             executables: HashMap::new(),
             groups: group::Groups::default(),
+            psets: BTreeMap::new(),
             memory_probe: None,
             limits: Limits::default(),
             pending: BTreeSet::new(),

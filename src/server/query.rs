@@ -380,6 +380,30 @@ impl Server {
             .exit = Some(status);
     }
 
+    /// PMIx_server_define_process_set: the host names a process set
+    /// (as prterun's `--pset` does); it answers PMIX_QUERY_NUM_PSETS,
+    /// PMIX_QUERY_PSET_NAMES and PMIX_QUERY_PSET_MEMBERSHIP. A name
+    /// defined again is replaced.
+    pub fn define_pset(&mut self, name: &str, members: Vec<Proc>) {
+        self.psets.insert(name.to_string(), members);
+    }
+
+    /// PMIx_server_delete_process_set.
+    pub fn delete_pset(&mut self, name: &str) {
+        self.psets.remove(name);
+    }
+
+    /// The process sets the host defined, sorted; groups are not among
+    /// them.
+    fn pset_names(&self) -> Vec<String> {
+        self.psets.keys().cloned().collect()
+    }
+
+    /// A process set's members.
+    fn pset_members(&self, name: &str) -> Option<Vec<Proc>> {
+        self.psets.get(name).cloned()
+    }
+
     /// The namespaces a query names: `pmix.nspace`, or that of `pmix.procid`.
     fn query_nspace(q: &Query) -> Option<String> {
         qual_str(q, "pmix.nspace").or_else(|| match qual(q, "pmix.procid") {
@@ -472,16 +496,30 @@ impl Server {
             "pmix.qry.jst" => need_ns(&|n| self.job_status(n)),
             // one node: the local table is the table
             "pmix.qry.ptable" | "pmix.qry.lptable" => need_ns(&|n| self.proc_table(n)),
-            "pmix.qry.psetnum" | "pmix.qry.pgrpnum" => {
-                Answer::Value(Value::Size(self.group_names().len() as u64))
-            }
-            "pmix.qry.psets" => Answer::Value(pstr(&self.group_names().join(","))),
+            // process sets are the launcher's, not groups (prterun 5.0.11:
+            // spec-notes/server.md, "Process sets"); `pmixw run` defines
+            // none, and Open MPI adds mpi://WORLD and mpi://SELF itself
+            "pmix.qry.psetnum" => Answer::Value(Value::Size(self.pset_names().len() as u64)),
+            "pmix.qry.psets" => Answer::Value(match self.pset_names() {
+                n if n.is_empty() => Value::String(None),
+                n => pstr(&n.join(",")),
+            }),
+            "pmix.qry.pgrpnum" => Answer::Value(Value::Size(self.group_names().len() as u64)),
             "pmix.qry.pgrp" => Answer::Value(array(
                 DataType::String,
                 self.group_names().iter().map(|s| pstr(s)).collect(),
             )),
-            "pmix.qry.pmems" | "pmix.qry.pgrpmems" => {
-                let g = qual_str(q, "pmix.pset.nm").or_else(|| qual_str(q, "pmix.grp.id"));
+            "pmix.qry.pmems" => {
+                match qual_str(q, "pmix.pset.nm").and_then(|p| self.pset_members(&p)) {
+                    Some(m) => Answer::Value(array(
+                        DataType::Proc,
+                        m.into_iter().map(|p| Value::Proc(Box::new(p))).collect(),
+                    )),
+                    None => Answer::NotFound,
+                }
+            }
+            "pmix.qry.pgrpmems" => {
+                let g = qual_str(q, "pmix.grp.id").or_else(|| qual_str(q, "pmix.pset.nm"));
                 match g.and_then(|g| self.group_members(&g)) {
                     Some(m) => Answer::Value(array(
                         DataType::Proc,
