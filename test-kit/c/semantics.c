@@ -181,7 +181,13 @@ static void query_q(const char *key, const char *qkey, const char *qval) {
     if (nres > 0) {
         pmix_value_t *v = &res[0].value;
         switch (v->type) {
-        case PMIX_STRING: snprintf(val, sizeof val, "string '%s'", v->data.string ? v->data.string : ""); break;
+        case PMIX_STRING:
+            if (v->data.string) {
+                snprintf(val, sizeof val, "string '%s'", v->data.string);
+            } else {
+                snprintf(val, sizeof val, "string NULL");
+            }
+            break;
         case PMIX_UINT32: snprintf(val, sizeof val, "u32 %u", v->data.uint32); break;
         case PMIX_SIZE: snprintf(val, sizeof val, "size %zu", v->data.size); break;
         case PMIX_STATUS: snprintf(val, sizeof val, "status %d", v->data.status); break;
