@@ -609,8 +609,10 @@ impl Kind for LogTime {
 /// GROUP_CONSTRUCT's reply after the status, in the form of the release
 /// that reads it (spec-notes/commands.md, "GROUP_CONSTRUCT's reply"). The
 /// bytes do not name their release: a lone SIZE is 4.x's; else 5.0's form
-/// is tried before 6.x's.
+/// is tried before 6.x's in v41 and older (5.0 peers speak v41), 6.x's
+/// first in v51 and later (only 6.x peers speak those).
 pub(crate) struct GroupBody;
+type GroupForm = fn(&mut Rd, &'static str) -> Result<super::GroupReply>;
 impl Kind for GroupBody {
     type T = super::GroupReply;
     fn get(r: &mut Rd, field: &'static str) -> Result<super::GroupReply> {
@@ -618,12 +620,12 @@ impl Kind for GroupBody {
         if !r.more() {
             return Ok(G::None);
         }
-        let v4 = |r: &mut Rd| -> Result<G> {
+        fn v4(r: &mut Rd, field: &'static str) -> Result<G> {
             let ctxid = One::<SizeI>::get(r, "ctxid")?;
             r.finish(field)?;
             Ok(G::V4 { ctxid })
-        };
-        let v5 = |r: &mut Rd| -> Result<G> {
+        }
+        fn v5(r: &mut Rd, field: &'static str) -> Result<G> {
             let members = Counted::<ProcI>::get(r, "members")?;
             let ctxid = One::<SizeI>::get(r, "ctxid")?;
             let blobs = UntilEnd::<One<ByteObj>>::get(r, "blobs")?;
@@ -633,8 +635,8 @@ impl Kind for GroupBody {
                 ctxid,
                 blobs,
             })
-        };
-        let v6 = |r: &mut Rd| -> Result<G> {
+        }
+        fn v6(r: &mut Rd, field: &'static str) -> Result<G> {
             let members = Counted::<ProcI>::get(r, "members")?;
             let got = One::<BoolI>::get(r, "gotctxid")?;
             let ctxid = if got {
@@ -649,11 +651,16 @@ impl Kind for GroupBody {
                 ctxid,
                 info,
             })
-        };
+        }
         let mut best: Option<crate::error::Error> = None;
-        for form in [&v4 as &dyn Fn(&mut Rd) -> Result<G>, &v5, &v6] {
+        let forms: [GroupForm; 3] = if r.fmt.dialect >= Dialect::V51 {
+            [v4, v6, v5]
+        } else {
+            [v4, v5, v6]
+        };
+        for form in forms {
             let mut t = r.clone();
-            match form(&mut t) {
+            match form(&mut t, field) {
                 Ok(g) => {
                     *r = t;
                     return Ok(g);
