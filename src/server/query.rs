@@ -590,3 +590,70 @@ impl Server {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(s: &Server, key: &str, pset: Option<&str>) -> Reply {
+        let qualifiers = pset
+            .map(|p| vec![Info::new("pmix.pset.nm", pstr(p))])
+            .unwrap_or_default();
+        s.query(&[Query {
+            keys: vec![PString::from(key)],
+            qualifiers,
+        }])
+    }
+
+    /// Process sets are the host's (PMIx_server_define_process_set), not
+    /// groups: a constructed group shows in the group queries only.
+    #[test]
+    fn process_sets_are_the_hosts_and_groups_are_not_among_them() {
+        let mut s = Server::new();
+        let both = vec![Proc::new("j", 0), Proc::new("j", 1)];
+        let set = |r: &[u32]| r.iter().map(|r| ("j".to_string(), *r)).collect();
+        s.group_construct_called(&("j".into(), 0), "grp", set(&[0, 1]), &[]);
+        s.group_construct_called(&("j".into(), 1), "grp", set(&[0, 1]), &[]);
+        s.group_constructed(&set(&[0, 1]));
+        let one = |key: &str, v: Value| Reply::Query {
+            status: codes::PMIX_SUCCESS,
+            info: vec![Info::new(key, v)],
+        };
+        assert_eq!(
+            ask(&s, "pmix.qry.psetnum", None),
+            one("pmix.qry.psetnum", Value::Size(0))
+        );
+        assert_eq!(
+            ask(&s, "pmix.qry.psets", None),
+            one("pmix.qry.psets", Value::String(None))
+        );
+        assert_eq!(
+            ask(&s, "pmix.qry.pmems", Some("grp")),
+            Reply::Status(codes::PMIX_ERR_NOT_FOUND)
+        );
+        assert_eq!(
+            ask(&s, "pmix.qry.pgrpnum", None),
+            one("pmix.qry.pgrpnum", Value::Size(1))
+        );
+        s.define_pset("mine", both.clone());
+        s.define_pset("other", vec![Proc::new("j", 1)]);
+        assert_eq!(
+            ask(&s, "pmix.qry.psetnum", None),
+            one("pmix.qry.psetnum", Value::Size(2))
+        );
+        assert_eq!(
+            ask(&s, "pmix.qry.psets", None),
+            one("pmix.qry.psets", pstr("mine,other"))
+        );
+        let procs = both.into_iter().map(|p| Value::Proc(Box::new(p))).collect();
+        assert_eq!(
+            ask(&s, "pmix.qry.pmems", Some("mine")),
+            one("pmix.qry.pmems", array(DataType::Proc, procs))
+        );
+        s.delete_pset("other");
+        assert_eq!(
+            ask(&s, "pmix.qry.psets", None),
+            one("pmix.qry.psets", pstr("mine"))
+        );
+    }
+}
