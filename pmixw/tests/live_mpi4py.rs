@@ -156,22 +156,38 @@ fn compare(mpi: &str, ours: &[(Summary, String)], reference: &[(Summary, String)
 
 const PMIXW_ARGS: &[&str] = &["run", "-n", "2", "--timeout", "500"];
 
-#[test]
-fn mpi4py_suite_open_mpi_5() {
+/// The suite with `venv`'s mpi4py under the reference launcher (`tag`,
+/// found by `find`, given `pre`) and under `pmixw run`, compared.
+fn against_reference(
+    mpi: &str,
+    venv: &Path,
+    tag: &str,
+    find: Result<PathBuf, String>,
+    pre: &[&str],
+) {
     let Some(src) = process::require("mpi4py's test suite", suite()) else {
         return;
     };
-    let venv = pmix_test_kit::hosts::venv_dir();
-    let Some(py) = process::require("mpi4py for Open MPI 5", python_with_mpi4py(&venv)) else {
+    let what = format!("mpi4py for {mpi}");
+    let Some(py) = process::require(&what, python_with_mpi4py(venv)) else {
         return;
     };
-    let Some(prterun) = process::require("prterun", pmix_test_kit::hosts::prterun5()) else {
+    let Some(launcher) = process::require(tag, find) else {
         return;
     };
+    let reference = run(tag, &launcher, pre, &py, &src);
     let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
-    let reference = run(
+    let ours = run(&format!("pmixw-{tag}"), &pmixw, PMIXW_ARGS, &py, &src);
+    compare(mpi, &ours, &reference);
+}
+
+#[test]
+fn mpi4py_suite_open_mpi_5() {
+    against_reference(
+        "Open MPI 5.0.11",
+        &pmix_test_kit::hosts::venv_dir(),
         "prterun",
-        &prterun,
+        pmix_test_kit::hosts::prterun5(),
         &[
             "--allow-run-as-root",
             "--map-by",
@@ -179,35 +195,18 @@ fn mpi4py_suite_open_mpi_5() {
             "-n",
             "2",
         ],
-        &py,
-        &src,
     );
-    let ours = run("pmixw-ompi5", &pmixw, PMIXW_ARGS, &py, &src);
-    compare("Open MPI 5.0.11", &ours, &reference);
 }
 
 #[test]
 fn mpi4py_suite_open_mpi_4() {
-    let Some(src) = process::require("mpi4py's test suite", suite()) else {
-        return;
-    };
-    let venv = target().join("mpi4py-ompi4");
-    let Some(py) = process::require("mpi4py for Open MPI 4", python_with_mpi4py(&venv)) else {
-        return;
-    };
-    let Some(mpirun) = process::require("mpirun 4.1.4", pmix_test_kit::hosts::mpirun4()) else {
-        return;
-    };
-    let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
-    let reference = run(
+    against_reference(
+        "Open MPI 4.1.4",
+        &target().join("mpi4py-ompi4"),
         "mpirun",
-        &mpirun,
+        pmix_test_kit::hosts::mpirun4(),
         &["--oversubscribe", "-n", "2"],
-        &py,
-        &src,
     );
-    let ours = run("pmixw-ompi4", &pmixw, PMIXW_ARGS, &py, &src);
-    compare("Open MPI 4.1.4", &ours, &reference);
 }
 
 #[test]
