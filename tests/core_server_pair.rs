@@ -358,7 +358,7 @@ fn an_unverifiable_early_claim_is_displaced_by_the_verified_rank() {
 /// later clients pack it) completes over them.
 #[test]
 fn group_construct_replies_in_each_members_release_form() {
-    use pmix_codec::command::GroupReply;
+    use pmix_codec::msg::GroupReply;
     use pmix_codec::{BufferType, Dialect, Format};
     let mut pair = Pair::new(&[("old", 1), ("new", 1)]);
     let old = pair.client_in("old", 0, PeerInfo::default(), Format::V41);
