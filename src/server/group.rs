@@ -203,23 +203,22 @@ impl Server {
     /// else what its dialect implies (v41: 4, v51 and later: 6).
     fn client_major(&self, conn: ConnId) -> u32 {
         let c = self.conns.get(&conn);
-        let ns = match c.map(|c| &c.state) {
-            Some(ConnState::Client { proc }) | Some(ConnState::Tool { proc, .. }) => {
-                Some(proc.nspace.clone())
-            }
+        let version = match c.map(|c| &c.state) {
+            Some(ConnState::Client { proc }) => self
+                .registry
+                .peer(&proc.nspace)
+                .and_then(|p| p.version.as_deref()),
+            Some(ConnState::Tool { version, .. }) => Some(version.as_str()),
             _ => None,
         };
-        let announced = ns
-            .and_then(|ns| self.registry.peer(&ns))
-            .and_then(|p| p.version.as_deref())
-            .and_then(|v| {
-                let d: String = v
-                    .trim_start_matches(|ch: char| !ch.is_ascii_digit())
-                    .chars()
-                    .take_while(char::is_ascii_digit)
-                    .collect();
-                d.parse().ok()
-            });
+        let announced = version.and_then(|v| {
+            let d: String = v
+                .trim_start_matches(|ch: char| !ch.is_ascii_digit())
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            d.parse().ok()
+        });
         announced.unwrap_or_else(|| match c.and_then(|c| c.format()).map(|f| f.dialect) {
             Some(d) if d >= pmix_codec::Dialect::V51 => 6,
             _ => 4,
