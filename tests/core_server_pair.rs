@@ -499,3 +499,55 @@ fn job_control_records_what_a_process_says_of_itself() {
         assert_eq!(status(pair.reply(r0, t)), -47, "{k}");
     }
 }
+
+/// Issue #24: GROUP_CONSTRUCT's reply follows the release each member's
+/// handshake announced. A group of a 4.2.2 client (v41) and a 6.0 client
+/// (v51, announcing "6.0.0"), with a context id asked for: the first gets
+/// the context id alone, the second the members and the id behind a BOOL
+/// (spec-notes/commands.md); a destruct naming the members (as 5.0 and
+/// later clients pack it) completes over them.
+#[test]
+fn group_construct_replies_in_each_members_release_form() {
+    use pmix_codec::msg::GroupReply;
+    use pmix_codec::{BufferType, Dialect, Format};
+    let mut pair = Pair::new(&[("old", 1), ("new", 1)]);
+    let old = pair.client_in("old", 0, PeerInfo::default(), Format::V41);
+    let new = pair.client_in(
+        "new",
+        0,
+        PeerInfo::default(),
+        Format::new(Dialect::V51, BufferType::NonDesc),
+    );
+    pair.drive();
+    let members = vec![Proc::new("new", 0), Proc::new("old", 0)];
+    let construct = |_| Request::GroupConstruct {
+        group: Some("mixed".into()),
+        procs: members.clone(),
+        info: vec![Info::new("pmix.grp.actxid", Value::Bool(true))],
+    };
+    let r = pair.round(&[old, new], construct);
+    assert_eq!(
+        r[0],
+        Reply::Group {
+            status: 0,
+            body: GroupReply::V4 { ctxid: 1 }
+        }
+    );
+    assert_eq!(
+        r[1],
+        Reply::Group {
+            status: 0,
+            body: GroupReply::V6 {
+                members: members.clone(),
+                ctxid: Some(1),
+                info: None
+            }
+        }
+    );
+    let r = pair.round(&[old, new], |_| Request::GroupDestruct {
+        group: Some("mixed".into()),
+        procs: Some(members.clone()),
+        info: vec![],
+    });
+    assert!(r.iter().all(ok), "{r:?}");
+}

@@ -114,7 +114,14 @@ fn samples() -> Vec<Request> {
         },
         Request::GroupDestruct {
             group: Some("grp".into()),
+            procs: None,
             info: vec![Info::new("pmix.timeout", Value::Int32(5))],
+        },
+        // 5.0 and later clients name the members they know
+        Request::GroupDestruct {
+            group: Some("grp".into()),
+            procs: Some(vec![Proc::new("job1", 0), Proc::new("job1", 1)]),
+            info: vec![],
         },
         Request::FabricRegister { directives: vec![] },
         Request::IofPush {

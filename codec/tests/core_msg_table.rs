@@ -7,7 +7,7 @@
 
 use bytes::Bytes;
 use pmix_codec::msg::{
-    cmd, command_name, commit_kvals, EventNotice, IofData, ProcData, Reply, Request,
+    cmd, command_name, commit_kvals, EventNotice, GroupReply, IofData, ProcData, Reply, Request,
 };
 use pmix_codec::{BufferType, Dialect, ErrorKind, Format};
 use pmix_types::{App, Buffer, Kval, Pdata, Proc, Query, Value};
@@ -187,6 +187,12 @@ fn requests() -> Vec<Request> {
         },
         Request::GroupDestruct {
             group: Some("grp".into()),
+            procs: None,
+            info: info(),
+        },
+        Request::GroupDestruct {
+            group: Some("grp".into()),
+            procs: Some(procs()),
             info: info(),
         },
         Request::FabricRegister { directives: info() },
@@ -367,9 +373,42 @@ fn replies() -> Vec<(u8, Reply)> {
         ),
         (
             cmd::GROUP_CONSTRUCT,
-            Reply::Id {
+            Reply::Group {
                 status: 0,
-                id: Some(u64::MAX),
+                body: GroupReply::V4 { ctxid: u64::MAX },
+            },
+        ),
+        (
+            cmd::GROUP_CONSTRUCT,
+            Reply::Group {
+                status: 0,
+                body: GroupReply::V5 {
+                    members: procs(),
+                    ctxid: 3,
+                    blobs: vec![blob()],
+                },
+            },
+        ),
+        (
+            cmd::GROUP_CONSTRUCT,
+            Reply::Group {
+                status: 0,
+                body: GroupReply::V6 {
+                    members: procs(),
+                    ctxid: Some(3),
+                    info: None,
+                },
+            },
+        ),
+        (
+            cmd::GROUP_CONSTRUCT,
+            Reply::Group {
+                status: 0,
+                body: GroupReply::V6 {
+                    members: procs(),
+                    ctxid: None,
+                    info: Some(info()),
+                },
             },
         ),
         (

@@ -10,6 +10,7 @@
 
 use pmix_test_kit::process;
 
+use pmix_test_kit::hosts::grid::build_with_lib;
 use pmix_test_kit::interop::{build_c, default_out_dir};
 use pmix_wire::server::net;
 use process::Kill;
@@ -44,12 +45,23 @@ fn launch(mut c: Command) -> (i32, String) {
 const JOB_GUARD: &str = "500";
 
 fn pmixw(n: u32, mode: &str, extra: &[&str]) -> (i32, String) {
+    pmixw_of(&client(), n, mode, extra)
+}
+
+fn pmixw_of(exe: &std::path::Path, n: u32, mode: &str, extra: &[&str]) -> (i32, String) {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pmixw"));
     c.args(["run", "-n", &n.to_string(), "--timeout", JOB_GUARD])
         .args(extra)
-        .arg(client())
+        .arg(exe)
         .arg(mode);
     launch(c)
+}
+
+/// semantics.c built against the PyPI wheel's libpmix 5.0.11, or None
+/// (skipped outside CI).
+fn client5() -> Option<PathBuf> {
+    let lib = process::require("libpmix 5.0.11", pmix_test_kit::hosts::libpmix5())?;
+    Some(build_with_lib("semantics", &lib, &default_out_dir()).unwrap_or_else(|e| panic!("{e}")))
 }
 
 /// A reference launcher's program, or None (skipped outside CI).
@@ -347,7 +359,7 @@ fn queries_a_single_node_can_answer() {
         "query pmix.qry.ptable SUCCESS array 3 0:exe:1 1:exe:1 2:exe:1",
         "query pmix.qry.lptable SUCCESS array 3 0:exe:1 1:exe:1 2:exe:1",
         "query pmix.qry.psetnum SUCCESS size 0",
-        "query pmix.qry.psets SUCCESS string ''",
+        "query pmix.qry.psets SUCCESS string NULL",
         "query pmix.qry.spawn SUCCESS string",
         "query pmix.qry.debug SUCCESS string",
         "query pmix.qry.qlst NOT-SUPPORTED",
@@ -859,4 +871,126 @@ fn a_group_across_two_jobs_fences_and_gets() {
         );
     }
     server.stop();
+}
+
+/// Issue #24 item 1: libpmix 5.0.11 clients read GROUP_CONSTRUCT's reply
+/// in 5.0's form (the members, then the context id) and pack their
+/// members into GROUP_DESTRUCT; the same programs as the 4.2.2 tests
+/// above complete: a construct with a context id, a fence across the
+/// group, destruct; local context ids read with the context id; invite and
+/// join; a member's death reported. Before, every construct failed in the
+/// client (READ_PAST_END_OF_BUFFER at pmix_client_group.c:1125).
+#[test]
+fn group_reply_forms_by_client_release() {
+    let Some(exe) = client5() else { return };
+    let (code, out) = pmixw_of(&exe, 3, "group", &[]);
+    assert_eq!(code, 0, "{out}");
+    for check in ["group_construct", "group_fence", "group_destruct"] {
+        let ok = format!("ok {check} PMIX_SUCCESS");
+        assert_eq!(out.matches(&ok).count(), 2, "{check}: {out}");
+    }
+    assert_eq!(out.matches("ok group_context_id 1").count(), 2, "{out}");
+
+    let (code, out) = pmixw_of(&exe, 3, "lcid", &[]);
+    assert_eq!(code, 0, "{out}");
+    for r in 0..3u32 {
+        let peer = (r + 1) % 3;
+        let want = format!("[{r}] ok peer_local_cid PMIX_SUCCESS {}", 1234 + peer);
+        assert!(out.contains(&want), "{want}: {out}");
+    }
+    assert_eq!(
+        out.matches("ok group_destruct PMIX_SUCCESS").count(),
+        3,
+        "{out}"
+    );
+
+    let (code, out) = pmixw_of(&exe, 4, "invite", &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("[0] ok group_invite PMIX_SUCCESS"), "{out}");
+    for r in [1, 2] {
+        assert!(
+            out.contains(&format!("[{r}] ok group_join PMIX_SUCCESS")),
+            "{out}"
+        );
+    }
+    assert!(out.contains("[3] ok not_invited"), "{out}");
+
+    let (code, out) = pmixw_of(&exe, 3, "grpdie", &[]);
+    assert_eq!(code, 0, "{out}");
+    let failed = "ok member_failed_event PMIX_GROUP_MEMBER_FAILED source=2 affected=2 group=grpall";
+    assert_eq!(out.matches(failed).count(), 2, "{out}");
+    assert_eq!(
+        out.matches("ok group_destruct PMIX_SUCCESS").count(),
+        2,
+        "{out}"
+    );
+}
+
+/// Issue #24 item 2: process sets are the launcher's, never groups, as
+/// under prterun 5.0.11 (spec-notes/server.md): with a group of both
+/// ranks in place, PMIX_QUERY_NUM_PSETS is 0, PMIX_QUERY_PSET_NAMES a
+/// NULL string, the group's PMIX_QUERY_PSET_MEMBERSHIP NOT_FOUND, while
+/// the group queries list it. Asked as Open MPI 5 asks (refresh cache),
+/// from 4.2.2 and 5.0.11 clients; a group construct without a context id
+/// completes for both (prterun's fails in 5.0.11 clients: divergences.md
+/// §25). What MPI_Session_get_num_psets/get_nth_pset rest on.
+#[test]
+fn process_sets_are_the_launchers_not_groups() {
+    let mut clients = vec![(client(), "")];
+    if let Some(c5) = client5() {
+        clients.push((c5, "PMIX_"));
+    }
+    for (exe, p) in &clients {
+        let (code, out) = pmixw_of(exe, 2, "psets", &[]);
+        assert_eq!(code, 0, "{out}");
+        let success = if p.is_empty() {
+            "SUCCESS"
+        } else {
+            "PMIX_SUCCESS"
+        };
+        let not_found = if p.is_empty() {
+            "NOT-FOUND"
+        } else {
+            "PMIX_ERR_NOT_FOUND"
+        };
+        for want in [
+            format!("query pmix.qry.psetnum {success} size 0"),
+            format!("query pmix.qry.psets {success} string NULL"),
+            format!("query pmix.qry.pgrpnum {success} size 1"),
+            format!("get pmix.pset.nm {not_found}"),
+        ] {
+            assert!(out.contains(&want), "{want}: {out}");
+        }
+        assert_eq!(
+            out.matches(&format!("query pmix.qry.pmems {not_found}"))
+                .count(),
+            2,
+            "{out}"
+        );
+        assert_eq!(
+            out.matches(&format!("ok group_construct {success}"))
+                .count(),
+            2,
+            "{out}"
+        );
+        assert_eq!(
+            out.matches(&format!("ok group_destruct {success}")).count(),
+            2,
+            "{out}"
+        );
+    }
+    if let Some((_, out)) = under_reference("prterun", 2, "psets") {
+        for want in [
+            "query pmix.qry.psetnum SUCCESS size 0",
+            "query pmix.qry.psets SUCCESS string NULL",
+            "query pmix.qry.pgrpnum SUCCESS size 1",
+        ] {
+            assert!(out.contains(want), "{want}: {out}");
+        }
+        assert_eq!(
+            out.matches("query pmix.qry.pmems NOT-FOUND").count(),
+            2,
+            "{out}"
+        );
+    }
 }

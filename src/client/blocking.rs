@@ -8,7 +8,7 @@ use super::core::{
 use super::options::{
     FenceOpts, GetOpts, GroupOpts, JobControl, LookupOpts, Publish, Queries, Spawn,
 };
-use pmix_codec::msg::{EventNotice, Reply, Request};
+use pmix_codec::msg::{EventNotice, GroupReply, Reply, Request};
 use pmix_types::enums::{AllocDirective, DataRange, Rank, Scope};
 use pmix_types::keys::{typed, Level};
 use pmix_types::status::StatusCode;
@@ -549,8 +549,12 @@ impl Client {
             info: opts.to_info(),
         };
         match self.request(&req, "group construct")? {
-            Reply::Id { status: 0, id } => Ok(id),
-            Reply::Id { status, .. } | Reply::Status(status) => Err(ClientError::Status {
+            Reply::Group { status: 0, body } => Ok(match body {
+                GroupReply::None => None,
+                GroupReply::V4 { ctxid } | GroupReply::V5 { ctxid, .. } => Some(ctxid),
+                GroupReply::V6 { ctxid, .. } => ctxid,
+            }),
+            Reply::Group { status, .. } | Reply::Status(status) => Err(ClientError::Status {
                 op: "group construct",
                 code: status,
             }),
@@ -564,6 +568,7 @@ impl Client {
     pub fn group_destruct(&mut self, group: &str, extra: &[Info]) -> Result<()> {
         let req = Request::GroupDestruct {
             group: Some(group.into()),
+            procs: None,
             info: extra.to_vec(),
         };
         let r = self.request(&req, "group destruct")?;

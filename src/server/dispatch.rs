@@ -62,12 +62,14 @@ impl Server {
                 let st = self.group_leave(&proc, &g);
                 self.reply(id, t, &Reply::Status(st));
             }
-            Request::GroupDestruct { group, .. } => {
+            Request::GroupDestruct { group, procs, .. } => {
                 // over the group's members (group.rs); a group we do not
-                // know: every rank of the caller's job
+                // know: the members a 5.0+ caller names, else every rank
+                // of the caller's job
                 let g = group.map(|g| g.to_string()).unwrap_or_default();
                 let all = self
                     .group_destruct_members(&g)
+                    .or(procs.filter(|p| !p.is_empty()))
                     .unwrap_or_else(|| vec![Proc::new(&me.0, RANK_WILDCARD)]);
                 self.collective(CollKind::GroupDestruct, id, t, &me, &all)
             }

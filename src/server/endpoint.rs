@@ -104,6 +104,8 @@ pub struct Server {
     pub(super) groups: group::Groups,
     /// Checkpoint methods, preemptible processes, cleanups (jobctl.rs).
     pub(super) jobctl: jobctl::State,
+    /// Process sets the host defined (name → members); not groups.
+    pub(super) psets: BTreeMap<String, Vec<Proc>>,
     /// The host's memory probe for PMIX_QUERY_MEMORY_USAGE (query.rs).
     pub(super) memory_probe: Option<query::MemoryProbe>,
     pub(super) limits: Limits,
@@ -148,6 +150,7 @@ impl Server {
             executables: HashMap::new(),
             groups: group::Groups::default(),
             jobctl: jobctl::State::default(),
+            psets: BTreeMap::new(),
             memory_probe: None,
             limits: Limits::default(),
             pending: BTreeSet::new(),

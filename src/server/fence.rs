@@ -100,9 +100,12 @@ impl Server {
                     status: codes::PMIX_SUCCESS,
                     blobs: Vec::new(),
                 },
-                CollKind::GroupConstruct => Reply::Id {
+                // the form depends on each caller's release (below)
+                CollKind::GroupConstruct => Reply::Group {
                     status: codes::PMIX_SUCCESS,
-                    id: Some(self.group_constructed(&col.expected)),
+                    body: GroupReply::V4 {
+                        ctxid: self.group_constructed(&col.expected),
+                    },
                 },
             };
             if col.kind == CollKind::GroupDestruct {
@@ -124,6 +127,16 @@ impl Server {
                             status: codes::PMIX_SUCCESS,
                             blobs,
                         };
+                        self.reply(conn, tg, &r);
+                    }
+                    (
+                        Reply::Group {
+                            body: GroupReply::V4 { ctxid },
+                            ..
+                        },
+                        Some(fmt),
+                    ) => {
+                        let r = self.group_reply(conn, &fmt, &own, &col.expected, *ctxid);
                         self.reply(conn, tg, &r);
                     }
                     _ => self.reply(conn, tg, &r),

@@ -12,7 +12,7 @@
 //! PMIX_GROUP_LEFT; one whose connection ends before it finalizes, as
 //! PMIX_GROUP_MEMBER_FAILED.
 
-use super::{name, Server, RANK_WILDCARD};
+use super::{name, ConnId, ConnState, Format, GroupReply, Reply, Server, RANK_WILDCARD};
 use pmix_types::status::codes;
 use pmix_types::{Info, Proc, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -197,6 +197,72 @@ impl Server {
         let ctxid = g.ctxid;
         self.groups.list.push(g);
         ctxid
+    }
+
+    /// The major release a client's handshake announced ("5.0.11" → 5),
+    /// else what its dialect implies (v41: 4, v51 and later: 6).
+    fn client_major(&self, conn: ConnId) -> u32 {
+        let c = self.conns.get(&conn);
+        let version = match c.map(|c| &c.state) {
+            Some(ConnState::Client { proc }) => self
+                .registry
+                .peer(&proc.nspace)
+                .and_then(|p| p.version.as_deref()),
+            Some(ConnState::Tool { version, .. }) => Some(version.as_str()),
+            _ => None,
+        };
+        let announced = version.and_then(|v| {
+            let d: String = v
+                .trim_start_matches(|ch: char| !ch.is_ascii_digit())
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            d.parse().ok()
+        });
+        announced.unwrap_or_else(|| match c.and_then(|c| c.format()).map(|f| f.dialect) {
+            Some(d) if d >= pmix_codec::Dialect::V51 => 6,
+            _ => 4,
+        })
+    }
+
+    /// GROUP_CONSTRUCT's successful reply to one member, in the form its
+    /// release reads (spec-notes/commands.md): 4.x the context id; 5.0 the
+    /// members, the context id (SIZE_MAX: none) and the other namespaces'
+    /// job data, as libpmix 5.0.11's server sends; 6.x the members and
+    /// the context id behind a BOOL.
+    pub(super) fn group_reply(
+        &self,
+        conn: ConnId,
+        fmt: &Format,
+        own_ns: &str,
+        members: &BTreeSet<(String, u32)>,
+        ctxid: u64,
+    ) -> Reply {
+        let procs = || members.iter().map(|(n, r)| Proc::new(n, *r)).collect();
+        let body = match self.client_major(conn) {
+            0..=4 => GroupReply::V4 { ctxid },
+            5 => {
+                let spaces: BTreeSet<&String> = members.iter().map(|(ns, _)| ns).collect();
+                GroupReply::V5 {
+                    members: procs(),
+                    ctxid,
+                    blobs: spaces
+                        .into_iter()
+                        .filter(|ns| ns.as_str() != own_ns)
+                        .filter_map(|ns| self.connect_blob(fmt, ns))
+                        .collect(),
+                }
+            }
+            _ => GroupReply::V6 {
+                members: procs(),
+                ctxid: (ctxid != NO_CONTEXT_ID).then_some(ctxid),
+                info: None,
+            },
+        };
+        Reply::Group {
+            status: codes::PMIX_SUCCESS,
+            body,
+        }
     }
 
     /// The members a destruct of `group` spans: the group's, when it

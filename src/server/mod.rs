@@ -101,7 +101,7 @@ use crate::conn::{self, Acceptor, Incoming, Link};
 use bytes::Bytes;
 use pmix_codec::frame::{tag, DEFAULT_MAX_MESSAGE};
 use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
-use pmix_codec::msg::{EventNotice, Reply, Request};
+use pmix_codec::msg::{EventNotice, GroupReply, Reply, Request};
 use pmix_codec::registry::Registry;
 use pmix_codec::{DataBuffer, Format};
 use pmix_types::status::codes;

@@ -384,6 +384,30 @@ impl Server {
         self.rank_exited(nspace, rank);
     }
 
+    /// PMIx_server_define_process_set: the host names a process set
+    /// (as prterun's `--pset` does); it answers PMIX_QUERY_NUM_PSETS,
+    /// PMIX_QUERY_PSET_NAMES and PMIX_QUERY_PSET_MEMBERSHIP. A name
+    /// defined again is replaced.
+    pub fn define_pset(&mut self, name: &str, members: Vec<Proc>) {
+        self.psets.insert(name.to_string(), members);
+    }
+
+    /// PMIx_server_delete_process_set.
+    pub fn delete_pset(&mut self, name: &str) {
+        self.psets.remove(name);
+    }
+
+    /// The process sets the host defined, sorted; groups are not among
+    /// them.
+    fn pset_names(&self) -> Vec<String> {
+        self.psets.keys().cloned().collect()
+    }
+
+    /// A process set's members.
+    fn pset_members(&self, name: &str) -> Option<Vec<Proc>> {
+        self.psets.get(name).cloned()
+    }
+
     /// The namespaces a query names: `pmix.nspace`, or that of `pmix.procid`.
     fn query_nspace(q: &Query) -> Option<String> {
         qual_str(q, "pmix.nspace").or_else(|| match qual(q, "pmix.procid") {
@@ -476,16 +500,30 @@ impl Server {
             "pmix.qry.jst" => need_ns(&|n| self.job_status(n)),
             // one node: the local table is the table
             "pmix.qry.ptable" | "pmix.qry.lptable" => need_ns(&|n| self.proc_table(n)),
-            "pmix.qry.psetnum" | "pmix.qry.pgrpnum" => {
-                Answer::Value(Value::Size(self.group_names().len() as u64))
-            }
-            "pmix.qry.psets" => Answer::Value(pstr(&self.group_names().join(","))),
+            // process sets are the launcher's, not groups (prterun 5.0.11:
+            // spec-notes/server.md, "Process sets"); `pmixw run` defines
+            // none, and Open MPI adds mpi://WORLD and mpi://SELF itself
+            "pmix.qry.psetnum" => Answer::Value(Value::Size(self.pset_names().len() as u64)),
+            "pmix.qry.psets" => Answer::Value(match self.pset_names() {
+                n if n.is_empty() => Value::String(None),
+                n => pstr(&n.join(",")),
+            }),
+            "pmix.qry.pgrpnum" => Answer::Value(Value::Size(self.group_names().len() as u64)),
             "pmix.qry.pgrp" => Answer::Value(array(
                 DataType::String,
                 self.group_names().iter().map(|s| pstr(s)).collect(),
             )),
-            "pmix.qry.pmems" | "pmix.qry.pgrpmems" => {
-                let g = qual_str(q, "pmix.pset.nm").or_else(|| qual_str(q, "pmix.grp.id"));
+            "pmix.qry.pmems" => {
+                match qual_str(q, "pmix.pset.nm").and_then(|p| self.pset_members(&p)) {
+                    Some(m) => Answer::Value(array(
+                        DataType::Proc,
+                        m.into_iter().map(|p| Value::Proc(Box::new(p))).collect(),
+                    )),
+                    None => Answer::NotFound,
+                }
+            }
+            "pmix.qry.pgrpmems" => {
+                let g = qual_str(q, "pmix.grp.id").or_else(|| qual_str(q, "pmix.pset.nm"));
                 match g.and_then(|g| self.group_members(&g)) {
                     Some(m) => Answer::Value(array(
                         DataType::Proc,
@@ -554,5 +592,72 @@ impl Server {
         } else {
             Reply::Query { status, info: out }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(s: &Server, key: &str, pset: Option<&str>) -> Reply {
+        let qualifiers = pset
+            .map(|p| vec![Info::new("pmix.pset.nm", pstr(p))])
+            .unwrap_or_default();
+        s.query(&[Query {
+            keys: vec![PString::from(key)],
+            qualifiers,
+        }])
+    }
+
+    /// Process sets are the host's (PMIx_server_define_process_set), not
+    /// groups: a constructed group shows in the group queries only.
+    #[test]
+    fn process_sets_are_the_hosts_and_groups_are_not_among_them() {
+        let mut s = Server::new();
+        let both = vec![Proc::new("j", 0), Proc::new("j", 1)];
+        let set = |r: &[u32]| r.iter().map(|r| ("j".to_string(), *r)).collect();
+        s.group_construct_called(&("j".into(), 0), "grp", set(&[0, 1]), &[]);
+        s.group_construct_called(&("j".into(), 1), "grp", set(&[0, 1]), &[]);
+        s.group_constructed(&set(&[0, 1]));
+        let one = |key: &str, v: Value| Reply::Query {
+            status: codes::PMIX_SUCCESS,
+            info: vec![Info::new(key, v)],
+        };
+        assert_eq!(
+            ask(&s, "pmix.qry.psetnum", None),
+            one("pmix.qry.psetnum", Value::Size(0))
+        );
+        assert_eq!(
+            ask(&s, "pmix.qry.psets", None),
+            one("pmix.qry.psets", Value::String(None))
+        );
+        assert_eq!(
+            ask(&s, "pmix.qry.pmems", Some("grp")),
+            Reply::Status(codes::PMIX_ERR_NOT_FOUND)
+        );
+        assert_eq!(
+            ask(&s, "pmix.qry.pgrpnum", None),
+            one("pmix.qry.pgrpnum", Value::Size(1))
+        );
+        s.define_pset("mine", both.clone());
+        s.define_pset("other", vec![Proc::new("j", 1)]);
+        assert_eq!(
+            ask(&s, "pmix.qry.psetnum", None),
+            one("pmix.qry.psetnum", Value::Size(2))
+        );
+        assert_eq!(
+            ask(&s, "pmix.qry.psets", None),
+            one("pmix.qry.psets", pstr("mine,other"))
+        );
+        let procs = both.into_iter().map(|p| Value::Proc(Box::new(p))).collect();
+        assert_eq!(
+            ask(&s, "pmix.qry.pmems", Some("mine")),
+            one("pmix.qry.pmems", array(DataType::Proc, procs))
+        );
+        s.delete_pset("other");
+        assert_eq!(
+            ask(&s, "pmix.qry.psets", None),
+            one("pmix.qry.psets", pstr("mine"))
+        );
     }
 }

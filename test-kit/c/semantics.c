@@ -144,6 +144,7 @@ static int wait_event(int seconds) {
 }
 
 static void query_q(const char *key, const char *qkey, const char *qval);
+static int query_refresh;
 
 /* one query key (with an optional nspace qualifier), its answer printed */
 static void query_one(const char *key, int qualify) {
@@ -163,12 +164,30 @@ static void query_q(const char *key, const char *qkey, const char *qval) {
         q->nqual = 1;
         PMIX_INFO_LOAD(&q->qualifiers[0], qkey, qval, PMIX_STRING);
     }
+    if (query_refresh) {
+        /* as Open MPI 5 asks for process sets: past the client's cache */
+        pmix_info_t *qi;
+        PMIX_INFO_CREATE(qi, q->nqual + 1);
+        for (size_t i = 0; i < q->nqual; i++) {
+            PMIX_INFO_XFER(&qi[i], &q->qualifiers[i]);
+        }
+        bool yes = true;
+        PMIX_INFO_LOAD(&qi[q->nqual], PMIX_QUERY_REFRESH_CACHE, &yes, PMIX_BOOL);
+        q->qualifiers = qi;
+        q->nqual++;
+    }
     pmix_status_t rc = PMIx_Query_info(q, 1, &res, &nres);
     char val[600] = "";
     if (nres > 0) {
         pmix_value_t *v = &res[0].value;
         switch (v->type) {
-        case PMIX_STRING: snprintf(val, sizeof val, "string '%s'", v->data.string ? v->data.string : ""); break;
+        case PMIX_STRING:
+            if (v->data.string) {
+                snprintf(val, sizeof val, "string '%s'", v->data.string);
+            } else {
+                snprintf(val, sizeof val, "string NULL");
+            }
+            break;
         case PMIX_UINT32: snprintf(val, sizeof val, "u32 %u", v->data.uint32); break;
         case PMIX_SIZE: snprintf(val, sizeof val, "size %zu", v->data.size); break;
         case PMIX_STATUS: snprintf(val, sizeof val, "status %d", v->data.status); break;
@@ -186,6 +205,14 @@ static void query_q(const char *key, const char *qkey, const char *qval) {
                         n += snprintf(val + n, sizeof val - n, " %s=%.1f", in[i].key,
                                       in[i].value.data.fval);
                     }
+                }
+            }
+            if (a && PMIX_PROC == a->type) {
+                pmix_proc_t *pp = (pmix_proc_t *) a->array;
+                for (size_t i = 0; i < a->size && n < 500; i++) {
+                    n += snprintf(val + n, sizeof val - n, " %s:%u",
+                                  0 == strcmp(pp[i].nspace, me.nspace) ? "own" : pp[i].nspace,
+                                  pp[i].rank);
                 }
             }
             if (a && PMIX_PROC_INFO == a->type) {
@@ -422,6 +449,34 @@ int main(int argc, char **argv) {
             query_one(PMIX_QUERY_MEMORY_USAGE, 1);
         }
         PMIx_Fence(NULL, 0, NULL, 0);
+    } else if (0 == strcmp(mode, "psets")) {
+        /* process sets (what MPI_Session_get_num_psets/get_nth_pset and
+         * MPI_Group_from_session_pset rest on) are the launcher's, apart
+         * from groups: a group exists while they are asked about */
+        pmix_proc_t all;
+        PMIX_LOAD_PROCID(&all, me.nspace, PMIX_RANK_WILDCARD);
+        pmix_info_t *res = NULL;
+        size_t nres = 0;
+        rc = PMIx_Group_construct("psgrp", &all, 1, NULL, 0, &res, &nres);
+        check("group_construct", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
+        pmix_value_t *pv = NULL;
+        rc = PMIx_Get(&me, PMIX_PSET_NAME, NULL, 0, &pv);
+        printf("[%u] get pmix.pset.nm %s %s\n", me.rank, PMIx_Error_string(rc),
+               PMIX_SUCCESS == rc && pv && PMIX_STRING == pv->type ? pv->data.string : "-");
+        if (0 == me.rank) {
+            const char *ps = argc > 2 ? argv[2] : "nopset";
+            query_refresh = 1;
+            query_one(PMIX_QUERY_NUM_PSETS, 0);
+            query_one(PMIX_QUERY_PSET_NAMES, 0);
+            query_q(PMIX_QUERY_PSET_MEMBERSHIP, PMIX_PSET_NAME, ps);
+            query_q(PMIX_QUERY_PSET_MEMBERSHIP, PMIX_PSET_NAME, "psgrp");
+            query_one(PMIX_QUERY_NUM_GROUPS, 0);
+            query_one(PMIX_QUERY_GROUP_NAMES, 0);
+            query_refresh = 0;
+        }
+        PMIx_Fence(NULL, 0, NULL, 0);
+        rc = PMIx_Group_destruct("psgrp", NULL, 0);
+        check("group_destruct", PMIX_SUCCESS == rc, "%s", PMIx_Error_string(rc));
     } else if (0 == strcmp(mode, "attrs")) {
         /* what the host serves; kept apart: it kills Open MPI 4.1.4's mpirun */
         if (0 == me.rank) {

@@ -137,10 +137,16 @@ impl Pair {
     /// A client core claiming `ns:rank`, its connect request queued, from
     /// a socket the driver knows `peer` of. Not driven yet.
     pub fn client_as(&mut self, ns: &str, rank: u32, peer: PeerInfo) -> usize {
+        self.client_in(ns, rank, peer, Format::V41)
+    }
+
+    /// As [`Pair::client_as`], speaking `format` (and announcing the
+    /// release our client gives that dialect: `conn::version_for`).
+    pub fn client_in(&mut self, ns: &str, rank: u32, peer: PeerInfo, format: Format) -> usize {
         let env = ClientEnv {
             proc: Proc::new(ns, rank),
             uri: "pmixw-server.0;tcp4://127.0.0.1:1".into(),
-            format: Format::V41,
+            format,
             security: "native".into(),
             gds: "hash".into(),
             server_version: None,

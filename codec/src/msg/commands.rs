@@ -275,11 +275,14 @@ commands! {
         procs: Vec<Proc> = Counted<ProcI>,
         /// Its attributes, SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
-    } => Id;
+    } => Group;
     /// `PMIX_GROUP_DESTRUCT_CMD`: `PMIx_Group_destruct`.
     GROUP_DESTRUCT = 28 => GroupDestruct {
         /// The group's name (one STRING).
         group: Option<PString> = One<Str>,
+        /// Its members as the caller knows them, SIZE + PROCs: packed by
+        /// 5.0 and later clients, not by 4.x (`None`).
+        procs: Option<Vec<Proc>> = DestructMembers,
         /// Its attributes, SIZE + INFOs.
         info: Vec<Info> = Counted<InfoI>,
     } => Status;

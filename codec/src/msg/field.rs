@@ -201,6 +201,7 @@ plain_items! {
     AllocDir: u8 = AllocDirective, |d| d.u8(), |e, v| { e.u8(*v); Ok(()) };
     ResBlockDir: u8 = ResBlockDirective, |d| d.u8(), |e, v| { e.u8(*v); Ok(()) };
     Str: Option<PString> = String, |d| d.str(), |e, v| e.str(v.as_ref());
+    BoolI: bool = Bool, |d| Ok(d.u8()? != 0), |e, v| { e.u8(u8::from(*v)); Ok(()) };
     ProcI: Proc = Proc, |d| unpack::proc_(d), |e, v| pack::proc_(e, v);
     InfoI: Info = Info, |d| <Info as Layout>::unpack(d), |e, v| Layout::pack(v, e);
     KvalI: Kval = Kval,
@@ -600,6 +601,128 @@ impl Kind for LogTime {
     fn put(w: &mut Wr, v: &Option<u64>, field: &'static str) -> Result<()> {
         match v {
             Some(t) => One::<Time>::put(w, t, field),
+            None => Ok(()),
+        }
+    }
+}
+
+/// GROUP_CONSTRUCT's reply after the status, in the form of the release
+/// that reads it (spec-notes/commands.md, "GROUP_CONSTRUCT's reply"). The
+/// bytes do not name their release: a lone SIZE is 4.x's; else 5.0's form
+/// is tried before 6.x's in v41 and older (5.0 peers speak v41), 6.x's
+/// first in v51 and later (only 6.x peers speak those).
+pub(crate) struct GroupBody;
+type GroupForm = fn(&mut Rd, &'static str) -> Result<super::GroupReply>;
+impl Kind for GroupBody {
+    type T = super::GroupReply;
+    fn get(r: &mut Rd, field: &'static str) -> Result<super::GroupReply> {
+        use super::GroupReply as G;
+        if !r.more() {
+            return Ok(G::None);
+        }
+        fn v4(r: &mut Rd, field: &'static str) -> Result<G> {
+            let ctxid = One::<SizeI>::get(r, "ctxid")?;
+            r.finish(field)?;
+            Ok(G::V4 { ctxid })
+        }
+        fn v5(r: &mut Rd, field: &'static str) -> Result<G> {
+            let members = Counted::<ProcI>::get(r, "members")?;
+            let ctxid = One::<SizeI>::get(r, "ctxid")?;
+            let blobs = UntilEnd::<One<ByteObj>>::get(r, "blobs")?;
+            r.finish(field)?;
+            Ok(G::V5 {
+                members,
+                ctxid,
+                blobs,
+            })
+        }
+        fn v6(r: &mut Rd, field: &'static str) -> Result<G> {
+            let members = Counted::<ProcI>::get(r, "members")?;
+            let got = One::<BoolI>::get(r, "gotctxid")?;
+            let ctxid = if got {
+                Some(One::<SizeI>::get(r, "ctxid")?)
+            } else {
+                None
+            };
+            let info = Tail::<Counted<InfoI>>::get(r, "info")?;
+            r.finish(field)?;
+            Ok(G::V6 {
+                members,
+                ctxid,
+                info,
+            })
+        }
+        let mut best: Option<crate::error::Error> = None;
+        let forms: [GroupForm; 3] = if r.fmt.dialect >= Dialect::V51 {
+            [v4, v6, v5]
+        } else {
+            [v4, v5, v6]
+        };
+        for form in forms {
+            let mut t = r.clone();
+            match form(&mut t, field) {
+                Ok(g) => {
+                    *r = t;
+                    return Ok(g);
+                }
+                Err(e) => {
+                    if best.as_ref().is_none_or(|b| e.offset > b.offset) {
+                        best = Some(e)
+                    }
+                }
+            }
+        }
+        Err(best.expect("three forms were tried"))
+    }
+    fn put(w: &mut Wr, v: &super::GroupReply, _field: &'static str) -> Result<()> {
+        use super::GroupReply as G;
+        match v {
+            G::None => Ok(()),
+            G::V4 { ctxid } => One::<SizeI>::put(w, ctxid, "ctxid"),
+            G::V5 {
+                members,
+                ctxid,
+                blobs,
+            } => {
+                Counted::<ProcI>::put(w, members, "members")?;
+                One::<SizeI>::put(w, ctxid, "ctxid")?;
+                UntilEnd::<One<ByteObj>>::put(w, blobs, "blobs")
+            }
+            G::V6 {
+                members,
+                ctxid,
+                info,
+            } => {
+                Counted::<ProcI>::put(w, members, "members")?;
+                One::<BoolI>::put(w, &ctxid.is_some(), "gotctxid")?;
+                if let Some(c) = ctxid {
+                    One::<SizeI>::put(w, c, "ctxid")?;
+                }
+                Tail::<Counted<InfoI>>::put(w, info, "info")
+            }
+        }
+    }
+}
+
+/// GROUP_DESTRUCT's members: 5.0 and later clients pack SIZE + PROCs
+/// between the group's name and its infos, 4.x clients nothing. Read as
+/// 5.0's form when the rest of the request parses that way to its end.
+pub(crate) struct DestructMembers;
+impl Kind for DestructMembers {
+    type T = Option<Vec<Proc>>;
+    fn get(r: &mut Rd, field: &'static str) -> Result<Option<Vec<Proc>>> {
+        let mut t = r.clone();
+        let whole = Counted::<ProcI>::get(&mut t, field)
+            .and_then(|p| Counted::<InfoI>::get(&mut t, "info").map(|_| p))
+            .and_then(|p| t.finish("GROUP_DESTRUCT").map(|_| p));
+        match whole {
+            Ok(_) => Counted::<ProcI>::get(r, field).map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+    fn put(w: &mut Wr, v: &Option<Vec<Proc>>, field: &'static str) -> Result<()> {
+        match v {
+            Some(p) => Counted::<ProcI>::put(w, p, field),
             None => Ok(()),
         }
     }

@@ -25,6 +25,45 @@ pub use notice::{commit_kvals, EventNotice, IofData, ProcData};
 pub use reply::Reply;
 pub use request::Request;
 
+/// What follows the STATUS of a successful GROUP_CONSTRUCT reply: each
+/// libpmix release reads its own form (spec-notes/commands.md).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "form", rename_all = "snake_case"))]
+pub enum GroupReply {
+    /// Nothing (a failed construct, in every release).
+    None,
+    /// 4.x (`grp_cbfunc`): the context id, one SIZE (`SIZE_MAX`: none).
+    V4 {
+        /// The context id.
+        ctxid: u64,
+    },
+    /// 5.0.x (`construct_cbfunc`): the final membership, SIZE + PROCs;
+    /// the context id, one SIZE (`SIZE_MAX`: none); then one BYTE_OBJECT
+    /// per other participating namespace (its name and job-level KVALs),
+    /// which 5.0 clients do not read.
+    V5 {
+        /// The final membership.
+        members: Vec<Proc>,
+        /// The context id.
+        ctxid: u64,
+        /// Job data of the other namespaces.
+        #[cfg_attr(feature = "serde", serde(serialize_with = "hex_list"))]
+        blobs: Vec<Bytes>,
+    },
+    /// 6.x: the final membership, SIZE + PROCs; a BOOL saying whether a
+    /// context id follows, then it (one SIZE); 6.1 adds SIZE + INFOs of
+    /// group info.
+    V6 {
+        /// The final membership.
+        members: Vec<Proc>,
+        /// The context id, if one was assigned.
+        ctxid: Option<u64>,
+        /// The group info (6.1 and later).
+        info: Option<Vec<Info>>,
+    },
+}
+
 use crate::dialect::Format;
 use crate::error::{Error, ErrorKind, Result};
 use bytes::Bytes;

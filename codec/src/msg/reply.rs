@@ -109,13 +109,21 @@ replies! {
         /// Attributes of the credential, SIZE + INFOs, if sent.
         info: Option<Vec<Info>> = Tail<Counted<InfoI>>,
     }
-    /// IOF_PULL (the remote reference id) and GROUP_CONSTRUCT (the context
-    /// id, optional): status, then a SIZE.
+    /// IOF_PULL: status, then the remote reference id (one SIZE).
     Id {
         /// The `pmix_status_t` of the request (one STATUS; 0 success).
         status: i32 = St,
         /// The id (one SIZE), if the server sent one.
         id: Option<u64> = Tail<One<SizeI>>,
+    }
+    /// GROUP_CONSTRUCT: status, then (on success) what the client's
+    /// release reads: the context id (4.x), or the final membership and
+    /// the context id (5.0, 6.x) ([`GroupReply`](super::GroupReply)).
+    Group {
+        /// The `pmix_status_t` of the request (one STATUS; 0 success).
+        status: i32 = St,
+        /// The rest, in one release's form.
+        body: super::GroupReply = GroupBody,
     }
     /// SPAWNNB: status, then the new namespace and its job-level KVALs.
     Spawn {
@@ -196,6 +204,10 @@ impl Reply {
                 info: None,
             }
             | Reply::Id { status, id: None }
+            | Reply::Group {
+                status,
+                body: super::GroupReply::None,
+            }
             | Reply::Distances {
                 status,
                 distances: None,
