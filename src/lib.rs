@@ -66,7 +66,7 @@
 #[cfg(feature = "client")]
 pub mod client;
 #[cfg(any(feature = "client", feature = "server"))]
-pub mod conn;
+pub mod link;
 #[cfg(feature = "client")]
 pub mod pmi2;
 #[cfg(feature = "tool")]

@@ -8,7 +8,7 @@
 //!
 //! Wire facts used here are listed in spec-notes/client.md.
 
-use crate::conn::{self, Incoming, Initiator, Link, LinkError, Registrations};
+use crate::link::{self, Incoming, Initiator, Link, LinkError, Registrations};
 use bytes::Bytes;
 use pmix_codec::frame::{self, DEFAULT_MAX_MESSAGE};
 use pmix_codec::handshake::{peer_type, ConnectRequest};
@@ -319,7 +319,7 @@ pub struct Core {
 impl Core {
     /// A core that has queued its connect request (credential: euid/egid).
     pub fn new(env: ClientEnv, euid: u32, egid: u32) -> Result<Core> {
-        let req = conn::offer(
+        let req = link::offer(
             peer_type::SIMPLE_CLIENT,
             &env.format,
             (euid, egid),
@@ -346,7 +346,7 @@ impl Core {
             gds: "hash".into(),
             server_version: None,
         };
-        let req = conn::offer(
+        let req = link::offer(
             peer_type::TOOL_NEEDS_ID,
             &format,
             (euid, egid),

@@ -22,7 +22,7 @@ pub(super) struct Conn {
     /// Which peers' data its GET replies have brought (modex.rs, `bulk`).
     pub(super) bulk: BulkSent,
     /// Framing, handshake, negotiated format, event registrations (the
-    /// state the client core keeps too: crate::conn).
+    /// state the client core keeps too: crate::link).
     pub(super) link: Link<Acceptor>,
     /// The credential of its handshake (native: euid and egid, host order).
     pub(super) credential: Bytes,
@@ -408,7 +408,7 @@ impl Server {
         };
         let peer = self.conns.get(&id).map(|c| c.peer).unwrap_or_default();
         // the socket's owner must be the uid the native credential claims
-        if let (Some(socket), Some(claimed)) = (peer.uid, conn::native_uid(req)) {
+        if let (Some(socket), Some(claimed)) = (peer.uid, link::native_uid(req)) {
             if socket != claimed {
                 let why = Refusal::UidMismatch { socket, claimed };
                 return refuse(self, codes::PMIX_ERR_NO_PERMISSIONS, why);

@@ -25,7 +25,7 @@ impl Server {
             Err(_) => return false,
         };
         if let Some(version) = tool {
-            // tools are not ranks of a job (tools.rs)
+            // tools are not ranks of a job (tool_peers.rs)
             if self.tool_request(id, t, &proc, &version, &req) {
                 return true;
             }

@@ -59,7 +59,7 @@ pub enum Refusal {
     /// The peer sent what only a server sends (a handshake refusal or a
     /// tool security status): it is not a client.
     #[error("the peer answered as a server: {0}")]
-    NotAClient(#[source] crate::conn::LinkError),
+    NotAClient(#[source] crate::link::LinkError),
     /// The connect request lacks an identity or a wire format the server knows.
     #[error("handshake names no process or no known format")]
     IncompleteHandshake,
@@ -99,11 +99,11 @@ pub enum Refusal {
     SlowReader(usize),
 }
 
-impl From<crate::conn::LinkError> for Refusal {
+impl From<crate::link::LinkError> for Refusal {
     /// What the connection state refused: a frame over the cap, or a
     /// connect request that does not parse.
-    fn from(e: crate::conn::LinkError) -> Self {
-        use crate::conn::LinkError;
+    fn from(e: crate::link::LinkError) -> Self {
+        use crate::link::LinkError;
         match e {
             LinkError::Frame(f) => Refusal::Frame(f),
             LinkError::Handshake(e) => Refusal::BadHandshake(e),

@@ -15,7 +15,7 @@
 //! state (framing, handshake, format, event registrations, refusals) in
 //! `connection.rs`; endpoint state in `endpoint.rs` (jobs, ranks, limits,
 //! timeouts), `modex.rs`, `jobinfo.rs`, `fence.rs`, `pubsub.rs`,
-//! `events.rs`, `tools.rs`, `query.rs`, `group.rs`, `jobctl.rs`; the
+//! `events.rs`, `tool_peers.rs`, `query.rs`, `group.rs`, `jobctl.rs`; the
 //! request router in `dispatch.rs`.
 //!
 //! A host embedding the server (what `pmixw run` does): start it on a
@@ -83,7 +83,7 @@ mod pubsub;
 pub mod query;
 mod shared;
 mod spawn;
-mod tools;
+mod tool_peers;
 mod verify;
 
 pub use endpoint::{NodeMap, Server};
@@ -97,7 +97,7 @@ use modex::PendingGet;
 use pubsub::PendingLookup;
 pub use verify::{PeerInfo, Verify};
 
-use crate::conn::{self, Acceptor, Incoming, Link};
+use crate::link::{self, Acceptor, Incoming, Link};
 use bytes::Bytes;
 use pmix_codec::frame::{tag, DEFAULT_MAX_MESSAGE};
 use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};

@@ -10,7 +10,7 @@
 //! request, with the same tag), and every send of it shares one buffer.
 
 use super::{Format, Reply, Server};
-use crate::conn::server_frame;
+use crate::link::server_frame;
 use bytes::Bytes;
 use pmix_codec::frame::HEADER_LEN;
 use pmix_types::status::codes;

@@ -141,7 +141,7 @@ impl Pair {
     }
 
     /// As [`Pair::client_as`], speaking `format` (and announcing the
-    /// release our client gives that dialect: `conn::version_for`).
+    /// release our client gives that dialect: `link::version_for`).
     pub fn client_in(&mut self, ns: &str, rank: u32, peer: PeerInfo, format: Format) -> usize {
         let env = ClientEnv {
             proc: Proc::new(ns, rank),
