@@ -214,47 +214,16 @@ fn field(what: &'static str, s: &str, key: bool, max: usize) -> Result<(), Error
     Ok(())
 }
 
-/// A parsed server message: its command and its key=value pairs in order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Message {
-    /// The `cmd=` value.
-    pub cmd: String,
-    /// Every `key=value` pair, `cmd` included, in the order sent.
-    pub pairs: Vec<(String, String)>,
-}
+/// A parsed message: the grammar is shared with the PMI server
+/// ([`crate::pmi::wire`]).
+pub use crate::pmi::wire::Message;
 
-impl Message {
-    /// The value of the first pair with `key`.
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.pairs
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// Parse a body: `cmd=NAME` then `key=value` fields, each ended by
-    /// `sep` (';' for PMI-2, ' ' or '\n' for the PMI-1 init answer).
-    pub fn parse(body: &str, seps: &[char]) -> Result<Message, Error> {
-        let mal = |detail: String| Error::Malformed {
-            what: "message",
-            detail,
-        };
-        let mut fields = body.split(|c| seps.contains(&c)).filter(|f| !f.is_empty());
-        let first = fields.next().ok_or_else(|| mal("empty".into()))?;
-        let cmd = first
-            .strip_prefix("cmd=")
-            .ok_or_else(|| mal(format!("{body:?} does not begin with cmd=")))?;
-        let mut pairs = Vec::new();
-        for f in fields {
-            let (k, v) = f
-                .split_once('=')
-                .ok_or_else(|| mal(format!("field {f:?} has no '=' in {body:?}")))?;
-            pairs.push((k.to_string(), v.to_string()));
+impl From<crate::pmi::wire::Malformed> for Error {
+    fn from(m: crate::pmi::wire::Malformed) -> Error {
+        Error::Malformed {
+            what: m.what,
+            detail: m.detail,
         }
-        Ok(Message {
-            cmd: cmd.to_string(),
-            pairs,
-        })
     }
 }
 
@@ -403,7 +372,7 @@ impl Client {
         let seps: &[char] = if self.framed { &[';'] } else { &[' ', '\n'] };
         let m = match Message::parse(&text, seps) {
             Ok(m) => m,
-            Err(e) => return Some(Err(e)),
+            Err(e) => return Some(Err(e.into())),
         };
         self.framed = true;
         Some(Self::typed(sent, m))

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "usage: pmixw run -n N [--nspace NAME] [--dialect v41|v4|v3|v21|v20] \
-[--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] [-v] PROG [ARGS...]";
+[--mpi pmix|pmi1|pmi2|auto] [--pmi-port] [--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] [-v] PROG [ARGS...]";
 
 /// One rank: its process, name and what became of it.
 struct Rank {
@@ -203,6 +203,8 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         // across nodes (PMI-2): rank r on node r % nodes
         cyclic,
         verbose,
+        mpi,
+        pmi_port,
         prog,
     } = args;
     if verbose {
@@ -220,6 +222,26 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     };
     let n = Some(n).filter(|n| *n > 0).ok_or(USAGE)?;
     let (exe, argv) = prog.split_first().ok_or(USAGE)?;
+    let wire = super::run_pmi::choose(mpi.as_deref(), exe)?;
+    if wire != super::run_pmi::Mpi::Pmix {
+        if std::env::var_os("PMI_FD").is_some() {
+            return Err(
+                "--mpi pmi1|pmi2 under a PMI-2 launcher (srun --mpi=pmi2) is not supported yet"
+                    .into(),
+            );
+        }
+        return super::run_pmi::run(super::run_pmi::Job {
+            n,
+            mpi: wire,
+            port: pmi_port,
+            kvsname: user_ns.unwrap_or_else(|| default_nspace(exe, std::process::id())),
+            timeout,
+            grace,
+            keep_going,
+            exe: exe.clone(),
+            argv: argv.to_vec(),
+        });
+    }
     // started by a PMI-2 launcher (srun --mpi=pmi2): one job across the nodes
     if std::env::var_os("PMI_FD").is_some() {
         return super::run_pmi2::run(super::run_pmi2::Job {
