@@ -102,3 +102,56 @@ fn auto_picks_the_programs_wire() {
     let (ok, lines, err) = run(&pmixw, &["run", "-n", "2", "--timeout", "60"], &exe);
     assert!(ok && lines.len() == 2, "{lines:?}\n{err}");
 }
+
+/// The failures and errors of an mpi4py suite run, and how many tests ran.
+fn suite_result(text: &str) -> (Option<u32>, std::collections::BTreeSet<String>) {
+    let ran = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Ran ")?.split(' ').next()?.parse().ok());
+    let bad = text
+        .lines()
+        .filter(|l| l.starts_with("FAIL:") || l.starts_with("ERROR:"))
+        .map(str::to_string)
+        .collect();
+    (ran, bad)
+}
+
+/// mpi4py 4.1.2's own test suite with MPICH, 2 ranks: under pmixw run
+/// (PMI-1: a Python program links no MPI, so `--mpi pmi1` says it) no
+/// failure or error that MPICH's mpiexec does not also show, and as many
+/// tests run.
+#[test]
+fn mpi4py_suite_with_mpich_under_pmixw_run_as_under_mpiexec() {
+    let Some((_, mpiexec)) = peers() else { return };
+    let Some((py, suite)) = common::require("mpi4py with MPICH", pmix_wire::hosts::mpi4py_mpich())
+    else {
+        return;
+    };
+    let go = |launcher: &Path, args: &[&str]| {
+        let c = Command::new(launcher)
+            .args(args)
+            .arg(&py)
+            .arg(&suite)
+            .arg("-q")
+            .current_dir(suite.parent().unwrap())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let o = common::output_within(c, Duration::from_secs(1200), "mpi4py's suite");
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    let reference = go(&mpiexec, &["-n", "2"]);
+    let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
+    let ours = go(&pmixw, &["run", "-n", "2", "--mpi", "pmi1", "--timeout", "1100"]);
+    let (ran_ref, bad_ref) = suite_result(&reference);
+    let (ran, bad) = suite_result(&ours);
+    assert!(ran_ref.is_some(), "mpiexec's run did not finish:\n{reference}");
+    assert_eq!(ran, ran_ref, "tests run, ours vs mpiexec's:\n{ours}");
+    let extra: Vec<_> = bad.difference(&bad_ref).collect();
+    assert!(extra.is_empty(), "failing only under pmixw run: {extra:#?}\n{ours}");
+}

@@ -123,6 +123,27 @@ pub fn mpich(tool: &str) -> Result<PathBuf, String> {
     }
 }
 
+/// MPICH's venv python with mpi4py 4.1.2 importable, and mpi4py's test
+/// suite (`main.py` of its sdist's test/ folder, which `.ci/setup`
+/// unpacks into the venv).
+pub fn mpi4py_mpich() -> Result<(PathBuf, PathBuf), String> {
+    let v = mpich_venv_dir();
+    let py = v.join("bin/python");
+    let ok = Command::new(&py)
+        .args(["-c", "import mpi4py"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let suite = v.join("mpi4py-4.1.2/test/main.py");
+    if ok && suite.is_file() {
+        Ok((py, suite))
+    } else {
+        Err(format!(
+            "mpi4py 4.1.2 or its test suite not in {} (`bash .ci/setup`, or set PMIXW_MPICH_VENV)",
+            v.display()
+        ))
+    }
+}
+
 /// Open MPI 4.1.4's `mpirun` (Debian's openmpi-bin; hosts libpmix 4.2.2).
 /// The venv's own mpirun is never taken for it.
 pub fn mpirun4() -> Result<PathBuf, String> {
