@@ -155,3 +155,50 @@ fn mpi4py_suite_with_mpich_under_pmixw_run_as_under_mpiexec() {
     let extra: Vec<_> = bad.difference(&bad_ref).collect();
     assert!(extra.is_empty(), "failing only under pmixw run: {extra:#?}\n{ours}");
 }
+
+/// A put/get/fence program speaking the PMI wire itself (PMI-1 lines and
+/// PMI-2 messages; MPICH's library exports no PMI API to call) under
+/// pmixw run and under MPICH's mpiexec: the same lines, all "ok".
+#[test]
+fn a_put_get_fence_program_in_both_wires_as_under_mpiexec() {
+    let Some((_, mpiexec)) = peers() else { return };
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pmi_kvs");
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/pmi_kvs.c");
+    let o = Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(&exe)
+        .arg(src)
+        .output()
+        .expect("cc runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
+    for v in ["1", "2"] {
+        let wire = format!("pmi{v}");
+        for n in ["2", "4"] {
+            let with = |l: &Path, args: &[&str]| {
+                let c = Command::new(l)
+                    .args(args)
+                    .arg(&exe)
+                    .arg(v)
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                let o = common::output_within(c, Duration::from_secs(60), "pmi_kvs");
+                let mut l: Vec<String> = String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .map(str::to_string)
+                    .collect();
+                l.sort();
+                (o.status.success(), l)
+            };
+            let (ok, reference) = with(&mpiexec, &["-n", n]);
+            assert!(ok && reference.len() == n.parse::<usize>().unwrap(), "{reference:?}");
+            // the program reads PMI_FD only (PMI_PORT: the MPICH tests above)
+            let args = ["run", "-n", n, "--mpi", &wire, "--timeout", "50"];
+            let (ok, ours) = with(&pmixw, &args);
+            assert!(ok, "{args:?}: {ours:?}");
+            assert_eq!(ours, reference, "{args:?}");
+        }
+    }
+}

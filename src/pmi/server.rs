@@ -193,6 +193,10 @@ pub enum Refusal {
     /// Over a limit.
     #[error("{0}")]
     Limit(String),
+    /// A key or name nobody put or published (hydra's `key_not_found`,
+    /// `service_not_found`): an ordinary answer, logged at debug level.
+    #[error("{0}")]
+    NotFound(&'static str),
 }
 
 /// How a request was framed, so its answer is framed alike.
@@ -515,6 +519,7 @@ impl Server {
     }
 
     fn dispatch(&mut self, conn: ConnId, q: Query) {
+        tracing::trace!(target: "pmix_wire::pmi", conn, wire = ?q.wire, cmd = %q.msg.cmd, pairs = ?q.msg.pairs, "request");
         let Some(cmd) = command(&q.msg.cmd, q.wire) else {
             let r = match COMMANDS.iter().find(|c| c.name == q.msg.cmd) {
                 Some(c) => Refusal::WrongWire {
@@ -540,7 +545,11 @@ impl Server {
     }
 
     fn refuse(&mut self, conn: ConnId, q: &Query, resp: &str, why: Refusal) {
-        tracing::warn!(target: "pmix_wire::pmi", conn, cmd = %q.msg.cmd, "refused: {why}");
+        if matches!(why, Refusal::NotFound(_)) {
+            tracing::debug!(target: "pmix_wire::pmi", conn, cmd = %q.msg.cmd, "answered: {why}");
+        } else {
+            tracing::warn!(target: "pmix_wire::pmi", conn, cmd = %q.msg.cmd, "refused: {why}");
+        }
         if resp.is_empty() {
             return;
         }
@@ -782,10 +791,7 @@ impl Server {
         match Self::jobattr(job, key) {
             Some(v) => self.answer(conn, q, &[("found", "TRUE"), ("value", &v)]),
             // hydra's answer for a key nobody put
-            None => Err(Refusal::BadField {
-                cmd: "get",
-                detail: "key_not_found".into(),
-            }),
+            None => Err(Refusal::NotFound("key_not_found")),
         }
     }
 
@@ -929,10 +935,7 @@ impl Server {
     fn unpublish(&mut self, conn: ConnId, q: &Query) -> Result<(), Refusal> {
         let name = Self::service(q)?;
         if self.published.remove(&name).is_none() {
-            return Err(Refusal::BadField {
-                cmd: "unpublish",
-                detail: "service_not_found".into(),
-            });
+            return Err(Refusal::NotFound("service_not_found"));
         }
         self.answer(conn, q, &[])
     }
@@ -944,10 +947,7 @@ impl Server {
                 WireKind::V1 => self.answer(conn, q, &[("port", &port)]),
                 WireKind::V2 => self.answer(conn, q, &[("found", "TRUE"), ("port", &port)]),
             },
-            None => Err(Refusal::BadField {
-                cmd: "lookup",
-                detail: "service_not_found".into(),
-            }),
+            None => Err(Refusal::NotFound("service_not_found")),
         }
     }
 
