@@ -61,8 +61,15 @@ fn same_as_mpiexec(prog: &str, want_lines: impl Fn(usize) -> usize) {
     for n in ["2", "4"] {
         let (ok, reference, err) = run(&mpiexec, &["-n", n], &exe);
         assert!(ok, "{prog} under mpiexec -n {n}: {reference:?}\n{err}");
-        assert_eq!(reference.len(), want_lines(n.parse().unwrap()), "{reference:?}");
-        assert!(reference.iter().all(|l| l.ends_with(": ok")), "{reference:?}");
+        assert_eq!(
+            reference.len(),
+            want_lines(n.parse().unwrap()),
+            "{reference:?}"
+        );
+        assert!(
+            reference.iter().all(|l| l.ends_with(": ok")),
+            "{reference:?}"
+        );
         for extra in [&[][..], &["--mpi", "pmi1"], &["--pmi-port"]] {
             let mut args = vec!["run", "-n", n, "--timeout", "120"];
             args.extend_from_slice(extra);
@@ -96,7 +103,11 @@ fn auto_picks_the_programs_wire() {
     let Some((cc, _)) = peers() else { return };
     let exe = build(&cc, "mpi_ring");
     let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
-    let (ok, _, err) = run(&pmixw, &["run", "-n", "2", "--mpi", "pmix", "--timeout", "60"], &exe);
+    let (ok, _, err) = run(
+        &pmixw,
+        &["run", "-n", "2", "--mpi", "pmix", "--timeout", "60"],
+        &exe,
+    );
     assert!(!ok);
     assert!(err.contains("PMIx"), "{err}");
     let (ok, lines, err) = run(&pmixw, &["run", "-n", "2", "--timeout", "60"], &exe);
@@ -147,13 +158,22 @@ fn mpi4py_suite_with_mpich_under_pmixw_run_as_under_mpiexec() {
     };
     let reference = go(&mpiexec, &["-n", "2"]);
     let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
-    let ours = go(&pmixw, &["run", "-n", "2", "--mpi", "pmi1", "--timeout", "1100"]);
+    let ours = go(
+        &pmixw,
+        &["run", "-n", "2", "--mpi", "pmi1", "--timeout", "1100"],
+    );
     let (ran_ref, bad_ref) = suite_result(&reference);
     let (ran, bad) = suite_result(&ours);
-    assert!(ran_ref.is_some(), "mpiexec's run did not finish:\n{reference}");
+    assert!(
+        ran_ref.is_some(),
+        "mpiexec's run did not finish:\n{reference}"
+    );
     assert_eq!(ran, ran_ref, "tests run, ours vs mpiexec's:\n{ours}");
     let extra: Vec<_> = bad.difference(&bad_ref).collect();
-    assert!(extra.is_empty(), "failing only under pmixw run: {extra:#?}\n{ours}");
+    assert!(
+        extra.is_empty(),
+        "failing only under pmixw run: {extra:#?}\n{ours}"
+    );
 }
 
 /// A put/get/fence program speaking the PMI wire itself (PMI-1 lines and
@@ -193,12 +213,80 @@ fn a_put_get_fence_program_in_both_wires_as_under_mpiexec() {
                 (o.status.success(), l)
             };
             let (ok, reference) = with(&mpiexec, &["-n", n]);
-            assert!(ok && reference.len() == n.parse::<usize>().unwrap(), "{reference:?}");
+            assert!(
+                ok && reference.len() == n.parse::<usize>().unwrap(),
+                "{reference:?}"
+            );
             // the program reads PMI_FD only (PMI_PORT: the MPICH tests above)
             let args = ["run", "-n", n, "--mpi", &wire, "--timeout", "50"];
             let (ok, ours) = with(&pmixw, &args);
             assert!(ok, "{args:?}: {ours:?}");
             assert_eq!(ours, reference, "{args:?}");
+        }
+    }
+}
+
+/// Across two Slurm nodes (the private cluster of src/slurm): `srun
+/// --mpi=pmi2 -N 2 --ntasks-per-node=1 pmixw run -n 4` serves MPICH's
+/// ranks PMI-1 on each node, and each barrier rides on Slurm's PMI-2
+/// fence with the node's puts: the ring and the put/get/fence program in
+/// both wires, block and cyclic.
+#[test]
+fn mpich_programs_across_two_slurm_nodes() {
+    let Some((cc, _)) = peers() else { return };
+    let Some(c) = pmix_wire::slurm::for_test(2) else {
+        return;
+    };
+    let ring = build(&cc, "mpi_ring");
+    let kvs = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pmi_kvs_slurm");
+    let o = Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(&kvs)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/interop/pmi_kvs.c"
+        ))
+        .output()
+        .expect("cc runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let go = |args: &[&str]| {
+        let child = c
+            .srun()
+            .args(["--mpi=pmi2", "-N", "2", "--ntasks-per-node=1"])
+            .arg(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["run", "-n", "4", "--timeout", "90"])
+            .args(args)
+            .env("PMIXW_PMI2_TIMEOUT", "60")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let o = common::output_within(child, Duration::from_secs(120), "srun pmixw run");
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "{args:?}\n{out}\n{err}\n{}", c.logs());
+        out
+    };
+    for cyclic in [false, true] {
+        let mut base: Vec<&str> = Vec::new();
+        if cyclic {
+            base.push("--cyclic");
+        }
+        let ring = ring.to_str().unwrap();
+        let out = go(&[base.as_slice(), &[ring]].concat());
+        for r in 0..4 {
+            let prev = (r + 3) % 4;
+            let want = format!("mpi rank {r} of 4: ring from {prev}, sum 6, bcast broadcast: ok");
+            assert!(out.lines().any(|l| l == want), "no {want:?} in\n{out}");
+        }
+        for v in ["1", "2"] {
+            let wire = format!("pmi{v}");
+            let args = [base.as_slice(), &["--mpi", &wire, kvs.to_str().unwrap(), v]].concat();
+            let out = go(&args);
+            for r in 0..4 {
+                let want = format!("pmi{v} rank {r} of 4: kvs ok");
+                assert!(out.lines().any(|l| l == want), "no {want:?} in\n{out}");
+            }
         }
     }
 }

@@ -171,7 +171,9 @@ impl Driver {
 
     fn read(&mut self, id: ConnId, buf: &mut [u8]) {
         loop {
-            let Some(p) = self.peers.get_mut(&id) else { return };
+            let Some(p) = self.peers.get_mut(&id) else {
+                return;
+            };
             match p.stream.read(buf) {
                 Ok(0) => {
                     self.peers.remove(&id);

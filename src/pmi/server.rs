@@ -122,6 +122,18 @@ pub enum Event {
         /// Its rank.
         rank: u32,
     },
+    /// A barrier or fence of a job that spans nodes: every local member
+    /// has entered. The host exchanges `data` (this node's puts since the
+    /// last one, [`encode_pairs`]) with the other nodes and answers
+    /// [`Server::fence_done`] with every node's data concatenated.
+    Fence {
+        /// The id to answer with.
+        request: u64,
+        /// The job.
+        kvsname: String,
+        /// This node's puts since the last fence.
+        data: Vec<u8>,
+    },
     /// A rank asked to spawn a job: the host starts it (registering it
     /// with `spawner` and `preput`) and answers [`Server::spawned`].
     Spawn {
@@ -226,6 +238,8 @@ struct Waiter {
 struct Barrier {
     members: BTreeSet<u32>,
     arrived: BTreeMap<u32, Waiter>,
+    /// Sent to the host as this fence request.
+    upstream: Option<u64>,
 }
 
 struct Job {
@@ -237,9 +251,15 @@ struct Job {
     barriers: BTreeMap<String, Barrier>,
     conns: HashMap<u32, ConnId>,
     lost: BTreeSet<u32>,
+    /// Puts not yet sent to the other nodes (a job that spans nodes).
+    unsent: Vec<(String, String)>,
 }
 
 impl Job {
+    fn spans_nodes(&self) -> bool {
+        !self.spec.local.is_empty() && self.spec.local.len() < self.spec.size as usize
+    }
+
     fn local(&self) -> BTreeSet<u32> {
         if self.spec.local.is_empty() {
             (0..self.spec.size).collect()
@@ -293,7 +313,13 @@ pub const COMMANDS: &[Command] = &[
     row!("get_maxes", "maxes", 1, false, get_maxes),
     row!("get_appnum", "appnum", 1, true, get_appnum),
     row!("get_my_kvsname", "my_kvsname", 1, true, get_my_kvsname),
-    row!("get_universe_size", "universe_size", 1, true, get_universe_size),
+    row!(
+        "get_universe_size",
+        "universe_size",
+        1,
+        true,
+        get_universe_size
+    ),
     row!("put", "put_result", 1, true, put),
     row!("get", "get_result", 1, true, get),
     row!("barrier_in", "barrier_out", 1, true, barrier_in),
@@ -305,14 +331,38 @@ pub const COMMANDS: &[Command] = &[
     row!("finalize", "finalize_ack", 1, true, finalize),
     row!("fullinit", "fullinit-response", 2, false, fullinit),
     row!("job-getid", "job-getid-response", 2, true, job_getid),
-    row!("info-putnodeattr", "info-putnodeattr-response", 2, true, putnodeattr),
-    row!("info-getnodeattr", "info-getnodeattr-response", 2, true, getnodeattr),
-    row!("info-getjobattr", "info-getjobattr-response", 2, true, getjobattr),
+    row!(
+        "info-putnodeattr",
+        "info-putnodeattr-response",
+        2,
+        true,
+        putnodeattr
+    ),
+    row!(
+        "info-getnodeattr",
+        "info-getnodeattr-response",
+        2,
+        true,
+        getnodeattr
+    ),
+    row!(
+        "info-getjobattr",
+        "info-getjobattr-response",
+        2,
+        true,
+        getjobattr
+    ),
     row!("kvs-put", "kvs-put-response", 2, true, kvs_put),
     row!("kvs-get", "kvs-get-response", 2, true, kvs_get),
     row!("kvs-fence", "kvs-fence-response", 2, true, kvs_fence),
     row!("name-publish", "name-publish-response", 2, true, publish),
-    row!("name-unpublish", "name-unpublish-response", 2, true, unpublish),
+    row!(
+        "name-unpublish",
+        "name-unpublish-response",
+        2,
+        true,
+        unpublish
+    ),
     row!("name-lookup", "name-lookup-response", 2, true, lookup),
     row!("spawn", "spawn-response", 2, true, spawn_v2),
     row!("finalize", "finalize-response", 2, true, finalize),
@@ -336,6 +386,8 @@ pub struct Server {
     ids: HashMap<u32, (String, u32)>,
     published: BTreeMap<String, String>,
     spawns: HashMap<u64, (ConnId, WireKind, Option<String>)>,
+    /// Fences sent to the host: job and barrier name.
+    fences: HashMap<u64, (String, String)>,
     next_request: u64,
     out: VecDeque<Output>,
     limits: FrameLimits,
@@ -381,6 +433,7 @@ impl Server {
             ids: HashMap::new(),
             published: BTreeMap::new(),
             spawns: HashMap::new(),
+            fences: HashMap::new(),
             next_request: 1,
             out: VecDeque::new(),
             limits: FrameLimits::default(),
@@ -402,6 +455,7 @@ impl Server {
             barriers: BTreeMap::new(),
             conns: HashMap::new(),
             lost: BTreeSet::new(),
+            unsent: Vec::new(),
             spec,
         };
         for (k, v) in job.spec.preput.clone() {
@@ -553,7 +607,11 @@ impl Server {
         if resp.is_empty() {
             return;
         }
-        let key = if q.wire == WireKind::V1 { "msg" } else { "errmsg" };
+        let key = if q.wire == WireKind::V1 {
+            "msg"
+        } else {
+            "errmsg"
+        };
         let text = why.to_string();
         let w = Waiter {
             conn,
@@ -747,6 +805,9 @@ impl Server {
         }
         job.kvs_bytes = new;
         job.kvs.insert(key.to_string(), value.to_string());
+        if job.spans_nodes() {
+            job.unsent.push((key.to_string(), value.to_string()));
+        }
         Ok(())
     }
 
@@ -759,7 +820,12 @@ impl Server {
                 detail: format!("kvsname {k} is not this rank's ({mine})"),
             });
         }
-        self.store("put", &k, field(q, "put", "key")?, field(q, "put", "value")?)?;
+        self.store(
+            "put",
+            &k,
+            field(q, "put", "key")?,
+            field(q, "put", "value")?,
+        )?;
         self.answer(conn, q, &[])
     }
 
@@ -797,9 +863,13 @@ impl Server {
 
     /// The ranks of a barrier group: `WORLD:tag`, `NODE:tag` or
     /// `r1,r2,…:tag` (PMI 1.2), none for a plain barrier.
-    fn group(job: &Job, group: Option<&str>) -> Result<(String, BTreeSet<u32>, Option<String>), Refusal> {
+    fn group(
+        job: &Job,
+        group: Option<&str>,
+    ) -> Result<(String, BTreeSet<u32>, Option<String>), Refusal> {
+        let world: BTreeSet<u32> = (0..job.spec.size).collect();
         let Some(g) = group else {
-            return Ok(("WORLD".into(), job.local(), None));
+            return Ok(("WORLD".into(), world, None));
         };
         let bad = |d: String| Refusal::BadField {
             cmd: "barrier_in",
@@ -809,7 +879,8 @@ impl Server {
         tag.parse::<u64>()
             .map_err(|_| bad(format!("group {g:?}: tag {tag:?}")))?;
         let members: BTreeSet<u32> = match set {
-            "WORLD" | "NODE" => job.local(),
+            "WORLD" => world,
+            "NODE" => job.local(),
             list => {
                 let mut m = BTreeSet::new();
                 for r in list.split(',') {
@@ -830,12 +901,24 @@ impl Server {
 
     fn barrier_in(&mut self, conn: ConnId, q: &Query) -> Result<(), Refusal> {
         let (k, r) = self.who(conn);
-        let job = self.jobs.get(&k).ok_or_else(|| Refusal::NoSuchRank(k.clone()))?;
+        let job = self
+            .jobs
+            .get(&k)
+            .ok_or_else(|| Refusal::NoSuchRank(k.clone()))?;
         let (name, members, tag) = Self::group(job, q.msg.get("group"))?;
         if !members.contains(&r) {
             return Err(Refusal::BadField {
                 cmd: "barrier_in",
                 detail: format!("rank {r} is not in group {name}"),
+            });
+        }
+        // the host's fence spans every node: a group of some ranks on
+        // several nodes has no collective to ride on
+        let all = members.len() == job.spec.size as usize;
+        if !all && !members.is_subset(&job.local()) {
+            return Err(Refusal::BadField {
+                cmd: "barrier_in",
+                detail: format!("group {name} spans nodes; only WORLD, NODE or local groups do"),
             });
         }
         let mut w = self.waiter(conn, q, "barrier_out");
@@ -846,7 +929,11 @@ impl Server {
 
     fn kvs_fence(&mut self, conn: ConnId, q: &Query) -> Result<(), Refusal> {
         let (k, r) = self.who(conn);
-        let members = self.jobs.get(&k).map(Job::local).unwrap_or_default();
+        let members = self
+            .jobs
+            .get(&k)
+            .map(|j| (0..j.spec.size).collect())
+            .unwrap_or_default();
         let w = self.waiter(conn, q, "kvs-fence-response");
         self.enter(&k, r, "WORLD".into(), members, w);
         Ok(())
@@ -862,21 +949,79 @@ impl Server {
             self.send_to(&w, w.resp, &[("rc", "1"), (w.errkey(), &msg)]);
             return;
         }
+        let local = job.local();
+        let spans = job.spans_nodes();
         let b = job.barriers.entry(name.clone()).or_insert(Barrier {
             members,
             arrived: BTreeMap::new(),
+            upstream: None,
         });
         b.arrived.insert(r, w);
-        if b.members.iter().all(|m| b.arrived.contains_key(m)) {
-            let done = job.barriers.remove(&name).map(|b| b.arrived).unwrap_or_default();
-            for w in done.values() {
-                let tag = w.tag.clone();
-                match &tag {
-                    Some(t) => self.send_to(w, w.resp, &[("rc", "0"), ("tag", t)]),
-                    None => self.send_to(w, w.resp, &[("rc", "0")]),
-                }
+        let here: Vec<u32> = b.members.intersection(&local).copied().collect();
+        if !here.iter().all(|m| b.arrived.contains_key(m)) || b.upstream.is_some() {
+            return;
+        }
+        if spans && b.members.len() > here.len() {
+            // every local member is in: the other nodes' through the host
+            let request = self.next_request;
+            self.next_request += 1;
+            b.upstream = Some(request);
+            let data = encode_pairs(&std::mem::take(&mut job.unsent));
+            self.fences.insert(request, (k.to_string(), name));
+            self.out.push_back(Output::Host(Event::Fence {
+                request,
+                kvsname: k.to_string(),
+                data,
+            }));
+            return;
+        }
+        self.release(k, &name, Ok(()));
+    }
+
+    /// Answer every member of barrier `name` of job `k`.
+    fn release(&mut self, k: &str, name: &str, result: Result<(), String>) {
+        let Some(job) = self.jobs.get_mut(k) else {
+            return;
+        };
+        let done = job
+            .barriers
+            .remove(name)
+            .map(|b| b.arrived)
+            .unwrap_or_default();
+        for w in done.values() {
+            match (&result, &w.tag) {
+                (Ok(()), Some(t)) => self.send_to(w, w.resp, &[("rc", "0"), ("tag", t)]),
+                (Ok(()), None) => self.send_to(w, w.resp, &[("rc", "0")]),
+                (Err(e), _) => self.send_to(w, w.resp, &[("rc", "1"), (w.errkey(), e)]),
             }
         }
+    }
+
+    /// The host's answer to [`Event::Fence`]: every node's data
+    /// ([`encode_pairs`] blobs, concatenated), stored in the job's KVS
+    /// before the barrier's members are answered; or why it failed.
+    pub fn fence_done(&mut self, request: u64, result: Result<Vec<u8>, String>) {
+        let Some((k, name)) = self.fences.remove(&request) else {
+            return;
+        };
+        let result = result.and_then(|blob| {
+            decode_pairs(&blob).ok_or_else(|| "the nodes' fence data does not parse".to_string())
+        });
+        let result = match (result, self.jobs.get_mut(&k)) {
+            (Ok(pairs), Some(job)) => {
+                for (key, v) in pairs {
+                    job.kvs_bytes += key.len() + v.len();
+                    job.kvs.insert(key, v);
+                }
+                Ok(())
+            }
+            (Ok(_), None) => return,
+            (Err(e), _) => {
+                tracing::warn!(target: "pmix_wire::pmi", "fence of {k} failed: {e}");
+                Err(e)
+            }
+        };
+        self.release(&k, &name, result);
     }
 
     /// Rank `r` of `k` is gone: every barrier it belongs to fails.
@@ -953,7 +1098,10 @@ impl Server {
 
     fn spawn_v1(&mut self, conn: ConnId, q: &Query) -> Result<(), Refusal> {
         // segments: fields up to each `endcmd`
-        let bad = |d: String| Refusal::BadField { cmd: "spawn", detail: d };
+        let bad = |d: String| Refusal::BadField {
+            cmd: "spawn",
+            detail: d,
+        };
         let mut apps = Vec::new();
         let mut preput = Vec::new();
         let mut seg: Vec<(&str, &str)> = Vec::new();
@@ -981,20 +1129,25 @@ impl Server {
                     .collect();
                 let pre = num("preput_num")?.min(seg.len());
                 for i in 0..pre {
-                    if let (Some(a), Some(b)) =
-                        (get(&format!("preput_key_{i}")), get(&format!("preput_val_{i}")))
-                    {
+                    if let (Some(a), Some(b)) = (
+                        get(&format!("preput_key_{i}")),
+                        get(&format!("preput_val_{i}")),
+                    ) {
                         preput.push((a.to_string(), b.to_string()));
                     }
                 }
                 apps.push(App {
-                    cmd: get("execname").ok_or_else(|| bad("no execname".into()))?.to_string(),
+                    cmd: get("execname")
+                        .ok_or_else(|| bad("no execname".into()))?
+                        .to_string(),
                     argv,
                     maxprocs: num("nprocs")? as u32,
                     info,
                 });
                 if apps.len() > MAX_SPAWN_CMDS {
-                    return Err(Refusal::Limit(format!("more than {MAX_SPAWN_CMDS} commands")));
+                    return Err(Refusal::Limit(format!(
+                        "more than {MAX_SPAWN_CMDS} commands"
+                    )));
                 }
                 seg.clear();
             } else if k != "mcmd" {
@@ -1005,13 +1158,18 @@ impl Server {
     }
 
     fn spawn_v2(&mut self, conn: ConnId, q: &Query) -> Result<(), Refusal> {
-        let bad = |d: String| Refusal::BadField { cmd: "spawn", detail: d };
+        let bad = |d: String| Refusal::BadField {
+            cmd: "spawn",
+            detail: d,
+        };
         let mut preput = Vec::new();
         let mut segs: Vec<Vec<(&str, &str)>> = vec![Vec::new()];
         for (k, v) in &q.msg.pairs {
             if k == "subcmd" {
                 if segs.len() > MAX_SPAWN_CMDS {
-                    return Err(Refusal::Limit(format!("more than {MAX_SPAWN_CMDS} commands")));
+                    return Err(Refusal::Limit(format!(
+                        "more than {MAX_SPAWN_CMDS} commands"
+                    )));
                 }
                 segs.push(Vec::new());
             }
@@ -1021,7 +1179,10 @@ impl Server {
         }
         let head = &segs[0];
         let hget = |key: &str| head.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
-        let n: usize = hget("preputcount").unwrap_or("0").parse().map_err(|_| bad("preputcount".into()))?;
+        let n: usize = hget("preputcount")
+            .unwrap_or("0")
+            .parse()
+            .map_err(|_| bad("preputcount".into()))?;
         for i in 0..n.min(head.len()) {
             if let (Some(a), Some(b)) = (hget(&format!("ppkey{i}")), hget(&format!("ppval{i}"))) {
                 preput.push((a.to_string(), b.to_string()));
@@ -1073,8 +1234,10 @@ impl Server {
         let (k, r) = self.who(conn);
         let request = self.next_request;
         self.next_request += 1;
-        self.spawns
-            .insert(request, (conn, q.wire, q.msg.get("thrid").map(str::to_string)));
+        self.spawns.insert(
+            request,
+            (conn, q.wire, q.msg.get("thrid").map(str::to_string)),
+        );
         self.out.push_back(Output::Host(Event::Spawn {
             request,
             kvsname: k,
@@ -1142,7 +1305,10 @@ impl Server {
             c.finalized = true;
         }
         self.answer(conn, q, &[])?;
-        self.out.push_back(Output::Host(Event::Finalized { kvsname: k, rank: r }));
+        self.out.push_back(Output::Host(Event::Finalized {
+            kvsname: k,
+            rank: r,
+        }));
         Ok(())
     }
 
@@ -1179,7 +1345,10 @@ impl Server {
             }
         }
         let (k, r) = self.who(conn);
-        let job = self.jobs.get(&k).ok_or_else(|| Refusal::NoSuchRank(k.clone()))?;
+        let job = self
+            .jobs
+            .get(&k)
+            .ok_or_else(|| Refusal::NoSuchRank(k.clone()))?;
         let size = job.spec.size.to_string();
         let spawner = job.spec.spawner.clone();
         let appnum = self.appnum_of(conn).to_string();
@@ -1215,17 +1384,25 @@ impl Server {
         check_len("info-putnodeattr", "key", &key, MAX_KEY)?;
         check_len("info-putnodeattr", "value", &value, MAX_VALUE)?;
         let (k, _) = self.who(conn);
-        let job = self.jobs.get_mut(&k).ok_or_else(|| Refusal::NoSuchRank(k.clone()))?;
+        let job = self
+            .jobs
+            .get_mut(&k)
+            .ok_or_else(|| Refusal::NoSuchRank(k.clone()))?;
         if job.node.len() >= 1 << 16 && !job.node.contains_key(&key) {
             return Err(Refusal::Limit("65536 node attributes".into()));
         }
         job.node.insert(key.clone(), value.clone());
-        let (ready, keep): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut job.node_waits).into_iter().partition(|(wk, _)| *wk == key);
+        let (ready, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut job.node_waits)
+            .into_iter()
+            .partition(|(wk, _)| *wk == key);
         job.node_waits = keep;
         self.answer(conn, q, &[])?;
         for (_, w) in ready {
-            self.send_to(&w, w.resp, &[("rc", "0"), ("found", "TRUE"), ("value", &value)]);
+            self.send_to(
+                &w,
+                w.resp,
+                &[("rc", "0"), ("found", "TRUE"), ("value", &value)],
+            );
         }
         Ok(())
     }
@@ -1235,7 +1412,10 @@ impl Server {
         let wait = q.msg.get("wait") == Some("TRUE");
         let (k, _) = self.who(conn);
         let w = self.waiter(conn, q, "info-getnodeattr-response");
-        let job = self.jobs.get_mut(&k).ok_or_else(|| Refusal::NoSuchRank(k.clone()))?;
+        let job = self
+            .jobs
+            .get_mut(&k)
+            .ok_or_else(|| Refusal::NoSuchRank(k.clone()))?;
         match job.node.get(&key).cloned() {
             Some(v) => self.answer(conn, q, &[("found", "TRUE"), ("value", &v)]),
             None if wait => {
@@ -1276,6 +1456,39 @@ impl Server {
             None => self.answer(conn, q, &[("found", "FALSE")]),
         }
     }
+}
+
+/// Key/value pairs as one blob for the other nodes: each pair a u32 LE
+/// key length, the key, a u32 LE value length, the value.
+pub fn encode_pairs(pairs: &[(String, String)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (k, v) in pairs {
+        for s in [k, v] {
+            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+    }
+    out
+}
+
+/// The inverse of [`encode_pairs`] (over concatenated blobs); None if the
+/// bytes are not such pairs. Every length is checked against the bytes
+/// left before anything is taken.
+pub fn decode_pairs(mut b: &[u8]) -> Option<Vec<(String, String)>> {
+    let take = |b: &mut &[u8]| -> Option<String> {
+        let n = u32::from_le_bytes(b.get(..4)?.try_into().ok()?) as usize;
+        let s = b.get(4..4usize.checked_add(n)?)?;
+        let out = String::from_utf8(s.to_vec()).ok()?;
+        *b = &b[4 + n..];
+        Some(out)
+    };
+    let mut out = Vec::new();
+    while !b.is_empty() {
+        let k = take(&mut b)?;
+        let v = take(&mut b)?;
+        out.push((k, v));
+    }
+    Some(out)
 }
 
 impl Waiter {

@@ -60,7 +60,9 @@ impl Message {
     /// `key=value` fields.
     pub fn parse(body: &str, seps: &[char]) -> Result<Message, Malformed> {
         let mut fields = body.split(|c| seps.contains(&c)).filter(|f| !f.is_empty());
-        let first = fields.next().ok_or_else(|| bad("message", "empty".into()))?;
+        let first = fields
+            .next()
+            .ok_or_else(|| bad("message", "empty".into()))?;
         let cmd = first
             .strip_prefix("cmd=")
             .ok_or_else(|| bad("message", format!("{body:?} does not begin with cmd=")))?;
@@ -309,7 +311,10 @@ pub fn next_frame(buf: &[u8], lim: FrameLimits) -> Result<Option<(Frame, usize)>
         } else {
             Err(FrameError::Malformed(bad(
                 "message",
-                format!("{:?} is neither cmd= nor a length", String::from_utf8_lossy(buf)),
+                format!(
+                    "{:?} is neither cmd= nor a length",
+                    String::from_utf8_lossy(buf)
+                ),
             )))
         };
     }
@@ -330,7 +335,10 @@ pub fn next_frame(buf: &[u8], lim: FrameLimits) -> Result<Option<(Frame, usize)>
     if buf.len() < 6 + len {
         return Ok(None);
     }
-    Ok(Some((Frame::V2(text(&buf[6..6 + len], "v2 body")?), 6 + len)))
+    Ok(Some((
+        Frame::V2(text(&buf[6..6 + len], "v2 body")?),
+        6 + len,
+    )))
 }
 
 impl Frame {
@@ -403,7 +411,10 @@ mod tests {
             next_frame(b"hello world\n", lim),
             Err(FrameError::Malformed(_))
         ));
-        assert!(matches!(next_frame(b"GET /", lim), Err(FrameError::Malformed(_))));
+        assert!(matches!(
+            next_frame(b"GET /", lim),
+            Err(FrameError::Malformed(_))
+        ));
         assert!(Message::parse_v1("key=v").is_err());
         assert!(Message::parse_v1("cmd=put key=").is_err());
     }

@@ -224,14 +224,9 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     let (exe, argv) = prog.split_first().ok_or(USAGE)?;
     let wire = super::run_pmi::choose(mpi.as_deref(), exe)?;
     if wire != super::run_pmi::Mpi::Pmix {
-        if std::env::var_os("PMI_FD").is_some() {
-            return Err(
-                "--mpi pmi1|pmi2 under a PMI-2 launcher (srun --mpi=pmi2) is not supported yet"
-                    .into(),
-            );
-        }
         return super::run_pmi::run(super::run_pmi::Job {
             n,
+            cyclic,
             mpi: wire,
             port: pmi_port,
             kvsname: user_ns.unwrap_or_else(|| default_nspace(exe, std::process::id())),

@@ -75,6 +75,8 @@ pub fn links_mpich(exe: &str) -> bool {
 /// The job's settings, from `pmixw run`'s arguments.
 pub struct Job {
     pub n: u32,
+    /// Across nodes: rank r on node r % nodes instead of blocks.
+    pub cyclic: bool,
     pub mpi: Mpi,
     pub port: bool,
     pub kvsname: String,
@@ -119,9 +121,16 @@ struct Launcher {
 }
 
 impl Launcher {
-    /// Start `app`'s ranks `first..first + app.maxprocs` of job `k`.
-    fn start(&mut self, k: &str, size: u32, first: u32, app: &App, spawned: bool) -> Result<(), String> {
-        for rank in first..first + app.maxprocs {
+    /// Start ranks `ranks` of job `k` (of `size`) running `app`.
+    fn start(
+        &mut self,
+        k: &str,
+        size: u32,
+        ranks: &[u32],
+        app: &App,
+        spawned: bool,
+    ) -> Result<(), String> {
+        for &rank in ranks {
             let mut c = Command::new(&app.cmd);
             c.args(&app.argv);
             // the ranks are PMI clients: nothing of PMIx may be found
@@ -198,8 +207,25 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             (s, f)
         })
         .collect();
+    // started by a PMI-2 launcher (srun --mpi=pmi2): one job across nodes
+    let across = match std::env::var_os("PMI_FD") {
+        Some(_) => Some(Across::connect(&job)?),
+        None => None,
+    };
+    let mut spec = JobSpec::single_node(&job.kvsname, job.n);
+    if let Some(a) = &across {
+        spec.kvsname = a.kvsname.clone();
+        spec.local = a.local.clone();
+        spec.mapping = a.mapping.clone();
+    }
+    let kvsname = spec.kvsname.clone();
+    let local: Vec<u32> = if spec.local.is_empty() {
+        (0..job.n).collect()
+    } else {
+        spec.local.clone()
+    };
     let mut core = Server::new();
-    core.register(JobSpec::single_node(&job.kvsname, job.n));
+    core.register(spec);
     let mut driver = Driver::new(core);
     let port = if job.port {
         let p = driver
@@ -222,13 +248,19 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         maxprocs: job.n,
         info: Vec::new(),
     };
-    l.start(&job.kvsname, job.n, 0, &app, false)?;
+    l.start(&kvsname, job.n, &local, &app, false)?;
     let start = Instant::now();
     let mut spawned_jobs = 0;
     let (mut failed, mut aborted): (Option<i32>, Option<i32>) = (None, None);
     let (mut term_at, mut kill_at): (Option<Instant>, Option<Instant>) = (None, None);
     loop {
         let mut events: VecDeque<Event> = l.driver.step(Duration::from_millis(2)).into();
+        if let Some(a) = &across {
+            while let Ok((request, r)) = a.done.try_recv() {
+                l.driver.core().fence_done(request, r);
+                events.extend(l.driver.pending());
+            }
+        }
         // reap: a rank that ended before finalizing fails the job
         let mut newly_failed = Vec::new();
         for r in l.ranks.0.iter_mut().filter(|r| r.status.is_none()) {
@@ -251,8 +283,18 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     if aborted.is_none() && failed.is_none() {
                         aborted = Some(if status == 0 { 1 } else { status });
                         term_at = Some(Instant::now() + job.grace);
+                        if let Some(a) = &across {
+                            a.abort(format!("rank {rank} aborted: {message}"));
+                        }
                     }
                 }
+                Event::Fence { request, data, .. } => match &across {
+                    Some(a) => a.fence(request, data),
+                    None => l
+                        .driver
+                        .core()
+                        .fence_done(request, Err("no other node".into())),
+                },
                 Event::Finalized { kvsname, rank } => {
                     for r in l.ranks.0.iter_mut() {
                         if r.kvsname == kvsname && r.rank == rank {
@@ -282,7 +324,8 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     let mut first = 0;
                     let mut result = Ok(());
                     for a in &apps {
-                        if let Err(e) = l.start(&k, total, first, a, true) {
+                        let ranks: Vec<u32> = (first..first + a.maxprocs).collect();
+                        if let Err(e) = l.start(&k, total, &ranks, a, true) {
                             eprintln!("pmixw run: {e}");
                             result = Err(e);
                             break;
@@ -308,6 +351,9 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             }
             failed = Some(exit_code(st));
             term_at = Some(Instant::now() + job.grace);
+            if let Some(a) = &across {
+                a.abort(format!("rank {rank} of {k} failed before finalizing"));
+            }
         }
         if let Some(&(sig, _)) = caught.iter().find(|(_, f)| f.load(Ordering::Relaxed)) {
             eprintln!("pmixw run: signal {sig}; ending the job");
@@ -346,5 +392,168 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         .or(failed)
         .or_else(|| l.ranks.0.iter().filter_map(|r| r.status).find(|s| *s != 0))
         .unwrap_or(0);
+    if let Some(a) = across {
+        a.finish();
+    }
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
+}
+
+/// Work for the PMI-2 thread (PMI-2 answers one request at a time).
+enum Work {
+    Fence(u64, Vec<u8>),
+    Abort(String),
+    Finalize,
+}
+
+/// This node's share of a job across nodes: its PMI-2 connection to the
+/// launcher (a thread, since a fence blocks until the slowest node),
+/// the job's name, this node's ranks and the process mapping.
+struct Across {
+    kvsname: String,
+    local: Vec<u32>,
+    mapping: String,
+    work: std::sync::mpsc::Sender<Work>,
+    done: std::sync::mpsc::Receiver<(u64, Result<Vec<u8>, String>)>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Across {
+    fn connect(job: &Job) -> Result<Across, String> {
+        use super::run_pmi2::{fence, placement, pmi_err, secs_var};
+        use pmix_wire::pmi2::{fd::Conn, Request, Response};
+        let limit = secs_var("PMIXW_PMI2_TIMEOUT").unwrap_or(super::run_pmi2::DEFAULT_PMI2_TIMEOUT);
+        let fence_limit = job
+            .timeout
+            .or_else(|| secs_var("PMIXW_PMI2_FENCE_TIMEOUT"))
+            .unwrap_or(super::run_pmi2::DEFAULT_FENCE_TIMEOUT);
+        let mut pmi = Conn::from_env(limit).map_err(pmi_err)?;
+        let (me, nodes) = (pmi.rank as usize, pmi.size as usize);
+        if (job.n as usize) < nodes {
+            return Err(format!(
+                "pmixw run: -n {} is fewer ranks than the {nodes} nodes of this PMI-2 job",
+                job.n
+            ));
+        }
+        if let Some(m) = pmi.job_attr("PMI_process_mapping").map_err(pmi_err)? {
+            let v = pmix_wire::pmi2::parse_mapping(&m, nodes).unwrap_or_default();
+            let mut d = v.clone();
+            d.dedup();
+            if v.len() != nodes || d.len() != nodes {
+                return Err(format!(
+                    "pmixw run: PMI_process_mapping {m}: start one pmixw run per node \
+                     (srun --ntasks-per-node=1)"
+                ));
+            }
+        }
+        let jobid = match pmi.call(&Request::JobGetId).map_err(pmi_err)? {
+            Response::JobId(j) => j,
+            other => return Err(format!("pmixw run: job-getid answered {other:?}")),
+        };
+        let share = placement(job.n, nodes as u32, job.cyclic);
+        let mut node_of = vec![0u32; job.n as usize];
+        for (node, ranks) in share.iter().enumerate() {
+            for &r in ranks {
+                node_of[r as usize] = node as u32;
+            }
+        }
+        let (work, rx) = std::sync::mpsc::channel();
+        let (tx, done) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let mut seq = 0u64;
+            for w in rx {
+                match w {
+                    Work::Fence(request, data) => {
+                        seq += 1;
+                        let r = fence(&mut pmi, fence_limit, seq, me, nodes, true, &data)
+                            .map_err(|e| e.to_string());
+                        let failed = r.is_err();
+                        let _ = tx.send((request, r));
+                        if failed {
+                            return;
+                        }
+                    }
+                    Work::Abort(message) => {
+                        let _ = pmi.call(&Request::Abort {
+                            world: true,
+                            message,
+                        });
+                        return;
+                    }
+                    Work::Finalize => {
+                        let _ = pmi.call(&Request::Finalize);
+                        return;
+                    }
+                }
+            }
+        });
+        Ok(Across {
+            kvsname: format!("pmixw-{jobid}"),
+            local: share[me].clone(),
+            mapping: process_mapping(&node_of),
+            work,
+            done,
+            thread,
+        })
+    }
+
+    fn fence(&self, request: u64, data: Vec<u8>) {
+        let _ = self.work.send(Work::Fence(request, data));
+    }
+
+    fn abort(&self, message: String) {
+        let _ = self.work.send(Work::Abort(message));
+    }
+
+    fn finish(self) {
+        let _ = self.work.send(Work::Finalize);
+        let _ = self.thread.join();
+    }
+}
+
+/// `PMI_process_mapping` of ranks on nodes `node_of` (index = rank):
+/// `(vector,(node,1,count),…)`, one block per run of consecutive ranks on
+/// one node, neighbouring blocks merged (`(0,2,2)`: nodes 0 and 1, two
+/// ranks each) as MPICH and Slurm write it.
+pub fn process_mapping(node_of: &[u32]) -> String {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &n in node_of {
+        match runs.last_mut() {
+            Some((node, count)) if *node == n => *count += 1,
+            _ => runs.push((n, 1)),
+        }
+    }
+    // (first node, nodes, ranks per node)
+    let mut blocks: Vec<(u32, u32, u32)> = Vec::new();
+    for (node, count) in runs {
+        match blocks.last_mut() {
+            Some((first, nodes, per)) if *per == count && *first + *nodes == node => *nodes += 1,
+            _ => blocks.push((node, 1, count)),
+        }
+    }
+    let mut s = String::from("(vector");
+    for (f, n, c) in blocks {
+        s.push_str(&format!(",({f},{n},{c})"));
+    }
+    s.push(')');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::process_mapping;
+
+    #[test]
+    fn mappings_as_mpich_reads_them() {
+        assert_eq!(process_mapping(&[0, 0, 0]), "(vector,(0,1,3))");
+        assert_eq!(process_mapping(&[0, 0, 1, 1]), "(vector,(0,2,2))");
+        assert_eq!(process_mapping(&[0, 1, 0, 1]), "(vector,(0,2,1),(0,2,1))");
+        assert_eq!(process_mapping(&[0, 0, 1]), "(vector,(0,1,2),(1,1,1))");
+        // what the PMI-2 client's parser reads back
+        for v in [vec![0, 0, 1, 1], vec![0, 1, 2, 0, 1], vec![1, 1, 0]] {
+            assert_eq!(
+                pmix_wire::pmi2::parse_mapping(&process_mapping(&v), 64),
+                Some(v)
+            );
+        }
+    }
 }

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 pub const DEFAULT_PMI2_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_FENCE_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 
-fn secs_var(name: &str) -> Option<Duration> {
+pub(super) fn secs_var(name: &str) -> Option<Duration> {
     std::env::var(name)
         .ok()
         .and_then(|s| s.parse::<f64>().ok())
@@ -91,7 +91,7 @@ enum Work {
     Finalize,
 }
 
-fn pmi_err(e: pmi2::Error) -> String {
+pub(super) fn pmi_err(e: pmi2::Error) -> String {
     format!("pmixw run: {e}")
 }
 
@@ -103,7 +103,7 @@ fn random_token() -> String {
 
 /// One fence through PMI-2: this node's contribution in fresh keys, the
 /// collective, then every node's contribution in node order.
-fn fence(
+pub(super) fn fence(
     pmi: &mut Conn,
     limit: Duration,
     seq: u64,
