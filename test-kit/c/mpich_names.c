@@ -1,5 +1,5 @@
 /* pmix-wire: MPI name publishing under `pmixw run --mpi pmi1`
- * (tests/mpich.rs). Written for pmix-wire. Rank 0 opens a port and
+ * (pmixw/tests/live_mpich.rs). Written for pmix-wire. Rank 0 opens a port and
  * publishes it; the other ranks look it up once a barrier says it is
  * there; rank 0 then unpublishes it and a second lookup must fail. One
  * line per rank; non-zero exit on a wrong answer. */

@@ -1,4 +1,4 @@
-/* pmix-wire: MPI_Comm_spawn under `pmixw run --mpi pmi1` (tests/mpich.rs).
+/* pmix-wire: MPI_Comm_spawn under `pmixw run --mpi pmi1` (pmixw/tests/live_mpich.rs).
  * Written for pmix-wire. The parents spawn 2 children of this same
  * program; each side checks the other's size over the intercommunicator
  * and a value crosses it; one line per process. */

@@ -1,5 +1,5 @@
 /* pmix-wire: a put/get/fence program speaking the simple PMI wire itself
- * over PMI_FD (tests/mpich.rs), as MPICH's client does: PMI-1 lines
+ * over PMI_FD (pmixw/tests/live_mpich.rs), as MPICH's client does: PMI-1 lines
  * (`pmi_kvs 1`) or PMI-2 length-prefixed messages (`pmi_kvs 2`). Written
  * for pmix-wire. Each rank puts a key, enters the barrier (fence), reads
  * every rank's key and prints one line; non-zero exit on a wrong value. */

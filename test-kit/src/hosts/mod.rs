@@ -104,7 +104,7 @@ pub fn libpmix5() -> Result<PathBuf, String> {
 pub fn mpich_venv_dir() -> PathBuf {
     match std::env::var_os("PMIXW_MPICH_VENV") {
         Some(v) if !v.is_empty() => PathBuf::from(v),
-        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/mpich-venv"),
+        _ => crate::repo().join("target/mpich-venv"),
     }
 }
 

@@ -4,7 +4,7 @@
 //! collectives, name publish/lookup/unpublish, MPI_Comm_spawn; at 2 and 4
 //! ranks, over PMI_FD and over PMI_PORT.
 
-mod common;
+use pmix_test_kit::process;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -12,7 +12,7 @@ use std::time::Duration;
 
 fn build(mpicc: &Path, name: &str) -> PathBuf {
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mpich_{name}"));
-    let src = format!("{}/tests/interop/{name}.c", env!("CARGO_MANIFEST_DIR"));
+    let src = format!("{}/../test-kit/c/{name}.c", env!("CARGO_MANIFEST_DIR"));
     let o = Command::new(mpicc)
         .args(["-O1", "-o"])
         .arg(&out)
@@ -33,7 +33,7 @@ fn run(launcher: &Path, args: &[&str], exe: &Path) -> (bool, Vec<String>, String
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let o = common::output_within(c, Duration::from_secs(150), "the MPICH job");
+    let o = process::output_within(c, Duration::from_secs(150), "the MPICH job");
     let mut lines: Vec<String> = String::from_utf8_lossy(&o.stdout)
         .lines()
         .map(str::to_string)
@@ -47,8 +47,11 @@ fn run(launcher: &Path, args: &[&str], exe: &Path) -> (bool, Vec<String>, String
 }
 
 fn peers() -> Option<(PathBuf, PathBuf)> {
-    let cc = common::require("MPICH 5.0.2 mpicc", pmix_wire::hosts::mpich("mpicc"))?;
-    let mpiexec = common::require("MPICH 5.0.2 mpiexec", pmix_wire::hosts::mpich("mpiexec"))?;
+    let cc = process::require("MPICH 5.0.2 mpicc", pmix_test_kit::hosts::mpich("mpicc"))?;
+    let mpiexec = process::require(
+        "MPICH 5.0.2 mpiexec",
+        pmix_test_kit::hosts::mpich("mpiexec"),
+    )?;
     Some((cc, mpiexec))
 }
 
@@ -134,7 +137,8 @@ fn suite_result(text: &str) -> (Option<u32>, std::collections::BTreeSet<String>)
 #[test]
 fn mpi4py_suite_with_mpich_under_pmixw_run_as_under_mpiexec() {
     let Some((_, mpiexec)) = peers() else { return };
-    let Some((py, suite)) = common::require("mpi4py with MPICH", pmix_wire::hosts::mpi4py_mpich())
+    let Some((py, suite)) =
+        process::require("mpi4py with MPICH", pmix_test_kit::hosts::mpi4py_mpich())
     else {
         return;
     };
@@ -149,7 +153,7 @@ fn mpi4py_suite_with_mpich_under_pmixw_run_as_under_mpiexec() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let o = common::output_within(c, Duration::from_secs(1200), "mpi4py's suite");
+        let o = process::output_within(c, Duration::from_secs(1200), "mpi4py's suite");
         format!(
             "{}{}",
             String::from_utf8_lossy(&o.stdout),
@@ -183,7 +187,7 @@ fn mpi4py_suite_with_mpich_under_pmixw_run_as_under_mpiexec() {
 fn a_put_get_fence_program_in_both_wires_as_under_mpiexec() {
     let Some((_, mpiexec)) = peers() else { return };
     let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pmi_kvs");
-    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/pmi_kvs.c");
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/pmi_kvs.c");
     let o = Command::new("cc")
         .args(["-O1", "-o"])
         .arg(&exe)
@@ -204,7 +208,7 @@ fn a_put_get_fence_program_in_both_wires_as_under_mpiexec() {
                     .stderr(Stdio::piped())
                     .spawn()
                     .unwrap();
-                let o = common::output_within(c, Duration::from_secs(60), "pmi_kvs");
+                let o = process::output_within(c, Duration::from_secs(60), "pmi_kvs");
                 let mut l: Vec<String> = String::from_utf8_lossy(&o.stdout)
                     .lines()
                     .map(str::to_string)
@@ -234,7 +238,7 @@ fn a_put_get_fence_program_in_both_wires_as_under_mpiexec() {
 #[test]
 fn mpich_programs_across_two_slurm_nodes() {
     let Some((cc, _)) = peers() else { return };
-    let Some(c) = pmix_wire::slurm::for_test(2) else {
+    let Some(c) = pmix_test_kit::slurm::for_test(2) else {
         return;
     };
     let ring = build(&cc, "mpi_ring");
@@ -244,7 +248,7 @@ fn mpich_programs_across_two_slurm_nodes() {
         .arg(&kvs)
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/tests/interop/pmi_kvs.c"
+            "/../test-kit/c/pmi_kvs.c"
         ))
         .output()
         .expect("cc runs");
@@ -261,7 +265,7 @@ fn mpich_programs_across_two_slurm_nodes() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let o = common::output_within(child, Duration::from_secs(120), "srun pmixw run");
+        let o = process::output_within(child, Duration::from_secs(120), "srun pmixw run");
         let out = String::from_utf8_lossy(&o.stdout).into_owned();
         let err = String::from_utf8_lossy(&o.stderr).into_owned();
         assert!(o.status.success(), "{args:?}\n{out}\n{err}\n{}", c.logs());
