@@ -83,6 +83,48 @@ fn same_as_mpiexec(prog: &str, want_lines: impl Fn(usize) -> usize) {
     }
 }
 
+/// Debian 12's MPICH 4.0.2 (a second column): its ring under its own
+/// `mpiexec.mpich` and under pmixw run, 2 and 4 ranks. Its names and
+/// spawn programs fail under its own mpiexec (MPI_Close_port crashes,
+/// MPI_Comm_spawn answers "Error in spawn call"), so they are no column.
+#[test]
+fn a_debian_mpich_4_ring_runs_under_pmixw_run_as_under_its_mpiexec() {
+    let Some(cc) = process::require(
+        "Debian's MPICH 4.0.2",
+        pmix_test_kit::hosts::mpich4("mpicc"),
+    ) else {
+        return;
+    };
+    let mpiexec =
+        pmix_test_kit::hosts::mpich4("mpiexec").expect("mpiexec.mpich beside mpicc.mpich");
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpich4_ring");
+    let o = Command::new(&cc)
+        .args(["-O1", "-o"])
+        .arg(&exe)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../test-kit/c/mpi_ring.c"
+        ))
+        .output()
+        .expect("mpicc.mpich runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
+    for n in ["2", "4"] {
+        let (ok, reference, err) = run(&mpiexec, &["-n", n], &exe);
+        assert!(
+            ok && reference.len() == n.parse::<usize>().unwrap(),
+            "{reference:?}\n{err}"
+        );
+        for extra in [&[][..], &["--pmi-port"]] {
+            let mut args = vec!["run", "-n", n, "--timeout", "120"];
+            args.extend_from_slice(extra);
+            let (ok, ours, err) = run(&pmixw, &args, &exe);
+            assert!(ok, "{args:?}: {ours:?}\n{err}");
+            assert_eq!(ours, reference, "{args:?}\n{err}");
+        }
+    }
+}
+
 #[test]
 fn an_mpich_ring_runs_under_pmixw_run_as_under_mpiexec() {
     same_as_mpiexec("mpi_ring", |n| n);

@@ -115,9 +115,8 @@ impl Message {
                         c => val.push(c),
                     }
                 }
-                if val.is_empty() {
-                    return Err(bad("v1 line", format!("{key}= has no value in {line:?}")));
-                }
+                // `key=` with nothing after it: an empty value (MPICH
+                // 4.0's MPI_Publish_name sends `port=`; its hydra takes it)
                 fields.push((key, Some(val)));
             } else {
                 fields.push((key, None));
@@ -416,7 +415,11 @@ mod tests {
             Err(FrameError::Malformed(_))
         ));
         assert!(Message::parse_v1("key=v").is_err());
-        assert!(Message::parse_v1("cmd=put key=").is_err());
+        // an empty value is a value (MPICH 4.0 sends `port=`)
+        assert_eq!(
+            Message::parse_v1("cmd=put key=").unwrap().get("key"),
+            Some("")
+        );
     }
 
     proptest::proptest! {

@@ -123,6 +123,16 @@ pub fn mpich(tool: &str) -> Result<PathBuf, String> {
     }
 }
 
+/// Debian 12's MPICH 4.0.2 (packages mpich, libmpich-dev): `mpicc.mpich`
+/// or `mpiexec.mpich`. Installed beside Open MPI, it leaves the `mpi` and
+/// `mpirun` alternatives (priority 40 against Open MPI's 50) as they were.
+pub fn mpich4(tool: &str) -> Result<PathBuf, String> {
+    let name = format!("{tool}.mpich");
+    in_path(&name)
+        .or_else(|| Some(PathBuf::from("/usr/bin").join(&name)).filter(|p| p.is_file()))
+        .ok_or_else(|| format!("{name} not found (apt-get install mpich libmpich-dev)"))
+}
+
 /// MPICH's venv python with mpi4py 4.1.2 importable, and mpi4py's test
 /// suite (`main.py` of its sdist's test/ folder, which `.ci/setup`
 /// unpacks into the venv).
