@@ -117,7 +117,10 @@ struct Launcher {
     ranks: Ranks,
     mpi: Mpi,
     port: Option<String>,
-    next_id: u32,
+    /// `PMI_ID`s handed out (random: a stranger on the loopback cannot
+    /// claim a rank's id before the rank does without reading its
+    /// environment, which only its user can).
+    ids: std::collections::HashSet<u32>,
 }
 
 impl Launcher {
@@ -158,8 +161,16 @@ impl Launcher {
             }
             let theirs;
             if let Some(p) = &self.port {
-                let id = self.next_id;
-                self.next_id += 1;
+                let id = loop {
+                    let mut b = [0u8; 4];
+                    let _ = std::fs::File::open("/dev/urandom")
+                        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut b));
+                    // positive, as MPICH's atoi reads it; never 0
+                    let id = (u32::from_le_bytes(b) & 0x7fff_ffff).max(1);
+                    if self.ids.insert(id) {
+                        break id;
+                    }
+                };
                 self.driver.core().expect_id(id, k, rank);
                 c.env("PMI_PORT", p).env("PMI_ID", id.to_string());
                 theirs = None;
@@ -229,9 +240,10 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     let mut driver = Driver::new(core);
     let port = if job.port {
         let p = driver
-            .listen("0.0.0.0:0")
+            .listen("127.0.0.1:0")
             .map_err(|e| format!("cannot listen for PMI_PORT: {e}"))?;
-        Some(format!("{}:{p}", pmix_wire::server::net::hostname()))
+        // every rank a node serves runs on it: the loopback is enough
+        Some(format!("127.0.0.1:{p}"))
     } else {
         None
     };
@@ -240,7 +252,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         ranks: Ranks(Vec::new()),
         mpi: job.mpi,
         port,
-        next_id: 1,
+        ids: std::collections::HashSet::new(),
     };
     let app = App {
         cmd: job.exe.clone(),
