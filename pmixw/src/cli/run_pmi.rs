@@ -13,9 +13,8 @@ use pmix_wire::pmi::server::{App, Event, JobSpec, Server};
 use std::collections::VecDeque;
 use std::os::fd::AsRawFd;
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Child, Command, ExitCode};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::process::{Command, ExitCode};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// Which wire the ranks see.
@@ -47,8 +46,8 @@ pub fn choose(mpi: Option<&str>, exe: &str) -> Result<Mpi, String> {
     })
 }
 
-/// Whether the executable links MPICH's library (its ABI's `libmpi.so.12`
-/// or `libmpich`): the names its dynamic section holds.
+/// Whether the executable links MPICH's library: a `DT_NEEDED` entry of
+/// its dynamic section names MPICH's ABI `libmpi.so.12` or `libmpich`.
 pub fn links_mpich(exe: &str) -> bool {
     let path = if exe.contains('/') {
         Some(std::path::PathBuf::from(exe))
@@ -57,19 +56,62 @@ pub fn links_mpich(exe: &str) -> bool {
             .map(|d| d.join(exe))
             .find(|p| p.is_file())
     };
-    let Some(path) = path else { return false };
-    // a program, not a data file: its first 64 MiB are enough
-    let Ok(f) = std::fs::File::open(path) else {
+    let Some(bytes) = path.and_then(|p| std::fs::read(p).ok()) else {
         return false;
     };
-    let mut bytes = Vec::new();
-    use std::io::Read;
-    if f.take(64 << 20).read_to_end(&mut bytes).is_err() || !bytes.starts_with(b"\x7fELF") {
-        return false;
-    }
-    [&b"libmpi.so.12\0"[..], b"libmpich.so"]
+    needed_libs(&bytes)
         .iter()
-        .any(|n| bytes.windows(n.len()).any(|w| w == *n))
+        .any(|l| l.starts_with("libmpi.so.12") || l.starts_with("libmpich"))
+}
+
+/// The `DT_NEEDED` names of a little-endian ELF64 file (empty for anything
+/// else): the SHT_DYNAMIC section's entries, their names in the string
+/// table its `sh_link` names. Every offset is checked against the bytes.
+pub fn needed_libs(b: &[u8]) -> Vec<String> {
+    let u16_at = |o: usize| Some(u16::from_le_bytes(b.get(o..o + 2)?.try_into().ok()?));
+    let u32_at = |o: usize| Some(u32::from_le_bytes(b.get(o..o + 4)?.try_into().ok()?));
+    let u64_at = |o: usize| -> Option<usize> {
+        usize::try_from(u64::from_le_bytes(b.get(o..o + 8)?.try_into().ok()?)).ok()
+    };
+    let go = || -> Option<Vec<String>> {
+        // ELF magic, 64-bit, little-endian
+        if b.get(..6)? != b"\x7fELF\x02\x01" {
+            return None;
+        }
+        let (shoff, shentsize, shnum) = (
+            u64_at(0x28)?,
+            u16_at(0x3a)? as usize,
+            u16_at(0x3c)? as usize,
+        );
+        let sh = |i: usize| shoff.checked_add(i.checked_mul(shentsize)?);
+        let mut out = Vec::new();
+        for i in 0..shnum {
+            let h = sh(i)?;
+            if u32_at(h + 4)? != 6 {
+                continue; // not SHT_DYNAMIC
+            }
+            let (off, size, link) = (
+                u64_at(h + 0x18)?,
+                u64_at(h + 0x20)?,
+                u32_at(h + 0x28)? as usize,
+            );
+            let strtab = u64_at(sh(link)? + 0x18)?;
+            for e in (off..off.checked_add(size)?).step_by(16) {
+                let tag = u64_at(e)?;
+                if tag == 0 {
+                    break;
+                }
+                if tag == 1 {
+                    let start = strtab.checked_add(u64_at(e + 8)?)?;
+                    let name = b.get(start..)?;
+                    let end = name.iter().position(|c| *c == 0)?;
+                    out.push(String::from_utf8_lossy(&name[..end]).into_owned());
+                }
+            }
+        }
+        Some(out)
+    };
+    go().unwrap_or_default()
 }
 
 /// The job's settings, from `pmixw run`'s arguments.
@@ -87,30 +129,7 @@ pub struct Job {
     pub argv: Vec<String>,
 }
 
-struct Rank {
-    child: Child,
-    kvsname: String,
-    rank: u32,
-    status: Option<i32>,
-    finalized: bool,
-}
-
-struct Ranks(Vec<Rank>);
-impl Drop for Ranks {
-    fn drop(&mut self) {
-        for r in &mut self.0 {
-            if r.status.is_none() {
-                let _ = r.child.kill();
-                let _ = r.child.wait();
-            }
-        }
-    }
-}
-
-fn exit_code(st: std::process::ExitStatus) -> i32 {
-    st.code()
-        .unwrap_or_else(|| 128 + st.signal().unwrap_or(libc::SIGKILL))
-}
+use super::run::{exit_code, Job as Ranks, Rank};
 
 struct Launcher {
     driver: Driver,
@@ -188,7 +207,7 @@ impl Launcher {
             drop(theirs);
             self.ranks.0.push(Rank {
                 child,
-                kvsname: k.to_string(),
+                nspace: k.to_string(),
                 rank,
                 status: None,
                 finalized: false,
@@ -198,26 +217,12 @@ impl Launcher {
     }
 
     fn signal_running(&mut self, sig: i32) {
-        for r in &self.ranks.0 {
-            if r.status.is_none() {
-                if let Ok(pid) = i32::try_from(r.child.id()) {
-                    // SAFETY: a signal to our own child, not yet reaped
-                    unsafe { libc::kill(pid, sig) };
-                }
-            }
-        }
+        self.ranks.signal_running(sig);
     }
 }
 
 pub fn run(job: Job) -> Result<ExitCode, String> {
-    let caught: Vec<(i32, Arc<AtomicBool>)> = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP]
-        .into_iter()
-        .map(|s| {
-            let f = Arc::new(AtomicBool::new(false));
-            let _ = signal_hook::flag::register(s, f.clone());
-            (s, f)
-        })
-        .collect();
+    let caught = super::run::catch_signals();
     // started by a PMI-2 launcher (srun --mpi=pmi2): one job across nodes
     let across = match std::env::var_os("PMI_FD") {
         Some(_) => Some(Across::connect(&job)?),
@@ -279,7 +284,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             if let Ok(Some(st)) = r.child.try_wait() {
                 r.status = Some(exit_code(st));
                 if exit_code(st) != 0 && !r.finalized {
-                    newly_failed.push((r.kvsname.clone(), r.rank, st));
+                    newly_failed.push((r.nspace.clone(), r.rank, st));
                 }
             }
         }
@@ -309,7 +314,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                 },
                 Event::Finalized { kvsname, rank } => {
                     for r in l.ranks.0.iter_mut() {
-                        if r.kvsname == kvsname && r.rank == rank {
+                        if r.nspace == kvsname && r.rank == rank {
                             r.finalized = true;
                         }
                     }
@@ -369,16 +374,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         }
         if let Some(&(sig, _)) = caught.iter().find(|(_, f)| f.load(Ordering::Relaxed)) {
             eprintln!("pmixw run: signal {sig}; ending the job");
-            l.signal_running(libc::SIGTERM);
-            let deadline = Instant::now() + job.grace;
-            while l.ranks.0.iter_mut().any(|r| r.status.is_none()) && Instant::now() < deadline {
-                for r in l.ranks.0.iter_mut().filter(|r| r.status.is_none()) {
-                    if let Ok(Some(st)) = r.child.try_wait() {
-                        r.status = Some(exit_code(st));
-                    }
-                }
-                std::thread::sleep(Duration::from_millis(5));
-            }
+            l.ranks.end_within(job.grace);
             return Ok(ExitCode::from((128 + sig) as u8));
         }
         let now = Instant::now();
@@ -431,36 +427,9 @@ struct Across {
 
 impl Across {
     fn connect(job: &Job) -> Result<Across, String> {
-        use super::run_pmi2::{fence, placement, pmi_err, secs_var};
-        use pmix_wire::pmi2::{fd::Conn, Request, Response};
-        let limit = secs_var("PMIXW_PMI2_TIMEOUT").unwrap_or(super::run_pmi2::DEFAULT_PMI2_TIMEOUT);
-        let fence_limit = job
-            .timeout
-            .or_else(|| secs_var("PMIXW_PMI2_FENCE_TIMEOUT"))
-            .unwrap_or(super::run_pmi2::DEFAULT_FENCE_TIMEOUT);
-        let mut pmi = Conn::from_env(limit).map_err(pmi_err)?;
-        let (me, nodes) = (pmi.rank as usize, pmi.size as usize);
-        if (job.n as usize) < nodes {
-            return Err(format!(
-                "pmixw run: -n {} is fewer ranks than the {nodes} nodes of this PMI-2 job",
-                job.n
-            ));
-        }
-        if let Some(m) = pmi.job_attr("PMI_process_mapping").map_err(pmi_err)? {
-            let v = pmix_wire::pmi2::parse_mapping(&m, nodes).unwrap_or_default();
-            let mut d = v.clone();
-            d.dedup();
-            if v.len() != nodes || d.len() != nodes {
-                return Err(format!(
-                    "pmixw run: PMI_process_mapping {m}: start one pmixw run per node \
-                     (srun --ntasks-per-node=1)"
-                ));
-            }
-        }
-        let jobid = match pmi.call(&Request::JobGetId).map_err(pmi_err)? {
-            Response::JobId(j) => j,
-            other => return Err(format!("pmixw run: job-getid answered {other:?}")),
-        };
+        use super::run_pmi2::{connect, fence, placement};
+        use pmix_wire::pmi2::Request;
+        let (mut pmi, me, nodes, fence_limit, jobid) = connect(job.n, job.timeout)?;
         let share = placement(job.n, nodes as u32, job.cyclic);
         let mut node_of = vec![0u32; job.n as usize];
         for (node, ranks) in share.iter().enumerate() {
@@ -553,6 +522,23 @@ pub fn process_mapping(node_of: &[u32]) -> String {
 #[cfg(test)]
 mod tests {
     use super::process_mapping;
+
+    #[test]
+    fn needed_libraries_come_from_the_dynamic_section() {
+        // this test binary links libc, and names libmpi.so.12 only as data
+        let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        let libs = super::needed_libs(&me);
+        assert!(libs.iter().any(|l| l.starts_with("libc.so")), "{libs:?}");
+        assert!(!libs.iter().any(|l| l.starts_with("libmpi")), "{libs:?}");
+        assert!(!super::links_mpich(
+            std::env::current_exe().unwrap().to_str().unwrap()
+        ));
+        // not ELF, or cut anywhere: nothing, never a panic
+        assert!(super::needed_libs(b"#!/bin/sh\n").is_empty());
+        for cut in (0..me.len().min(100_000)).step_by(997) {
+            let _ = super::needed_libs(&me[..cut]);
+        }
+    }
 
     #[test]
     fn mappings_as_mpich_reads_them() {
