@@ -50,6 +50,8 @@ pub struct Driver {
     peers: HashMap<ConnId, Peer>,
     listener: Option<TcpListener>,
     next: ConnId,
+    /// The read buffer, reused.
+    buf: Vec<u8>,
 }
 
 impl Driver {
@@ -60,6 +62,7 @@ impl Driver {
             peers: HashMap::new(),
             listener: None,
             next: 1,
+            buf: vec![0u8; 64 << 10],
         }
     }
 
@@ -135,13 +138,14 @@ impl Driver {
             if skip == 1 && fds[0].revents & libc::POLLIN != 0 {
                 self.accept();
             }
-            let mut buf = vec![0u8; 64 << 10];
+            let mut buf = std::mem::take(&mut self.buf);
             for (i, id) in ids.iter().enumerate() {
                 let re = fds[i + skip].revents;
                 if re & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0 {
                     self.read(*id, &mut buf);
                 }
             }
+            self.buf = buf;
         }
         let events = self.drain();
         self.flush();
@@ -245,5 +249,101 @@ impl Driver {
         let e = self.drain();
         self.flush();
         e
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pmi::server::JobSpec;
+
+    trait Peer: Read + Write {}
+    impl<T: Read + Write> Peer for T {}
+
+    /// The driver runs on this thread: send `q`, step until `answers`
+    /// lines came back (at most 5000 steps; 0 answers: 20 steps, enough
+    /// for the server to answer if it would), return them.
+    fn ask(d: &mut Driver, p: &mut dyn Peer, q: &str, answers: usize) -> Vec<String> {
+        p.write_all(q.as_bytes()).unwrap();
+        let mut got = Vec::new();
+        let mut buf = [0u8; 4096];
+        let steps = if answers == 0 { 20 } else { 5000 };
+        for _ in 0..steps {
+            d.step(Duration::from_millis(1));
+            if let Ok(n) = p.read(&mut buf) {
+                got.extend_from_slice(&buf[..n]);
+            }
+            if answers > 0 && got.iter().filter(|b| **b == b'\n').count() >= answers {
+                break;
+            }
+        }
+        String::from_utf8(got)
+            .unwrap()
+            .split_inclusive('\n')
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Two ranks on their socketpairs and one over the port: a barrier
+    /// across both kinds of connection, and a rank whose socket closes.
+    #[test]
+    fn socketpairs_and_the_port_carry_the_wire() {
+        let mut core = Server::new();
+        core.register(JobSpec::single_node("job", 3));
+        core.expect_id(77, "job", 2);
+        let mut d = Driver::new(core);
+        let a = UnixStream::from(d.socketpair("job", 0).unwrap());
+        let b = UnixStream::from(d.socketpair("job", 1).unwrap());
+        let port = d.listen("127.0.0.1:0").unwrap();
+        let c = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        a.set_nonblocking(true).unwrap();
+        b.set_nonblocking(true).unwrap();
+        c.set_nonblocking(true).unwrap();
+        let mut peers: Vec<Box<dyn Peer>> = vec![Box::new(a), Box::new(b), Box::new(c)];
+        assert_eq!(
+            ask(&mut d, &mut *peers[2], "cmd=initack pmiid=77\n", 4),
+            [
+                "cmd=initack rc=0\n",
+                "cmd=set size=3\n",
+                "cmd=set rank=2\n",
+                "cmd=set debug=0\n"
+            ]
+        );
+        for p in peers.iter_mut() {
+            let got = ask(
+                &mut d,
+                &mut **p,
+                "cmd=init pmi_version=1 pmi_subversion=1\n",
+                1,
+            );
+            assert_eq!(
+                got,
+                ["cmd=response_to_init rc=0 pmi_version=1 pmi_subversion=2\n"]
+            );
+        }
+        // a barrier: nobody answered until all three are in
+        assert!(ask(&mut d, &mut *peers[0], "cmd=barrier_in\n", 0).is_empty());
+        assert!(ask(&mut d, &mut *peers[1], "cmd=barrier_in\n", 0).is_empty());
+        assert_eq!(
+            ask(&mut d, &mut *peers[2], "cmd=barrier_in\n", 1),
+            ["cmd=barrier_out rc=0\n"]
+        );
+        for p in peers.iter_mut().take(2) {
+            assert_eq!(ask(&mut d, &mut **p, "", 1), ["cmd=barrier_out rc=0\n"]);
+        }
+        // rank 1's socket closes: the host hears it lost
+        drop(peers.remove(1));
+        let mut lost = Vec::new();
+        for _ in 0..5000 {
+            lost.extend(d.step(Duration::from_millis(1)));
+            if !lost.is_empty() {
+                break;
+            }
+        }
+        assert!(
+            lost.iter()
+                .any(|e| matches!(e, Event::Lost { rank: 1, .. })),
+            "{lost:?}"
+        );
     }
 }
