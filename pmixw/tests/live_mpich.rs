@@ -275,8 +275,9 @@ fn a_put_get_fence_program_in_both_wires_as_under_mpiexec() {
 /// Across two Slurm nodes (the private cluster of src/slurm): `srun
 /// --mpi=pmi2 -N 2 --ntasks-per-node=1 pmixw run -n 4` serves MPICH's
 /// ranks PMI-1 on each node, and each barrier rides on Slurm's PMI-2
-/// fence with the node's puts: the ring and the put/get/fence program in
-/// both wires, block and cyclic.
+/// fence with the node's puts, and names go to srun's name service: the
+/// ring, names, spawn and the put/get/fence program in both wires, block
+/// and cyclic.
 #[test]
 fn mpich_programs_across_two_slurm_nodes() {
     let Some((cc, _)) = peers() else { return };
@@ -325,6 +326,20 @@ fn mpich_programs_across_two_slurm_nodes() {
             let want = format!("mpi rank {r} of 4: ring from {prev}, sum 6, bcast broadcast: ok");
             assert!(out.lines().any(|l| l == want), "no {want:?} in\n{out}");
         }
+        // names through srun's name service: published on one node,
+        // looked up on both, unpublished
+        let names = build(&cc, "mpich_names");
+        let out = go(&[base.as_slice(), &[names.to_str().unwrap()]].concat());
+        for r in 0..4 {
+            let want = format!("names rank {r}: ok");
+            assert!(out.lines().any(|l| l == want), "no {want:?} in\n{out}");
+        }
+        // MPI_Comm_spawn from a job across nodes: the children start on
+        // the spawning rank's node
+        let spawn = build(&cc, "mpich_spawn");
+        let out = go(&[base.as_slice(), &[spawn.to_str().unwrap()]].concat());
+        let ok = out.lines().filter(|l| l.ends_with(": ok")).count();
+        assert_eq!(ok, 6, "4 parents and 2 children:\n{out}");
         for v in ["1", "2"] {
             let wire = format!("pmi{v}");
             let args = [base.as_slice(), &["--mpi", &wire, kvs.to_str().unwrap(), v]].concat();

@@ -134,6 +134,15 @@ pub enum Event {
         /// This node's puts since the last fence.
         data: Vec<u8>,
     },
+    /// A name operation of a job that spans nodes: the host carries it
+    /// to the job's name service (Slurm's, through PMI-2) and answers
+    /// [`Server::name_done`].
+    Name {
+        /// The id to answer with.
+        request: u64,
+        /// What to do.
+        op: NameOp,
+    },
     /// A rank asked to spawn a job: the host starts it (registering it
     /// with `spawner` and `preput`) and answers [`Server::spawned`].
     Spawn {
@@ -147,6 +156,28 @@ pub enum Event {
         apps: Vec<App>,
         /// Keys the new job's KVS must hold.
         preput: Vec<(String, String)>,
+    },
+}
+
+/// A name-service operation ([`Event::Name`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NameOp {
+    /// Publish `name` as `port`.
+    Publish {
+        /// The service name.
+        name: String,
+        /// Its port.
+        port: String,
+    },
+    /// Withdraw `name`.
+    Unpublish {
+        /// The service name.
+        name: String,
+    },
+    /// The port of `name`.
+    Lookup {
+        /// The service name.
+        name: String,
     },
 }
 
@@ -388,6 +419,9 @@ pub struct Server {
     spawns: HashMap<u64, (ConnId, WireKind, Option<String>)>,
     /// Fences sent to the host: job and barrier name.
     fences: HashMap<u64, (String, String)>,
+    /// Name operations sent to the host: who asked, in which wire, and
+    /// the answer's command.
+    names: HashMap<u64, Waiter>,
     next_request: u64,
     out: VecDeque<Output>,
     limits: FrameLimits,
@@ -434,6 +468,7 @@ impl Server {
             published: BTreeMap::new(),
             spawns: HashMap::new(),
             fences: HashMap::new(),
+            names: HashMap::new(),
             next_request: 1,
             out: VecDeque::new(),
             limits: FrameLimits::default(),
@@ -1058,11 +1093,62 @@ impl Server {
             })
     }
 
+    /// A job across nodes names through the host (one name service for
+    /// every node); true if `op` went there.
+    fn name_upstream(&mut self, conn: ConnId, q: &Query, op: NameOp) -> bool {
+        if !self.job(conn).is_some_and(Job::spans_nodes) {
+            return false;
+        }
+        let resp = command(&q.msg.cmd, q.wire).map_or("", |c| c.response);
+        let w = self.waiter(conn, q, resp);
+        let request = self.next_request;
+        self.next_request += 1;
+        self.names.insert(request, w);
+        self.out
+            .push_back(Output::Host(Event::Name { request, op }));
+        true
+    }
+
+    /// The host's answer to [`Event::Name`]: done (with the port, for a
+    /// lookup), or why not (a lookup of an unknown name included).
+    pub fn name_done(&mut self, request: u64, result: Result<Option<String>, String>) {
+        let Some(w) = self.names.remove(&request) else {
+            return;
+        };
+        match result {
+            Ok(Some(port)) if w.wire == WireKind::V1 => {
+                self.send_to(&w, w.resp, &[("rc", "0"), ("port", &port)])
+            }
+            Ok(Some(port)) => self.send_to(
+                &w,
+                w.resp,
+                &[
+                    ("rc", "0"),
+                    ("found", "TRUE"),
+                    ("port", &port),
+                    ("value", &port),
+                ],
+            ),
+            Ok(None) => self.send_to(&w, w.resp, &[("rc", "0")]),
+            Err(e) => self.send_to(&w, w.resp, &[("rc", "1"), (w.errkey(), &e)]),
+        }
+    }
+
     fn publish(&mut self, conn: ConnId, q: &Query) -> Result<(), Refusal> {
         let name = Self::service(q)?;
         let port = field(q, "publish", "port")?.to_string();
         check_len("publish", "service name", &name, MAX_VALUE)?;
         check_len("publish", "port", &port, MAX_VALUE)?;
+        if self.name_upstream(
+            conn,
+            q,
+            NameOp::Publish {
+                name: name.clone(),
+                port: port.clone(),
+            },
+        ) {
+            return Ok(());
+        }
         if self.published.contains_key(&name) {
             // hydra: a second publish of a name fails
             return Err(Refusal::BadField {
@@ -1079,6 +1165,9 @@ impl Server {
 
     fn unpublish(&mut self, conn: ConnId, q: &Query) -> Result<(), Refusal> {
         let name = Self::service(q)?;
+        if self.name_upstream(conn, q, NameOp::Unpublish { name: name.clone() }) {
+            return Ok(());
+        }
         if self.published.remove(&name).is_none() {
             return Err(Refusal::NotFound("service_not_found"));
         }
@@ -1087,10 +1176,18 @@ impl Server {
 
     fn lookup(&mut self, conn: ConnId, q: &Query) -> Result<(), Refusal> {
         let name = Self::service(q)?;
+        if self.name_upstream(conn, q, NameOp::Lookup { name: name.clone() }) {
+            return Ok(());
+        }
         match self.published.get(&name).cloned() {
             Some(port) => match q.wire {
                 WireKind::V1 => self.answer(conn, q, &[("port", &port)]),
-                WireKind::V2 => self.answer(conn, q, &[("found", "TRUE"), ("port", &port)]),
+                // MPICH reads `port`, Slurm's libpmi2 `value`
+                WireKind::V2 => self.answer(
+                    conn,
+                    q,
+                    &[("found", "TRUE"), ("port", &port), ("value", &port)],
+                ),
             },
             None => Err(Refusal::NotFound("service_not_found")),
         }

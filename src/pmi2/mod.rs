@@ -134,6 +134,24 @@ pub enum Request {
     },
     /// `finalize`.
     Finalize,
+    /// `name-publish`: `name` names `port` for every task of the step
+    /// (srun's name service).
+    NamePublish {
+        /// The service name.
+        name: String,
+        /// Its port.
+        port: String,
+    },
+    /// `name-unpublish`.
+    NameUnpublish {
+        /// The service name.
+        name: String,
+    },
+    /// `name-lookup`: the port, or `rc≠0` when nobody published it.
+    NameLookup {
+        /// The service name.
+        name: String,
+    },
 }
 
 /// A typed answer.
@@ -162,6 +180,11 @@ pub enum Response {
     KvsGet(Option<String>),
     /// `finalize-response`.
     Finalize,
+    /// `name-publish-response` or `name-unpublish-response`: done.
+    Named,
+    /// `name-lookup-response`: the port (Slurm sends it as `value`,
+    /// MPICH's servers as `port`).
+    NameLookup(String),
     /// A request the server does not answer (abort) was sent.
     Sent,
 }
@@ -179,6 +202,9 @@ impl Request {
             Request::KvsGet { .. } => "kvs-get",
             Request::Abort { .. } => "abort",
             Request::Finalize => "finalize",
+            Request::NamePublish { .. } => "name-publish",
+            Request::NameUnpublish { .. } => "name-unpublish",
+            Request::NameLookup { .. } => "name-lookup",
         }
     }
 
@@ -194,6 +220,9 @@ impl Request {
             Request::KvsGet { .. } => "kvs-get-response",
             Request::Abort { .. } => return None,
             Request::Finalize => "finalize-response",
+            Request::NamePublish { .. } => "name-publish-response",
+            Request::NameUnpublish { .. } => "name-unpublish-response",
+            Request::NameLookup { .. } => "name-lookup-response",
         })
     }
 }
@@ -284,6 +313,19 @@ impl Client {
                 format!("cmd=abort;isworld={w};msg={m};")
             }
             Request::Finalize => "cmd=finalize;".into(),
+            Request::NamePublish { name, port } => {
+                field("name", name, false, MAX_VALUE)?;
+                field("port", port, false, MAX_VALUE)?;
+                format!("cmd=name-publish;name={name};port={port};")
+            }
+            Request::NameUnpublish { name } => {
+                field("name", name, false, MAX_VALUE)?;
+                format!("cmd=name-unpublish;name={name};")
+            }
+            Request::NameLookup { name } => {
+                field("name", name, false, MAX_VALUE)?;
+                format!("cmd=name-lookup;name={name};")
+            }
         };
         if body.len() > MAX_MESSAGE {
             return Err(Error::BadRequest {
@@ -315,8 +357,12 @@ impl Client {
             return Some(Err(e.clone()));
         }
         let r = self.next()?;
+        // a well-formed answer with rc≠0 (a lookup of an unknown name) is
+        // no protocol error: later answers still parse
         if let Err(e) = &r {
-            self.broken = Some(e.clone());
+            if !matches!(e, Error::Failed { .. }) {
+                self.broken = Some(e.clone());
+            }
         }
         Some(r)
     }
@@ -455,6 +501,16 @@ impl Client {
             "kvs-fence-response" => Response::KvsFence,
             "kvs-get-response" => Response::KvsGet(found()?),
             "finalize-response" => Response::Finalize,
+            "name-publish-response" | "name-unpublish-response" => Response::Named,
+            "name-lookup-response" => Response::NameLookup(
+                m.get("value")
+                    .or(m.get("port"))
+                    .ok_or_else(|| Error::Malformed {
+                        what: sent,
+                        detail: "no value".into(),
+                    })?
+                    .to_string(),
+            ),
             _ => unreachable!("every awaited answer is listed"),
         })
     }
@@ -599,6 +655,32 @@ mod tests {
             "cmd=info-getjobattr-response;rc=0;found=FALSE;",
         );
         assert_eq!(r, Ok(Response::JobAttr(None)));
+        // Slurm's lookup answer names the port `value` (nameserv via srun)
+        let r = answer(
+            &mut c,
+            Request::NameLookup { name: "svc".into() },
+            "cmd=name-lookup-response;rc=0;value=tag#0$;",
+        );
+        assert_eq!(r, Ok(Response::NameLookup("tag#0$".into())));
+        let r = answer(
+            &mut c,
+            Request::NameLookup { name: "svc".into() },
+            "cmd=name-lookup-response;rc=1;",
+        );
+        assert!(matches!(r, Err(Error::Failed { rc: 1, .. })), "{r:?}");
+        // and the connection goes on
+        let r = answer(&mut c, Request::KvsFence, "cmd=kvs-fence-response;rc=0;");
+        assert_eq!(r, Ok(Response::KvsFence));
+        let mut c = ready();
+        let r = answer(
+            &mut c,
+            Request::NamePublish {
+                name: "svc".into(),
+                port: "p".into(),
+            },
+            "cmd=name-publish-response;rc=0;",
+        );
+        assert_eq!(r, Ok(Response::Named));
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! status, else the first failure, SIGTERM after the grace, then SIGKILL).
 
 use pmix_wire::pmi::fd::Driver;
-use pmix_wire::pmi::server::{App, Event, JobSpec, Server};
+use pmix_wire::pmi::server::{App, Event, JobSpec, NameOp, Server};
 use std::collections::VecDeque;
 use std::os::fd::AsRawFd;
 use std::os::unix::process::ExitStatusExt;
@@ -273,8 +273,11 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     loop {
         let mut events: VecDeque<Event> = l.driver.step(Duration::from_millis(2)).into();
         if let Some(a) = &across {
-            while let Ok((request, r)) = a.done.try_recv() {
-                l.driver.core().fence_done(request, r);
+            while let Ok(d) = a.done.try_recv() {
+                match d {
+                    Done::Fence(request, r) => l.driver.core().fence_done(request, r),
+                    Done::Name(request, r) => l.driver.core().name_done(request, r),
+                }
                 events.extend(l.driver.pending());
             }
         }
@@ -305,6 +308,13 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                         }
                     }
                 }
+                Event::Name { request, op } => match &across {
+                    Some(a) => a.name(request, op),
+                    None => l
+                        .driver
+                        .core()
+                        .name_done(request, Err("no name service".into())),
+                },
                 Event::Fence { request, data, .. } => match &across {
                     Some(a) => a.fence(request, data),
                     None => l
@@ -409,8 +419,15 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
 /// Work for the PMI-2 thread (PMI-2 answers one request at a time).
 enum Work {
     Fence(u64, Vec<u8>),
+    Name(u64, NameOp),
     Abort(String),
     Finalize,
+}
+
+/// What the PMI-2 thread finished.
+enum Done {
+    Fence(u64, Result<Vec<u8>, String>),
+    Name(u64, Result<Option<String>, String>),
 }
 
 /// This node's share of a job across nodes: its PMI-2 connection to the
@@ -421,14 +438,14 @@ struct Across {
     local: Vec<u32>,
     mapping: String,
     work: std::sync::mpsc::Sender<Work>,
-    done: std::sync::mpsc::Receiver<(u64, Result<Vec<u8>, String>)>,
+    done: std::sync::mpsc::Receiver<Done>,
     thread: std::thread::JoinHandle<()>,
 }
 
 impl Across {
     fn connect(job: &Job) -> Result<Across, String> {
         use super::run_pmi2::{connect, fence, placement};
-        use pmix_wire::pmi2::Request;
+        use pmix_wire::pmi2::{Request, Response};
         let (mut pmi, me, nodes, fence_limit, jobid) = connect(job.n, job.timeout)?;
         let share = placement(job.n, nodes as u32, job.cyclic);
         let mut node_of = vec![0u32; job.n as usize];
@@ -448,10 +465,29 @@ impl Across {
                         let r = fence(&mut pmi, fence_limit, seq, me, nodes, true, &data)
                             .map_err(|e| e.to_string());
                         let failed = r.is_err();
-                        let _ = tx.send((request, r));
+                        let _ = tx.send(Done::Fence(request, r));
                         if failed {
                             return;
                         }
+                    }
+                    Work::Name(request, op) => {
+                        // srun's name service, one for every node
+                        let (req, lookup) = match op {
+                            NameOp::Publish { name, port } => {
+                                (Request::NamePublish { name, port }, false)
+                            }
+                            NameOp::Unpublish { name } => (Request::NameUnpublish { name }, false),
+                            NameOp::Lookup { name } => (Request::NameLookup { name }, true),
+                        };
+                        let r = match pmi.call(&req) {
+                            Ok(Response::NameLookup(port)) => Ok(Some(port)),
+                            Ok(_) => Ok(None),
+                            Err(pmix_wire::pmi2::Error::Failed { .. }) if lookup => {
+                                Err("service_not_found".to_string())
+                            }
+                            Err(e) => Err(e.to_string()),
+                        };
+                        let _ = tx.send(Done::Name(request, r));
                     }
                     Work::Abort(message) => {
                         let _ = pmi.call(&Request::Abort {
@@ -475,6 +511,10 @@ impl Across {
             done,
             thread,
         })
+    }
+
+    fn name(&self, request: u64, op: NameOp) {
+        let _ = self.work.send(Work::Name(request, op));
     }
 
     fn fence(&self, request: u64, data: Vec<u8>) {

@@ -264,7 +264,9 @@ fn names_publish_lookup_unpublish_in_both_wires() {
         .starts_with("cmd=publish_result rc=1"));
     assert_eq!(
         ask(&mut s, 1, &v2("cmd=name-lookup;name=svc;")),
-        [v2l("cmd=name-lookup-response;rc=0;found=TRUE;port=tag#0$;")]
+        [v2l(
+            "cmd=name-lookup-response;rc=0;found=TRUE;port=tag#0$;value=tag#0$;"
+        )]
     );
     assert_eq!(
         ask(&mut s, 0, "cmd=lookup_name service=svc\n"),
@@ -544,4 +546,56 @@ fn a_job_across_nodes_fences_through_the_host() {
         "{out:?}"
     );
     assert_eq!(decode_pairs(&[255, 255, 255, 255]), None);
+}
+
+#[test]
+fn names_of_a_job_across_nodes_go_through_the_host() {
+    let mut s = Server::new();
+    let mut spec = JobSpec::single_node("kvs_1", 4);
+    spec.local = vec![0, 1];
+    s.register(spec);
+    s.open(0, Some(("kvs_1", 0)));
+    s.open(1, Some(("kvs_1", 1)));
+    ask(&mut s, 0, "cmd=init pmi_version=1 pmi_subversion=1\n");
+    ask(&mut s, 1, "cmd=init pmi_version=2 pmi_subversion=0\n");
+    ask(&mut s, 1, &v2("cmd=fullinit;pmirank=1;"));
+    s.handle_input(0, b"cmd=publish_name service=svc port=p1\n");
+    let (out, ev, _) = sent(&mut s);
+    assert!(out.is_empty());
+    let [Event::Name { request, op }] = &ev[..] else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(
+        op,
+        &NameOp::Publish {
+            name: "svc".into(),
+            port: "p1".into()
+        }
+    );
+    s.name_done(*request, Ok(None));
+    assert_eq!(sent(&mut s).0, [(0, "cmd=publish_result rc=0\n".into())]);
+    s.handle_input(1, v2("cmd=name-lookup;name=svc;").as_bytes());
+    let (_, ev, _) = sent(&mut s);
+    let [Event::Name { request, op }] = &ev[..] else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(op, &NameOp::Lookup { name: "svc".into() });
+    s.name_done(*request, Ok(Some("p1".into())));
+    assert_eq!(
+        sent(&mut s).0,
+        [(
+            1,
+            v2l("cmd=name-lookup-response;rc=0;found=TRUE;port=p1;value=p1;")
+        )]
+    );
+    s.handle_input(0, b"cmd=lookup_name service=gone\n");
+    let (_, ev, _) = sent(&mut s);
+    let [Event::Name { request, .. }] = &ev[..] else {
+        panic!("{ev:?}")
+    };
+    s.name_done(*request, Err("service_not_found".into()));
+    assert_eq!(
+        sent(&mut s).0,
+        [(0, "cmd=lookup_result rc=1 msg=service_not_found\n".into())]
+    );
 }
