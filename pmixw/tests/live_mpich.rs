@@ -10,8 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-fn build(mpicc: &Path, name: &str) -> PathBuf {
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mpich_{name}"));
+/// `name`.c built with `mpicc` for the test `test` (each test its own
+/// file: tests run in parallel, and a file being written cannot be run).
+fn build(mpicc: &Path, name: &str, test: &str) -> PathBuf {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mpich_{name}_{test}"));
     let src = format!("{}/../test-kit/c/{name}.c", env!("CARGO_MANIFEST_DIR"));
     let o = Command::new(mpicc)
         .args(["-O1", "-o"])
@@ -23,8 +25,10 @@ fn build(mpicc: &Path, name: &str) -> PathBuf {
     out
 }
 
-/// The program's output lines (sorted) under `launcher args… exe`, and
-/// whether it succeeded.
+/// The program's own result lines (sorted: those ending ": ok" or
+/// ": WRONG"; UCX logs diagnostics of its own on stdout when a spawned
+/// peer has already gone) under `launcher args… exe`,
+/// whether it succeeded, and its stderr with the other stdout lines.
 fn run(launcher: &Path, args: &[&str], exe: &Path) -> (bool, Vec<String>, String) {
     let c = Command::new(launcher)
         .args(args)
@@ -34,15 +38,16 @@ fn run(launcher: &Path, args: &[&str], exe: &Path) -> (bool, Vec<String>, String
         .spawn()
         .unwrap();
     let o = process::output_within(c, Duration::from_secs(150), "the MPICH job");
-    let mut lines: Vec<String> = String::from_utf8_lossy(&o.stdout)
+    let out = String::from_utf8_lossy(&o.stdout);
+    let (mut lines, other): (Vec<String>, Vec<String>) = out
         .lines()
         .map(str::to_string)
-        .collect();
+        .partition(|l| l.ends_with(": ok") || l.ends_with(": WRONG"));
     lines.sort();
     (
         o.status.success(),
         lines,
-        String::from_utf8_lossy(&o.stderr).into_owned(),
+        format!("{}{}", other.join("\n"), String::from_utf8_lossy(&o.stderr)),
     )
 }
 
@@ -59,7 +64,7 @@ fn peers() -> Option<(PathBuf, PathBuf)> {
 /// PMI_PORT) at 2 and 4 ranks: the same lines, all ending "ok".
 fn same_as_mpiexec(prog: &str, want_lines: impl Fn(usize) -> usize) {
     let Some((cc, mpiexec)) = peers() else { return };
-    let exe = build(&cc, prog);
+    let exe = build(&cc, prog, "local");
     let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
     for n in ["2", "4"] {
         let (ok, reference, err) = run(&mpiexec, &["-n", n], &exe);
@@ -146,7 +151,7 @@ fn mpich_comm_spawn_under_pmixw_run() {
 #[test]
 fn auto_picks_the_programs_wire() {
     let Some((cc, _)) = peers() else { return };
-    let exe = build(&cc, "mpi_ring");
+    let exe = build(&cc, "mpi_ring", "auto");
     let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
     let (ok, _, err) = run(
         &pmixw,
@@ -284,7 +289,7 @@ fn mpich_programs_across_two_slurm_nodes() {
     let Some(c) = pmix_test_kit::slurm::for_test(2) else {
         return;
     };
-    let ring = build(&cc, "mpi_ring");
+    let ring = build(&cc, "mpi_ring", "slurm");
     let kvs = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pmi_kvs_slurm");
     let o = Command::new("cc")
         .args(["-O1", "-o"])
@@ -328,7 +333,7 @@ fn mpich_programs_across_two_slurm_nodes() {
         }
         // names through srun's name service: published on one node,
         // looked up on both, unpublished
-        let names = build(&cc, "mpich_names");
+        let names = build(&cc, "mpich_names", "slurm");
         let out = go(&[base.as_slice(), &[names.to_str().unwrap()]].concat());
         for r in 0..4 {
             let want = format!("names rank {r}: ok");
@@ -336,7 +341,7 @@ fn mpich_programs_across_two_slurm_nodes() {
         }
         // MPI_Comm_spawn from a job across nodes: the children start on
         // the spawning rank's node
-        let spawn = build(&cc, "mpich_spawn");
+        let spawn = build(&cc, "mpich_spawn", "slurm");
         let out = go(&[base.as_slice(), &[spawn.to_str().unwrap()]].concat());
         let ok = out.lines().filter(|l| l.ends_with(": ok")).count();
         assert_eq!(ok, 6, "4 parents and 2 children:\n{out}");
