@@ -51,6 +51,15 @@ fn run(launcher: &Path, args: &[&str], exe: &Path) -> (bool, Vec<String>, String
     )
 }
 
+/// MPICH's ranks poll busily: the tests of this file run one at a time,
+/// or on 2 cores UCX's endpoint setup can time out under the other
+/// tests' jobs (seen once: MPI_Comm_spawn's accept, "Endpoint timeout",
+/// while the ring and Slurm tests ran beside it).
+fn one_test_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn peers() -> Option<(PathBuf, PathBuf)> {
     let cc = process::require("MPICH 5.0.2 mpicc", pmix_test_kit::hosts::mpich("mpicc"))?;
     let mpiexec = process::require(
@@ -94,6 +103,7 @@ fn same_as_mpiexec(prog: &str, want_lines: impl Fn(usize) -> usize) {
 /// MPI_Comm_spawn answers "Error in spawn call"), so they are no column.
 #[test]
 fn a_debian_mpich_4_ring_runs_under_pmixw_run_as_under_its_mpiexec() {
+    let _serial = one_test_at_a_time();
     let Some(cc) = process::require(
         "Debian's MPICH 4.0.2",
         pmix_test_kit::hosts::mpich4("mpicc"),
@@ -132,16 +142,19 @@ fn a_debian_mpich_4_ring_runs_under_pmixw_run_as_under_its_mpiexec() {
 
 #[test]
 fn an_mpich_ring_runs_under_pmixw_run_as_under_mpiexec() {
+    let _serial = one_test_at_a_time();
     same_as_mpiexec("mpi_ring", |n| n);
 }
 
 #[test]
 fn mpich_names_publish_lookup_unpublish_under_pmixw_run() {
+    let _serial = one_test_at_a_time();
     same_as_mpiexec("mpich_names", |n| n);
 }
 
 #[test]
 fn mpich_comm_spawn_under_pmixw_run() {
+    let _serial = one_test_at_a_time();
     // n parents and the 2 children they spawn
     same_as_mpiexec("mpich_spawn", |n| n + 2);
 }
@@ -150,6 +163,7 @@ fn mpich_comm_spawn_under_pmixw_run() {
 /// told PMIx, the MPICH program aborts as the issue reported.
 #[test]
 fn auto_picks_the_programs_wire() {
+    let _serial = one_test_at_a_time();
     let Some((cc, _)) = peers() else { return };
     let exe = build(&cc, "mpi_ring", "auto");
     let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
@@ -183,6 +197,7 @@ fn suite_result(text: &str) -> (Option<u32>, std::collections::BTreeSet<String>)
 /// tests run.
 #[test]
 fn mpi4py_suite_with_mpich_under_pmixw_run_as_under_mpiexec() {
+    let _serial = one_test_at_a_time();
     let Some((_, mpiexec)) = peers() else { return };
     let Some((py, suite)) =
         process::require("mpi4py with MPICH", pmix_test_kit::hosts::mpi4py_mpich())
@@ -232,6 +247,7 @@ fn mpi4py_suite_with_mpich_under_pmixw_run_as_under_mpiexec() {
 /// pmixw run and under MPICH's mpiexec: the same lines, all "ok".
 #[test]
 fn a_put_get_fence_program_in_both_wires_as_under_mpiexec() {
+    let _serial = one_test_at_a_time();
     let Some((_, mpiexec)) = peers() else { return };
     let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pmi_kvs");
     let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/pmi_kvs.c");
@@ -285,6 +301,7 @@ fn a_put_get_fence_program_in_both_wires_as_under_mpiexec() {
 /// and cyclic.
 #[test]
 fn mpich_programs_across_two_slurm_nodes() {
+    let _serial = one_test_at_a_time();
     let Some((cc, _)) = peers() else { return };
     let Some(c) = pmix_test_kit::slurm::for_test(2) else {
         return;
