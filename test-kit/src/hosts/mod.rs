@@ -135,7 +135,7 @@ pub fn mpich4(tool: &str) -> Result<PathBuf, String> {
 
 /// MPICH's venv python with mpi4py 4.1.2 importable, and mpi4py's test
 /// suite (`main.py` of its sdist's test/ folder, which `.ci/setup`
-/// unpacks into the venv).
+/// unpacks as `target/mpi4py-4.1.2`, or `$PMIXW_MPI4PY_SRC`).
 pub fn mpi4py_mpich() -> Result<(PathBuf, PathBuf), String> {
     let v = mpich_venv_dir();
     let py = v.join("bin/python");
@@ -143,13 +143,17 @@ pub fn mpi4py_mpich() -> Result<(PathBuf, PathBuf), String> {
         .args(["-c", "import mpi4py"])
         .output()
         .is_ok_and(|o| o.status.success());
-    let suite = v.join("mpi4py-4.1.2/test/main.py");
+    let src = std::env::var_os("PMIXW_MPI4PY_SRC")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| crate::repo().join("target/mpi4py-4.1.2"));
+    let suite = src.join("test/main.py");
     if ok && suite.is_file() {
         Ok((py, suite))
     } else {
         Err(format!(
-            "mpi4py 4.1.2 or its test suite not in {} (`bash .ci/setup`, or set PMIXW_MPICH_VENV)",
-            v.display()
+            "mpi4py 4.1.2 not in {} or no {} (`bash .ci/setup`, or set PMIXW_MPICH_VENV, PMIXW_MPI4PY_SRC)",
+            v.display(),
+            suite.display()
         ))
     }
 }
