@@ -67,6 +67,8 @@
 pub mod client;
 #[cfg(any(feature = "client", feature = "server"))]
 pub mod link;
+#[cfg(any(feature = "client", feature = "server"))]
+pub mod pmi;
 #[cfg(feature = "client")]
 pub mod pmi2;
 #[cfg(feature = "tool")]

@@ -134,6 +134,24 @@ pub enum Request {
     },
     /// `finalize`.
     Finalize,
+    /// `name-publish`: `name` names `port` for every task of the step
+    /// (srun's name service).
+    NamePublish {
+        /// The service name.
+        name: String,
+        /// Its port.
+        port: String,
+    },
+    /// `name-unpublish`.
+    NameUnpublish {
+        /// The service name.
+        name: String,
+    },
+    /// `name-lookup`: the port, or `rc≠0` when nobody published it.
+    NameLookup {
+        /// The service name.
+        name: String,
+    },
 }
 
 /// A typed answer.
@@ -162,6 +180,11 @@ pub enum Response {
     KvsGet(Option<String>),
     /// `finalize-response`.
     Finalize,
+    /// `name-publish-response` or `name-unpublish-response`: done.
+    Named,
+    /// `name-lookup-response`: the port (Slurm sends it as `value`,
+    /// MPICH's servers as `port`).
+    NameLookup(String),
     /// A request the server does not answer (abort) was sent.
     Sent,
 }
@@ -179,6 +202,9 @@ impl Request {
             Request::KvsGet { .. } => "kvs-get",
             Request::Abort { .. } => "abort",
             Request::Finalize => "finalize",
+            Request::NamePublish { .. } => "name-publish",
+            Request::NameUnpublish { .. } => "name-unpublish",
+            Request::NameLookup { .. } => "name-lookup",
         }
     }
 
@@ -194,6 +220,9 @@ impl Request {
             Request::KvsGet { .. } => "kvs-get-response",
             Request::Abort { .. } => return None,
             Request::Finalize => "finalize-response",
+            Request::NamePublish { .. } => "name-publish-response",
+            Request::NameUnpublish { .. } => "name-unpublish-response",
+            Request::NameLookup { .. } => "name-lookup-response",
         })
     }
 }
@@ -214,47 +243,16 @@ fn field(what: &'static str, s: &str, key: bool, max: usize) -> Result<(), Error
     Ok(())
 }
 
-/// A parsed server message: its command and its key=value pairs in order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Message {
-    /// The `cmd=` value.
-    pub cmd: String,
-    /// Every `key=value` pair, `cmd` included, in the order sent.
-    pub pairs: Vec<(String, String)>,
-}
+/// A parsed message: the grammar is shared with the PMI server
+/// ([`crate::pmi::wire`]).
+pub use crate::pmi::wire::Message;
 
-impl Message {
-    /// The value of the first pair with `key`.
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.pairs
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// Parse a body: `cmd=NAME` then `key=value` fields, each ended by
-    /// `sep` (';' for PMI-2, ' ' or '\n' for the PMI-1 init answer).
-    pub fn parse(body: &str, seps: &[char]) -> Result<Message, Error> {
-        let mal = |detail: String| Error::Malformed {
-            what: "message",
-            detail,
-        };
-        let mut fields = body.split(|c| seps.contains(&c)).filter(|f| !f.is_empty());
-        let first = fields.next().ok_or_else(|| mal("empty".into()))?;
-        let cmd = first
-            .strip_prefix("cmd=")
-            .ok_or_else(|| mal(format!("{body:?} does not begin with cmd=")))?;
-        let mut pairs = Vec::new();
-        for f in fields {
-            let (k, v) = f
-                .split_once('=')
-                .ok_or_else(|| mal(format!("field {f:?} has no '=' in {body:?}")))?;
-            pairs.push((k.to_string(), v.to_string()));
+impl From<crate::pmi::wire::Malformed> for Error {
+    fn from(m: crate::pmi::wire::Malformed) -> Error {
+        Error::Malformed {
+            what: m.what,
+            detail: m.detail,
         }
-        Ok(Message {
-            cmd: cmd.to_string(),
-            pairs,
-        })
     }
 }
 
@@ -315,6 +313,19 @@ impl Client {
                 format!("cmd=abort;isworld={w};msg={m};")
             }
             Request::Finalize => "cmd=finalize;".into(),
+            Request::NamePublish { name, port } => {
+                field("name", name, false, MAX_VALUE)?;
+                field("port", port, false, MAX_VALUE)?;
+                format!("cmd=name-publish;name={name};port={port};")
+            }
+            Request::NameUnpublish { name } => {
+                field("name", name, false, MAX_VALUE)?;
+                format!("cmd=name-unpublish;name={name};")
+            }
+            Request::NameLookup { name } => {
+                field("name", name, false, MAX_VALUE)?;
+                format!("cmd=name-lookup;name={name};")
+            }
         };
         if body.len() > MAX_MESSAGE {
             return Err(Error::BadRequest {
@@ -346,8 +357,12 @@ impl Client {
             return Some(Err(e.clone()));
         }
         let r = self.next()?;
+        // a well-formed answer with rc≠0 (a lookup of an unknown name) is
+        // no protocol error: later answers still parse
         if let Err(e) = &r {
-            self.broken = Some(e.clone());
+            if !matches!(e, Error::Failed { .. }) {
+                self.broken = Some(e.clone());
+            }
         }
         Some(r)
     }
@@ -403,7 +418,7 @@ impl Client {
         let seps: &[char] = if self.framed { &[';'] } else { &[' ', '\n'] };
         let m = match Message::parse(&text, seps) {
             Ok(m) => m,
-            Err(e) => return Some(Err(e)),
+            Err(e) => return Some(Err(e.into())),
         };
         self.framed = true;
         Some(Self::typed(sent, m))
@@ -486,6 +501,16 @@ impl Client {
             "kvs-fence-response" => Response::KvsFence,
             "kvs-get-response" => Response::KvsGet(found()?),
             "finalize-response" => Response::Finalize,
+            "name-publish-response" | "name-unpublish-response" => Response::Named,
+            "name-lookup-response" => Response::NameLookup(
+                m.get("value")
+                    .or(m.get("port"))
+                    .ok_or_else(|| Error::Malformed {
+                        what: sent,
+                        detail: "no value".into(),
+                    })?
+                    .to_string(),
+            ),
             _ => unreachable!("every awaited answer is listed"),
         })
     }
@@ -630,6 +655,32 @@ mod tests {
             "cmd=info-getjobattr-response;rc=0;found=FALSE;",
         );
         assert_eq!(r, Ok(Response::JobAttr(None)));
+        // Slurm's lookup answer names the port `value` (nameserv via srun)
+        let r = answer(
+            &mut c,
+            Request::NameLookup { name: "svc".into() },
+            "cmd=name-lookup-response;rc=0;value=tag#0$;",
+        );
+        assert_eq!(r, Ok(Response::NameLookup("tag#0$".into())));
+        let r = answer(
+            &mut c,
+            Request::NameLookup { name: "svc".into() },
+            "cmd=name-lookup-response;rc=1;",
+        );
+        assert!(matches!(r, Err(Error::Failed { rc: 1, .. })), "{r:?}");
+        // and the connection goes on
+        let r = answer(&mut c, Request::KvsFence, "cmd=kvs-fence-response;rc=0;");
+        assert_eq!(r, Ok(Response::KvsFence));
+        let mut c = ready();
+        let r = answer(
+            &mut c,
+            Request::NamePublish {
+                name: "svc".into(),
+                port: "p".into(),
+            },
+            "cmd=name-publish-response;rc=0;",
+        );
+        assert_eq!(r, Ok(Response::Named));
     }
 
     #[test]

@@ -6,6 +6,7 @@ mod debug;
 mod probe;
 mod query;
 mod run;
+mod run_pmi;
 mod run_pmi2;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
@@ -216,6 +217,12 @@ pub(crate) struct RunArgs {
     /// Log refused and dropped peers with their reasons (RUST_LOG also works)
     #[arg(short = 'v', long)]
     pub verbose: bool,
+    /// What the ranks see: pmix, pmi1, pmi2 or auto (MPICH programs PMI-1, others PMIx)
+    #[arg(long, value_name = "WIRE")]
+    pub mpi: Option<String>,
+    /// PMI-1/PMI-2: give the ranks PMI_PORT and PMI_ID instead of a PMI_FD each
+    #[arg(long)]
+    pub pmi_port: bool,
     /// The program and its arguments
     #[arg(value_name = "PROG", required = true, trailing_var_arg = true)]
     pub prog: Vec<String>,

@@ -23,18 +23,19 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "usage: pmixw run -n N [--nspace NAME] [--dialect v41|v4|v3|v21|v20] \
-[--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] [-v] PROG [ARGS...]";
+[--mpi pmix|pmi1|pmi2|auto] [--pmi-port] [--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] [-v] PROG [ARGS...]";
 
 /// One rank: its process, name and what became of it.
-struct Rank {
-    child: Child,
-    nspace: String,
-    rank: u32,
-    status: Option<i32>,
-    finalized: bool,
+pub(super) struct Rank {
+    pub(super) child: Child,
+    pub(super) nspace: String,
+    pub(super) rank: u32,
+    pub(super) status: Option<i32>,
+    pub(super) finalized: bool,
 }
 
-struct Job(Vec<Rank>);
+/// A job's ranks; those still running are killed when it is dropped.
+pub(super) struct Job(pub(super) Vec<Rank>);
 impl Drop for Job {
     fn drop(&mut self) {
         for r in &mut self.0 {
@@ -64,7 +65,21 @@ impl Job {
         });
     }
 
-    fn signal_running(&mut self, sig: i32) {
+    /// SIGTERM to the running ranks, then up to `grace` for them to end.
+    pub(super) fn end_within(&mut self, grace: Duration) {
+        self.signal_running(libc::SIGTERM);
+        let deadline = Instant::now() + grace;
+        while self.0.iter_mut().any(|r| r.status.is_none()) && Instant::now() < deadline {
+            for r in self.0.iter_mut().filter(|r| r.status.is_none()) {
+                if let Ok(Some(st)) = r.child.try_wait() {
+                    r.status = Some(exit_code(st));
+                }
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    pub(super) fn signal_running(&mut self, sig: i32) {
         for r in &mut self.0 {
             if r.status.is_none() {
                 net::signal_pid(r.child.id(), sig);
@@ -180,8 +195,20 @@ fn system_rendezvous() -> Result<Files, String> {
     Ok(Files(written))
 }
 
+/// SIGINT, SIGTERM and SIGHUP, caught from now on: each sets its flag.
+pub(super) fn catch_signals() -> Vec<(i32, Arc<AtomicBool>)> {
+    [libc::SIGINT, libc::SIGTERM, libc::SIGHUP]
+        .into_iter()
+        .map(|s| {
+            let f = Arc::new(AtomicBool::new(false));
+            let _ = signal_hook::flag::register(s, f.clone());
+            (s, f)
+        })
+        .collect()
+}
+
 /// A rank's exit as a launcher reports it: its code, or 128 + the signal.
-fn exit_code(st: std::process::ExitStatus) -> i32 {
+pub(super) fn exit_code(st: std::process::ExitStatus) -> i32 {
     st.code()
         .unwrap_or_else(|| 128 + st.signal().unwrap_or(libc::SIGKILL))
 }
@@ -203,6 +230,8 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         // across nodes (PMI-2): rank r on node r % nodes
         cyclic,
         verbose,
+        mpi,
+        pmi_port,
         prog,
     } = args;
     if verbose {
@@ -220,6 +249,21 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     };
     let n = Some(n).filter(|n| *n > 0).ok_or(USAGE)?;
     let (exe, argv) = prog.split_first().ok_or(USAGE)?;
+    let wire = super::run_pmi::choose(mpi.as_deref(), exe)?;
+    if wire != super::run_pmi::Mpi::Pmix {
+        return super::run_pmi::run(super::run_pmi::Job {
+            n,
+            cyclic,
+            mpi: wire,
+            port: pmi_port,
+            kvsname: user_ns.unwrap_or_else(|| default_nspace(exe, std::process::id())),
+            timeout,
+            grace,
+            keep_going,
+            exe: exe.clone(),
+            argv: argv.to_vec(),
+        });
+    }
     // started by a PMI-2 launcher (srun --mpi=pmi2): one job across the nodes
     if std::env::var_os("PMI_FD").is_some() {
         return super::run_pmi2::run(super::run_pmi2::Job {
@@ -234,14 +278,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     let hostname = net::hostname();
     let nspace = user_ns.unwrap_or_else(|| default_nspace(exe, std::process::id()));
     // caught from here on: the job is ended and the rendezvous files removed
-    let caught: Vec<(i32, Arc<AtomicBool>)> = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP]
-        .into_iter()
-        .map(|s| {
-            let f = Arc::new(AtomicBool::new(false));
-            let _ = signal_hook::flag::register(s, f.clone());
-            (s, f)
-        })
-        .collect();
+    let caught = catch_signals();
     // tools (pquery, pps) find the server through files in the tmpdir
     let server = net::start_with(
         vec![JobSpec {
@@ -466,16 +503,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         }
         if let Some(&(sig, _)) = caught.iter().find(|(_, f)| f.load(Ordering::Relaxed)) {
             eprintln!("pmixw run: signal {sig}; ending the job");
-            job.signal_running(libc::SIGTERM);
-            let deadline = Instant::now() + grace;
-            while job.0.iter_mut().any(|r| r.status.is_none()) && Instant::now() < deadline {
-                for r in job.0.iter_mut().filter(|r| r.status.is_none()) {
-                    if let Ok(Some(st)) = r.child.try_wait() {
-                        r.status = Some(exit_code(st));
-                    }
-                }
-                std::thread::sleep(Duration::from_millis(5));
-            }
+            job.end_within(grace);
             drop(job);
             clean_up(&server, &namespaces);
             server.stop();

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 pub const DEFAULT_PMI2_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_FENCE_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 
-fn secs_var(name: &str) -> Option<Duration> {
+pub(super) fn secs_var(name: &str) -> Option<Duration> {
     std::env::var(name)
         .ok()
         .and_then(|s| s.parse::<f64>().ok())
@@ -91,7 +91,7 @@ enum Work {
     Finalize,
 }
 
-fn pmi_err(e: pmi2::Error) -> String {
+pub(super) fn pmi_err(e: pmi2::Error) -> String {
     format!("pmixw run: {e}")
 }
 
@@ -103,7 +103,7 @@ fn random_token() -> String {
 
 /// One fence through PMI-2: this node's contribution in fresh keys, the
 /// collective, then every node's contribution in node order.
-fn fence(
+pub(super) fn fence(
     pmi: &mut Conn,
     limit: Duration,
     seq: u64,
@@ -276,22 +276,27 @@ impl Peers {
     }
 }
 
-pub fn run(job: Job) -> Result<ExitCode, String> {
+/// This node's PMI-2 task, ready for a job of `n` ranks: the connection,
+/// this node's index and the node count, the fence time limit (the job's
+/// `timeout`, else `PMIXW_PMI2_FENCE_TIMEOUT`, else a day) and the PMI-2
+/// job id. Refused: fewer ranks than nodes (a node without ranks could not
+/// take part in the fences), or several tasks on one node (each would
+/// claim the whole node).
+pub(super) fn connect(
+    n: u32,
+    timeout: Option<Duration>,
+) -> Result<(Conn, usize, usize, Duration, String), String> {
     let limit = secs_var("PMIXW_PMI2_TIMEOUT").unwrap_or(DEFAULT_PMI2_TIMEOUT);
-    let fence_limit = job
-        .timeout
+    let fence_limit = timeout
         .or_else(|| secs_var("PMIXW_PMI2_FENCE_TIMEOUT"))
         .unwrap_or(DEFAULT_FENCE_TIMEOUT);
     let mut pmi = Conn::from_env(limit).map_err(pmi_err)?;
     let (me, nodes) = (pmi.rank as usize, pmi.size as usize);
-    // a node without ranks could not take part in the job's fences
-    if (job.n as usize) < nodes {
+    if (n as usize) < nodes {
         return Err(format!(
-            "pmixw run: -n {} is fewer ranks than the {nodes} nodes of this PMI-2 job",
-            job.n
+            "pmixw run: -n {n} is fewer ranks than the {nodes} nodes of this PMI-2 job"
         ));
     }
-    // one pmixw per node: two on a node would each claim the whole node
     if let Some(m) = pmi.job_attr("PMI_process_mapping").map_err(pmi_err)? {
         match pmi2::parse_mapping(&m, nodes) {
             Some(v) if v.len() == nodes => {
@@ -315,6 +320,12 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         Response::JobId(j) => j,
         other => return Err(format!("pmixw run: job-getid answered {other:?}")),
     };
+    Ok((pmi, me, nodes, fence_limit, jobid))
+}
+
+pub fn run(job: Job) -> Result<ExitCode, String> {
+    let limit = secs_var("PMIXW_PMI2_TIMEOUT").unwrap_or(DEFAULT_PMI2_TIMEOUT);
+    let (mut pmi, me, nodes, fence_limit, jobid) = connect(job.n, job.timeout)?;
     let nspace = format!("pmixw-{jobid}");
     let name = std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| net::hostname());
     // the bridge listens on every address; peers reach it by host name

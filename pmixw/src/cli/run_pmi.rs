@@ -1,0 +1,597 @@
+//! `pmixw run --mpi pmi1|pmi2`: the job's ranks see the simple PMI wire
+//! (MPICH, Intel MPI) instead of PMIx. Each rank gets its own end of a
+//! socketpair as `PMI_FD` (or, with `--pmi-port`, `PMI_PORT` and `PMI_ID`)
+//! and the variables MPICH reads (`PMI_RANK`, `PMI_SIZE`, and for PMI-2
+//! `MPIR_CVAR_PMI_VERSION=2`); no `PMIX_*` variable, which MPICH's
+//! auto-detection would find ambiguous. The server core is
+//! [`pmix_wire::pmi::server`]; spawn starts a new job whose ranks find
+//! the spawner's preput keys. Ending the job: as `pmixw run` (abort
+//! status, else the first failure, SIGTERM after the grace, then SIGKILL).
+
+use pmix_wire::pmi::fd::Driver;
+use pmix_wire::pmi::server::{App, Event, JobSpec, NameOp, Server};
+use std::collections::VecDeque;
+use std::os::fd::AsRawFd;
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Command, ExitCode};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// Which wire the ranks see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mpi {
+    /// PMIx (Open MPI, libpmix programs).
+    Pmix,
+    /// PMI-1 (MPICH's default when it finds `PMI_SIZE`).
+    Pmi1,
+    /// PMI-2 (MPICH with `MPIR_CVAR_PMI_VERSION=2`).
+    Pmi2,
+}
+
+/// `--mpi`: pmix, pmi1, pmi2 or auto (the program's MPI: MPICH programs
+/// get PMI-1, or what `MPIR_CVAR_PMI_VERSION` asks; all others PMIx).
+pub fn choose(mpi: Option<&str>, exe: &str) -> Result<Mpi, String> {
+    Ok(match mpi.unwrap_or("auto") {
+        "pmix" => Mpi::Pmix,
+        "pmi1" | "pmi" => Mpi::Pmi1,
+        "pmi2" => Mpi::Pmi2,
+        "auto" => match std::env::var("MPIR_CVAR_PMI_VERSION").as_deref() {
+            Ok("1") => Mpi::Pmi1,
+            Ok("2") => Mpi::Pmi2,
+            Ok("x") => Mpi::Pmix,
+            _ if links_mpich(exe) => Mpi::Pmi1,
+            _ => Mpi::Pmix,
+        },
+        other => return Err(format!("--mpi {other}: one of pmix pmi1 pmi2 auto")),
+    })
+}
+
+/// Whether the executable links MPICH's library: a `DT_NEEDED` entry of
+/// its dynamic section names MPICH's ABI `libmpi.so.12` or `libmpich`.
+pub fn links_mpich(exe: &str) -> bool {
+    let path = if exe.contains('/') {
+        Some(std::path::PathBuf::from(exe))
+    } else {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|d| d.join(exe))
+            .find(|p| p.is_file())
+    };
+    let Some(bytes) = path.and_then(|p| std::fs::read(p).ok()) else {
+        return false;
+    };
+    needed_libs(&bytes)
+        .iter()
+        .any(|l| l.starts_with("libmpi.so.12") || l.starts_with("libmpich"))
+}
+
+/// The `DT_NEEDED` names of a little-endian ELF64 file (empty for anything
+/// else): the SHT_DYNAMIC section's entries, their names in the string
+/// table its `sh_link` names. Every offset is checked against the bytes.
+pub fn needed_libs(b: &[u8]) -> Vec<String> {
+    let u16_at = |o: usize| Some(u16::from_le_bytes(b.get(o..o + 2)?.try_into().ok()?));
+    let u32_at = |o: usize| Some(u32::from_le_bytes(b.get(o..o + 4)?.try_into().ok()?));
+    let u64_at = |o: usize| -> Option<usize> {
+        usize::try_from(u64::from_le_bytes(b.get(o..o + 8)?.try_into().ok()?)).ok()
+    };
+    let go = || -> Option<Vec<String>> {
+        // ELF magic, 64-bit, little-endian
+        if b.get(..6)? != b"\x7fELF\x02\x01" {
+            return None;
+        }
+        let (shoff, shentsize, shnum) = (
+            u64_at(0x28)?,
+            u16_at(0x3a)? as usize,
+            u16_at(0x3c)? as usize,
+        );
+        let sh = |i: usize| shoff.checked_add(i.checked_mul(shentsize)?);
+        let mut out = Vec::new();
+        for i in 0..shnum {
+            let h = sh(i)?;
+            if u32_at(h + 4)? != 6 {
+                continue; // not SHT_DYNAMIC
+            }
+            let (off, size, link) = (
+                u64_at(h + 0x18)?,
+                u64_at(h + 0x20)?,
+                u32_at(h + 0x28)? as usize,
+            );
+            let strtab = u64_at(sh(link)? + 0x18)?;
+            for e in (off..off.checked_add(size)?).step_by(16) {
+                let tag = u64_at(e)?;
+                if tag == 0 {
+                    break;
+                }
+                if tag == 1 {
+                    let start = strtab.checked_add(u64_at(e + 8)?)?;
+                    let name = b.get(start..)?;
+                    let end = name.iter().position(|c| *c == 0)?;
+                    out.push(String::from_utf8_lossy(&name[..end]).into_owned());
+                }
+            }
+        }
+        Some(out)
+    };
+    go().unwrap_or_default()
+}
+
+/// The job's settings, from `pmixw run`'s arguments.
+pub struct Job {
+    pub n: u32,
+    /// Across nodes: rank r on node r % nodes instead of blocks.
+    pub cyclic: bool,
+    pub mpi: Mpi,
+    pub port: bool,
+    pub kvsname: String,
+    pub timeout: Option<Duration>,
+    pub grace: Duration,
+    pub keep_going: bool,
+    pub exe: String,
+    pub argv: Vec<String>,
+}
+
+use super::run::{exit_code, Job as Ranks, Rank};
+
+struct Launcher {
+    driver: Driver,
+    ranks: Ranks,
+    mpi: Mpi,
+    port: Option<String>,
+    /// `PMI_ID`s handed out (random: a stranger on the loopback cannot
+    /// claim a rank's id before the rank does without reading its
+    /// environment, which only its user can).
+    ids: std::collections::HashSet<u32>,
+}
+
+impl Launcher {
+    /// Start ranks `ranks` of job `k` (of `size`) running `app`.
+    fn start(
+        &mut self,
+        k: &str,
+        size: u32,
+        ranks: &[u32],
+        app: &App,
+        spawned: bool,
+    ) -> Result<(), String> {
+        for &rank in ranks {
+            let mut c = Command::new(&app.cmd);
+            c.args(&app.argv);
+            // the ranks are PMI clients: nothing of PMIx may be found
+            for (key, _) in std::env::vars_os() {
+                let key = key.to_string_lossy().to_string();
+                if key.starts_with("PMIX_") || key.starts_with("PMI_") {
+                    c.env_remove(&key);
+                }
+            }
+            c.env("PMI_RANK", rank.to_string())
+                .env("PMI_SIZE", size.to_string());
+            if spawned {
+                c.env("PMI_SPAWNED", "1");
+            }
+            if self.mpi == Mpi::Pmi2 && std::env::var_os("MPIR_CVAR_PMI_VERSION").is_none() {
+                c.env("MPIR_CVAR_PMI_VERSION", "2");
+            }
+            if self.mpi == Mpi::Pmi1 && std::env::var_os("MPIR_CVAR_PMI_VERSION").is_none() {
+                c.env("MPIR_CVAR_PMI_VERSION", "1");
+            }
+            for (key, v) in &app.info {
+                if key == "wdir" {
+                    c.current_dir(v);
+                }
+            }
+            let theirs;
+            if let Some(p) = &self.port {
+                let id = loop {
+                    let mut b = [0u8; 4];
+                    let _ = std::fs::File::open("/dev/urandom")
+                        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut b));
+                    // positive, as MPICH's atoi reads it; never 0
+                    let id = (u32::from_le_bytes(b) & 0x7fff_ffff).max(1);
+                    if self.ids.insert(id) {
+                        break id;
+                    }
+                };
+                self.driver.core().expect_id(id, k, rank);
+                c.env("PMI_PORT", p).env("PMI_ID", id.to_string());
+                theirs = None;
+            } else {
+                let fd = self
+                    .driver
+                    .socketpair(k, rank)
+                    .map_err(|e| format!("cannot make a PMI socket: {e}"))?;
+                c.env("PMI_FD", fd.as_raw_fd().to_string());
+                theirs = Some(fd);
+            }
+            let child = c
+                .spawn()
+                .map_err(|e| format!("cannot start {}: {e}", app.cmd))?;
+            drop(theirs);
+            self.ranks.0.push(Rank {
+                child,
+                nspace: k.to_string(),
+                rank,
+                status: None,
+                finalized: false,
+            });
+        }
+        Ok(())
+    }
+
+    fn signal_running(&mut self, sig: i32) {
+        self.ranks.signal_running(sig);
+    }
+}
+
+pub fn run(job: Job) -> Result<ExitCode, String> {
+    let caught = super::run::catch_signals();
+    // started by a PMI-2 launcher (srun --mpi=pmi2): one job across nodes
+    let across = match std::env::var_os("PMI_FD") {
+        Some(_) => Some(Across::connect(&job)?),
+        None => None,
+    };
+    let mut spec = JobSpec::single_node(&job.kvsname, job.n);
+    if let Some(a) = &across {
+        spec.kvsname = a.kvsname.clone();
+        spec.local = a.local.clone();
+        spec.mapping = a.mapping.clone();
+    }
+    let kvsname = spec.kvsname.clone();
+    let local: Vec<u32> = if spec.local.is_empty() {
+        (0..job.n).collect()
+    } else {
+        spec.local.clone()
+    };
+    let mut core = Server::new();
+    core.register(spec);
+    let mut driver = Driver::new(core);
+    let port = if job.port {
+        let p = driver
+            .listen("127.0.0.1:0")
+            .map_err(|e| format!("cannot listen for PMI_PORT: {e}"))?;
+        // every rank a node serves runs on it: the loopback is enough
+        Some(format!("127.0.0.1:{p}"))
+    } else {
+        None
+    };
+    let mut l = Launcher {
+        driver,
+        ranks: Ranks(Vec::new()),
+        mpi: job.mpi,
+        port,
+        ids: std::collections::HashSet::new(),
+    };
+    let app = App {
+        cmd: job.exe.clone(),
+        argv: job.argv.clone(),
+        maxprocs: job.n,
+        info: Vec::new(),
+    };
+    l.start(&kvsname, job.n, &local, &app, false)?;
+    let start = Instant::now();
+    let mut spawned_jobs = 0;
+    let (mut failed, mut aborted): (Option<i32>, Option<i32>) = (None, None);
+    let (mut term_at, mut kill_at): (Option<Instant>, Option<Instant>) = (None, None);
+    loop {
+        let mut events: VecDeque<Event> = l.driver.step(Duration::from_millis(2)).into();
+        if let Some(a) = &across {
+            while let Ok(d) = a.done.try_recv() {
+                match d {
+                    Done::Fence(request, r) => l.driver.core().fence_done(request, r),
+                    Done::Name(request, r) => l.driver.core().name_done(request, r),
+                }
+                events.extend(l.driver.pending());
+            }
+        }
+        // reap: a rank that ended before finalizing fails the job
+        let mut newly_failed = Vec::new();
+        for r in l.ranks.0.iter_mut().filter(|r| r.status.is_none()) {
+            if let Ok(Some(st)) = r.child.try_wait() {
+                r.status = Some(exit_code(st));
+                if exit_code(st) != 0 && !r.finalized {
+                    newly_failed.push((r.nspace.clone(), r.rank, st));
+                }
+            }
+        }
+        while let Some(e) = events.pop_front() {
+            match e {
+                Event::Aborted {
+                    rank,
+                    status,
+                    message,
+                    ..
+                } => {
+                    eprintln!("pmixw run: rank {rank} aborted with status {status}: {message}");
+                    if aborted.is_none() && failed.is_none() {
+                        aborted = Some(if status == 0 { 1 } else { status });
+                        term_at = Some(Instant::now() + job.grace);
+                        if let Some(a) = &across {
+                            a.abort(format!("rank {rank} aborted: {message}"));
+                        }
+                    }
+                }
+                Event::Name { request, op } => match &across {
+                    Some(a) => a.name(request, op),
+                    None => l
+                        .driver
+                        .core()
+                        .name_done(request, Err("no name service".into())),
+                },
+                Event::Fence { request, data, .. } => match &across {
+                    Some(a) => a.fence(request, data),
+                    None => l
+                        .driver
+                        .core()
+                        .fence_done(request, Err("no other node".into())),
+                },
+                Event::Finalized { kvsname, rank } => {
+                    for r in l.ranks.0.iter_mut() {
+                        if r.nspace == kvsname && r.rank == rank {
+                            r.finalized = true;
+                        }
+                    }
+                }
+                Event::Spawn {
+                    request,
+                    kvsname,
+                    apps,
+                    preput,
+                    ..
+                } => {
+                    spawned_jobs += 1;
+                    let k = format!("{kvsname}-spawn-{spawned_jobs}");
+                    let total: u32 = apps.iter().map(|a| a.maxprocs).sum();
+                    let mut spec = JobSpec::single_node(&k, total);
+                    spec.spawner = Some(kvsname);
+                    spec.preput = preput;
+                    spec.appnum = apps
+                        .iter()
+                        .enumerate()
+                        .flat_map(|(i, a)| std::iter::repeat_n(i as i32, a.maxprocs as usize))
+                        .collect();
+                    l.driver.core().register(spec);
+                    let mut first = 0;
+                    let mut result = Ok(());
+                    for a in &apps {
+                        let ranks: Vec<u32> = (first..first + a.maxprocs).collect();
+                        if let Err(e) = l.start(&k, total, &ranks, a, true) {
+                            eprintln!("pmixw run: {e}");
+                            result = Err(e);
+                            break;
+                        }
+                        first += a.maxprocs;
+                    }
+                    l.driver.core().spawned(request, result);
+                    events.extend(l.driver.pending());
+                }
+                Event::Lost { .. } | Event::Initialized { .. } => {}
+            }
+        }
+        for (k, rank, st) in newly_failed {
+            eprintln!(
+                "pmixw run: rank {rank} of {k} {} before finalizing",
+                match st.signal() {
+                    Some(s) => format!("was killed by signal {s}"),
+                    None => format!("exited with status {}", exit_code(st)),
+                }
+            );
+            if job.keep_going || failed.is_some() || aborted.is_some() {
+                continue;
+            }
+            failed = Some(exit_code(st));
+            term_at = Some(Instant::now() + job.grace);
+            if let Some(a) = &across {
+                a.abort(format!("rank {rank} of {k} failed before finalizing"));
+            }
+        }
+        if let Some(&(sig, _)) = caught.iter().find(|(_, f)| f.load(Ordering::Relaxed)) {
+            eprintln!("pmixw run: signal {sig}; ending the job");
+            l.ranks.end_within(job.grace);
+            return Ok(ExitCode::from((128 + sig) as u8));
+        }
+        let now = Instant::now();
+        if term_at.is_some_and(|t| now >= t) && kill_at.is_none() {
+            l.signal_running(libc::SIGTERM);
+            kill_at = Some(now + job.grace);
+        }
+        if kill_at.is_some_and(|t| now >= t) {
+            l.signal_running(libc::SIGKILL);
+        }
+        if l.ranks.0.iter().all(|r| r.status.is_some()) {
+            break;
+        }
+        if job.timeout.is_some_and(|t| start.elapsed() >= t) {
+            eprintln!(
+                "pmixw run: timeout after {:?}; killing the job",
+                job.timeout.unwrap_or_default()
+            );
+            return Ok(ExitCode::from(124));
+        }
+    }
+    let code = aborted
+        .or(failed)
+        .or_else(|| l.ranks.0.iter().filter_map(|r| r.status).find(|s| *s != 0))
+        .unwrap_or(0);
+    if let Some(a) = across {
+        a.finish();
+    }
+    Ok(ExitCode::from(code.clamp(0, 255) as u8))
+}
+
+/// Work for the PMI-2 thread (PMI-2 answers one request at a time).
+enum Work {
+    Fence(u64, Vec<u8>),
+    Name(u64, NameOp),
+    Abort(String),
+    Finalize,
+}
+
+/// What the PMI-2 thread finished.
+enum Done {
+    Fence(u64, Result<Vec<u8>, String>),
+    Name(u64, Result<Option<String>, String>),
+}
+
+/// This node's share of a job across nodes: its PMI-2 connection to the
+/// launcher (a thread, since a fence blocks until the slowest node),
+/// the job's name, this node's ranks and the process mapping.
+struct Across {
+    kvsname: String,
+    local: Vec<u32>,
+    mapping: String,
+    work: std::sync::mpsc::Sender<Work>,
+    done: std::sync::mpsc::Receiver<Done>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Across {
+    fn connect(job: &Job) -> Result<Across, String> {
+        use super::run_pmi2::{connect, fence, placement};
+        use pmix_wire::pmi2::{Request, Response};
+        let (mut pmi, me, nodes, fence_limit, jobid) = connect(job.n, job.timeout)?;
+        let share = placement(job.n, nodes as u32, job.cyclic);
+        let mut node_of = vec![0u32; job.n as usize];
+        for (node, ranks) in share.iter().enumerate() {
+            for &r in ranks {
+                node_of[r as usize] = node as u32;
+            }
+        }
+        let (work, rx) = std::sync::mpsc::channel();
+        let (tx, done) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let mut seq = 0u64;
+            for w in rx {
+                match w {
+                    Work::Fence(request, data) => {
+                        seq += 1;
+                        let r = fence(&mut pmi, fence_limit, seq, me, nodes, true, &data)
+                            .map_err(|e| e.to_string());
+                        let failed = r.is_err();
+                        let _ = tx.send(Done::Fence(request, r));
+                        if failed {
+                            return;
+                        }
+                    }
+                    Work::Name(request, op) => {
+                        // srun's name service, one for every node
+                        let (req, lookup) = match op {
+                            NameOp::Publish { name, port } => {
+                                (Request::NamePublish { name, port }, false)
+                            }
+                            NameOp::Unpublish { name } => (Request::NameUnpublish { name }, false),
+                            NameOp::Lookup { name } => (Request::NameLookup { name }, true),
+                        };
+                        let r = match pmi.call(&req) {
+                            Ok(Response::NameLookup(port)) => Ok(Some(port)),
+                            Ok(_) => Ok(None),
+                            Err(pmix_wire::pmi2::Error::Failed { .. }) if lookup => {
+                                Err("service_not_found".to_string())
+                            }
+                            Err(e) => Err(e.to_string()),
+                        };
+                        let _ = tx.send(Done::Name(request, r));
+                    }
+                    Work::Abort(message) => {
+                        let _ = pmi.call(&Request::Abort {
+                            world: true,
+                            message,
+                        });
+                        return;
+                    }
+                    Work::Finalize => {
+                        let _ = pmi.call(&Request::Finalize);
+                        return;
+                    }
+                }
+            }
+        });
+        Ok(Across {
+            kvsname: format!("pmixw-{jobid}"),
+            local: share[me].clone(),
+            mapping: process_mapping(&node_of),
+            work,
+            done,
+            thread,
+        })
+    }
+
+    fn name(&self, request: u64, op: NameOp) {
+        let _ = self.work.send(Work::Name(request, op));
+    }
+
+    fn fence(&self, request: u64, data: Vec<u8>) {
+        let _ = self.work.send(Work::Fence(request, data));
+    }
+
+    fn abort(&self, message: String) {
+        let _ = self.work.send(Work::Abort(message));
+    }
+
+    fn finish(self) {
+        let _ = self.work.send(Work::Finalize);
+        let _ = self.thread.join();
+    }
+}
+
+/// `PMI_process_mapping` of ranks on nodes `node_of` (index = rank):
+/// `(vector,(node,1,count),…)`, one block per run of consecutive ranks on
+/// one node, neighbouring blocks merged (`(0,2,2)`: nodes 0 and 1, two
+/// ranks each) as MPICH and Slurm write it.
+pub fn process_mapping(node_of: &[u32]) -> String {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &n in node_of {
+        match runs.last_mut() {
+            Some((node, count)) if *node == n => *count += 1,
+            _ => runs.push((n, 1)),
+        }
+    }
+    // (first node, nodes, ranks per node)
+    let mut blocks: Vec<(u32, u32, u32)> = Vec::new();
+    for (node, count) in runs {
+        match blocks.last_mut() {
+            Some((first, nodes, per)) if *per == count && *first + *nodes == node => *nodes += 1,
+            _ => blocks.push((node, 1, count)),
+        }
+    }
+    let mut s = String::from("(vector");
+    for (f, n, c) in blocks {
+        s.push_str(&format!(",({f},{n},{c})"));
+    }
+    s.push(')');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::process_mapping;
+
+    #[test]
+    fn needed_libraries_come_from_the_dynamic_section() {
+        // this test binary links libc, and names libmpi.so.12 only as data
+        let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        let libs = super::needed_libs(&me);
+        assert!(libs.iter().any(|l| l.starts_with("libc.so")), "{libs:?}");
+        assert!(!libs.iter().any(|l| l.starts_with("libmpi")), "{libs:?}");
+        assert!(!super::links_mpich(
+            std::env::current_exe().unwrap().to_str().unwrap()
+        ));
+        // not ELF, or cut anywhere: nothing, never a panic
+        assert!(super::needed_libs(b"#!/bin/sh\n").is_empty());
+        for cut in (0..me.len().min(100_000)).step_by(997) {
+            let _ = super::needed_libs(&me[..cut]);
+        }
+    }
+
+    #[test]
+    fn mappings_as_mpich_reads_them() {
+        assert_eq!(process_mapping(&[0, 0, 0]), "(vector,(0,1,3))");
+        assert_eq!(process_mapping(&[0, 0, 1, 1]), "(vector,(0,2,2))");
+        assert_eq!(process_mapping(&[0, 1, 0, 1]), "(vector,(0,2,1),(0,2,1))");
+        assert_eq!(process_mapping(&[0, 0, 1]), "(vector,(0,1,2),(1,1,1))");
+        // what the PMI-2 client's parser reads back
+        for v in [vec![0, 0, 1, 1], vec![0, 1, 2, 0, 1], vec![1, 1, 0]] {
+            assert_eq!(
+                pmix_wire::pmi2::parse_mapping(&process_mapping(&v), 64),
+                Some(v)
+            );
+        }
+    }
+}

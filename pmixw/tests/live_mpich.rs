@@ -1,0 +1,375 @@
+//! MPICH 5.0.2 programs (PyPI's `mpich` wheel: its own mpicc, hydra's
+//! mpiexec) under `pmixw run` serving the PMI-1 wire (issue #27), judged
+//! against the same programs under MPICH's own mpiexec: a ring with
+//! collectives, name publish/lookup/unpublish, MPI_Comm_spawn; at 2 and 4
+//! ranks, over PMI_FD and over PMI_PORT.
+
+use pmix_test_kit::process;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// `name`.c built with `mpicc` for the test `test` (each test its own
+/// file: tests run in parallel, and a file being written cannot be run).
+fn build(mpicc: &Path, name: &str, test: &str) -> PathBuf {
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mpich_{name}_{test}"));
+    let src = format!("{}/../test-kit/c/{name}.c", env!("CARGO_MANIFEST_DIR"));
+    let o = Command::new(mpicc)
+        .args(["-O1", "-o"])
+        .arg(&out)
+        .arg(src)
+        .output()
+        .expect("MPICH's mpicc runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out
+}
+
+/// The program's own result lines (sorted: those ending ": ok" or
+/// ": WRONG"; UCX logs diagnostics of its own on stdout when a spawned
+/// peer has already gone) under `launcher args… exe`,
+/// whether it succeeded, and its stderr with the other stdout lines.
+fn run(launcher: &Path, args: &[&str], exe: &Path) -> (bool, Vec<String>, String) {
+    let c = Command::new(launcher)
+        .args(args)
+        .arg(exe)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = process::output_within(c, Duration::from_secs(150), "the MPICH job");
+    let out = String::from_utf8_lossy(&o.stdout);
+    let (mut lines, other): (Vec<String>, Vec<String>) = out
+        .lines()
+        .map(str::to_string)
+        .partition(|l| l.ends_with(": ok") || l.ends_with(": WRONG"));
+    lines.sort();
+    (
+        o.status.success(),
+        lines,
+        format!("{}{}", other.join("\n"), String::from_utf8_lossy(&o.stderr)),
+    )
+}
+
+/// MPICH's ranks poll busily: the tests of this file run one at a time,
+/// or on 2 cores UCX's endpoint setup can time out under the other
+/// tests' jobs (seen once: MPI_Comm_spawn's accept, "Endpoint timeout",
+/// while the ring and Slurm tests ran beside it).
+fn one_test_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn peers() -> Option<(PathBuf, PathBuf)> {
+    let cc = process::require("MPICH 5.0.2 mpicc", pmix_test_kit::hosts::mpich("mpicc"))?;
+    let mpiexec = process::require(
+        "MPICH 5.0.2 mpiexec",
+        pmix_test_kit::hosts::mpich("mpiexec"),
+    )?;
+    Some((cc, mpiexec))
+}
+
+/// `prog` under mpiexec and under pmixw run (auto, explicit pmi1, and
+/// PMI_PORT) at 2 and 4 ranks: the same lines, all ending "ok".
+fn same_as_mpiexec(prog: &str, want_lines: impl Fn(usize) -> usize) {
+    let Some((cc, mpiexec)) = peers() else { return };
+    let exe = build(&cc, prog, "local");
+    let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
+    for n in ["2", "4"] {
+        let (ok, reference, err) = run(&mpiexec, &["-n", n], &exe);
+        assert!(ok, "{prog} under mpiexec -n {n}: {reference:?}\n{err}");
+        assert_eq!(
+            reference.len(),
+            want_lines(n.parse().unwrap()),
+            "{reference:?}"
+        );
+        assert!(
+            reference.iter().all(|l| l.ends_with(": ok")),
+            "{reference:?}"
+        );
+        for extra in [&[][..], &["--mpi", "pmi1"], &["--pmi-port"]] {
+            let mut args = vec!["run", "-n", n, "--timeout", "120"];
+            args.extend_from_slice(extra);
+            let (ok, ours, err) = run(&pmixw, &args, &exe);
+            assert!(ok, "{prog} under pmixw {args:?}: {ours:?}\n{err}");
+            assert_eq!(ours, reference, "pmixw {args:?} vs mpiexec -n {n}\n{err}");
+        }
+    }
+}
+
+/// Debian 12's MPICH 4.0.2 (a second column): its ring under its own
+/// `mpiexec.mpich` and under pmixw run, 2 and 4 ranks. Its names and
+/// spawn programs fail under its own mpiexec (MPI_Close_port crashes,
+/// MPI_Comm_spawn answers "Error in spawn call"), so they are no column.
+#[test]
+fn a_debian_mpich_4_ring_runs_under_pmixw_run_as_under_its_mpiexec() {
+    let _serial = one_test_at_a_time();
+    let Some(cc) = process::require(
+        "Debian's MPICH 4.0.2",
+        pmix_test_kit::hosts::mpich4("mpicc"),
+    ) else {
+        return;
+    };
+    let mpiexec =
+        pmix_test_kit::hosts::mpich4("mpiexec").expect("mpiexec.mpich beside mpicc.mpich");
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpich4_ring");
+    let o = Command::new(&cc)
+        .args(["-O1", "-o"])
+        .arg(&exe)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../test-kit/c/mpi_ring.c"
+        ))
+        .output()
+        .expect("mpicc.mpich runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
+    for n in ["2", "4"] {
+        let (ok, reference, err) = run(&mpiexec, &["-n", n], &exe);
+        assert!(
+            ok && reference.len() == n.parse::<usize>().unwrap(),
+            "{reference:?}\n{err}"
+        );
+        for extra in [&[][..], &["--pmi-port"]] {
+            let mut args = vec!["run", "-n", n, "--timeout", "120"];
+            args.extend_from_slice(extra);
+            let (ok, ours, err) = run(&pmixw, &args, &exe);
+            assert!(ok, "{args:?}: {ours:?}\n{err}");
+            assert_eq!(ours, reference, "{args:?}\n{err}");
+        }
+    }
+}
+
+#[test]
+fn an_mpich_ring_runs_under_pmixw_run_as_under_mpiexec() {
+    let _serial = one_test_at_a_time();
+    same_as_mpiexec("mpi_ring", |n| n);
+}
+
+#[test]
+fn mpich_names_publish_lookup_unpublish_under_pmixw_run() {
+    let _serial = one_test_at_a_time();
+    same_as_mpiexec("mpich_names", |n| n);
+}
+
+#[test]
+fn mpich_comm_spawn_under_pmixw_run() {
+    let _serial = one_test_at_a_time();
+    // n parents and the 2 children they spawn
+    same_as_mpiexec("mpich_spawn", |n| n + 2);
+}
+
+/// `--mpi auto` serves an MPICH program PMI-1 and an Open MPI one PMIx;
+/// told PMIx, the MPICH program aborts as the issue reported.
+#[test]
+fn auto_picks_the_programs_wire() {
+    let _serial = one_test_at_a_time();
+    let Some((cc, _)) = peers() else { return };
+    let exe = build(&cc, "mpi_ring", "auto");
+    let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
+    let (ok, _, err) = run(
+        &pmixw,
+        &["run", "-n", "2", "--mpi", "pmix", "--timeout", "60"],
+        &exe,
+    );
+    assert!(!ok);
+    assert!(err.contains("PMIx"), "{err}");
+    let (ok, lines, err) = run(&pmixw, &["run", "-n", "2", "--timeout", "60"], &exe);
+    assert!(ok && lines.len() == 2, "{lines:?}\n{err}");
+}
+
+/// The failures and errors of an mpi4py suite run, and how many tests ran.
+fn suite_result(text: &str) -> (Option<u32>, std::collections::BTreeSet<String>) {
+    let ran = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Ran ")?.split(' ').next()?.parse().ok());
+    let bad = text
+        .lines()
+        .filter(|l| l.starts_with("FAIL:") || l.starts_with("ERROR:"))
+        .map(str::to_string)
+        .collect();
+    (ran, bad)
+}
+
+/// mpi4py 4.1.2's own test suite with MPICH, 2 ranks: under pmixw run
+/// (PMI-1: a Python program links no MPI, so `--mpi pmi1` says it) no
+/// failure or error that MPICH's mpiexec does not also show, and as many
+/// tests run.
+#[test]
+fn mpi4py_suite_with_mpich_under_pmixw_run_as_under_mpiexec() {
+    let _serial = one_test_at_a_time();
+    let Some((_, mpiexec)) = peers() else { return };
+    let Some((py, suite)) =
+        process::require("mpi4py with MPICH", pmix_test_kit::hosts::mpi4py_mpich())
+    else {
+        return;
+    };
+    let go = |launcher: &Path, args: &[&str]| {
+        let c = Command::new(launcher)
+            .args(args)
+            .arg(&py)
+            .arg(&suite)
+            .arg("-q")
+            .current_dir(suite.parent().unwrap())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let o = process::output_within(c, Duration::from_secs(1200), "mpi4py's suite");
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    let reference = go(&mpiexec, &["-n", "2"]);
+    let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
+    let ours = go(
+        &pmixw,
+        &["run", "-n", "2", "--mpi", "pmi1", "--timeout", "1100"],
+    );
+    let (ran_ref, bad_ref) = suite_result(&reference);
+    let (ran, bad) = suite_result(&ours);
+    assert!(
+        ran_ref.is_some(),
+        "mpiexec's run did not finish:\n{reference}"
+    );
+    assert_eq!(ran, ran_ref, "tests run, ours vs mpiexec's:\n{ours}");
+    let extra: Vec<_> = bad.difference(&bad_ref).collect();
+    assert!(
+        extra.is_empty(),
+        "failing only under pmixw run: {extra:#?}\n{ours}"
+    );
+}
+
+/// A put/get/fence program speaking the PMI wire itself (PMI-1 lines and
+/// PMI-2 messages; MPICH's library exports no PMI API to call) under
+/// pmixw run and under MPICH's mpiexec: the same lines, all "ok".
+#[test]
+fn a_put_get_fence_program_in_both_wires_as_under_mpiexec() {
+    let _serial = one_test_at_a_time();
+    let Some((_, mpiexec)) = peers() else { return };
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pmi_kvs");
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/pmi_kvs.c");
+    let o = Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(&exe)
+        .arg(src)
+        .output()
+        .expect("cc runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
+    for v in ["1", "2"] {
+        let wire = format!("pmi{v}");
+        for n in ["2", "4"] {
+            let with = |l: &Path, args: &[&str]| {
+                let c = Command::new(l)
+                    .args(args)
+                    .arg(&exe)
+                    .arg(v)
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                let o = process::output_within(c, Duration::from_secs(60), "pmi_kvs");
+                let mut l: Vec<String> = String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .map(str::to_string)
+                    .collect();
+                l.sort();
+                (o.status.success(), l)
+            };
+            let (ok, reference) = with(&mpiexec, &["-n", n]);
+            assert!(
+                ok && reference.len() == n.parse::<usize>().unwrap(),
+                "{reference:?}"
+            );
+            // the program reads PMI_FD only (PMI_PORT: the MPICH tests above)
+            let args = ["run", "-n", n, "--mpi", &wire, "--timeout", "50"];
+            let (ok, ours) = with(&pmixw, &args);
+            assert!(ok, "{args:?}: {ours:?}");
+            assert_eq!(ours, reference, "{args:?}");
+        }
+    }
+}
+
+/// Across two Slurm nodes (the private cluster of src/slurm): `srun
+/// --mpi=pmi2 -N 2 --ntasks-per-node=1 pmixw run -n 4` serves MPICH's
+/// ranks PMI-1 on each node, and each barrier rides on Slurm's PMI-2
+/// fence with the node's puts, and names go to srun's name service: the
+/// ring, names, spawn and the put/get/fence program in both wires, block
+/// and cyclic.
+#[test]
+fn mpich_programs_across_two_slurm_nodes() {
+    let _serial = one_test_at_a_time();
+    let Some((cc, _)) = peers() else { return };
+    let Some(c) = pmix_test_kit::slurm::for_test(2) else {
+        return;
+    };
+    let ring = build(&cc, "mpi_ring", "slurm");
+    let kvs = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pmi_kvs_slurm");
+    let o = Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(&kvs)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../test-kit/c/pmi_kvs.c"
+        ))
+        .output()
+        .expect("cc runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let go = |args: &[&str]| {
+        let child = c
+            .srun()
+            .args(["--mpi=pmi2", "-N", "2", "--ntasks-per-node=1"])
+            .arg(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["run", "-n", "4", "--timeout", "90"])
+            .args(args)
+            .env("PMIXW_PMI2_TIMEOUT", "60")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let o = process::output_within(child, Duration::from_secs(120), "srun pmixw run");
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "{args:?}\n{out}\n{err}\n{}", c.logs());
+        out
+    };
+    for cyclic in [false, true] {
+        let mut base: Vec<&str> = Vec::new();
+        if cyclic {
+            base.push("--cyclic");
+        }
+        let ring = ring.to_str().unwrap();
+        let out = go(&[base.as_slice(), &[ring]].concat());
+        for r in 0..4 {
+            let prev = (r + 3) % 4;
+            let want = format!("mpi rank {r} of 4: ring from {prev}, sum 6, bcast broadcast: ok");
+            assert!(out.lines().any(|l| l == want), "no {want:?} in\n{out}");
+        }
+        // names through srun's name service: published on one node,
+        // looked up on both, unpublished
+        let names = build(&cc, "mpich_names", "slurm");
+        let out = go(&[base.as_slice(), &[names.to_str().unwrap()]].concat());
+        for r in 0..4 {
+            let want = format!("names rank {r}: ok");
+            assert!(out.lines().any(|l| l == want), "no {want:?} in\n{out}");
+        }
+        // MPI_Comm_spawn from a job across nodes: the children start on
+        // the spawning rank's node
+        let spawn = build(&cc, "mpich_spawn", "slurm");
+        let out = go(&[base.as_slice(), &[spawn.to_str().unwrap()]].concat());
+        let ok = out.lines().filter(|l| l.ends_with(": ok")).count();
+        assert_eq!(ok, 6, "4 parents and 2 children:\n{out}");
+        for v in ["1", "2"] {
+            let wire = format!("pmi{v}");
+            let args = [base.as_slice(), &["--mpi", &wire, kvs.to_str().unwrap(), v]].concat();
+            let out = go(&args);
+            for r in 0..4 {
+                let want = format!("pmi{v} rank {r} of 4: kvs ok");
+                assert!(out.lines().any(|l| l == want), "no {want:?} in\n{out}");
+            }
+        }
+    }
+}
