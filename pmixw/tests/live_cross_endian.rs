@@ -1,9 +1,9 @@
 //! Heterogeneous for real (issue 28): `pmixw` built for s390x (big-endian)
 //! and run under qemu-user on this x86-64 machine, against x86 peers.
-//! As the server: x86 libpmix 4.2.2 clients (tests/interop/srv_client.c,
+//! As the server: x86 libpmix 4.2.2 clients (test-kit/c/srv_client.c,
 //! their whole battery) and an x86 Open MPI 4.1.4 ring run under
 //! `pmixw run`. As a client: `pmixw probe` passes every check under x86
-//! hosts (our x86 `pmixw run`, libpmix's server tests/interop/cap_server.c,
+//! hosts (our x86 `pmixw run`, libpmix's server test-kit/c/cap_server.c,
 //! Open MPI's `mpirun`). And the bytes: each libpmix connection goes
 //! through our relay, recording both sides; the conversation with the
 //! s390x pmixw is the conversation the same peer has with the x86 pmixw,
@@ -15,14 +15,12 @@
 //! pmixw` built it. Unset: a skip, saying so; under CI a failure.
 //! spec-notes/heterogeneous.md says what this shows and what it cannot.
 
-mod common;
-
-use common::{finish, lines_of, Kill};
 use pmix_codec::frame::{FrameDecoder, HeaderOrder, DEFAULT_MAX_MESSAGE};
 use pmix_codec::handshake::{self, ConnectRequest};
-use pmix_wire::interop::{build_c, default_out_dir};
-use pmix_wire::relay;
-use std::collections::{BTreeMap, HashMap};
+use pmix_test_kit::interop::{build_c, default_out_dir, start_cap_server};
+use pmix_test_kit::process::{self as common, finish, Kill};
+use pmixw::relay;
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -65,7 +63,7 @@ fn unprivileged() -> Vec<OsString> {
         eprintln!("not root: the ranks run as ourselves, not as uid 65534");
         return Vec::new();
     }
-    let setpriv = pmix_wire::hosts::in_path("setpriv").expect("setpriv (util-linux) on PATH");
+    let setpriv = pmix_test_kit::hosts::in_path("setpriv").expect("setpriv (util-linux) on PATH");
     ["--reuid=65534", "--regid=65534", "--clear-groups"]
         .iter()
         .fold(vec![setpriv.into_os_string()], |mut v, a| {
@@ -85,7 +83,7 @@ fn command(pmixw: &[OsString]) -> Command {
 fn c_program(name: &str) -> Option<PathBuf> {
     common::require(
         "libpmix-dev (pkg-config pmix)",
-        pmix_wire::hosts::libpmix4_dev(),
+        pmix_test_kit::hosts::libpmix4_dev(),
     )?;
     Some(build_c(name, &default_out_dir()).unwrap_or_else(|e| panic!("{e}")))
 }
@@ -99,7 +97,16 @@ fn scratch(tag: &str) -> PathBuf {
 }
 
 /// Bytes per (connection, sent by the client).
-type Recorded = Arc<Mutex<BTreeMap<(usize, bool), Vec<u8>>>>;
+type Conversations = BTreeMap<(usize, bool), Vec<u8>>;
+
+/// [`Conversations`] a relay thread is filling.
+type Recorded = Arc<Mutex<Conversations>>;
+
+/// One side's messages: (tag, payload) in order.
+type Messages = Vec<(u32, Vec<u8>)>;
+
+/// Text of one run replaced by a name: (text, name).
+type Masks = Vec<(Vec<u8>, Vec<u8>)>;
 
 /// A relay on a port of its own in front of the server at `to` (learnt
 /// later: `to` is asked for when the first client connects), recording
@@ -155,7 +162,7 @@ fn uri_addr(uri: &str) -> String {
 
 /// One connection's messages, client's then server's: (tag, payload) in
 /// order; the server's handshake reply (not framed) is its first, tag 0.
-fn messages(client: &[u8], server: &[u8]) -> (Vec<(u32, Vec<u8>)>, Vec<(u32, Vec<u8>)>) {
+fn messages(client: &[u8], server: &[u8]) -> (Messages, Messages) {
     let frames = |bytes: &[u8], first: HeaderOrder| {
         let mut d = FrameDecoder::new(first, DEFAULT_MAX_MESSAGE);
         d.push(bytes);
@@ -202,15 +209,15 @@ fn masked(bytes: &[u8], subs: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
 /// text of that run replaced by a name) are masked. Panics saying where.
 fn same_conversation(
     what: &str,
-    (a, a_subs): (&BTreeMap<(usize, bool), Vec<u8>>, &[(Vec<u8>, Vec<u8>)]),
-    (b, b_subs): (&BTreeMap<(usize, bool), Vec<u8>>, &[(Vec<u8>, Vec<u8>)]),
+    (a, a_subs): (&Conversations, &Masks),
+    (b, b_subs): (&Conversations, &Masks),
 ) -> usize {
-    let conns = |m: &BTreeMap<(usize, bool), Vec<u8>>| m.keys().map(|k| k.0).max().unwrap_or(0);
+    let conns = |m: &Conversations| m.keys().map(|k| k.0).max().unwrap_or(0);
     assert_eq!(conns(a), conns(b), "{what}: connections per run");
     assert!(conns(a) > 0, "{what}: nothing recorded");
     let mut n = 0;
     let empty = Vec::new();
-    let get = |m: &BTreeMap<(usize, bool), Vec<u8>>, k| m.get(&k).unwrap_or(&empty).clone();
+    let get = |m: &Conversations, k| m.get(&k).unwrap_or(&empty).clone();
     for conn in 1..=conns(a) {
         let (ca, sa) = messages(&get(a, (conn, true)), &get(a, (conn, false)));
         let (cb, sb) = messages(&get(b, (conn, true)), &get(b, (conn, false)));
@@ -298,7 +305,7 @@ fn free_port() -> u16 {
 }
 
 /// What `pmixw relay --dump D` wrote: bytes per (connection, by the client).
-fn dumped(d: &Path) -> BTreeMap<(usize, bool), Vec<u8>> {
+fn dumped(d: &Path) -> Conversations {
     let mut m = BTreeMap::new();
     for e in std::fs::read_dir(d).expect("the relay's dump") {
         let name = e.unwrap().file_name().into_string().unwrap();
@@ -313,11 +320,7 @@ fn dumped(d: &Path) -> BTreeMap<(usize, bool), Vec<u8>> {
 
 /// `PMIXW run -n 2 --nspace xe srv_client all`, each rank through a
 /// recording relay: the output and the recordings per rank.
-fn hosted_battery(
-    pmixw: &[OsString],
-    tag: &str,
-    client: &Path,
-) -> (String, Vec<BTreeMap<(usize, bool), Vec<u8>>>) {
+fn hosted_battery(pmixw: &[OsString], tag: &str, client: &Path) -> (String, Vec<Conversations>) {
     let dir = scratch(tag);
     let w = wrapper(&dir);
     // the ranks (wrapper, relay, client) may run as nobody: they write
@@ -386,7 +389,11 @@ fn x86_libpmix_clients_see_the_s390x_server_as_the_x86_one() {
     let (le_out, le_recs) = hosted_battery(&x86(), "le-server", &client);
     battery_passed(&le_out, "x86 pmixw run");
     for r in 0..2 {
-        let n = same_conversation(&format!("rank {r}"), (&be_recs[r], &[]), (&le_recs[r], &[]));
+        let n = same_conversation(
+            &format!("rank {r}"),
+            (&be_recs[r], &Masks::new()),
+            (&le_recs[r], &Masks::new()),
+        );
         eprintln!("rank {r}: {n} messages alike");
     }
 }
@@ -394,18 +401,13 @@ fn x86_libpmix_clients_see_the_s390x_server_as_the_x86_one() {
 #[test]
 fn an_x86_open_mpi_ring_runs_under_the_s390x_server() {
     let Some(be) = s390x() else { return };
-    let Some(mpicc) = common::require("Open MPI 4.1.4 mpicc", pmix_wire::hosts::mpicc4()) else {
+    let Some(mpicc) = common::require("Open MPI 4.1.4 mpicc", pmix_test_kit::hosts::mpicc4())
+    else {
         return;
     };
-    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpi_ring");
-    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/mpi_ring.c");
-    let o = Command::new(mpicc)
-        .args(["-O1", "-o"])
-        .arg(&exe)
-        .arg(src)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpi_ring-cross-endian");
+    let exe = pmix_test_kit::hosts::grid::compile_c(&mpicc, "mpi_ring", &exe, &[])
+        .unwrap_or_else(|e| panic!("{e}"));
     let c = command(&be)
         .args(["run", "-n", "2", "--timeout", "300"])
         .arg(&exe)
@@ -472,7 +474,8 @@ fn the_s390x_probe_passes_under_x86_pmixw_run() {
 #[test]
 fn the_s390x_probe_passes_under_mpirun() {
     let Some(be) = s390x() else { return };
-    let Some(mpirun) = common::require("Open MPI 4.1.4 mpirun", pmix_wire::hosts::mpirun4()) else {
+    let Some(mpirun) = common::require("Open MPI 4.1.4 mpirun", pmix_test_kit::hosts::mpirun4())
+    else {
         return;
     };
     let c = Command::new(mpirun)
@@ -490,48 +493,10 @@ fn the_s390x_probe_passes_under_mpirun() {
     probe_passed(&out, 2, "mpirun");
 }
 
-type Envs = HashMap<(String, u32), Vec<(String, String)>>;
-
-/// tests/interop/cap_server.c (libpmix 4.2.2's server) with `n` ranks:
-/// the server and each rank's environment.
-fn start_cap_server(exe: &Path, n: u32, tmp: &Path) -> (Kill, Envs) {
-    let mut server = Kill(
-        Command::new(exe)
-            .args([n.to_string().as_str(), tmp.to_str().unwrap()])
-            .env("PMIX_MCA_gds", "hash")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let rx = lines_of(server.0.stdout.take().unwrap());
-    let mut envs: Envs = HashMap::new();
-    loop {
-        let line = rx
-            .recv_timeout(common::HANG)
-            .expect("cap_server did not become ready");
-        if line == "ready" {
-            break;
-        }
-        let mut f = line.splitn(4, ' ');
-        assert_eq!(f.next(), Some("env"), "{line}");
-        let ns = f.next().unwrap().to_string();
-        let rank: u32 = f.next().unwrap().parse().unwrap();
-        let (k, v) = f.next().unwrap().split_once('=').unwrap();
-        envs.entry((ns, rank))
-            .or_default()
-            .push((k.to_string(), v.to_string()));
-    }
-    (server, envs)
-}
-
 /// Two probe ranks of `pmixw` under libpmix's server, each through a
 /// recording relay: the output, the recordings, and this run's values
 /// to mask (the server's URI port, its tmpdir).
-fn probe_under_cap_server(
-    pmixw: &[OsString],
-    tag: &str,
-) -> Option<(String, Vec<Recorded>, Vec<(Vec<u8>, Vec<u8>)>)> {
+fn probe_under_cap_server(pmixw: &[OsString], tag: &str) -> Option<(String, Vec<Recorded>, Masks)> {
     let server_exe = c_program("cap_server")?;
     let tmp = scratch(tag);
     let (server, envs) = start_cap_server(&server_exe, 2, &tmp);
