@@ -282,11 +282,14 @@ for v in PMIX_SERVER_URI41 PMIX_SERVER_URI4 PMIX_SERVER_URI3 PMIX_SERVER_URI21 P
   eval u=\${$v-}
   [ -n "$u" ] && export $v="${u%%tcp4://*}tcp4://127.0.0.1:$p"
 done
-"$@"
-s=$?
-kill "$relay"
-wait "$relay" 2>/dev/null
-exit "$s"
+# the program in the background, so that a rank ended by pmixw run (a
+# failed job) takes its program and relay with it, not orphans them
+trap 'kill "$relay" ${child:+"$child"} 2>/dev/null' EXIT
+trap 'exit 143' TERM INT HUP
+"$@" &
+child=$!
+wait "$child"
+exit $?
 "#,
     )
     .unwrap();
