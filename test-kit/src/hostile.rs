@@ -36,7 +36,7 @@ pub fn my_ids() -> (u32, u32) {
 /// non-described; the credential's bytes are those of every host of ours:
 /// spec-notes/heterogeneous.md).
 pub fn claim(ns: &str, rank: u32, uid: u32) -> Vec<u8> {
-    let cred = pmix_wire::conn::native_credential(uid, my_ids().1);
+    let cred = pmix_wire::link::native_credential(uid, my_ids().1);
     connect_frame(ns, rank, cred.to_vec())
 }
 
