@@ -317,22 +317,26 @@ pub fn version_for(f: &Format) -> &'static str {
     }
 }
 
-/// The `native` security module's credential: euid then egid, each a
-/// host-order u32.
+/// The `native` security module's credential: euid then egid. libpmix
+/// copies each `uid_t`/`gid_t` in its host order; we always write the
+/// little-endian (x86-64) form, on any host, as we do the handshake
+/// header (a peer that reads either does so in x86 order:
+/// spec-notes/heterogeneous.md).
 pub fn native_credential(euid: u32, egid: u32) -> Bytes {
-    let mut cred = euid.to_ne_bytes().to_vec();
-    cred.extend_from_slice(&egid.to_ne_bytes());
+    let mut cred = euid.to_le_bytes().to_vec();
+    cred.extend_from_slice(&egid.to_le_bytes());
     Bytes::from(cred)
 }
 
-/// The uid a connect request's `native` credential claims (its first
-/// host-order u32); `None` for another security module.
+/// The uid a connect request's `native` credential claims (its first u32,
+/// little-endian as an x86-64 libpmix writes it, on any host of ours);
+/// `None` for another security module.
 pub fn native_uid(req: &ConnectRequest) -> Option<u32> {
     if req.psec.as_bytes() != b"native" {
         return None;
     }
     let b: [u8; 4] = req.credential.get(..4)?.try_into().ok()?;
-    Some(u32::from_ne_bytes(b))
+    Some(u32::from_le_bytes(b))
 }
 
 /// The connect request a client or tool sends: peer type `flag`, the
@@ -496,6 +500,42 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(c.frame(101, b"").unwrap()[..4], [0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn the_native_credential_is_little_endian_on_every_host() {
+        // uid 1000, gid 100 as an x86-64 libpmix 4.2.2 client sends them
+        // (protocol.md §4.4: raw uid_t then gid_t, host order)
+        assert_eq!(
+            native_credential(1000, 100)[..],
+            [0xe8, 3, 0, 0, 100, 0, 0, 0]
+        );
+        let mut req = client_offer();
+        assert_eq!(req.credential, native_credential(1000, 100));
+        // the x86 bytes mean uid 1000 to a server of ours on any host; a
+        // big-endian libpmix's own uid 1000 (00 00 03 e8) would not
+        req.credential = Bytes::from_static(&[0, 0, 3, 0xe8, 0, 0, 0, 100]);
+        assert_eq!(native_uid(&req), Some(0xe803_0000));
+    }
+
+    #[test]
+    fn a_big_endian_libpmix_handshake_header_is_refused_not_misread() {
+        // libpmix copies the first header in its host order: a big-endian
+        // libpmix 4.2.2 client announces its 51-byte connect request as
+        // 00 00 00 33, which in the x86 order every x86 libpmix server
+        // (and ours, on any host) reads is 855 MB: refused before any
+        // buffering, as libpmix's own server refuses it (> 131072)
+        let mut hdr = [0xffu8; 16];
+        hdr[8..12].copy_from_slice(&51u32.to_be_bytes());
+        hdr[12..].fill(0);
+        let mut s = Link::accept(DEFAULT_MAX_MESSAGE);
+        s.push(&hdr);
+        match s.poll_incoming() {
+            Err(LinkError::Frame(FrameError::TooLarge { nbytes, .. })) => {
+                assert_eq!(nbytes, 0x3300_0000)
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

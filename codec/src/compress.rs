@@ -225,6 +225,27 @@ mod tests {
     }
 
     #[test]
+    fn the_length_prefix_is_little_endian_and_a_swapped_one_is_refused() {
+        // libpmix's zlib component memcpy's a host-order uint32: x86-64
+        // (the only order we write and read, on any host of ours) is LE
+        let data = vec![b'x'; 5000];
+        let blob = compress(&data).unwrap();
+        assert_eq!(blob[..4], [0x88, 0x13, 0, 0]);
+        assert_eq!(decompress(&blob).unwrap(), data);
+        // a big-endian sender's prefix (00 00 13 88) names 0x88130000
+        // bytes: refused, never read as 5000 nor allocated
+        let mut be = blob.clone();
+        be[..4].copy_from_slice(&5000u32.to_be_bytes());
+        assert!(matches!(
+            decompress(&be),
+            Err(CompressError::TooLarge {
+                declared: 0x8813_0000,
+                ..
+            })
+        ));
+    }
+
+    #[test]
     fn malformed_blobs_are_refused() {
         let data: Vec<u8> = (0..20_000u32).map(|i| (i * 7 % 251) as u8).collect();
         let s = zlib(&data, 9);

@@ -14,11 +14,11 @@
 use pmix_test_kit::process;
 
 use pmix_codec::handshake::ConnectRequest;
-use pmix_test_kit::interop::{build_c, default_out_dir};
+use pmix_test_kit::interop::{build_c, default_out_dir, start_cap_server};
 use pmixw::relay;
 use pmixw::verify::{verify, Verified};
 use process::{finish, lines_of, Kill};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -65,41 +65,6 @@ fn expect_lines(out: &str, want: &[String], who: &str) {
         !out.lines().any(|l| l.starts_with("fail")),
         "{who} reported a failure:\n{out}"
     );
-}
-
-/// The environment of each client, by (nspace, rank).
-type Envs = HashMap<(String, u32), Vec<(String, String)>>;
-
-/// Start cap_server with `n` ranks of "capns"; its client environments.
-fn start_cap_server(server_exe: &Path, n: u32, tmp: &Path) -> (Kill, Envs) {
-    let mut server = Kill(
-        Command::new(server_exe)
-            .args([n.to_string().as_str(), tmp.to_str().unwrap()])
-            .env("PMIX_MCA_gds", "hash")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let rx = lines_of(server.0.stdout.take().unwrap());
-    let mut envs: Envs = HashMap::new();
-    loop {
-        let line = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("cap_server did not become ready");
-        if line == "ready" {
-            break;
-        }
-        let mut f = line.splitn(4, ' ');
-        assert_eq!(f.next(), Some("env"), "{line}");
-        let ns = f.next().unwrap().to_string();
-        let rank: u32 = f.next().unwrap().parse().unwrap();
-        let (k, v) = f.next().unwrap().split_once('=').unwrap();
-        envs.entry((ns, rank))
-            .or_default()
-            .push((k.to_string(), v.to_string()));
-    }
-    (server, envs)
 }
 
 #[test]

@@ -314,6 +314,16 @@ mod tests {
     }
 
     #[test]
+    fn frames_carry_a_big_endian_length_on_every_host() {
+        // the bridge's own framing, network order on any host
+        for m in all() {
+            let e = m.encode();
+            assert_eq!(e[..4], ((e.len() - 4) as u32).to_be_bytes(), "{m:?}");
+        }
+        assert_eq!(Msg::Done.encode()[..4], [0, 0, 0, 2]);
+    }
+
+    #[test]
     fn hostile_frames_are_errors() {
         let mut f = Framer::default();
         f.push(&u32::MAX.to_be_bytes());

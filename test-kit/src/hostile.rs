@@ -32,11 +32,12 @@ pub fn my_ids() -> (u32, u32) {
 }
 
 /// A libpmix 4.2.2 client's handshake for `ns:rank` with a native
-/// credential naming `uid` (as PMIx_Init sends it, v41, non-described).
+/// credential naming `uid` (as PMIx_Init sends it on x86-64, v41,
+/// non-described; the credential's bytes are those of every host of ours:
+/// spec-notes/heterogeneous.md).
 pub fn claim(ns: &str, rank: u32, uid: u32) -> Vec<u8> {
-    let mut cred = uid.to_ne_bytes().to_vec();
-    cred.extend_from_slice(&my_ids().1.to_ne_bytes());
-    connect_frame(ns, rank, cred)
+    let cred = pmix_wire::link::native_credential(uid, my_ids().1);
+    connect_frame(ns, rank, cred.to_vec())
 }
 
 /// A libpmix 4.2.2 client's framed connect request for rank `rank` of `ns`

@@ -901,3 +901,42 @@ pub fn libpmix_version() -> String {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default()
 }
+
+/// The environment of each client of `cap_server`, by (nspace, rank).
+pub type CapEnvs = std::collections::HashMap<(String, u32), Vec<(String, String)>>;
+
+/// Start `cap_server` (test-kit/c/cap_server.c, libpmix 4.2.2's server,
+/// built with [`build_c`]) with `n` ranks of "capns" and its session
+/// directory under `tmp`: the server (stopped when dropped) and the
+/// environment it gives each client. Waits for its "ready" line (a hang
+/// guard of [`crate::process::HANG`]).
+pub fn start_cap_server(exe: &Path, n: u32, tmp: &Path) -> (crate::process::Kill, CapEnvs) {
+    let mut server = crate::process::Kill(
+        Command::new(exe)
+            .args([n.to_string().as_str(), tmp.to_str().unwrap()])
+            .env("PMIX_MCA_gds", "hash")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let rx = crate::process::lines_of(server.0.stdout.take().unwrap());
+    let mut envs = CapEnvs::new();
+    loop {
+        let line = rx
+            .recv_timeout(crate::process::HANG)
+            .expect("cap_server did not become ready");
+        if line == "ready" {
+            break;
+        }
+        let mut f = line.splitn(4, ' ');
+        assert_eq!(f.next(), Some("env"), "{line}");
+        let ns = f.next().unwrap().to_string();
+        let rank: u32 = f.next().unwrap().parse().unwrap();
+        let (k, v) = f.next().unwrap().split_once('=').unwrap();
+        envs.entry((ns, rank))
+            .or_default()
+            .push((k.to_string(), v.to_string()));
+    }
+    (server, envs)
+}
