@@ -6,7 +6,6 @@
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 fn example(name: &str) -> PathBuf {
     // target/<profile>/pmixw → target/<profile>/examples/<name>
@@ -75,29 +74,33 @@ fn minimal_client_runs_under_the_async_embedding_host() {
 fn list_namespaces_asks_a_running_server() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ex-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut job = Command::new(env!("CARGO_BIN_EXE_pmixw"))
-        .args(["run", "-n", "1", "--timeout", "60", "/bin/sleep", "3"])
-        .env("TMPDIR", &dir)
-        .spawn()
-        .unwrap();
-    let pid = job.id();
+    // the rank runs until the test says so (a fixed sleep could end before
+    // a loaded machine has run the example)
+    let hold = dir.join("hold");
+    std::fs::write(&hold, b"").unwrap();
+    let script = format!("while [ -e '{}' ]; do sleep 0.05; done", hold.display());
+    let mut job = pmix_test_kit::process::Kill(
+        Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .args([
+                "run", "-n", "1", "--nspace", "held", "/bin/sh", "-c", &script,
+            ])
+            .env("TMPDIR", &dir)
+            .spawn()
+            .unwrap(),
+    );
+    let pid = job.0.id();
     let host = pmix_wire::tool::hostname();
-    let start = Instant::now();
-    while !dir.join(format!("pmix.{host}.tool.{pid}")).exists() {
-        assert!(start.elapsed() < Duration::from_secs(10));
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    pmix_test_kit::process::wait_for_file(&dir.join(format!("pmix.{host}.tool.{pid}")), &mut job.0);
     let o = Command::new(example("list_namespaces"))
         .arg(pid.to_string())
         .env("TMPDIR", &dir)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(
-        String::from_utf8_lossy(&o.stdout).trim(),
-        format!("sleep-{pid}")
-    );
-    assert!(job.wait().unwrap().success());
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "held");
+    std::fs::remove_file(&hold).unwrap();
+    let st = pmix_test_kit::process::wait_exit(&mut job.0, "the held job");
+    assert!(st.success(), "{st}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
