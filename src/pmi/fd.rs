@@ -3,7 +3,7 @@
 //! listener, multiplexed with poll(2) on the caller's thread. It only
 //! moves bytes: everything else is the core's ([`super::server`]).
 
-use super::server::{ConnId, Event, Output, Server};
+use super::server::{ConnId, Event, Server, Transmit};
 use std::collections::HashMap;
 use std::io::{ErrorKind, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -197,20 +197,19 @@ impl Driver {
     }
 
     fn drain(&mut self) -> Vec<Event> {
-        let mut events = Vec::new();
-        while let Some(o) = self.core.poll_output() {
-            match o {
-                Output::Send(id, b) => {
+        let events: Vec<Event> = std::iter::from_fn(|| self.core.poll_event()).collect();
+        while let Some(t) = self.core.poll_transmit() {
+            match t {
+                Transmit::Send(id, b) => {
                     if let Some(p) = self.peers.get_mut(&id) {
                         p.out.extend_from_slice(&b);
                     }
                 }
-                Output::Close(id) => {
+                Transmit::Close(id) => {
                     if let Some(p) = self.peers.get_mut(&id) {
                         p.closing = true;
                     }
                 }
-                Output::Host(e) => events.push(e),
             }
         }
         events

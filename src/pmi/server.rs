@@ -1,6 +1,7 @@
 //! A PMI-1/PMI-2 server core, sans-IO, in the PMIx server core's style:
 //! the driver hands it each connection's bytes ([`Server::handle_input`])
-//! and carries out what [`Server::poll_output`] returns; the host
+//! and carries out what [`Server::poll_transmit`] and
+//! [`Server::poll_event`] return (the PMIx server core's verbs); the host
 //! registers jobs ([`Server::register`]) and acts on the [`Event`]s
 //! (abort, spawn, finalize, a rank lost). One table ([`COMMANDS`]) drives
 //! every command; every refusal is a typed [`Refusal`], logged with its
@@ -9,12 +10,12 @@
 //! 2.0. Wire facts and evidence: spec-notes/pmi.md.
 //!
 //! ```
-//! use pmix_wire::pmi::server::{JobSpec, Output, Server};
+//! use pmix_wire::pmi::server::{JobSpec, Server, Transmit};
 //! let mut s = Server::new();
 //! s.register(JobSpec::single_node("job", 1));
 //! s.open(1, Some(("job", 0)));
 //! s.handle_input(1, b"cmd=init pmi_version=1 pmi_subversion=1\n");
-//! assert_eq!(s.poll_output(), Some(Output::Send(1, b"cmd=response_to_init rc=0 pmi_version=1 pmi_subversion=2\n".to_vec())));
+//! assert_eq!(s.poll_transmit(), Some(Transmit::Send(1, b"cmd=response_to_init rc=0 pmi_version=1 pmi_subversion=2\n".to_vec())));
 //! ```
 
 use super::wire::{next_frame, Frame, FrameError, FrameLimits, Message};
@@ -181,9 +182,20 @@ pub enum NameOp {
     },
 }
 
-/// What the driver must do.
+/// What the driver must do on a connection ([`Server::poll_transmit`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Output {
+pub enum Transmit {
+    /// Write these bytes to the connection.
+    Send(ConnId, Vec<u8>),
+    /// Close the connection (after what was queued for it).
+    Close(ConnId),
+}
+
+/// What the core's parts queue, sorted into the driver's two queues
+/// ([`Server::poll_transmit`], [`Server::poll_event`]), as the PMIx
+/// server core does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Output {
     /// Write these bytes to the connection.
     Send(ConnId, Vec<u8>),
     /// Close the connection (after what was queued for it).
@@ -423,8 +435,24 @@ pub struct Server {
     /// the answer's command.
     names: HashMap<u64, Waiter>,
     next_request: u64,
-    out: VecDeque<Output>,
+    out: Outbox,
     limits: FrameLimits,
+}
+
+#[derive(Default)]
+struct Outbox {
+    transmits: VecDeque<Transmit>,
+    events: VecDeque<Event>,
+}
+
+impl Outbox {
+    fn push_back(&mut self, o: Output) {
+        match o {
+            Output::Send(c, b) => self.transmits.push_back(Transmit::Send(c, b)),
+            Output::Close(c) => self.transmits.push_back(Transmit::Close(c)),
+            Output::Host(e) => self.events.push_back(e),
+        }
+    }
 }
 
 impl Default for Server {
@@ -470,7 +498,7 @@ impl Server {
             fences: HashMap::new(),
             names: HashMap::new(),
             next_request: 1,
-            out: VecDeque::new(),
+            out: Outbox::default(),
             limits: FrameLimits::default(),
         }
     }
@@ -556,9 +584,16 @@ impl Server {
         self.fail_barriers(&k, r);
     }
 
-    /// The next thing for the driver or host.
-    pub fn poll_output(&mut self) -> Option<Output> {
-        self.out.pop_front()
+    /// The next upcall for the host. A driver drains these before
+    /// [`Server::poll_transmit`], as for the PMIx server core.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.out.events.pop_front()
+    }
+
+    /// The next bytes to write or connection to close, in order per
+    /// connection.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.out.transmits.pop_front()
     }
 
     /// Bytes from a connection.

@@ -15,11 +15,11 @@ fn server(size: u32) -> Server {
 /// Everything sent to `conn` since the last call, as text; events apart.
 fn sent(s: &mut Server) -> (Vec<(ConnId, String)>, Vec<Event>, Vec<ConnId>) {
     let (mut out, mut ev, mut closed) = (Vec::new(), Vec::new(), Vec::new());
-    while let Some(o) = s.poll_output() {
-        match o {
-            Output::Send(c, b) => out.push((c, String::from_utf8(b).unwrap())),
-            Output::Host(e) => ev.push(e),
-            Output::Close(c) => closed.push(c),
+    ev.extend(std::iter::from_fn(|| s.poll_event()));
+    while let Some(t) = s.poll_transmit() {
+        match t {
+            Transmit::Send(c, b) => out.push((c, String::from_utf8(b).unwrap())),
+            Transmit::Close(c) => closed.push(c),
         }
     }
     (out, ev, closed)
@@ -467,11 +467,11 @@ proptest::proptest! {
         let mut s = server(2);
         s.handle_input(1, b"cmd=init pmi_version=1 pmi_subversion=1\n");
         s.handle_input(0, &data);
-        while s.poll_output().is_some() {}
+        sent(&mut s);
         s.closed(0);
-        while s.poll_output().is_some() {}
+        sent(&mut s);
         s.handle_input(1, b"cmd=get_maxes\n");
-        proptest::prop_assert!(matches!(s.poll_output(), Some(Output::Send(1, _))));
+        proptest::prop_assert!(matches!(s.poll_transmit(), Some(Transmit::Send(1, _))));
     }
 }
 
