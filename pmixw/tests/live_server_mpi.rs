@@ -9,16 +9,11 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 fn build() -> PathBuf {
+    let mpicc =
+        pmix_test_kit::hosts::mpicc4().unwrap_or_else(|e| panic!("{e}: install libopenmpi-dev"));
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpi_ring");
-    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/mpi_ring.c");
-    let o = Command::new("mpicc")
-        .args(["-O1", "-o"])
-        .arg(&out)
-        .arg(src)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run mpicc ({e}): install libopenmpi-dev"));
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    out
+    pmix_test_kit::hosts::grid::compile_c(&mpicc, "mpi_ring", &out, &[])
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
