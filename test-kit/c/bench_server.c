@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
     }
     PMIx_generate_regex(host, &nodes);
     PMIx_generate_ppn(peers, &ppn);
-    size_t ninfo = 6 + (size_t) n;
+    size_t ninfo = 9 + (size_t) n;
     pmix_info_t *info;
     PMIX_INFO_CREATE(info, ninfo);
     uint32_t size = (uint32_t) n;
@@ -101,16 +101,25 @@ int main(int argc, char **argv) {
     PMIX_INFO_LOAD(&info[3], PMIX_NODE_MAP, nodes, PMIX_REGEX);
     PMIX_INFO_LOAD(&info[4], PMIX_PROC_MAP, ppn, PMIX_REGEX);
     PMIX_INFO_LOAD(&info[5], PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+    /* job level, as mpirun registers them and our server sends them */
+    uint32_t app0 = 0;
+    PMIX_INFO_LOAD(&info[6], PMIX_JOBID, "benchns", PMIX_STRING);
+    PMIX_INFO_LOAD(&info[7], PMIX_APPNUM, &app0, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[8], PMIX_NODE_SIZE, &size, PMIX_UINT32);
     for (int r = 0; r < n; r++) {
         pmix_data_array_t *arr;
-        PMIX_DATA_ARRAY_CREATE(arr, 3, PMIX_INFO);
+        PMIX_DATA_ARRAY_CREATE(arr, 4, PMIX_INFO);
         pmix_info_t *pi = (pmix_info_t *) arr->array;
         pmix_rank_t rank = (pmix_rank_t) r;
         uint16_t lr = (uint16_t) r;
         PMIX_INFO_LOAD(&pi[0], PMIX_RANK, &rank, PMIX_PROC_RANK);
         PMIX_INFO_LOAD(&pi[1], PMIX_LOCAL_RANK, &lr, PMIX_UINT16);
         PMIX_INFO_LOAD(&pi[2], PMIX_NODE_RANK, &lr, PMIX_UINT16);
-        PMIX_INFO_LOAD(&info[6 + r], PMIX_PROC_DATA, arr, PMIX_DATA_ARRAY);
+        /* per rank, as mpirun registers it (libpmix adds appnum 0 itself):
+         * the job info then carries the same data as ours */
+        uint32_t nodeid = 0;
+        PMIX_INFO_LOAD(&pi[3], PMIX_NODEID, &nodeid, PMIX_UINT32);
+        PMIX_INFO_LOAD(&info[9 + r], PMIX_PROC_DATA, arr, PMIX_DATA_ARRAY);
         PMIX_DATA_ARRAY_FREE(arr);
     }
     volatile int done = 0;
