@@ -1,5 +1,5 @@
-//! A host running tokio that embeds the pmix-wire server as a task of its
-//! own runtime ([`net::spawn`]): it registers one job of N ranks, starts
+//! A host running tokio that embeds the pmix-wire server through its
+//! async handle ([`net::spawn`]): it registers one job of N ranks, starts
 //! PROG as each rank, and awaits the server's upcalls until every rank has
 //! finalized. The blocking twin is `embed_server`.
 //!

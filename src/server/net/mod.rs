@@ -1,43 +1,40 @@
 //! The thin I/O driver of the server core: loopback TCP (as libpmix 4.x
-//! clients expect) on one tokio event loop. One task owns the [`Server`]
-//! and the listener; each connection is a small task that reads into a
-//! fresh buffer only when its socket is readable (an idle connection holds
-//! no buffer) and writes what the core queued for it. Reads reach the core
-//! through one bounded channel (a fast peer waits, it is not buffered
-//! without end); replies queued for a peer are counted in bytes, and a
-//! peer past [`Limits::max_queued_bytes`] is dropped alone. Nothing wakes
-//! the loop but a socket, the host, or the core's own next deadline.
+//! clients expect) on one event loop (mio: epoll on Linux) on a thread of
+//! its own, named `pmixw-server`. The loop owns the [`Server`], the
+//! listener and every connection: a readable socket is read into the
+//! loop's one buffer and handed to the core at once (no task, channel or
+//! copy in between; a peer gets at most `READ_TURN` bytes a turn, so a
+//! fast one does not starve the others); the replies the core queued are
+//! written in one `writev` per peer per turn; replies queued for a peer
+//! are counted in bytes, and a peer past [`Limits::max_queued_bytes`] is
+//! dropped alone. Nothing wakes the loop but a socket, the host, or the
+//! core's own next deadline.
 //!
-//! Hosts that run tokio embed it with [`spawn`]; [`start`] and
-//! [`start_with`] run the same loop on a thread of their own.
+//! [`start`] and [`start_with`] give a blocking handle; hosts that run
+//! tokio take [`spawn`]'s async handle to the same loop.
 
 pub mod peercred;
 pub mod rendezvous;
 
 use super::limits::{Limits, Refusal};
 use super::{ConnId, HostEvent, JobSpec, Server, Transmit};
+use bytes::Bytes;
+use mio::net::TcpStream;
+use mio::{Events, Interest, Poll, Token, Waker};
 use peercred::{ProcVerify, TcpTable};
 use pmix_types::enums::Rank;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::io::{ErrorKind, IoSlice, Read, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
-use tokio::net::tcp::OwnedReadHalf;
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, oneshot};
-use tokio::task::AbortHandle;
 
 /// Kept for hosts that used it: replies are now bounded in bytes
 /// ([`Limits::max_queued_bytes`]).
 pub const MAX_QUEUED_REPLIES: usize = 4096;
 
-/// Reads waiting for the core, over all connections.
-const INPUT_DEPTH: usize = 256;
 /// One read takes at most this much.
 const READ_CHUNK: usize = 16 << 10;
 /// A peer told to close gets this long to take its last bytes.
@@ -88,41 +85,39 @@ fn write_rendezvous(dir: &Path, uri: &str, nspace: Option<&str>) -> std::io::Res
 
 type CoreCall = Box<dyn FnOnce(&mut Server) + Send>;
 
+/// What the host hands the loop.
 enum Input {
-    Data(ConnId, Vec<u8>),
-    Closed(ConnId),
     Stop,
     /// Run this on the core (the host acting on the server).
     Call(CoreCall),
 }
 
-/// `f` as a call for the loop, and where its result will come.
+/// `f` as a call for the loop; `done` takes its result.
 fn boxed_call<R: Send + 'static>(
     f: impl FnOnce(&mut Server) -> R + Send + 'static,
-) -> (CoreCall, oneshot::Receiver<R>) {
-    let (tx, rx) = oneshot::channel();
-    let job = Box::new(move |s: &mut Server| {
-        let _ = tx.send(f(s));
-    });
-    (job, rx)
+    done: impl FnOnce(R) + Send + 'static,
+) -> CoreCall {
+    Box::new(move |s: &mut Server| done(f(s)))
 }
 
-enum Out {
-    Send(bytes::Bytes),
-    Close,
+/// The host's side of the loop: calls queue here, and the waker makes the
+/// loop look at them.
+#[derive(Clone)]
+struct Inbox {
+    tx: std::sync::mpsc::Sender<Input>,
+    waker: Arc<Waker>,
 }
 
-/// A connection as the loop holds it.
-struct Peer {
-    tx: mpsc::UnboundedSender<Out>,
-    queued: Arc<AtomicUsize>,
-    task: AbortHandle,
+impl Inbox {
+    fn send(&self, i: Input) -> bool {
+        self.tx.send(i).is_ok() && self.waker.wake().is_ok()
+    }
 }
 
 /// Where host events go.
 enum Sink {
     Std(std::sync::mpsc::Sender<HostEvent>),
-    Tokio(mpsc::UnboundedSender<HostEvent>),
+    Tokio(tokio::sync::mpsc::UnboundedSender<HostEvent>),
 }
 
 impl Sink {
@@ -237,7 +232,7 @@ pub struct Running {
     /// Upcalls to the host, in order.
     pub events: std::sync::mpsc::Receiver<HostEvent>,
     envs: HashMap<(String, u32), Vec<(String, String)>>,
-    input: mpsc::Sender<Input>,
+    inbox: Inbox,
     core: Option<thread::JoinHandle<()>>,
     files: Vec<PathBuf>,
 }
@@ -254,16 +249,21 @@ impl Running {
         &self,
         f: impl FnOnce(&mut Server) -> R + Send + 'static,
     ) -> Option<R> {
-        let (job, rx) = boxed_call(f);
-        self.input.blocking_send(Input::Call(job)).ok()?;
-        rx.blocking_recv().ok()
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let job = boxed_call(f, move |r| {
+            let _ = tx.send(r);
+        });
+        if !self.inbox.send(Input::Call(job)) {
+            return None;
+        }
+        rx.recv().ok()
     }
 
     /// Run `f` on the server core without waiting for it to have run: for
     /// the host's notes that need no answer (a launched rank's pid, its
     /// exit). Calls run in the order they were made.
     pub fn post(&self, f: impl FnOnce(&mut Server) + Send + 'static) {
-        let _ = self.input.blocking_send(Input::Call(Box::new(f)));
+        self.inbox.send(Input::Call(Box::new(f)));
     }
 
     /// The URI clients and tools connect to.
@@ -278,7 +278,7 @@ impl Running {
 
     fn shutdown(&mut self) {
         if let Some(h) = self.core.take() {
-            let _ = self.input.blocking_send(Input::Stop);
+            self.inbox.send(Input::Stop);
             let _ = h.join();
         }
         remove_files(&mut self.files);
@@ -291,15 +291,17 @@ impl Drop for Running {
     }
 }
 
-/// A running server inside the host's tokio runtime ([`spawn`]).
+/// A running server for a host that runs tokio ([`spawn`]): the same loop
+/// on a thread of its own, with an async handle.
 pub struct AsyncRunning {
     /// The rendezvous URI clients are given.
     pub uri: String,
     /// Upcalls to the host, in order.
-    pub events: mpsc::UnboundedReceiver<HostEvent>,
+    pub events: tokio::sync::mpsc::UnboundedReceiver<HostEvent>,
     envs: HashMap<(String, u32), Vec<(String, String)>>,
-    input: mpsc::Sender<Input>,
-    task: Option<tokio::task::JoinHandle<()>>,
+    inbox: Inbox,
+    /// Fires when the loop's thread has ended.
+    ended: Option<tokio::sync::oneshot::Receiver<()>>,
     files: Vec<PathBuf>,
 }
 
@@ -319,16 +321,21 @@ impl AsyncRunning {
         &self,
         f: impl FnOnce(&mut Server) -> R + Send + 'static,
     ) -> Option<R> {
-        let (job, rx) = boxed_call(f);
-        self.input.send(Input::Call(job)).await.ok()?;
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let job = boxed_call(f, move |r| {
+            let _ = tx.send(r);
+        });
+        if !self.inbox.send(Input::Call(job)) {
+            return None;
+        }
         rx.await.ok()
     }
 
     /// Stop serving; open connections are closed.
     pub async fn stop(mut self) {
-        let _ = self.input.send(Input::Stop).await;
-        if let Some(t) = self.task.take() {
-            let _ = t.await;
+        self.inbox.send(Input::Stop);
+        if let Some(ended) = self.ended.take() {
+            let _ = ended.await;
         }
         remove_files(&mut self.files);
     }
@@ -336,35 +343,28 @@ impl AsyncRunning {
 
 impl Drop for AsyncRunning {
     fn drop(&mut self) {
-        if let Some(t) = self.task.take() {
-            t.abort();
-        }
+        // the loop stops on its own thread; nothing here blocks
+        self.inbox.send(Input::Stop);
         remove_files(&mut self.files);
     }
 }
 
 /// Start a server for these jobs on a loopback port of the system's
-/// choosing, as a task of the current tokio runtime.
+/// choosing, for a host that runs tokio: the loop runs on a thread of its
+/// own (it needs no runtime), the handle's calls and events are async.
 pub fn spawn(jobs: Vec<JobSpec>, opts: Options) -> std::io::Result<AsyncRunning> {
-    let mut p = prepare(jobs, &opts)?;
-    let listener = match TcpListener::from_std(p.listener) {
-        Ok(l) => l,
-        Err(e) => {
-            remove_files(&mut p.files);
-            return Err(e);
-        }
-    };
-    let (tx, rx) = mpsc::channel(INPUT_DEPTH);
-    let (etx, erx) = mpsc::unbounded_channel();
-    let lp = Loop::new(p.server, listener, tx.clone(), Sink::Tokio(etx));
-    let task = tokio::spawn(lp.run(rx));
+    let (etx, erx) = tokio::sync::mpsc::unbounded_channel();
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+    let (p, inbox, _thread) = launch(jobs, &opts, Sink::Tokio(etx), move || {
+        let _ = done_tx.send(());
+    })?;
     Ok(AsyncRunning {
-        uri: p.uri,
+        uri: p.0,
         events: erx,
-        envs: p.envs,
-        input: tx,
-        task: Some(task),
-        files: p.files,
+        envs: p.1,
+        inbox,
+        ended: Some(done_rx),
+        files: p.2,
     })
 }
 
@@ -388,128 +388,272 @@ pub fn start_with(jobs: Vec<JobSpec>, rendezvous: Option<PathBuf>) -> std::io::R
 
 /// As [`start`], with every option.
 pub fn start_opts(jobs: Vec<JobSpec>, opts: Options) -> std::io::Result<Running> {
-    let mut p = prepare(jobs, &opts)?;
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_io()
-        .enable_time()
-        .build()
-    {
-        Ok(rt) => rt,
+    let (etx, erx) = std::sync::mpsc::channel();
+    let (p, inbox, thread) = launch(jobs, &opts, Sink::Std(etx), || {})?;
+    Ok(Running {
+        uri: p.0,
+        events: erx,
+        envs: p.1,
+        inbox,
+        core: Some(thread),
+        files: p.2,
+    })
+}
+
+type Started = (
+    (
+        String,
+        HashMap<(String, u32), Vec<(String, String)>>,
+        Vec<PathBuf>,
+    ),
+    Inbox,
+    thread::JoinHandle<()>,
+);
+
+/// Prepare the server and run its loop on a thread named `pmixw-server`;
+/// `ended` runs on that thread once the loop has stopped.
+fn launch(
+    jobs: Vec<JobSpec>,
+    opts: &Options,
+    events: Sink,
+    ended: impl FnOnce() + Send + 'static,
+) -> std::io::Result<Started> {
+    let mut p = prepare(jobs, opts)?;
+    let built = (|| {
+        let poll = Poll::new()?;
+        let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
+        let mut listener = mio::net::TcpListener::from_std(p.listener.try_clone()?);
+        poll.registry()
+            .register(&mut listener, LISTENER, Interest::READABLE)?;
+        Ok::<_, std::io::Error>((poll, waker, listener))
+    })();
+    let (poll, waker, listener) = match built {
+        Ok(b) => b,
         Err(e) => {
             remove_files(&mut p.files);
             return Err(e);
         }
     };
-    let (tx, rx) = mpsc::channel(INPUT_DEPTH);
-    let (etx, erx) = std::sync::mpsc::channel();
-    let core_tx = tx.clone();
-    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
-    let std_listener = p.listener;
+    // the loop owns the listener (the clone); this one closes here
+    drop(p.listener);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let inbox = Inbox { tx, waker };
     let server = p.server;
-    let core = thread::Builder::new()
+    let spawned = thread::Builder::new()
         .name("pmixw-server".into())
         .spawn(move || {
-            rt.block_on(async move {
-                let listener = match TcpListener::from_std(std_listener) {
-                    Ok(l) => l,
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(e));
-                        return;
-                    }
-                };
-                let _ = ready_tx.send(Ok(()));
-                Loop::new(server, listener, core_tx, Sink::Std(etx))
-                    .run(rx)
-                    .await
-            })
-        })?;
-    match ready_rx.recv() {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => {
+            Loop::new(server, poll, listener, events).run(rx);
+            ended();
+        });
+    match spawned {
+        Ok(t) => Ok(((p.uri, p.envs, p.files), inbox, t)),
+        Err(e) => {
             remove_files(&mut p.files);
-            return Err(e);
-        }
-        Err(_) => {
-            remove_files(&mut p.files);
-            return Err(std::io::Error::other("server thread ended"));
+            Err(e)
         }
     }
-    Ok(Running {
-        uri: p.uri,
-        events: erx,
-        envs: p.envs,
-        input: tx,
-        core: Some(core),
-        files: p.files,
-    })
 }
 
-/// The event loop: the core, the listener, the connections.
+/// The listener's token; connections use their [`ConnId`].
+const LISTENER: Token = Token(usize::MAX - 1);
+/// The host's calls.
+const WAKER: Token = Token(usize::MAX);
+/// Events taken per poll.
+const EVENTS: usize = 1024;
+
+/// A connection as the loop holds it.
+struct Peer {
+    stream: TcpStream,
+    /// Replies not yet written, the first from `offset` on.
+    out: VecDeque<Bytes>,
+    offset: usize,
+    /// Bytes in `out` past `offset`.
+    queued: usize,
+    /// The core told us to close: after the last bytes, or at this time.
+    closing: Option<Instant>,
+}
+
+/// What a write pass left.
+enum Wrote {
+    /// Everything queued went (or waits for the socket to drain).
+    Ok,
+    /// A closing peer's last bytes went: shut down and drop it.
+    Finished,
+    /// The peer is gone (reset, broken pipe).
+    Failed,
+}
+
+impl Peer {
+    fn new(stream: TcpStream) -> Peer {
+        Peer {
+            stream,
+            out: VecDeque::new(),
+            offset: 0,
+            queued: 0,
+            closing: None,
+        }
+    }
+
+    /// Write what is queued until the socket takes no more, in as few
+    /// calls as possible (several replies in one `writev`).
+    fn write_out(&mut self) -> Wrote {
+        while !self.out.is_empty() {
+            let mut slices = [IoSlice::new(&[]); 16];
+            let mut n = 0;
+            for (i, b) in self.out.iter().take(slices.len()).enumerate() {
+                slices[i] = IoSlice::new(if i == 0 { &b[self.offset..] } else { b });
+                n += 1;
+            }
+            match (&self.stream).write_vectored(&slices[..n]) {
+                Ok(0) => return Wrote::Failed,
+                Ok(mut w) => {
+                    self.queued -= w;
+                    while w > 0 {
+                        let left = self.out[0].len() - self.offset;
+                        if w >= left {
+                            w -= left;
+                            self.out.pop_front();
+                            self.offset = 0;
+                        } else {
+                            self.offset += w;
+                            w = 0;
+                        }
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return Wrote::Ok,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => return Wrote::Failed,
+            }
+        }
+        if self.closing.is_some() {
+            // our last bytes, then FIN, before the socket closes
+            let _ = self.stream.shutdown(std::net::Shutdown::Write);
+            return Wrote::Finished;
+        }
+        Wrote::Ok
+    }
+}
+
+/// The event loop: the core, the listener, the connections, on one
+/// thread, with no task, channel or copy between a socket and the core.
 struct Loop {
     server: Server,
-    listener: TcpListener,
+    poll: Poll,
+    listener: mio::net::TcpListener,
     table: Option<TcpTable>,
     peers: HashMap<ConnId, Peer>,
-    input: mpsc::Sender<Input>,
     events: Sink,
+    /// One read buffer for every connection.
+    buf: Box<[u8]>,
+    /// Peers with replies to write this turn.
+    dirty: Vec<ConnId>,
+    /// Peers that may hold more bytes than they were given this turn.
+    again: Vec<ConnId>,
+    /// Accepting failed (out of descriptors, mostly): try again then.
+    accept_retry: Option<Instant>,
+    /// Peers told to close, by the end of their grace (in order: each is
+    /// now + [`CLOSE_GRACE`]); some may be gone already.
+    closing: VecDeque<(Instant, ConnId)>,
 }
 
 impl Loop {
-    fn new(
-        server: Server,
-        listener: TcpListener,
-        input: mpsc::Sender<Input>,
-        events: Sink,
-    ) -> Loop {
+    fn new(server: Server, poll: Poll, listener: mio::net::TcpListener, events: Sink) -> Loop {
         let table = listener.local_addr().ok().map(TcpTable::new);
         Loop {
             server,
+            poll,
             listener,
             table,
             peers: HashMap::new(),
-            input,
             events,
+            buf: vec![0u8; READ_CHUNK].into_boxed_slice(),
+            dirty: Vec::new(),
+            again: Vec::new(),
+            accept_retry: None,
+            closing: VecDeque::new(),
         }
     }
 
-    async fn run(mut self, mut rx: mpsc::Receiver<Input>) {
+    /// When the loop must wake without an event: the core's next deadline,
+    /// a retry of accept, a closing peer's grace.
+    fn next_deadline(&self) -> Option<Instant> {
+        let closing = self.closing.front().map(|c| c.0);
+        [self.server.poll_timeout(), self.accept_retry, closing]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    fn run(mut self, inbox: std::sync::mpsc::Receiver<Input>) {
+        let mut events = Events::with_capacity(EVENTS);
         loop {
-            let deadline = self.server.poll_timeout();
-            let sleep = async {
-                match deadline {
-                    Some(d) => tokio::time::sleep_until(d.into()).await,
-                    None => std::future::pending().await,
-                }
+            let timeout = if self.again.is_empty() {
+                self.next_deadline()
+                    .map(|d| d.saturating_duration_since(Instant::now()))
+            } else {
+                Some(Duration::ZERO)
             };
-            tokio::select! {
-                input = rx.recv() => match input {
-                    Some(Input::Data(id, bytes)) => self.server.handle_input(id, &bytes, Instant::now()),
-                    Some(Input::Closed(id)) => {
-                        self.peers.remove(&id);
-                        self.server.closed(id);
-                    }
-                    Some(Input::Call(f)) => f(&mut self.server),
-                    Some(Input::Stop) | None => break,
-                },
-                acc = self.listener.accept() => match acc {
-                    Ok((stream, addr)) => self.opened(stream, addr),
-                    Err(e) => {
-                        // out of descriptors, mostly: wait a little, not spin
-                        tracing::warn!(target: "pmix_wire::server", "accept failed: {e}");
-                        tokio::time::sleep(Duration::from_millis(10)).await;
-                    }
-                },
-                _ = sleep => {}
+            if let Err(e) = self.poll.poll(&mut events, timeout) {
+                if e.kind() != ErrorKind::Interrupted {
+                    tracing::error!(target: "pmix_wire::server", "poll failed: {e}");
+                    break;
+                }
+                continue;
             }
-            self.server.handle_timeout(Instant::now());
+            let again = std::mem::take(&mut self.again);
+            for id in again {
+                self.read(id);
+            }
+            for ev in events.iter() {
+                match ev.token() {
+                    WAKER => {
+                        while let Ok(i) = inbox.try_recv() {
+                            match i {
+                                Input::Call(f) => f(&mut self.server),
+                                Input::Stop => return,
+                            }
+                        }
+                    }
+                    LISTENER => self.accept(),
+                    Token(t) => {
+                        let id = t as ConnId;
+                        if ev.is_writable() {
+                            self.dirty.push(id);
+                        }
+                        if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
+                            self.read(id);
+                        }
+                    }
+                }
+            }
+            let now = Instant::now();
+            if self.accept_retry.is_some_and(|t| t <= now) {
+                self.accept_retry = None;
+                self.accept();
+            }
+            self.server.handle_timeout(now);
             self.flush();
-        }
-        for (_, p) in self.peers.drain() {
-            p.task.abort();
+            self.expire(now);
         }
     }
 
-    fn opened(&mut self, stream: TcpStream, addr: SocketAddr) {
+    fn accept(&mut self) {
+        loop {
+            match self.listener.accept() {
+                Ok((stream, addr)) => self.opened(stream, addr),
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => {
+                    // out of descriptors, mostly: wait a little, not spin
+                    tracing::warn!(target: "pmix_wire::server", "accept failed: {e}");
+                    self.accept_retry = Some(Instant::now() + Duration::from_millis(10));
+                    return;
+                }
+            }
+        }
+    }
+
+    fn opened(&mut self, mut stream: TcpStream, addr: SocketAddr) {
         let info = self
             .table
             .as_mut()
@@ -523,150 +667,137 @@ impl Loop {
         if !cfg!(target_os = "linux") {
             let _ = stream.set_nodelay(true);
         }
-        let (tx, rx) = mpsc::unbounded_channel();
-        let queued = Arc::new(AtomicUsize::new(0));
-        let task = tokio::spawn(connection(
-            id,
-            stream,
-            rx,
-            self.input.clone(),
-            queued.clone(),
-        ));
-        self.peers.insert(
-            id,
-            Peer {
-                tx,
-                queued,
-                task: task.abort_handle(),
-            },
-        );
+        // both interests once: edge-triggered, so a writable socket costs
+        // nothing until a reply waits for it, and no re-registering
+        if let Err(e) = self.poll.registry().register(
+            &mut stream,
+            Token(id as usize),
+            Interest::READABLE | Interest::WRITABLE,
+        ) {
+            tracing::warn!(target: "pmix_wire::server", "cannot watch a connection: {e}");
+            self.server.closed(id);
+            return;
+        }
+        // bytes that came before the registration are reported by it
+        self.peers.insert(id, Peer::new(stream));
+    }
+
+    /// Read what `id` sent and hand it to the core: at most [`READ_TURN`]
+    /// bytes a turn, so one fast peer does not starve the others.
+    fn read(&mut self, id: ConnId) {
+        let mut taken = 0;
+        loop {
+            let Some(p) = self.peers.get(&id) else {
+                return;
+            };
+            if p.closing.is_some() {
+                // the core is done with it; its bytes are not read
+                return;
+            }
+            match (&p.stream).read(&mut self.buf) {
+                Ok(0) => return self.gone(id),
+                Ok(n) => {
+                    self.server.handle_input(id, &self.buf[..n], Instant::now());
+                    taken += n;
+                    if n < self.buf.len() {
+                        // a short read: the socket is empty (edge-triggered
+                        // readiness comes again with the next bytes)
+                        return;
+                    }
+                    if taken >= READ_TURN {
+                        self.again.push(id);
+                        return;
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => return self.gone(id),
+            }
+        }
+    }
+
+    /// The peer ended the stream or the socket failed.
+    fn gone(&mut self, id: ConnId) {
+        self.peers.remove(&id);
+        self.server.closed(id);
     }
 
     fn flush(&mut self) {
         let max = self.server.limits().max_queued_bytes;
-        loop {
-            // upcalls first: the host hears of an abort before its reply goes
+        // upcalls first: the host hears of an abort before its reply goes
+        while let Some(e) = self.server.poll_event() {
+            self.events.send(e);
+        }
+        while let Some(t) = self.server.poll_transmit() {
             while let Some(e) = self.server.poll_event() {
                 self.events.send(e);
             }
-            let Some(t) = self.server.poll_transmit() else {
-                break;
-            };
             match t {
                 Transmit::Send(id, bytes) => {
-                    let Some(p) = self.peers.get(&id) else {
+                    let Some(p) = self.peers.get_mut(&id) else {
                         continue;
                     };
-                    let n = bytes.len();
-                    let total = p.queued.fetch_add(n, Ordering::Relaxed) + n;
-                    if total > max {
-                        // it stopped reading: drop it, and only it
-                        if let Some(p) = self.peers.remove(&id) {
-                            p.task.abort();
-                        }
-                        self.server.refuse(id, Refusal::SlowReader(total));
-                    } else {
-                        let _ = p.tx.send(Out::Send(bytes));
+                    if p.closing.is_some() {
+                        continue;
                     }
+                    p.queued += bytes.len();
+                    if p.queued > max {
+                        // it stopped reading: drop it, and only it
+                        let total = p.queued;
+                        self.peers.remove(&id);
+                        self.server.refuse(id, Refusal::SlowReader(total));
+                        continue;
+                    }
+                    p.out.push_back(bytes);
+                    self.dirty.push(id);
                 }
                 Transmit::Close(id) => {
-                    if let Some(p) = self.peers.remove(&id) {
-                        let _ = p.tx.send(Out::Close);
-                        let task = p.task;
+                    if let Some(p) = self.peers.get_mut(&id) {
                         // a peer that will not take its last bytes is cut off
-                        tokio::spawn(async move {
-                            tokio::time::sleep(CLOSE_GRACE).await;
-                            task.abort();
-                        });
+                        let deadline = Instant::now() + CLOSE_GRACE;
+                        p.closing = Some(deadline);
+                        self.closing.push_back((deadline, id));
+                        self.dirty.push(id);
+                    }
+                }
+            }
+        }
+        for id in std::mem::take(&mut self.dirty) {
+            let Some(p) = self.peers.get_mut(&id) else {
+                continue;
+            };
+            match p.write_out() {
+                Wrote::Ok => {}
+                Wrote::Finished => {
+                    self.peers.remove(&id);
+                }
+                Wrote::Failed => {
+                    let closing = p.closing.is_some();
+                    self.peers.remove(&id);
+                    if !closing {
+                        self.server.closed(id);
                     }
                 }
             }
         }
     }
-}
 
-thread_local! {
-    /// The read buffer all connections of a driver thread share: a read
-    /// fills it and copies out what came within one poll, so no buffer is
-    /// held per connection or allocated per read (a 16 KiB Vec per read
-    /// was the driver's malloc churn in benches/server_load).
-    static READ_BUF: std::cell::RefCell<Box<[u8]>> =
-        std::cell::RefCell::new(vec![0u8; READ_CHUNK].into_boxed_slice());
-}
-
-/// The next bytes from `rd`, exactly as many as came (empty: end of
-/// stream). Through poll_read, not readable() + try_read: a short read
-/// clears tokio's readiness, so the next read waits for epoll instead of
-/// trying the socket once more for EAGAIN (one wasted recvfrom per message:
-/// 11 366 of 27 964 recvfrom calls in a run of benches/server_load at
-/// N = 1 000).
-async fn read_some(rd: &mut OwnedReadHalf) -> std::io::Result<Vec<u8>> {
-    std::future::poll_fn(|cx| {
-        READ_BUF.with(|b| {
-            let mut b = b.borrow_mut();
-            let mut rb = ReadBuf::new(&mut b);
-            Pin::new(&mut *rd)
-                .poll_read(cx, &mut rb)
-                .map_ok(|()| rb.filled().to_vec())
-        })
-    })
-    .await
-}
-
-/// One connection: read when readable, write what the core queued.
-async fn connection(
-    id: ConnId,
-    stream: TcpStream,
-    mut out: mpsc::UnboundedReceiver<Out>,
-    input: mpsc::Sender<Input>,
-    queued: Arc<AtomicUsize>,
-) {
-    let (mut rd, mut wr) = stream.into_split();
-    let reader = async {
-        loop {
-            match read_some(&mut rd).await {
-                Ok(buf) if !buf.is_empty() => {
-                    if input.send(Input::Data(id, buf)).await.is_err() {
-                        return;
-                    }
-                }
-                _ => break,
+    /// Drop closing peers whose grace is over.
+    fn expire(&mut self, now: Instant) {
+        while let Some(&(deadline, id)) = self.closing.front() {
+            if deadline > now {
+                break;
+            }
+            self.closing.pop_front();
+            if self.peers.get(&id).is_some_and(|p| p.closing.is_some()) {
+                self.peers.remove(&id);
             }
         }
-        let _ = input.send(Input::Closed(id)).await;
-        // the core drops our queue, which ends the writer
-        std::future::pending::<()>().await
-    };
-    let writer = async {
-        while let Some(o) = out.recv().await {
-            match o {
-                Out::Send(b) => {
-                    if wr.write_all(&b).await.is_err() {
-                        break;
-                    }
-                    queued.fetch_sub(b.len(), Ordering::Relaxed);
-                }
-                Out::Close => {
-                    // our last bytes, then FIN, before the peer is dropped
-                    let _ = wr.shutdown().await;
-                    break;
-                }
-            }
-        }
-    };
-    tokio::select! {
-        _ = reader => {}
-        _ = writer => {}
     }
-    // past an Out::Close the write half is shut down already; otherwise the
-    // core dropped the peer (it ended the stream, or was refused) and
-    // closing the socket sends the FIN: no shutdown() call on drop first
-    // (one syscall per client in benches/server_load)
-    wr.forget();
-    // ended by the peer (a failed write) or by the core: the core forgets
-    // an id it no longer holds
-    let _ = input.send(Input::Closed(id)).await;
 }
+
+/// A peer's bytes read in one turn before the others get theirs.
+const READ_TURN: usize = 256 << 10;
 
 /// Send `sig` to a process the host started (no-op for pid 0 or beyond
 /// i32: never a process group or every process).
