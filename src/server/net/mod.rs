@@ -17,7 +17,7 @@ pub mod peercred;
 pub mod rendezvous;
 
 use super::limits::{Limits, Refusal};
-use super::{ConnId, HostEvent, JobSpec, Server, Transmit};
+use super::{ConnId, HostEvent, JobSpec, PeerInfo, Server, Transmit};
 use bytes::Bytes;
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token, Waker};
@@ -637,49 +637,64 @@ impl Loop {
         }
     }
 
+    /// Accept every pending connection, then look all their owners up in
+    /// one sock_diag round and hand them to the core.
     fn accept(&mut self) {
+        let mut burst = Vec::new();
         loop {
             match self.listener.accept() {
-                Ok((stream, addr)) => self.opened(stream, addr),
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Ok(c) => {
+                    burst.push(c);
+                    if burst.len() == ACCEPT_BURST {
+                        self.opened(std::mem::take(&mut burst));
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) => {
                     // out of descriptors, mostly: wait a little, not spin
                     tracing::warn!(target: "pmix_wire::server", "accept failed: {e}");
                     self.accept_retry = Some(Instant::now() + Duration::from_millis(10));
-                    return;
+                    break;
                 }
             }
         }
+        self.opened(burst);
     }
 
-    fn opened(&mut self, mut stream: TcpStream, addr: SocketAddr) {
-        let info = self
-            .table
-            .as_mut()
-            .map(|t| t.lookup(addr))
-            .unwrap_or_default();
-        tracing::debug!(target: "pmix_wire::server", %addr, uid = ?info.uid, inode = ?info.inode, "accepted");
-        let Ok(id) = self.server.open_peer(info, Instant::now()) else {
-            // refused and logged by the core; dropping the stream closes it
+    fn opened(&mut self, burst: Vec<(TcpStream, SocketAddr)>) {
+        if burst.is_empty() {
             return;
+        }
+        let addrs: Vec<SocketAddr> = burst.iter().map(|c| c.1).collect();
+        let infos = match self.table.as_mut() {
+            Some(t) => t.lookup_all(&addrs),
+            None => vec![PeerInfo::default(); addrs.len()],
         };
-        if !cfg!(target_os = "linux") {
-            let _ = stream.set_nodelay(true);
+        for ((mut stream, addr), info) in burst.into_iter().zip(infos) {
+            tracing::debug!(target: "pmix_wire::server", %addr, uid = ?info.uid, inode = ?info.inode, "accepted");
+            let Ok(id) = self.server.open_peer(info, Instant::now()) else {
+                // refused and logged by the core; dropping the stream closes it
+                continue;
+            };
+            if !cfg!(target_os = "linux") {
+                let _ = stream.set_nodelay(true);
+            }
+            // both interests once: edge-triggered, so a writable socket
+            // costs nothing until a reply waits for it, and no
+            // re-registering
+            if let Err(e) = self.poll.registry().register(
+                &mut stream,
+                Token(id as usize),
+                Interest::READABLE | Interest::WRITABLE,
+            ) {
+                tracing::warn!(target: "pmix_wire::server", "cannot watch a connection: {e}");
+                self.server.closed(id);
+                continue;
+            }
+            // bytes that came before the registration are reported by it
+            self.peers.insert(id, Peer::new(stream));
         }
-        // both interests once: edge-triggered, so a writable socket costs
-        // nothing until a reply waits for it, and no re-registering
-        if let Err(e) = self.poll.registry().register(
-            &mut stream,
-            Token(id as usize),
-            Interest::READABLE | Interest::WRITABLE,
-        ) {
-            tracing::warn!(target: "pmix_wire::server", "cannot watch a connection: {e}");
-            self.server.closed(id);
-            return;
-        }
-        // bytes that came before the registration are reported by it
-        self.peers.insert(id, Peer::new(stream));
     }
 
     /// Read what `id` sent and hand it to the core: at most [`READ_TURN`]
@@ -795,6 +810,9 @@ impl Loop {
         }
     }
 }
+
+/// Connections accepted before their owners are looked up together.
+const ACCEPT_BURST: usize = 64;
 
 /// A peer's bytes read in one turn before the others get theirs.
 const READ_TURN: usize = 256 << 10;

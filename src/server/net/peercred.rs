@@ -135,11 +135,22 @@ impl TcpTable {
     /// Owner uid and inode of the socket at `peer` connected to us: one
     /// exact sock_diag query, or /proc/net/tcp{,6} where netlink is denied.
     pub fn lookup(&mut self, peer: SocketAddr) -> PeerInfo {
-        // Ok(None): the kernel knows no such socket (the peer is gone
+        self.lookup_all(&[peer]).pop().unwrap_or_default()
+    }
+
+    /// [`TcpTable::lookup`] for several peers at once (a burst of accepted
+    /// connections): one sock_diag round for all of them.
+    pub fn lookup_all(&mut self, peers: &[SocketAddr]) -> Vec<PeerInfo> {
+        // None: the kernel knows no such socket (the peer is gone
         // already); Err: netlink denied, read the tables instead
-        if let Ok(info) = sock_diag(&mut self.diag, peer, self.server) {
-            return info.unwrap_or_default();
+        if let Ok(infos) = sock_diag(&mut self.diag, peers, self.server) {
+            return infos.into_iter().map(Option::unwrap_or_default).collect();
         }
+        peers.iter().map(|p| self.from_tables(*p)).collect()
+    }
+
+    /// Owner uid and inode of `peer` from /proc/net/tcp{,6}.
+    fn from_tables(&mut self, peer: SocketAddr) -> PeerInfo {
         if !self.cache.contains_key(&peer) {
             self.reload();
         }
@@ -182,17 +193,48 @@ impl TcpTable {
     }
 }
 
-/// The kernel's own answer for one TCP socket (`src` → `dst`), through
-/// NETLINK_SOCK_DIAG (linux/inet_diag.h): a request naming the exact
-/// 4-tuple with no cookie, answered by one `inet_diag_msg` whose `uid` and
-/// `inode` fields are what /proc/net/tcp prints. O(1), where re-reading
-/// /proc/net/tcp costs O(connections) per peer.
-/// `Err` where netlink cannot be used at all (or the answer did not come
-/// at once: the socket is then closed, and opened anew next time);
-/// `Ok(None)` for no such socket.
+/// Exact sock_diag requests sent in one `send()` (and answered by one
+/// `recvmmsg()`); a burst of accepted connections larger than this takes
+/// several rounds. 64 answers fit the netlink socket's default receive
+/// buffer many times over.
 #[cfg(target_os = "linux")]
-fn sock_diag(diag: &mut Diag, src: SocketAddr, dst: SocketAddr) -> Result<Option<PeerInfo>, ()> {
-    const SOCK_DIAG_BY_FAMILY: u16 = 20;
+const DIAG_BATCH: usize = 64;
+
+/// The kernel's own answers for TCP sockets (each `src` → `dst`), through
+/// NETLINK_SOCK_DIAG (linux/inet_diag.h): one request per socket naming
+/// its exact 4-tuple with no cookie, all sent in one `send()`, each
+/// answered by one `inet_diag_msg` whose `uid` and `inode` fields are what
+/// /proc/net/tcp prints, all read by one `recvmmsg()`. O(1) per socket,
+/// where re-reading /proc/net/tcp costs O(connections) per peer; two
+/// syscalls per burst of accepted connections, not two per connection.
+/// `Err` where netlink cannot be used at all (or the answers did not come
+/// at once: the socket is then closed, and opened anew next time); an
+/// answer `None` for no such socket.
+#[cfg(target_os = "linux")]
+fn sock_diag(
+    diag: &mut Diag,
+    srcs: &[SocketAddr],
+    dst: SocketAddr,
+) -> Result<Vec<Option<PeerInfo>>, ()> {
+    let mut all = Vec::with_capacity(srcs.len());
+    for chunk in srcs.chunks(DIAG_BATCH) {
+        all.extend(sock_diag_batch(diag, chunk, dst)?);
+    }
+    Ok(all)
+}
+
+#[cfg(target_os = "linux")]
+const SOCK_DIAG_BY_FAMILY: u16 = 20;
+/// nlmsghdr (16) + inet_diag_req_v2 (56)
+#[cfg(target_os = "linux")]
+const DIAG_REQ: usize = 72;
+/// Room for one answer (nlmsghdr + inet_diag_msg: 88 bytes, or an error).
+#[cfg(target_os = "linux")]
+const DIAG_ANSWER: usize = 512;
+
+/// One exact request for `src` → `dst` under sequence number `seq`.
+#[cfg(target_os = "linux")]
+fn diag_request(req: &mut Vec<u8>, seq: u32, src: SocketAddr, dst: SocketAddr) -> Result<(), ()> {
     let family = match (src, dst) {
         (SocketAddr::V4(_), SocketAddr::V4(_)) => libc::AF_INET,
         (SocketAddr::V6(_), SocketAddr::V6(_)) => libc::AF_INET6,
@@ -208,13 +250,9 @@ fn sock_diag(diag: &mut Diag, src: SocketAddr, dst: SocketAddr) -> Result<Option
             IpAddr::V6(v) => v.octets(),
         }
     };
-    // nlmsghdr (16) + inet_diag_req_v2 (56)
-    let mut req = Vec::with_capacity(72);
-    req.extend_from_slice(&72u32.to_ne_bytes());
+    req.extend_from_slice(&(DIAG_REQ as u32).to_ne_bytes());
     req.extend_from_slice(&SOCK_DIAG_BY_FAMILY.to_ne_bytes());
     req.extend_from_slice(&(libc::NLM_F_REQUEST as u16).to_ne_bytes());
-    diag.seq = diag.seq.wrapping_add(1);
-    let seq = diag.seq;
     req.extend_from_slice(&seq.to_ne_bytes());
     req.extend_from_slice(&0u32.to_ne_bytes());
     req.extend_from_slice(&[family as u8, libc::IPPROTO_TCP as u8, 0, 0]);
@@ -225,6 +263,62 @@ fn sock_diag(diag: &mut Diag, src: SocketAddr, dst: SocketAddr) -> Result<Option
     req.extend_from_slice(&words(&dst));
     req.extend_from_slice(&0u32.to_ne_bytes()); // interface
     req.extend_from_slice(&[0xff; 8]); // INET_DIAG_NOCOOKIE
+    Ok(())
+}
+
+/// One answer: its sequence number and what it says.
+#[cfg(target_os = "linux")]
+fn diag_answer(answer: &[u8]) -> Option<(u32, Result<Option<PeerInfo>, ()>)> {
+    let word = |o: usize| -> Option<u32> {
+        Some(u32::from_ne_bytes(answer.get(o..o + 4)?.try_into().ok()?))
+    };
+    let seq = word(8)?;
+    // nlmsghdr, then inet_diag_msg: family, state, timer, retrans,
+    // sockid (48), expires, rqueue, wqueue, uid, inode; or NLMSG_ERROR
+    // (ENOENT: no such socket)
+    let ty = u16::from_ne_bytes(answer.get(4..6)?.try_into().ok()?);
+    if ty == libc::NLMSG_ERROR as u16 {
+        let errno = word(16).map(|e| -(e as i32));
+        return Some((
+            seq,
+            if errno == Some(libc::ENOENT) {
+                Ok(None)
+            } else {
+                Err(())
+            },
+        ));
+    }
+    if ty != SOCK_DIAG_BY_FAMILY || answer.len() < 16 + 72 {
+        return Some((seq, Err(())));
+    }
+    let info = match (word(16 + 64), word(16 + 68)) {
+        (Some(uid), Some(inode)) => Ok((inode != 0).then_some(PeerInfo {
+            uid: Some(uid),
+            inode: Some(inode as u64),
+        })),
+        _ => Err(()),
+    };
+    Some((seq, info))
+}
+
+#[cfg(target_os = "linux")]
+fn sock_diag_batch(
+    diag: &mut Diag,
+    srcs: &[SocketAddr],
+    dst: SocketAddr,
+) -> Result<Vec<Option<PeerInfo>>, ()> {
+    let k = srcs.len();
+    if k == 0 {
+        return Ok(Vec::new());
+    }
+    // sequence numbers first..first+k name the answers; older answers (a
+    // batch given up on) are skipped
+    let first = diag.seq.wrapping_add(1);
+    diag.seq = diag.seq.wrapping_add(k as u32);
+    let mut req = Vec::with_capacity(k * DIAG_REQ);
+    for (i, src) in srcs.iter().enumerate() {
+        diag_request(&mut req, first.wrapping_add(i as u32), *src, dst)?;
+    }
     let fd = match &diag.fd {
         Some(fd) => fd.as_raw_fd(),
         None => {
@@ -245,69 +339,84 @@ fn sock_diag(diag: &mut Diag, src: SocketAddr, dst: SocketAddr) -> Result<Option
             fd
         }
     };
-    let mut answer = [0u8; 512];
+    let mut answers: Vec<Option<Option<PeerInfo>>> = vec![None; k];
+    let mut missing = k;
+    let mut bufs = vec![[0u8; DIAG_ANSWER]; k];
     // SAFETY: plain syscalls on a descriptor we own, with buffers whose
-    // lengths we pass. The kernel answers an exact sock_diag request
-    // within send(), so the answer is queued when recv() looks without
-    // waiting; answers to earlier requests (sequence numbers below ours)
-    // are skipped.
-    let got = unsafe {
-        let sent = libc::send(fd, req.as_ptr().cast(), req.len(), 0);
-        let mut got = -1;
-        if sent == req.len() as isize {
-            for _ in 0..8 {
-                got = libc::recv(
-                    fd,
-                    answer.as_mut_ptr().cast(),
-                    answer.len(),
-                    libc::MSG_DONTWAIT,
-                );
-                let answered = answer
-                    .get(8..12)
-                    .map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]));
-                if got < 16 || answered == Some(seq) {
-                    break;
+    // lengths we pass and which outlive the calls. The kernel answers exact
+    // sock_diag requests within send(), so the answers are queued when
+    // recvmmsg() looks without waiting.
+    let sent = unsafe { libc::send(fd, req.as_ptr().cast(), req.len(), 0) };
+    let mut failed = sent != req.len() as isize;
+    // answers to an earlier, abandoned batch may come first: a few rounds
+    for _ in 0..4 {
+        if failed || missing == 0 {
+            break;
+        }
+        let mut iov: Vec<libc::iovec> = bufs
+            .iter_mut()
+            .map(|b| libc::iovec {
+                iov_base: b.as_mut_ptr().cast(),
+                iov_len: b.len(),
+            })
+            .collect();
+        // SAFETY: zeroed mmsghdr is valid (null name, no control)
+        let mut msgs: Vec<libc::mmsghdr> = iov
+            .iter_mut()
+            .map(|v| {
+                let mut m: libc::mmsghdr = unsafe { std::mem::zeroed() };
+                m.msg_hdr.msg_iov = v;
+                m.msg_hdr.msg_iovlen = 1;
+                m
+            })
+            .collect();
+        // SAFETY: msgs and the buffers they point into live across the call
+        let got = unsafe {
+            libc::recvmmsg(
+                fd,
+                msgs.as_mut_ptr(),
+                missing as libc::c_uint,
+                libc::MSG_DONTWAIT,
+                std::ptr::null_mut(),
+            )
+        };
+        let Ok(got) = usize::try_from(got) else {
+            failed = true;
+            break;
+        };
+        if got == 0 {
+            failed = true;
+            break;
+        }
+        for (m, b) in msgs.iter().zip(bufs.iter()).take(got) {
+            let len = (m.msg_len as usize).min(b.len());
+            let Some((seq, what)) = diag_answer(&b[..len]) else {
+                continue;
+            };
+            let i = seq.wrapping_sub(first) as usize;
+            if i >= k || answers[i].is_some() {
+                // an answer to an earlier batch
+                continue;
+            }
+            match what {
+                Ok(info) => {
+                    answers[i] = Some(info);
+                    missing -= 1;
                 }
-                got = -1;
+                Err(()) => failed = true,
             }
         }
-        got
-    };
-    let Ok(got) = usize::try_from(got) else {
-        // no answer: start afresh next time
+    }
+    if failed || missing != 0 {
+        // start afresh next time
         diag.fd = None;
         return Err(());
-    };
-    let word = |o: usize| -> Option<u32> {
-        Some(u32::from_ne_bytes(answer.get(o..o + 4)?.try_into().ok()?))
-    };
-    // nlmsghdr, then inet_diag_msg: family, state, timer, retrans,
-    // sockid (48), expires, rqueue, wqueue, uid, inode; or NLMSG_ERROR
-    // (ENOENT: no such socket)
-    let ty = answer[4..6]
-        .try_into()
-        .map(u16::from_ne_bytes)
-        .map_err(|_| ())?;
-    if ty == libc::NLMSG_ERROR as u16 {
-        let errno = word(16).map(|e| -(e as i32));
-        return if errno == Some(libc::ENOENT) {
-            Ok(None)
-        } else {
-            Err(())
-        };
     }
-    if ty != SOCK_DIAG_BY_FAMILY || got < 16 + 72 {
-        return Err(());
-    }
-    let (uid, inode) = (word(16 + 64).ok_or(())?, word(16 + 68).ok_or(())?);
-    Ok((inode != 0).then_some(PeerInfo {
-        uid: Some(uid),
-        inode: Some(inode as u64),
-    }))
+    Ok(answers.into_iter().map(Option::flatten).collect())
 }
 
 #[cfg(not(target_os = "linux"))]
-fn sock_diag(_: &mut Diag, _: SocketAddr, _: SocketAddr) -> Result<Option<PeerInfo>, ()> {
+fn sock_diag(_: &mut Diag, _: &[SocketAddr], _: SocketAddr) -> Result<Vec<Option<PeerInfo>>, ()> {
     Err(())
 }
 
@@ -424,21 +533,44 @@ mod tests {
             }
             if cfg!(target_os = "linux") && !emulated {
                 let mut d = Diag::default();
-                assert_eq!(
-                    sock_diag(&mut d, peer, l.local_addr().unwrap()),
-                    Ok(Some(info))
-                );
+                let at = l.local_addr().unwrap();
+                assert_eq!(sock_diag(&mut d, &[peer], at), Ok(vec![Some(info)]));
                 // a socket that does not exist: known absent, not an error
                 let gone: SocketAddr = "127.0.0.1:1".parse().unwrap();
-                assert_eq!(sock_diag(&mut d, gone, l.local_addr().unwrap()), Ok(None));
+                assert_eq!(sock_diag(&mut d, &[gone], at), Ok(vec![None]));
                 // the kept netlink socket answers the next query, and the
                 // answer is the one to it (sequence numbers)
-                assert_eq!(
-                    sock_diag(&mut d, peer, l.local_addr().unwrap()),
-                    Ok(Some(info))
-                );
+                assert_eq!(sock_diag(&mut d, &[peer], at), Ok(vec![Some(info)]));
                 assert!(d.fd.is_some());
                 assert_eq!(d.seq, 3);
+                // a burst: more connections than one batch, a gone one
+                // among them; every answer in its peer's place
+                let mut held = Vec::new();
+                let mut peers = Vec::new();
+                for _ in 0..DIAG_BATCH + 6 {
+                    let c = std::net::TcpStream::connect(at).unwrap();
+                    let (s, p) = l.accept().unwrap();
+                    peers.push(p);
+                    held.push((c, s));
+                }
+                peers.insert(7, gone);
+                let infos = sock_diag(&mut d, &peers, at).unwrap();
+                assert_eq!(infos.len(), peers.len());
+                assert_eq!(infos[7], None);
+                let mut inodes = std::collections::HashSet::new();
+                for (i, info) in infos.iter().enumerate().filter(|(i, _)| *i != 7) {
+                    let info = info.unwrap_or_else(|| panic!("peer {i} not found"));
+                    assert_eq!(info.uid, uid);
+                    inodes.insert(info.inode.unwrap());
+                    // the same answer as one query of its own
+                    assert_eq!(sock_diag(&mut d, &[peers[i]], at), Ok(vec![Some(info)]));
+                }
+                assert_eq!(inodes.len(), DIAG_BATCH + 6, "one socket each");
+                // and through the table, as the driver asks
+                let mut t = TcpTable::new(at);
+                let all = t.lookup_all(&peers);
+                assert_eq!(all[7], PeerInfo::default());
+                assert_eq!(all[0], infos[0].unwrap());
             }
             // and this process (the launched one) holds it
             assert_eq!(ProcVerify.descends(inode, std::process::id()), Some(true));
