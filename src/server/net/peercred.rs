@@ -146,11 +146,11 @@ impl TcpTable {
         if let Ok(infos) = sock_diag(&mut self.diag, peers, self.server) {
             return infos.into_iter().map(Option::unwrap_or_default).collect();
         }
-        peers.iter().map(|p| self.from_tables(*p)).collect()
+        peers.iter().map(|p| self.in_tables(*p)).collect()
     }
 
     /// Owner uid and inode of `peer` from /proc/net/tcp{,6}.
-    fn from_tables(&mut self, peer: SocketAddr) -> PeerInfo {
+    fn in_tables(&mut self, peer: SocketAddr) -> PeerInfo {
         if !self.cache.contains_key(&peer) {
             self.reload();
         }
