@@ -94,7 +94,7 @@ impl Server {
             return;
         }
         let want = info.iter().any(|i| {
-            i.key.to_string() == "pmix.grp.actxid" && !matches!(i.value, Value::Bool(false))
+            i.key.as_bytes() == b"pmix.grp.actxid" && !matches!(i.value, Value::Bool(false))
         });
         let mut shared = Vec::new();
         for i in info {
@@ -148,7 +148,7 @@ impl Server {
         let q = |k: &str| {
             quals
                 .iter()
-                .find(|i| i.key.to_string() == k)
+                .find(|i| i.key.as_bytes() == k.as_bytes())
                 .map(|i| &i.value)
         };
         let by_id = match q("pmix.grp.id") {
@@ -171,7 +171,7 @@ impl Server {
                 g.data
                     .get(target)?
                     .iter()
-                    .find(|i| i.key.to_string() == key)
+                    .find(|i| i.key.as_bytes() == key.as_bytes())
                     .map(|i| i.value.clone())
             })
     }

@@ -128,7 +128,7 @@ fn method_of(v: &Value) -> Option<CkptMethod> {
 
 fn actions(directives: &[Info]) -> Vec<Action> {
     let set = |v: &Value| !matches!(v, Value::Bool(false));
-    let given = |k: &str| directives.iter().find(|d| d.key.to_string() == k);
+    let given = |k: &str| directives.iter().find(|d| d.key.as_bytes() == k.as_bytes());
     // a checkpoint by signal, if one is named
     let ck_sig = given("pmix.jctrl.ckptsig").and_then(|d| int_of(&d.value));
     let mut out = Vec::new();
@@ -204,7 +204,7 @@ pub(super) fn custom_range(range: u8, info: &[Info]) -> Option<Vec<Proc>> {
     }
     let v = &info
         .iter()
-        .find(|i| i.key.to_string() == "pmix.evrange")?
+        .find(|i| i.key.as_bytes() == b"pmix.evrange")?
         .value;
     match v {
         Value::Proc(p) => Some(vec![(**p).clone()]),

@@ -239,7 +239,7 @@ fn elements(k: &Kval) -> Vec<&Info> {
 fn holds(a: &Kval, key: &str, pick: impl Fn(&Value) -> bool) -> bool {
     elements(a)
         .iter()
-        .any(|i| i.key.to_string() == key && pick(&i.value))
+        .any(|i| i.key.as_bytes() == key.as_bytes() && pick(&i.value))
 }
 
 fn key_of(k: &Kval) -> String {
@@ -259,7 +259,7 @@ enum Realm {
 }
 
 fn realm(key: &str, info: &[Info]) -> Realm {
-    let given = |k: &str| info.iter().find(|i| i.key.to_string() == k);
+    let given = |k: &str| info.iter().find(|i| i.key.as_bytes() == k.as_bytes());
     let flags = [
         ("pmix.ssn.info", Realm::Session),
         ("pmix.node.info", Realm::Node),
@@ -311,7 +311,7 @@ impl Server {
             arrays.iter().find_map(|a| {
                 elements(a)
                     .into_iter()
-                    .find(|i| i.key.to_string() == key)
+                    .find(|i| i.key.as_bytes() == key.as_bytes())
                     .map(|i| kval(key, i.value.clone()))
             })
         };
@@ -336,7 +336,7 @@ impl Server {
             Realm::Node => {
                 let id = info_u32(info, "pmix.nodeid");
                 let host = info.iter().find_map(|i| match &i.value {
-                    Value::String(Some(s)) if i.key.to_string() == "pmix.hname" => {
+                    Value::String(Some(s)) if i.key.as_bytes() == b"pmix.hname" => {
                         Some(s.to_string())
                     }
                     _ => None,
@@ -347,7 +347,7 @@ impl Server {
                     (None, Some(h)) => holds(
                         a,
                         "pmix.hname",
-                        |v| matches!(v, Value::String(Some(s)) if s.to_string() == *h),
+                        |v| matches!(v, Value::String(Some(s)) if s.as_bytes() == h.as_bytes()),
                     ),
                     // this node's array comes first (build_job_info)
                     (None, None) => true,

@@ -263,7 +263,7 @@ fn attribute_support(q: &Query) -> Option<Value> {
 fn qual<'a>(q: &'a Query, key: &str) -> Option<&'a Value> {
     q.qualifiers
         .iter()
-        .find(|i| i.key.to_string() == key)
+        .find(|i| i.key.as_bytes() == key.as_bytes())
         .map(|i| &i.value)
 }
 
@@ -553,7 +553,11 @@ impl Server {
                     match self.job_info(&fmt, n) {
                         Some(Reply::JobInfo { kvals, .. }) => kvals
                             .into_iter()
-                            .find(|kv| kv.key.as_ref().is_some_and(|s| s.to_string() == k))
+                            .find(|kv| {
+                                kv.key
+                                    .as_ref()
+                                    .is_some_and(|s| s.as_bytes() == k.as_bytes())
+                            })
                             .map_or(Answer::Unsupported, |kv| Answer::Value(kv.value)),
                         _ => Answer::NotFound,
                     }
