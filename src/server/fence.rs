@@ -56,7 +56,8 @@ impl Server {
                 let request = self.next_request;
                 self.next_request += 1;
                 let data = if collect {
-                    let parts: Vec<(Proc, Vec<Kval>)> = col
+                    let none = Committed::default();
+                    let parts: Vec<(Proc, &Committed)> = col
                         .arrived
                         .iter()
                         .map(|(_, _, (ns, r))| {
@@ -64,14 +65,11 @@ impl Server {
                                 .jobs
                                 .get(ns)
                                 .and_then(|j| j.ranks.get(*r as usize))
-                                .map(|st| st.remote.clone())
-                                .unwrap_or_default();
+                                .map_or(&none, |st| &st.remote);
                             (Proc::new(ns, *r), kv)
                         })
                         .collect();
-                    let refs: Vec<(Proc, &Vec<Kval>)> =
-                        parts.iter().map(|(p, k)| (p.clone(), k)).collect();
-                    Self::contribution(&refs).unwrap_or_default()
+                    Self::contribution(&parts).unwrap_or_default()
                 } else {
                     Bytes::new()
                 };

@@ -86,6 +86,7 @@ mod spawn;
 mod tool_peers;
 mod verify;
 
+use endpoint::Committed;
 pub use endpoint::{NodeMap, Server};
 pub use limits::{Limits, Refusal};
 pub use spawn::AppSpec;
@@ -299,7 +300,7 @@ fn name(p: &Proc) -> (String, u32) {
 
 fn info_u32(info: &[Info], key: &str) -> Option<u32> {
     info.iter()
-        .find(|i| i.key.to_string() == key)
+        .find(|i| i.key.as_bytes() == key.as_bytes())
         .and_then(|i| match i.value {
             Value::Uint32(n) => Some(n),
             Value::Int32(n) => u32::try_from(n).ok(),
@@ -311,7 +312,7 @@ fn info_u32(info: &[Info], key: &str) -> Option<u32> {
 
 fn info_true(info: &[Info], key: &str) -> bool {
     info.iter()
-        .any(|i| i.key.to_string() == key && !matches!(i.value, Value::Bool(false)))
+        .any(|i| i.key.as_bytes() == key.as_bytes() && !matches!(i.value, Value::Bool(false)))
 }
 
 impl Default for Server {

@@ -38,7 +38,7 @@ impl Server {
         Self::contribution(&[(Proc::new(nspace, rank), &r.remote)])
     }
 
-    pub(super) fn contribution(parts: &[(Proc, &Vec<Kval>)]) -> Option<Bytes> {
+    pub(super) fn contribution(parts: &[(Proc, &Committed)]) -> Option<Bytes> {
         let mut b = DataBuffer::new(Format::V41);
         for (p, kv) in parts {
             let inner = Self::blob(&Format::V41, p, kv)?;
@@ -79,7 +79,7 @@ impl Server {
                 .and_then(|j| j.ranks.get_mut(me.1 as usize))
             {
                 if r.elsewhere {
-                    r.remote = kv;
+                    r.remote.set(kv);
                     r.committed = true;
                     done.push(me);
                 }
@@ -148,7 +148,7 @@ impl Server {
             let blobs = if kv.is_empty() {
                 Vec::new()
             } else {
-                match Self::blob(fmt, &Proc::new(&ns, RANK_WILDCARD), &kv) {
+                match Self::blob_of(fmt, &Proc::new(&ns, RANK_WILDCARD), &kv) {
                     Some(b) => vec![b],
                     None => Vec::new(),
                 }
@@ -172,7 +172,7 @@ impl Server {
             .as_deref()
             .and_then(|k| Some((k, self.group_value(&(ns.clone(), rank), k, info)?)))
         {
-            let r = match Self::blob(fmt, &Proc::new(&ns, rank), &[kval(k, v)]) {
+            let r = match Self::blob_of(fmt, &Proc::new(&ns, rank), &[kval(k, v)]) {
                 Some(b) => Reply::Get {
                     status: codes::PMIX_SUCCESS,
                     blobs: vec![b],
@@ -234,7 +234,7 @@ impl Server {
     }
 
     /// A byte object holding PROC then KVALs (the GET reply's unit).
-    pub(super) fn blob(fmt: &Format, p: &Proc, kvals: &[Kval]) -> Option<Bytes> {
+    pub(super) fn blob_of(fmt: &Format, p: &Proc, kvals: &[Kval]) -> Option<Bytes> {
         let mut b = DataBuffer::new(*fmt);
         b.pack(DataType::Proc, &[Value::Proc(Box::new(p.clone()))])
             .ok()?;
@@ -245,23 +245,34 @@ impl Server {
         Some(Bytes::copy_from_slice(b.as_bytes()))
     }
 
+    /// [`Server::blob_of`] a rank's committed KVALs, reusing their wire
+    /// bytes where they are in `fmt`.
+    pub(super) fn blob(fmt: &Format, p: &Proc, data: &Committed) -> Option<Bytes> {
+        let mut b = DataBuffer::new(*fmt);
+        b.pack(DataType::Proc, &[Value::Proc(Box::new(p.clone()))])
+            .ok()?;
+        let kvals = data.packed(fmt)?;
+        let mut out = Vec::with_capacity(b.as_bytes().len() + kvals.len());
+        out.extend_from_slice(b.as_bytes());
+        out.extend_from_slice(&kvals);
+        Some(Bytes::from(out))
+    }
+
     /// Every KVAL the target committed for local peers, in one byte object
     /// (libpmix sends them all, not just the requested key: protocol.md §7.3).
     pub(super) fn answer_get(&mut self, id: ConnId, t: u32, target: &(String, u32)) {
         let Some(fmt) = self.fmt_of(id) else { return };
-        let kv = self
+        let p = Proc::new(&target.0, target.1);
+        let blob = match self
             .jobs
             .get(&target.0)
             .and_then(|j| j.ranks.get(target.1 as usize))
-            .map(|r| {
-                if r.elsewhere {
-                    r.remote.clone()
-                } else {
-                    r.local.clone()
-                }
-            })
-            .unwrap_or_default();
-        let r = match Self::blob(&fmt, &Proc::new(&target.0, target.1), &kv) {
+        {
+            Some(r) if r.elsewhere => Self::blob(&fmt, &p, &r.remote),
+            Some(r) => Self::blob(&fmt, &p, &r.local),
+            None => Self::blob_of(&fmt, &p, &[]),
+        };
+        let r = match blob {
             Some(b) => Reply::Get {
                 status: codes::PMIX_SUCCESS,
                 blobs: std::iter::once(b).chain(self.bulk(id, target)).collect(),
@@ -387,9 +398,12 @@ impl Server {
         let Some(key) = key else {
             return KeyState::Here;
         };
-        let has = |v: &Vec<Kval>| {
-            v.iter()
-                .any(|k| k.key.as_ref().is_some_and(|s| s.to_string() == key))
+        let has = |v: &Committed| {
+            v.kvals().iter().any(|k| {
+                k.key
+                    .as_ref()
+                    .is_some_and(|s| s.as_bytes() == key.as_bytes())
+            })
         };
         let (visible, other) = if r.elsewhere {
             (&r.remote, &r.local)
@@ -419,6 +433,12 @@ impl Server {
         let me = name(&proc);
         let mut local = Vec::new();
         let mut remote = Vec::new();
+        // each section's KVALs as they came, for replies in the same format
+        // ([`Committed`]): per blob the run of bytes its KVALs took (a
+        // slice of the received bytes, no copy); none if they came in two
+        // formats or with a gap
+        let mut parts: [Vec<(Format, Bytes)>; 2] = [Vec::new(), Vec::new()];
+        let mut broken = [false; 2];
         for (scope, buf) in blobs {
             // LOCAL (1) and GLOBAL (3) data is for local peers; the
             // client sends GLOBAL keys in both sections
@@ -433,15 +453,59 @@ impl Server {
                 ..fmt
             };
             let mut b = DataBuffer::from_bytes(bf, buf.bytes.clone());
+            let mut run: [Option<(usize, usize)>; 2] = [None, None];
             while !b.unread().is_empty() {
-                match b.unpack_one(DataType::Kval) {
-                    Ok(Value::Kval(k)) if scope == 1 || scope == 3 => local.push(*k),
-                    Ok(Value::Kval(k)) if scope == 2 => remote.push(*k),
-                    Ok(_) => {}
+                let start = b.position();
+                let side = match b.unpack_one(DataType::Kval) {
+                    Ok(Value::Kval(k)) if scope == 1 || scope == 3 => {
+                        local.push(*k);
+                        0
+                    }
+                    Ok(Value::Kval(k)) if scope == 2 => {
+                        remote.push(*k);
+                        1
+                    }
+                    Ok(_) => continue,
                     Err(_) => return false,
+                };
+                let end = b.position();
+                run[side] = match run[side] {
+                    None => Some((start, end)),
+                    Some((s, e)) if e == start => Some((s, end)),
+                    Some(r) => {
+                        broken[side] = true;
+                        Some(r)
+                    }
+                };
+            }
+            for side in 0..2 {
+                if let Some((s, e)) = run[side] {
+                    if b.as_bytes().len() == buf.bytes.len() {
+                        parts[side].push((bf, buf.bytes.slice(s..e)));
+                    } else {
+                        broken[side] = true;
+                    }
                 }
             }
         }
+        let [lw, rw] = parts.map(|p| {
+            let f = p.first()?.0;
+            if !p.iter().all(|(g, _)| *g == f) {
+                return None;
+            }
+            match p.len() {
+                1 => p.into_iter().next().map(|(_, b)| (f, b)),
+                _ => Some((
+                    f,
+                    p.iter()
+                        .map(|(_, b)| &b[..])
+                        .collect::<Vec<_>>()
+                        .concat()
+                        .into(),
+                )),
+            }
+        });
+        let (lw, rw) = (lw.filter(|_| !broken[0]), rw.filter(|_| !broken[1]));
         if let Some(r) = self
             .jobs
             .get_mut(&me.0)
@@ -449,19 +513,8 @@ impl Server {
         {
             // GLOBAL keys arrive in both sections: the LOCAL one
             // holds them for local peers, the REMOTE one for others
-            let upsert = |to: &mut Vec<Kval>, k: Kval| {
-                if let Some(old) = to.iter_mut().find(|o| o.key == k.key) {
-                    *old = k;
-                } else {
-                    to.push(k);
-                }
-            };
-            for k in local {
-                upsert(&mut r.local, k);
-            }
-            for k in remote {
-                upsert(&mut r.remote, k);
-            }
+            r.local.commit(local, lw);
+            r.remote.commit(remote, rw);
             r.committed = true;
         }
         self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
