@@ -6,6 +6,7 @@ mod debug;
 mod probe;
 mod query;
 mod run;
+mod run_joint;
 mod run_pmi;
 mod run_pmi2;
 

@@ -23,7 +23,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "usage: pmixw run -n N [--nspace NAME] [--dialect v41|v4|v3|v21|v20] \
-[--mpi pmix|pmi1|pmi2|auto] [--pmi-port] [--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] [-v] PROG [ARGS...]";
+[--mpi pmix|pmi1|pmi2|auto] [--pmi-port] [--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] [-v] PROG [ARGS...] \
+[: [-n M] [--mpi WIRE] PROG2 [ARGS...]]...";
 
 /// One rank: its process, name and what became of it.
 pub(super) struct Rank {
@@ -249,6 +250,16 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     };
     let n = Some(n).filter(|n| *n > 0).ok_or(USAGE)?;
     let (exe, argv) = prog.split_first().ok_or(USAGE)?;
+    if super::run_joint::is_mpmd(&prog) {
+        // several applications: one job, each served its own wire
+        return super::run_joint::run(super::run_joint::Job {
+            apps: super::run_joint::split_apps(n, mpi.as_deref(), &prog)?,
+            nspace: user_ns.unwrap_or_else(|| default_nspace(exe, std::process::id())),
+            timeout,
+            grace,
+            keep_going,
+        });
+    }
     let wire = super::run_pmi::choose(mpi.as_deref(), exe)?;
     if wire != super::run_pmi::Mpi::Pmix {
         return super::run_pmi::run(super::run_pmi::Job {
@@ -599,7 +610,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
 /// Tell the failed rank's namespace, before the job is ended: `event`
 /// (PROC_ABORTED or PROC_ABORTED_BY_SIG) from that rank, naming it, its
 /// exit code and that the job will be terminated.
-fn announce(server: &net::Running, event: i32, source: Proc, code: i32) {
+pub(super) fn announce(server: &net::Running, event: i32, source: Proc, code: i32) {
     let info = vec![
         Info::new("pmix.evproc", Value::Proc(Box::new(source.clone()))),
         Info::new("pmix.exit.code", Value::Int(code)),

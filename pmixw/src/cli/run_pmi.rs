@@ -131,20 +131,20 @@ pub struct Job {
 
 use super::run::{exit_code, Job as Ranks, Rank};
 
-struct Launcher {
-    driver: Driver,
-    ranks: Ranks,
-    mpi: Mpi,
-    port: Option<String>,
+pub(super) struct Launcher {
+    pub(super) driver: Driver,
+    pub(super) ranks: Ranks,
+    pub(super) mpi: Mpi,
+    pub(super) port: Option<String>,
     /// `PMI_ID`s handed out (random: a stranger on the loopback cannot
     /// claim a rank's id before the rank does without reading its
     /// environment, which only its user can).
-    ids: std::collections::HashSet<u32>,
+    pub(super) ids: std::collections::HashSet<u32>,
 }
 
 impl Launcher {
     /// Start ranks `ranks` of job `k` (of `size`) running `app`.
-    fn start(
+    pub(super) fn start(
         &mut self,
         k: &str,
         size: u32,
@@ -360,6 +360,13 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                         first += a.maxprocs;
                     }
                     l.driver.core().spawned(request, result);
+                    events.extend(l.driver.pending());
+                }
+                // only a joint job (run_joint.rs) asks this
+                Event::JointFence { request, .. } => {
+                    l.driver
+                        .core()
+                        .joint_done(request, Err("no PMIx server in this job".into()));
                     events.extend(l.driver.pending());
                 }
                 Event::Lost { .. } | Event::Initialized { .. } => {}
