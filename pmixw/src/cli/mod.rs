@@ -3,6 +3,7 @@
 //! subcommand, so each has its own `--help`.
 
 mod debug;
+mod launch;
 mod probe;
 mod query;
 mod run;

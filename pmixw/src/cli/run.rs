@@ -12,6 +12,7 @@
 //! SIGTERM and SIGHUP end the job the same way and remove the rendezvous
 //! files; nothing is left behind.
 
+use super::launch;
 use pmix_types::status::codes;
 use pmix_types::RANK_WILDCARD;
 use pmix_types::{Info, Proc, Value};
@@ -49,23 +50,6 @@ impl Drop for Job {
 }
 
 impl Job {
-    /// A rank just started: tell the server its pid (for the process
-    /// tables) and follow it.
-    fn adopt(&mut self, server: &net::Running, child: Child, nspace: &str, rank: u32) {
-        let (ns, pid) = (nspace.to_string(), child.id());
-        // only this process or its descendants may connect as this rank;
-        // not waited for: the next rank starts at once (a claim that comes
-        // first is checked when the pid arrives)
-        server.post(move |s| s.set_rank_pid(&ns, rank, pid));
-        self.0.push(Rank {
-            child,
-            nspace: nspace.to_string(),
-            rank,
-            status: None,
-            finalized: false,
-        });
-    }
-
     /// SIGTERM to the running ranks, then up to `grace` for them to end.
     pub(super) fn end_within(&mut self, grace: Duration) {
         self.signal_running(libc::SIGTERM);
@@ -317,23 +301,6 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         None
     };
 
-    let launch = |exe: &str, argv: &[String], env: Vec<(String, String)>, ns: &str| {
-        let mut c = Command::new(exe);
-        c.args(argv);
-        for (k, v) in env {
-            let skip = k.starts_with("PMIX_SERVER_URI") && dialect.is_some_and(|d| d != k);
-            if !skip {
-                c.env(k, v);
-            }
-        }
-        // Open MPI 4.1 takes the direct-launch path (ess pmi) only under a
-        // launcher its schizo framework recognises; Flux is recognised by
-        // FLUX_JOB_ID alone (spec-notes/server.md)
-        if std::env::var_os("FLUX_JOB_ID").is_none() {
-            c.env("FLUX_JOB_ID", ns);
-        }
-        c
-    };
     server.call({
         let (ns, exe) = (nspace.clone(), exe.clone());
         move |s| {
@@ -347,14 +314,19 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     let child_exited = Arc::new(AtomicBool::new(true));
     let sigchld = signal_hook::flag::register(libc::SIGCHLD, child_exited.clone()).is_ok();
     let mut job = Job(Vec::new());
+    let mut wire = PmixWire::new(&server, dialect);
+    let app = launch::LaunchApp {
+        cmd: exe.clone(),
+        argv: argv.to_vec(),
+        n,
+        ..Default::default()
+    };
     for r in 0..n {
-        let mut c = launch(exe, argv, server.client_env(&nspace, r), &nspace);
-        let child = c.spawn().map_err(|e| format!("cannot start {exe}: {e}"))?;
-        job.adopt(&server, child, &nspace, r);
+        launch::start_rank(&mut wire, &mut job, &nspace, n, r, &app)?;
     }
 
     let start = Instant::now();
-    let mut spawned_jobs = 0;
+    let mut spawned_jobs = 0u32;
     // every namespace of the run, for the cleanups they registered
     let mut namespaces = vec![nspace.clone()];
     // spawned namespaces whose end is still to be reported
@@ -414,18 +386,8 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                     apps,
                     ..
                 } => {
-                    // a new job of every app's ranks, in a namespace of its own
-                    spawned_jobs += 1;
-                    let ns = format!("{nspace}-spawn-{spawned_jobs}");
-                    namespaces.push(ns.clone());
-                    running_spawns.push(ns.clone());
-                    let total: u32 = apps.iter().map(|a| a.maxprocs.max(1) as u32).sum();
-                    let spec = JobSpec {
-                        nspace: ns.clone(),
-                        nprocs: total,
-                        hostname: net::hostname(),
-                        info: Vec::new(),
-                    };
+                    // a new job of every app's ranks, in a namespace of its
+                    // own, through the launcher PMI spawn uses (launch.rs)
                     // what prterun tells a child: its parent, its apps
                     let here = std::env::current_dir()
                         .ok()
@@ -439,58 +401,31 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                         })
                         .collect();
                     // its ranks follow every rank started so far
-                    let offset = job.0.len() as u32;
-                    let uri = server.uri().to_string();
-                    let envs = server
-                        .call({
-                            let ns = ns.clone();
-                            move |s| {
-                                s.register_nspace(spec);
-                                s.set_parent(&ns, requester);
-                                s.set_apps(&ns, specs);
-                                s.set_offset(&ns, offset);
-                                (0..total)
-                                    .map(|r| s.client_env(&ns, r, &uri))
-                                    .collect::<Vec<_>>()
-                            }
+                    wire.spawn = Some((requester, specs, job.0.len() as u32));
+                    let apps: Vec<launch::LaunchApp> = apps
+                        .iter()
+                        .map(|a| launch::LaunchApp {
+                            cmd: a.cmd.as_ref().map(|c| c.to_string()).unwrap_or_default(),
+                            // argv[0] is the command itself
+                            argv: a.argv.iter().skip(1).map(|a| a.to_string()).collect(),
+                            n: a.maxprocs.max(1) as u32,
+                            env: a
+                                .env
+                                .iter()
+                                .filter_map(|kv| {
+                                    let kv = kv.to_string();
+                                    let (k, v) = kv.split_once('=')?;
+                                    Some((k.to_string(), v.to_string()))
+                                })
+                                .collect(),
+                            wdir: a.cwd.as_ref().map(|c| c.to_string()),
                         })
-                        .unwrap_or_default();
-                    if let Some(cmd) = apps.first().and_then(|a| a.cmd.as_ref()) {
-                        let (ns, cmd) = (ns.clone(), cmd.to_string());
-                        server.call(move |s| s.set_executable(&ns, &cmd));
-                    }
-                    let mut rank = 0usize;
-                    let mut result = Ok(ns.clone());
-                    for app in &apps {
-                        let cmd = app.cmd.as_ref().map(|c| c.to_string()).unwrap_or_default();
-                        // argv[0] is the command itself
-                        let args: Vec<String> =
-                            app.argv.iter().skip(1).map(|a| a.to_string()).collect();
-                        for _ in 0..app.maxprocs.max(1) {
-                            let mut c = launch(
-                                &cmd,
-                                &args,
-                                envs.get(rank).cloned().unwrap_or_default(),
-                                &ns,
-                            );
-                            for kv in &app.env {
-                                if let Some((k, v)) = kv.to_string().split_once('=') {
-                                    c.env(k, v);
-                                }
-                            }
-                            if let Some(d) = &app.cwd {
-                                c.current_dir(d.to_string());
-                            }
-                            match c.spawn() {
-                                Ok(child) => job.adopt(&server, child, &ns, rank as u32),
-                                Err(e) => {
-                                    eprintln!("pmixw run: cannot start {cmd}: {e}");
-                                    result = Err(codes::PMIX_ERR_NOT_FOUND);
-                                }
-                            }
-                            rank += 1;
-                        }
-                    }
+                        .collect();
+                    let (ns, result) =
+                        launch::spawn_job(&mut wire, &mut job, &nspace, &mut spawned_jobs, &apps);
+                    namespaces.push(ns.clone());
+                    running_spawns.push(ns.clone());
+                    let result = result.map(|()| ns).map_err(|_| codes::PMIX_ERR_NOT_FOUND);
                     server.call(move |s| s.spawned(request, result));
                 }
                 HostEvent::Kill { targets, .. } => {
@@ -709,4 +644,103 @@ fn hits(targets: &[Proc], ns: &str, rank: u32) -> bool {
     targets
         .iter()
         .any(|p| p.nspace.to_string() == ns && (p.rank == rank || p.rank == RANK_WILDCARD))
+}
+
+/// The PMIx wire's part in starting ranks ([`launch::Wire`]): each rank's
+/// environment from the server (under the `--dialect` URI variable only,
+/// if one was named), and the server told each rank's pid; for a spawn,
+/// the new namespace registered with its parent, apps and offset.
+pub(super) struct PmixWire<'a> {
+    pub(super) server: &'a net::Running,
+    pub(super) dialect: Option<&'static str>,
+    /// The spawn being started: who asked, what its apps are (as
+    /// `pmix.app.*` tells them), and the ranks started before it.
+    pub(super) spawn: Option<(Proc, Vec<AppSpec>, u32)>,
+    /// Each rank's environment, by namespace.
+    envs: std::collections::HashMap<String, Vec<Vec<(String, String)>>>,
+}
+
+impl<'a> PmixWire<'a> {
+    pub(super) fn new(server: &'a net::Running, dialect: Option<&'static str>) -> PmixWire<'a> {
+        PmixWire {
+            server,
+            dialect,
+            spawn: None,
+            envs: Default::default(),
+        }
+    }
+}
+
+impl launch::Wire for PmixWire<'_> {
+    fn register(&mut self, ns: &str, total: u32, apps: &[launch::LaunchApp]) {
+        let Some((requester, specs, offset)) = self.spawn.take() else {
+            return;
+        };
+        let spec = JobSpec {
+            nspace: ns.to_string(),
+            nprocs: total,
+            hostname: net::hostname(),
+            info: Vec::new(),
+        };
+        let uri = self.server.uri().to_string();
+        let envs = self
+            .server
+            .call({
+                let ns = ns.to_string();
+                move |s| {
+                    s.register_nspace(spec);
+                    s.set_parent(&ns, requester);
+                    s.set_apps(&ns, specs);
+                    s.set_offset(&ns, offset);
+                    (0..total)
+                        .map(|r| s.client_env(&ns, r, &uri))
+                        .collect::<Vec<_>>()
+                }
+            })
+            .unwrap_or_default();
+        self.envs.insert(ns.to_string(), envs);
+        if let Some(cmd) = apps
+            .first()
+            .map(|a| a.cmd.clone())
+            .filter(|c| !c.is_empty())
+        {
+            let ns = ns.to_string();
+            self.server.call(move |s| s.set_executable(&ns, &cmd));
+        }
+    }
+
+    fn prepare(
+        &mut self,
+        c: &mut Command,
+        ns: &str,
+        _total: u32,
+        rank: u32,
+    ) -> Result<Option<std::os::fd::OwnedFd>, String> {
+        let env = match self.envs.get(ns) {
+            Some(e) => e.get(rank as usize).cloned().unwrap_or_default(),
+            // the namespace the server started with
+            None => self.server.client_env(ns, rank),
+        };
+        for (k, v) in env {
+            let skip = k.starts_with("PMIX_SERVER_URI") && self.dialect.is_some_and(|d| d != k);
+            if !skip {
+                c.env(k, v);
+            }
+        }
+        // Open MPI 4.1 takes the direct-launch path (ess pmi) only under a
+        // launcher its schizo framework recognises; Flux is recognised by
+        // FLUX_JOB_ID alone (spec-notes/server.md)
+        if std::env::var_os("FLUX_JOB_ID").is_none() {
+            c.env("FLUX_JOB_ID", ns);
+        }
+        Ok(None)
+    }
+
+    /// Only this process or its descendants may connect as this rank; not
+    /// waited for: the next rank starts at once (a claim that comes first
+    /// is checked when the pid arrives).
+    fn started(&mut self, ns: &str, rank: u32, pid: u32) {
+        let ns = ns.to_string();
+        self.server.post(move |s| s.set_rank_pid(&ns, rank, pid));
+    }
 }

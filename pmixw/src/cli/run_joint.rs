@@ -11,17 +11,18 @@
 //! application number is its application's index. Not served here: spawn
 //! (either wire's is refused), `PMI_PORT`, and a job across nodes.
 
-use super::run::{announce, exit_code, Job as Ranks, Rank};
+use super::launch::{self, LaunchApp};
+use super::run::{announce, exit_code, Job as Ranks, PmixWire};
 use super::run_pmi::{choose, Launcher, Mpi};
 use pmix_types::status::codes;
 use pmix_types::Proc;
 use pmix_wire::pmi::fd::Driver;
 use pmix_wire::pmi::joint;
-use pmix_wire::pmi::server::{App, Event, JobSpec as PmiSpec, Server as PmiServer};
+use pmix_wire::pmi::server::{Event, JobSpec as PmiSpec, Server as PmiServer};
 use pmix_wire::server::{net, AppSpec, HostEvent, JobSpec};
 use std::collections::{BTreeMap, VecDeque};
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -148,56 +149,27 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         .collect();
     let mut core = PmiServer::new();
     core.register(spec);
-    let mut l = Launcher {
-        driver: Driver::new(core),
-        ranks: Ranks(Vec::new()),
-        mpi: Mpi::Pmi1,
-        port: None,
-        ids: Default::default(),
-    };
+    let mut l = Launcher::new(Driver::new(core), Mpi::Pmi1, None);
+    let mut pmix = PmixWire::new(&server, None);
+    let mut ranks = Ranks(Vec::new());
     let mut first = 0;
     for a in &job.apps {
-        let ranks: Vec<u32> = (first..first + a.n).collect();
+        let app = LaunchApp {
+            cmd: a.exe.clone(),
+            argv: a.argv.clone(),
+            n: a.n,
+            ..Default::default()
+        };
+        l.mpi = a.mpi;
+        let wire: &mut dyn launch::Wire = if a.mpi == Mpi::Pmix {
+            &mut pmix
+        } else {
+            &mut l
+        };
+        for r in first..first + a.n {
+            launch::start_rank(wire, &mut ranks, &ns, total, r, &app)?;
+        }
         first += a.n;
-        if a.mpi != Mpi::Pmix {
-            l.mpi = a.mpi;
-            let app = App {
-                cmd: a.exe.clone(),
-                argv: a.argv.clone(),
-                maxprocs: a.n,
-                info: Vec::new(),
-            };
-            l.start(&ns, total, &ranks, &app, false)?;
-            continue;
-        }
-        for r in ranks {
-            let mut c = Command::new(&a.exe);
-            c.args(&a.argv);
-            // a PMIx client: no PMI variable of ours or inherited
-            for (key, _) in std::env::vars_os() {
-                let key = key.to_string_lossy().to_string();
-                if key.starts_with("PMI_") {
-                    c.env_remove(&key);
-                }
-            }
-            c.envs(server.client_env(&ns, r));
-            if std::env::var_os("FLUX_JOB_ID").is_none() {
-                // as `pmixw run` does: Open MPI 4.1's direct-launch path
-                c.env("FLUX_JOB_ID", &ns);
-            }
-            let child = c
-                .spawn()
-                .map_err(|e| format!("cannot start {}: {e}", a.exe))?;
-            let (n2, pid) = (ns.clone(), child.id());
-            server.post(move |s| s.set_rank_pid(&n2, r, pid));
-            l.ranks.0.push(Rank {
-                child,
-                nspace: ns.clone(),
-                rank: r,
-                status: None,
-                finalized: false,
-            });
-        }
     }
     // PMI ranks in the PMIx fence: rank → the PMI core's request
     let mut waiting: BTreeMap<u32, u64> = BTreeMap::new();
@@ -213,7 +185,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     loop {
         let mut events: VecDeque<Event> = l.driver.step(Duration::from_millis(2)).into();
         let mut newly_failed = Vec::new();
-        for r in l.ranks.0.iter_mut().filter(|r| r.status.is_none()) {
+        for r in ranks.0.iter_mut().filter(|r| r.status.is_none()) {
             if let Ok(Some(st)) = r.child.try_wait() {
                 let code = exit_code(st);
                 r.status = Some(code);
@@ -246,7 +218,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     }
                 }
                 HostEvent::Finalized(p) => {
-                    for r in l.ranks.0.iter_mut().filter(|r| r.rank == p.rank) {
+                    for r in ranks.0.iter_mut().filter(|r| r.rank == p.rank) {
                         r.finalized = true;
                     }
                 }
@@ -276,7 +248,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     server.call(move |s| s.spawned(request, Err(codes::PMIX_ERR_NOT_SUPPORTED)));
                 }
                 HostEvent::Kill { targets, .. } => {
-                    for r in l.ranks.0.iter_mut().filter(|r| r.status.is_none()) {
+                    for r in ranks.0.iter_mut().filter(|r| r.status.is_none()) {
                         if hits(&targets, &r.nspace, r.rank) {
                             let _ = r.child.kill();
                         }
@@ -285,7 +257,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                 HostEvent::Signal {
                     targets, signal, ..
                 } => {
-                    for r in l.ranks.0.iter().filter(|r| r.status.is_none()) {
+                    for r in ranks.0.iter().filter(|r| r.status.is_none()) {
                         if hits(&targets, &r.nspace, r.rank) {
                             net::signal_pid(r.child.id(), signal);
                         }
@@ -325,7 +297,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     }
                 }
                 Event::Finalized { rank, .. } => {
-                    for r in l.ranks.0.iter_mut().filter(|r| r.rank == rank) {
+                    for r in ranks.0.iter_mut().filter(|r| r.rank == rank) {
                         r.finalized = true;
                     }
                 }
@@ -372,18 +344,18 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         }
         if let Some(&(sig, _)) = caught.iter().find(|(_, f)| f.load(Ordering::Relaxed)) {
             eprintln!("pmixw run: signal {sig}; ending the job");
-            l.ranks.end_within(job.grace);
+            ranks.end_within(job.grace);
             return Ok(ExitCode::from((128 + sig) as u8));
         }
         let now = Instant::now();
         if term_at.is_some_and(|t| now >= t) && kill_at.is_none() {
-            l.ranks.signal_running(libc::SIGTERM);
+            ranks.signal_running(libc::SIGTERM);
             kill_at = Some(now + job.grace);
         }
         if kill_at.is_some_and(|t| now >= t) {
-            l.ranks.signal_running(libc::SIGKILL);
+            ranks.signal_running(libc::SIGKILL);
         }
-        if l.ranks.0.iter().all(|r| r.status.is_some()) {
+        if ranks.0.iter().all(|r| r.status.is_some()) {
             break;
         }
         if job.timeout.is_some_and(|t| start.elapsed() >= t) {
@@ -396,7 +368,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     }
     let code = aborted
         .or(failed)
-        .or_else(|| l.ranks.0.iter().filter_map(|r| r.status).find(|s| *s != 0))
+        .or_else(|| ranks.0.iter().filter_map(|r| r.status).find(|s| *s != 0))
         .unwrap_or(0);
     server.stop();
     Ok(ExitCode::from(code.clamp(0, 255) as u8))

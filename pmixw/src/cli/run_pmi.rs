@@ -129,95 +129,121 @@ pub struct Job {
     pub argv: Vec<String>,
 }
 
-use super::run::{exit_code, Job as Ranks, Rank};
+use super::launch::{self, LaunchApp};
+use super::run::{exit_code, Job as Ranks};
 
+/// The PMI wire's part in starting ranks ([`launch::Wire`]): its server
+/// (the driver), which version the ranks are told to speak, and how they
+/// reach the server.
 pub(super) struct Launcher {
     pub(super) driver: Driver,
-    pub(super) ranks: Ranks,
     pub(super) mpi: Mpi,
     pub(super) port: Option<String>,
     /// `PMI_ID`s handed out (random: a stranger on the loopback cannot
     /// claim a rank's id before the rank does without reading its
     /// environment, which only its user can).
     pub(super) ids: std::collections::HashSet<u32>,
+    /// The spawn being started: its spawning job and preput keys.
+    pub(super) spawn: Option<(String, Vec<(String, String)>)>,
+    /// Jobs registered by a spawn (their ranks get `PMI_SPAWNED=1`).
+    pub(super) spawned: std::collections::HashSet<String>,
 }
 
 impl Launcher {
-    /// Start ranks `ranks` of job `k` (of `size`) running `app`.
-    pub(super) fn start(
-        &mut self,
-        k: &str,
-        size: u32,
-        ranks: &[u32],
-        app: &App,
-        spawned: bool,
-    ) -> Result<(), String> {
-        for &rank in ranks {
-            let mut c = Command::new(&app.cmd);
-            c.args(&app.argv);
-            // the ranks are PMI clients: nothing of PMIx may be found
-            for (key, _) in std::env::vars_os() {
-                let key = key.to_string_lossy().to_string();
-                if key.starts_with("PMIX_") || key.starts_with("PMI_") {
-                    c.env_remove(&key);
-                }
-            }
-            c.env("PMI_RANK", rank.to_string())
-                .env("PMI_SIZE", size.to_string());
-            if spawned {
-                c.env("PMI_SPAWNED", "1");
-            }
-            if self.mpi == Mpi::Pmi2 && std::env::var_os("MPIR_CVAR_PMI_VERSION").is_none() {
-                c.env("MPIR_CVAR_PMI_VERSION", "2");
-            }
-            if self.mpi == Mpi::Pmi1 && std::env::var_os("MPIR_CVAR_PMI_VERSION").is_none() {
-                c.env("MPIR_CVAR_PMI_VERSION", "1");
-            }
-            for (key, v) in &app.info {
-                if key == "wdir" {
-                    c.current_dir(v);
-                }
-            }
-            let theirs;
-            if let Some(p) = &self.port {
-                let id = loop {
-                    let mut b = [0u8; 4];
-                    let _ = std::fs::File::open("/dev/urandom")
-                        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut b));
-                    // positive, as MPICH's atoi reads it; never 0
-                    let id = (u32::from_le_bytes(b) & 0x7fff_ffff).max(1);
-                    if self.ids.insert(id) {
-                        break id;
-                    }
-                };
-                self.driver.core().expect_id(id, k, rank);
-                c.env("PMI_PORT", p).env("PMI_ID", id.to_string());
-                theirs = None;
-            } else {
-                let fd = self
-                    .driver
-                    .socketpair(k, rank)
-                    .map_err(|e| format!("cannot make a PMI socket: {e}"))?;
-                c.env("PMI_FD", fd.as_raw_fd().to_string());
-                theirs = Some(fd);
-            }
-            let child = c
-                .spawn()
-                .map_err(|e| format!("cannot start {}: {e}", app.cmd))?;
-            drop(theirs);
-            self.ranks.0.push(Rank {
-                child,
-                nspace: k.to_string(),
-                rank,
-                status: None,
-                finalized: false,
-            });
+    /// A launcher serving `driver`'s core; ranks told to speak `mpi`.
+    pub(super) fn new(driver: Driver, mpi: Mpi, port: Option<String>) -> Launcher {
+        Launcher {
+            driver,
+            mpi,
+            port,
+            ids: Default::default(),
+            spawn: None,
+            spawned: Default::default(),
         }
-        Ok(())
+    }
+}
+
+impl launch::Wire for Launcher {
+    /// A spawned job: its KVS holds the preput keys, its ranks know their
+    /// spawner and their application's number.
+    fn register(&mut self, name: &str, total: u32, apps: &[LaunchApp]) {
+        let mut spec = JobSpec::single_node(name, total);
+        if let Some((spawner, preput)) = self.spawn.take() {
+            spec.spawner = Some(spawner);
+            spec.preput = preput;
+        }
+        spec.appnum = apps
+            .iter()
+            .enumerate()
+            .flat_map(|(i, a)| std::iter::repeat_n(i as i32, a.n as usize))
+            .collect();
+        self.driver.core().register(spec);
+        self.spawned.insert(name.to_string());
     }
 
-    fn signal_running(&mut self, sig: i32) {
-        self.ranks.signal_running(sig);
+    fn prepare(
+        &mut self,
+        c: &mut Command,
+        k: &str,
+        size: u32,
+        rank: u32,
+    ) -> Result<Option<std::os::fd::OwnedFd>, String> {
+        // the ranks are PMI clients: nothing of PMIx may be found
+        for (key, _) in std::env::vars_os() {
+            let key = key.to_string_lossy().to_string();
+            if key.starts_with("PMIX_") || key.starts_with("PMI_") {
+                c.env_remove(&key);
+            }
+        }
+        c.env("PMI_RANK", rank.to_string())
+            .env("PMI_SIZE", size.to_string());
+        if self.spawned.contains(k) {
+            c.env("PMI_SPAWNED", "1");
+        }
+        if self.mpi == Mpi::Pmi2 && std::env::var_os("MPIR_CVAR_PMI_VERSION").is_none() {
+            c.env("MPIR_CVAR_PMI_VERSION", "2");
+        }
+        if self.mpi == Mpi::Pmi1 && std::env::var_os("MPIR_CVAR_PMI_VERSION").is_none() {
+            c.env("MPIR_CVAR_PMI_VERSION", "1");
+        }
+        if let Some(p) = &self.port {
+            let id = loop {
+                let mut b = [0u8; 4];
+                let _ = std::fs::File::open("/dev/urandom")
+                    .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut b));
+                // positive, as MPICH's atoi reads it; never 0
+                let id = (u32::from_le_bytes(b) & 0x7fff_ffff).max(1);
+                if self.ids.insert(id) {
+                    break id;
+                }
+            };
+            self.driver.core().expect_id(id, k, rank);
+            c.env("PMI_PORT", p).env("PMI_ID", id.to_string());
+            return Ok(None);
+        }
+        let fd = self
+            .driver
+            .socketpair(k, rank)
+            .map_err(|e| format!("cannot make a PMI socket: {e}"))?;
+        c.env("PMI_FD", fd.as_raw_fd().to_string());
+        Ok(Some(fd))
+    }
+}
+
+/// A PMI spawn's command as [`launch::spawn_job`] takes it (`wdir` from
+/// its info).
+pub(super) fn launch_app(a: &App) -> LaunchApp {
+    LaunchApp {
+        cmd: a.cmd.clone(),
+        argv: a.argv.clone(),
+        n: a.maxprocs,
+        env: Vec::new(),
+        wdir: a
+            .info
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "wdir")
+            .map(|(_, v)| v.clone()),
     }
 }
 
@@ -252,22 +278,19 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     } else {
         None
     };
-    let mut l = Launcher {
-        driver,
-        ranks: Ranks(Vec::new()),
-        mpi: job.mpi,
-        port,
-        ids: std::collections::HashSet::new(),
-    };
-    let app = App {
+    let mut l = Launcher::new(driver, job.mpi, port);
+    let mut ranks = Ranks(Vec::new());
+    let app = LaunchApp {
         cmd: job.exe.clone(),
         argv: job.argv.clone(),
-        maxprocs: job.n,
-        info: Vec::new(),
+        n: job.n,
+        ..Default::default()
     };
-    l.start(&kvsname, job.n, &local, &app, false)?;
+    for &r in &local {
+        launch::start_rank(&mut l, &mut ranks, &kvsname, job.n, r, &app)?;
+    }
     let start = Instant::now();
-    let mut spawned_jobs = 0;
+    let mut spawned_jobs = 0u32;
     let (mut failed, mut aborted): (Option<i32>, Option<i32>) = (None, None);
     let (mut term_at, mut kill_at): (Option<Instant>, Option<Instant>) = (None, None);
     loop {
@@ -283,7 +306,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         }
         // reap: a rank that ended before finalizing fails the job
         let mut newly_failed = Vec::new();
-        for r in l.ranks.0.iter_mut().filter(|r| r.status.is_none()) {
+        for r in ranks.0.iter_mut().filter(|r| r.status.is_none()) {
             if let Ok(Some(st)) = r.child.try_wait() {
                 r.status = Some(exit_code(st));
                 if exit_code(st) != 0 && !r.finalized {
@@ -323,7 +346,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                         .fence_done(request, Err("no other node".into())),
                 },
                 Event::Finalized { kvsname, rank } => {
-                    for r in l.ranks.0.iter_mut() {
+                    for r in ranks.0.iter_mut() {
                         if r.nspace == kvsname && r.rank == rank {
                             r.finalized = true;
                         }
@@ -336,29 +359,11 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     preput,
                     ..
                 } => {
-                    spawned_jobs += 1;
-                    let k = format!("{kvsname}-spawn-{spawned_jobs}");
-                    let total: u32 = apps.iter().map(|a| a.maxprocs).sum();
-                    let mut spec = JobSpec::single_node(&k, total);
-                    spec.spawner = Some(kvsname);
-                    spec.preput = preput;
-                    spec.appnum = apps
-                        .iter()
-                        .enumerate()
-                        .flat_map(|(i, a)| std::iter::repeat_n(i as i32, a.maxprocs as usize))
-                        .collect();
-                    l.driver.core().register(spec);
-                    let mut first = 0;
-                    let mut result = Ok(());
-                    for a in &apps {
-                        let ranks: Vec<u32> = (first..first + a.maxprocs).collect();
-                        if let Err(e) = l.start(&k, total, &ranks, a, true) {
-                            eprintln!("pmixw run: {e}");
-                            result = Err(e);
-                            break;
-                        }
-                        first += a.maxprocs;
-                    }
+                    // through the launcher PMIx_Spawn uses (launch.rs)
+                    l.spawn = Some((kvsname.clone(), preput));
+                    let apps: Vec<LaunchApp> = apps.iter().map(launch_app).collect();
+                    let (_, result) =
+                        launch::spawn_job(&mut l, &mut ranks, &kvsname, &mut spawned_jobs, &apps);
                     l.driver.core().spawned(request, result);
                     events.extend(l.driver.pending());
                 }
@@ -391,18 +396,18 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         }
         if let Some(&(sig, _)) = caught.iter().find(|(_, f)| f.load(Ordering::Relaxed)) {
             eprintln!("pmixw run: signal {sig}; ending the job");
-            l.ranks.end_within(job.grace);
+            ranks.end_within(job.grace);
             return Ok(ExitCode::from((128 + sig) as u8));
         }
         let now = Instant::now();
         if term_at.is_some_and(|t| now >= t) && kill_at.is_none() {
-            l.signal_running(libc::SIGTERM);
+            ranks.signal_running(libc::SIGTERM);
             kill_at = Some(now + job.grace);
         }
         if kill_at.is_some_and(|t| now >= t) {
-            l.signal_running(libc::SIGKILL);
+            ranks.signal_running(libc::SIGKILL);
         }
-        if l.ranks.0.iter().all(|r| r.status.is_some()) {
+        if ranks.0.iter().all(|r| r.status.is_some()) {
             break;
         }
         if job.timeout.is_some_and(|t| start.elapsed() >= t) {
@@ -415,7 +420,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     }
     let code = aborted
         .or(failed)
-        .or_else(|| l.ranks.0.iter().filter_map(|r| r.status).find(|s| *s != 0))
+        .or_else(|| ranks.0.iter().filter_map(|r| r.status).find(|s| *s != 0))
         .unwrap_or(0);
     if let Some(a) = across {
         a.finish();
