@@ -235,8 +235,12 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     let n = Some(n).filter(|n| *n > 0).ok_or(USAGE)?;
     let (exe, argv) = prog.split_first().ok_or(USAGE)?;
     if super::run_joint::is_mpmd(&prog) {
+        if pmi_port {
+            return Err("--pmi-port: not offered for a job of several applications".into());
+        }
         // several applications: one job, each served its own wire
         return super::run_joint::run(super::run_joint::Job {
+            dialect,
             apps: super::run_joint::split_apps(n, mpi.as_deref(), &prog)?,
             nspace: user_ns.unwrap_or_else(|| default_nspace(exe, std::process::id())),
             timeout,

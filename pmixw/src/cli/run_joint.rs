@@ -95,6 +95,8 @@ pub fn split_apps(n: u32, mpi: Option<&str>, prog: &[String]) -> Result<Vec<AppA
 /// The job's settings, from `pmixw run`'s arguments.
 pub struct Job {
     pub apps: Vec<AppArgs>,
+    /// `--dialect`: the one URI variable PMIx ranks get.
+    pub dialect: Option<&'static str>,
     pub nspace: String,
     pub timeout: Option<Duration>,
     pub grace: Duration,
@@ -150,7 +152,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     let mut core = PmiServer::new();
     core.register(spec);
     let mut l = Launcher::new(Driver::new(core), Mpi::Pmi1, None);
-    let mut pmix = PmixWire::new(&server, None);
+    let mut pmix = PmixWire::new(&server, job.dialect);
     let mut ranks = Ranks(Vec::new());
     let mut first = 0;
     for a in &job.apps {
