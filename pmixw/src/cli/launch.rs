@@ -5,11 +5,16 @@
 //! run's [`Job`], whose loop ends them and reports their failures as it
 //! does the first job's. What differs between the wires (the server's
 //! registration, each rank's environment, what the server is told once a
-//! rank runs) is a [`Wire`].
+//! rank runs) is a [`Wire`]. How a run ends (abort, failure, escalation,
+//! a caught signal, the timeout) is one [`Ending`] for every launcher.
 
-use super::run::{Job, Rank};
+use super::run::{exit_code, Job, Rank};
 use std::os::fd::OwnedFd;
-use std::process::Command;
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Command, ExitStatus};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// One application of a spawn.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -112,6 +117,131 @@ pub(super) fn start_rank(
         finalized: false,
     });
     Ok(())
+}
+
+/// What a round of a run's loop comes to ([`Ending::check`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Outcome {
+    /// Every rank has ended: the run's status.
+    Done(i32),
+    /// A signal was caught and the job ended: exit 128 + it.
+    Signal(i32),
+    /// The run's time is up: exit 124 (the ranks are killed when the
+    /// [`Job`] is dropped).
+    Timeout,
+}
+
+/// How a run ends, for every launcher (`pmixw run` of either wire, or
+/// both): the job's status is the first abort's, else the first failure's
+/// (a rank ending non-zero before it finalized, unless `--keep-going`),
+/// else the first non-zero exit; once it is ending the others get SIGTERM
+/// after the grace and SIGKILL after another. A caught signal ends the
+/// job at once, the timeout too.
+pub(super) struct Ending {
+    grace: Duration,
+    keep_going: bool,
+    timeout: Option<Duration>,
+    start: Instant,
+    failed: Option<i32>,
+    aborted: Option<i32>,
+    term_at: Option<Instant>,
+    kill_at: Option<Instant>,
+}
+
+impl Ending {
+    /// A run starting now.
+    pub(super) fn new(grace: Duration, keep_going: bool, timeout: Option<Duration>) -> Ending {
+        Ending {
+            grace,
+            keep_going,
+            timeout,
+            start: Instant::now(),
+            failed: None,
+            aborted: None,
+            term_at: None,
+            kill_at: None,
+        }
+    }
+
+    /// Rank `rank` aborted asking `status` (logged): if this is what ends
+    /// the job, the status it ends with (0 becomes 1), for the caller to
+    /// tell the others; None when the job was already ending.
+    pub(super) fn aborted(&mut self, rank: u32, status: i32, message: &str) -> Option<i32> {
+        eprintln!("pmixw run: rank {rank} aborted with status {status}: {message}");
+        if self.aborted.is_some() || self.failed.is_some() {
+            return None;
+        }
+        let code = if status == 0 { 1 } else { status };
+        self.aborted = Some(code);
+        self.term_at = Some(Instant::now() + self.grace);
+        Some(code)
+    }
+
+    /// Rank `rank` of `ns` ended with `st` before it finalized (logged):
+    /// its status if this ends the job, for the caller to tell the
+    /// others; None when the job was already ending or goes on.
+    pub(super) fn failed(&mut self, ns: &str, rank: u32, st: ExitStatus) -> Option<i32> {
+        let code = exit_code(st);
+        eprintln!(
+            "pmixw run: rank {rank} of {ns} {} before finalizing",
+            match st.signal() {
+                Some(s) => format!("was killed by signal {s}"),
+                None => format!("exited with status {code}"),
+            }
+        );
+        if self.keep_going || self.failed.is_some() || self.aborted.is_some() {
+            return None;
+        }
+        self.failed = Some(code);
+        self.term_at = Some(Instant::now() + self.grace);
+        Some(code)
+    }
+
+    /// After each round of the loop: end the job on a caught signal,
+    /// escalate, and say whether the run is over.
+    pub(super) fn check(
+        &mut self,
+        ranks: &mut Job,
+        caught: &[(i32, Arc<AtomicBool>)],
+    ) -> Option<Outcome> {
+        if let Some(&(sig, _)) = caught.iter().find(|(_, f)| f.load(Ordering::Relaxed)) {
+            eprintln!("pmixw run: signal {sig}; ending the job");
+            ranks.end_within(self.grace);
+            return Some(Outcome::Signal(sig));
+        }
+        let now = Instant::now();
+        if self.term_at.is_some_and(|t| now >= t) && self.kill_at.is_none() {
+            ranks.signal_running(libc::SIGTERM);
+            self.kill_at = Some(now + self.grace);
+        }
+        if self.kill_at.is_some_and(|t| now >= t) {
+            ranks.signal_running(libc::SIGKILL);
+        }
+        if ranks.0.iter().all(|r| r.status.is_some()) {
+            // a rank that finalized and then exited non-zero still fails it
+            let code = self
+                .aborted
+                .or(self.failed)
+                .or_else(|| ranks.0.iter().filter_map(|r| r.status).find(|s| *s != 0))
+                .unwrap_or(0);
+            return Some(Outcome::Done(code));
+        }
+        if let Some(t) = self.timeout.filter(|t| self.start.elapsed() >= *t) {
+            eprintln!("pmixw run: timeout after {t:?}; killing the job");
+            return Some(Outcome::Timeout);
+        }
+        None
+    }
+}
+
+/// The exit code of an [`Outcome`] (a status beyond 0-255 clamped).
+pub(super) fn exit_of(o: Outcome) -> std::process::ExitCode {
+    let code = match o {
+        Outcome::Done(c) => c.clamp(0, 255),
+        Outcome::Signal(sig) => 128 + sig,
+        Outcome::Timeout => 124,
+    };
+    std::process::ExitCode::from(code as u8)
 }
 
 #[cfg(test)]

@@ -64,6 +64,30 @@ impl Job {
         }
     }
 
+    /// A kill or signal a client or tool asked for (the core has already
+    /// answered): to the running ranks it names.
+    pub(super) fn control(&mut self, e: &HostEvent) {
+        match e {
+            HostEvent::Kill { targets, .. } => {
+                for r in self.0.iter_mut().filter(|r| r.status.is_none()) {
+                    if hits(targets, &r.nspace, r.rank) {
+                        let _ = r.child.kill();
+                    }
+                }
+            }
+            HostEvent::Signal {
+                targets, signal, ..
+            } => {
+                for r in self.0.iter().filter(|r| r.status.is_none()) {
+                    if hits(targets, &r.nspace, r.rank) {
+                        net::signal_pid(r.child.id(), *signal);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     pub(super) fn signal_running(&mut self, sig: i32) {
         for r in &mut self.0 {
             if r.status.is_none() {
@@ -329,17 +353,14 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         launch::start_rank(&mut wire, &mut job, &nspace, n, r, &app)?;
     }
 
-    let start = Instant::now();
     let mut spawned_jobs = 0u32;
     // every namespace of the run, for the cleanups they registered
     let mut namespaces = vec![nspace.clone()];
     // spawned namespaces whose end is still to be reported
     let mut running_spawns: Vec<String> = Vec::new();
     // the job's status once it is ending, and when to escalate
-    let mut failed: Option<i32> = None;
-    let mut aborted: Option<i32> = None;
-    let mut term_at: Option<Instant> = None;
-    let mut kill_at: Option<Instant> = None;
+    let mut ending = launch::Ending::new(grace, keep_going, timeout);
+    let outcome;
     loop {
         // reap before draining the events: the server queues a rank's
         // abort or finalize before its reply, so for an exit seen here the
@@ -364,15 +385,8 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                     status: st,
                     message,
                 } => {
-                    eprintln!(
-                        "pmixw run: rank {} aborted with status {st}: {}",
-                        proc.rank,
-                        message.unwrap_or_default()
-                    );
-                    if aborted.is_none() && failed.is_none() {
-                        let code = if st == 0 { 1 } else { st };
-                        aborted = Some(code);
-                        term_at = Some(Instant::now() + grace);
+                    let message = message.unwrap_or_default();
+                    if let Some(code) = ending.aborted(proc.rank, st, &message) {
                         announce(&server, codes::PMIX_ERR_PROC_ABORTED, proc, code);
                     }
                 }
@@ -432,32 +446,9 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                     let result = result.map(|()| ns).map_err(|_| codes::PMIX_ERR_NOT_FOUND);
                     server.call(move |s| s.spawned(request, result));
                 }
-                HostEvent::Kill { targets, .. } => {
-                    for r in job.0.iter_mut().filter(|r| r.status.is_none()) {
-                        if hits(&targets, &r.nspace, r.rank) {
-                            let _ = r.child.kill();
-                        }
-                    }
-                }
-                HostEvent::Signal {
-                    targets, signal, ..
-                } => {
-                    for r in job.0.iter().filter(|r| r.status.is_none()) {
-                        if hits(&targets, &r.nspace, r.rank) {
-                            net::signal_pid(r.child.id(), signal);
-                        }
-                    }
-                }
+                e @ (HostEvent::Kill { .. } | HostEvent::Signal { .. }) => job.control(&e),
                 _ => {}
             }
-        }
-        if let Some(&(sig, _)) = caught.iter().find(|(_, f)| f.load(Ordering::Relaxed)) {
-            eprintln!("pmixw run: signal {sig}; ending the job");
-            job.end_within(grace);
-            drop(job);
-            clean_up(&server, &namespaces);
-            server.stop();
-            return Ok(ExitCode::from((128 + sig) as u8));
         }
         // a spawned job whose ranks have all ended: its end reported
         running_spawns.retain(|ns| {
@@ -482,47 +473,23 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
             }
         }
         for (ns, rank, st) in newly_failed {
-            let code = exit_code(st);
-            eprintln!(
-                "pmixw run: rank {rank} of {ns} {} before finalizing",
-                match st.signal() {
-                    Some(s) => format!("was killed by signal {s}"),
-                    None => format!("exited with status {code}"),
-                }
-            );
-            if keep_going || failed.is_some() || aborted.is_some() {
-                continue;
+            if let Some(code) = ending.failed(&ns, rank, st) {
+                announce_failure(&server, Proc::new(&ns, rank), st, code);
             }
-            failed = Some(code);
-            term_at = Some(Instant::now() + grace);
-            // the standard's event to the others, before they are ended
-            let event = if st.signal().is_some() {
-                codes::PMIX_ERR_PROC_ABORTED_BY_SIG
-            } else {
-                codes::PMIX_ERR_PROC_ABORTED
-            };
-            announce(&server, event, Proc::new(&ns, rank), code);
         }
-        let now = Instant::now();
-        if term_at.is_some_and(|t| now >= t) && kill_at.is_none() {
-            job.signal_running(libc::SIGTERM);
-            kill_at = Some(now + grace);
-        }
-        if kill_at.is_some_and(|t| now >= t) {
-            job.signal_running(libc::SIGKILL);
-        }
-        if job.0.iter().all(|r| r.status.is_some()) {
-            break;
-        }
-        if timeout.is_some_and(|t| start.elapsed() >= t) {
-            eprintln!(
-                "pmixw run: timeout after {:?}; killing the job",
-                timeout.unwrap_or_default()
-            );
-            drop(job);
-            clean_up(&server, &namespaces);
-            server.stop();
-            return Ok(ExitCode::from(124));
+        match ending.check(&mut job, &caught) {
+            None => {}
+            Some(o @ launch::Outcome::Done(_)) => {
+                outcome = o;
+                break;
+            }
+            // the job was ended (a signal), or is killed as it is dropped
+            Some(o) => {
+                drop(job);
+                clean_up(&server, &namespaces);
+                server.stop();
+                return Ok(launch::exit_of(o));
+            }
         }
         std::thread::sleep(Duration::from_millis(1));
     }
@@ -538,12 +505,24 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
             .unwrap_or_default();
         eprintln!("server_rss {hwm}");
     }
-    // a rank that finalized and then exited non-zero still fails the job
-    let code = aborted
-        .or(failed)
-        .or_else(|| job.0.iter().filter_map(|r| r.status).find(|s| *s != 0))
-        .unwrap_or(0);
-    Ok(ExitCode::from(code.clamp(0, 255) as u8))
+    Ok(launch::exit_of(outcome))
+}
+
+/// A rank failed before it finalized, ending the job with `code`: the
+/// standard's event to the others, before they are ended
+/// (PROC_ABORTED_BY_SIG when a signal killed it, else PROC_ABORTED).
+pub(super) fn announce_failure(
+    server: &net::Running,
+    source: Proc,
+    st: std::process::ExitStatus,
+    code: i32,
+) {
+    let event = if st.signal().is_some() {
+        codes::PMIX_ERR_PROC_ABORTED_BY_SIG
+    } else {
+        codes::PMIX_ERR_PROC_ABORTED
+    };
+    announce(server, event, source, code);
 }
 
 /// Tell the failed rank's namespace, before the job is ended: `event`

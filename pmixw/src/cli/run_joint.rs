@@ -11,8 +11,8 @@
 //! application number is its application's index. Not served here: spawn
 //! (either wire's is refused), `PMI_PORT`, and a job across nodes.
 
-use super::launch::{self, LaunchApp};
-use super::run::{announce, exit_code, Job as Ranks, PmixWire};
+use super::launch::{self, exit_of, Ending, LaunchApp};
+use super::run::{announce, announce_failure, exit_code, Job as Ranks, PmixWire};
 use super::run_pmi::{choose, Launcher, Mpi};
 use pmix_types::status::codes;
 use pmix_types::Proc;
@@ -21,10 +21,8 @@ use pmix_wire::pmi::joint;
 use pmix_wire::pmi::server::{Event, JobSpec as PmiSpec, Server as PmiServer};
 use pmix_wire::server::{net, AppSpec, HostEvent, JobSpec};
 use std::collections::{BTreeMap, VecDeque};
-use std::os::unix::process::ExitStatusExt;
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// One application of the job.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -175,15 +173,9 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     }
     // PMI ranks in the PMIx fence: rank → the PMI core's request
     let mut waiting: BTreeMap<u32, u64> = BTreeMap::new();
-    let start = Instant::now();
-    let (mut failed, mut aborted): (Option<i32>, Option<i32>) = (None, None);
-    let (mut term_at, mut kill_at): (Option<Instant>, Option<Instant>) = (None, None);
-    let abort_job = |who: Proc, status: i32, failed_now: &mut Option<i32>| {
-        if failed_now.is_none() {
-            *failed_now = Some(status);
-        }
-        announce(&server, codes::PMIX_ERR_PROC_ABORTED, who, status);
-    };
+    let mut ending = Ending::new(job.grace, job.keep_going, job.timeout);
+    // the others are told, then ended (run.rs does the same)
+    let tell = |who: Proc, code: i32| announce(&server, codes::PMIX_ERR_PROC_ABORTED, who, code);
     loop {
         let mut events: VecDeque<Event> = l.driver.step(Duration::from_millis(2)).into();
         let mut newly_failed = Vec::new();
@@ -206,17 +198,9 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     status,
                     message,
                 } => {
-                    eprintln!(
-                        "pmixw run: rank {} aborted with status {status}: {}",
-                        proc.rank,
-                        message.unwrap_or_default()
-                    );
-                    if aborted.is_none() && failed.is_none() {
-                        let code = if status == 0 { 1 } else { status };
-                        let mut a = None;
-                        abort_job(proc, code, &mut a);
-                        aborted = a;
-                        term_at = Some(Instant::now() + job.grace);
+                    let message = message.unwrap_or_default();
+                    if let Some(code) = ending.aborted(proc.rank, status, &message) {
+                        tell(proc, code);
                     }
                 }
                 HostEvent::Finalized(p) => {
@@ -249,22 +233,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     );
                     server.call(move |s| s.spawned(request, Err(codes::PMIX_ERR_NOT_SUPPORTED)));
                 }
-                HostEvent::Kill { targets, .. } => {
-                    for r in ranks.0.iter_mut().filter(|r| r.status.is_none()) {
-                        if hits(&targets, &r.nspace, r.rank) {
-                            let _ = r.child.kill();
-                        }
-                    }
-                }
-                HostEvent::Signal {
-                    targets, signal, ..
-                } => {
-                    for r in ranks.0.iter().filter(|r| r.status.is_none()) {
-                        if hits(&targets, &r.nspace, r.rank) {
-                            net::signal_pid(r.child.id(), signal);
-                        }
-                    }
-                }
+                e @ (HostEvent::Kill { .. } | HostEvent::Signal { .. }) => ranks.control(&e),
                 _ => {}
             }
         }
@@ -289,13 +258,8 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     message,
                     ..
                 } => {
-                    eprintln!("pmixw run: rank {rank} aborted with status {status}: {message}");
-                    if aborted.is_none() && failed.is_none() {
-                        let code = if status == 0 { 1 } else { status };
-                        let mut a = None;
-                        abort_job(Proc::new(&ns, rank), code, &mut a);
-                        aborted = a;
-                        term_at = Some(Instant::now() + job.grace);
+                    if let Some(code) = ending.aborted(rank, status, &message) {
+                        tell(Proc::new(&ns, rank), code);
                     }
                 }
                 Event::Finalized { rank, .. } => {
@@ -330,57 +294,15 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             }
         }
         for (rank, st) in newly_failed {
-            let code = exit_code(st);
-            eprintln!(
-                "pmixw run: rank {rank} of {ns} {} before finalizing",
-                match st.signal() {
-                    Some(s) => format!("was killed by signal {s}"),
-                    None => format!("exited with status {code}"),
-                }
-            );
-            if job.keep_going || failed.is_some() || aborted.is_some() {
-                continue;
+            if let Some(code) = ending.failed(&ns, rank, st) {
+                announce_failure(&server, Proc::new(&ns, rank), st, code);
             }
-            abort_job(Proc::new(&ns, rank), code, &mut failed);
-            term_at = Some(Instant::now() + job.grace);
         }
-        if let Some(&(sig, _)) = caught.iter().find(|(_, f)| f.load(Ordering::Relaxed)) {
-            eprintln!("pmixw run: signal {sig}; ending the job");
-            ranks.end_within(job.grace);
-            return Ok(ExitCode::from((128 + sig) as u8));
-        }
-        let now = Instant::now();
-        if term_at.is_some_and(|t| now >= t) && kill_at.is_none() {
-            ranks.signal_running(libc::SIGTERM);
-            kill_at = Some(now + job.grace);
-        }
-        if kill_at.is_some_and(|t| now >= t) {
-            ranks.signal_running(libc::SIGKILL);
-        }
-        if ranks.0.iter().all(|r| r.status.is_some()) {
-            break;
-        }
-        if job.timeout.is_some_and(|t| start.elapsed() >= t) {
-            eprintln!(
-                "pmixw run: timeout after {:?}; killing the job",
-                job.timeout.unwrap_or_default()
-            );
-            return Ok(ExitCode::from(124));
+        if let Some(o) = ending.check(&mut ranks, &caught) {
+            server.stop();
+            return Ok(exit_of(o));
         }
     }
-    let code = aborted
-        .or(failed)
-        .or_else(|| ranks.0.iter().filter_map(|r| r.status).find(|s| *s != 0))
-        .unwrap_or(0);
-    server.stop();
-    Ok(ExitCode::from(code.clamp(0, 255) as u8))
-}
-
-/// Whether `targets` names rank `rank` of `ns` (or its whole namespace).
-fn hits(targets: &[Proc], ns: &str, rank: u32) -> bool {
-    targets.iter().any(|p| {
-        p.nspace.to_string() == ns && (p.rank == rank || p.rank == pmix_types::RANK_WILDCARD)
-    })
 }
 
 #[cfg(test)]

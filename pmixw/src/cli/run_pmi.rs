@@ -12,10 +12,8 @@ use pmix_wire::pmi::fd::Driver;
 use pmix_wire::pmi::server::{App, Event, JobSpec, NameOp, Server};
 use std::collections::VecDeque;
 use std::os::fd::AsRawFd;
-use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitCode};
-use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Which wire the ranks see.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -289,10 +287,8 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     for &r in &local {
         launch::start_rank(&mut l, &mut ranks, &kvsname, job.n, r, &app)?;
     }
-    let start = Instant::now();
     let mut spawned_jobs = 0u32;
-    let (mut failed, mut aborted): (Option<i32>, Option<i32>) = (None, None);
-    let (mut term_at, mut kill_at): (Option<Instant>, Option<Instant>) = (None, None);
+    let mut ending = launch::Ending::new(job.grace, job.keep_going, job.timeout);
     loop {
         let mut events: VecDeque<Event> = l.driver.step(Duration::from_millis(2)).into();
         if let Some(a) = &across {
@@ -322,10 +318,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     message,
                     ..
                 } => {
-                    eprintln!("pmixw run: rank {rank} aborted with status {status}: {message}");
-                    if aborted.is_none() && failed.is_none() {
-                        aborted = Some(if status == 0 { 1 } else { status });
-                        term_at = Some(Instant::now() + job.grace);
+                    if ending.aborted(rank, status, &message).is_some() {
                         if let Some(a) = &across {
                             a.abort(format!("rank {rank} aborted: {message}"));
                         }
@@ -378,54 +371,24 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             }
         }
         for (k, rank, st) in newly_failed {
-            eprintln!(
-                "pmixw run: rank {rank} of {k} {} before finalizing",
-                match st.signal() {
-                    Some(s) => format!("was killed by signal {s}"),
-                    None => format!("exited with status {}", exit_code(st)),
+            if ending.failed(&k, rank, st).is_some() {
+                if let Some(a) = &across {
+                    a.abort(format!("rank {rank} of {k} failed before finalizing"));
                 }
-            );
-            if job.keep_going || failed.is_some() || aborted.is_some() {
-                continue;
-            }
-            failed = Some(exit_code(st));
-            term_at = Some(Instant::now() + job.grace);
-            if let Some(a) = &across {
-                a.abort(format!("rank {rank} of {k} failed before finalizing"));
             }
         }
-        if let Some(&(sig, _)) = caught.iter().find(|(_, f)| f.load(Ordering::Relaxed)) {
-            eprintln!("pmixw run: signal {sig}; ending the job");
-            ranks.end_within(job.grace);
-            return Ok(ExitCode::from((128 + sig) as u8));
-        }
-        let now = Instant::now();
-        if term_at.is_some_and(|t| now >= t) && kill_at.is_none() {
-            ranks.signal_running(libc::SIGTERM);
-            kill_at = Some(now + job.grace);
-        }
-        if kill_at.is_some_and(|t| now >= t) {
-            ranks.signal_running(libc::SIGKILL);
-        }
-        if ranks.0.iter().all(|r| r.status.is_some()) {
-            break;
-        }
-        if job.timeout.is_some_and(|t| start.elapsed() >= t) {
-            eprintln!(
-                "pmixw run: timeout after {:?}; killing the job",
-                job.timeout.unwrap_or_default()
-            );
-            return Ok(ExitCode::from(124));
+        match ending.check(&mut ranks, &caught) {
+            None => {}
+            Some(o @ launch::Outcome::Done(_)) => {
+                if let Some(a) = across {
+                    a.finish();
+                }
+                return Ok(launch::exit_of(o));
+            }
+            // the job was ended (a signal), or is killed as it is dropped
+            Some(o) => return Ok(launch::exit_of(o)),
         }
     }
-    let code = aborted
-        .or(failed)
-        .or_else(|| ranks.0.iter().filter_map(|r| r.status).find(|s| *s != 0))
-        .unwrap_or(0);
-    if let Some(a) = across {
-        a.finish();
-    }
-    Ok(ExitCode::from(code.clamp(0, 255) as u8))
 }
 
 /// Work for the PMI-2 thread (PMI-2 answers one request at a time).
