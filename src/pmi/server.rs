@@ -163,7 +163,8 @@ pub enum Event {
         kvsname: String,
         /// The rank.
         rank: u32,
-        /// Its puts since its last barrier, in order.
+        /// Its puts since its last barrier (the last value of each key,
+        /// by key).
         puts: Vec<(String, String)>,
     },
     /// A rank asked to spawn a job: the host starts it (registering it
@@ -318,8 +319,9 @@ struct Job {
     lost: BTreeSet<u32>,
     /// Puts not yet sent to the other nodes (a job that spans nodes).
     unsent: Vec<(String, String)>,
-    /// A joint job's puts not yet given to the host, by rank.
-    joint_puts: BTreeMap<u32, Vec<(String, String)>>,
+    /// A joint job's puts not yet given to the host, by rank (a key put
+    /// again replaces its value: what waits is bounded by the KVS).
+    joint_puts: BTreeMap<u32, BTreeMap<String, String>>,
 }
 
 impl Job {
@@ -918,7 +920,7 @@ impl Server {
             job.joint_puts
                 .entry(rank)
                 .or_default()
-                .push((key.to_string(), value.to_string()));
+                .insert(key.to_string(), value.to_string());
         }
         Ok(())
     }
@@ -1074,7 +1076,12 @@ impl Server {
             // one collective with the PMIx clients: through the host
             let request = self.next_request;
             self.next_request += 1;
-            let puts = job.joint_puts.remove(&r).unwrap_or_default();
+            let puts = job
+                .joint_puts
+                .remove(&r)
+                .unwrap_or_default()
+                .into_iter()
+                .collect();
             self.joints.insert(request, (k.to_string(), r, w));
             self.out.push_back(Output::Host(Event::JointFence {
                 request,
