@@ -204,7 +204,12 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     }
                 }
                 HostEvent::Finalized(p) => {
-                    for r in ranks.0.iter_mut().filter(|r| r.rank == p.rank) {
+                    let pns = p.nspace.to_string();
+                    for r in ranks
+                        .0
+                        .iter_mut()
+                        .filter(|r| r.rank == p.rank && r.nspace == pns)
+                    {
                         r.finalized = true;
                     }
                 }
@@ -262,8 +267,12 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                         tell(Proc::new(&ns, rank), code);
                     }
                 }
-                Event::Finalized { rank, .. } => {
-                    for r in ranks.0.iter_mut().filter(|r| r.rank == rank) {
+                Event::Finalized { kvsname, rank } => {
+                    for r in ranks
+                        .0
+                        .iter_mut()
+                        .filter(|r| r.rank == rank && r.nspace == kvsname)
+                    {
                         r.finalized = true;
                     }
                 }
