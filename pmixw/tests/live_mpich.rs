@@ -51,6 +51,21 @@ fn run(launcher: &Path, args: &[&str], exe: &Path) -> (bool, Vec<String>, String
     )
 }
 
+/// test-kit/c/pmi_kvs.c, our raw-wire PMI client, built with cc as
+/// `name` (each test its own file).
+fn build_pmi_kvs(name: &str) -> PathBuf {
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/pmi_kvs.c");
+    let o = Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(&exe)
+        .arg(src)
+        .output()
+        .expect("cc runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    exe
+}
+
 /// MPICH's ranks poll busily: the tests of this file run one at a time,
 /// or on 2 cores UCX's endpoint setup can time out under the other
 /// tests' jobs (seen once: MPI_Comm_spawn's accept, "Endpoint timeout",
@@ -271,15 +286,7 @@ fn mpi4py_suite_with_mpich_under_pmixw_run_as_under_mpiexec() {
 fn a_put_get_fence_program_in_both_wires_as_under_mpiexec() {
     let _serial = one_test_at_a_time();
     let Some((_, mpiexec)) = peers() else { return };
-    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pmi_kvs");
-    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/pmi_kvs.c");
-    let o = Command::new("cc")
-        .args(["-O1", "-o"])
-        .arg(&exe)
-        .arg(src)
-        .output()
-        .expect("cc runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let exe = build_pmi_kvs("pmi_kvs");
     let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
     for v in ["1", "2"] {
         let wire = format!("pmi{v}");
@@ -329,17 +336,7 @@ fn mpich_programs_across_two_slurm_nodes() {
         return;
     };
     let ring = build(&cc, "mpi_ring", "slurm");
-    let kvs = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pmi_kvs_slurm");
-    let o = Command::new("cc")
-        .args(["-O1", "-o"])
-        .arg(&kvs)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../test-kit/c/pmi_kvs.c"
-        ))
-        .output()
-        .expect("cc runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kvs = build_pmi_kvs("pmi_kvs_slurm");
     let go = |args: &[&str]| {
         let child = c
             .srun()
@@ -411,15 +408,7 @@ fn a_job_mixing_libpmix_and_pmi_clients_shares_one_store() {
     }
     let dir = pmix_test_kit::interop::default_out_dir();
     let pmix = pmix_test_kit::interop::build_c("pmix_kvs", &dir).unwrap_or_else(|e| panic!("{e}"));
-    let pmi = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pmi_kvs_mixed");
-    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/pmi_kvs.c");
-    let o = Command::new("cc")
-        .args(["-O1", "-o"])
-        .arg(&pmi)
-        .arg(src)
-        .output()
-        .expect("cc runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let pmi = build_pmi_kvs("pmi_kvs_mixed");
     let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
     let run_mixed = |args: Vec<String>| {
         let c = Command::new(&pmixw)
