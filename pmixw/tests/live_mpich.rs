@@ -51,6 +51,21 @@ fn run(launcher: &Path, args: &[&str], exe: &Path) -> (bool, Vec<String>, String
     )
 }
 
+/// test-kit/c/pmi_kvs.c, our raw-wire PMI client, built with cc as
+/// `name` (each test its own file).
+fn build_pmi_kvs(name: &str) -> PathBuf {
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/pmi_kvs.c");
+    let o = Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(&exe)
+        .arg(src)
+        .output()
+        .expect("cc runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    exe
+}
+
 /// MPICH's ranks poll busily: the tests of this file run one at a time,
 /// or on 2 cores UCX's endpoint setup can time out under the other
 /// tests' jobs (seen once: MPI_Comm_spawn's accept, "Endpoint timeout",
@@ -271,15 +286,7 @@ fn mpi4py_suite_with_mpich_under_pmixw_run_as_under_mpiexec() {
 fn a_put_get_fence_program_in_both_wires_as_under_mpiexec() {
     let _serial = one_test_at_a_time();
     let Some((_, mpiexec)) = peers() else { return };
-    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pmi_kvs");
-    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/pmi_kvs.c");
-    let o = Command::new("cc")
-        .args(["-O1", "-o"])
-        .arg(&exe)
-        .arg(src)
-        .output()
-        .expect("cc runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let exe = build_pmi_kvs("pmi_kvs");
     let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
     for v in ["1", "2"] {
         let wire = format!("pmi{v}");
@@ -329,17 +336,7 @@ fn mpich_programs_across_two_slurm_nodes() {
         return;
     };
     let ring = build(&cc, "mpi_ring", "slurm");
-    let kvs = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pmi_kvs_slurm");
-    let o = Command::new("cc")
-        .args(["-O1", "-o"])
-        .arg(&kvs)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../test-kit/c/pmi_kvs.c"
-        ))
-        .output()
-        .expect("cc runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kvs = build_pmi_kvs("pmi_kvs_slurm");
     let go = |args: &[&str]| {
         let child = c
             .srun()
@@ -394,4 +391,115 @@ fn mpich_programs_across_two_slurm_nodes() {
             }
         }
     }
+}
+
+/// One job, two wires, one store (issue #27): `pmixw run -n 2 pmix_kvs :
+/// -n 2 --mpi pmiV pmi_kvs V` serves ranks 0-1 PMIx (libpmix 4.2.2) and
+/// ranks 2-3 PMI (our raw-wire client, PMI-1 and PMI-2), in both orders.
+/// Every rank puts its key, enters the one collective (PMIx_Fence on one
+/// side, barrier_in or kvs-fence on the other) and reads every rank's key,
+/// those of the other wire included; and a PMI rank that ends before the
+/// barrier fails the PMIx ranks' fence (LOST_CONNECTION), not hangs it.
+#[test]
+fn a_job_mixing_libpmix_and_pmi_clients_shares_one_store() {
+    let _serial = one_test_at_a_time();
+    if process::require("libpmix 4.2.2 and cc", pmix_test_kit::hosts::libpmix4_dev()).is_none() {
+        return;
+    }
+    let dir = pmix_test_kit::interop::default_out_dir();
+    let pmix = pmix_test_kit::interop::build_c("pmix_kvs", &dir).unwrap_or_else(|e| panic!("{e}"));
+    let pmi = build_pmi_kvs("pmi_kvs_mixed");
+    let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
+    let run_mixed = |args: Vec<String>| {
+        let c = Command::new(&pmixw)
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let o = process::output_within(c, Duration::from_secs(60), "the mixed job");
+        let mut l: Vec<String> = String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        l.sort();
+        (
+            o.status.code(),
+            l,
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    let (pmix, pmi) = (pmix.display().to_string(), pmi.display().to_string());
+    for v in ["1", "2"] {
+        let wire = format!("pmi{v}");
+        let pmix_app = |n: &str| {
+            vec![
+                "-n".into(),
+                n.into(),
+                "--mpi".into(),
+                "pmix".into(),
+                pmix.clone(),
+            ]
+        };
+        let pmi_app = |n: &str| {
+            vec![
+                "-n".into(),
+                n.into(),
+                "--mpi".into(),
+                wire.clone(),
+                pmi.clone(),
+                v.into(),
+            ]
+        };
+        let head: Vec<String> = ["run", "--timeout", "50"].map(String::from).to_vec();
+        let colon = vec![":".to_string()];
+        // PMIx ranks first, then PMI ranks; then the other way round
+        let a = [head.clone(), pmix_app("2"), colon.clone(), pmi_app("2")].concat();
+        let (code, lines, err) = run_mixed(a.clone());
+        assert_eq!(code, Some(0), "{a:?}: {lines:?} {err}");
+        let want: Vec<String> = [
+            format!("pmi{v} rank 2 of 4: kvs ok"),
+            format!("pmi{v} rank 3 of 4: kvs ok"),
+            "pmix rank 0 of 4: kvs ok".into(),
+            "pmix rank 1 of 4: kvs ok".into(),
+        ]
+        .into();
+        assert_eq!(lines, want, "{a:?}: {err}");
+        let b = [head.clone(), pmi_app("1"), colon.clone(), pmix_app("2")].concat();
+        let (code, lines, err) = run_mixed(b.clone());
+        assert_eq!(code, Some(0), "{b:?}: {lines:?} {err}");
+        let want: Vec<String> = [
+            format!("pmi{v} rank 0 of 3: kvs ok"),
+            "pmix rank 1 of 3: kvs ok".into(),
+            "pmix rank 2 of 3: kvs ok".into(),
+        ]
+        .into();
+        assert_eq!(lines, want, "{b:?}: {err}");
+    }
+    // a PMI rank gone before the barrier: the PMIx ranks' fence fails
+    let c: Vec<String> = [
+        "run",
+        "--timeout",
+        "50",
+        "-n",
+        "2",
+        &pmix,
+        ":",
+        "-n",
+        "1",
+        "--mpi",
+        "pmi1",
+        "sh",
+        "-c",
+        "exit 3",
+    ]
+    .map(String::from)
+    .to_vec();
+    let (code, lines, err) = run_mixed(c.clone());
+    assert_eq!(code, Some(3), "{c:?}: {lines:?} {err}");
+    assert_eq!(
+        err.matches("fence: LOST_CONNECTION").count(),
+        2,
+        "{c:?}: {lines:?} {err}"
+    );
 }

@@ -55,6 +55,12 @@ pub struct JobSpec {
     pub spawner: Option<String>,
     /// Keys the job's KVS holds from the start (a spawn's preput).
     pub preput: Vec<(String, String)>,
+    /// The job is served PMIx too (issue #27): its KVS and the PMIx
+    /// server's modex store are one, and its world barrier is the PMIx
+    /// fence. Each rank's puts go to the host at its world barrier
+    /// ([`Event::JointFence`]), which answers with the store's keys
+    /// ([`Server::joint_done`]); barriers of fewer ranks are refused.
+    pub joint: bool,
 }
 
 impl JobSpec {
@@ -69,6 +75,7 @@ impl JobSpec {
             mapping: format!("(vector,(0,1,{size}))"),
             spawner: None,
             preput: Vec::new(),
+            joint: false,
         }
     }
 }
@@ -143,6 +150,22 @@ pub enum Event {
         request: u64,
         /// What to do.
         op: NameOp,
+    },
+    /// A rank of a joint job ([`JobSpec::joint`]) entered its world
+    /// barrier: the host contributes `puts` (its puts since its last
+    /// barrier) to the rank's data in the PMIx store, enters the rank
+    /// into the job's PMIx fence, and once that completes answers
+    /// [`Server::joint_done`] with the store's keys.
+    JointFence {
+        /// The id to answer with.
+        request: u64,
+        /// The job.
+        kvsname: String,
+        /// The rank.
+        rank: u32,
+        /// Its puts since its last barrier (the last value of each key,
+        /// by key).
+        puts: Vec<(String, String)>,
     },
     /// A rank asked to spawn a job: the host starts it (registering it
     /// with `spawner` and `preput`) and answers [`Server::spawned`].
@@ -296,6 +319,9 @@ struct Job {
     lost: BTreeSet<u32>,
     /// Puts not yet sent to the other nodes (a job that spans nodes).
     unsent: Vec<(String, String)>,
+    /// A joint job's puts not yet given to the host, by rank (a key put
+    /// again replaces its value: what waits is bounded by the KVS).
+    joint_puts: BTreeMap<u32, BTreeMap<String, String>>,
 }
 
 impl Job {
@@ -431,6 +457,8 @@ pub struct Server {
     spawns: HashMap<u64, (ConnId, WireKind, Option<String>)>,
     /// Fences sent to the host: job and barrier name.
     fences: HashMap<u64, (String, String)>,
+    /// Joint world barriers out with the host: job, rank, who to answer.
+    joints: HashMap<u64, (String, u32, Waiter)>,
     /// Name operations sent to the host: who asked, in which wire, and
     /// the answer's command.
     names: HashMap<u64, Waiter>,
@@ -496,6 +524,7 @@ impl Server {
             published: BTreeMap::new(),
             spawns: HashMap::new(),
             fences: HashMap::new(),
+            joints: HashMap::new(),
             names: HashMap::new(),
             next_request: 1,
             out: Outbox::default(),
@@ -519,6 +548,7 @@ impl Server {
             conns: HashMap::new(),
             lost: BTreeSet::new(),
             unsent: Vec::new(),
+            joint_puts: BTreeMap::new(),
             spec,
         };
         for (k, v) in job.spec.preput.clone() {
@@ -572,6 +602,8 @@ impl Server {
         if job.conns.get(&r) == Some(&conn) {
             job.conns.remove(&r);
         }
+        // a joint barrier of its own has no one left to answer
+        self.joints.retain(|_, (_, _, w)| w.conn != conn);
         if c.finalized || c.closed {
             return;
         }
@@ -853,7 +885,13 @@ impl Server {
     }
 
     /// Store `key` in job `k`'s KVS (`PMI_` keys are the server's).
-    fn store(&mut self, cmd: &'static str, k: &str, key: &str, value: &str) -> Result<(), Refusal> {
+    fn store(
+        &mut self,
+        cmd: &'static str,
+        (k, rank): (&str, u32),
+        key: &str,
+        value: &str,
+    ) -> Result<(), Refusal> {
         check_len(cmd, "key", key, MAX_KEY)?;
         check_len(cmd, "value", value, MAX_VALUE)?;
         if key.starts_with("PMI_") {
@@ -878,11 +916,17 @@ impl Server {
         if job.spans_nodes() {
             job.unsent.push((key.to_string(), value.to_string()));
         }
+        if job.spec.joint {
+            job.joint_puts
+                .entry(rank)
+                .or_default()
+                .insert(key.to_string(), value.to_string());
+        }
         Ok(())
     }
 
     fn put(&mut self, conn: ConnId, q: &Query) -> Result<(), Refusal> {
-        let (mine, _) = self.who(conn);
+        let (mine, rank) = self.who(conn);
         let k = q.msg.get("kvsname").unwrap_or(&mine).to_string();
         if k != mine {
             return Err(Refusal::BadField {
@@ -892,7 +936,7 @@ impl Server {
         }
         self.store(
             "put",
-            &k,
+            (&k, rank),
             field(q, "put", "key")?,
             field(q, "put", "value")?,
         )?;
@@ -985,6 +1029,15 @@ impl Server {
         // the host's fence spans every node: a group of some ranks on
         // several nodes has no collective to ride on
         let all = members.len() == job.spec.size as usize;
+        if !all && job.spec.joint {
+            // its PMIx clients take part in world barriers only
+            return Err(Refusal::BadField {
+                cmd: "barrier_in",
+                detail: format!(
+                    "group {name}: a job served PMI and PMIx barriers all its ranks (WORLD)"
+                ),
+            });
+        }
         if !all && !members.is_subset(&job.local()) {
             return Err(Refusal::BadField {
                 cmd: "barrier_in",
@@ -1017,6 +1070,25 @@ impl Server {
         if let Some(gone) = members.iter().find(|m| job.lost.contains(m)) {
             let msg = format!("rank {gone} of {k} left before the barrier");
             self.send_to(&w, w.resp, &[("rc", "1"), (w.errkey(), &msg)]);
+            return;
+        }
+        if job.spec.joint {
+            // one collective with the PMIx clients: through the host
+            let request = self.next_request;
+            self.next_request += 1;
+            let puts = job
+                .joint_puts
+                .remove(&r)
+                .unwrap_or_default()
+                .into_iter()
+                .collect();
+            self.joints.insert(request, (k.to_string(), r, w));
+            self.out.push_back(Output::Host(Event::JointFence {
+                request,
+                kvsname: k.to_string(),
+                rank: r,
+                puts,
+            }));
             return;
         }
         let local = job.local();
@@ -1092,6 +1164,50 @@ impl Server {
             }
         };
         self.release(&k, &name, result);
+    }
+
+    /// The host's answer to [`Event::JointFence`]: the PMIx fence
+    /// completed and the store holds `pairs` (every rank's keys a PMI
+    /// client can read, [`super::joint::visible_to_pmi`]), stored in the
+    /// job's KVS before the rank is answered; or why it failed. A pair
+    /// the KVS cannot hold (a reserved `PMI_` key, too long, over the
+    /// job's bytes) is left out and logged.
+    pub fn joint_done(&mut self, request: u64, result: Result<Vec<(String, String)>, String>) {
+        let Some((k, r, w)) = self.joints.remove(&request) else {
+            return;
+        };
+        let pairs = match result {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!(target: "pmix_wire::pmi", "the PMIx fence of rank {r} of {k} failed: {e}");
+                self.send_to(&w, w.resp, &[("rc", "1"), (w.errkey(), &e)]);
+                return;
+            }
+        };
+        if let Some(job) = self.jobs.get_mut(&k) {
+            for (key, v) in pairs {
+                let why = if key.starts_with("PMI_") {
+                    Some("a reserved PMI_ key")
+                } else if key.len() > MAX_KEY || v.len() > MAX_VALUE {
+                    Some("longer than PMI's limits")
+                } else {
+                    None
+                };
+                let old = job.kvs.get(&key).map_or(0, |o| key.len() + o.len());
+                let new = job.kvs_bytes - old + key.len() + v.len();
+                let why = why.or((new > MAX_JOB_KVS).then_some("over the job's KVS bytes"));
+                if let Some(why) = why {
+                    tracing::warn!(target: "pmix_wire::pmi", "key {key:?} of the PMIx store not given to PMI clients of {k}: {why}");
+                    continue;
+                }
+                job.kvs_bytes = new;
+                job.kvs.insert(key, v);
+            }
+        }
+        match &w.tag {
+            Some(t) => self.send_to(&w, w.resp, &[("rc", "0"), ("tag", t)]),
+            None => self.send_to(&w, w.resp, &[("rc", "0")]),
+        }
     }
 
     /// Rank `r` of `k` is gone: every barrier it belongs to fails.
@@ -1568,10 +1684,10 @@ impl Server {
     }
 
     fn kvs_put(&mut self, conn: ConnId, q: &Query) -> Result<(), Refusal> {
-        let (k, _) = self.who(conn);
+        let (k, rank) = self.who(conn);
         self.store(
             "kvs-put",
-            &k,
+            (&k, rank),
             field(q, "kvs-put", "key")?,
             field(q, "kvs-put", "value")?,
         )?;

@@ -44,6 +44,10 @@ pub(super) struct Collective {
     /// finalizing: later callers are told LOST_CONNECTION, as a caller of
     /// a new collective that names a lost rank is.
     pub(super) broken: bool,
+    /// Started by the host for a rank it serves ([`Server::host_fence`]):
+    /// a client's fence of either kind (collecting data or not) joins it,
+    /// and the first client's kind becomes its kind.
+    pub(super) open_kind: bool,
 }
 
 impl Collective {
@@ -59,6 +63,19 @@ impl Collective {
     /// Some participants run on other nodes.
     pub(super) fn spans(&self) -> bool {
         self.expected.len() > self.local
+    }
+
+    /// `me` calls in, through connection `conn` with request tag `tag`.
+    pub(super) fn arrive(&mut self, conn: ConnId, tag: u32, me: &(String, u32)) {
+        self.arrived.push((conn, tag, me.clone()));
+        self.arrived_set.insert(me.clone());
+    }
+
+    /// Whether a caller of `kind` may join this collective.
+    fn takes(&self, kind: CollKind) -> bool {
+        self.kind == kind
+            || (self.open_kind
+                && matches!((self.kind, kind), (CollKind::Fence(_), CollKind::Fence(_))))
     }
 }
 
@@ -79,7 +96,7 @@ impl Server {
         let found = self
             .collectives
             .iter()
-            .position(|c| c.kind == kind && c.key == key && !c.has_arrived(me));
+            .position(|c| c.takes(kind) && c.key == key && !c.has_arrived(me));
         let idx = match found {
             Some(i) if !self.collectives[i].expected.contains(me) => {
                 return Err(codes::PMIX_ERR_BAD_PARAM)
@@ -89,8 +106,12 @@ impl Server {
             None => self.start_collective(kind, me, procs, key)?,
         };
         let col = &mut self.collectives[idx];
-        col.arrived.push((from.0, from.1, me.clone()));
-        col.arrived_set.insert(me.clone());
+        if col.open_kind && from.0 != super::hosted::HOST_CONN {
+            // the first client's kind
+            col.kind = kind;
+            col.open_kind = false;
+        }
+        col.arrive(from.0, from.1, me);
         Ok(idx)
     }
 
@@ -129,7 +150,7 @@ impl Server {
         if let Some(i) = self
             .collectives
             .iter()
-            .position(|c| c.kind == kind && c.expected == expected && !c.has_arrived(me))
+            .position(|c| c.takes(kind) && c.expected == expected && !c.has_arrived(me))
         {
             return Ok(i);
         }
@@ -141,6 +162,7 @@ impl Server {
             arrived_set: HashSet::new(),
             local,
             broken: false,
+            open_kind: false,
         });
         Ok(self.collectives.len() - 1)
     }

@@ -307,7 +307,7 @@ impl Server {
 
     /// The last process of a rank is gone (`id`: its connection, 0 when
     /// none just closed): what waits for the rank fails.
-    fn rank_gone(&mut self, proc: &Proc, id: ConnId, finalized: bool) {
+    pub(super) fn rank_gone(&mut self, proc: &Proc, id: ConnId, finalized: bool) {
         let me = name(proc);
         let proc = proc.clone();
         if !finalized {
@@ -355,6 +355,10 @@ impl Server {
     }
 
     pub(super) fn reply(&mut self, id: ConnId, t: u32, r: &Reply) {
+        if id == hosted::HOST_CONN {
+            self.host_reply(t, r);
+            return;
+        }
         let Some(fmt) = self.fmt_of(id) else { return };
         match r.encode(&fmt) {
             Ok(b) => self.send(id, t, &b),

@@ -151,6 +151,9 @@ pub struct Server {
     pub(super) next_request: u64,
     /// Fences waiting for the host: id → the local callers.
     pub(super) fences: BTreeMap<u64, Vec<(ConnId, u32)>>,
+    /// The host's places in collectives (hosted.rs): tag → its rank.
+    pub(super) host_waits: BTreeMap<u32, Proc>,
+    pub(super) next_host_tag: u32,
     /// Direct-modex requests out with the host: id → target.
     pub(super) dmodex: BTreeMap<u64, (String, u32)>,
     /// What the host said of each rank's process (query.rs).
@@ -202,6 +205,8 @@ impl Server {
             next_request: 1,
             fences: BTreeMap::new(),
             dmodex: BTreeMap::new(),
+            host_waits: BTreeMap::new(),
+            next_host_tag: 0,
             procs: HashMap::new(),
             executables: HashMap::new(),
             groups: group::Groups::default(),

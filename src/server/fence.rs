@@ -48,6 +48,15 @@ impl Server {
                 return;
             }
         };
+        if self.collectives[idx].complete() {
+            self.finish_collective(idx);
+        }
+    }
+
+    /// Every local participant of collective `idx` has called in: answer
+    /// them, or, when other nodes take part in a fence, hand it to the
+    /// host.
+    pub(super) fn finish_collective(&mut self, idx: usize) {
         let col = &self.collectives[idx];
         if col.complete() && col.spans() {
             if let CollKind::Fence(collect) = col.kind {

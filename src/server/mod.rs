@@ -73,6 +73,7 @@ mod endpoint;
 mod events;
 mod fence;
 pub mod group;
+mod hosted;
 pub mod jobctl;
 mod jobinfo;
 pub mod limits;
@@ -252,6 +253,15 @@ pub enum HostEvent {
         targets: Vec<Proc>,
         /// The signal number.
         signal: i32,
+    },
+    /// A rank the host serves itself, entered into its job's fence with
+    /// [`Server::host_fence`], is released: the fence completed
+    /// (`status` PMIX_SUCCESS), or failed.
+    HostFenceDone {
+        /// The rank.
+        proc: Proc,
+        /// The fence's status.
+        status: i32,
     },
     /// A client asked for a new job. The host starts it (after
     /// [`Server::register_nspace`]) and answers with [`Server::spawned`].

@@ -3,9 +3,11 @@
 //! subcommand, so each has its own `--help`.
 
 mod debug;
+mod launch;
 mod probe;
 mod query;
 mod run;
+mod run_joint;
 mod run_pmi;
 mod run_pmi2;
 
@@ -223,7 +225,13 @@ pub(crate) struct RunArgs {
     /// PMI-1/PMI-2: give the ranks PMI_PORT and PMI_ID instead of a PMI_FD each
     #[arg(long)]
     pub pmi_port: bool,
-    /// The program and its arguments
+    /// The program and its arguments. A bare `:` starts another application
+    /// of the same job (`PROG ARGS : -n M --mpi WIRE PROG2 ARGS2`, mpiexec's
+    /// MPMD form; -n and --mpi above are the first one's, a later one has
+    /// its own or 1 rank and auto): ranks are numbered across the
+    /// applications, each served its own wire, and the PMI ranks' KVS and
+    /// the PMIx ranks' store are one store, their barrier and fence one
+    /// collective (one node, no spawn)
     #[arg(value_name = "PROG", required = true, trailing_var_arg = true)]
     pub prog: Vec<String>,
 }

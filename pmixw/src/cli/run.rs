@@ -12,6 +12,7 @@
 //! SIGTERM and SIGHUP end the job the same way and remove the rendezvous
 //! files; nothing is left behind.
 
+use super::launch;
 use pmix_types::status::codes;
 use pmix_types::RANK_WILDCARD;
 use pmix_types::{Info, Proc, Value};
@@ -23,7 +24,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "usage: pmixw run -n N [--nspace NAME] [--dialect v41|v4|v3|v21|v20] \
-[--mpi pmix|pmi1|pmi2|auto] [--pmi-port] [--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] [-v] PROG [ARGS...]";
+[--mpi pmix|pmi1|pmi2|auto] [--pmi-port] [--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] [-v] PROG [ARGS...] \
+[: [-n M] [--mpi WIRE] PROG2 [ARGS...]]...";
 
 /// One rank: its process, name and what became of it.
 pub(super) struct Rank {
@@ -48,23 +50,6 @@ impl Drop for Job {
 }
 
 impl Job {
-    /// A rank just started: tell the server its pid (for the process
-    /// tables) and follow it.
-    fn adopt(&mut self, server: &net::Running, child: Child, nspace: &str, rank: u32) {
-        let (ns, pid) = (nspace.to_string(), child.id());
-        // only this process or its descendants may connect as this rank;
-        // not waited for: the next rank starts at once (a claim that comes
-        // first is checked when the pid arrives)
-        server.post(move |s| s.set_rank_pid(&ns, rank, pid));
-        self.0.push(Rank {
-            child,
-            nspace: nspace.to_string(),
-            rank,
-            status: None,
-            finalized: false,
-        });
-    }
-
     /// SIGTERM to the running ranks, then up to `grace` for them to end.
     pub(super) fn end_within(&mut self, grace: Duration) {
         self.signal_running(libc::SIGTERM);
@@ -76,6 +61,30 @@ impl Job {
                 }
             }
             std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// A kill or signal a client or tool asked for (the core has already
+    /// answered): to the running ranks it names.
+    pub(super) fn control(&mut self, e: &HostEvent) {
+        match e {
+            HostEvent::Kill { targets, .. } => {
+                for r in self.0.iter_mut().filter(|r| r.status.is_none()) {
+                    if hits(targets, &r.nspace, r.rank) {
+                        let _ = r.child.kill();
+                    }
+                }
+            }
+            HostEvent::Signal {
+                targets, signal, ..
+            } => {
+                for r in self.0.iter().filter(|r| r.status.is_none()) {
+                    if hits(targets, &r.nspace, r.rank) {
+                        net::signal_pid(r.child.id(), *signal);
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
@@ -249,6 +258,20 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     };
     let n = Some(n).filter(|n| *n > 0).ok_or(USAGE)?;
     let (exe, argv) = prog.split_first().ok_or(USAGE)?;
+    if super::run_joint::is_mpmd(&prog) {
+        if pmi_port {
+            return Err("--pmi-port: not offered for a job of several applications".into());
+        }
+        // several applications: one job, each served its own wire
+        return super::run_joint::run(super::run_joint::Job {
+            dialect,
+            apps: super::run_joint::split_apps(n, mpi.as_deref(), &prog)?,
+            nspace: user_ns.unwrap_or_else(|| default_nspace(exe, std::process::id())),
+            timeout,
+            grace,
+            keep_going,
+        });
+    }
     let wire = super::run_pmi::choose(mpi.as_deref(), exe)?;
     if wire != super::run_pmi::Mpi::Pmix {
         return super::run_pmi::run(super::run_pmi::Job {
@@ -306,23 +329,6 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         None
     };
 
-    let launch = |exe: &str, argv: &[String], env: Vec<(String, String)>, ns: &str| {
-        let mut c = Command::new(exe);
-        c.args(argv);
-        for (k, v) in env {
-            let skip = k.starts_with("PMIX_SERVER_URI") && dialect.is_some_and(|d| d != k);
-            if !skip {
-                c.env(k, v);
-            }
-        }
-        // Open MPI 4.1 takes the direct-launch path (ess pmi) only under a
-        // launcher its schizo framework recognises; Flux is recognised by
-        // FLUX_JOB_ID alone (spec-notes/server.md)
-        if std::env::var_os("FLUX_JOB_ID").is_none() {
-            c.env("FLUX_JOB_ID", ns);
-        }
-        c
-    };
     server.call({
         let (ns, exe) = (nspace.clone(), exe.clone());
         move |s| {
@@ -336,23 +342,25 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     let child_exited = Arc::new(AtomicBool::new(true));
     let sigchld = signal_hook::flag::register(libc::SIGCHLD, child_exited.clone()).is_ok();
     let mut job = Job(Vec::new());
+    let mut wire = PmixWire::new(&server, dialect);
+    let app = launch::LaunchApp {
+        cmd: exe.clone(),
+        argv: argv.to_vec(),
+        n,
+        ..Default::default()
+    };
     for r in 0..n {
-        let mut c = launch(exe, argv, server.client_env(&nspace, r), &nspace);
-        let child = c.spawn().map_err(|e| format!("cannot start {exe}: {e}"))?;
-        job.adopt(&server, child, &nspace, r);
+        launch::start_rank(&mut wire, &mut job, &nspace, n, r, &app)?;
     }
 
-    let start = Instant::now();
-    let mut spawned_jobs = 0;
+    let mut spawned_jobs = 0u32;
     // every namespace of the run, for the cleanups they registered
     let mut namespaces = vec![nspace.clone()];
     // spawned namespaces whose end is still to be reported
     let mut running_spawns: Vec<String> = Vec::new();
     // the job's status once it is ending, and when to escalate
-    let mut failed: Option<i32> = None;
-    let mut aborted: Option<i32> = None;
-    let mut term_at: Option<Instant> = None;
-    let mut kill_at: Option<Instant> = None;
+    let mut ending = launch::Ending::new(grace, keep_going, timeout);
+    let outcome;
     loop {
         // reap before draining the events: the server queues a rank's
         // abort or finalize before its reply, so for an exit seen here the
@@ -377,15 +385,8 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                     status: st,
                     message,
                 } => {
-                    eprintln!(
-                        "pmixw run: rank {} aborted with status {st}: {}",
-                        proc.rank,
-                        message.unwrap_or_default()
-                    );
-                    if aborted.is_none() && failed.is_none() {
-                        let code = if st == 0 { 1 } else { st };
-                        aborted = Some(code);
-                        term_at = Some(Instant::now() + grace);
+                    let message = message.unwrap_or_default();
+                    if let Some(code) = ending.aborted(proc.rank, st, &message) {
                         announce(&server, codes::PMIX_ERR_PROC_ABORTED, proc, code);
                     }
                 }
@@ -403,18 +404,8 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                     apps,
                     ..
                 } => {
-                    // a new job of every app's ranks, in a namespace of its own
-                    spawned_jobs += 1;
-                    let ns = format!("{nspace}-spawn-{spawned_jobs}");
-                    namespaces.push(ns.clone());
-                    running_spawns.push(ns.clone());
-                    let total: u32 = apps.iter().map(|a| a.maxprocs.max(1) as u32).sum();
-                    let spec = JobSpec {
-                        nspace: ns.clone(),
-                        nprocs: total,
-                        hostname: net::hostname(),
-                        info: Vec::new(),
-                    };
+                    // a new job of every app's ranks, in a namespace of its
+                    // own, through the launcher PMI spawn uses (launch.rs)
                     // what prterun tells a child: its parent, its apps
                     let here = std::env::current_dir()
                         .ok()
@@ -428,86 +419,36 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                         })
                         .collect();
                     // its ranks follow every rank started so far
-                    let offset = job.0.len() as u32;
-                    let uri = server.uri().to_string();
-                    let envs = server
-                        .call({
-                            let ns = ns.clone();
-                            move |s| {
-                                s.register_nspace(spec);
-                                s.set_parent(&ns, requester);
-                                s.set_apps(&ns, specs);
-                                s.set_offset(&ns, offset);
-                                (0..total)
-                                    .map(|r| s.client_env(&ns, r, &uri))
-                                    .collect::<Vec<_>>()
-                            }
+                    wire.spawn = Some((requester, specs, job.0.len() as u32));
+                    let apps: Vec<launch::LaunchApp> = apps
+                        .iter()
+                        .map(|a| launch::LaunchApp {
+                            cmd: a.cmd.as_ref().map(|c| c.to_string()).unwrap_or_default(),
+                            // argv[0] is the command itself
+                            argv: a.argv.iter().skip(1).map(|a| a.to_string()).collect(),
+                            n: a.maxprocs.max(1) as u32,
+                            env: a
+                                .env
+                                .iter()
+                                .filter_map(|kv| {
+                                    let kv = kv.to_string();
+                                    let (k, v) = kv.split_once('=')?;
+                                    Some((k.to_string(), v.to_string()))
+                                })
+                                .collect(),
+                            wdir: a.cwd.as_ref().map(|c| c.to_string()),
                         })
-                        .unwrap_or_default();
-                    if let Some(cmd) = apps.first().and_then(|a| a.cmd.as_ref()) {
-                        let (ns, cmd) = (ns.clone(), cmd.to_string());
-                        server.call(move |s| s.set_executable(&ns, &cmd));
-                    }
-                    let mut rank = 0usize;
-                    let mut result = Ok(ns.clone());
-                    for app in &apps {
-                        let cmd = app.cmd.as_ref().map(|c| c.to_string()).unwrap_or_default();
-                        // argv[0] is the command itself
-                        let args: Vec<String> =
-                            app.argv.iter().skip(1).map(|a| a.to_string()).collect();
-                        for _ in 0..app.maxprocs.max(1) {
-                            let mut c = launch(
-                                &cmd,
-                                &args,
-                                envs.get(rank).cloned().unwrap_or_default(),
-                                &ns,
-                            );
-                            for kv in &app.env {
-                                if let Some((k, v)) = kv.to_string().split_once('=') {
-                                    c.env(k, v);
-                                }
-                            }
-                            if let Some(d) = &app.cwd {
-                                c.current_dir(d.to_string());
-                            }
-                            match c.spawn() {
-                                Ok(child) => job.adopt(&server, child, &ns, rank as u32),
-                                Err(e) => {
-                                    eprintln!("pmixw run: cannot start {cmd}: {e}");
-                                    result = Err(codes::PMIX_ERR_NOT_FOUND);
-                                }
-                            }
-                            rank += 1;
-                        }
-                    }
+                        .collect();
+                    let (ns, result) =
+                        launch::spawn_job(&mut wire, &mut job, &nspace, &mut spawned_jobs, &apps);
+                    namespaces.push(ns.clone());
+                    running_spawns.push(ns.clone());
+                    let result = result.map(|()| ns).map_err(|_| codes::PMIX_ERR_NOT_FOUND);
                     server.call(move |s| s.spawned(request, result));
                 }
-                HostEvent::Kill { targets, .. } => {
-                    for r in job.0.iter_mut().filter(|r| r.status.is_none()) {
-                        if hits(&targets, &r.nspace, r.rank) {
-                            let _ = r.child.kill();
-                        }
-                    }
-                }
-                HostEvent::Signal {
-                    targets, signal, ..
-                } => {
-                    for r in job.0.iter().filter(|r| r.status.is_none()) {
-                        if hits(&targets, &r.nspace, r.rank) {
-                            net::signal_pid(r.child.id(), signal);
-                        }
-                    }
-                }
+                e @ (HostEvent::Kill { .. } | HostEvent::Signal { .. }) => job.control(&e),
                 _ => {}
             }
-        }
-        if let Some(&(sig, _)) = caught.iter().find(|(_, f)| f.load(Ordering::Relaxed)) {
-            eprintln!("pmixw run: signal {sig}; ending the job");
-            job.end_within(grace);
-            drop(job);
-            clean_up(&server, &namespaces);
-            server.stop();
-            return Ok(ExitCode::from((128 + sig) as u8));
         }
         // a spawned job whose ranks have all ended: its end reported
         running_spawns.retain(|ns| {
@@ -532,47 +473,23 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
             }
         }
         for (ns, rank, st) in newly_failed {
-            let code = exit_code(st);
-            eprintln!(
-                "pmixw run: rank {rank} of {ns} {} before finalizing",
-                match st.signal() {
-                    Some(s) => format!("was killed by signal {s}"),
-                    None => format!("exited with status {code}"),
-                }
-            );
-            if keep_going || failed.is_some() || aborted.is_some() {
-                continue;
+            if let Some(code) = ending.failed(&ns, rank, st) {
+                announce_failure(&server, Proc::new(&ns, rank), st, code);
             }
-            failed = Some(code);
-            term_at = Some(Instant::now() + grace);
-            // the standard's event to the others, before they are ended
-            let event = if st.signal().is_some() {
-                codes::PMIX_ERR_PROC_ABORTED_BY_SIG
-            } else {
-                codes::PMIX_ERR_PROC_ABORTED
-            };
-            announce(&server, event, Proc::new(&ns, rank), code);
         }
-        let now = Instant::now();
-        if term_at.is_some_and(|t| now >= t) && kill_at.is_none() {
-            job.signal_running(libc::SIGTERM);
-            kill_at = Some(now + grace);
-        }
-        if kill_at.is_some_and(|t| now >= t) {
-            job.signal_running(libc::SIGKILL);
-        }
-        if job.0.iter().all(|r| r.status.is_some()) {
-            break;
-        }
-        if timeout.is_some_and(|t| start.elapsed() >= t) {
-            eprintln!(
-                "pmixw run: timeout after {:?}; killing the job",
-                timeout.unwrap_or_default()
-            );
-            drop(job);
-            clean_up(&server, &namespaces);
-            server.stop();
-            return Ok(ExitCode::from(124));
+        match ending.check(&mut job, &caught) {
+            None => {}
+            Some(o @ launch::Outcome::Done(_)) => {
+                outcome = o;
+                break;
+            }
+            // the job was ended (a signal), or is killed as it is dropped
+            Some(o) => {
+                drop(job);
+                clean_up(&server, &namespaces);
+                server.stop();
+                return Ok(launch::exit_of(o));
+            }
         }
         std::thread::sleep(Duration::from_millis(1));
     }
@@ -588,18 +505,30 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
             .unwrap_or_default();
         eprintln!("server_rss {hwm}");
     }
-    // a rank that finalized and then exited non-zero still fails the job
-    let code = aborted
-        .or(failed)
-        .or_else(|| job.0.iter().filter_map(|r| r.status).find(|s| *s != 0))
-        .unwrap_or(0);
-    Ok(ExitCode::from(code.clamp(0, 255) as u8))
+    Ok(launch::exit_of(outcome))
+}
+
+/// A rank failed before it finalized, ending the job with `code`: the
+/// standard's event to the others, before they are ended
+/// (PROC_ABORTED_BY_SIG when a signal killed it, else PROC_ABORTED).
+pub(super) fn announce_failure(
+    server: &net::Running,
+    source: Proc,
+    st: std::process::ExitStatus,
+    code: i32,
+) {
+    let event = if st.signal().is_some() {
+        codes::PMIX_ERR_PROC_ABORTED_BY_SIG
+    } else {
+        codes::PMIX_ERR_PROC_ABORTED
+    };
+    announce(server, event, source, code);
 }
 
 /// Tell the failed rank's namespace, before the job is ended: `event`
 /// (PROC_ABORTED or PROC_ABORTED_BY_SIG) from that rank, naming it, its
 /// exit code and that the job will be terminated.
-fn announce(server: &net::Running, event: i32, source: Proc, code: i32) {
+pub(super) fn announce(server: &net::Running, event: i32, source: Proc, code: i32) {
     let info = vec![
         Info::new("pmix.evproc", Value::Proc(Box::new(source.clone()))),
         Info::new("pmix.exit.code", Value::Int(code)),
@@ -698,4 +627,103 @@ fn hits(targets: &[Proc], ns: &str, rank: u32) -> bool {
     targets
         .iter()
         .any(|p| p.nspace.to_string() == ns && (p.rank == rank || p.rank == RANK_WILDCARD))
+}
+
+/// The PMIx wire's part in starting ranks ([`launch::Wire`]): each rank's
+/// environment from the server (under the `--dialect` URI variable only,
+/// if one was named), and the server told each rank's pid; for a spawn,
+/// the new namespace registered with its parent, apps and offset.
+pub(super) struct PmixWire<'a> {
+    pub(super) server: &'a net::Running,
+    pub(super) dialect: Option<&'static str>,
+    /// The spawn being started: who asked, what its apps are (as
+    /// `pmix.app.*` tells them), and the ranks started before it.
+    pub(super) spawn: Option<(Proc, Vec<AppSpec>, u32)>,
+    /// Each rank's environment, by namespace.
+    envs: std::collections::HashMap<String, Vec<Vec<(String, String)>>>,
+}
+
+impl<'a> PmixWire<'a> {
+    pub(super) fn new(server: &'a net::Running, dialect: Option<&'static str>) -> PmixWire<'a> {
+        PmixWire {
+            server,
+            dialect,
+            spawn: None,
+            envs: Default::default(),
+        }
+    }
+}
+
+impl launch::Wire for PmixWire<'_> {
+    fn register(&mut self, ns: &str, total: u32, apps: &[launch::LaunchApp]) {
+        let Some((requester, specs, offset)) = self.spawn.take() else {
+            return;
+        };
+        let spec = JobSpec {
+            nspace: ns.to_string(),
+            nprocs: total,
+            hostname: net::hostname(),
+            info: Vec::new(),
+        };
+        let uri = self.server.uri().to_string();
+        let envs = self
+            .server
+            .call({
+                let ns = ns.to_string();
+                move |s| {
+                    s.register_nspace(spec);
+                    s.set_parent(&ns, requester);
+                    s.set_apps(&ns, specs);
+                    s.set_offset(&ns, offset);
+                    (0..total)
+                        .map(|r| s.client_env(&ns, r, &uri))
+                        .collect::<Vec<_>>()
+                }
+            })
+            .unwrap_or_default();
+        self.envs.insert(ns.to_string(), envs);
+        if let Some(cmd) = apps
+            .first()
+            .map(|a| a.cmd.clone())
+            .filter(|c| !c.is_empty())
+        {
+            let ns = ns.to_string();
+            self.server.call(move |s| s.set_executable(&ns, &cmd));
+        }
+    }
+
+    fn prepare(
+        &mut self,
+        c: &mut Command,
+        ns: &str,
+        _total: u32,
+        rank: u32,
+    ) -> Result<Option<std::os::fd::OwnedFd>, String> {
+        let env = match self.envs.get(ns) {
+            Some(e) => e.get(rank as usize).cloned().unwrap_or_default(),
+            // the namespace the server started with
+            None => self.server.client_env(ns, rank),
+        };
+        for (k, v) in env {
+            let skip = k.starts_with("PMIX_SERVER_URI") && self.dialect.is_some_and(|d| d != k);
+            if !skip {
+                c.env(k, v);
+            }
+        }
+        // Open MPI 4.1 takes the direct-launch path (ess pmi) only under a
+        // launcher its schizo framework recognises; Flux is recognised by
+        // FLUX_JOB_ID alone (spec-notes/server.md)
+        if std::env::var_os("FLUX_JOB_ID").is_none() {
+            c.env("FLUX_JOB_ID", ns);
+        }
+        Ok(None)
+    }
+
+    /// Only this process or its descendants may connect as this rank; not
+    /// waited for: the next rank starts at once (a claim that comes first
+    /// is checked when the pid arrives).
+    fn started(&mut self, ns: &str, rank: u32, pid: u32) {
+        let ns = ns.to_string();
+        self.server.post(move |s| s.set_rank_pid(&ns, rank, pid));
+    }
 }

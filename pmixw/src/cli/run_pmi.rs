@@ -12,10 +12,8 @@ use pmix_wire::pmi::fd::Driver;
 use pmix_wire::pmi::server::{App, Event, JobSpec, NameOp, Server};
 use std::collections::VecDeque;
 use std::os::fd::AsRawFd;
-use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitCode};
-use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Which wire the ranks see.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,95 +127,121 @@ pub struct Job {
     pub argv: Vec<String>,
 }
 
-use super::run::{exit_code, Job as Ranks, Rank};
+use super::launch::{self, LaunchApp};
+use super::run::{exit_code, Job as Ranks};
 
-struct Launcher {
-    driver: Driver,
-    ranks: Ranks,
-    mpi: Mpi,
-    port: Option<String>,
+/// The PMI wire's part in starting ranks ([`launch::Wire`]): its server
+/// (the driver), which version the ranks are told to speak, and how they
+/// reach the server.
+pub(super) struct Launcher {
+    pub(super) driver: Driver,
+    pub(super) mpi: Mpi,
+    pub(super) port: Option<String>,
     /// `PMI_ID`s handed out (random: a stranger on the loopback cannot
     /// claim a rank's id before the rank does without reading its
     /// environment, which only its user can).
-    ids: std::collections::HashSet<u32>,
+    pub(super) ids: std::collections::HashSet<u32>,
+    /// The spawn being started: its spawning job and preput keys.
+    pub(super) spawn: Option<(String, Vec<(String, String)>)>,
+    /// Jobs registered by a spawn (their ranks get `PMI_SPAWNED=1`).
+    pub(super) spawned: std::collections::HashSet<String>,
 }
 
 impl Launcher {
-    /// Start ranks `ranks` of job `k` (of `size`) running `app`.
-    fn start(
-        &mut self,
-        k: &str,
-        size: u32,
-        ranks: &[u32],
-        app: &App,
-        spawned: bool,
-    ) -> Result<(), String> {
-        for &rank in ranks {
-            let mut c = Command::new(&app.cmd);
-            c.args(&app.argv);
-            // the ranks are PMI clients: nothing of PMIx may be found
-            for (key, _) in std::env::vars_os() {
-                let key = key.to_string_lossy().to_string();
-                if key.starts_with("PMIX_") || key.starts_with("PMI_") {
-                    c.env_remove(&key);
-                }
-            }
-            c.env("PMI_RANK", rank.to_string())
-                .env("PMI_SIZE", size.to_string());
-            if spawned {
-                c.env("PMI_SPAWNED", "1");
-            }
-            if self.mpi == Mpi::Pmi2 && std::env::var_os("MPIR_CVAR_PMI_VERSION").is_none() {
-                c.env("MPIR_CVAR_PMI_VERSION", "2");
-            }
-            if self.mpi == Mpi::Pmi1 && std::env::var_os("MPIR_CVAR_PMI_VERSION").is_none() {
-                c.env("MPIR_CVAR_PMI_VERSION", "1");
-            }
-            for (key, v) in &app.info {
-                if key == "wdir" {
-                    c.current_dir(v);
-                }
-            }
-            let theirs;
-            if let Some(p) = &self.port {
-                let id = loop {
-                    let mut b = [0u8; 4];
-                    let _ = std::fs::File::open("/dev/urandom")
-                        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut b));
-                    // positive, as MPICH's atoi reads it; never 0
-                    let id = (u32::from_le_bytes(b) & 0x7fff_ffff).max(1);
-                    if self.ids.insert(id) {
-                        break id;
-                    }
-                };
-                self.driver.core().expect_id(id, k, rank);
-                c.env("PMI_PORT", p).env("PMI_ID", id.to_string());
-                theirs = None;
-            } else {
-                let fd = self
-                    .driver
-                    .socketpair(k, rank)
-                    .map_err(|e| format!("cannot make a PMI socket: {e}"))?;
-                c.env("PMI_FD", fd.as_raw_fd().to_string());
-                theirs = Some(fd);
-            }
-            let child = c
-                .spawn()
-                .map_err(|e| format!("cannot start {}: {e}", app.cmd))?;
-            drop(theirs);
-            self.ranks.0.push(Rank {
-                child,
-                nspace: k.to_string(),
-                rank,
-                status: None,
-                finalized: false,
-            });
+    /// A launcher serving `driver`'s core; ranks told to speak `mpi`.
+    pub(super) fn new(driver: Driver, mpi: Mpi, port: Option<String>) -> Launcher {
+        Launcher {
+            driver,
+            mpi,
+            port,
+            ids: Default::default(),
+            spawn: None,
+            spawned: Default::default(),
         }
-        Ok(())
+    }
+}
+
+impl launch::Wire for Launcher {
+    /// A spawned job: its KVS holds the preput keys, its ranks know their
+    /// spawner and their application's number.
+    fn register(&mut self, name: &str, total: u32, apps: &[LaunchApp]) {
+        let mut spec = JobSpec::single_node(name, total);
+        if let Some((spawner, preput)) = self.spawn.take() {
+            spec.spawner = Some(spawner);
+            spec.preput = preput;
+        }
+        spec.appnum = apps
+            .iter()
+            .enumerate()
+            .flat_map(|(i, a)| std::iter::repeat_n(i as i32, a.n as usize))
+            .collect();
+        self.driver.core().register(spec);
+        self.spawned.insert(name.to_string());
     }
 
-    fn signal_running(&mut self, sig: i32) {
-        self.ranks.signal_running(sig);
+    fn prepare(
+        &mut self,
+        c: &mut Command,
+        k: &str,
+        size: u32,
+        rank: u32,
+    ) -> Result<Option<std::os::fd::OwnedFd>, String> {
+        // the ranks are PMI clients: nothing of PMIx may be found
+        for (key, _) in std::env::vars_os() {
+            let key = key.to_string_lossy().to_string();
+            if key.starts_with("PMIX_") || key.starts_with("PMI_") {
+                c.env_remove(&key);
+            }
+        }
+        c.env("PMI_RANK", rank.to_string())
+            .env("PMI_SIZE", size.to_string());
+        if self.spawned.contains(k) {
+            c.env("PMI_SPAWNED", "1");
+        }
+        if self.mpi == Mpi::Pmi2 && std::env::var_os("MPIR_CVAR_PMI_VERSION").is_none() {
+            c.env("MPIR_CVAR_PMI_VERSION", "2");
+        }
+        if self.mpi == Mpi::Pmi1 && std::env::var_os("MPIR_CVAR_PMI_VERSION").is_none() {
+            c.env("MPIR_CVAR_PMI_VERSION", "1");
+        }
+        if let Some(p) = &self.port {
+            let id = loop {
+                let mut b = [0u8; 4];
+                let _ = std::fs::File::open("/dev/urandom")
+                    .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut b));
+                // positive, as MPICH's atoi reads it; never 0
+                let id = (u32::from_le_bytes(b) & 0x7fff_ffff).max(1);
+                if self.ids.insert(id) {
+                    break id;
+                }
+            };
+            self.driver.core().expect_id(id, k, rank);
+            c.env("PMI_PORT", p).env("PMI_ID", id.to_string());
+            return Ok(None);
+        }
+        let fd = self
+            .driver
+            .socketpair(k, rank)
+            .map_err(|e| format!("cannot make a PMI socket: {e}"))?;
+        c.env("PMI_FD", fd.as_raw_fd().to_string());
+        Ok(Some(fd))
+    }
+}
+
+/// A PMI spawn's command as [`launch::spawn_job`] takes it (`wdir` from
+/// its info).
+pub(super) fn launch_app(a: &App) -> LaunchApp {
+    LaunchApp {
+        cmd: a.cmd.clone(),
+        argv: a.argv.clone(),
+        n: a.maxprocs,
+        env: Vec::new(),
+        wdir: a
+            .info
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "wdir")
+            .map(|(_, v)| v.clone()),
     }
 }
 
@@ -252,24 +276,19 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     } else {
         None
     };
-    let mut l = Launcher {
-        driver,
-        ranks: Ranks(Vec::new()),
-        mpi: job.mpi,
-        port,
-        ids: std::collections::HashSet::new(),
-    };
-    let app = App {
+    let mut l = Launcher::new(driver, job.mpi, port);
+    let mut ranks = Ranks(Vec::new());
+    let app = LaunchApp {
         cmd: job.exe.clone(),
         argv: job.argv.clone(),
-        maxprocs: job.n,
-        info: Vec::new(),
+        n: job.n,
+        ..Default::default()
     };
-    l.start(&kvsname, job.n, &local, &app, false)?;
-    let start = Instant::now();
-    let mut spawned_jobs = 0;
-    let (mut failed, mut aborted): (Option<i32>, Option<i32>) = (None, None);
-    let (mut term_at, mut kill_at): (Option<Instant>, Option<Instant>) = (None, None);
+    for &r in &local {
+        launch::start_rank(&mut l, &mut ranks, &kvsname, job.n, r, &app)?;
+    }
+    let mut spawned_jobs = 0u32;
+    let mut ending = launch::Ending::new(job.grace, job.keep_going, job.timeout);
     loop {
         let mut events: VecDeque<Event> = l.driver.step(Duration::from_millis(2)).into();
         if let Some(a) = &across {
@@ -283,7 +302,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         }
         // reap: a rank that ended before finalizing fails the job
         let mut newly_failed = Vec::new();
-        for r in l.ranks.0.iter_mut().filter(|r| r.status.is_none()) {
+        for r in ranks.0.iter_mut().filter(|r| r.status.is_none()) {
             if let Ok(Some(st)) = r.child.try_wait() {
                 r.status = Some(exit_code(st));
                 if exit_code(st) != 0 && !r.finalized {
@@ -299,10 +318,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     message,
                     ..
                 } => {
-                    eprintln!("pmixw run: rank {rank} aborted with status {status}: {message}");
-                    if aborted.is_none() && failed.is_none() {
-                        aborted = Some(if status == 0 { 1 } else { status });
-                        term_at = Some(Instant::now() + job.grace);
+                    if ending.aborted(rank, status, &message).is_some() {
                         if let Some(a) = &across {
                             a.abort(format!("rank {rank} aborted: {message}"));
                         }
@@ -323,7 +339,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                         .fence_done(request, Err("no other node".into())),
                 },
                 Event::Finalized { kvsname, rank } => {
-                    for r in l.ranks.0.iter_mut() {
+                    for r in ranks.0.iter_mut() {
                         if r.nspace == kvsname && r.rank == rank {
                             r.finalized = true;
                         }
@@ -336,84 +352,43 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     preput,
                     ..
                 } => {
-                    spawned_jobs += 1;
-                    let k = format!("{kvsname}-spawn-{spawned_jobs}");
-                    let total: u32 = apps.iter().map(|a| a.maxprocs).sum();
-                    let mut spec = JobSpec::single_node(&k, total);
-                    spec.spawner = Some(kvsname);
-                    spec.preput = preput;
-                    spec.appnum = apps
-                        .iter()
-                        .enumerate()
-                        .flat_map(|(i, a)| std::iter::repeat_n(i as i32, a.maxprocs as usize))
-                        .collect();
-                    l.driver.core().register(spec);
-                    let mut first = 0;
-                    let mut result = Ok(());
-                    for a in &apps {
-                        let ranks: Vec<u32> = (first..first + a.maxprocs).collect();
-                        if let Err(e) = l.start(&k, total, &ranks, a, true) {
-                            eprintln!("pmixw run: {e}");
-                            result = Err(e);
-                            break;
-                        }
-                        first += a.maxprocs;
-                    }
+                    // through the launcher PMIx_Spawn uses (launch.rs)
+                    l.spawn = Some((kvsname.clone(), preput));
+                    let apps: Vec<LaunchApp> = apps.iter().map(launch_app).collect();
+                    let (_, result) =
+                        launch::spawn_job(&mut l, &mut ranks, &kvsname, &mut spawned_jobs, &apps);
                     l.driver.core().spawned(request, result);
+                    events.extend(l.driver.pending());
+                }
+                // only a joint job (run_joint.rs) asks this
+                Event::JointFence { request, .. } => {
+                    l.driver
+                        .core()
+                        .joint_done(request, Err("no PMIx server in this job".into()));
                     events.extend(l.driver.pending());
                 }
                 Event::Lost { .. } | Event::Initialized { .. } => {}
             }
         }
         for (k, rank, st) in newly_failed {
-            eprintln!(
-                "pmixw run: rank {rank} of {k} {} before finalizing",
-                match st.signal() {
-                    Some(s) => format!("was killed by signal {s}"),
-                    None => format!("exited with status {}", exit_code(st)),
+            if ending.failed(&k, rank, st).is_some() {
+                if let Some(a) = &across {
+                    a.abort(format!("rank {rank} of {k} failed before finalizing"));
                 }
-            );
-            if job.keep_going || failed.is_some() || aborted.is_some() {
-                continue;
-            }
-            failed = Some(exit_code(st));
-            term_at = Some(Instant::now() + job.grace);
-            if let Some(a) = &across {
-                a.abort(format!("rank {rank} of {k} failed before finalizing"));
             }
         }
-        if let Some(&(sig, _)) = caught.iter().find(|(_, f)| f.load(Ordering::Relaxed)) {
-            eprintln!("pmixw run: signal {sig}; ending the job");
-            l.ranks.end_within(job.grace);
-            return Ok(ExitCode::from((128 + sig) as u8));
-        }
-        let now = Instant::now();
-        if term_at.is_some_and(|t| now >= t) && kill_at.is_none() {
-            l.signal_running(libc::SIGTERM);
-            kill_at = Some(now + job.grace);
-        }
-        if kill_at.is_some_and(|t| now >= t) {
-            l.signal_running(libc::SIGKILL);
-        }
-        if l.ranks.0.iter().all(|r| r.status.is_some()) {
-            break;
-        }
-        if job.timeout.is_some_and(|t| start.elapsed() >= t) {
-            eprintln!(
-                "pmixw run: timeout after {:?}; killing the job",
-                job.timeout.unwrap_or_default()
-            );
-            return Ok(ExitCode::from(124));
+        match ending.check(&mut ranks, &caught) {
+            None => {}
+            Some(o @ launch::Outcome::Done(_)) => {
+                if let Some(a) = across {
+                    a.finish();
+                }
+                return Ok(launch::exit_of(o));
+            }
+            // the job was ended (a signal), or is killed as it is dropped
+            Some(o) => return Ok(launch::exit_of(o)),
         }
     }
-    let code = aborted
-        .or(failed)
-        .or_else(|| l.ranks.0.iter().filter_map(|r| r.status).find(|s| *s != 0))
-        .unwrap_or(0);
-    if let Some(a) = across {
-        a.finish();
-    }
-    Ok(ExitCode::from(code.clamp(0, 255) as u8))
 }
 
 /// Work for the PMI-2 thread (PMI-2 answers one request at a time).

@@ -599,3 +599,69 @@ fn names_of_a_job_across_nodes_go_through_the_host() {
         [(0, "cmd=lookup_result rc=1 msg=service_not_found\n".into())]
     );
 }
+
+#[test]
+fn a_joint_job_hands_each_ranks_last_puts_to_the_host_at_its_barrier() {
+    let mut s = Server::new();
+    let mut spec = JobSpec::single_node("kvs_1", 2);
+    spec.joint = true;
+    s.register(spec);
+    s.open(0, Some(("kvs_1", 0)));
+    ask(&mut s, 0, "cmd=init pmi_version=1 pmi_subversion=1\n");
+    for v in ["a", "b", "c"] {
+        let got = ask(
+            &mut s,
+            0,
+            &format!("cmd=put kvsname=kvs_1 key=k value={v}\n"),
+        );
+        assert_eq!(got, ["cmd=put_result rc=0\n"]);
+    }
+    ask(&mut s, 0, "cmd=put kvsname=kvs_1 key=j value=1\n");
+    // the barrier goes to the host, with the last value of each key
+    s.handle_input(0, b"cmd=barrier_in\n");
+    let (out, ev, _) = sent(&mut s);
+    assert!(out.is_empty(), "{out:?}");
+    let Some(Event::JointFence {
+        request,
+        rank: 0,
+        puts,
+        ..
+    }) = ev.into_iter().next()
+    else {
+        panic!("no JointFence");
+    };
+    assert_eq!(
+        puts,
+        [("j".to_string(), "1".to_string()), ("k".into(), "c".into())]
+    );
+    // the host's answer: the store's keys (reserved and over-long ones left out)
+    s.joint_done(
+        request,
+        Ok(vec![
+            ("px".into(), "7".into()),
+            ("PMI_x".into(), "no".into()),
+            ("y".repeat(MAX_KEY + 1), "no".into()),
+        ]),
+    );
+    assert_eq!(sent(&mut s).0, [(0, "cmd=barrier_out rc=0\n".to_string())]);
+    assert_eq!(s.kvs_value("kvs_1", "px"), Some("7"));
+    assert_eq!(s.kvs_value("kvs_1", "PMI_x"), None);
+    // nothing more waits: a second barrier carries no puts; a failure is rc=1
+    s.handle_input(0, b"cmd=barrier_in\n");
+    let (_, ev, _) = sent(&mut s);
+    let Some(Event::JointFence { request, puts, .. }) = ev.into_iter().next() else {
+        panic!("no JointFence");
+    };
+    assert!(puts.is_empty());
+    s.joint_done(request, Err("LOST_CONNECTION".into()));
+    let (out, _, _) = sent(&mut s);
+    assert!(
+        out[0]
+            .1
+            .starts_with("cmd=barrier_out rc=1 msg=LOST_CONNECTION"),
+        "{out:?}"
+    );
+    // an answer for a request nobody waits for is dropped
+    s.joint_done(request, Ok(vec![]));
+    assert!(sent(&mut s).0.is_empty());
+}
