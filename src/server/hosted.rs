@@ -33,14 +33,8 @@ impl Server {
         let r = self
             .rank_mut(nspace, rank)
             .ok_or(codes::PMIX_ERR_NOT_FOUND)?;
-        for k in kvals {
-            for to in [&mut r.local, &mut r.remote] {
-                match to.iter_mut().find(|o| o.key == k.key) {
-                    Some(old) => *old = k.clone(),
-                    None => to.push(k.clone()),
-                }
-            }
-        }
+        r.local.commit(kvals.clone(), None);
+        r.remote.commit(kvals, None);
         r.committed = true;
         self.out
             .push_back(Output::Host(HostEvent::Committed(Proc::new(nspace, rank))));
@@ -121,7 +115,7 @@ impl Server {
             .filter(|(_, r)| r.committed)
             .map(|(i, r)| {
                 let kv = if r.elsewhere { &r.remote } else { &r.local };
-                (i as u32, kv.clone())
+                (i as u32, kv.kvals().to_vec())
             })
             .collect()
     }
