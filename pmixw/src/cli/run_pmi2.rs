@@ -13,13 +13,15 @@
 use pmix_types::status::codes;
 use pmix_types::RANK_WILDCARD;
 use pmix_wire::pmi2::bridge::{Framer, Msg, MAX_HELLO};
-use pmix_wire::pmi2::fd::Conn;
+use pmix_wire::pmi2::fd::{Conn, Traffic};
 use pmix_wire::pmi2::{self, Request, Response};
 use pmix_wire::server::{net, HostEvent, JobSpec, NodeMap, Server};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream, ToSocketAddrs};
 use std::process::{Child, Command, ExitCode};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long a PMI-2 answer may take: `PMIXW_PMI2_TIMEOUT` seconds, else
@@ -78,7 +80,9 @@ enum Ev {
     /// connection to us (which reports in order) is open.
     Unreachable(usize),
     FenceDone(u64, Result<Vec<u8>, String>),
-    Finalized,
+    /// PMI-2 `finalize` answered; what the connection carried, and the
+    /// bytes of this node's fence contributions (before base64).
+    Finalized(Traffic, u64),
 }
 
 /// Work for the PMI-2 thread (PMI-2 answers one request at a time).
@@ -155,6 +159,7 @@ fn pmi_thread(
     ev: Sender<Ev>,
 ) {
     let mut seq = 0u64;
+    let mut contributed = 0u64;
     for w in work {
         match w {
             Work::Fence {
@@ -163,6 +168,7 @@ fn pmi_thread(
                 data,
             } => {
                 seq += 1;
+                contributed += data.len() as u64;
                 let r = fence(&mut pmi, limit, seq, me, nodes, collect, &data)
                     .map_err(|e| e.to_string());
                 let failed = r.is_err();
@@ -172,8 +178,9 @@ fn pmi_thread(
                 }
             }
             Work::Finalize => {
+                let traffic = pmi.traffic.clone();
                 let _ = pmi.call(&Request::Finalize);
-                let _ = ev.send(Ev::Finalized);
+                let _ = ev.send(Ev::Finalized(traffic, contributed));
                 return;
             }
         }
@@ -258,22 +265,64 @@ fn launch(job: &Job, env: Vec<(String, String)>, ns: &str) -> Command {
     c
 }
 
-/// The bridge: one outgoing connection per other node.
-struct Peers(Vec<Option<TcpStream>>);
+/// The bridge: one outgoing connection per other node, and the frames
+/// and bytes written to them.
+#[derive(Default)]
+struct Peers {
+    to: Vec<Option<TcpStream>>,
+    frames: u64,
+    bytes: u64,
+}
 
 impl Peers {
     fn send(&mut self, j: usize, m: &Msg) {
-        if let Some(Some(s)) = self.0.get_mut(j) {
-            if s.write_all(&m.encode()).is_err() {
-                self.0[j] = None;
+        if let Some(Some(s)) = self.to.get_mut(j) {
+            let frame = m.encode();
+            if s.write_all(&frame).is_err() {
+                self.to[j] = None;
+            } else {
+                self.frames += 1;
+                self.bytes += frame.len() as u64;
             }
         }
     }
     fn broadcast(&mut self, m: &Msg) {
-        for j in 0..self.0.len() {
+        for j in 0..self.to.len() {
             self.send(j, m);
         }
     }
+}
+
+/// With `PMIXW_TRAFFIC` set, what this node exchanged beyond itself, on
+/// one line of stderr at the end of a job that succeeded (the
+/// wireup_slurm bench sums the nodes' lines; spec-notes/bench.md):
+/// `data`: the bytes of this node's fence contributions (our blobs, before
+/// base64); `put`, `fence`, `get`: PMI-2 requests to the node's slurmstepd
+/// (a put's value and the fence go to the other nodes through Slurm; a get
+/// is answered from the node's copy of the KVS, so `get_bytes`, the bytes
+/// of the answers, is what came from the other nodes) and `put_bytes`
+/// (the requests' bytes); `*_us`: the time spent waiting for their answers
+/// (the fence's includes waiting for the slowest node); `bridge_*`: frames
+/// and bytes written to the other nodes over the bridge.
+fn report_traffic(me: usize, pmi: &Traffic, data: u64, peers: &Peers) {
+    if std::env::var_os("PMIXW_TRAFFIC").is_none() {
+        return;
+    }
+    let (put, fence, get) = (pmi.of("kvs-put"), pmi.of("kvs-fence"), pmi.of("kvs-get"));
+    eprintln!(
+        "pmixw-traffic node={me} data={data} put={} put_bytes={} fence={} get={} \
+         get_bytes={} bridge_frames={} bridge_bytes={} put_us={} fence_us={} get_us={}",
+        put.requests,
+        put.sent,
+        fence.requests,
+        get.requests,
+        get.received,
+        peers.frames,
+        peers.bytes,
+        put.waited.as_micros(),
+        fence.waited.as_micros(),
+        get.waited.as_micros()
+    );
 }
 
 /// This node's PMI-2 task, ready for a job of `n` ranks: the connection,
@@ -371,10 +420,10 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             }
         });
     }
-    let mut peers = Peers(Vec::new());
+    let mut peers = Peers::default();
     for (j, a) in addrs.iter().enumerate() {
         if j == me {
-            peers.0.push(None);
+            peers.to.push(None);
             continue;
         }
         let s = a
@@ -396,7 +445,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                 let _ = tx.send(Ev::Unreachable(j));
             });
         }
-        peers.0.push(Some(s));
+        peers.to.push(Some(s));
         peers.send(
             j,
             &Msg::Hello {
@@ -639,7 +688,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     server.call(move |s| s.fence_done(request, codes::PMIX_ERROR, &[]));
                     ending = Some((1, m, true));
                 }
-                Ev::Finalized => {}
+                Ev::Finalized(..) => {}
             }
         }
         if ending.is_some() {
@@ -658,9 +707,11 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             let deadline = Instant::now() + limit.min(Duration::from_secs(10));
             while Instant::now() < deadline {
                 match ev_rx.recv_timeout(Duration::from_millis(50)) {
-                    Ok(Ev::Finalized) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                        break
+                    Ok(Ev::Finalized(traffic, data)) => {
+                        report_traffic(me, &traffic, data, &peers);
+                        break;
                     }
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
                     _ => {}
                 }
             }
