@@ -487,6 +487,11 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     }
     drop(ev_tx);
 
+    // the ranks are reaped when SIGCHLD says one may have ended, not by
+    // asking each of them every millisecond (N/k waitpid calls a loop on
+    // every node, taken from the ranks' cores), as `pmixw run` on one node
+    let child_exited = Arc::new(AtomicBool::new(true));
+    let sigchld = signal_hook::flag::register(libc::SIGCHLD, child_exited.clone()).is_ok();
     let mut kids: Vec<(u32, Child, Option<i32>)> = Vec::new();
     let mut ending: Option<(i32, String, bool)> = None;
     for &r in &place[me] {
@@ -521,7 +526,8 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         // before its reply, so a rank's exit seen here has its abort
         // (if any) already waiting below, and the abort's status wins
         let mut failed: Vec<(u32, i32)> = Vec::new();
-        for (r, c, st) in kids.iter_mut() {
+        let scan = !sigchld || child_exited.swap(false, Ordering::AcqRel);
+        for (r, c, st) in kids.iter_mut().filter(|_| scan) {
             if st.is_none() {
                 if let Ok(Some(s)) = c.try_wait() {
                     let code = s.code().unwrap_or(128 + 9);
