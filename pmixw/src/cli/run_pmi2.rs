@@ -372,23 +372,28 @@ pub(super) fn connect(
     Ok((pmi, me, nodes, fence_limit, jobid))
 }
 
-pub fn run(job: Job) -> Result<ExitCode, String> {
-    let limit = secs_var("PMIXW_PMI2_TIMEOUT").unwrap_or(DEFAULT_PMI2_TIMEOUT);
-    let (mut pmi, me, nodes, fence_limit, jobid) = connect(job.n, job.timeout)?;
-    let nspace = format!("pmixw-{jobid}");
-    let name = std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| net::hostname());
-    // the bridge listens on every address; peers reach it by host name
-    let listener = TcpListener::bind("0.0.0.0:0").map_err(|e| format!("pmixw run: bridge: {e}"))?;
+/// The boot exchange through PMI-2 (every node's name and bridge address,
+/// node 0's token), then the bridge: a listener thread for the other
+/// nodes' connections and one connection to each of them. The node names
+/// in node order and the bridge's connections.
+fn boot(
+    pmi: &mut Conn,
+    me: usize,
+    nodes: usize,
+    name: &str,
+    listener: TcpListener,
+    ev_tx: &Sender<Ev>,
+    limit: Duration,
+) -> Result<(Vec<String>, Peers), String> {
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     let host = std::env::var("PMIXW_BRIDGE_HOST").unwrap_or_else(|_| net::hostname());
-    let mine = random_token();
     pmi.put(
         &format!("pmixw.boot.{me}"),
         &format!("{name},{host}:{port}"),
     )
     .map_err(pmi_err)?;
     if me == 0 {
-        pmi.put("pmixw.token", &mine).map_err(pmi_err)?;
+        pmi.put("pmixw.token", &random_token()).map_err(pmi_err)?;
     }
     pmi.fence().map_err(pmi_err)?;
     let token = pmi
@@ -408,7 +413,6 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         names.push(n.to_string());
         addrs.push(a.to_string());
     }
-    let (ev_tx, ev_rx) = channel();
     {
         let (tx, token) = (ev_tx.clone(), token.clone());
         // (for the process's lifetime: a stray connection must not take
@@ -454,7 +458,16 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             },
         );
     }
+    Ok((names, peers))
+}
 
+pub fn run(job: Job) -> Result<ExitCode, String> {
+    let limit = secs_var("PMIXW_PMI2_TIMEOUT").unwrap_or(DEFAULT_PMI2_TIMEOUT);
+    let (mut pmi, me, nodes, fence_limit, jobid) = connect(job.n, job.timeout)?;
+    let nspace = format!("pmixw-{jobid}");
+    let name = std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| net::hostname());
+    // the bridge listens on every address; peers reach it by host name
+    let listener = TcpListener::bind("0.0.0.0:0").map_err(|e| format!("pmixw run: bridge: {e}"))?;
     let place = placement(job.n, nodes as u32, job.cyclic);
     let mut node_of = vec![0usize; job.n as usize];
     for (j, ranks) in place.iter().enumerate() {
@@ -472,21 +485,14 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         Some(std::env::temp_dir()),
     )
     .map_err(|e| format!("pmixw run: cannot start the server: {e}"))?;
-    let map = NodeMap {
-        nodes: names.iter().cloned().zip(place.iter().cloned()).collect(),
-        me,
-    };
+    // the ranks start now and initialize while this node hears from the
+    // others (the boot exchange below: a PMI-2 fence, ~10 ms of which is
+    // Slurm's, spec-notes/pmi2.md); their job data waits for the nodes'
+    // names (Server::await_nodes)
     {
         let ns = nspace.clone();
-        server.call(move |s| s.set_nodes(&ns, map));
+        server.call(move |s| s.await_nodes(&ns));
     }
-    let (work_tx, work_rx) = channel();
-    {
-        let tx = ev_tx.clone();
-        std::thread::spawn(move || pmi_thread(pmi, fence_limit, me, nodes, work_rx, tx));
-    }
-    drop(ev_tx);
-
     // the ranks are reaped when SIGCHLD says one may have ended, not by
     // asking each of them every millisecond (N/k waitpid calls a loop on
     // every node, taken from the ranks' cores), as `pmixw run` on one node
@@ -503,6 +509,33 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             }
         }
     }
+    let (ev_tx, ev_rx) = channel();
+    let (names, mut peers) = match boot(&mut pmi, me, nodes, &name, listener, &ev_tx, limit) {
+        Ok(b) => b,
+        Err(e) => {
+            for (_, c, _) in kids.iter_mut() {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
+            server.stop();
+            return Err(e);
+        }
+    };
+    let map = NodeMap {
+        nodes: names.iter().cloned().zip(place.iter().cloned()).collect(),
+        me,
+    };
+    {
+        let ns = nspace.clone();
+        server.call(move |s| s.set_nodes(&ns, map));
+    }
+    let (work_tx, work_rx) = channel();
+    {
+        let tx = ev_tx.clone();
+        std::thread::spawn(move || pmi_thread(pmi, fence_limit, me, nodes, work_rx, tx));
+    }
+    drop(ev_tx);
+
     let start = Instant::now();
     // nodes whose own connection to us is open (they report their end on it)
     let mut heard = vec![false; nodes];
