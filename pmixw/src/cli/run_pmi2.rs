@@ -486,13 +486,21 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     )
     .map_err(|e| format!("pmixw run: cannot start the server: {e}"))?;
     // the ranks start now and initialize while this node hears from the
-    // others (the boot exchange below: a PMI-2 fence, ~10 ms of which is
-    // Slurm's, spec-notes/pmi2.md); their job data waits for the nodes'
-    // names (Server::await_nodes)
+    // others (the boot exchange, on a thread of its own: a PMI-2 fence,
+    // ~10 ms of which is Slurm's, spec-notes/pmi2.md); their job data
+    // waits for the nodes' names (Server::await_nodes)
     {
         let ns = nspace.clone();
         server.call(move |s| s.await_nodes(&ns));
     }
+    let (ev_tx, ev_rx) = channel();
+    let booting = {
+        let (tx, name) = (ev_tx.clone(), name.clone());
+        std::thread::spawn(move || {
+            let r = boot(&mut pmi, me, nodes, &name, listener, &tx, limit);
+            (pmi, r)
+        })
+    };
     // the ranks are reaped when SIGCHLD says one may have ended, not by
     // asking each of them every millisecond (N/k waitpid calls a loop on
     // every node, taken from the ranks' cores), as `pmixw run` on one node
@@ -509,8 +517,10 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             }
         }
     }
-    let (ev_tx, ev_rx) = channel();
-    let (names, mut peers) = match boot(&mut pmi, me, nodes, &name, listener, &ev_tx, limit) {
+    let booted = booting
+        .join()
+        .map_err(|_| "pmixw run: the boot exchange failed".to_string());
+    let (pmi, (names, mut peers)) = match booted.and_then(|(pmi, r)| Ok((pmi, r?))) {
         Ok(b) => b,
         Err(e) => {
             for (_, c, _) in kids.iter_mut() {
