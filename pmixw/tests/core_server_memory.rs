@@ -775,7 +775,6 @@ fn the_job_data_waits_for_the_node_map_when_asked_to() {
     let reqs = |s: &mut Server| -> Vec<Vec<u8>> {
         drain(s)
             .sends()
-            .into_iter()
             .filter(|(c, b)| *c == id && b.len() > 16 && b[4..8] == 100u32.to_be_bytes())
             .map(|(_, b)| b[16..].to_vec())
             .collect()
