@@ -751,6 +751,57 @@ fn on_one_node_a_second_get_brings_the_peers_not_sent_yet() {
 
 /// Rank `r`'s COMMIT (v41): key `local.<r>` in the LOCAL blob and
 /// `remote.<r>` in the REMOTE one, each the value r.
+/// A host that starts its ranks before it knows the other nodes
+/// (`Server::await_nodes`, pmixw run under PMI-2): a rank's REQ is held,
+/// not answered with a one-node job, and set_nodes answers it with the
+/// job across the nodes.
+#[test]
+fn the_job_data_waits_for_the_node_map_when_asked_to() {
+    use pmix_codec::msg::{Reply, Request};
+    use pmix_wire::server::NodeMap;
+    let now = Instant::now();
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: "mn".into(),
+        nprocs: 4,
+        hostname: "a".into(),
+        info: vec![],
+    });
+    s.await_nodes("mn");
+    let id = s.open();
+    s.handle_input(id, &hello("mn", 0), now);
+    drain(&mut s);
+    s.handle_input(id, &request(100, &Request::Req), now);
+    let reqs = |s: &mut Server| -> Vec<Vec<u8>> {
+        drain(s)
+            .sends()
+            .filter(|(c, b)| *c == id && b.len() > 16 && b[4..8] == 100u32.to_be_bytes())
+            .map(|(_, b)| b[16..].to_vec())
+            .collect()
+    };
+    assert!(reqs(&mut s).is_empty(), "answered before the node map");
+    s.set_nodes(
+        "mn",
+        NodeMap {
+            nodes: vec![("a".into(), vec![0, 1]), ("b".into(), vec![2, 3])],
+            me: 0,
+        },
+    );
+    let got = reqs(&mut s);
+    assert_eq!(got.len(), 1);
+    let fmt = pmix_codec::Format::V41;
+    let text = format!("{:?}", Reply::decode(&fmt, 0, &got[0]).unwrap());
+    assert!(text.contains("\"a,b\""), "{text}");
+    // later ranks are answered at once
+    let other = s.open();
+    s.handle_input(other, &hello("mn", 1), now);
+    s.handle_input(other, &request(100, &Request::Req), now);
+    let d = drain(&mut s);
+    assert!(d
+        .sends()
+        .any(|(c, b)| c == other && b.len() > 16 && b[4..8] == 100u32.to_be_bytes()));
+}
+
 fn scoped_commit(r: u32) -> pmix_codec::msg::Request {
     use pmix_types::{Buffer, DataType, Kval, Value};
     let kv = |scope: &str| {

@@ -272,6 +272,7 @@ fn three_nodes_with_an_uneven_share() {
         .arg(env!("CARGO_BIN_EXE_pmixw"))
         .args(["run", "-n", "5", "--timeout", "90", &exe, "all"])
         .env("PMIXW_PMI2_TIMEOUT", "60")
+        .env("PMIXW_TRAFFIC", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -293,7 +294,38 @@ fn three_nodes_with_an_uneven_share() {
     assert_eq!(lines_with(&out, "ok get_collected 5").len(), 5, "{out}");
     assert_eq!(lines_with(&out, "ok get_direct 5").len(), 5, "{out}");
     assert_eq!(lines_with(&out, "ok event_delivered").len(), 4, "{out}");
+    traffic_reports_agree(&out, 3);
     c.stop();
+}
+
+/// The `PMIXW_TRAFFIC` line of each of `nodes` nodes: every node read the
+/// same KVS (the same gets, the same bytes), which holds every node's
+/// fence data in base64 (4 bytes for 3); every node took part in the boot
+/// fence and at least one fence with data, and greeted every other node
+/// over the bridge.
+fn traffic_reports_agree(out: &str, nodes: usize) {
+    let reports: Vec<std::collections::BTreeMap<&str, u64>> = lines_with(out, "pmixw-traffic ")
+        .iter()
+        .map(|l| {
+            l.split_whitespace()
+                .skip(1)
+                .filter_map(|kv| kv.split_once('='))
+                .map(|(k, v)| (k, v.parse().unwrap_or_else(|_| panic!("{l}"))))
+                .collect()
+        })
+        .collect();
+    assert_eq!(reports.len(), nodes, "{out}");
+    let mut seen: Vec<u64> = reports.iter().map(|r| r["node"]).collect();
+    seen.sort();
+    assert_eq!(seen, (0..nodes as u64).collect::<Vec<_>>(), "{out}");
+    let data: u64 = reports.iter().map(|r| r["data"]).sum();
+    for r in &reports {
+        assert_eq!(r["get"], reports[0]["get"], "{out}");
+        assert_eq!(r["get_bytes"], reports[0]["get_bytes"], "{out}");
+        assert!(r["get_bytes"] >= data / 3 * 4, "{data} B of data: {out}");
+        assert!(r["data"] > 0 && r["put"] >= 2 && r["fence"] >= 2, "{out}");
+        assert!(r["bridge_frames"] >= nodes as u64 - 1, "{out}");
+    }
 }
 
 /// `srun --mpi=pmix -N 2 --ntasks-per-node=2 ARGS` (Slurm's own PMIx

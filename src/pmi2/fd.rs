@@ -2,6 +2,7 @@
 //! `PMI_FD`, one request at a time, every wait bounded by a timeout.
 
 use super::{Client, Error, Request, Response};
+use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::os::unix::io::FromRawFd;
 use std::os::unix::net::UnixStream;
@@ -19,6 +20,33 @@ pub struct Conn {
     pub rank: u32,
     /// The job's size (`size=` of the `fullinit-response`).
     pub size: u32,
+    /// What this connection has sent and received, per command.
+    pub traffic: Traffic,
+}
+
+/// Requests and bytes of one command on a [`Conn`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Count {
+    /// Requests sent.
+    pub requests: u64,
+    /// Bytes of those requests (length prefix included).
+    pub sent: u64,
+    /// Bytes read while waiting for their answers.
+    pub received: u64,
+    /// Time from sending each request to its answer, summed.
+    pub waited: Duration,
+}
+
+/// A [`Conn`]'s traffic by command name (`"kvs-put"` …): what `pmixw run`
+/// reports under `PMIXW_TRAFFIC` (two additions per request, no I/O).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Traffic(pub BTreeMap<&'static str, Count>);
+
+impl Traffic {
+    /// The count of one command (zero if never sent).
+    pub fn of(&self, cmd: &str) -> Count {
+        self.0.get(cmd).copied().unwrap_or_default()
+    }
 }
 
 fn env(name: &str) -> Result<String, Error> {
@@ -67,6 +95,7 @@ impl Conn {
             jobid: jobid.clone(),
             rank,
             size: 0,
+            traffic: Traffic::default(),
         };
         c.call(&Request::Init)?;
         match c.call(&Request::FullInit { jobid, rank })? {
@@ -92,10 +121,24 @@ impl Conn {
         self.sock
             .write_all(&bytes)
             .map_err(|e| Error::Io(format!("{}: {e}", r.name())))?;
+        let count = self.traffic.0.entry(r.name()).or_default();
+        count.requests += 1;
+        count.sent += bytes.len() as u64;
         if !self.client.waiting() {
             return Ok(Response::Sent);
         }
-        let deadline = Instant::now() + limit;
+        let sent = Instant::now();
+        let answer = self.answer(r, sent + limit, limit);
+        self.traffic.0.entry(r.name()).or_default().waited += sent.elapsed();
+        answer
+    }
+
+    fn answer(
+        &mut self,
+        r: &Request,
+        deadline: Instant,
+        limit: Duration,
+    ) -> Result<Response, Error> {
         let mut buf = [0u8; 8192];
         loop {
             if let Some(a) = self.client.poll() {
@@ -111,7 +154,10 @@ impl Conn {
             let _ = self.sock.set_read_timeout(Some(left));
             match self.sock.read(&mut buf) {
                 Ok(0) => return Err(Error::Closed { cmd: r.name() }),
-                Ok(n) => self.client.received(&buf[..n]),
+                Ok(n) => {
+                    self.client.received(&buf[..n]);
+                    self.traffic.0.entry(r.name()).or_default().received += n as u64;
+                }
                 Err(e)
                     if matches!(
                         e.kind(),
@@ -167,5 +213,64 @@ impl Conn {
                 got: format!("{other:?}"),
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::BufRead;
+
+    /// A server on the other end: answers the greeting, then each framed
+    /// request with the canned answer for its command.
+    fn serve(sock: UnixStream) {
+        let mut r = std::io::BufReader::new(sock.try_clone().unwrap());
+        let mut w = sock;
+        let mut line = String::new();
+        r.read_line(&mut line).unwrap();
+        w.write_all(b"cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0\n")
+            .unwrap();
+        loop {
+            let mut len = [0u8; 6];
+            if r.read_exact(&mut len).is_err() {
+                return;
+            }
+            let n: usize = std::str::from_utf8(&len).unwrap().trim().parse().unwrap();
+            let mut body = vec![0u8; n];
+            r.read_exact(&mut body).unwrap();
+            let body = String::from_utf8(body).unwrap();
+            let answer = if body.starts_with("cmd=fullinit;") {
+                "cmd=fullinit-response;rc=0;pmi-version=2;pmi-subversion=0;rank=1;size=2;appnum=-1;debugged=FALSE;pmiverbose=FALSE;"
+            } else if body.starts_with("cmd=kvs-put;") {
+                "cmd=kvs-put-response;rc=0;"
+            } else {
+                "cmd=kvs-get-response;rc=0;found=TRUE;value=abc;"
+            };
+            w.write_all(format!("{:<6}{answer}", answer.len()).as_bytes())
+                .unwrap();
+        }
+    }
+
+    #[test]
+    fn traffic_counts_each_command_and_its_bytes() {
+        let (a, b) = UnixStream::pair().unwrap();
+        let t = std::thread::spawn(move || serve(b));
+        let mut c = Conn::start(a, "7.0".into(), 1, Duration::from_secs(10)).unwrap();
+        assert_eq!(c.size, 2);
+        c.put("k", "v").unwrap();
+        c.put("k2", "v2").unwrap();
+        assert_eq!(c.get("k").unwrap().as_deref(), Some("abc"));
+        let put = c.traffic.of("kvs-put");
+        assert_eq!(put.requests, 2);
+        // "cmd=kvs-put;key=k;value=v;" and "…key=k2;value=v2;", each with
+        // its 6-byte length prefix
+        assert_eq!(put.sent, (6 + 26) + (6 + 28));
+        assert_eq!(put.received, 2 * (6 + 26));
+        let get = c.traffic.of("kvs-get");
+        assert_eq!((get.requests, get.received), (1, 6 + 47));
+        assert_eq!(c.traffic.of("kvs-fence"), Count::default());
+        assert_eq!(c.traffic.of("fullinit").requests, 1);
+        drop(c);
+        t.join().unwrap();
     }
 }

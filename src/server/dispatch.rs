@@ -4,6 +4,15 @@
 use super::*;
 
 impl Server {
+    /// A rank's REQ: the job data of its namespace, shared by every rank.
+    pub(super) fn answer_req(&mut self, id: ConnId, t: u32, nspace: &str) {
+        let Some(fmt) = self.fmt_of(id) else { return };
+        match self.job_info_frame(&fmt, nspace, t) {
+            Some(b) => self.out.push_back(Output::Send(id, b)),
+            None => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND)),
+        }
+    }
+
     pub(super) fn message(&mut self, id: ConnId, t: u32, payload: &[u8], now: Instant) -> bool {
         let Some(c) = self.conns.get(&id) else {
             return false;
@@ -32,9 +41,10 @@ impl Server {
         }
         let me = name(&proc);
         match req {
-            Request::Req => match self.job_info_frame(&fmt, &me.0, t) {
-                Some(b) => self.out.push_back(Output::Send(id, b)),
-                None => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND)),
+            Request::Req => match self.awaiting_nodes.get_mut(&me.0) {
+                // the job data waits for the node map (Server::await_nodes)
+                Some(held) => held.push((id, t)),
+                None => self.answer_req(id, t, &me.0),
             },
             Request::Commit { blobs } => return self.commit(id, t, &fmt, proc, blobs),
             Request::Fence { procs, info } => {

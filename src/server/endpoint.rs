@@ -181,6 +181,10 @@ pub struct Server {
     /// The same replies framed, as REQ sends them (shared.rs).
     pub(super) job_info_frames:
         std::cell::RefCell<HashMap<(String, Format, String), shared::Framed>>,
+    /// Namespaces whose node map the host has still to give
+    /// ([`Server::await_nodes`]), with the REQs (connection, tag) held
+    /// until it does.
+    pub(super) awaiting_nodes: BTreeMap<String, Vec<(ConnId, u32)>>,
 }
 
 impl Server {
@@ -220,6 +224,7 @@ impl Server {
             refusals: VecDeque::new(),
             job_info_cache: Default::default(),
             job_info_frames: Default::default(),
+            awaiting_nodes: BTreeMap::new(),
         }
     }
 
@@ -320,6 +325,7 @@ impl Server {
     /// local, the others reached through the host) and give every rank the
     /// job data of that layout: node list, node ids, each node's peers,
     /// local and node ranks.
+    /// REQs held by [`Server::await_nodes`] are answered now.
     pub fn set_nodes(&mut self, nspace: &str, map: NodeMap) {
         if let Some(mine) = map.nodes.get(map.me).map(|n| n.1.clone()) {
             self.set_local_ranks(nspace, &mine);
@@ -329,6 +335,19 @@ impl Server {
         }
         // the job data now describes the nodes
         self.job_info_changed();
+        for (id, t) in self.awaiting_nodes.remove(nspace).unwrap_or_default() {
+            self.answer_req(id, t, nspace);
+        }
+    }
+
+    /// The host will give this namespace's node map ([`Server::set_nodes`])
+    /// once it has learnt it (from the other nodes): its ranks' REQs (the
+    /// job data every rank reads in PMIx_Init) wait until then, so that a
+    /// host can start its ranks before it has heard from the other nodes.
+    pub fn await_nodes(&mut self, nspace: &str) {
+        if self.jobs.contains_key(nspace) {
+            self.awaiting_nodes.entry(nspace.to_string()).or_default();
+        }
     }
 
     /// The next upcall for the host, if any. A driver drains these before

@@ -13,13 +13,15 @@
 use pmix_types::status::codes;
 use pmix_types::RANK_WILDCARD;
 use pmix_wire::pmi2::bridge::{Framer, Msg, MAX_HELLO};
-use pmix_wire::pmi2::fd::Conn;
+use pmix_wire::pmi2::fd::{Conn, Traffic};
 use pmix_wire::pmi2::{self, Request, Response};
 use pmix_wire::server::{net, HostEvent, JobSpec, NodeMap, Server};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream, ToSocketAddrs};
 use std::process::{Child, Command, ExitCode};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long a PMI-2 answer may take: `PMIXW_PMI2_TIMEOUT` seconds, else
@@ -78,7 +80,9 @@ enum Ev {
     /// connection to us (which reports in order) is open.
     Unreachable(usize),
     FenceDone(u64, Result<Vec<u8>, String>),
-    Finalized,
+    /// PMI-2 `finalize` answered; what the connection carried, and the
+    /// bytes of this node's fence contributions (before base64).
+    Finalized(Traffic, u64),
 }
 
 /// Work for the PMI-2 thread (PMI-2 answers one request at a time).
@@ -155,6 +159,7 @@ fn pmi_thread(
     ev: Sender<Ev>,
 ) {
     let mut seq = 0u64;
+    let mut contributed = 0u64;
     for w in work {
         match w {
             Work::Fence {
@@ -163,6 +168,7 @@ fn pmi_thread(
                 data,
             } => {
                 seq += 1;
+                contributed += data.len() as u64;
                 let r = fence(&mut pmi, limit, seq, me, nodes, collect, &data)
                     .map_err(|e| e.to_string());
                 let failed = r.is_err();
@@ -172,8 +178,9 @@ fn pmi_thread(
                 }
             }
             Work::Finalize => {
+                let traffic = pmi.traffic.clone();
                 let _ = pmi.call(&Request::Finalize);
-                let _ = ev.send(Ev::Finalized);
+                let _ = ev.send(Ev::Finalized(traffic, contributed));
                 return;
             }
         }
@@ -258,22 +265,64 @@ fn launch(job: &Job, env: Vec<(String, String)>, ns: &str) -> Command {
     c
 }
 
-/// The bridge: one outgoing connection per other node.
-struct Peers(Vec<Option<TcpStream>>);
+/// The bridge: one outgoing connection per other node, and the frames
+/// and bytes written to them.
+#[derive(Default)]
+struct Peers {
+    to: Vec<Option<TcpStream>>,
+    frames: u64,
+    bytes: u64,
+}
 
 impl Peers {
     fn send(&mut self, j: usize, m: &Msg) {
-        if let Some(Some(s)) = self.0.get_mut(j) {
-            if s.write_all(&m.encode()).is_err() {
-                self.0[j] = None;
+        if let Some(Some(s)) = self.to.get_mut(j) {
+            let frame = m.encode();
+            if s.write_all(&frame).is_err() {
+                self.to[j] = None;
+            } else {
+                self.frames += 1;
+                self.bytes += frame.len() as u64;
             }
         }
     }
     fn broadcast(&mut self, m: &Msg) {
-        for j in 0..self.0.len() {
+        for j in 0..self.to.len() {
             self.send(j, m);
         }
     }
+}
+
+/// With `PMIXW_TRAFFIC` set, what this node exchanged beyond itself, on
+/// one line of stderr at the end of a job that succeeded (the
+/// wireup_slurm bench sums the nodes' lines; spec-notes/bench.md):
+/// `data`: the bytes of this node's fence contributions (our blobs, before
+/// base64); `put`, `fence`, `get`: PMI-2 requests to the node's slurmstepd
+/// (a put's value and the fence go to the other nodes through Slurm; a get
+/// is answered from the node's copy of the KVS, so `get_bytes`, the bytes
+/// of the answers, is what came from the other nodes) and `put_bytes`
+/// (the requests' bytes); `*_us`: the time spent waiting for their answers
+/// (the fence's includes waiting for the slowest node); `bridge_*`: frames
+/// and bytes written to the other nodes over the bridge.
+fn report_traffic(me: usize, pmi: &Traffic, data: u64, peers: &Peers) {
+    if std::env::var_os("PMIXW_TRAFFIC").is_none() {
+        return;
+    }
+    let (put, fence, get) = (pmi.of("kvs-put"), pmi.of("kvs-fence"), pmi.of("kvs-get"));
+    eprintln!(
+        "pmixw-traffic node={me} data={data} put={} put_bytes={} fence={} get={} \
+         get_bytes={} bridge_frames={} bridge_bytes={} put_us={} fence_us={} get_us={}",
+        put.requests,
+        put.sent,
+        fence.requests,
+        get.requests,
+        get.received,
+        peers.frames,
+        peers.bytes,
+        put.waited.as_micros(),
+        fence.waited.as_micros(),
+        get.waited.as_micros()
+    );
 }
 
 /// This node's PMI-2 task, ready for a job of `n` ranks: the connection,
@@ -323,23 +372,28 @@ pub(super) fn connect(
     Ok((pmi, me, nodes, fence_limit, jobid))
 }
 
-pub fn run(job: Job) -> Result<ExitCode, String> {
-    let limit = secs_var("PMIXW_PMI2_TIMEOUT").unwrap_or(DEFAULT_PMI2_TIMEOUT);
-    let (mut pmi, me, nodes, fence_limit, jobid) = connect(job.n, job.timeout)?;
-    let nspace = format!("pmixw-{jobid}");
-    let name = std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| net::hostname());
-    // the bridge listens on every address; peers reach it by host name
-    let listener = TcpListener::bind("0.0.0.0:0").map_err(|e| format!("pmixw run: bridge: {e}"))?;
+/// The boot exchange through PMI-2 (every node's name and bridge address,
+/// node 0's token), then the bridge: a listener thread for the other
+/// nodes' connections and one connection to each of them. The node names
+/// in node order and the bridge's connections.
+fn boot(
+    pmi: &mut Conn,
+    me: usize,
+    nodes: usize,
+    name: &str,
+    listener: TcpListener,
+    ev_tx: &Sender<Ev>,
+    limit: Duration,
+) -> Result<(Vec<String>, Peers), String> {
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     let host = std::env::var("PMIXW_BRIDGE_HOST").unwrap_or_else(|_| net::hostname());
-    let mine = random_token();
     pmi.put(
         &format!("pmixw.boot.{me}"),
         &format!("{name},{host}:{port}"),
     )
     .map_err(pmi_err)?;
     if me == 0 {
-        pmi.put("pmixw.token", &mine).map_err(pmi_err)?;
+        pmi.put("pmixw.token", &random_token()).map_err(pmi_err)?;
     }
     pmi.fence().map_err(pmi_err)?;
     let token = pmi
@@ -359,7 +413,6 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         names.push(n.to_string());
         addrs.push(a.to_string());
     }
-    let (ev_tx, ev_rx) = channel();
     {
         let (tx, token) = (ev_tx.clone(), token.clone());
         // (for the process's lifetime: a stray connection must not take
@@ -371,10 +424,10 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             }
         });
     }
-    let mut peers = Peers(Vec::new());
+    let mut peers = Peers::default();
     for (j, a) in addrs.iter().enumerate() {
         if j == me {
-            peers.0.push(None);
+            peers.to.push(None);
             continue;
         }
         let s = a
@@ -396,7 +449,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                 let _ = tx.send(Ev::Unreachable(j));
             });
         }
-        peers.0.push(Some(s));
+        peers.to.push(Some(s));
         peers.send(
             j,
             &Msg::Hello {
@@ -405,7 +458,16 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             },
         );
     }
+    Ok((names, peers))
+}
 
+pub fn run(job: Job) -> Result<ExitCode, String> {
+    let limit = secs_var("PMIXW_PMI2_TIMEOUT").unwrap_or(DEFAULT_PMI2_TIMEOUT);
+    let (mut pmi, me, nodes, fence_limit, jobid) = connect(job.n, job.timeout)?;
+    let nspace = format!("pmixw-{jobid}");
+    let name = std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| net::hostname());
+    // the bridge listens on every address; peers reach it by host name
+    let listener = TcpListener::bind("0.0.0.0:0").map_err(|e| format!("pmixw run: bridge: {e}"))?;
     let place = placement(job.n, nodes as u32, job.cyclic);
     let mut node_of = vec![0usize; job.n as usize];
     for (j, ranks) in place.iter().enumerate() {
@@ -423,6 +485,52 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         Some(std::env::temp_dir()),
     )
     .map_err(|e| format!("pmixw run: cannot start the server: {e}"))?;
+    // the ranks start now and initialize while this node hears from the
+    // others (the boot exchange, on a thread of its own: a PMI-2 fence,
+    // ~10 ms of which is Slurm's, spec-notes/pmi2.md); their job data
+    // waits for the nodes' names (Server::await_nodes)
+    {
+        let ns = nspace.clone();
+        server.call(move |s| s.await_nodes(&ns));
+    }
+    let (ev_tx, ev_rx) = channel();
+    let booting = {
+        let (tx, name) = (ev_tx.clone(), name.clone());
+        std::thread::spawn(move || {
+            let r = boot(&mut pmi, me, nodes, &name, listener, &tx, limit);
+            (pmi, r)
+        })
+    };
+    // the ranks are reaped when SIGCHLD says one may have ended, not by
+    // asking each of them every millisecond (N/k waitpid calls a loop on
+    // every node, taken from the ranks' cores), as `pmixw run` on one node
+    let child_exited = Arc::new(AtomicBool::new(true));
+    let sigchld = signal_hook::flag::register(libc::SIGCHLD, child_exited.clone()).is_ok();
+    let mut kids: Vec<(u32, Child, Option<i32>)> = Vec::new();
+    let mut ending: Option<(i32, String, bool)> = None;
+    for &r in &place[me] {
+        match launch(&job, server.client_env(&nspace, r), &nspace).spawn() {
+            Ok(c) => kids.push((r, c, None)),
+            Err(e) => {
+                ending = Some((127, format!("cannot start {}: {e}", job.exe), true));
+                break;
+            }
+        }
+    }
+    let booted = booting
+        .join()
+        .map_err(|_| "pmixw run: the boot exchange failed".to_string());
+    let (pmi, (names, mut peers)) = match booted.and_then(|(pmi, r)| Ok((pmi, r?))) {
+        Ok(b) => b,
+        Err(e) => {
+            for (_, c, _) in kids.iter_mut() {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
+            server.stop();
+            return Err(e);
+        }
+    };
     let map = NodeMap {
         nodes: names.iter().cloned().zip(place.iter().cloned()).collect(),
         me,
@@ -438,17 +546,6 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     }
     drop(ev_tx);
 
-    let mut kids: Vec<(u32, Child, Option<i32>)> = Vec::new();
-    let mut ending: Option<(i32, String, bool)> = None;
-    for &r in &place[me] {
-        match launch(&job, server.client_env(&nspace, r), &nspace).spawn() {
-            Ok(c) => kids.push((r, c, None)),
-            Err(e) => {
-                ending = Some((127, format!("cannot start {}: {e}", job.exe), true));
-                break;
-            }
-        }
-    }
     let start = Instant::now();
     // nodes whose own connection to us is open (they report their end on it)
     let mut heard = vec![false; nodes];
@@ -472,7 +569,8 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         // before its reply, so a rank's exit seen here has its abort
         // (if any) already waiting below, and the abort's status wins
         let mut failed: Vec<(u32, i32)> = Vec::new();
-        for (r, c, st) in kids.iter_mut() {
+        let scan = !sigchld || child_exited.swap(false, Ordering::AcqRel);
+        for (r, c, st) in kids.iter_mut().filter(|_| scan) {
             if st.is_none() {
                 if let Ok(Some(s)) = c.try_wait() {
                     let code = s.code().unwrap_or(128 + 9);
@@ -639,7 +737,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     server.call(move |s| s.fence_done(request, codes::PMIX_ERROR, &[]));
                     ending = Some((1, m, true));
                 }
-                Ev::Finalized => {}
+                Ev::Finalized(..) => {}
             }
         }
         if ending.is_some() {
@@ -658,9 +756,11 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             let deadline = Instant::now() + limit.min(Duration::from_secs(10));
             while Instant::now() < deadline {
                 match ev_rx.recv_timeout(Duration::from_millis(50)) {
-                    Ok(Ev::Finalized) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                        break
+                    Ok(Ev::Finalized(traffic, data)) => {
+                        report_traffic(me, &traffic, data, &peers);
+                        break;
                     }
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
                     _ => {}
                 }
             }
