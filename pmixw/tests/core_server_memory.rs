@@ -588,13 +588,7 @@ fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
     use pmix_types::{Info, Value};
     use pmix_wire::server::NodeMap;
     let now = Instant::now();
-    let mut s = Server::new();
-    s.register_nspace(JobSpec {
-        nspace: "mn".into(),
-        nprocs: 4,
-        hostname: "a".into(),
-        info: vec![],
-    });
+    let mut s = job_mn4();
     s.set_nodes(
         "mn",
         NodeMap {
@@ -749,8 +743,6 @@ fn on_one_node_a_second_get_brings_the_peers_not_sent_yet() {
     );
 }
 
-/// Rank `r`'s COMMIT (v41): key `local.<r>` in the LOCAL blob and
-/// `remote.<r>` in the REMOTE one, each the value r.
 /// A host that starts its ranks before it knows the other nodes
 /// (`Server::await_nodes`, pmixw run under PMI-2): a rank's REQ is held,
 /// not answered with a one-node job, and set_nodes answers it with the
@@ -760,13 +752,7 @@ fn the_job_data_waits_for_the_node_map_when_asked_to() {
     use pmix_codec::msg::{Reply, Request};
     use pmix_wire::server::NodeMap;
     let now = Instant::now();
-    let mut s = Server::new();
-    s.register_nspace(JobSpec {
-        nspace: "mn".into(),
-        nprocs: 4,
-        hostname: "a".into(),
-        info: vec![],
-    });
+    let mut s = job_mn4();
     s.await_nodes("mn");
     let id = s.open();
     s.handle_input(id, &hello("mn", 0), now);
@@ -802,6 +788,20 @@ fn the_job_data_waits_for_the_node_map_when_asked_to() {
         .any(|(c, b)| c == other && b.len() > 16 && b[4..8] == 100u32.to_be_bytes()));
 }
 
+/// A server holding job "mn" of 4 ranks, this node named "a".
+fn job_mn4() -> Server {
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: "mn".into(),
+        nprocs: 4,
+        hostname: "a".into(),
+        info: vec![],
+    });
+    s
+}
+
+/// Rank `r`'s COMMIT (v41): key `local.<r>` in the LOCAL blob and
+/// `remote.<r>` in the REMOTE one, each the value r.
 fn scoped_commit(r: u32) -> pmix_codec::msg::Request {
     use pmix_types::{Buffer, DataType, Kval, Value};
     let kv = |scope: &str| {
