@@ -588,7 +588,7 @@ fn a_job_across_nodes_has_their_job_data_and_one_get_brings_every_peer() {
     use pmix_types::{Info, Value};
     use pmix_wire::server::NodeMap;
     let now = Instant::now();
-    let mut s = job_mn4();
+    let mut s = mem_job("mn", 4, "a", vec![]);
     s.set_nodes(
         "mn",
         NodeMap {
@@ -743,6 +743,92 @@ fn on_one_node_a_second_get_brings_the_peers_not_sent_yet() {
     );
 }
 
+/// In memory, a job across two nodes larger than one reply may carry: rank
+/// 0 alone on this node, 2 148 ranks on the other. After the fence, each
+/// GET reply of rank 0 brings its target and at most
+/// `BULK_ACROSS_PEERS` (1 024) peers not brought before, in rank order
+/// from the first target on; once every peer went, a reply brings its
+/// target only. No reply holds every peer of a large job.
+#[test]
+fn across_nodes_a_get_reply_brings_at_most_bulk_across_peers() {
+    use pmix_codec::msg::Request;
+    use pmix_types::{Info, Value};
+    use pmix_wire::server::{NodeMap, BULK_ACROSS_PEERS};
+    let now = Instant::now();
+    let n = 1 + 2 * BULK_ACROSS_PEERS as u32 + 100;
+    let nodes = NodeMap {
+        nodes: vec![("a".into(), vec![0]), ("b".into(), (1..n).collect())],
+        me: 0,
+    };
+    let mut s = mem_job("big", n, "a", vec![]);
+    s.set_nodes("big", nodes.clone());
+    let me = s.open();
+    s.handle_input(me, &hello("big", 0), now);
+    s.handle_input(me, &request(101, &scoped_commit(0)), now);
+    let fence = Request::Fence {
+        procs: vec![],
+        info: vec![Info::new("pmix.collect", Value::Bool(true))],
+    };
+    s.handle_input(me, &request(102, &fence), now);
+    let request_id = drain(&mut s)
+        .events
+        .iter()
+        .find_map(|e| match e {
+            HostEvent::Fence { request, .. } => Some(*request),
+            _ => None,
+        })
+        .expect("a fence upcall");
+    // the other node's data, as its server makes it
+    let mut b = mem_job("big", n, "b", vec![]);
+    b.set_nodes("big", NodeMap { me: 1, ..nodes });
+    let mut theirs = Vec::new();
+    for r in 1..n {
+        let id = b.open();
+        b.handle_input(id, &hello("big", r), now);
+        b.handle_input(id, &request(101, &scoped_commit(r)), now);
+        theirs.extend_from_slice(&b.modex_data("big", r).unwrap());
+    }
+    s.fence_done(request_id, 0, &theirs);
+    drain(&mut s);
+    let get = |r: u32| Request::Get {
+        nspace: Some("big".into()),
+        rank: r,
+        info: vec![],
+        key: Some(Some(format!("remote.{r}").as_str().into())),
+    };
+    for (t, r) in [(103, 1), (104, 5), (105, 2100), (106, 7)] {
+        s.handle_input(me, &request(t, &get(r)), now);
+    }
+    let replies = get_replies(&mut s, me);
+    let lens: Vec<(u32, usize)> = replies.iter().map(|(t, b)| (*t, b.len())).collect();
+    // 2..=1025, then 1026..=2049, then 2050..=2148 but the target 2100
+    let k = BULK_ACROSS_PEERS;
+    assert_eq!(lens, [(103, 1 + k), (104, 1 + k), (105, 1 + 98), (106, 1)]);
+    // which ranks each reply brought: its blobs' PROCs
+    let ranks = |blobs: &[bytes::Bytes]| -> Vec<u32> {
+        blobs
+            .iter()
+            .map(|b| {
+                let mut d = pmix_codec::DataBuffer::from_bytes(pmix_codec::Format::V41, b.clone());
+                match d.unpack_one(pmix_types::DataType::Proc) {
+                    Ok(pmix_types::Value::Proc(p)) => p.rank,
+                    other => panic!("not a PROC: {other:?}"),
+                }
+            })
+            .collect()
+    };
+    let want = |first: u32, rest: std::ops::RangeInclusive<u32>| -> Vec<u32> {
+        std::iter::once(first)
+            .chain(rest.filter(|r| *r != first))
+            .collect()
+    };
+    let k = k as u32;
+    assert_eq!(ranks(&replies[0].1), want(1, 2..=k + 1));
+    assert_eq!(ranks(&replies[1].1), want(5, k + 2..=2 * k + 1));
+    assert_eq!(ranks(&replies[2].1), want(2100, 2 * k + 2..=n - 1));
+    assert_eq!(ranks(&replies[3].1), [7]);
+}
+
 /// A host that starts its ranks before it knows the other nodes
 /// (`Server::await_nodes`, pmixw run under PMI-2): a rank's REQ is held,
 /// not answered with a one-node job, and set_nodes answers it with the
@@ -752,7 +838,7 @@ fn the_job_data_waits_for_the_node_map_when_asked_to() {
     use pmix_codec::msg::{Reply, Request};
     use pmix_wire::server::NodeMap;
     let now = Instant::now();
-    let mut s = job_mn4();
+    let mut s = mem_job("mn", 4, "a", vec![]);
     s.await_nodes("mn");
     let id = s.open();
     s.handle_input(id, &hello("mn", 0), now);
@@ -786,18 +872,6 @@ fn the_job_data_waits_for_the_node_map_when_asked_to() {
     assert!(d
         .sends()
         .any(|(c, b)| c == other && b.len() > 16 && b[4..8] == 100u32.to_be_bytes()));
-}
-
-/// A server holding job "mn" of 4 ranks, this node named "a".
-fn job_mn4() -> Server {
-    let mut s = Server::new();
-    s.register_nspace(JobSpec {
-        nspace: "mn".into(),
-        nprocs: 4,
-        hostname: "a".into(),
-        info: vec![],
-    });
-    s
 }
 
 /// Rank `r`'s COMMIT (v41): key `local.<r>` in the LOCAL blob and

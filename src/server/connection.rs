@@ -41,8 +41,9 @@ pub(super) struct Conn {
 pub(super) struct BulkSent {
     /// GET replies for peers of its own namespace so far.
     pub(super) gets: u32,
-    /// Across nodes: every committed peer's data went in one reply.
-    pub(super) all: bool,
+    /// Across nodes: the first GET's target, and how many of the ranks
+    /// after it (in rank order, wrapping) its replies have looked at.
+    pub(super) across: Option<(u32, u32)>,
     /// On one node: the peers whose data it has been sent.
     pub(super) ranks: BTreeSet<u32>,
 }

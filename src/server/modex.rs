@@ -8,6 +8,13 @@ use pmix_types::enums::Rank;
 /// its target's ([`Server::bulk`]).
 pub(super) const BULK_PEERS: usize = 64;
 
+/// Across nodes, how many peers' data a GET reply brings at most besides
+/// its target's: a rank reading every peer of a job of N ranks needs about
+/// N / 1024 round trips, and no reply holds more than 1024 peers' data
+/// (~250 KB with a few keys each; a first reply bringing every peer of
+/// 64 000 ranks would be ~16 MB, past [`super::Limits::max_queued_bytes`]).
+pub const BULK_ACROSS_PEERS: usize = 1024;
+
 pub(super) struct PendingGet {
     pub(super) conn: ConnId,
     pub(super) tag: u32,
@@ -322,10 +329,21 @@ impl Server {
             *r != target.1 && *r != me && j.ranks.get(*r as usize).is_some_and(|st| st.committed)
         };
         let peers: Vec<u32> = if j.nodes.is_some() {
-            if std::mem::replace(&mut bulk.all, true) {
-                return Vec::new();
+            // the other ranks in order from the first GET's target on,
+            // each reply the next BULK_ACROSS_PEERS committed ones
+            let (first, seen) = *bulk.across.get_or_insert((target.1, 0));
+            let others = n.saturating_sub(1);
+            let mut at = seen;
+            let mut pick = Vec::new();
+            while at < others && pick.len() < BULK_ACROSS_PEERS {
+                let r = (first + 1 + at) % n;
+                at += 1;
+                if eligible(&r) {
+                    pick.push(r);
+                }
             }
-            (0..n).filter(eligible).collect()
+            bulk.across = Some((first, at));
+            pick
         } else {
             bulk.gets += 1;
             bulk.ranks.insert(target.1);
