@@ -469,8 +469,9 @@ struct Peer {
     offset: usize,
     /// Bytes in `out` past `offset`.
     queued: usize,
-    /// The core told us to close: after the last bytes, or at this time.
-    closing: Option<Instant>,
+    /// The core told us to close: after the last bytes, or when its grace
+    /// ends (`Loop::closing` holds when).
+    closing: bool,
 }
 
 /// What a write pass left.
@@ -490,7 +491,7 @@ impl Peer {
             out: VecDeque::new(),
             offset: 0,
             queued: 0,
-            closing: None,
+            closing: false,
         }
     }
 
@@ -525,7 +526,7 @@ impl Peer {
                 Err(_) => return Wrote::Failed,
             }
         }
-        if self.closing.is_some() {
+        if self.closing {
             // our last bytes, then FIN, before the socket closes
             let _ = self.stream.shutdown(std::net::Shutdown::Write);
             return Wrote::Finished;
@@ -705,7 +706,7 @@ impl Loop {
             let Some(p) = self.peers.get(&id) else {
                 return;
             };
-            if p.closing.is_some() {
+            if p.closing {
                 // the core is done with it; its bytes are not read
                 return;
             }
@@ -739,20 +740,20 @@ impl Loop {
 
     fn flush(&mut self) {
         let max = self.server.limits().max_queued_bytes;
-        // upcalls first: the host hears of an abort before its reply goes
-        while let Some(e) = self.server.poll_event() {
-            self.events.send(e);
-        }
-        while let Some(t) = self.server.poll_transmit() {
+        loop {
+            // upcalls first: the host hears of an abort before its reply goes
             while let Some(e) = self.server.poll_event() {
                 self.events.send(e);
             }
+            let Some(t) = self.server.poll_transmit() else {
+                break;
+            };
             match t {
                 Transmit::Send(id, bytes) => {
                     let Some(p) = self.peers.get_mut(&id) else {
                         continue;
                     };
-                    if p.closing.is_some() {
+                    if p.closing {
                         continue;
                     }
                     p.queued += bytes.len();
@@ -769,9 +770,8 @@ impl Loop {
                 Transmit::Close(id) => {
                     if let Some(p) = self.peers.get_mut(&id) {
                         // a peer that will not take its last bytes is cut off
-                        let deadline = Instant::now() + CLOSE_GRACE;
-                        p.closing = Some(deadline);
-                        self.closing.push_back((deadline, id));
+                        p.closing = true;
+                        self.closing.push_back((Instant::now() + CLOSE_GRACE, id));
                         self.dirty.push(id);
                     }
                 }
@@ -787,7 +787,7 @@ impl Loop {
                     self.peers.remove(&id);
                 }
                 Wrote::Failed => {
-                    let closing = p.closing.is_some();
+                    let closing = p.closing;
                     self.peers.remove(&id);
                     if !closing {
                         self.server.closed(id);
@@ -804,7 +804,7 @@ impl Loop {
                 break;
             }
             self.closing.pop_front();
-            if self.peers.get(&id).is_some_and(|p| p.closing.is_some()) {
+            if self.peers.get(&id).is_some_and(|p| p.closing) {
                 self.peers.remove(&id);
             }
         }
