@@ -82,13 +82,18 @@ impl Committed {
                 return Some(b.clone());
             }
         }
-        let mut b = DataBuffer::new(*fmt);
-        for k in &self.kvals {
-            b.pack(DataType::Kval, &[Value::Kval(Box::new(k.clone()))])
-                .ok()?;
-        }
-        Some(Bytes::copy_from_slice(b.as_bytes()))
+        packed_kvals(fmt, &self.kvals)
     }
+}
+
+/// `kvals` packed in `fmt`, one after the other.
+pub(super) fn packed_kvals(fmt: &Format, kvals: &[Kval]) -> Option<Bytes> {
+    let mut b = DataBuffer::new(*fmt);
+    for k in kvals {
+        b.pack(DataType::Kval, &[Value::Kval(Box::new(k.clone()))])
+            .ok()?;
+    }
+    Some(Bytes::copy_from_slice(b.as_bytes()))
 }
 
 pub(super) struct Job {

@@ -242,26 +242,23 @@ impl Server {
 
     /// A byte object holding PROC then KVALs (the GET reply's unit).
     pub(super) fn blob_of(fmt: &Format, p: &Proc, kvals: &[Kval]) -> Option<Bytes> {
-        let mut b = DataBuffer::new(*fmt);
-        b.pack(DataType::Proc, &[Value::Proc(Box::new(p.clone()))])
-            .ok()?;
-        for k in kvals {
-            b.pack(DataType::Kval, &[Value::Kval(Box::new(k.clone()))])
-                .ok()?;
-        }
-        Some(Bytes::copy_from_slice(b.as_bytes()))
+        Self::proc_then(fmt, p, &endpoint::packed_kvals(fmt, kvals)?)
     }
 
     /// [`Server::blob_of`] a rank's committed KVALs, reusing their wire
     /// bytes where they are in `fmt`.
     pub(super) fn blob(fmt: &Format, p: &Proc, data: &Committed) -> Option<Bytes> {
+        Self::proc_then(fmt, p, &data.packed(fmt)?)
+    }
+
+    /// PROC `p` packed in `fmt`, then the packed KVALs `kvals`.
+    fn proc_then(fmt: &Format, p: &Proc, kvals: &[u8]) -> Option<Bytes> {
         let mut b = DataBuffer::new(*fmt);
         b.pack(DataType::Proc, &[Value::Proc(Box::new(p.clone()))])
             .ok()?;
-        let kvals = data.packed(fmt)?;
         let mut out = Vec::with_capacity(b.as_bytes().len() + kvals.len());
         out.extend_from_slice(b.as_bytes());
-        out.extend_from_slice(&kvals);
+        out.extend_from_slice(kvals);
         Some(Bytes::from(out))
     }
 
