@@ -10,12 +10,16 @@
 //! processes (default 1; this binary re-run as `server_load gen ...`, each
 //! a share of the ranks, started together once all are ready), fresh for
 //! every run, so that neither server meets a generator warmed by the other.
-//! Prints one line per N:
+//! Each N is run `BENCH_REPS` times (default 5 up to N = 2 000, else 1),
+//! both servers each time, alternating which goes first; a line per
+//! repetition gives both servers' CPU, and one line per N the medians of
+//! the repetitions' ratios (their ranges on the next line):
 //!
 //!     N=<n> throughput ours/C=<r>x rss C/ours=<r>x server-cpu C/ours=<r>x
 //!
-//! and, for each server, its wall time, peak RSS, CPU time, the generators'
-//! CPU time (who set the pace: the generators or the server), fence
+//! and, for the repetition whose CPU ratio is the median, each server's
+//! wall time, peak RSS, CPU time, the generators' CPU time (who set the
+//! pace: the generators or the server), fence
 //! latency (median and worst), when the last client finished each phase,
 //! the run-queue waits of server and generators (what other load on the
 //! machine cost the run), the size of the job-info and fence replies, and
@@ -30,6 +34,7 @@
 //!     nice -n 19 cargo bench --bench server_load          # N = 1000
 //!     BENCH_N=1000,10000 nice -n 19 cargo bench --bench server_load
 //!     BENCH_GEN=2 ...              # two generator processes
+//!     BENCH_REPS=9 ...             # nine repetitions of each N
 //!     BENCH_OURS_ONLY=1 ...        # our server only (to profile it)
 
 use bytes::Bytes;
@@ -1257,33 +1262,85 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1)
         .max(1);
+    let null = std::env::var("BENCH_NULL").is_ok_and(|v| v == "1");
     for n in sizes {
         let ns = n.to_string();
-        let mut o = Command::new(&me);
-        o.args(["serve", ns.as_str()]);
-        let ours = run(o, n, k);
-        eprintln!("N={n}: ours done, now libpmix's server");
-        show("ours", n, &ours);
+        let ours_cmd = || {
+            let mut o = Command::new(&me);
+            o.args(["serve", ns.as_str()]);
+            o
+        };
         if std::env::var("BENCH_OURS_ONLY").is_ok_and(|v| v == "1") {
             // profiling our server alone
+            show("ours", n, &run(ours_cmd(), n, k));
             continue;
         }
-        let mut c = Command::new(&cserver);
-        c.args([ns.as_str(), "-"]);
-        let c = run(c, n, k);
+        let c_cmd = || {
+            let mut c = Command::new(&cserver);
+            c.args([ns.as_str(), "-"]);
+            c
+        };
+        // one run of each server is one sample of a noisy machine (the
+        // null responder's fixed work moved by a third between runs a
+        // second apart): several, alternating which server goes first,
+        // and the medians of the pairs' ratios
+        let reps: usize = std::env::var("BENCH_REPS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(if n <= 2000 { 5 } else { 1 })
+            .max(1);
+        let mut pairs = Vec::new();
+        for i in 0..reps {
+            let (ours, c) = if i % 2 == 0 {
+                let o = run(ours_cmd(), n, k);
+                (o, run(c_cmd(), n, k))
+            } else {
+                let c = run(c_cmd(), n, k);
+                (run(ours_cmd(), n, k), c)
+            };
+            let z = null.then(|| {
+                let mut z = Command::new(&me);
+                z.args(["null", ns.as_str()]);
+                run(z, n, k)
+            });
+            println!(
+                "  N={n} run {}/{reps}: server CPU C {} ms, ours {} ms{} -> C/ours {:.2}x",
+                i + 1,
+                c.cpu_ms,
+                ours.cpu_ms,
+                z.as_ref()
+                    .map(|z| format!(", null responder {} ms", z.cpu_ms))
+                    .unwrap_or_default(),
+                c.cpu_ms as f64 / ours.cpu_ms.max(1) as f64
+            );
+            pairs.push((ours, c, z));
+        }
+        let ratio = |f: &dyn Fn(&Run, &Run) -> f64| {
+            let mut v: Vec<f64> = pairs.iter().map(|(o, c, _)| f(o, c)).collect();
+            v.sort_by(f64::total_cmp);
+            (v[v.len() / 2], v[0], v[v.len() - 1])
+        };
+        let cpu = ratio(&|o, c| c.cpu_ms as f64 / o.cpu_ms.max(1) as f64);
+        let tput = ratio(&|o, c| c.wall.as_secs_f64() / o.wall.as_secs_f64());
+        let rss = ratio(&|o, c| c.rss_kib as f64 / o.rss_kib.max(1) as f64);
         println!(
             "N={n} throughput ours/C={:.2}x rss C/ours={:.2}x server-cpu C/ours={:.2}x",
-            c.wall.as_secs_f64() / ours.wall.as_secs_f64(),
-            c.rss_kib as f64 / ours.rss_kib.max(1) as f64,
-            c.cpu_ms as f64 / ours.cpu_ms.max(1) as f64,
+            tput.0, rss.0, cpu.0
         );
-        show("C   ", n, &c);
-        show("ours", n, &ours);
-        if std::env::var("BENCH_NULL").is_ok_and(|v| v == "1") {
-            let mut z = Command::new(&me);
-            z.args(["null", ns.as_str()]);
-            let z = run(z, n, k);
-            show("null", n, &z);
+        println!(
+            "        medians of {reps} alternating runs; ranges: throughput {:.2}-{:.2}x, \
+             rss {:.2}-{:.2}x, server-cpu {:.2}-{:.2}x",
+            tput.1, tput.2, rss.1, rss.2, cpu.1, cpu.2
+        );
+        // the details of the run whose CPU ratio is the median
+        let (ours, c, z) = pairs
+            .iter()
+            .find(|(o, c, _)| c.cpu_ms as f64 / o.cpu_ms.max(1) as f64 == cpu.0)
+            .expect("the median is one of the runs");
+        show("C   ", n, c);
+        show("ours", n, ours);
+        if let Some(z) = z {
+            show("null", n, z);
             println!(
                 "        floor: C wall / null-responder wall = {:.2}x (ours {:.2}x)",
                 c.wall.as_secs_f64() / z.wall.as_secs_f64(),
