@@ -10,21 +10,17 @@ use pmix_types::{Info, Proc, Value};
 use pmix_wire::client::{Client, ClientEnv, FenceOpts, GroupOpts, Queries};
 use pmix_wire::server::{net, HostEvent, JobSpec};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn pmixw() -> &'static str {
     env!("CARGO_BIN_EXE_pmixw")
 }
 
-fn finish(c: std::process::Child, limit: Duration) -> std::process::Output {
-    process::output_within(c, limit, "the job")
-}
-
 #[test]
 fn probe_passes_every_check_under_pmixw_run() {
-    let c = Command::new(pmixw())
-        .args([
+    let o = process::run_within(
+        Command::new(pmixw()).args([
             "run",
             "-n",
             "4",
@@ -33,12 +29,10 @@ fn probe_passes_every_check_under_pmixw_run() {
             pmixw(),
             "probe",
             "--events",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = finish(c, Duration::from_secs(90));
+        ]),
+        Duration::from_secs(90),
+        "the job",
+    );
     let out = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{out}");
     for r in 0..4 {
@@ -72,8 +66,8 @@ fn probe_passes_every_check_under_pmixw_run() {
 
 #[test]
 fn probe_abort_ends_the_job_with_its_status() {
-    let c = Command::new(pmixw())
-        .args([
+    let o = process::run_within(
+        Command::new(pmixw()).args([
             "run",
             "-n",
             "2",
@@ -83,12 +77,10 @@ fn probe_abort_ends_the_job_with_its_status() {
             "probe",
             "--abort",
             "7",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = finish(c, Duration::from_secs(60));
+        ]),
+        Duration::from_secs(60),
+        "the job",
+    );
     assert_eq!(
         o.status.code(),
         Some(7),
@@ -214,7 +206,7 @@ fn pmixw_query_asks_pmixw_run() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(out.contains(&format!("sleep-{pid}")), "{out}");
-    let o = finish(job, Duration::from_secs(30));
+    let o = process::output_within(job, Duration::from_secs(30), "the job");
     assert!(o.status.success());
     let _ = std::fs::remove_dir_all(&dir);
 }

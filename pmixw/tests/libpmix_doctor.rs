@@ -6,7 +6,7 @@
 use pmix_test_kit::process;
 
 use pmixw::doctor::{analyze, diagnose};
-use process::{lines_of, output_within, Kill};
+use process::{lines_of, run_within, Kill};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -30,13 +30,11 @@ fn doctor_under_run(dialect: Option<&str>, extra: &[&str]) -> (bool, serde_json:
         args.extend(extra);
     }
     args.extend([me, "doctor", "--json"]);
-    let c = Command::new(me)
-        .args(&args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = output_within(c, Duration::from_secs(90), "pmixw run ... doctor");
+    let o = run_within(
+        Command::new(me).args(&args),
+        Duration::from_secs(90),
+        "pmixw run ... doctor",
+    );
     let j = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
         panic!(
             "{e}: {}{}",

@@ -24,14 +24,13 @@ fn client_exe() -> PathBuf {
 
 /// `pmixw run ARGS`, stopped past the hang guard [`process::HANG`].
 fn pmixw_run(args: &[&str]) -> ProcOutput {
-    let c = Command::new(env!("CARGO_BIN_EXE_pmixw"))
-        .arg("run")
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    process::output_within(c, process::HANG, &format!("pmixw run {args:?}"))
+    process::run_within(
+        Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .arg("run")
+            .args(args),
+        process::HANG,
+        &format!("pmixw run {args:?}"),
+    )
 }
 
 /// `pmixw run -n N srv_client MODE`, its --timeout a hang guard below
@@ -299,14 +298,13 @@ fn pps_connects_to_pmixw_run() {
         "{text}"
     );
     let pid_s = pid.to_string();
-    let pps = Command::new("pps")
-        .args(["--pid", &pid_s])
-        .env("TMPDIR", &dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run pps ({e}): install libpmix-bin"));
-    let o = process::output_within(pps, process::HANG, "pps --pid");
+    let o = process::run_within(
+        Command::new("pps")
+            .args(["--pid", &pid_s])
+            .env("TMPDIR", &dir),
+        process::HANG,
+        "pps --pid (libpmix-bin)",
+    );
     let out = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{out}");
     // the job is named after its program

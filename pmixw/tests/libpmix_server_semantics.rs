@@ -26,12 +26,8 @@ fn client() -> PathBuf {
 /// the hang guard [`process::HANG`] it is stopped and the test fails.
 fn launch(mut c: Command) -> (i32, String) {
     use std::os::unix::process::ExitStatusExt;
-    let child = c
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = process::output_within(child, process::HANG, &format!("{c:?}"));
+    let what = format!("{c:?}");
+    let o = process::run_within(&mut c, process::HANG, &what);
     let code = o
         .status
         .code()

@@ -330,21 +330,20 @@ fn hosted_battery(pmixw: &[OsString], tag: &str, client: &Path) -> (String, Vec<
     // their relay's dump here
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
-    let c = command(pmixw)
-        .args(["run", "-n", "2", "--timeout", "500", "--nspace", "xe"])
-        .args(unprivileged())
-        .arg(&w)
-        .arg(client)
-        .arg("all")
-        .env("XE_DIR", &dir)
-        .env("XE_RELAY", env!("CARGO_BIN_EXE_pmixw"))
-        .env("XE_PORT_0", free_port().to_string())
-        .env("XE_PORT_1", free_port().to_string())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = common::output_within(c, common::HANG, &format!("{tag}: pmixw run srv_client"));
+    let o = common::run_within(
+        command(pmixw)
+            .args(["run", "-n", "2", "--timeout", "500", "--nspace", "xe"])
+            .args(unprivileged())
+            .arg(&w)
+            .arg(client)
+            .arg("all")
+            .env("XE_DIR", &dir)
+            .env("XE_RELAY", env!("CARGO_BIN_EXE_pmixw"))
+            .env("XE_PORT_0", free_port().to_string())
+            .env("XE_PORT_1", free_port().to_string()),
+        common::HANG,
+        &format!("{tag}: pmixw run srv_client"),
+    );
     let out = String::from_utf8_lossy(&o.stdout).to_string();
     let err = String::from_utf8_lossy(&o.stderr).to_string();
     assert!(o.status.success(), "{tag}: {out}\n{err}");
@@ -411,15 +410,14 @@ fn an_x86_open_mpi_ring_runs_under_the_s390x_server() {
     let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpi_ring-cross-endian");
     let exe = pmix_test_kit::hosts::grid::compile_c(&mpicc, "mpi_ring", &exe, &[])
         .unwrap_or_else(|e| panic!("{e}"));
-    let c = command(&be)
-        .args(["run", "-n", "2", "--timeout", "300"])
-        .arg(&exe)
-        .env_remove("FLUX_JOB_ID")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = common::output_within(c, common::HANG, "the MPI job under the s390x pmixw");
+    let o = common::run_within(
+        command(&be)
+            .args(["run", "-n", "2", "--timeout", "300"])
+            .arg(&exe)
+            .env_remove("FLUX_JOB_ID"),
+        common::HANG,
+        "the MPI job under the s390x pmixw",
+    );
     let out = String::from_utf8_lossy(&o.stdout);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{out}\n{err}");
@@ -459,16 +457,15 @@ fn probe_passed(out: &str, n: u32, tag: &str) {
 #[test]
 fn the_s390x_probe_passes_under_x86_pmixw_run() {
     let Some(be) = s390x() else { return };
-    let c = command(&x86())
-        .args(["run", "-n", "2", "--timeout", "300"])
-        .args(unprivileged())
-        .args(&be)
-        .arg("probe")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = common::output_within(c, common::HANG, "x86 pmixw run, s390x probe");
+    let o = common::run_within(
+        command(&x86())
+            .args(["run", "-n", "2", "--timeout", "300"])
+            .args(unprivileged())
+            .args(&be)
+            .arg("probe"),
+        common::HANG,
+        "x86 pmixw run, s390x probe",
+    );
     let out = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{out}");
     probe_passed(&out, 2, "x86 pmixw run");
@@ -481,16 +478,15 @@ fn the_s390x_probe_passes_under_mpirun() {
     else {
         return;
     };
-    let c = Command::new(mpirun)
-        .args(["--allow-run-as-root", "--oversubscribe", "-n", "2"])
-        .args(&be)
-        .arg("probe")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = common::output_within(c, common::HANG, "mpirun, s390x probe");
+    let o = common::run_within(
+        Command::new(mpirun)
+            .args(["--allow-run-as-root", "--oversubscribe", "-n", "2"])
+            .args(&be)
+            .arg("probe")
+            .stdin(Stdio::null()),
+        common::HANG,
+        "mpirun, s390x probe",
+    );
     let out = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{out}");
     probe_passed(&out, 2, "mpirun");

@@ -38,10 +38,8 @@ fn under(mut cmd: Command, script: &str, what: &str) -> (bool, String) {
     cmd.args(["sh", "-c", script])
         .env("PMIXW", env!("CARGO_BIN_EXE_pmixw"))
         .env("SRV", srv_client())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let o = process::output_within(cmd.spawn().unwrap(), Duration::from_secs(120), what);
+        .stdin(Stdio::null());
+    let o = process::run_within(&mut cmd, Duration::from_secs(120), what);
     let text = format!(
         "{}\n{}",
         String::from_utf8_lossy(&o.stdout),

@@ -7,7 +7,7 @@
 use pmix_test_kit::process;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 /// `name`.c built with `mpicc` for the test `test` (each test its own
@@ -30,14 +30,11 @@ fn build(mpicc: &Path, name: &str, test: &str) -> PathBuf {
 /// peer has already gone) under `launcher args… exe`,
 /// whether it succeeded, and its stderr with the other stdout lines.
 fn run(launcher: &Path, args: &[&str], exe: &Path) -> (bool, Vec<String>, String) {
-    let c = Command::new(launcher)
-        .args(args)
-        .arg(exe)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = process::output_within(c, Duration::from_secs(150), "the MPICH job");
+    let o = process::run_within(
+        Command::new(launcher).args(args).arg(exe),
+        Duration::from_secs(150),
+        "the MPICH job",
+    );
     let out = String::from_utf8_lossy(&o.stdout);
     let (mut lines, other): (Vec<String>, Vec<String>) = out
         .lines()
@@ -225,19 +222,18 @@ fn mpi4py_suite_with_mpich_under_pmixw_run_as_under_mpiexec() {
         let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mpich-mpi4py-{name}"));
         let _ = std::fs::remove_dir_all(&out);
         std::fs::create_dir_all(&out).unwrap();
-        let c = Command::new(launcher)
-            .args(args)
-            .args(["sh", "-c", r#"exec "$@" > "$OUT/rank$PMI_RANK" 2>&1"#, "sh"])
-            .arg(&py)
-            .arg(&suite)
-            .arg("-q")
-            .env("OUT", &out)
-            .current_dir(suite.parent().unwrap())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let o = process::output_within(c, Duration::from_secs(1200), "mpi4py's suite");
+        let o = process::run_within(
+            Command::new(launcher)
+                .args(args)
+                .args(["sh", "-c", r#"exec "$@" > "$OUT/rank$PMI_RANK" 2>&1"#, "sh"])
+                .arg(&py)
+                .arg(&suite)
+                .arg("-q")
+                .env("OUT", &out)
+                .current_dir(suite.parent().unwrap()),
+            Duration::from_secs(1200),
+            "mpi4py's suite",
+        );
         (0..2)
             .map(|r| {
                 std::fs::read_to_string(out.join(format!("rank{r}"))).unwrap_or_else(|e| {
@@ -292,15 +288,11 @@ fn a_put_get_fence_program_in_both_wires_as_under_mpiexec() {
         let wire = format!("pmi{v}");
         for n in ["2", "4"] {
             let with = |l: &Path, args: &[&str]| {
-                let c = Command::new(l)
-                    .args(args)
-                    .arg(&exe)
-                    .arg(v)
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .unwrap();
-                let o = process::output_within(c, Duration::from_secs(60), "pmi_kvs");
+                let o = process::run_within(
+                    Command::new(l).args(args).arg(&exe).arg(v),
+                    Duration::from_secs(60),
+                    "pmi_kvs",
+                );
                 let mut l: Vec<String> = String::from_utf8_lossy(&o.stdout)
                     .lines()
                     .map(str::to_string)
@@ -338,18 +330,16 @@ fn mpich_programs_across_two_slurm_nodes() {
     let ring = build(&cc, "mpi_ring", "slurm");
     let kvs = build_pmi_kvs("pmi_kvs_slurm");
     let go = |args: &[&str]| {
-        let child = c
-            .srun()
-            .args(["--mpi=pmi2", "-N", "2", "--ntasks-per-node=1"])
-            .arg(env!("CARGO_BIN_EXE_pmixw"))
-            .args(["run", "-n", "4", "--timeout", "90"])
-            .args(args)
-            .env("PMIXW_PMI2_TIMEOUT", "60")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let o = process::output_within(child, Duration::from_secs(120), "srun pmixw run");
+        let o = process::run_within(
+            c.srun()
+                .args(["--mpi=pmi2", "-N", "2", "--ntasks-per-node=1"])
+                .arg(env!("CARGO_BIN_EXE_pmixw"))
+                .args(["run", "-n", "4", "--timeout", "90"])
+                .args(args)
+                .env("PMIXW_PMI2_TIMEOUT", "60"),
+            Duration::from_secs(120),
+            "srun pmixw run",
+        );
         let out = String::from_utf8_lossy(&o.stdout).into_owned();
         let err = String::from_utf8_lossy(&o.stderr).into_owned();
         assert!(o.status.success(), "{args:?}\n{out}\n{err}\n{}", c.logs());
@@ -411,13 +401,11 @@ fn a_job_mixing_libpmix_and_pmi_clients_shares_one_store() {
     let pmi = build_pmi_kvs("pmi_kvs_mixed");
     let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
     let run_mixed = |args: Vec<String>| {
-        let c = Command::new(&pmixw)
-            .args(&args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let o = process::output_within(c, Duration::from_secs(60), "the mixed job");
+        let o = process::run_within(
+            Command::new(&pmixw).args(&args),
+            Duration::from_secs(60),
+            "the mixed job",
+        );
         let mut l: Vec<String> = String::from_utf8_lossy(&o.stdout)
             .lines()
             .map(str::to_string)

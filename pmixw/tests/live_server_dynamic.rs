@@ -93,13 +93,11 @@ fn build(kind: Kind, name: &str) -> Option<PathBuf> {
 /// Run a launcher command; its exit code and stdout + stderr.
 fn launch(mut c: Command, what: &str) -> (i32, String) {
     c.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         // a test run under a Flux job would lend it to Open MPI 4.1
         .env_remove("FLUX_JOB_ID");
-    let o = process::output_within(c.spawn().unwrap(), LIMIT, what);
+    let o = process::run_within(&mut c, LIMIT, what);
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),

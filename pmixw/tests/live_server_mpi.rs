@@ -5,7 +5,7 @@
 use pmix_test_kit::process;
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 fn build() -> PathBuf {
@@ -19,15 +19,14 @@ fn build() -> PathBuf {
 #[test]
 fn an_open_mpi_program_runs_under_pmixw_run() {
     let exe = build();
-    let c = Command::new(env!("CARGO_BIN_EXE_pmixw"))
-        .args(["run", "-n", "4", "--timeout", "120"])
-        .arg(&exe)
-        .env_remove("FLUX_JOB_ID")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = process::output_within(c, Duration::from_secs(150), "the MPI job");
+    let o = process::run_within(
+        Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["run", "-n", "4", "--timeout", "120"])
+            .arg(&exe)
+            .env_remove("FLUX_JOB_ID"),
+        Duration::from_secs(150),
+        "the MPI job",
+    );
     let out = String::from_utf8_lossy(&o.stdout);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{out}\n{err}");

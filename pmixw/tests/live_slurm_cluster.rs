@@ -5,18 +5,14 @@
 use pmix_test_kit::process;
 
 use pmix_test_kit::slurm::{self, Cluster};
-use std::process::Stdio;
 use std::time::Duration;
 
 fn srun(c: &Cluster, args: &[&str]) -> std::process::Output {
-    let child = c
-        .srun()
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    process::output_within(child, Duration::from_secs(120), &format!("srun {args:?}"))
+    process::run_within(
+        c.srun().args(args),
+        Duration::from_secs(120),
+        &format!("srun {args:?}"),
+    )
 }
 
 #[test]

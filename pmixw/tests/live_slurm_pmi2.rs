@@ -10,7 +10,7 @@ use pmix_test_kit::process;
 
 use pmix_test_kit::interop::{build_c, default_out_dir};
 use pmix_test_kit::slurm::{self, Cluster};
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 fn mn_client() -> String {
@@ -22,18 +22,16 @@ fn mn_client() -> String {
 
 /// `srun --mpi=pmi2 -N 2 --ntasks-per-node=1 pmixw run ARGS`.
 fn pmi2_run(c: &Cluster, args: &[&str], limit: Duration) -> Output {
-    let child = c
-        .srun()
-        .args(["--mpi=pmi2", "-N", "2", "--ntasks-per-node=1"])
-        .arg(env!("CARGO_BIN_EXE_pmixw"))
-        .arg("run")
-        .args(args)
-        .env("PMIXW_PMI2_TIMEOUT", "60")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    process::output_within(child, limit, &format!("srun pmixw run {args:?}"))
+    process::run_within(
+        c.srun()
+            .args(["--mpi=pmi2", "-N", "2", "--ntasks-per-node=1"])
+            .arg(env!("CARGO_BIN_EXE_pmixw"))
+            .arg("run")
+            .args(args)
+            .env("PMIXW_PMI2_TIMEOUT", "60"),
+        limit,
+        &format!("srun pmixw run {args:?}"),
+    )
 }
 
 fn text(o: &Output) -> String {
@@ -135,16 +133,14 @@ fn libpmix_clients_see_one_job_across_two_nodes() {
     battery(&c, true);
     // one node under PMI-2: the same job, nothing to bridge
     let exe = mn_client();
-    let child = c
-        .srun()
-        .args(["--mpi=pmi2", "-N", "1", "-n", "1"])
-        .arg(env!("CARGO_BIN_EXE_pmixw"))
-        .args(["run", "-n", "3", &exe, "all"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = process::output_within(child, Duration::from_secs(90), "one node");
+    let o = process::run_within(
+        c.srun()
+            .args(["--mpi=pmi2", "-N", "1", "-n", "1"])
+            .arg(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["run", "-n", "3", &exe, "all"]),
+        Duration::from_secs(90),
+        "one node",
+    );
     let out = text(&o);
     assert!(o.status.success(), "{out}");
     assert_eq!(lines_with(&out, "ok local_peers 0,1,2").len(), 3, "{out}");
@@ -205,17 +201,11 @@ fn mpi_ring_across_nodes(c: &Cluster, exe: &std::path::Path, env: &[(&str, Strin
         // the two "nodes" are one host: shared-memory segments named by
         // host and local rank would collide (rank 0 on n1, rank 2 on n2),
         // so ranks talk TCP, as on separate machines
-        .env("OMPI_MCA_btl", "self,tcp")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env("OMPI_MCA_btl", "self,tcp");
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let o = process::output_within(
-        cmd.spawn().unwrap(),
-        Duration::from_secs(150),
-        "the MPI job",
-    );
+    let o = process::run_within(&mut cmd, Duration::from_secs(150), "the MPI job");
     let out = text(&o);
     assert!(o.status.success(), "{out}\n{}", c.logs());
     for r in 0..4 {
@@ -266,18 +256,16 @@ fn open_mpi_programs_run_across_two_nodes() {
 fn three_nodes_with_an_uneven_share() {
     let Some(c) = slurm::for_test(3) else { return };
     let exe = mn_client();
-    let child = c
-        .srun()
-        .args(["--mpi=pmi2", "-N", "3", "--ntasks-per-node=1"])
-        .arg(env!("CARGO_BIN_EXE_pmixw"))
-        .args(["run", "-n", "5", "--timeout", "90", &exe, "all"])
-        .env("PMIXW_PMI2_TIMEOUT", "60")
-        .env("PMIXW_TRAFFIC", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = process::output_within(child, Duration::from_secs(120), "three nodes");
+    let o = process::run_within(
+        c.srun()
+            .args(["--mpi=pmi2", "-N", "3", "--ntasks-per-node=1"])
+            .arg(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["run", "-n", "5", "--timeout", "90", &exe, "all"])
+            .env("PMIXW_PMI2_TIMEOUT", "60")
+            .env("PMIXW_TRAFFIC", "1"),
+        Duration::from_secs(120),
+        "three nodes",
+    );
     let out = text(&o);
     assert!(o.status.success(), "{out}\n{}", c.logs());
     assert_eq!(lines_with(&out, "ok job_size 5").len(), 5, "{out}");
@@ -331,15 +319,13 @@ fn traffic_reports_agree(out: &str, nodes: usize) {
 /// `srun --mpi=pmix -N 2 --ntasks-per-node=2 ARGS` (Slurm's own PMIx
 /// plugin, the reference): its output, once it has succeeded.
 fn slurm_pmix(c: &Cluster, args: &[&str]) -> String {
-    let child = c
-        .srun()
-        .args(["--mpi=pmix", "-N", "2", "--ntasks-per-node=2"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = process::output_within(child, Duration::from_secs(120), "srun --mpi=pmix");
+    let o = process::run_within(
+        c.srun()
+            .args(["--mpi=pmix", "-N", "2", "--ntasks-per-node=2"])
+            .args(args),
+        Duration::from_secs(120),
+        "srun --mpi=pmix",
+    );
     let out = text(&o);
     assert!(o.status.success(), "{out}\n{}", c.logs());
     out
