@@ -1327,11 +1327,13 @@ fn main() {
             "N={n} throughput ours/C={:.2}x rss C/ours={:.2}x server-cpu C/ours={:.2}x",
             tput.0, rss.0, cpu.0
         );
-        println!(
-            "        medians of {reps} alternating runs; ranges: throughput {:.2}-{:.2}x, \
-             rss {:.2}-{:.2}x, server-cpu {:.2}-{:.2}x",
-            tput.1, tput.2, rss.1, rss.2, cpu.1, cpu.2
-        );
+        if reps > 1 {
+            println!(
+                "        medians of {reps} alternating runs; ranges: throughput {:.2}-{:.2}x, \
+                 rss {:.2}-{:.2}x, server-cpu {:.2}-{:.2}x",
+                tput.1, tput.2, rss.1, rss.2, cpu.1, cpu.2
+            );
+        }
         // the details of the run whose CPU ratio is the median
         let (ours, c, z) = pairs
             .iter()
