@@ -69,6 +69,7 @@
 mod collective;
 mod connection;
 mod dispatch;
+pub mod dstore;
 mod endpoint;
 mod events;
 mod fence;
