@@ -84,6 +84,7 @@ pub mod net;
 mod pubsub;
 pub mod query;
 mod shared;
+mod shared_store;
 mod spawn;
 mod tool_peers;
 mod verify;

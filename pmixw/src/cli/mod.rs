@@ -213,6 +213,10 @@ pub(crate) struct RunArgs {
     /// Print wire-up timing and memory figures
     #[arg(long)]
     pub stats: bool,
+    /// Offer libpmix 4.2.x clients a ds21 shared-memory store for job and
+    /// peer data (one program, one node; also PMIXW_DSTORE=1)
+    #[arg(long)]
+    pub dstore: bool,
     /// Across nodes (PMI-2): rank r on node r % nodes instead of blocks
     #[arg(long)]
     pub cyclic: bool,

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "usage: pmixw run -n N [--nspace NAME] [--dialect v41|v4|v3|v21|v20] \
-[--mpi pmix|pmi1|pmi2|auto] [--pmi-port] [--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] [-v] PROG [ARGS...] \
+[--mpi pmix|pmi1|pmi2|auto] [--pmi-port] [--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] [--dstore] [-v] PROG [ARGS...] \
 [: [-n M] [--mpi WIRE] PROG2 [ARGS...]]...";
 
 /// One rank: its process, name and what became of it.
@@ -236,6 +236,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         keep_going,
         system,
         stats,
+        dstore,
         // across nodes (PMI-2): rank r on node r % nodes
         cyclic,
         verbose,
@@ -303,14 +304,21 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     // caught from here on: the job is ended and the rendezvous files removed
     let caught = catch_signals();
     // tools (pquery, pps) find the server through files in the tmpdir
-    let server = net::start_with(
+    // --dstore: libpmix 4.2.x clients read job and peer data from a ds21
+    // shared-memory store in the tmpdir (spec-notes/dstore.md)
+    let dstore = dstore || std::env::var("PMIXW_DSTORE").is_ok_and(|v| v == "1");
+    let server = net::start_opts(
         vec![JobSpec {
             nspace: nspace.clone(),
             nprocs: n,
             hostname,
             info: Vec::new(),
         }],
-        Some(std::env::temp_dir()),
+        net::Options {
+            rendezvous: Some(std::env::temp_dir()),
+            dstore: dstore.then(std::env::temp_dir),
+            ..net::Options::default()
+        },
     )
     .map_err(|e| format!("cannot start the server: {e}"))?;
     // a live server already holds the name tools attach by

@@ -57,10 +57,7 @@ impl Map {
         if p == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
-        Ok(Map {
-            ptr: p.cast(),
-            len,
-        })
+        Ok(Map { ptr: p.cast(), len })
     }
 
     /// The bytes of a segment clients map read-only (initial, meta,
@@ -256,8 +253,7 @@ impl Session {
         let sizes = Sizes::from_env(|k| std::env::var(k).ok(), page());
         let dir = base.join(format!("pmix_dstor_ds21_{}", std::process::id()));
         std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
-        let initial = match Map::create(&dir.join("initial-pmix_shared-segment-0"), sizes.initial)
-        {
+        let initial = match Map::create(&dir.join("initial-pmix_shared-segment-0"), sizes.initial) {
             Ok(m) => m,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&dir);
@@ -426,7 +422,12 @@ mod tests {
             assert!(dir.join(f).exists(), "{f}");
         }
         let lock = std::fs::read(dir.join("smlockseg-job-a")).unwrap();
-        let geo = LockGeometry::new(3, std::mem::size_of::<libc::pthread_mutex_t>(), cacheline(), page());
+        let geo = LockGeometry::new(
+            3,
+            std::mem::size_of::<libc::pthread_mutex_t>(),
+            cacheline(),
+            page(),
+        );
         assert_eq!(lock.len(), geo.size);
         assert_eq!(&lock[..32], &geo.header());
         s.store("job-a", &[(1, vec![("k".into(), vec![1, 2, 3])])])

@@ -738,7 +738,10 @@ mod tests {
         let mut seg = vec![0u8; s.initial];
         let e = ns_entry("job-1", 1, 1).unwrap();
         assert_eq!(initial_add(&mut seg, &e, &s), Some(0));
-        assert_eq!(initial_add(&mut seg, &ns_entry("job", 1, 1).unwrap(), &s), Some(1));
+        assert_eq!(
+            initial_add(&mut seg, &ns_entry("job", 1, 1).unwrap(), &s),
+            Some(1)
+        );
         assert_eq!(get_u64(&seg, 0), Some(2));
         assert_eq!(&seg[16..22], b"job-1\0");
         assert_eq!(get_u64(&seg, 16 + 272), Some(1));
