@@ -14,7 +14,7 @@ const NOT_STORED: &[&str] = &["pmix.app.arr", "pmix.job.arr", "pmix.pblob"];
 /// Node-array members that name the node rather than describe it.
 const NODE_NAMES: &[&str] = &["pmix.hname", "pmix.nodeid", "pmix.alias"];
 
-type Batch = (u32, Vec<(String, Vec<u8>)>);
+use dstore::Batch;
 
 fn packed(fmt: &Format, key: &str, v: &Value) -> Option<(String, Vec<u8>)> {
     match pmix_codec::encode(fmt, DataType::Value, &[Value::Value(Box::new(v.clone()))]) {

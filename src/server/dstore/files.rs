@@ -360,7 +360,7 @@ impl Session {
     pub fn store(
         &mut self,
         nspace: &str,
-        batches: &[(u32, Vec<(String, Vec<u8>)>)],
+        batches: &[super::Batch],
     ) -> Result<(), String> {
         if !self.spaces.contains_key(nspace) {
             return Err(format!("namespace {nspace} not in the store"));

@@ -244,10 +244,9 @@ impl LockGeometry {
     /// platform's mutex size, cache line and page.
     pub fn new(slots: u32, mutex: usize, cacheline: usize, page: usize) -> LockGeometry {
         let n = slots as usize;
-        let align = if cacheline == 0 {
-            mutex
-        } else {
-            (mutex / cacheline + 1) * cacheline
+        let align = match mutex.checked_div(cacheline) {
+            Some(q) => (q + 1) * cacheline,
+            None => mutex,
         };
         let mutex_offs = ((32 + 4 * n) / align + 1) * align;
         let size = ((mutex_offs + 2 * n * align) / page + 1) * page;

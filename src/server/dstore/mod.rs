@@ -15,6 +15,10 @@ mod files;
 #[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
 pub use files::Session;
 
+/// One rank's batch: the rank ([`layout::WILDCARD`] for job-level data)
+/// and its (key, packed `pmix_value_t`) pairs.
+pub type Batch = (u32, Vec<(String, Vec<u8>)>);
+
 /// What the server core asks of a shared store. Calls are made while the
 /// core runs, before any reply that depends on them is queued: job data
 /// before the REQ reply, a commit before the COMMIT reply, remote ranks'
@@ -25,9 +29,8 @@ pub trait SharedStore: Send {
     fn add_nspace(&mut self, nspace: &str, local: u32) -> bool;
     /// The variables a client of a namespace the store holds needs.
     fn env(&self) -> Vec<(String, String)>;
-    /// Store batches of (rank, [(key, packed pmix_value_t)]) in one write
-    /// transaction; rank [`layout::WILDCARD`] is job-level data.
-    fn store(&mut self, nspace: &str, batches: &[(u32, Vec<(String, Vec<u8>)>)]);
+    /// Store batches in one write transaction.
+    fn store(&mut self, nspace: &str, batches: &[Batch]);
 }
 
 #[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
@@ -44,7 +47,7 @@ impl SharedStore for Session {
     fn env(&self) -> Vec<(String, String)> {
         Session::env(self)
     }
-    fn store(&mut self, nspace: &str, batches: &[(u32, Vec<(String, Vec<u8>)>)]) {
+    fn store(&mut self, nspace: &str, batches: &[Batch]) {
         if let Err(e) = Session::store(self, nspace, batches) {
             tracing::warn!("dstore: {nspace}: {e}");
         }
