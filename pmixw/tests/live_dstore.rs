@@ -156,3 +156,102 @@ fn without_the_store_libpmix_clients_use_hash_and_ask_the_server() {
     assert!(!slow_gets_of_put_keys(&err).is_empty(), "{err}");
     assert_eq!(stores_left(&tmp), Vec::<String>::new());
 }
+
+/// The records a namespace holds for a rank: key → (value bytes).
+fn records(
+    ns: &mut pmix_wire::server::dstore::layout::Namespace<
+        pmix_wire::server::dstore::layout::VecSegs,
+    >,
+    rank: u32,
+) -> std::collections::BTreeMap<String, Vec<Vec<u8>>> {
+    let (recs, _) = ns.walk(rank).unwrap_or_else(|e| panic!("rank {rank}: {e}"));
+    let mut m = std::collections::BTreeMap::<String, Vec<Vec<u8>>>::new();
+    for r in recs.into_iter().filter(|r| !r.invalid) {
+        m.entry(String::from_utf8_lossy(&r.key).into_owned())
+            .or_default()
+            .push(r.value);
+    }
+    m
+}
+
+/// libpmix 4.2.2's own server (test-kit/c/bench_server.c with
+/// BENCH_SERVER_DSTORE=1) and ours serve the same job of ds_client; rank 0
+/// copies each store after the fence. The two stores agree byte for byte
+/// where they must: lock header and claimed slots, namespace entry, every
+/// rank's keys and value bytes (the job's and the ones it put), and the
+/// job-level keys libpmix stores (the job id excepted: the namespaces
+/// differ; libpmix also stores the per-rank PROC_DATA arrays at the
+/// wildcard, which no client reads there).
+#[test]
+fn our_store_holds_what_libpmix_own_server_stores() {
+    use pmix_wire::server::dstore::{layout::WILDCARD, snapshot::Snapshot};
+    let Some(exe) = client() else { return };
+    let Some(cserver) = process::require(
+        "libpmix 4.2.2 (pkg-config pmix) for test-kit/c/bench_server.c",
+        build_c("bench_server", &default_out_dir()),
+    ) else {
+        return;
+    };
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("live_dstore_cmp");
+    let _ = std::fs::remove_dir_all(&root);
+    let (ctmp, ours_tmp) = (root.join("tmp-c"), root.join("tmp-ours"));
+    std::fs::create_dir_all(&ctmp).unwrap();
+    std::fs::create_dir_all(&ours_tmp).unwrap();
+    let (csnap, osnap) = (root.join("snap-c"), root.join("snap-ours"));
+    let c = Command::new(&cserver)
+        .arg(N.to_string())
+        .arg(&exe)
+        .env("BENCH_SERVER_DSTORE", "1")
+        .env("DS_SNAPSHOT", &csnap)
+        .env("TMPDIR", &ctmp)
+        .env_remove("PMIX_MCA_gds")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = process::output_within(c, process::HANG, "bench_server with ds21");
+    assert_checks(&o);
+    let c = Command::new(env!("CARGO_BIN_EXE_pmixw"))
+        .args(["run", "-n", &N.to_string(), "--timeout", "100", "--dstore"])
+        .arg(&exe)
+        .env("DS_SNAPSHOT", &osnap)
+        .env("TMPDIR", &ours_tmp)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = process::output_within(c, process::HANG, "pmixw run --dstore");
+    assert_checks(&o);
+    let mut theirs = Snapshot::load(&csnap).unwrap();
+    let mut ours = Snapshot::load(&osnap).unwrap();
+    assert_eq!(theirs.sizes, ours.sizes);
+    assert_eq!((theirs.spaces.len(), ours.spaces.len()), (1, 1));
+    let (t, o) = (&mut theirs.spaces[0], &mut ours.spaces[0]);
+    assert_eq!(t.name, "benchns");
+    // session index, tracker, padding, segment counts
+    assert_eq!(t.entry[256..], o.entry[256..]);
+    // lock header (size, slots, stride, offset of mutex 0) and the slot
+    // flags: every rank claimed one
+    let hdr = 32 + 4 * N as usize;
+    let (tl, ol) = (t.lock.as_ref().unwrap(), o.lock.as_ref().unwrap());
+    assert_eq!(tl.len(), ol.len());
+    assert_eq!(tl[..hdr], ol[..hdr]);
+    assert!(ol[32..hdr].chunks(4).all(|f| f == 1i32.to_ne_bytes()));
+    for r in 0..N {
+        let (tr, or) = (records(&mut t.ns, r), records(&mut o.ns, r));
+        assert_eq!(tr, or, "rank {r}");
+        assert!(tr.contains_key("ds.num") && tr.contains_key(&format!("ds.str.{r}")));
+    }
+    let (tw, ow) = (records(&mut t.ns, WILDCARD), records(&mut o.ns, WILDCARD));
+    for (k, v) in &tw {
+        match k.as_str() {
+            "pmix.pdata" => assert!(!ow.contains_key(k)),
+            "pmix.jobid" => assert!(ow.contains_key(k)),
+            _ => assert_eq!(ow.get(k), Some(v), "job-level {k}"),
+        }
+    }
+    // what we store besides: the universe size (libpmix's server keeps
+    // the session array out of the store)
+    let extra: Vec<&String> = ow.keys().filter(|k| !tw.contains_key(*k)).collect();
+    assert_eq!(extra, vec!["pmix.univ.size"]);
+}

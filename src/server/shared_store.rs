@@ -54,7 +54,7 @@ impl Server {
     /// Before the first REQ reply of a namespace: its job data, in the
     /// format of the client asking (clients unpack with their own bfrops;
     /// under this server they all speak the buffer type it gave them).
-    /// Wildcard: the job-level keys, the session array's and this node's
+    /// Wildcard: the job-level keys, `pmix.univ.size` and this node's
     /// array's members; rank r: its own keys.
     pub(super) fn shared_job(&mut self, fmt: &Format, nspace: &str) {
         if self.shared_store.is_none() || self.jobs.get(nspace).and_then(|j| j.shared) != Some(None)
@@ -76,9 +76,15 @@ impl Server {
         for k in &kvals {
             let key = k.key.as_ref().map(|s| s.to_string()).unwrap_or_default();
             match key.as_str() {
+                // its pmix.session.id names the session and is no value
+                // (jobinfo.rs); libpmix's server stores none of the
+                // array, but pmix.univ.size is what a client reading rank
+                // UNDEF looks for here (dstore_base.c _get_univ_size)
                 "pmix.ssn.arr" => {
                     for i in super::jobinfo::elements(k) {
-                        put(&mut wild, packed(fmt, &i.key.to_string(), &i.value));
+                        if i.key.to_string() == "pmix.univ.size" {
+                            put(&mut wild, packed(fmt, "pmix.univ.size", &i.value));
+                        }
                     }
                 }
                 // the first node array is this node's (jobinfo.rs)

@@ -94,6 +94,15 @@ int main(void) {
         good += same && got == r * 7;
     }
     CHECK(good == n, "all_peers %u", good);
+    /* DS_SNAPSHOT=DIR: rank 0 copies the store, every rank's data in it,
+     * to DIR (for a byte comparison of two servers' stores) */
+    const char *snap = getenv("DS_SNAPSHOT");
+    const char *base = getenv("PMIX_DSTORE_21_BASE_PATH");
+    if (0 == me.rank && NULL != snap && NULL != base) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd, "cp -r '%s' '%s'", base, snap);
+        CHECK(0 == system(cmd), "snapshot");
+    }
     /* a key the peer did not put (its neighbour's string key), asked
      * PMIX_OPTIONAL: answered from what this process holds, without asking
      * the server (which would wait for the peer to commit it) */

@@ -357,11 +357,7 @@ impl Session {
 
     /// Store batches of (rank, [(key, packed pmix_value_t)]) for a
     /// namespace in one write transaction.
-    pub fn store(
-        &mut self,
-        nspace: &str,
-        batches: &[super::Batch],
-    ) -> Result<(), String> {
+    pub fn store(&mut self, nspace: &str, batches: &[super::Batch]) -> Result<(), String> {
         if !self.spaces.contains_key(nspace) {
             return Err(format!("namespace {nspace} not in the store"));
         }
@@ -440,6 +436,17 @@ mod tests {
             Some((1, 1))
         );
         assert_eq!(s.claimed("job-a"), Some(0));
+        // read back from the files alone
+        let mut snap = super::super::snapshot::Snapshot::load(&dir).unwrap();
+        assert_eq!(snap.sizes, Sizes::default());
+        assert_eq!(snap.spaces.len(), 1);
+        let sn = &mut snap.spaces[0];
+        assert_eq!(sn.name, "job-a");
+        assert_eq!(
+            sn.lock.as_deref().map(|l| &l[..32]),
+            Some(&geo.header()[..])
+        );
+        assert_eq!(sn.ns.fetch(1, "k").unwrap(), Some(vec![1, 2, 3]));
         drop(s);
         assert!(!dir.exists());
         let _ = std::fs::remove_dir(&base);

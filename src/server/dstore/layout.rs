@@ -226,6 +226,23 @@ pub fn initial_find(seg: &[u8], name: &str, sizes: &Sizes) -> Option<(u64, u64)>
     })
 }
 
+/// Every namespace entry of an initial segment: (name, entry bytes), as
+/// many as its count says and the segment holds.
+pub fn initial_entries(seg: &[u8], sizes: &Sizes) -> Vec<(String, [u8; NS_ENTRY])> {
+    let used = get_u64(seg, 0)
+        .and_then(|u| usize::try_from(u).ok())
+        .unwrap_or(0)
+        .min(sizes.ns_per_initial());
+    (0..used)
+        .filter_map(|i| {
+            let off = 2 * W + i * NS_ENTRY;
+            let e: [u8; NS_ENTRY] = seg.get(off..off + NS_ENTRY)?.try_into().ok()?;
+            let len = e[..NS_NAME].iter().position(|&b| b == 0)?;
+            Some((String::from_utf8_lossy(&e[..len]).into_owned(), e))
+        })
+        .collect()
+}
+
 /// The ds21 lock segment's geometry (`segment_hdr_t` and what follows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LockGeometry {

@@ -9,6 +9,7 @@
 //! the driver installs ([`super::Server::set_shared_store`]).
 
 pub mod layout;
+pub mod snapshot;
 
 #[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
 mod files;
