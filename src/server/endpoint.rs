@@ -359,6 +359,13 @@ impl Server {
         }
         // the job data now describes the nodes
         self.job_info_changed();
+        // and the shared store's copy of it, if written already, too
+        if let Some(Some(fmt)) = self.jobs.get(nspace).and_then(|j| j.shared) {
+            if let Some(j) = self.jobs.get_mut(nspace) {
+                j.shared = Some(None);
+            }
+            self.shared_job(&fmt, nspace);
+        }
         for (id, t) in self.awaiting_nodes.remove(nspace).unwrap_or_default() {
             self.answer_req(id, t, nspace);
         }
