@@ -19,13 +19,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 type Spaces = Arc<Mutex<BTreeMap<String, Namespace<VecSegs>>>>;
+/// (nspace, ranks) of every write transaction, in order.
+type Log = Arc<Mutex<Vec<(String, Vec<u32>)>>>;
 
 /// A store in memory; refuses the namespace named `refuse`.
 struct MemStore {
     spaces: Spaces,
     refuse: &'static str,
     /// (nspace, ranks) of every write transaction, in order.
-    log: Arc<Mutex<Vec<(String, Vec<u32>)>>>,
+    log: Log,
 }
 
 const SIZES: Sizes = Sizes {
@@ -65,7 +67,7 @@ impl SharedStore for MemStore {
 
 struct Fixture {
     spaces: Spaces,
-    log: Arc<Mutex<Vec<(String, Vec<u32>)>>>,
+    log: Log,
 }
 
 impl Fixture {
