@@ -336,9 +336,11 @@ impl Session {
         };
         // SAFETY: a valid out-pointer.
         unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut now) };
+        let nsec = now.tv_nsec as u64 + u64::from(self.lock_wait.subsec_nanos());
         let deadline = libc::timespec {
-            tv_sec: now.tv_sec + self.lock_wait.as_secs() as libc::time_t,
-            tv_nsec: now.tv_nsec,
+            tv_sec: now.tv_sec
+                + (self.lock_wait.as_secs() + nsec / 1_000_000_000) as libc::time_t,
+            tv_nsec: (nsec % 1_000_000_000) as libc::c_long,
         };
         let mut held = Held(Vec::new());
         for main in [0, 1] {
@@ -449,6 +451,65 @@ mod tests {
         assert_eq!(sn.ns.fetch(1, "k").unwrap(), Some(vec![1, 2, 3]));
         drop(s);
         assert!(!dir.exists());
+        let _ = std::fs::remove_dir(&base);
+    }
+
+    fn session(tag: &str) -> (Session, PathBuf) {
+        let base = std::env::temp_dir().join(format!("pmixw-dstore-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&base).unwrap();
+        let mut s = Session::create(&base).unwrap();
+        s.add_nspace("j", 2).unwrap();
+        (s, base)
+    }
+
+    /// A reader that ends while holding its main mutex (a thread here; a
+    /// process is the same to a robust mutex) does not stop the writer.
+    #[test]
+    fn a_reader_dying_with_its_lock_is_recovered() {
+        let (mut s, base) = session("dead");
+        let m = s.spaces["j"].lock.mutex(1) as usize;
+        std::thread::spawn(move || {
+            // SAFETY: a live process-shared mutex of the session's map.
+            assert_eq!(unsafe { libc::pthread_mutex_lock(m as *mut _) }, 0);
+        })
+        .join()
+        .unwrap();
+        s.store("j", &[(0, vec![("k".into(), vec![1])])]).unwrap();
+        assert_eq!(s.fetch("j", 0, "k"), Some(vec![1]));
+        // and the lock works on afterwards
+        s.store("j", &[(0, vec![("k".into(), vec![2])])]).unwrap();
+        assert_eq!(s.fetch("j", 0, "k"), Some(vec![2]));
+        drop(s);
+        let _ = std::fs::remove_dir(&base);
+    }
+
+    /// A reader that holds its lock past the wait: the update is skipped
+    /// (clients then ask the server), nothing is left locked.
+    #[test]
+    fn a_stuck_reader_makes_the_writer_skip_not_hang() {
+        let (mut s, base) = session("stuck");
+        s.lock_wait = Duration::from_millis(50);
+        let m = s.spaces["j"].lock.mutex(3) as usize;
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let (held_tx, held_rx) = std::sync::mpsc::channel::<()>();
+        let reader = std::thread::spawn(move || {
+            // SAFETY: as above; unlocked by this thread before it ends.
+            unsafe { libc::pthread_mutex_lock(m as *mut _) };
+            held_tx.send(()).unwrap();
+            let _ = rx.recv();
+            unsafe { libc::pthread_mutex_unlock(m as *mut _) };
+        });
+        held_rx.recv().unwrap();
+        let r = s.store("j", &[(1, vec![("k".into(), vec![1])])]);
+        let e = r.unwrap_err();
+        assert!(e.contains("skipped"), "{e}");
+        assert_eq!(s.fetch("j", 1, "k"), None);
+        tx.send(()).unwrap();
+        reader.join().unwrap();
+        // every mutex the writer took was given back
+        s.store("j", &[(1, vec![("k".into(), vec![3])])]).unwrap();
+        assert_eq!(s.fetch("j", 1, "k"), Some(vec![3]));
+        drop(s);
         let _ = std::fs::remove_dir(&base);
     }
 }
