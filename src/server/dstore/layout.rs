@@ -120,11 +120,12 @@ impl Sizes {
     }
 }
 
-/// The ds21 key hash: the key's bytes as C `char` (signed on x86_64)
-/// summed into a `size_t`.
+/// The ds21 key hash: the key's bytes as C `char` (signed on x86_64,
+/// unsigned on s390x and aarch64) summed into a `size_t`.
 pub fn key_hash(key: &[u8]) -> u64 {
-    key.iter()
-        .fold(0u64, |h, &b| h.wrapping_add(b as i8 as i64 as u64))
+    key.iter().fold(0u64, |h, &b| {
+        h.wrapping_add(b as std::ffi::c_char as i64 as u64)
+    })
 }
 
 /// One ds21 record: length (header included), key hash, key and NUL, the
@@ -709,11 +710,16 @@ mod tests {
     }
 
     #[test]
-    fn key_hash_sums_signed_chars() {
+    fn key_hash_sums_c_chars() {
         assert_eq!(key_hash(b""), 0);
         assert_eq!(key_hash(b"ab"), 97 + 98);
-        // 0xC3 0xA9 ("é") as signed chars: -61 + -87
-        assert_eq!(key_hash("é".as_bytes()), (-148i64) as u64);
+        // 0xC3 0xA9 ("é"): as signed chars -61 + -87, as unsigned 195 + 169
+        let want = if std::ffi::c_char::MIN == 0 {
+            364
+        } else {
+            (-148i64) as u64
+        };
+        assert_eq!(key_hash("é".as_bytes()), want);
     }
 
     #[test]
