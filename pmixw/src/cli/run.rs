@@ -259,7 +259,17 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     };
     let n = Some(n).filter(|n| *n > 0).ok_or(USAGE)?;
     let (exe, argv) = prog.split_first().ok_or(USAGE)?;
+    // --dstore: libpmix 4.2.x clients read job and peer data from a ds21
+    // shared-memory store in the tmpdir (spec-notes/dstore.md); offered
+    // to one PMIx program on one node only
+    let dstore = dstore || std::env::var("PMIXW_DSTORE").is_ok_and(|v| v == "1");
+    let not_here = |what: &str| {
+        if dstore {
+            eprintln!("pmixw run: warning: --dstore is not offered to {what}; ignored");
+        }
+    };
     if super::run_joint::is_mpmd(&prog) {
+        not_here("a job of several applications");
         if pmi_port {
             return Err("--pmi-port: not offered for a job of several applications".into());
         }
@@ -275,6 +285,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     }
     let wire = super::run_pmi::choose(mpi.as_deref(), exe)?;
     if wire != super::run_pmi::Mpi::Pmix {
+        not_here("PMI-1/PMI-2 programs");
         return super::run_pmi::run(super::run_pmi::Job {
             n,
             cyclic,
@@ -290,6 +301,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     }
     // started by a PMI-2 launcher (srun --mpi=pmi2): one job across the nodes
     if std::env::var_os("PMI_FD").is_some() {
+        not_here("a job across nodes");
         return super::run_pmi2::run(super::run_pmi2::Job {
             n,
             cyclic,
@@ -304,9 +316,6 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     // caught from here on: the job is ended and the rendezvous files removed
     let caught = catch_signals();
     // tools (pquery, pps) find the server through files in the tmpdir
-    // --dstore: libpmix 4.2.x clients read job and peer data from a ds21
-    // shared-memory store in the tmpdir (spec-notes/dstore.md)
-    let dstore = dstore || std::env::var("PMIXW_DSTORE").is_ok_and(|v| v == "1");
     let server = net::start_opts(
         vec![JobSpec {
             nspace: nspace.clone(),
