@@ -267,7 +267,7 @@ pub struct Session {
 }
 
 impl Session {
-    /// Create `<base>/pmix_dstor_ds21_<pid>` (0700) and its initial
+    /// Create `<base>/pmix_dstor_ds21_<pid>[-<k>]` (0700) and its initial
     /// segment, with the sizes libpmix reads from this process's
     /// environment (which the clients inherit).
     pub fn create(base: &Path) -> io::Result<Session> {
@@ -276,8 +276,25 @@ impl Session {
             return Err(io::Error::other("SM_USE_LINEAR_SEARCH is set"));
         }
         let sizes = Sizes::from_env(|k| std::env::var(k).ok(), page());
-        let dir = base.join(format!("pmix_dstor_ds21_{}", std::process::id()));
-        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+        // `<pid>`, as libpmix names its own; a second store of this process
+        // (or a directory a dead process of the same pid left) takes the
+        // next free `<pid>-<k>`
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let pid = std::process::id();
+        let mut tries = 0;
+        let dir = loop {
+            let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let name = match k {
+                0 => format!("pmix_dstor_ds21_{pid}"),
+                k => format!("pmix_dstor_ds21_{pid}-{k}"),
+            };
+            let dir = base.join(name);
+            match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+                Ok(()) => break dir,
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && tries < 64 => tries += 1,
+                Err(e) => return Err(e),
+            }
+        };
         let initial = match Map::create(&dir.join("initial-pmix_shared-segment-0"), sizes.initial) {
             Ok(m) => m,
             Err(e) => {
@@ -476,6 +493,18 @@ mod tests {
         drop(s);
         assert!(!dir.exists());
         let _ = std::fs::remove_dir(&base);
+    }
+
+    #[test]
+    fn two_sessions_of_one_process_get_their_own_directories() {
+        let base = std::env::temp_dir().join(format!("pmixw-dstore-two-{}", std::process::id()));
+        std::fs::create_dir_all(&base).unwrap();
+        let a = Session::create(&base).unwrap();
+        let b = Session::create(&base).unwrap();
+        assert_ne!(a.dir(), b.dir());
+        assert!(a.dir().exists() && b.dir().exists());
+        drop((a, b));
+        std::fs::remove_dir(&base).unwrap();
     }
 
     fn session(tag: &str) -> (Session, PathBuf) {
