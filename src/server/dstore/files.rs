@@ -27,16 +27,29 @@ struct Map {
 unsafe impl Send for Map {}
 
 impl Map {
-    /// Create `path` (0600, must not exist), size it to `len` zero bytes,
-    /// map it shared read-write.
+    /// Create `path` (0600, must not exist), size it to `len` zero bytes
+    /// with its blocks allocated, map it shared read-write.
     fn create(path: &Path, len: usize) -> io::Result<Map> {
+        use std::os::fd::AsRawFd;
         let f = OpenOptions::new()
             .read(true)
             .write(true)
             .create_new(true)
             .mode(0o600)
             .open(path)?;
-        f.set_len(len as u64)?;
+        // allocated, as libpmix does (posix_fallocate): a sparse file on a
+        // full filesystem would fault (SIGBUS) on the first write through
+        // the map instead of failing here; where the filesystem cannot
+        // allocate ahead, a plain size, as libpmix falls back to
+        // SAFETY: a valid descriptor; offsets in range.
+        match unsafe { libc::posix_fallocate(f.as_raw_fd(), 0, len as libc::off_t) } {
+            0 => {}
+            libc::EINVAL | libc::EOPNOTSUPP => f.set_len(len as u64)?,
+            e => {
+                let _ = std::fs::remove_file(path);
+                return Err(io::Error::from_raw_os_error(e));
+            }
+        }
         Map::of(&f, len)
     }
 
