@@ -604,33 +604,54 @@ impl<S: Segs> Namespace<S> {
             .walk(rank)
             .map_err(|_| StoreError::Corrupt("rank chain"))?;
         let (first0, mut count) = self.slot(rank).unwrap_or((0, 0));
+        // where the batch starts: after the last thing written, over the
+        // rank's terminal slot if that is it (the data then runs on)
+        let (mut id, tail_free) = self.tail()?;
+        let wound = terminal.is_some_and(|t| t + EXT_SLOT as u64 == self.global(id, tail_free));
+        let mut free = if wound {
+            tail_free - EXT_SLOT
+        } else {
+            tail_free
+        };
+        // every segment the batch needs exists before anything is written:
+        // a failure to grow leaves the store as it was
+        let mut need = 0;
+        let mut sim = free;
+        for r in &recs {
+            if sim + r.len() + EXT_SLOT > self.sizes.data {
+                need += 1;
+                sim = W;
+            }
+            sim += r.len();
+        }
+        let (meta_id, _) = self.sizes.rank_slot(rank);
+        while self.segs.meta_count() <= meta_id {
+            self.segs.add_meta()?;
+        }
+        for _ in 0..need {
+            self.segs.add_data()?;
+        }
         // supersede the keys this batch brings again
         for r in old.iter().filter(|r| !r.invalid) {
             if kvs.iter().any(|(k, _)| k.as_bytes() == r.key) {
-                let (id, local) = self.locate(r.at).ok_or(StoreError::Corrupt("offset"))?;
-                let seg = self.segs.data(id);
+                let (sid, local) = self.locate(r.at).ok_or(StoreError::Corrupt("offset"))?;
+                let seg = self.segs.data(sid);
                 let h = get_u64(seg, local).ok_or(StoreError::Corrupt("header"))?;
                 put_u64(seg, local, h | FLAG_INVALID);
                 count = count.saturating_sub(1);
             }
         }
-        // where the chain continues: the terminal slot, filled; or, if it
-        // is the last thing written, the free space it took
-        let mut link = terminal;
-        let mut open = false;
-        if let Some(t) = terminal {
-            let (id, free) = self.tail()?;
-            if t + EXT_SLOT as u64 == self.global(id, free) {
-                put_u64(self.segs.data(id), 0, (free - EXT_SLOT) as u64);
-                link = None;
-                open = true;
-            }
-        }
+        // the chain continues from the terminal slot (filled with the
+        // batch's offset) unless the batch runs on over it
+        let (mut link, mut open) = if wound {
+            put_u64(self.segs.data(id), 0, free as u64);
+            (None, true)
+        } else {
+            (terminal, false)
+        };
         let mut first = (first0 != 0).then_some(first0);
         for r in &recs {
-            let (mut id, mut free) = self.tail()?;
             if free + r.len() + EXT_SLOT > self.sizes.data {
-                self.segs.add_data()?;
                 let next = self.global(id + 1, W);
                 if open {
                     // the rank's records run on in the next segment
@@ -643,14 +664,14 @@ impl<S: Segs> Namespace<S> {
             }
             let at = self.global(id, free);
             self.write_at(at, r)?;
-            put_u64(self.segs.data(id), 0, (free + r.len()) as u64);
+            free += r.len();
+            put_u64(self.segs.data(id), 0, free as u64);
             if let Some(l) = link.take() {
                 self.write_at(l, &ext_slot(at))?;
             }
             first.get_or_insert(at);
             open = true;
         }
-        let (id, free) = self.tail()?;
         let at = self.global(id, free);
         self.write_at(at, &ext_slot(0))?;
         put_u64(self.segs.data(id), 0, (free + EXT_SLOT) as u64);
@@ -862,6 +883,55 @@ mod tests {
             ns.store(0, &[("big", &big)]),
             Err(StoreError::TooBig { .. })
         ));
+    }
+
+    /// Segments that cannot be added (the driver's error): the batch
+    /// fails before anything is written.
+    struct Capped(VecSegs, usize);
+    impl Segs for Capped {
+        fn meta_count(&self) -> usize {
+            self.0.meta_count()
+        }
+        fn meta(&mut self, id: usize) -> &mut [u8] {
+            self.0.meta(id)
+        }
+        fn add_meta(&mut self) -> Result<(), StoreError> {
+            self.0.add_meta()
+        }
+        fn data_count(&self) -> usize {
+            self.0.data_count()
+        }
+        fn data(&mut self, id: usize) -> &mut [u8] {
+            self.0.data(id)
+        }
+        fn add_data(&mut self) -> Result<(), StoreError> {
+            if self.0.data_count() >= self.1 {
+                return Err(StoreError::Grow("full".into()));
+            }
+            self.0.add_data()
+        }
+    }
+
+    #[test]
+    fn a_batch_that_cannot_grow_the_store_writes_nothing() {
+        let s = small();
+        let mut ns = Namespace::new(Capped(VecSegs::new(s), 2), s).unwrap();
+        let v = [7u8; 40];
+        ns.store(0, &[("k0", &v)]).unwrap();
+        let before = ns.segs.0.data.clone();
+        // k0 again (would supersede the first), and two records needing
+        // two more segments where one may be added
+        let r = ns.store(0, &[("k0", &[1]), ("k1", &v), ("k2", &v)]);
+        assert!(matches!(r, Err(StoreError::Grow(_))), "{r:?}");
+        assert_eq!(ns.segs.0.data.len(), 2);
+        assert_eq!(ns.segs.0.data[0], before[0]);
+        assert!(ns.segs.0.data[1].iter().all(|&b| b == 0));
+        assert_eq!(ns.fetch(0, "k0").unwrap(), Some(v.to_vec()));
+        assert_eq!(ns.slot(0).unwrap().1, 1);
+        // what fits still goes in, into the segment added for it
+        ns.store(0, &[("k1", &v)]).unwrap();
+        assert_eq!(ns.fetch(0, "k1").unwrap(), Some(v.to_vec()));
+        assert_eq!(ns.fetch(0, "k0").unwrap(), Some(v.to_vec()));
     }
 
     #[test]
