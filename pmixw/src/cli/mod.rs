@@ -155,6 +155,10 @@ struct InspectArgs {
     /// A tcpdump/libpcap or pcapng capture: find and decode every PMIx connection
     #[arg(long, value_name = "FILE")]
     pcap: Option<String>,
+    /// A ds21 shared-memory store (a pmix_dstor_ds21_* directory, or a copy):
+    /// its namespaces, lock segment, and every rank's keys and values
+    #[arg(long, value_name = "DIR")]
+    dstore: Option<String>,
     /// Check that every message decodes typed and re-encodes byte for byte
     #[arg(long)]
     verify: bool,
@@ -325,6 +329,7 @@ struct Opts {
     dump: Option<String>,
     verify: bool,
     pcap: Option<String>,
+    dstore: Option<String>,
     keys: bool,
     infer: bool,
 }
@@ -349,6 +354,7 @@ impl Opts {
             dump: None,
             verify: false,
             pcap: None,
+            dstore: None,
             keys: false,
             infer: false,
         }
@@ -559,6 +565,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             client: a.client,
             server: a.server,
             pcap: a.pcap,
+            dstore: a.dstore,
             verify: a.verify,
             json: a.json,
             hex: a.hex,
@@ -609,6 +616,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
 fn inspect_cmd(o: &Opts) -> Result<ExitCode, String> {
     if let Some(p) = &o.pcap {
         return debug::pcap_cmd(o, p);
+    }
+    if let Some(d) = &o.dstore {
+        return debug::dstore_cmd(o, d);
     }
     let side = |f: &Option<String>, name: &str| -> Result<Vec<u8>, String> {
         let f = f

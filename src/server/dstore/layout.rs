@@ -569,6 +569,22 @@ impl<S: Segs> Namespace<S> {
         })
     }
 
+    /// The ranks with data, in slot order (the wildcard first).
+    pub fn ranks(&mut self) -> Vec<u32> {
+        let per = self.sizes.slots_per_meta();
+        let mut out = Vec::new();
+        for id in 0..self.segs.meta_count() {
+            let m = self.segs.meta(id);
+            for j in 0..per {
+                if get_u64(m, W + j * RANK_SLOT + 8).is_some_and(|o| o != 0) {
+                    let n = id * per + j;
+                    out.push(if n == 0 { WILDCARD } else { (n - 1) as u32 });
+                }
+            }
+        }
+        out
+    }
+
     /// A key of a rank as a client reads it: its latest valid record's
     /// value; None if the rank or the key is not there.
     pub fn fetch(&mut self, rank: u32, key: &str) -> Result<Option<Vec<u8>>, ReadError> {
@@ -825,6 +841,9 @@ mod tests {
         assert_eq!(ns.fetch(0, "c").unwrap(), None);
         assert_eq!(ns.fetch(1, "a").unwrap(), None);
         assert_eq!(ns.slot(WILDCARD), Some((0, 0)));
+        ns.store(WILDCARD, &[("w", &[1])]).unwrap();
+        ns.store(5, &[("w", &[1])]).unwrap();
+        assert_eq!(ns.ranks(), vec![WILDCARD, 0, 5]);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! A store's files read back: a session directory (a copy of one, for
-//! tests and inspection) loaded into memory and walked with the
+//! tests and `pmixw inspect --dstore`) loaded into memory and walked with the
 //! [`layout`] reader. Everything in it is untrusted: sizes come from the
 //! files, counts are capped by the files that exist.
 
