@@ -298,3 +298,69 @@ fn run_passes_flag_like_arguments_to_the_program() {
     let o = pmixw(&["run", "--np", "1", "sh", "-c", "exit 3"], b"");
     assert_eq!(o.status.code(), Some(3));
 }
+
+/// `pmixw inspect --dstore DIR` reads a ds21 store back: namespaces, the
+/// lock segment, each rank's keys with their values unpacked, superseded
+/// records marked; a record whose length runs past its segment is an
+/// error, not a panic.
+#[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
+#[test]
+fn inspect_reads_a_ds21_store_back() {
+    use pmix_codec::Format;
+    use pmix_types::{DataType, Value};
+    use pmix_wire::server::dstore::{layout::WILDCARD, Session};
+    let base = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("inspect_dstore");
+    std::fs::create_dir_all(&base).unwrap();
+    let mut s = Session::create(&base).unwrap();
+    s.add_nspace("insp", 2).unwrap();
+    let v = |x: Value| {
+        pmix_codec::encode(&Format::V41, DataType::Value, &[Value::Value(Box::new(x))]).unwrap()
+    };
+    let st = |x: &str| Value::String(Some(x.into()));
+    s.store(
+        "insp",
+        &[
+            (
+                WILDCARD,
+                vec![("pmix.job.size".into(), v(Value::Uint32(2)))],
+            ),
+            (
+                1,
+                vec![
+                    ("k".into(), v(st("x"))),
+                    ("k2".into(), v(Value::Bool(true))),
+                ],
+            ),
+        ],
+    )
+    .unwrap();
+    s.store("insp", &[(1, vec![("k".into(), v(Value::Uint8(9)))])])
+        .unwrap();
+    let dir = s.dir().to_str().unwrap().to_string();
+    let out = ok(&pmixw(&["inspect", "--dstore", &dir], b""));
+    for want in [
+        "1 namespace(s)\n",
+        "namespace insp: 1 meta, 1 data segment(s)\n",
+        " 2 reader slot(s), 0 claimed, stride ",
+        "  rank WILDCARD: 1 key(s)\n    pmix.job.size = Uint32(2)\n",
+        "  rank 1: 2 key(s)\n    k = String(Some(\"x\")) (superseded)\n    k2 = Bool(true)\n    k = Uint8(9)\n",
+    ] {
+        assert!(out.contains(want), "no {want:?} in\n{out}");
+    }
+    assert!(!out.contains("rank 0:"), "{out}");
+    // rank 1's first record (the wildcard's is at 8) says it runs past
+    // the segment
+    let wild = 16 + "pmix.job.size".len() + 1 + v(Value::Uint32(2)).len();
+    let data = std::path::Path::new(&dir).join("smdataseg-insp-0");
+    // (written in place: the file stays mapped by the session)
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::OpenOptions::new().write(true).open(&data).unwrap();
+    f.write_all_at(&u64::MAX.to_ne_bytes(), (8 + wild + 25) as u64)
+        .unwrap();
+    let o = pmixw(&["inspect", "--dstore", &dir], b"");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("  rank 1: ds21 data at "), "{out}");
+    drop(s);
+    let _ = std::fs::remove_dir(&base);
+}

@@ -7,6 +7,7 @@ impl Server {
     /// A rank's REQ: the job data of its namespace, shared by every rank.
     pub(super) fn answer_req(&mut self, id: ConnId, t: u32, nspace: &str) {
         let Some(fmt) = self.fmt_of(id) else { return };
+        self.shared_job(&fmt, nspace);
         match self.job_info_frame(&fmt, nspace, t) {
             Some(b) => self.out.push_back(Output::Send(id, b)),
             None => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND)),

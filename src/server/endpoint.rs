@@ -103,6 +103,9 @@ pub(super) struct Job {
     pub(super) nodes: Option<NodeMap>,
     /// Its parent and applications, if the host said (spawn.rs).
     pub(super) origin: spawn::Origin,
+    /// The shared store holds it (shared_store.rs); once its job data is
+    /// written, in this format.
+    pub(super) shared: Option<Option<Format>>,
 }
 
 /// Where a job's ranks run when it spans nodes: each node's name and its
@@ -178,6 +181,8 @@ pub struct Server {
     /// Open connections per socket owner.
     pub(super) uids: HashMap<u32, usize>,
     pub(super) verifier: Option<Box<dyn Verify>>,
+    /// The shared-memory store clients read, if the driver installed one.
+    pub(super) shared_store: Option<Box<dyn dstore::SharedStore>>,
     /// The latest refusals, oldest first (at most [`MAX_REFUSALS_KEPT`]).
     pub(super) refusals: VecDeque<(ConnId, Refusal)>,
     /// Job-info replies by (nspace, format, version): every rank of a job
@@ -226,6 +231,7 @@ impl Server {
             pending: BTreeSet::new(),
             uids: HashMap::new(),
             verifier: None,
+            shared_store: None,
             refusals: VecDeque::new(),
             job_info_cache: Default::default(),
             job_info_frames: Default::default(),
@@ -268,6 +274,7 @@ impl Server {
     /// Register a namespace; its ranks may then connect.
     pub fn register_nspace(&mut self, spec: JobSpec) {
         self.job_info_changed();
+        let nspace = spec.nspace.clone();
         let ranks = (0..spec.nprocs).map(|_| RankState::default()).collect();
         self.jobs.insert(
             spec.nspace.clone(),
@@ -276,8 +283,10 @@ impl Server {
                 ranks,
                 nodes: None,
                 origin: Default::default(),
+                shared: None,
             },
         );
+        self.shared_add(&nspace);
     }
 
     /// The environment a rank needs (PMIx_server_setup_fork): the
@@ -305,8 +314,18 @@ impl Server {
             "PMIX_BFROP_BUFFER_TYPE".into(),
             "PMIX_BFROP_BUFFER_NON_DESC".into(),
         ));
-        env.push(("PMIX_GDS_MODULE".into(), "hash".into()));
-        env.push(("PMIX_MCA_gds".into(), "hash".into()));
+        match (
+            &self.shared_store,
+            self.jobs.get(nspace).and_then(|j| j.shared),
+        ) {
+            // ds21 for a namespace the store holds (spec-notes/dstore.md
+            // §1.2); no PMIX_MCA_gds, which would keep ds21 from opening
+            (Some(store), Some(_)) => env.extend(store.env()),
+            _ => {
+                env.push(("PMIX_GDS_MODULE".into(), "hash".into()));
+                env.push(("PMIX_MCA_gds".into(), "hash".into()));
+            }
+        }
         if let Some(j) = self.jobs.get(nspace) {
             env.push(("PMIX_HOSTNAME".into(), j.spec.hostname.clone()));
         }
@@ -340,6 +359,13 @@ impl Server {
         }
         // the job data now describes the nodes
         self.job_info_changed();
+        // and the shared store's copy of it, if written already, too
+        if let Some(Some(fmt)) = self.jobs.get(nspace).and_then(|j| j.shared) {
+            if let Some(j) = self.jobs.get_mut(nspace) {
+                j.shared = Some(None);
+            }
+            self.shared_job(&fmt, nspace);
+        }
         for (id, t) in self.awaiting_nodes.remove(nspace).unwrap_or_default() {
             self.answer_req(id, t, nspace);
         }

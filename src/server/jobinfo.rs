@@ -219,7 +219,7 @@ const ARRAY_KEYS: &[&str] = &[
 ];
 
 /// The INFO elements of a KVAL holding an INFO array.
-fn elements(k: &Kval) -> Vec<&Info> {
+pub(super) fn elements(k: &Kval) -> Vec<&Info> {
     match &k.value {
         Value::DataArray(a) => match &**a {
             DataArray::Typed { elements, .. } => elements

@@ -69,6 +69,7 @@
 mod collective;
 mod connection;
 mod dispatch;
+pub mod dstore;
 mod endpoint;
 mod events;
 mod fence;
@@ -83,6 +84,7 @@ pub mod net;
 mod pubsub;
 pub mod query;
 mod shared;
+mod shared_store;
 mod spawn;
 mod tool_peers;
 mod verify;

@@ -92,6 +92,7 @@ impl Server {
                 }
             }
         }
+        self.shared_remote(&done);
         for me in done {
             self.resolve_gets(&me);
         }
@@ -521,6 +522,9 @@ impl Server {
             }
         });
         let (lw, rw) = (lw.filter(|_| !broken[0]), rw.filter(|_| !broken[1]));
+        if self.shared_store.is_some() {
+            self.shared_commit(&me.0, me.1, &local);
+        }
         if let Some(r) = self
             .jobs
             .get_mut(&me.0)

@@ -4,7 +4,8 @@
  *   bench_server N PROG
  *   bench_server N -
  *
- * A PMIx_server_init host on libpmix 4.2.2 (hash gds) that registers one
+ * A PMIx_server_init host on libpmix 4.2.2 (hash gds; with
+ * BENCH_SERVER_DSTORE=1 libpmix's default, ds21) that registers one
  * namespace of N local ranks, starts PROG as each rank with the
  * environment PMIx_server_setup_fork gives, waits for them and prints its
  * own peak RSS ("server_rss <KiB>"). Exit status: 0 if every rank
@@ -79,7 +80,12 @@ int main(int argc, char **argv) {
         return 2;
     }
     int n = atoi(argv[1]);
-    setenv("PMIX_MCA_gds", "hash", 1);
+    /* BENCH_SERVER_DSTORE=1: libpmix's own choice (ds21 for its clients,
+     * pmixw/tests/live_dstore.rs compares its store with ours) */
+    const char *ds = getenv("BENCH_SERVER_DSTORE");
+    if (NULL == ds || 0 != strcmp(ds, "1")) {
+        setenv("PMIX_MCA_gds", "hash", 1);
+    }
     if (PMIX_SUCCESS != PMIx_server_init(&module, NULL, 0)) {
         return 1;
     }

@@ -74,6 +74,91 @@ pub(super) fn pcap_cmd(o: &Opts, path: &str) -> Result<ExitCode, String> {
 }
 
 /// The garbage bytes libpmix's legacy dialects sent, one line each.
+/// `inspect --dstore DIR`: a ds21 store read back (spec-notes/dstore.md).
+/// Values are unpacked as a 4.2.x client in NON_DESC mode packs them
+/// (v41), shown as hex where they do not unpack.
+pub(super) fn dstore_cmd(o: &Opts, dir: &str) -> Result<ExitCode, String> {
+    use pmix_wire::server::dstore::layout::{get_u64, WILDCARD};
+    use pmix_wire::server::dstore::snapshot::Snapshot;
+    if o.json {
+        return Err("inspect --dstore: --json is not offered".into());
+    }
+    let mut snap = Snapshot::load(std::path::Path::new(dir)).map_err(|e| format!("{dir}: {e}"))?;
+    let z = snap.sizes;
+    let mut out = format!(
+        "store {dir}: segments initial {} B, meta {} B, data {} B; {} namespace(s)\n",
+        z.initial,
+        z.meta,
+        z.data,
+        snap.spaces.len()
+    );
+    let mut bad = false;
+    for sn in &mut snap.spaces {
+        let e = &sn.entry;
+        out += &format!(
+            "namespace {}: {} meta, {} data segment(s)\n",
+            sn.name,
+            get_u64(e, 272).unwrap_or(0),
+            get_u64(e, 280).unwrap_or(0)
+        );
+        match &sn.lock {
+            Some(l) if l.len() >= 32 => {
+                let slots = u32::from_ne_bytes(l[8..12].try_into().expect("4 bytes"));
+                let claimed = (0..slots as usize)
+                    .filter_map(|i| l.get(32 + 4 * i..36 + 4 * i))
+                    .filter(|f| *f != [0u8; 4])
+                    .count();
+                out += &format!(
+                    "  lock: {} B, {slots} reader slot(s), {claimed} claimed, stride {}, mutex 0 at {}\n",
+                    get_u64(l, 0).unwrap_or(0),
+                    get_u64(l, 16).unwrap_or(0),
+                    get_u64(l, 24).unwrap_or(0)
+                );
+            }
+            _ => out += "  lock: none\n",
+        }
+        for rank in sn.ns.ranks() {
+            let name = if rank == WILDCARD {
+                "WILDCARD".to_string()
+            } else {
+                rank.to_string()
+            };
+            let (recs, _) = match sn.ns.walk(rank) {
+                Ok(r) => r,
+                Err(e) => {
+                    bad = true;
+                    out += &format!("  rank {name}: {e}\n");
+                    continue;
+                }
+            };
+            let valid = recs.iter().filter(|r| !r.invalid).count();
+            out += &format!("  rank {name}: {valid} key(s)\n");
+            for r in recs {
+                let key = String::from_utf8_lossy(&r.key);
+                let v = match pmix_codec::decode(
+                    &pmix_codec::Format::V41,
+                    pmix_types::DataType::Value,
+                    &r.value,
+                ) {
+                    Ok(mut v) if v.len() == 1 => match v.pop() {
+                        Some(pmix_types::Value::Value(inner)) => format!("{inner:?}"),
+                        other => format!("{other:?}"),
+                    },
+                    _ => format!("(not a v41 value) {}", pmix_types::hex::encode(&r.value)),
+                };
+                let gone = if r.invalid { " (superseded)" } else { "" };
+                out += &format!("    {key} = {v}{gone}\n");
+            }
+        }
+    }
+    emit(&out)?;
+    Ok(if bad {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 pub(super) fn garbage_text(v: &pmixw::verify::Verified) -> String {
     v.garbage
         .iter()

@@ -155,6 +155,10 @@ struct InspectArgs {
     /// A tcpdump/libpcap or pcapng capture: find and decode every PMIx connection
     #[arg(long, value_name = "FILE")]
     pcap: Option<String>,
+    /// A ds21 shared-memory store (a pmix_dstor_ds21_* directory, or a copy):
+    /// its namespaces, lock segment, and every rank's keys and values
+    #[arg(long, value_name = "DIR")]
+    dstore: Option<String>,
     /// Check that every message decodes typed and re-encodes byte for byte
     #[arg(long)]
     verify: bool,
@@ -213,6 +217,10 @@ pub(crate) struct RunArgs {
     /// Print wire-up timing and memory figures
     #[arg(long)]
     pub stats: bool,
+    /// Offer libpmix 4.2.x clients a ds21 shared-memory store for job and
+    /// peer data (one program, one node; also PMIXW_DSTORE=1)
+    #[arg(long)]
+    pub dstore: bool,
     /// Across nodes (PMI-2): rank r on node r % nodes instead of blocks
     #[arg(long)]
     pub cyclic: bool,
@@ -321,6 +329,7 @@ struct Opts {
     dump: Option<String>,
     verify: bool,
     pcap: Option<String>,
+    dstore: Option<String>,
     keys: bool,
     infer: bool,
 }
@@ -345,6 +354,7 @@ impl Opts {
             dump: None,
             verify: false,
             pcap: None,
+            dstore: None,
             keys: false,
             infer: false,
         }
@@ -555,6 +565,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             client: a.client,
             server: a.server,
             pcap: a.pcap,
+            dstore: a.dstore,
             verify: a.verify,
             json: a.json,
             hex: a.hex,
@@ -605,6 +616,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
 fn inspect_cmd(o: &Opts) -> Result<ExitCode, String> {
     if let Some(p) = &o.pcap {
         return debug::pcap_cmd(o, p);
+    }
+    if let Some(d) = &o.dstore {
+        return debug::dstore_cmd(o, d);
     }
     let side = |f: &Option<String>, name: &str| -> Result<Vec<u8>, String> {
         let f = f

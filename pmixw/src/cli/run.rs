@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "usage: pmixw run -n N [--nspace NAME] [--dialect v41|v4|v3|v21|v20] \
-[--mpi pmix|pmi1|pmi2|auto] [--pmi-port] [--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] [-v] PROG [ARGS...] \
+[--mpi pmix|pmi1|pmi2|auto] [--pmi-port] [--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] [--dstore] [-v] PROG [ARGS...] \
 [: [-n M] [--mpi WIRE] PROG2 [ARGS...]]...";
 
 /// One rank: its process, name and what became of it.
@@ -236,6 +236,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         keep_going,
         system,
         stats,
+        dstore,
         // across nodes (PMI-2): rank r on node r % nodes
         cyclic,
         verbose,
@@ -258,7 +259,17 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     };
     let n = Some(n).filter(|n| *n > 0).ok_or(USAGE)?;
     let (exe, argv) = prog.split_first().ok_or(USAGE)?;
+    // --dstore: libpmix 4.2.x clients read job and peer data from a ds21
+    // shared-memory store in the tmpdir (spec-notes/dstore.md); offered
+    // to one PMIx program on one node only
+    let dstore = dstore || std::env::var("PMIXW_DSTORE").is_ok_and(|v| v == "1");
+    let not_here = |what: &str| {
+        if dstore {
+            eprintln!("pmixw run: warning: --dstore is not offered to {what}; ignored");
+        }
+    };
     if super::run_joint::is_mpmd(&prog) {
+        not_here("a job of several applications");
         if pmi_port {
             return Err("--pmi-port: not offered for a job of several applications".into());
         }
@@ -274,6 +285,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     }
     let wire = super::run_pmi::choose(mpi.as_deref(), exe)?;
     if wire != super::run_pmi::Mpi::Pmix {
+        not_here("PMI-1/PMI-2 programs");
         return super::run_pmi::run(super::run_pmi::Job {
             n,
             cyclic,
@@ -289,6 +301,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     }
     // started by a PMI-2 launcher (srun --mpi=pmi2): one job across the nodes
     if std::env::var_os("PMI_FD").is_some() {
+        not_here("a job across nodes");
         return super::run_pmi2::run(super::run_pmi2::Job {
             n,
             cyclic,
@@ -303,14 +316,18 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     // caught from here on: the job is ended and the rendezvous files removed
     let caught = catch_signals();
     // tools (pquery, pps) find the server through files in the tmpdir
-    let server = net::start_with(
+    let server = net::start_opts(
         vec![JobSpec {
             nspace: nspace.clone(),
             nprocs: n,
             hostname,
             info: Vec::new(),
         }],
-        Some(std::env::temp_dir()),
+        net::Options {
+            rendezvous: Some(std::env::temp_dir()),
+            dstore: dstore.then(std::env::temp_dir),
+            ..net::Options::default()
+        },
     )
     .map_err(|e| format!("cannot start the server: {e}"))?;
     // a live server already holds the name tools attach by

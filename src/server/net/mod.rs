@@ -136,6 +136,12 @@ pub struct Options {
     pub rendezvous: Option<PathBuf>,
     /// Limits on peers.
     pub limits: Limits,
+    /// Offer libpmix 4.2.x clients a ds21 shared-memory store
+    /// (spec-notes/dstore.md) in a session directory made under this one;
+    /// removed when the server stops. Where it cannot be made (not glibc
+    /// on 64-bit Linux, `SM_USE_LINEAR_SEARCH` set, an I/O error) the
+    /// server runs without it and says why.
+    pub dstore: Option<PathBuf>,
 }
 
 /// What both APIs share: the URI, the ranks' environments, the files.
@@ -156,6 +162,9 @@ fn prepare(jobs: Vec<JobSpec>, opts: &Options) -> std::io::Result<Prepared> {
     server.set_identity(SERVER_NSPACE, pid);
     server.set_limits(pending_for(&opts.limits, &jobs));
     server.set_verifier(Box::new(ProcVerify));
+    if let Some(base) = &opts.dstore {
+        install_dstore(&mut server, base);
+    }
     let files = match &opts.rendezvous {
         Some(dir) => write_rendezvous(dir, &uri, jobs.first().map(|j| j.nspace.as_str()))?,
         None => Vec::new(),
@@ -174,6 +183,22 @@ fn prepare(jobs: Vec<JobSpec>, opts: &Options) -> std::io::Result<Prepared> {
         server,
         listener,
     })
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
+fn install_dstore(server: &mut Server, base: &std::path::Path) {
+    match crate::server::dstore::Session::create(base) {
+        Ok(s) => {
+            tracing::info!("dstore: ds21 store in {}", s.dir().display());
+            server.set_shared_store(Box::new(s));
+        }
+        Err(e) => tracing::warn!("dstore: not offered: {e}"),
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64")))]
+fn install_dstore(_: &mut Server, _: &std::path::Path) {
+    tracing::warn!("dstore: not offered: needs glibc on 64-bit Linux");
 }
 
 /// The limits a server for `jobs` applies: as given, except that the cap on

