@@ -142,6 +142,10 @@ fn main() {
         .max(1);
     let nodes = list("BENCH_NODES", &[2, 4]);
     let sizes = list("BENCH_N", &[8, 32, 128, 512]);
+    // ours with the ds21 store its clients then read as Slurm's read
+    // libpmix's (spec-notes/dstore.md), unless BENCH_DSTORE=0
+    let dstore = std::env::var("BENCH_DSTORE").map_or(true, |v| v != "0");
+    println!("ours: pmixw run{}", if dstore { " --dstore" } else { "" });
     let most = nodes.iter().copied().max().unwrap_or(2);
     let c = Cluster::start(most).unwrap_or_else(|e| {
         eprintln!("cannot start the Slurm cluster: {e}");
@@ -189,6 +193,7 @@ fn main() {
                         .env("PMIXW_TRAFFIC", "1")
                         .args(["--mpi=pmi2", "-N", &ks, "--ntasks-per-node=1", pmixw])
                         .args(["run", "-n", &ns, "--timeout", "300"])
+                        .args(dstore.then_some("--dstore"))
                         .arg(&client),
                 ));
             }

@@ -261,7 +261,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     let (exe, argv) = prog.split_first().ok_or(USAGE)?;
     // --dstore: libpmix 4.2.x clients read job and peer data from a ds21
     // shared-memory store in the tmpdir (spec-notes/dstore.md); offered
-    // to one PMIx program on one node only
+    // to one PMIx program, on one node or across nodes (each node's own)
     let dstore = dstore || std::env::var("PMIXW_DSTORE").is_ok_and(|v| v == "1");
     let not_here = |what: &str| {
         if dstore {
@@ -301,12 +301,12 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     }
     // started by a PMI-2 launcher (srun --mpi=pmi2): one job across the nodes
     if std::env::var_os("PMI_FD").is_some() {
-        not_here("a job across nodes");
         return super::run_pmi2::run(super::run_pmi2::Job {
             n,
             cyclic,
             dialect,
             timeout,
+            dstore,
             exe: exe.clone(),
             argv: argv.to_vec(),
         });

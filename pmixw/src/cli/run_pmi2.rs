@@ -46,6 +46,8 @@ pub struct Job {
     /// The URI variable to keep (`--dialect`), if any.
     pub dialect: Option<&'static str>,
     pub timeout: Option<Duration>,
+    /// Offer this node's libpmix 4.2.x clients a ds21 store (`--dstore`).
+    pub dstore: bool,
     pub exe: String,
     pub argv: Vec<String>,
 }
@@ -475,14 +477,20 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             node_of[*r as usize] = j;
         }
     }
-    let server = net::start_with(
+    let server = net::start_opts(
         vec![JobSpec {
             nspace: nspace.clone(),
             nprocs: job.n,
             hostname: name.clone(),
             info: Vec::new(),
         }],
-        Some(std::env::temp_dir()),
+        net::Options {
+            rendezvous: Some(std::env::temp_dir()),
+            // each node's own store: its ranks' data, and the other
+            // nodes' ranks' data as the fences bring it
+            dstore: job.dstore.then(std::env::temp_dir),
+            ..net::Options::default()
+        },
     )
     .map_err(|e| format!("pmixw run: cannot start the server: {e}"))?;
     // the ranks start now and initialize while this node hears from the
