@@ -447,3 +447,77 @@ fn a_late_rank_on_another_node_is_waited_for_as_under_slurm() {
     assert_eq!(status(&ours, "timeout1"), "TIMEOUT", "{out}");
     c.stop();
 }
+
+/// `pmixw run --dstore` across nodes: each node's server offers its ranks
+/// a ds21 store of their own, holding its ranks' committed data and,
+/// once the fence brings it, the other node's ranks' data. Unmodified
+/// libpmix 4.2.2 clients (test-kit/c/ds_client.c) take ds21, read job
+/// data and every peer's keys (local and across the nodes) on libpmix's
+/// fast path, with no request to a server, and a key a peer did not put
+/// is NOT_FOUND; both nodes' stores are gone with their servers.
+#[test]
+fn each_node_offers_its_ranks_a_ds21_store_filled_across_nodes() {
+    let Some(c) = slurm::for_test(2) else { return };
+    let exe = build_c("ds_client", &default_out_dir()).unwrap_or_else(|e| panic!("{e}"));
+    let tmp = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("slurm_dstore");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let o = process::run_within(
+        c.srun()
+            .args(["--mpi=pmi2", "-N", "2", "--ntasks-per-node=1"])
+            .arg(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["run", "-n", "4", "--dstore", "--timeout", "90"])
+            // 2 ranks a node, in blocks
+            .args([exe.as_os_str(), "2".as_ref()])
+            .env("TMPDIR", &tmp)
+            .env("PMIXW_PMI2_TIMEOUT", "60")
+            .env("PMIX_MCA_pmix_client_get_verbose", "2")
+            .env("PMIX_MCA_gds_base_verbose", "2"),
+        Duration::from_secs(120),
+        "srun pmixw run --dstore ds_client",
+    );
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{out}\n{err}\n{}", c.logs());
+    assert!(!out.lines().any(|l| l.starts_with("fail")), "{out}");
+    for r in 0..4u32 {
+        assert!(out.contains(&format!("rank {r}: 0 failures")), "{out}");
+        // every rank read rank r's number, whichever node it is on
+        assert_eq!(
+            out.matches(&format!("ok peer_num {r} {}\n", r * 7)).count(),
+            4,
+            "{out}"
+        );
+    }
+    assert_eq!(out.matches("ok all_peers 4\n").count(), 4, "{out}");
+    assert_eq!(out.matches("ok not_found ").count(), 4, "{out}");
+    // every client stored the job info with ds21 ...
+    assert_eq!(
+        err.matches("GDS STORE JOB INFO WITH ds21").count(),
+        4,
+        "{err}"
+    );
+    assert!(!err.contains("GDS STORE JOB INFO WITH hash"), "{err}");
+    // ... and read every peer's number from its node's store: 16 gets on
+    // the fast path, none on the slow one
+    let fast = err
+        .lines()
+        .filter(|l| l.contains("trying fastpath for proc") && l.ends_with("key ds.num"))
+        .count();
+    assert_eq!(fast, 16, "{err}");
+    assert!(
+        !err.lines()
+            .any(|l| l.contains("trying slowpath for proc") && l.ends_with("key ds.num")),
+        "{err}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("pmix_dstor_ds21_"))
+        .collect();
+    assert_eq!(left, Vec::<String>::new());
+    c.stop();
+}

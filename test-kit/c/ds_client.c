@@ -5,7 +5,8 @@
  * put (PMIX_OPTIONAL: must be PMIX_ERR_NOT_FOUND); finalize. Prints "ok <check> ..." or
  * "fail <check> ..." per check and "rank R: F failures" at the end. The
  * test reads libpmix's verbose output (stderr) to see where each get was
- * answered. */
+ * answered. An argument L: L ranks a node in blocks (rank r is local rank
+ * r % L); without it, every rank on this node. */
 #include <pmix.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +42,7 @@ static uint32_t get_u32(const pmix_proc_t *p, const char *key, pmix_status_t *rc
     return out;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     pmix_proc_t wild, p;
     pmix_status_t rc;
     char key[64], val[96];
@@ -55,9 +56,10 @@ int main(void) {
     uint32_t u = get_u32(&wild, PMIX_UNIV_SIZE, &rc);
     CHECK(PMIX_SUCCESS == rc && u == n, "univ_size %u", u);
     uint32_t ls = get_u32(&wild, PMIX_LOCAL_SIZE, &rc);
-    CHECK(PMIX_SUCCESS == rc && ls == n, "local_size %u", ls);
+    uint32_t per = argc > 1 ? (uint32_t) strtoul(argv[1], NULL, 10) : n;
+    CHECK(PMIX_SUCCESS == rc && ls == per, "local_size %u", ls);
     uint32_t lr = get_u32(&me, PMIX_LOCAL_RANK, &rc);
-    CHECK(PMIX_SUCCESS == rc && lr == me.rank, "local_rank %u", lr);
+    CHECK(PMIX_SUCCESS == rc && per > 0 && lr == me.rank % per, "local_rank %u", lr);
 
     pmix_value_t x;
     uint32_t num = me.rank * 7;
