@@ -3,9 +3,10 @@
 //! data, get every peer's 4 keys, finalize) over k nodes of the private
 //! cluster (test-kit/src/slurm), N/k per node, under
 //!
-//! * ours: `srun --mpi=pmi2 -N k --ntasks-per-node=1 pmixw run -n N`
-//!   (our server on each node, fences through Slurm's PMI-2, the rest
-//!   over our bridge), and
+//! * ours: `srun --mpi=pmi2 -N k --ntasks-per-node=1 pmixw run -n N
+//!   --dstore` (our server on each node, fences through Slurm's PMI-2, the
+//!   rest over our bridge; the clients read each node's ds21 store, as
+//!   Slurm's read libpmix's; `BENCH_DSTORE=0`: without it, their hash), and
 //! * Slurm's: `srun --mpi=pmix -N k --ntasks-per-node=N/k` (libpmix
 //!   inside each slurmstepd),
 //!
