@@ -290,11 +290,7 @@ fn an_open_mpi_program_runs_on_the_store() {
     let out = String::from_utf8_lossy(&o.stdout);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{out}\n{err}");
-    for r in 0..4 {
-        let prev = (r + 3) % 4;
-        let want = format!("mpi rank {r} of 4: ring from {prev}, sum 6, bcast broadcast: ok");
-        assert!(out.lines().any(|l| l == want), "no {want:?} in\n{out}");
-    }
+    pmix_test_kit::interop::assert_mpi_ring(&out, 4, "");
     assert_eq!(
         err.matches("GDS STORE JOB INFO WITH ds21").count(),
         4,

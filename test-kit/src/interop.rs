@@ -940,3 +940,19 @@ pub fn start_cap_server(exe: &Path, n: u32, tmp: &Path) -> (crate::process::Kill
     }
     (server, envs)
 }
+
+/// Assert that `out` holds, for every rank of an `n`-rank job of
+/// test-kit/c/mpi_ring.c, the line it prints when its ring, its sum
+/// reduction and its broadcast all held; `context` (more output, logs)
+/// is shown with a failure.
+pub fn assert_mpi_ring(out: &str, n: u32, context: &str) {
+    let sum = n * n.saturating_sub(1) / 2;
+    for r in 0..n {
+        let prev = (r + n - 1) % n;
+        let want = format!("mpi rank {r} of {n}: ring from {prev}, sum {sum}, bcast broadcast: ok");
+        assert!(
+            out.lines().any(|l| l == want),
+            "no {want:?} in\n{out}\n{context}"
+        );
+    }
+}
