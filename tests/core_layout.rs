@@ -1,7 +1,9 @@
 //! The README's "Layout" table is the crate graph: each package's
 //! `[dependencies]` name exactly the workspace crates its row allows, and
-//! every folder it lists exists. (The codec's own module layering is
-//! checked by codec/tests/core_module_graph.rs.)
+//! every folder it lists exists; and the library's protocol cores name no
+//! thread, socket, clock, file or process (only the drivers listed here
+//! do). (The codec's own module layering is checked by
+//! codec/tests/core_module_graph.rs.)
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -155,5 +157,99 @@ fn every_integration_test_names_its_tier() {
                 );
             }
         }
+    }
+}
+
+/// The library's files that do I/O: the drivers of the sans-IO cores and
+/// the helpers only drivers and tools call. Every other file under `src/`
+/// is a protocol core (or pure glue) and must own no threads, sockets,
+/// clocks, files or processes; a new driver file is named here.
+const DRIVERS: &[&str] = &[
+    "src/server/net/", // the server's event loop, peer checks, rendezvous files
+    "src/server/dstore/files.rs", // the ds21 store's files, maps and mutexes
+    "src/server/dstore/snapshot.rs", // a store directory read back (tests, `pmixw inspect`)
+    "src/client/asyncio.rs", // the client core over tokio
+    "src/client/blocking.rs", // the client core over a blocking socket
+    "src/client/mod.rs", // what both client drivers share
+    "src/tool/",       // the tool role: rendezvous files, connect, query
+    "src/pmi/fd.rs",   // the PMI server core over PMI_FD / PMI_PORT sockets
+    "src/pmi2/fd.rs",  // the PMI-2 client over PMI_FD
+    "src/procfs.rs",   // /proc readers for the drivers' peer checks
+];
+
+/// What only a driver may touch (a path or call in code, not in comments).
+const IO: &[&str] = &[
+    "std::net",
+    "std::thread",
+    "std::fs",
+    "std::process",
+    "Instant::now",
+    "SystemTime::now",
+    "tokio::",
+    "mio::",
+    "TcpStream",
+    "UnixStream",
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The engineering rule "the protocol cores own no threads, sockets or
+/// clocks": no file of `src/` outside [`DRIVERS`] names an I/O path or
+/// calls a libc function (its constants, such as a signal's number, are
+/// data). Unit tests (from `#[cfg(test)]` on) may use clocks and threads.
+#[test]
+fn the_protocol_cores_own_no_threads_sockets_clocks_or_files() {
+    let mut files = Vec::new();
+    rust_files(&repo().join("src"), &mut files);
+    let mut found = Vec::new();
+    let mut cores = 0;
+    for f in &files {
+        let rel = f
+            .strip_prefix(repo())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if DRIVERS.iter().any(|d| rel.starts_with(d)) {
+            continue;
+        }
+        cores += 1;
+        let text = std::fs::read_to_string(f).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if line.trim_start().starts_with("#[cfg(test)]") {
+                break;
+            }
+            let libc_call = code.match_indices("libc::").any(|(at, _)| {
+                code[at + 6..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_lowercase())
+            });
+            if libc_call || IO.iter().any(|p| code.contains(p)) {
+                found.push(format!("{rel}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    // the scan is real: it looked at the cores, and it finds I/O in a driver
+    assert!(cores >= 20, "only {cores} core files");
+    let net = std::fs::read_to_string(repo().join("src/server/net/mod.rs")).unwrap();
+    assert!(IO.iter().any(|p| net.contains(p)));
+    assert!(
+        found.is_empty(),
+        "I/O in a protocol core:\n{}",
+        found.join("\n")
+    );
+    // every driver named still exists
+    for d in DRIVERS {
+        assert!(repo().join(d).exists(), "{d} is gone: take it off DRIVERS");
     }
 }

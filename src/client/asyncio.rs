@@ -18,9 +18,8 @@
 //! # Ok(()) }
 //! ```
 
-use super::core::{
-    euid_egid, parse_uri, read_as, status_reply, ClientEnv, ClientError, Core, Event, Result,
-};
+use super::blocking::euid_egid;
+use super::core::{parse_uri, read_as, status_reply, ClientEnv, ClientError, Core, Event, Result};
 use super::options::{FenceOpts, GetOpts};
 use pmix_codec::msg::{EventNotice, Reply, Request};
 use pmix_types::enums::Scope;

@@ -3,7 +3,7 @@
 //! queued and handed out by [`Client::next_event`].
 
 use super::core::{
-    euid_egid, info, parse_uri, read_as, status_reply, ClientEnv, ClientError, Core, Event, Result,
+    info, parse_uri, read_as, status_reply, ClientEnv, ClientError, Core, Event, Result,
 };
 use super::options::{
     FenceOpts, GetOpts, GroupOpts, JobControl, LookupOpts, Publish, Queries, Spawn,
@@ -17,6 +17,14 @@ use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
+
+/// Our effective uid and gid, from the owner of /proc/self (the kernel
+/// gives that directory the process's effective ids): what the client
+/// drivers announce in the handshake (the core only carries them).
+pub(crate) fn euid_egid() -> (u32, u32) {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").map_or((0, 0), |m| (m.uid(), m.gid()))
+}
 
 /// Default time to wait for any reply.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);

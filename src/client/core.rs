@@ -213,13 +213,6 @@ pub fn parse_uri(uri: &str) -> Result<(String, String, u16)> {
     ))
 }
 
-/// Our effective uid and gid, from the owner of /proc/self (the kernel
-/// gives that directory the process's effective ids).
-pub(crate) fn euid_egid() -> (u32, u32) {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/self").map_or((0, 0), |m| (m.uid(), m.gid()))
-}
-
 /// How PMIx_Get is answered ([`Core::plan_get`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum GetPlan {
