@@ -246,11 +246,12 @@ mod tests {
         assert!(msg.contains("its stderr:\nstopped\n"), "{msg}");
     }
 
-    /// A command that cannot start fails the test, naming it and why.
+    /// A command that cannot start (a name on no PATH) fails the test,
+    /// naming it and why.
     #[test]
     fn a_command_that_cannot_start_is_named() {
         let e = std::panic::catch_unwind(|| {
-            let mut cmd = Command::new("/nonexistent/pmixw-test-kit-program");
+            let mut cmd = Command::new("pmixw-test-kit-no-such-program");
             run_within(&mut cmd, HANG, "a missing program")
         })
         .expect_err("no such program");
