@@ -9,7 +9,7 @@
 //! run) they are not.
 
 use pmix_test_kit::interop::{build_c, default_out_dir};
-use pmix_test_kit::process;
+use pmix_test_kit::{ds_client, process};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -60,64 +60,12 @@ fn run(exe: &Path, dstore: bool, tmp: &Path) -> Output {
     )
 }
 
-/// The ranks' checks all passed.
+/// The job succeeded and its ranks' checks all passed.
 fn assert_checks(o: &Output) {
     let out = String::from_utf8_lossy(&o.stdout);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{out}\n{err}");
-    assert!(!out.lines().any(|l| l.starts_with("fail")), "{out}");
-    for r in 0..N {
-        assert!(out.contains(&format!("rank {r}: 0 failures")), "{out}");
-        for k in 0..N {
-            assert!(
-                out.contains(&format!("ok peer_num {k} {}\n", k * 7)),
-                "{out}"
-            );
-        }
-        let peer = (r + 1) % N;
-        let absent = format!("ds.str.{}", (peer + 1) % N);
-        assert!(
-            out.contains(&format!("ok not_found {peer} {absent} ")),
-            "{out}"
-        );
-    }
-    assert_eq!(
-        out.matches(&format!("ok all_peers {N}\n")).count(),
-        N as usize
-    );
-    for k in ["job_size", "univ_size", "local_size", "local_rank"] {
-        assert_eq!(
-            out.lines()
-                .filter(|l| l.starts_with(&format!("ok {k} ")))
-                .count(),
-            N as usize,
-            "{k}\n{out}"
-        );
-    }
-}
-
-/// Gets of a key a rank put (`ds.num`, `ds.str.<rank>`) that took libpmix's
-/// slow path (own hash, then a request to the server): (rank, key).
-fn slow_gets_of_put_keys(err: &str) -> Vec<(u32, String)> {
-    err.lines()
-        .filter_map(|l| {
-            let rest = l.split("trying slowpath for proc [").nth(1)?;
-            let (proc, key) = rest.split_once("] key ")?;
-            let rank: u32 = proc.rsplit(',').next()?.parse().ok()?;
-            (key == "ds.num" || key == format!("ds.str.{rank}")).then(|| (rank, key.to_string()))
-        })
-        .collect()
-}
-
-fn stores_left(tmp: &Path) -> Vec<String> {
-    std::fs::read_dir(tmp)
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with("pmix_dstor_ds21_"))
-                .collect()
-        })
-        .unwrap_or_default()
+    ds_client::assert_checks(&out, N);
 }
 
 #[test]
@@ -130,11 +78,11 @@ fn libpmix_clients_read_job_and_peer_data_from_the_ds21_store() {
     // (a) every client selected ds21 for the server's data (libpmix's
     // pmix_client.c, storing the REQ reply with the server's gds module)
     assert_eq!(
-        err.matches("GDS STORE JOB INFO WITH ds21").count(),
+        ds_client::job_info_stored_with(&err, "ds21"),
         N as usize,
         "{err}"
     );
-    assert!(!err.contains("GDS STORE JOB INFO WITH hash"), "{err}");
+    assert_eq!(ds_client::job_info_stored_with(&err, "hash"), 0, "{err}");
     // (b) job-level keys and every peer's fenced keys came from the store:
     // the ds21 fetch ran, and no get of a key a rank put left the fast path
     for k in ["pmix.job.size", "pmix.local.size", "ds.num"] {
@@ -143,14 +91,14 @@ fn libpmix_clients_read_job_and_peer_data_from_the_ds21_store() {
             "{k}\n{err}"
         );
     }
-    let fast = err
-        .lines()
-        .filter(|l| l.contains("trying fastpath for proc") && l.ends_with("key ds.num"))
-        .count();
-    assert_eq!(fast, (N * N) as usize, "{err}");
-    assert_eq!(slow_gets_of_put_keys(&err), vec![], "{err}");
+    assert_eq!(
+        ds_client::fast_gets(&err, "ds.num"),
+        (N * N) as usize,
+        "{err}"
+    );
+    assert_eq!(ds_client::slow_gets_of_put_keys(&err), vec![], "{err}");
     // the store's files are gone with the server
-    assert_eq!(stores_left(&tmp), Vec::<String>::new());
+    assert_eq!(ds_client::stores_left(&tmp), Vec::<String>::new());
 }
 
 /// The control: the same job without the store takes hash, and its gets
@@ -163,13 +111,13 @@ fn without_the_store_libpmix_clients_use_hash_and_ask_the_server() {
     assert_checks(&o);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(
-        err.matches("GDS STORE JOB INFO WITH hash").count(),
+        ds_client::job_info_stored_with(&err, "hash"),
         N as usize,
         "{err}"
     );
     assert!(!err.contains("gds: dstore fetch"), "{err}");
-    assert!(!slow_gets_of_put_keys(&err).is_empty(), "{err}");
-    assert_eq!(stores_left(&tmp), Vec::<String>::new());
+    assert!(!ds_client::slow_gets_of_put_keys(&err).is_empty(), "{err}");
+    assert_eq!(ds_client::stores_left(&tmp), Vec::<String>::new());
 }
 
 /// The records a namespace holds for a rank: key → (value bytes).
@@ -291,11 +239,7 @@ fn an_open_mpi_program_runs_on_the_store() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{out}\n{err}");
     pmix_test_kit::interop::assert_mpi_ring(&out, 4, "");
-    assert_eq!(
-        err.matches("GDS STORE JOB INFO WITH ds21").count(),
-        4,
-        "{err}"
-    );
+    assert_eq!(ds_client::job_info_stored_with(&err, "ds21"), 4, "{err}");
     assert!(err.contains("gds: dstore fetch"), "{err}");
 }
 
@@ -318,7 +262,7 @@ fn a_libpmix_5011_client_takes_hash_under_the_store() {
     assert_checks(&o);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(
-        err.matches("GDS STORE JOB INFO WITH hash").count(),
+        ds_client::job_info_stored_with(&err, "hash"),
         N as usize,
         "{err}"
     );

@@ -6,7 +6,7 @@
 //! across the nodes; an abort's status reaches srun; a rank dying
 //! mid-fence ends the job promptly.
 
-use pmix_test_kit::process;
+use pmix_test_kit::{ds_client, process};
 
 use pmix_test_kit::interop::{build_c, default_out_dir};
 use pmix_test_kit::slurm::{self, Cluster};
@@ -477,43 +477,14 @@ fn each_node_offers_its_ranks_a_ds21_store_filled_across_nodes() {
         String::from_utf8_lossy(&o.stderr),
     );
     assert!(o.status.success(), "{out}\n{err}\n{}", c.logs());
-    assert!(!out.lines().any(|l| l.starts_with("fail")), "{out}");
-    for r in 0..4u32 {
-        assert!(out.contains(&format!("rank {r}: 0 failures")), "{out}");
-        // every rank read rank r's number, whichever node it is on
-        assert_eq!(
-            out.matches(&format!("ok peer_num {r} {}\n", r * 7)).count(),
-            4,
-            "{out}"
-        );
-    }
-    assert_eq!(out.matches("ok all_peers 4\n").count(), 4, "{out}");
-    assert_eq!(out.matches("ok not_found ").count(), 4, "{out}");
+    ds_client::assert_checks(&out, 4);
     // every client stored the job info with ds21 ...
-    assert_eq!(
-        err.matches("GDS STORE JOB INFO WITH ds21").count(),
-        4,
-        "{err}"
-    );
-    assert!(!err.contains("GDS STORE JOB INFO WITH hash"), "{err}");
+    assert_eq!(ds_client::job_info_stored_with(&err, "ds21"), 4, "{err}");
+    assert_eq!(ds_client::job_info_stored_with(&err, "hash"), 0, "{err}");
     // ... and read every peer's number from its node's store: 16 gets on
-    // the fast path, none on the slow one
-    let fast = err
-        .lines()
-        .filter(|l| l.contains("trying fastpath for proc") && l.ends_with("key ds.num"))
-        .count();
-    assert_eq!(fast, 16, "{err}");
-    assert!(
-        !err.lines()
-            .any(|l| l.contains("trying slowpath for proc") && l.ends_with("key ds.num")),
-        "{err}"
-    );
-    let left: Vec<_> = std::fs::read_dir(&tmp)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("pmix_dstor_ds21_"))
-        .collect();
-    assert_eq!(left, Vec::<String>::new());
+    // the fast path, none of a key a rank put on the slow one
+    assert_eq!(ds_client::fast_gets(&err, "ds.num"), 16, "{err}");
+    assert_eq!(ds_client::slow_gets_of_put_keys(&err), vec![], "{err}");
+    assert_eq!(ds_client::stores_left(&tmp), Vec::<String>::new());
     c.stop();
 }

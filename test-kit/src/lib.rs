@@ -19,6 +19,7 @@ pub mod bench;
 pub mod captures;
 pub mod decode_paths;
 pub mod differential;
+pub mod ds_client;
 pub mod hostile;
 pub mod hosts;
 pub mod interop;
