@@ -61,7 +61,9 @@ impl Server {
         {
             return;
         }
-        let Some(Reply::JobInfo { kvals, .. }) = self.build_job_info(fmt, nspace) else {
+        // the REQ reply's own (built once, cached: the reply that follows
+        // this write reuses it)
+        let Some(Reply::JobInfo { kvals, .. }) = self.job_info(fmt, nspace) else {
             return;
         };
         let mut wild: Vec<(String, Vec<u8>)> = Vec::new();
