@@ -784,14 +784,8 @@ fn python3_pmix_clients_see_the_same_semantics() {
 #[test]
 fn an_mpi_job_with_a_failing_rank_ends() {
     let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpi_fail");
-    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/mpi_fail.c");
-    let o = Command::new("mpicc")
-        .args(["-O1", "-o"])
-        .arg(&exe)
-        .arg(src)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run mpicc ({e}): install libopenmpi-dev"));
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    pmix_test_kit::hosts::grid::compile_c(std::path::Path::new("mpicc"), "mpi_fail", &exe, &[])
+        .unwrap_or_else(|e| panic!("{e} (install libopenmpi-dev)"));
     let mut c = Command::new(env!("CARGO_BIN_EXE_pmixw"));
     c.args(["run", "-n", "3", "--timeout", JOB_GUARD])
         .arg(&exe)

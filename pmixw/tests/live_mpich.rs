@@ -4,6 +4,7 @@
 //! collectives, name publish/lookup/unpublish, MPI_Comm_spawn; at 2 and 4
 //! ranks, over PMI_FD and over PMI_PORT.
 
+use pmix_test_kit::hosts::grid::compile_c;
 use pmix_test_kit::process;
 
 use std::path::{Path, PathBuf};
@@ -14,15 +15,7 @@ use std::time::Duration;
 /// file: tests run in parallel, and a file being written cannot be run).
 fn build(mpicc: &Path, name: &str, test: &str) -> PathBuf {
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mpich_{name}_{test}"));
-    let src = format!("{}/../test-kit/c/{name}.c", env!("CARGO_MANIFEST_DIR"));
-    let o = Command::new(mpicc)
-        .args(["-O1", "-o"])
-        .arg(&out)
-        .arg(src)
-        .output()
-        .expect("MPICH's mpicc runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    out
+    compile_c(mpicc, name, &out, &[]).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The program's own result lines (sorted: those ending ": ok" or
@@ -52,15 +45,7 @@ fn run(launcher: &Path, args: &[&str], exe: &Path) -> (bool, Vec<String>, String
 /// `name` (each test its own file).
 fn build_pmi_kvs(name: &str) -> PathBuf {
     let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/pmi_kvs.c");
-    let o = Command::new("cc")
-        .args(["-O1", "-o"])
-        .arg(&exe)
-        .arg(src)
-        .output()
-        .expect("cc runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    exe
+    compile_c(Path::new("cc"), "pmi_kvs", &exe, &[]).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// MPICH's ranks poll busily: the tests of this file run one at a time,
@@ -125,16 +110,7 @@ fn a_debian_mpich_4_ring_runs_under_pmixw_run_as_under_its_mpiexec() {
     let mpiexec =
         pmix_test_kit::hosts::mpich4("mpiexec").expect("mpiexec.mpich beside mpicc.mpich");
     let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpich4_ring");
-    let o = Command::new(&cc)
-        .args(["-O1", "-o"])
-        .arg(&exe)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../test-kit/c/mpi_ring.c"
-        ))
-        .output()
-        .expect("mpicc.mpich runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    compile_c(&cc, "mpi_ring", &exe, &[]).unwrap_or_else(|e| panic!("{e}"));
     let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
     for n in ["2", "4"] {
         let (ok, reference, err) = run(&mpiexec, &["-n", n], &exe);

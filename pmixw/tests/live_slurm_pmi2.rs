@@ -180,15 +180,8 @@ fn an_abort_on_one_node_ends_the_job_with_its_status() {
 /// installation), into the test's own directory.
 fn build_mpi(mpicc: &std::path::Path, tag: &str) -> std::path::PathBuf {
     let out = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mn_ring_{tag}"));
-    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/mpi_ring.c");
-    let o = std::process::Command::new(mpicc)
-        .args(["-O1", "-o"])
-        .arg(&out)
-        .arg(src)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {} ({e})", mpicc.display()));
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    out
+    pmix_test_kit::hosts::grid::compile_c(mpicc, "mpi_ring", &out, &[])
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn mpi_ring_across_nodes(c: &Cluster, exe: &std::path::Path, env: &[(&str, String)]) {
