@@ -9,11 +9,11 @@
 use pmix_codec::msg::Request;
 use pmix_codec::{DataBuffer, Format};
 use pmix_test_kit::hostile::{connect_frame, request_frame as request};
-use pmix_test_kit::pair::drain;
+use pmix_test_kit::pair::{drain, job_spec};
 use pmix_types::{Buffer, DataType, Info, Kval, Value};
 use pmix_wire::server::dstore::layout::{Namespace, Sizes, VecSegs, WILDCARD};
 use pmix_wire::server::dstore::{Batch, SharedStore};
-use pmix_wire::server::{HostEvent, JobSpec, NodeMap, Server};
+use pmix_wire::server::{HostEvent, NodeMap, Server};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -110,15 +110,6 @@ impl Fixture {
     }
 }
 
-fn job(ns: &str, n: u32) -> JobSpec {
-    JobSpec {
-        nspace: ns.into(),
-        nprocs: n,
-        hostname: "h".into(),
-        info: vec![],
-    }
-}
-
 fn kv_buffer(pairs: &[(&str, Value)]) -> Buffer {
     let mut buf = DataBuffer::new(Format::V41);
     for (k, v) in pairs {
@@ -148,8 +139,8 @@ fn job_data_commits_and_recommits_reach_the_store_before_their_replies() {
     let now = Instant::now();
     let mut srv = Server::new();
     let f = Fixture::install(&mut srv, "plain");
-    srv.register_nspace(job("ds", 2));
-    srv.register_nspace(job("plain", 1));
+    srv.register_nspace(job_spec("ds", 2));
+    srv.register_nspace(job_spec("plain", 1));
     // the environment names the store only where it holds the namespace
     let e = env_of(&srv, "ds");
     assert_eq!(
@@ -260,7 +251,7 @@ fn other_nodes_data_and_a_late_node_map_reach_the_store() {
     let node = |local: &[u32], with_store: bool| {
         let mut s = Server::new();
         let f = with_store.then(|| Fixture::install(&mut s, ""));
-        s.register_nspace(job("mn", 4));
+        s.register_nspace(job_spec("mn", 4));
         s.set_local_ranks("mn", local);
         (s, f)
     };

@@ -12,9 +12,9 @@ use pmix_test_kit::process;
 
 use pmix_test_kit::hostile::{self, claim, request_frame as request, Attack, IDLE};
 use pmix_test_kit::interop::{build_c, default_out_dir};
-use pmix_test_kit::pair::{drain, Drained};
+use pmix_test_kit::pair::{drain, job_spec, Drained};
 use pmix_wire::server::net;
-use pmix_wire::server::{HostEvent, JobSpec, Limits, PeerInfo, Refusal, Server, Transmit, Verify};
+use pmix_wire::server::{HostEvent, Limits, PeerInfo, Refusal, Server, Transmit, Verify};
 use process::Kill;
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -142,15 +142,6 @@ impl Verify for Table {
     }
 }
 
-fn job(ns: &str, n: u32) -> JobSpec {
-    JobSpec {
-        nspace: ns.into(),
-        nprocs: n,
-        hostname: "h".into(),
-        info: vec![],
-    }
-}
-
 fn peer(uid: u32, inode: u64) -> PeerInfo {
     PeerInfo {
         uid: Some(uid),
@@ -169,7 +160,7 @@ fn statuses(out: &Drained, id: u64) -> Vec<i32> {
 #[test]
 fn a_forged_claim_never_displaces_or_locks_out_the_verified_rank() {
     let mut s = Server::new();
-    s.register_nspace(job("mem", 2));
+    s.register_nspace(job_spec("mem", 2));
     s.set_verifier(Box::new(Table(vec![(10, 100), (11, 101), (66, 666)])));
     s.set_rank_pid("mem", 0, 100);
     s.set_rank_pid("mem", 1, 101);
@@ -210,7 +201,7 @@ fn a_forged_claim_never_displaces_or_locks_out_the_verified_rank() {
 fn where_nothing_can_be_verified_the_real_rank_still_completes() {
     use pmix_codec::msg::Request;
     let mut s = Server::new();
-    s.register_nspace(job("free", 2));
+    s.register_nspace(job_spec("free", 2));
     let now = Instant::now();
     // no verifier, no pids: a stray claims rank 0 first
     let stray = s.open();
@@ -252,7 +243,7 @@ fn where_nothing_can_be_verified_the_real_rank_still_completes() {
 #[test]
 fn handshake_deadline_and_caps_in_virtual_time() {
     let mut s = Server::new();
-    s.register_nspace(job("cap", 1));
+    s.register_nspace(job_spec("cap", 1));
     s.set_limits(Limits {
         handshake_timeout: Duration::from_secs(5),
         max_pending_handshakes: 2,

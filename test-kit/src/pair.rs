@@ -94,6 +94,17 @@ pub struct Pair {
     seq: u64,
 }
 
+/// A job of `nprocs` ranks in `nspace` on host `h`, with no job info: what
+/// a test registers with a server core it drives itself.
+pub fn job_spec(nspace: &str, nprocs: u32) -> JobSpec {
+    JobSpec {
+        nspace: nspace.into(),
+        nprocs,
+        hostname: "h".into(),
+        info: vec![],
+    }
+}
+
 impl Pair {
     /// A server with these jobs (namespace, ranks), every rank local.
     pub fn new(jobs: &[(&str, u32)]) -> Pair {
