@@ -57,7 +57,7 @@ fn probe_passes_every_check_under_pmixw_run() {
         3,
         "{out}"
     );
-    // the job of `pmixw probe` is `run-pmixw-<pid>` (never `pmix…`)
+    // the job of `pmixw probe` is `run-pmixw-<pid>-<hex>` (never `pmix…`)
     assert!(
         out.contains("[0] ok spawn: new namespace run-pmixw-"),
         "{out}"
@@ -205,7 +205,7 @@ fn pmixw_query_asks_pmixw_run() {
         "{out}{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(out.contains(&format!("sleep-{pid}")), "{out}");
+    assert!(out.contains(&format!("sleep-{pid}-")), "{out}");
     let o = process::output_within(job, Duration::from_secs(30), "the job");
     assert!(o.status.success());
     let _ = std::fs::remove_dir_all(&dir);

@@ -125,9 +125,16 @@ pub fn check_nspace(ns: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The default namespace: the program's name and this launcher's pid
-/// (`hello-4242`), with `run-` in front when the name begins with `pmix`.
-pub fn default_nspace(prog: &str, pid: u32) -> String {
+/// The default namespace: the program's name, this launcher's pid and
+/// `nonce`'s low 24 bits (`hello-4242-a1b2c3`), with `run-` in front when
+/// the name begins with `pmix`. A pid alone names one live process, not
+/// one job over time: MPICH names its shared-memory segment after the
+/// namespace and leaves it behind when a rank dies before finalizing, so a
+/// later launcher given the same pid (another pid namespace: a container,
+/// a CI run) made every rank of its job fail MPI_Init ("Out of memory",
+/// a segment of the old job's smaller size). Hydra's kvsnames carry a
+/// random number for the same reason.
+pub fn default_nspace(prog: &str, pid: u32, nonce: u32) -> String {
     let base = std::path::Path::new(prog)
         .file_name()
         .map(|s| s.to_string_lossy().to_string())
@@ -149,7 +156,16 @@ pub fn default_nspace(prog: &str, pid: u32) -> String {
     if base.to_ascii_lowercase().starts_with("pmix") {
         base.insert_str(0, "run-");
     }
-    format!("{base}-{pid}")
+    format!("{base}-{pid}-{:06x}", nonce & 0xff_ffff)
+}
+
+/// A number drawn for this run: std's hasher keys are seeded from the
+/// operating system's random source, a fresh pair per `RandomState`.
+fn run_nonce() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish() as u32
 }
 
 /// A process's resident memory in MB (VmRSS of `/proc/<pid>/status`; None:
@@ -277,7 +293,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         return super::run_joint::run(super::run_joint::Job {
             dialect,
             apps: super::run_joint::split_apps(n, mpi.as_deref(), &prog)?,
-            nspace: user_ns.unwrap_or_else(|| default_nspace(exe, std::process::id())),
+            nspace: user_ns.unwrap_or_else(|| default_nspace(exe, std::process::id(), run_nonce())),
             timeout,
             grace,
             keep_going,
@@ -291,7 +307,8 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
             cyclic,
             mpi: wire,
             port: pmi_port,
-            kvsname: user_ns.unwrap_or_else(|| default_nspace(exe, std::process::id())),
+            kvsname: user_ns
+                .unwrap_or_else(|| default_nspace(exe, std::process::id(), run_nonce())),
             timeout,
             grace,
             keep_going,
@@ -312,7 +329,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         });
     }
     let hostname = net::hostname();
-    let nspace = user_ns.unwrap_or_else(|| default_nspace(exe, std::process::id()));
+    let nspace = user_ns.unwrap_or_else(|| default_nspace(exe, std::process::id(), run_nonce()));
     // caught from here on: the job is ended and the rendezvous files removed
     let caught = catch_signals();
     // tools (pquery, pps) find the server through files in the tmpdir
@@ -463,6 +480,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                     let result = result.map(|()| ns).map_err(|_| codes::PMIX_ERR_NOT_FOUND);
                     server.call(move |s| s.spawned(request, result));
                 }
+                HostEvent::Lost(p) => ending.lost(&p.nspace.to_string(), p.rank),
                 e @ (HostEvent::Kill { .. } | HostEvent::Signal { .. }) => job.control(&e),
                 _ => {}
             }
@@ -489,6 +507,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                 newly_failed.push((r.nspace.clone(), r.rank, st));
             }
         }
+        ending.first_ended_first(&mut newly_failed, |(ns, rank, _)| (ns.clone(), *rank));
         for (ns, rank, st) in newly_failed {
             if let Some(code) = ending.failed(&ns, rank, st) {
                 announce_failure(&server, Proc::new(&ns, rank), st, code);
@@ -742,5 +761,24 @@ impl launch::Wire for PmixWire<'_> {
     fn started(&mut self, ns: &str, rank: u32, pid: u32) {
         let ns = ns.to_string();
         self.server.post(move |s| s.set_rank_pid(&ns, rank, pid));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_namespace_is_the_program_the_pid_and_a_drawn_number() {
+        assert_eq!(
+            default_nspace("/bin/hello", 42, 0x12a1b2c3),
+            "hello-42-a1b2c3"
+        );
+        assert_eq!(default_nspace("./pmix_kvs", 7, 1), "run-pmix_kvs-7-000001");
+        assert_eq!(default_nspace("a b.c", 7, 0), "a_b_c-7-000000");
+        assert!(check_nspace(&default_nspace("pmixtool", 1, 2)).is_ok());
+        // two runs given the same pid (another pid namespace) differ
+        let drawn: std::collections::BTreeSet<u32> = (0..8).map(|_| run_nonce()).collect();
+        assert!(drawn.len() > 1, "{drawn:?}");
     }
 }

@@ -72,6 +72,16 @@ pub fn for_test(nodes: usize) -> Option<Cluster> {
     panic!("cannot start the Slurm cluster: {last}")
 }
 
+/// A first job id drawn for a new cluster (std's hasher keys come from
+/// the operating system's random source), below Slurm's MaxJobId.
+fn first_job_id() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    let r = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    1_000 + (r % 60_000_000) as u32
+}
+
 fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
@@ -225,8 +235,14 @@ impl Cluster {
         let port = || free_port().map_err(|e| format!("no free port: {e}"));
         let (ctld, slurmd) = (port()?, port()?);
         let u = user();
+        // a cluster's job ids are its own: each private cluster starting at
+        // job 1 named every test's first job alike ("2.0", "pmixw-2.0"),
+        // and MPICH names its shared memory after that, left behind when a
+        // rank dies unfinalized (a later test's ranks found the old segment)
+        let first = first_job_id();
         let mut s = format!(
             "ClusterName=pmixw
+FirstJobId={first}
 SlurmctldHost={host}(127.0.0.1)
 SlurmctldPort={ctld}
 SlurmdPort={slurmd}
