@@ -146,6 +146,8 @@ pub(super) struct Ending {
     aborted: Option<i32>,
     term_at: Option<Instant>,
     kill_at: Option<Instant>,
+    /// Ranks whose connection ended before they finalized, in that order.
+    lost: Vec<(String, u32)>,
 }
 
 impl Ending {
@@ -160,7 +162,30 @@ impl Ending {
             aborted: None,
             term_at: None,
             kill_at: None,
+            lost: Vec::new(),
         }
+    }
+
+    /// Rank `rank` of `ns` lost its connection before it finalized: the
+    /// first sign of its end, often seen before its exit can be reaped.
+    pub(super) fn lost(&mut self, ns: &str, rank: u32) {
+        if !self.lost.iter().any(|(n, r)| n == ns && *r == rank) {
+            self.lost.push((ns.to_string(), rank));
+        }
+    }
+
+    /// Failures reaped in one round, put in the order the ranks ended as
+    /// far as their lost connections tell (the rest after, as they were):
+    /// when a rank's end fails its peers' fence and they exit too, one
+    /// round can reap them all, and the job's status is the first one's.
+    pub(super) fn first_ended_first<T>(&self, failed: &mut [T], who: impl Fn(&T) -> (String, u32)) {
+        failed.sort_by_cached_key(|f| {
+            let (ns, rank) = who(f);
+            self.lost
+                .iter()
+                .position(|(n, r)| *n == ns && *r == rank)
+                .unwrap_or(usize::MAX)
+        });
     }
 
     /// Rank `rank` aborted asking `status` (logged): if this is what ends
@@ -324,5 +349,34 @@ mod tests {
             r.child.wait().unwrap();
             r.status = Some(0);
         }
+    }
+
+    /// Reaped together, the rank whose connection went first is the
+    /// first failure (its status the job's); the others keep their order.
+    #[test]
+    fn failures_reaped_together_are_ordered_by_lost_connections() {
+        let mut e = Ending::new(Duration::ZERO, false, None);
+        e.lost("job", 2);
+        e.lost("job-spawn-1", 0);
+        e.lost("job", 0);
+        e.lost("job", 2);
+        let mut failed = vec![
+            ("job", 0),
+            ("job", 1),
+            ("job", 2),
+            ("job-spawn-1", 0),
+            ("job", 3),
+        ];
+        e.first_ended_first(&mut failed, |(n, r)| (n.to_string(), *r));
+        assert_eq!(
+            failed,
+            [
+                ("job", 2),
+                ("job-spawn-1", 0),
+                ("job", 0),
+                ("job", 1),
+                ("job", 3)
+            ]
+        );
     }
 }

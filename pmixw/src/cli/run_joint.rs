@@ -214,6 +214,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     }
                 }
                 HostEvent::Log { data, .. } => super::run_pmi2::print_log(&data),
+                HostEvent::Lost(p) => ending.lost(&p.nspace.to_string(), p.rank),
                 HostEvent::HostFenceDone { proc, status } => {
                     let Some(request) = waiting.remove(&proc.rank) else {
                         continue;
@@ -255,6 +256,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     server.post(move |s| joint::enter(s, &kvsname, rank, &puts));
                 }
                 Event::Lost { kvsname, rank } => {
+                    ending.lost(&kvsname, rank);
                     server.post(move |s| s.host_rank_lost(&kvsname, rank));
                 }
                 Event::Aborted {
@@ -302,6 +304,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                 Event::Initialized { .. } => {}
             }
         }
+        ending.first_ended_first(&mut newly_failed, |(rank, _)| (ns.clone(), *rank));
         for (rank, st) in newly_failed {
             if let Some(code) = ending.failed(&ns, rank, st) {
                 announce_failure(&server, Proc::new(&ns, rank), st, code);

@@ -367,9 +367,11 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                         .joint_done(request, Err("no PMIx server in this job".into()));
                     events.extend(l.driver.pending());
                 }
-                Event::Lost { .. } | Event::Initialized { .. } => {}
+                Event::Lost { kvsname, rank } => ending.lost(&kvsname, rank),
+                Event::Initialized { .. } => {}
             }
         }
+        ending.first_ended_first(&mut newly_failed, |(k, rank, _)| (k.clone(), *rank));
         for (k, rank, st) in newly_failed {
             if ending.failed(&k, rank, st).is_some() {
                 if let Some(a) = &across {
