@@ -4,9 +4,9 @@
 //! `mpirun`). Every test that fails or errors under `pmixw run` must fail
 //! the same way under the reference, and `pmixw run` may skip no more
 //! tests than it. `.ci/setup` installs mpi4py into `$PMIXW_VENV` (Open MPI
-//! 5) and into `target/mpi4py-ompi4` (built with Debian's mpicc), and
-//! unpacks the sdist's `test/` under `target/mpi4py-4.1.2`
-//! (`$PMIXW_MPI4PY_SRC` overrides). Outside CI a missing piece is skipped
+//! 5) and into `$PMIXW_MPI4PY_OMPI4_VENV` (built with Debian's mpicc; by
+//! default `target/mpi4py-ompi4`), and unpacks the sdist's `test/` under
+//! `$PMIXW_MPI4PY_SRC` (by default `target/mpi4py-4.1.2`). Outside CI a missing piece is skipped
 //! with a note; in CI it fails.
 //!
 //! `test_spawn` is left out: neither reference can judge it (prterun as
@@ -23,15 +23,9 @@ use std::process::{Command, Stdio};
 
 const VERSION: &str = "4.1.2";
 
-fn target() -> PathBuf {
-    pmix_test_kit::repo().join("target")
-}
-
 /// The unpacked sdist (holding `test/main.py`).
 fn suite() -> Result<PathBuf, String> {
-    let dir = std::env::var_os("PMIXW_MPI4PY_SRC")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| target().join(format!("mpi4py-{VERSION}")));
+    let dir = pmix_test_kit::hosts::mpi4py_src();
     if dir.join("test/main.py").is_file() {
         Ok(dir)
     } else {
@@ -202,7 +196,7 @@ fn mpi4py_suite_open_mpi_5() {
 fn mpi4py_suite_open_mpi_4() {
     against_reference(
         "Open MPI 4.1.4",
-        &target().join("mpi4py-ompi4"),
+        &pmix_test_kit::hosts::mpi4py_ompi4_venv(),
         "mpirun",
         pmix_test_kit::hosts::mpirun4(),
         &["--oversubscribe", "-n", "2"],

