@@ -1,37 +1,37 @@
 //! Rendezvous files (protocol.md §1.4): the names a server writes, how it
 //! writes them (fresh, mode 0600), and stale files of servers that died
-//! without removing theirs (SIGKILL): a file whose pid no longer runs is
-//! not a server, and is removed when its name is needed again or when it
-//! is one of ours in the same directory.
+//! without removing theirs (SIGKILL): a file whose pid no longer runs, or
+//! now runs a process younger than the file, is not a server's, and is
+//! removed when its name is needed again or when it is one of ours in the
+//! same directory.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-/// Whether a process with this pid runs (signal 0 reaches it or exists
-/// but belongs to someone else).
-pub fn pid_alive(pid: u32) -> bool {
-    let Ok(p) = i32::try_from(pid) else {
-        return false;
-    };
-    if p <= 0 {
-        return false;
-    }
-    // SAFETY: kill with signal 0 sends nothing; it only checks the pid
-    let r = unsafe { libc::kill(p, 0) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
 
 /// The pid line (third) of a rendezvous file's text.
 fn pid_of(text: &str) -> Option<u32> {
     text.lines().nth(2).and_then(|l| l.trim().parse().ok())
 }
 
-/// A file at `path` is stale: it names a pid that no longer runs.
+/// A file at `path` is stale: the pid it names does not run (or is a
+/// zombie), or runs a process that started after the file was written.
+/// The kernel gives a dead server's pid to another process: a wrapped
+/// pid, or a run in a fresh pid namespace (a CI job sharing this /tmp
+/// with the last one) getting the same pids, ours included. `/proc/stat`'s
+/// boot time is whole seconds, hence the 2 s of slack (as the tool's
+/// search, tool/mod.rs).
 pub fn is_stale(path: &Path) -> bool {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| pid_of(&t))
-        .is_some_and(|p| !pid_alive(p))
+    let Some(pid) = std::fs::read_to_string(path).ok().and_then(|t| pid_of(&t)) else {
+        return false;
+    };
+    if !crate::procfs::alive(pid) {
+        return true;
+    }
+    let written = std::fs::metadata(path).and_then(|m| m.modified());
+    match (crate::procfs::started(pid), written) {
+        (Some(start), Ok(w)) => w + std::time::Duration::from_secs(2) < start,
+        _ => false,
+    }
 }
 
 /// Remove this node's tool rendezvous files in `dir` that a pmix-wire
@@ -129,6 +129,35 @@ mod tests {
         assert_eq!(got, vec![dir.join("a")]);
         assert_eq!(std::fs::read_to_string(dir.join("a")).unwrap(), "new\n");
         assert_eq!(std::fs::read_to_string(dir.join("b")).unwrap(), live);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A file naming a running pid but written before that process began
+    /// (our own pid here: a run in another pid namespace had it too) is
+    /// a dead server's, reclaimed.
+    #[test]
+    fn a_file_older_than_the_process_of_its_pid_is_reclaimed() {
+        let dir = std::env::temp_dir().join(format!("rndz-reuse-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let old = format!(
+            "pmixw-server.1;tcp4://127.0.0.1:1\n4.2.2\n{}\n0:0\nx\n\n",
+            std::process::id()
+        );
+        let path = dir.join("c");
+        std::fs::write(&path, &old).unwrap();
+        assert!(!is_stale(&path), "written after this process began");
+        let before = crate::procfs::started(std::process::id()).unwrap()
+            - std::time::Duration::from_secs(60);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(before)
+            .unwrap();
+        assert!(is_stale(&path));
+        let got = write(&dir, &["c".into()], "new\n").unwrap();
+        assert_eq!(got, vec![path.clone()]);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
