@@ -196,7 +196,7 @@ pub(crate) struct RunArgs {
     /// Number of ranks
     #[arg(short = 'n', long = "np", value_name = "N")]
     pub n: u32,
-    /// The job's namespace (default: from the program name and our pid)
+    /// The job's namespace (default: the program name, our pid and a number drawn per run)
     #[arg(long, value_name = "NAME")]
     pub nspace: Option<String>,
     /// The server's dialect: v41 v4 v3 v21 v20
