@@ -250,7 +250,7 @@ pub(crate) struct ProbeArgs {
     /// Also check an event round trip
     #[arg(long)]
     pub events: bool,
-    /// Rank 0 calls PMIx_Abort with STATUS after init
+    /// Rank 0 calls PMIx_Abort with STATUS once every rank has fenced
     #[arg(long, value_name = "STATUS", allow_negative_numbers = true)]
     pub abort: Option<i32>,
 }
