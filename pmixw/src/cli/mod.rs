@@ -196,7 +196,7 @@ pub(crate) struct RunArgs {
     /// Number of ranks
     #[arg(short = 'n', long = "np", value_name = "N")]
     pub n: u32,
-    /// The job's namespace (default: from the program name and our pid)
+    /// The job's namespace (default: the program name, our pid and a number drawn per run)
     #[arg(long, value_name = "NAME")]
     pub nspace: Option<String>,
     /// The server's dialect: v41 v4 v3 v21 v20
@@ -250,7 +250,7 @@ pub(crate) struct ProbeArgs {
     /// Also check an event round trip
     #[arg(long)]
     pub events: bool,
-    /// Rank 0 calls PMIx_Abort with STATUS after init
+    /// Rank 0 calls PMIx_Abort with STATUS once every rank has fenced
     #[arg(long, value_name = "STATUS", allow_negative_numbers = true)]
     pub abort: Option<i32>,
 }

@@ -147,8 +147,8 @@ fn int_of(v: &Value) -> Option<Int> {
 }
 
 pub fn probe_cmd(args: super::ProbeArgs) -> Result<ExitCode, String> {
-    // `--abort STATUS`: rank 0 calls PMIx_Abort after init (for testing
-    // the launcher's handling); the other ranks wait in a fence
+    // `--abort STATUS`: rank 0 calls PMIx_Abort once every rank is up
+    // (for testing the launcher's handling); the others wait in a fence
     // `--events`: also check an event round trip (off by default: a host
     // may treat any event as fatal)
     let super::ProbeArgs { abort, events } = args;
@@ -174,6 +174,16 @@ pub fn probe_cmd(args: super::ProbeArgs) -> Result<ExitCode, String> {
     let me = c.proc().clone();
     t.prefix = format!("[{}] ", me.rank);
     if let Some(status) = abort {
+        // every rank connected first: Open MPI 4.1.4's mpirun, killing
+        // the job for rank 0's abort while rank 1 was still in its
+        // handshake, logged UNREACHABLE and then never ended (one run in
+        // a few dozen); a program aborts once it is up
+        let up = c.fence(FenceOpts::new());
+        println!(
+            "{}fence before the abort: {}",
+            t.prefix,
+            up.map_or_else(|x| x.to_string(), |_| "success".into())
+        );
         if me.rank == 0 {
             println!("{}abort: status {status}", t.prefix);
             let r = c.abort(status, "pmixw probe --abort", &[]);

@@ -277,6 +277,12 @@ pub struct Session {
     initial: Map,
     spaces: BTreeMap<String, NsFiles>,
     lock_wait: Duration,
+    /// The mutex (namespace, index) a reader held past the wait at the
+    /// last update: until it is free again, updates are skipped at once
+    /// rather than each waiting `lock_wait` (one stopped reader, e.g. a
+    /// rank paused in a debugger mid-read, would otherwise slow every
+    /// later commit and fence of every job on this server).
+    stuck: Option<(String, usize)>,
 }
 
 impl Session {
@@ -321,6 +327,7 @@ impl Session {
             initial,
             spaces: BTreeMap::new(),
             lock_wait: Duration::from_secs(2),
+            stuck: None,
         })
     }
 
@@ -382,9 +389,10 @@ impl Session {
     }
 
     /// Take the writer's lock: every namespace's signal mutexes, then
-    /// every main mutex; None if a reader holds one past the wait (the
-    /// update is then skipped, and clients ask over the socket).
-    fn write_lock(&self) -> Option<Held> {
+    /// every main mutex; the one (namespace, index) a reader holds past
+    /// the wait if it cannot (the update is then skipped, and clients ask
+    /// over the socket).
+    fn write_lock(&self) -> Result<Held, (String, usize)> {
         let mut now = libc::timespec {
             tv_sec: 0,
             tv_nsec: 0,
@@ -398,17 +406,43 @@ impl Session {
         };
         let mut held = Held(Vec::new());
         for main in [0, 1] {
-            for n in self.spaces.values() {
+            for (name, n) in &self.spaces {
                 for i in 0..n.lock.geo.slots as usize {
                     let m = n.lock.mutex(2 * i + main);
                     if !timed_lock(m, &deadline) {
-                        return None;
+                        return Err((name.clone(), 2 * i + main));
                     }
                     held.0.push(m);
                 }
             }
         }
-        Some(held)
+        Ok(held)
+    }
+
+    /// Whether the mutex a reader held past the wait last time is still
+    /// held (tried, not waited for).
+    fn still_stuck(&self, ns: &str, index: usize) -> bool {
+        let Some(n) = self.spaces.get(ns) else {
+            return false;
+        };
+        let m = n.lock.mutex(index);
+        // SAFETY: `m` is an initialised process-shared mutex in a live map.
+        match unsafe { libc::pthread_mutex_trylock(m) } {
+            0 => {
+                // SAFETY: locked by this thread just now.
+                unsafe { libc::pthread_mutex_unlock(m) };
+                false
+            }
+            libc::EOWNERDEAD => {
+                // SAFETY: we own it now (EOWNERDEAD): made usable, given back.
+                unsafe {
+                    libc::pthread_mutex_consistent(m);
+                    libc::pthread_mutex_unlock(m);
+                }
+                false
+            }
+            _ => true,
+        }
     }
 
     /// Store batches of (rank, [(key, packed pmix_value_t)]) for a
@@ -417,8 +451,31 @@ impl Session {
         if !self.spaces.contains_key(nspace) {
             return Err(format!("namespace {nspace} not in the store"));
         }
-        let Some(held) = self.write_lock() else {
-            return Err("a reader held its lock too long; update skipped".into());
+        if let Some((ns, index)) = self.stuck.take() {
+            if self.still_stuck(&ns, index) {
+                let e = format!(
+                    "the reader of slot {} of {ns} still holds its lock; update skipped",
+                    index / 2
+                );
+                self.stuck = Some((ns, index));
+                return Err(e);
+            }
+            tracing::info!(
+                "dstore: the reader of slot {} of {ns} let go; updates resume",
+                index / 2
+            );
+        }
+        let held = match self.write_lock() {
+            Ok(h) => h,
+            Err((ns, index)) => {
+                let e = format!(
+                    "the reader of slot {} of {ns} held its lock over {:?}; update skipped (and the next ones until it lets go)",
+                    index / 2,
+                    self.lock_wait
+                );
+                self.stuck = Some((ns, index));
+                return Err(e);
+            }
         };
         let n = self.spaces.get_mut(nspace).expect("checked");
         let mut err = None;
@@ -594,7 +651,8 @@ mod tests {
     }
 
     /// A reader that holds its lock past the wait: the update is skipped
-    /// (clients then ask the server), nothing is left locked.
+    /// (clients then ask the server), the next ones too without waiting
+    /// until it lets go, and nothing is left locked.
     #[test]
     fn a_stuck_reader_makes_the_writer_skip_not_hang() {
         let (mut s, base) = session("stuck");
@@ -612,7 +670,14 @@ mod tests {
         held_rx.recv().unwrap();
         let r = s.store("j", &[(1, vec![("k".into(), vec![1])])]);
         let e = r.unwrap_err();
-        assert!(e.contains("skipped"), "{e}");
+        assert!(e.contains("held its lock over 50ms; update skipped"), "{e}");
+        assert!(e.contains("slot 1 of j"), "{e}");
+        assert_eq!(s.fetch("j", 1, "k"), None);
+        // the next update does not wait for it again: skipped at once
+        let e = s
+            .store("j", &[(1, vec![("k".into(), vec![2])])])
+            .unwrap_err();
+        assert!(e.contains("slot 1 of j still holds its lock"), "{e}");
         assert_eq!(s.fetch("j", 1, "k"), None);
         tx.send(()).unwrap();
         reader.join().unwrap();
