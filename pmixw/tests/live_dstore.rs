@@ -268,3 +268,75 @@ fn a_libpmix_5011_client_takes_hash_under_the_store() {
     );
     assert!(!err.contains("dstore fetch"), "{err}");
 }
+
+/// A job of several applications (`pmixw run --dstore -n 2 pmix_kvs : -n
+/// 2 --mpi pmi1 pmi_kvs 1`): the libpmix ranks take the store, and read
+/// the PMI ranks' keys (which the launcher enters into the fence for
+/// them) from it on the fast path, as their PMIx peers' keys; the PMI
+/// ranks read theirs over PMI-1 as before.
+#[test]
+fn a_job_beside_pmi_ranks_offers_its_pmix_ranks_the_store() {
+    if process::require("libpmix 4.2.2 and cc", pmix_test_kit::hosts::libpmix4_dev()).is_none() {
+        return;
+    }
+    let pmix = build_c("pmix_kvs", &default_out_dir()).unwrap_or_else(|e| panic!("{e}"));
+    let pmi = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pmi_kvs_dstore");
+    pmix_test_kit::hosts::grid::compile_c(Path::new("cc"), "pmi_kvs", &pmi, &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("live_dstore_mixed");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let o = finish(
+        Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .args([
+                "run",
+                "--timeout",
+                "100",
+                "--dstore",
+                "-n",
+                "2",
+                "--mpi",
+                "pmix",
+            ])
+            .arg(&pmix)
+            .args([":", "-n", "2", "--mpi", "pmi1"])
+            .arg(&pmi)
+            .arg("1")
+            .env("TMPDIR", &tmp)
+            .env_remove("PMIXW_DSTORE")
+            .env("PMIX_MCA_pmix_client_get_verbose", "2")
+            .env("PMIX_MCA_gds_base_verbose", "2"),
+        "live_dstore_mixed",
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{out}\n{err}");
+    let mut lines: Vec<&str> = out.lines().collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            "pmi1 rank 2 of 4: kvs ok",
+            "pmi1 rank 3 of 4: kvs ok",
+            "pmix rank 0 of 4: kvs ok",
+            "pmix rank 1 of 4: kvs ok"
+        ],
+        "{err}"
+    );
+    assert!(!err.contains("not offered"), "{err}");
+    assert_eq!(ds_client::job_info_stored_with(&err, "ds21"), 2, "{err}");
+    for k in ["k-1", "k-2", "k-3"] {
+        assert!(
+            err.contains(&format!("gds: dstore fetch `{k}`")),
+            "{k}\n{err}"
+        );
+        // both PMIx ranks read it, neither asked the server
+        assert_eq!(ds_client::fast_gets(&err, k), 2, "{k}\n{err}");
+        let slow = format!("] key {k}");
+        assert!(
+            !err.lines()
+                .any(|l| l.contains("trying slowpath") && l.ends_with(&slow)),
+            "{k}\n{err}"
+        );
+    }
+    assert_eq!(ds_client::stores_left(&tmp), Vec::<String>::new());
+}

@@ -20,8 +20,9 @@ impl Server {
     /// The host contributes data for rank `rank` of `nspace`, a rank it
     /// serves itself: `kvals` join what the rank committed before (a key
     /// again replaces its value), for local and remote peers alike (PMIx's
-    /// GLOBAL scope); the rank counts as committed and GETs waiting for it
-    /// are answered. Refused (PMIX_ERR_NOT_FOUND) for a rank the core does
+    /// GLOBAL scope), and written to the shared store when there is one;
+    /// the rank counts as committed and GETs waiting for it are answered.
+    /// Refused (PMIX_ERR_NOT_FOUND) for a rank the core does
     /// not hold.
     pub fn host_commit(
         &mut self,
@@ -34,8 +35,11 @@ impl Server {
             .rank_mut(nspace, rank)
             .ok_or(codes::PMIX_ERR_NOT_FOUND)?;
         r.local.commit(kvals.clone(), None);
-        r.remote.commit(kvals, None);
+        r.remote.commit(kvals.clone(), None);
         r.committed = true;
+        // its PMIx peers on the shared store read it there, as a local
+        // rank's commit (shared_store.rs)
+        self.shared_commit(nspace, rank, &kvals);
         self.out
             .push_back(Output::Host(HostEvent::Committed(Proc::new(nspace, rank))));
         self.resolve_gets(&(nspace.to_string(), rank));

@@ -218,7 +218,7 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     pub stats: bool,
     /// Offer libpmix 4.2.x clients a ds21 shared-memory store for job and
-    /// peer data (one program, on one node or each node of a PMI-2
+    /// peer data (PMIx programs, on one node or each node of a PMI-2
     /// launch; also PMIXW_DSTORE=1)
     #[arg(long)]
     pub dstore: bool,

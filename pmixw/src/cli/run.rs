@@ -277,7 +277,8 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     let (exe, argv) = prog.split_first().ok_or(USAGE)?;
     // --dstore: libpmix 4.2.x clients read job and peer data from a ds21
     // shared-memory store in the tmpdir (spec-notes/dstore.md); offered
-    // to one PMIx program, on one node or across nodes (each node's own)
+    // to PMIx programs, on one node (beside PMI ones in a job of several
+    // applications) or across nodes (each node's own)
     let dstore = dstore || std::env::var("PMIXW_DSTORE").is_ok_and(|v| v == "1");
     let not_here = |what: &str| {
         if dstore {
@@ -285,7 +286,6 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         }
     };
     if super::run_joint::is_mpmd(&prog) {
-        not_here("a job of several applications");
         if pmi_port {
             return Err("--pmi-port: not offered for a job of several applications".into());
         }
@@ -297,6 +297,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
             timeout,
             grace,
             keep_going,
+            dstore,
         });
     }
     let wire = super::run_pmi::choose(mpi.as_deref(), exe)?;

@@ -99,6 +99,9 @@ pub struct Job {
     pub timeout: Option<Duration>,
     pub grace: Duration,
     pub keep_going: bool,
+    /// `--dstore`: the PMIx ranks read job data and every rank's fenced
+    /// data (the PMI ranks' too) from a ds21 store.
+    pub dstore: bool,
 }
 
 pub fn run(job: Job) -> Result<ExitCode, String> {
@@ -108,14 +111,18 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     let caught = super::run::catch_signals();
     let ns = job.nspace.clone();
     let total: u32 = job.apps.iter().map(|a| a.n).sum();
-    let server = net::start_with(
+    let server = net::start_opts(
         vec![JobSpec {
             nspace: ns.clone(),
             nprocs: total,
             hostname: net::hostname(),
             info: Vec::new(),
         }],
-        Some(std::env::temp_dir()),
+        net::Options {
+            rendezvous: Some(std::env::temp_dir()),
+            dstore: job.dstore.then(std::env::temp_dir),
+            ..net::Options::default()
+        },
     )
     .map_err(|e| format!("cannot start the server: {e}"))?;
     let here = std::env::current_dir()
