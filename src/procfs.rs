@@ -1,6 +1,7 @@
 //! What Linux's /proc says of a process, for the server's peer checks
-//! (server/net/peercred.rs) and the tool's rendezvous search (tool/mod.rs):
-//! one reading of `/proc/<pid>/stat` for both.
+//! (server/net/peercred.rs), its stale rendezvous files
+//! (server/net/rendezvous.rs) and the tool's rendezvous search
+//! (tool/mod.rs): one reading of `/proc/<pid>/stat` for all.
 
 #[cfg(feature = "tool")]
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -40,6 +41,17 @@ pub(crate) fn started(pid: u32) -> Option<SystemTime> {
         return None;
     }
     Some(UNIX_EPOCH + Duration::from_secs(btime) + Duration::from_millis(ticks * 1000 / hz))
+}
+
+/// Whether a file process `pid` is said to have written at `written` is
+/// older than the process now holding that pid: the kernel gave a dead
+/// writer's pid to another process (a wrapped pid, or a run in a fresh pid
+/// namespace sharing the file's directory). `/proc/stat`'s boot time is
+/// whole seconds, hence the 2 s of slack. False when either time is
+/// unknown.
+#[cfg(feature = "tool")]
+pub(crate) fn written_before_start(pid: u32, written: SystemTime) -> bool {
+    started(pid).is_some_and(|start| written + Duration::from_secs(2) < start)
 }
 
 #[cfg(all(test, target_os = "linux"))]

@@ -18,7 +18,7 @@
 //! ```
 
 use crate::client::{Client, ClientError};
-use crate::procfs::{alive, started};
+use crate::procfs::{alive, written_before_start};
 use pmix_codec::{BufferType, Format};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -144,8 +144,7 @@ fn search(dir: &Path, name: &str, depth: u32, found: &mut Vec<PathBuf>) {
 /// names a server pid that no longer runs, or, for [`Target::Pid`], it was
 /// written before that process started (a dead server's file whose pid
 /// the kernel has given to a new process: PRRTE killed by SIGKILL leaves
-/// its session directory behind). `/proc/stat`'s boot time is whole
-/// seconds, hence the 2 s of slack.
+/// its session directory behind; [`crate::procfs::written_before_start`]).
 fn stale(target: &Target, path: &Path) -> Option<String> {
     if let Some(p) = std::fs::read_to_string(path)
         .ok()
@@ -157,9 +156,8 @@ fn stale(target: &Target, path: &Path) -> Option<String> {
         }
     }
     if let Target::Pid(p) = target {
-        let start = started(*p)?;
         let written = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
-        if written + Duration::from_secs(2) < start {
+        if written_before_start(*p, written) {
             return Some(format!("written before process {p} started"));
         }
     }

@@ -14,24 +14,18 @@ fn pid_of(text: &str) -> Option<u32> {
 }
 
 /// A file at `path` is stale: the pid it names does not run (or is a
-/// zombie), or runs a process that started after the file was written.
-/// The kernel gives a dead server's pid to another process: a wrapped
-/// pid, or a run in a fresh pid namespace (a CI job sharing this /tmp
-/// with the last one) getting the same pids, ours included. `/proc/stat`'s
-/// boot time is whole seconds, hence the 2 s of slack (as the tool's
-/// search, tool/mod.rs).
+/// zombie), or runs a process that started after the file was written
+/// (a CI job in a fresh pid namespace, sharing this /tmp with the last
+/// one, gets the same pids, ours included), as the tool's search judges
+/// (tool/mod.rs).
 pub fn is_stale(path: &Path) -> bool {
     let Some(pid) = std::fs::read_to_string(path).ok().and_then(|t| pid_of(&t)) else {
         return false;
     };
-    if !crate::procfs::alive(pid) {
-        return true;
-    }
-    let written = std::fs::metadata(path).and_then(|m| m.modified());
-    match (crate::procfs::started(pid), written) {
-        (Some(start), Ok(w)) => w + std::time::Duration::from_secs(2) < start,
-        _ => false,
-    }
+    !crate::procfs::alive(pid)
+        || std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .is_ok_and(|w| crate::procfs::written_before_start(pid, w))
 }
 
 /// Remove this node's tool rendezvous files in `dir` that a pmix-wire
