@@ -420,29 +420,22 @@ impl Session {
     }
 
     /// Whether the mutex a reader held past the wait last time is still
-    /// held (tried, not waited for).
+    /// held: tried, not waited for (a deadline already past; POSIX's
+    /// timedlock never times out on a mutex it can take at once).
     fn still_stuck(&self, ns: &str, index: usize) -> bool {
         let Some(n) = self.spaces.get(ns) else {
             return false;
         };
         let m = n.lock.mutex(index);
-        // SAFETY: `m` is an initialised process-shared mutex in a live map.
-        match unsafe { libc::pthread_mutex_trylock(m) } {
-            0 => {
-                // SAFETY: locked by this thread just now.
-                unsafe { libc::pthread_mutex_unlock(m) };
-                false
-            }
-            libc::EOWNERDEAD => {
-                // SAFETY: we own it now (EOWNERDEAD): made usable, given back.
-                unsafe {
-                    libc::pthread_mutex_consistent(m);
-                    libc::pthread_mutex_unlock(m);
-                }
-                false
-            }
-            _ => true,
+        let past = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        if !timed_lock(m, &past) {
+            return true;
         }
+        drop(Held(vec![m]));
+        false
     }
 
     /// Store batches of (rank, [(key, packed pmix_value_t)]) for a
@@ -451,19 +444,15 @@ impl Session {
         if !self.spaces.contains_key(nspace) {
             return Err(format!("namespace {nspace} not in the store"));
         }
-        if let Some((ns, index)) = self.stuck.take() {
-            if self.still_stuck(&ns, index) {
-                let e = format!(
-                    "the reader of slot {} of {ns} still holds its lock; update skipped",
-                    index / 2
-                );
-                self.stuck = Some((ns, index));
-                return Err(e);
+        if let Some((ns, index)) = &self.stuck {
+            let slot = index / 2;
+            if self.still_stuck(ns, *index) {
+                return Err(format!(
+                    "the reader of slot {slot} of {ns} still holds its lock; update skipped"
+                ));
             }
-            tracing::info!(
-                "dstore: the reader of slot {} of {ns} let go; updates resume",
-                index / 2
-            );
+            tracing::info!("dstore: the reader of slot {slot} of {ns} let go; updates resume");
+            self.stuck = None;
         }
         let held = match self.write_lock() {
             Ok(h) => h,
