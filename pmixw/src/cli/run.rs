@@ -280,11 +280,8 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     // to PMIx programs, on one node (beside PMI ones in a job of several
     // applications) or across nodes (each node's own)
     let dstore = dstore || std::env::var("PMIXW_DSTORE").is_ok_and(|v| v == "1");
-    let not_here = |what: &str| {
-        if dstore {
-            eprintln!("pmixw run: warning: --dstore is not offered to {what}; ignored");
-        }
-    };
+    // (a PMI-2 launch across nodes names the job after its own job id)
+    let nspace = user_ns.unwrap_or_else(|| default_nspace(exe, std::process::id(), run_nonce()));
     if super::run_joint::is_mpmd(&prog) {
         if pmi_port {
             return Err("--pmi-port: not offered for a job of several applications".into());
@@ -293,7 +290,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         return super::run_joint::run(super::run_joint::Job {
             dialect,
             apps: super::run_joint::split_apps(n, mpi.as_deref(), &prog)?,
-            nspace: user_ns.unwrap_or_else(|| default_nspace(exe, std::process::id(), run_nonce())),
+            nspace,
             timeout,
             grace,
             keep_going,
@@ -302,14 +299,17 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     }
     let wire = super::run_pmi::choose(mpi.as_deref(), exe)?;
     if wire != super::run_pmi::Mpi::Pmix {
-        not_here("PMI-1/PMI-2 programs");
+        if dstore {
+            eprintln!(
+                "pmixw run: warning: --dstore is not offered to PMI-1/PMI-2 programs; ignored"
+            );
+        }
         return super::run_pmi::run(super::run_pmi::Job {
             n,
             cyclic,
             mpi: wire,
             port: pmi_port,
-            kvsname: user_ns
-                .unwrap_or_else(|| default_nspace(exe, std::process::id(), run_nonce())),
+            kvsname: nspace,
             timeout,
             grace,
             keep_going,
@@ -330,7 +330,6 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         });
     }
     let hostname = net::hostname();
-    let nspace = user_ns.unwrap_or_else(|| default_nspace(exe, std::process::id(), run_nonce()));
     // caught from here on: the job is ended and the rendezvous files removed
     let caught = catch_signals();
     // tools (pquery, pps) find the server through files in the tmpdir
