@@ -68,13 +68,19 @@ fn assert_checks(o: &Output) {
     ds_client::assert_checks(&out, N);
 }
 
+/// [`run`] in the target's tmpdir `tag`, [`assert_checks`]: that
+/// directory and libpmix's verbose output.
+fn run_checked(exe: &Path, dstore: bool, tag: &str) -> (PathBuf, String) {
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(tag);
+    let o = run(exe, dstore, &tmp);
+    assert_checks(&o);
+    (tmp, String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
 #[test]
 fn libpmix_clients_read_job_and_peer_data_from_the_ds21_store() {
     let Some(exe) = client() else { return };
-    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("live_dstore_on");
-    let o = run(&exe, true, &tmp);
-    assert_checks(&o);
-    let err = String::from_utf8_lossy(&o.stderr);
+    let (tmp, err) = run_checked(&exe, true, "live_dstore_on");
     // (a) every client selected ds21 for the server's data (libpmix's
     // pmix_client.c, storing the REQ reply with the server's gds module)
     assert_eq!(
@@ -106,10 +112,7 @@ fn libpmix_clients_read_job_and_peer_data_from_the_ds21_store() {
 #[test]
 fn without_the_store_libpmix_clients_use_hash_and_ask_the_server() {
     let Some(exe) = client() else { return };
-    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("live_dstore_off");
-    let o = run(&exe, false, &tmp);
-    assert_checks(&o);
-    let err = String::from_utf8_lossy(&o.stderr);
+    let (tmp, err) = run_checked(&exe, false, "live_dstore_off");
     assert_eq!(
         ds_client::job_info_stored_with(&err, "hash"),
         N as usize,
@@ -257,10 +260,7 @@ fn a_libpmix_5011_client_takes_hash_under_the_store() {
     std::fs::create_dir_all(&out).unwrap();
     let exe = pmix_test_kit::hosts::grid::build_with_lib("ds_client", &lib, &out)
         .unwrap_or_else(|e| panic!("{e}"));
-    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("live_dstore_5011");
-    let o = run(&exe, true, &tmp);
-    assert_checks(&o);
-    let err = String::from_utf8_lossy(&o.stderr);
+    let (_, err) = run_checked(&exe, true, "live_dstore_5011");
     assert_eq!(
         ds_client::job_info_stored_with(&err, "hash"),
         N as usize,
