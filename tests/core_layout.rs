@@ -107,6 +107,50 @@ fn every_package_depends_only_on_what_the_layout_allows() {
     }
 }
 
+/// Every `cargo run` of a binary the README gives names its package
+/// with `-p`, and that package has a binary: cargo looks for `--bin NAME`
+/// in the default members only (the root package, pmix-wire, which has
+/// none), and the main job's `cargo run --release --bin pmixw -- interop`
+/// failed from a clean clone ("no bin target named `pmixw` in default-run
+/// packages") once pmixw had a package of its own.
+#[test]
+fn the_readmes_cargo_run_commands_name_the_binarys_package() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let runs: Vec<&str> = readme
+        .lines()
+        .filter_map(|l| l.split_once("cargo run").map(|(_, rest)| rest))
+        .filter(|r| !r.contains("--example"))
+        .collect();
+    // the main job's command is among them
+    assert!(runs.iter().any(|r| r.contains(" -- interop")), "{runs:?}");
+    let with_bin: BTreeSet<String> = layout_rows()
+        .into_iter()
+        .filter(|(folder, _, _)| {
+            let manifest =
+                std::fs::read_to_string(repo().join(folder).join("Cargo.toml")).unwrap_or_default();
+            manifest.contains("[[bin]]") || repo().join(folder).join("src/main.rs").is_file()
+        })
+        .map(|(_, package, _)| package)
+        .collect();
+    assert!(with_bin.contains("pmixw"), "{with_bin:?}");
+    for run in runs {
+        let words: Vec<&str> = run
+            .split(" -- ")
+            .next()
+            .unwrap_or(run)
+            .split_whitespace()
+            .collect();
+        let package = words
+            .windows(2)
+            .find(|w| w[0] == "-p" || w[0] == "--package")
+            .map(|w| w[1]);
+        assert!(
+            package.is_some_and(|p| with_bin.contains(p)),
+            "README's `cargo run{run}` names no package with a binary ({with_bin:?})"
+        );
+    }
+}
+
 #[test]
 fn the_library_leaves_the_command_line_dependencies_to_pmixw() {
     let manifest = std::fs::read_to_string(repo().join("Cargo.toml")).unwrap();
