@@ -17,7 +17,6 @@
 //! assert_eq!(c.poll().unwrap().unwrap(), Response::KvsFence);
 //! ```
 
-pub mod bridge;
 pub mod fd;
 
 use std::collections::VecDeque;
