@@ -69,8 +69,6 @@ pub mod client;
 pub mod link;
 #[cfg(any(feature = "client", feature = "server"))]
 pub mod pmi;
-#[cfg(feature = "client")]
-pub mod pmi2;
 #[cfg(feature = "tool")]
 mod procfs;
 #[cfg(feature = "server")]

@@ -225,8 +225,8 @@ const DRIVERS: &[&str] = &[
     "src/client/blocking.rs", // the client core over a blocking socket
     "src/client/mod.rs", // what both client drivers share
     "src/tool/",       // the tool role: rendezvous files, connect, query
-    "src/pmi/fd.rs",   // the PMI server core over PMI_FD / PMI_PORT sockets
-    "src/pmi2/fd.rs",  // the PMI-2 client over PMI_FD
+    "src/pmi/server/fd.rs", // the PMI server core over PMI_FD / PMI_PORT sockets
+    "src/pmi/client/fd.rs", // the PMI-2 client over PMI_FD
     "src/procfs.rs",   // /proc readers for the drivers' peer checks
 ];
 

@@ -6,7 +6,7 @@
 
 use pmix_test_kit::process;
 
-use pmix_wire::pmi2::Message;
+use pmix_wire::pmi::client::Message;
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::TcpListener;
