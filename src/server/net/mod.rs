@@ -13,6 +13,7 @@
 //! [`start`] and [`start_with`] give a blocking handle; hosts that run
 //! tokio take [`spawn`]'s async handle to the same loop.
 
+pub mod dstore;
 pub mod peercred;
 pub mod rendezvous;
 
@@ -187,7 +188,7 @@ fn prepare(jobs: Vec<JobSpec>, opts: &Options) -> std::io::Result<Prepared> {
 
 #[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
 fn install_dstore(server: &mut Server, base: &std::path::Path) {
-    match crate::server::dstore::Session::create(base) {
+    match dstore::Session::create(base) {
         Ok(s) => {
             tracing::info!("dstore: ds21 store in {}", s.dir().display());
             server.set_shared_store(Box::new(s));
