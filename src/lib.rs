@@ -69,7 +69,7 @@ pub mod client;
 pub mod link;
 #[cfg(any(feature = "client", feature = "server"))]
 pub mod pmi;
-#[cfg(feature = "tool")]
+#[cfg(any(feature = "tool", feature = "tokio"))]
 mod procfs;
 #[cfg(feature = "server")]
 pub mod server;

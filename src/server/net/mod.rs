@@ -45,7 +45,7 @@ const CLOSE_GRACE: Duration = Duration::from_secs(5);
 pub const SERVER_NSPACE: &str = "pmixw-server";
 
 /// This node's name as tools compute it (gethostname).
-pub use crate::tool::hostname;
+pub use crate::procfs::hostname;
 
 fn ids() -> (u32, u32) {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
