@@ -11,7 +11,8 @@
 //!   the bodies of the fuzz targets, replayed on stable by the tests;
 //! - [`process`]: child processes with hang guards, and what a test does
 //!   when its peer is missing; [`captures`]: the annotated capture files;
-//! - [`bench`](mod@bench): what the server benches share.
+//! - [`bench`](mod@bench): what the server benches share; [`load`]: the
+//!   server-load simulator behind `cargo bench --bench server_load`.
 //!
 //! No stability promise: this crate changes with the tests.
 
@@ -23,6 +24,7 @@ pub mod ds_client;
 pub mod hostile;
 pub mod hosts;
 pub mod interop;
+pub mod load;
 pub mod pair;
 pub mod process;
 pub mod server_target;
