@@ -2,7 +2,7 @@
 //! tests, benches, fuzz targets and the `pmixw interop` command share.
 //!
 //! - [`interop`]: the C harness against the system libpmix (built from
-//!   `test-kit/c/` at run time) and the codec matrix;
+//!   `test-kit/c/` at run time by [`cbuild`]) and the codec matrix;
 //! - [`hosts`]: the live PMIx hosts (launchers, libpmix and python3-pmix
 //!   servers) and the cross-version grid; [`slurm`]: private Slurm clusters;
 //! - [`pair`]: a client and a server core joined in memory on a virtual
@@ -18,6 +18,7 @@
 
 pub mod bench;
 pub mod captures;
+pub mod cbuild;
 pub mod decode_paths;
 pub mod differential;
 pub mod ds_client;
