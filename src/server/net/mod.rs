@@ -23,7 +23,7 @@ use bytes::Bytes;
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token, Waker};
 use peercred::{ProcVerify, TcpTable};
-use pmix_types::enums::Rank;
+use pmix_types::Rank;
 use std::collections::{HashMap, VecDeque};
 use std::io::{ErrorKind, IoSlice, Read, Write};
 use std::net::SocketAddr;
