@@ -9,7 +9,8 @@
 //! [--described] --hex`), and exits non-zero if a value does not come back.
 
 use pmix_codec::{encode, BufferType, DataBuffer, Dialect, Format};
-use pmix_types::enums::{Rank, Scope};
+use pmix_types::enums::Scope;
+use pmix_types::Rank;
 use pmix_types::{DataType, Info, Value};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -5,7 +5,7 @@
 //!
 //!     embed_server N PROG [ARGS...]
 
-use pmix_types::enums::Rank;
+use pmix_types::Rank;
 use pmix_wire::server::{net, HostEvent, JobSpec};
 use std::process::Command;
 

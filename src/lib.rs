@@ -69,9 +69,7 @@ pub mod client;
 pub mod link;
 #[cfg(any(feature = "client", feature = "server"))]
 pub mod pmi;
-#[cfg(feature = "client")]
-pub mod pmi2;
-#[cfg(feature = "tool")]
+#[cfg(any(feature = "tool", feature = "tokio"))]
 mod procfs;
 #[cfg(feature = "server")]
 pub mod server;

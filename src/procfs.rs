@@ -1,10 +1,17 @@
 //! What Linux's /proc says of a process, for the server's peer checks
 //! (server/net/peercred.rs), its stale rendezvous files
 //! (server/net/rendezvous.rs) and the tool's rendezvous search
-//! (tool/mod.rs): one reading of `/proc/<pid>/stat` for all.
+//! (tool/mod.rs): one reading of `/proc/<pid>/stat` for all; and this
+//! host's name as both write it into rendezvous file names.
 
-#[cfg(feature = "tool")]
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// This host's name as libpmix uses it in file names.
+pub fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "localhost".into())
+}
 
 /// The fields of `/proc/<pid>/stat` after the command name (which may
 /// hold spaces and parentheses, hence the last `)`): index 0 is field 3,
@@ -24,7 +31,6 @@ pub(crate) fn alive(pid: u32) -> bool {
 }
 
 /// When process `pid` started (None: no such process, or no /proc).
-#[cfg(feature = "tool")]
 pub(crate) fn started(pid: u32) -> Option<SystemTime> {
     // field 22, starttime, in clock ticks since boot
     let ticks: u64 = stat_fields(pid)?.get(19)?.parse().ok()?;
@@ -49,7 +55,6 @@ pub(crate) fn started(pid: u32) -> Option<SystemTime> {
 /// namespace sharing the file's directory). `/proc/stat`'s boot time is
 /// whole seconds, hence the 2 s of slack. False when either time is
 /// unknown.
-#[cfg(feature = "tool")]
 pub(crate) fn written_before_start(pid: u32, written: SystemTime) -> bool {
     started(pid).is_some_and(|start| written + Duration::from_secs(2) < start)
 }
@@ -61,7 +66,6 @@ mod tests {
         assert!(super::alive(std::process::id()));
     }
 
-    #[cfg(feature = "tool")]
     #[test]
     fn this_process_started_before_now() {
         let t = super::started(std::process::id()).unwrap();

@@ -218,15 +218,13 @@ fn every_integration_test_names_its_tier() {
 /// is a protocol core (or pure glue) and must own no threads, sockets,
 /// clocks, files or processes; a new driver file is named here.
 const DRIVERS: &[&str] = &[
-    "src/server/net/", // the server's event loop, peer checks, rendezvous files
-    "src/server/dstore/files.rs", // the ds21 store's files, maps and mutexes
-    "src/server/dstore/snapshot.rs", // a store directory read back (tests, `pmixw inspect`)
+    "src/server/net/", // the server's event loop, peer checks, rendezvous files, the ds21 store's files
     "src/client/asyncio.rs", // the client core over tokio
     "src/client/blocking.rs", // the client core over a blocking socket
     "src/client/mod.rs", // what both client drivers share
     "src/tool/",       // the tool role: rendezvous files, connect, query
-    "src/pmi/fd.rs",   // the PMI server core over PMI_FD / PMI_PORT sockets
-    "src/pmi2/fd.rs",  // the PMI-2 client over PMI_FD
+    "src/pmi/server/fd.rs", // the PMI server core over PMI_FD / PMI_PORT sockets
+    "src/pmi/client/fd.rs", // the PMI-2 client over PMI_FD
     "src/procfs.rs",   // /proc readers for the drivers' peer checks
 ];
 

@@ -12,7 +12,7 @@ fn rust_type(data_type: &str) -> &'static str {
         "Pid" | "Uint32" => "u32",
         "Uint16" => "u16",
         "Uint64" => "u64",
-        "ProcRank" => "crate::enums::Rank",
+        "ProcRank" => "crate::rank::Rank",
         "Proc" => "crate::Proc",
         // no narrower Rust type: the value as it came
         _ => "crate::Value",

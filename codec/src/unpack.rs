@@ -209,7 +209,7 @@ fn known_type(code: u16, at: usize) -> Result<DataType> {
 /// the `Box` a `Value` holds it in.
 #[inline]
 pub(crate) fn info(d: &mut Dec) -> Result<Info> {
-    <Info as crate::layout::Layout>::unpack(d).map_err(|e| e.in_type(DataType::Info))
+    <Info as crate::item::Layout>::unpack(d).map_err(|e| e.in_type(DataType::Info))
 }
 
 pub(crate) fn infos(d: &mut Dec, n: usize) -> Result<Vec<Info>> {
@@ -318,7 +318,7 @@ pub(crate) fn unpack_value_as(d: &mut Dec, field: InfoTypeField) -> Result<Value
 /// written, a store-forwarding stall per value.
 #[inline(always)]
 fn leaf(d: &mut Dec, ty: DataType) -> Option<Result<Value>> {
-    use crate::layout::{BoolF, Boxed, Form, HexBlob, Str, I32, I64, U32, U64, U8};
+    use crate::form::{BoolF, Boxed, Form, HexBlob, Str, I32, I64, U32, U64, U8};
     Some(match ty {
         DataType::Bool => BoolF::get(d).map(Value::Bool),
         DataType::Byte => U8::get(d).map(Value::Byte),

@@ -34,9 +34,7 @@ use crate::unpack::{self, DarrayHead};
 use crate::wire::Dec;
 use crate::{legacy::driver_tags, read_unit_header};
 use bytes::Bytes;
-use pmix_types::{
-    DataArray, DataType, Hex, Info, Key, Nspace, PString, Proc, Rank, StrError, Value,
-};
+use pmix_types::{DataArray, DataType, Hex, Info, Key, Nspace, PString, Proc, StrError, Value};
 
 /// `pmix_proc_t`, borrowed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,7 +42,7 @@ pub struct ProcRef<'a> {
     /// At most 255 bytes, no NUL.
     pub nspace: &'a [u8],
     /// The rank (or a special rank such as `PMIX_RANK_WILDCARD`).
-    pub rank: Rank,
+    pub rank: u32,
 }
 
 /// `pmix_info_t`, borrowed; its value is decoded on demand.

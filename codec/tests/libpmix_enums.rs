@@ -6,7 +6,7 @@
 
 use pmix_codec::{decode, encode, BufferType, Dialect, Format};
 use pmix_types::enums::*;
-use pmix_types::{DataType, Value};
+use pmix_types::{DataType, Rank, Value};
 use std::collections::BTreeMap;
 use std::process::Command;
 

@@ -308,7 +308,7 @@ fn run_passes_flag_like_arguments_to_the_program() {
 fn inspect_reads_a_ds21_store_back() {
     use pmix_codec::Format;
     use pmix_types::{DataType, Value};
-    use pmix_wire::server::dstore::{layout::WILDCARD, Session};
+    use pmix_wire::server::{dstore::layout::WILDCARD, net::dstore::Session};
     let base = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("inspect_dstore");
     std::fs::create_dir_all(&base).unwrap();
     let mut s = Session::create(&base).unwrap();

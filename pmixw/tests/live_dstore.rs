@@ -150,7 +150,7 @@ fn records(
 /// wildcard, which no client reads there).
 #[test]
 fn our_store_holds_what_libpmix_own_server_stores() {
-    use pmix_wire::server::dstore::{layout::WILDCARD, snapshot::Snapshot};
+    use pmix_wire::server::{dstore::layout::WILDCARD, net::dstore::snapshot::Snapshot};
     let Some(exe) = client() else { return };
     let Some(cserver) = process::require(
         "libpmix 4.2.2 (pkg-config pmix) for test-kit/c/bench_server.c",

@@ -6,7 +6,7 @@
 
 use pmix_test_kit::process;
 
-use pmix_wire::pmi2::Message;
+use pmix_wire::pmi::client::Message;
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -299,7 +299,7 @@ fn a_lost_node_ends_the_job() {
 /// with its ranks' status 0.
 #[test]
 fn strangers_on_the_bridge_are_dropped() {
-    use pmix_wire::pmi2::bridge::Msg;
+    use pmixw::bridge::Msg;
     let port = node1(false);
     let (addr_tx, addr_rx) = std::sync::mpsc::channel();
     let strangers = std::thread::spawn(move || {

@@ -9,9 +9,10 @@ use super::options::{
     FenceOpts, GetOpts, GroupOpts, JobControl, LookupOpts, Publish, Queries, Spawn,
 };
 use pmix_codec::msg::{EventNotice, GroupReply, Reply, Request};
-use pmix_types::enums::{AllocDirective, DataRange, Rank, Scope};
+use pmix_types::enums::{AllocDirective, DataRange, Scope};
 use pmix_types::keys::{typed, Level};
 use pmix_types::status::StatusCode;
+use pmix_types::Rank;
 use pmix_types::{Info, PString, Pdata, Proc, TypeMismatch, Value};
 use std::collections::VecDeque;
 use std::io::{Read, Write};

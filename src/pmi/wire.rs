@@ -1,5 +1,5 @@
 //! The simple-PMI grammar, one for both directions (the PMI-2 client of
-//! [`crate::pmi2`] and the server of [`super::server`]): a message is
+//! [`client`](crate::pmi::client) and the server of [`super::server`]): a message is
 //! `cmd=NAME` then `key=value` fields, in one of three framings (MPICH's
 //! src/pmi/src/pmi_wire.c, spec-notes/pmi.md §1):
 //!

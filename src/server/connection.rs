@@ -3,7 +3,7 @@
 //! refusals, replies.
 
 use super::*;
-use pmix_types::enums::Rank;
+use pmix_types::Rank;
 
 /// Who the peer is to the endpoint (its wire state is in [`Conn::link`]).
 pub(super) enum ConnState {

@@ -3,7 +3,7 @@
 //! on it (`poll_event`, `poll_transmit`, `poll_timeout`, `handle_timeout`).
 
 use super::*;
-use pmix_types::enums::Rank;
+use pmix_types::Rank;
 
 #[derive(Default)]
 pub(super) struct RankState {

@@ -10,7 +10,7 @@
 //! ever has; its replies become upcalls.
 
 use super::*;
-use pmix_types::enums::Rank;
+use pmix_types::Rank;
 
 /// The connection id of the host's own arrivals in collectives (never a
 /// peer's: the core numbers connections from 1 up).

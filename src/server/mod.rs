@@ -119,7 +119,7 @@ use std::time::{Duration, Instant};
 pub(crate) use pmix_types::names::data_range as range;
 
 /// The rank meaning "every rank of the namespace" (callers use
-/// [`pmix_types::enums::Rank::WILDCARD`]).
+/// [`pmix_types::Rank::WILDCARD`]).
 pub(crate) use pmix_types::RANK_WILDCARD;
 const INFO_ARRAY_END: u32 = 2;
 /// How long a GET for data a local rank has not committed yet waits when

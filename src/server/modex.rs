@@ -2,7 +2,7 @@
 //! the host), the data nodes exchange.
 
 use super::*;
-use pmix_types::enums::Rank;
+use pmix_types::Rank;
 
 /// On one node, how many peers' data a GET reply brings at most besides
 /// its target's ([`Server::bulk`]).

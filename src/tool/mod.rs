@@ -89,12 +89,7 @@ pub enum Target {
     Uri(String),
 }
 
-/// This host's name as libpmix uses it in file names.
-pub fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "localhost".into())
-}
+pub use crate::procfs::hostname;
 
 /// The directories searched: PMIX_SYSTEM_TMPDIR, TMPDIR, /tmp.
 pub fn tmpdirs() -> Vec<PathBuf> {

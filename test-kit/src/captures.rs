@@ -1,6 +1,19 @@
 //! The annotated capture files of corpus/releases/captures (their format:
 //! corpus/releases/captures/README.md), as raw byte streams.
 
+/// The (tag, payload) of every framed message of a byte stream whose
+/// first header is in `first` order (a client's stream after its
+/// handshake: little-endian on x86; a server's: network order).
+pub fn frames(bytes: &[u8], first: pmix_codec::frame::HeaderOrder) -> Vec<(u32, Vec<u8>)> {
+    let mut d = pmix_codec::frame::FrameDecoder::new(first, usize::MAX);
+    d.push(bytes);
+    let mut out = Vec::new();
+    while let Some(m) = d.next_message().expect("a well-framed stream") {
+        out.push((m.header.tag, m.payload.to_vec()));
+    }
+    out
+}
+
 /// Who sent a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {

@@ -19,6 +19,7 @@
 //! case and check, each with its reason. A listed cell that passes is
 //! reported as `fixed?` so the list cannot go stale silently.
 
+pub use crate::cbuild::{build_c, default_out_dir};
 use pmix_codec::{BufferType, Dialect, Format};
 use pmix_types::{DataType, Value};
 use serde::Serialize;
@@ -249,55 +250,6 @@ pub struct Tools {
     unpack: PathBuf,
 }
 
-fn pkg_config() -> Result<Vec<String>, String> {
-    let out = Command::new("pkg-config")
-        .args(["--cflags", "--libs", "pmix"])
-        .output()
-        .map_err(|e| format!("cannot run pkg-config ({e}); install it: apt-get install -y pkg-config libpmix-dev libpmix-bin"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "pkg-config cannot find pmix: {}install the C reference library: apt-get install -y libpmix-dev libpmix-bin",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .map(String::from)
-        .collect())
-}
-
-/// Compile one C program of `test-kit/c/` against the system libpmix
-/// (once per process and directory; concurrent callers wait for it).
-pub fn build_c(name: &str, out_dir: &Path) -> Result<PathBuf, String> {
-    use std::collections::HashMap;
-    use std::sync::Mutex;
-    static BUILT: Mutex<Option<HashMap<PathBuf, Result<PathBuf, String>>>> = Mutex::new(None);
-    let exe = out_dir.join(name);
-    let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
-    let map = built.get_or_insert_with(HashMap::new);
-    if let Some(r) = map.get(&exe) {
-        return r.clone();
-    }
-    let r = compile(name, out_dir, &exe);
-    map.insert(exe, r.clone());
-    r
-}
-
-fn compile(name: &str, out_dir: &Path, exe: &Path) -> Result<PathBuf, String> {
-    let mut extra: Vec<String> = ["-Wall", "-Wno-unused-function", "-pthread"]
-        .map(String::from)
-        .to_vec();
-    extra.extend(pkg_config()?);
-    extra.push("-lm".into());
-    debug_assert_eq!(exe.parent(), Some(out_dir));
-    crate::hosts::grid::compile_c(Path::new("cc"), name, exe, &extra)
-}
-
-/// The build directory for the harness's C programs.
-pub fn default_out_dir() -> PathBuf {
-    crate::repo().join("target/interop-c")
-}
-
 impl Tools {
     /// Build the C programs (once per process).
     pub fn build() -> Result<&'static Tools, String> {
@@ -322,8 +274,8 @@ impl Tools {
     pub fn build_with_lib(lib: &Path) -> Result<Tools, String> {
         let dir = default_out_dir().join("with-lib");
         Ok(Tools {
-            gen: crate::hosts::grid::build_with_lib("gen", lib, &dir)?,
-            unpack: crate::hosts::grid::build_with_lib("unpack", lib, &dir)?,
+            gen: crate::cbuild::build_with_lib("gen", lib, &dir)?,
+            unpack: crate::cbuild::build_with_lib("unpack", lib, &dir)?,
         })
     }
 }

@@ -2,7 +2,7 @@
 //! tests, benches, fuzz targets and the `pmixw interop` command share.
 //!
 //! - [`interop`]: the C harness against the system libpmix (built from
-//!   `test-kit/c/` at run time) and the codec matrix;
+//!   `test-kit/c/` at run time by [`cbuild`]) and the codec matrix;
 //! - [`hosts`]: the live PMIx hosts (launchers, libpmix and python3-pmix
 //!   servers) and the cross-version grid; [`slurm`]: private Slurm clusters;
 //! - [`pair`]: a client and a server core joined in memory on a virtual
@@ -11,18 +11,21 @@
 //!   the bodies of the fuzz targets, replayed on stable by the tests;
 //! - [`process`]: child processes with hang guards, and what a test does
 //!   when its peer is missing; [`captures`]: the annotated capture files;
-//! - [`bench`](mod@bench): what the server benches share.
+//! - [`bench`](mod@bench): what the server benches share; [`load`]: the
+//!   server-load simulator behind `cargo bench --bench server_load`.
 //!
 //! No stability promise: this crate changes with the tests.
 
 pub mod bench;
 pub mod captures;
+pub mod cbuild;
 pub mod decode_paths;
 pub mod differential;
 pub mod ds_client;
 pub mod hostile;
 pub mod hosts;
 pub mod interop;
+pub mod load;
 pub mod pair;
 pub mod process;
 pub mod server_target;

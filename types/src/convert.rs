@@ -9,7 +9,7 @@
 //! for and the type that came.
 //!
 //! ```
-//! use pmix_types::{enums::Rank, Value};
+//! use pmix_types::{Rank, Value};
 //! assert_eq!(u32::try_from(Value::Uint32(4)), Ok(4));
 //! assert_eq!(u32::try_from(&Value::Int(3)), Ok(3));
 //! let e = u32::try_from(Value::Bool(true)).unwrap_err();
@@ -20,8 +20,9 @@
 
 use crate::enums::{
     AllocDirective, DataRange, DeviceType, IofChannel, JobState, LinkState, Persistence, ProcState,
-    Rank, Scope,
+    Scope,
 };
+use crate::rank::Rank;
 use crate::status::StatusCode;
 use crate::{DataType, Info, Nspace, PString, Proc, Timeval, Value, F32, F64};
 use bytes::Bytes;

@@ -781,8 +781,8 @@ mod tests {
         assert_eq!(typed::JOB_SIZE.row().data_type, DataType::Uint32);
         assert_eq!(typed::RANK.row().data_type, DataType::ProcRank);
         assert_eq!(typed::HOSTNAME.level(), Level::Node);
-        let r: crate::enums::Rank = typed::RANK.read(crate::Value::ProcRank(2)).unwrap();
-        assert_eq!(r, crate::enums::Rank::new(2));
+        let r: crate::Rank = typed::RANK.read(crate::Value::ProcRank(2)).unwrap();
+        assert_eq!(r, crate::Rank::new(2));
         let h: String = typed::HOSTNAME.read(crate::Value::from("n1")).unwrap();
         assert_eq!(h, "n1");
     }

@@ -35,6 +35,7 @@ pub mod keys;
 pub mod names;
 pub mod print;
 pub mod pstring;
+pub mod rank;
 pub mod status;
 pub mod type_table;
 pub mod value;
@@ -46,5 +47,6 @@ pub use enums::{
     Scope,
 };
 pub use pstring::{find_nul, Key, Nspace, PString, StrError, MAX_KEYLEN, MAX_NSLEN};
+pub use rank::*;
 pub use status::Status;
 pub use value::*;

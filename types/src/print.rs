@@ -10,6 +10,7 @@
 use crate::attrs::attribute_name;
 use crate::cfmt::{ctime_utc, percent_5_2f, percent_f};
 use crate::names::*;
+use crate::rank::*;
 use crate::status::error_string;
 use crate::value::*;
 use crate::{DataType, PString};
@@ -29,7 +30,7 @@ fn s_or(s: &Option<PString>, null: &str) -> String {
         .map_or_else(|| null.to_string(), |s| s.to_string())
 }
 
-fn rank_text(r: Rank) -> String {
+fn rank_text(r: u32) -> String {
     match r {
         RANK_WILDCARD => "PMIX_RANK_WILDCARD".into(),
         RANK_UNDEF => "PMIX_RANK_UNDEF".into(),

@@ -63,7 +63,7 @@ macro_rules! type_table {
             37 ProcState "PMIX_PROC_STATE" (u8) U8, Top;
             38 ProcInfo "PMIX_PROC_INFO" (Box<ProcInfo>) Boxed<Lay>, Top;
             39 DataArray "PMIX_DATA_ARRAY" (Box<DataArray>) Boxed<Darray>, Top;
-            40 ProcRank "PMIX_PROC_RANK" (Rank) U32, Top;
+            40 ProcRank "PMIX_PROC_RANK" (u32) U32, Top;
             41 Query "PMIX_QUERY" (Box<Query>) Boxed<Lay>, Unprintable;
             42 CompressedString "PMIX_COMPRESSED_STRING" (Box<Hex>) Boxed<HexBlob>, Unprintable;
             43 AllocDirective "PMIX_ALLOC_DIRECTIVE" (u8) U8, Top;

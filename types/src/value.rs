@@ -10,25 +10,10 @@ use crate::datatype::DataType;
 #[cfg(feature = "serde")]
 use crate::hex::serde_bytes_hex;
 use crate::pstring::{Key, Nspace, PString};
+use crate::rank::*;
 use bytes::Bytes;
 #[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
-
-/// `pmix_rank_t`.
-pub type Rank = u32;
-/// `PMIX_RANK_UNDEF` (`UINT32_MAX`): no rank; a process not yet ranked.
-pub const RANK_UNDEF: Rank = u32::MAX;
-/// `PMIX_RANK_WILDCARD` (`UINT32_MAX - 1`): every process of the namespace
-/// (job-level data is stored and fetched under it).
-pub const RANK_WILDCARD: Rank = u32::MAX - 1;
-/// `PMIX_RANK_LOCAL_NODE` (`UINT32_MAX - 2`): every process of the namespace on this node.
-pub const RANK_LOCAL_NODE: Rank = u32::MAX - 2;
-/// `PMIX_RANK_LOCAL_PEERS` (`UINT32_MAX - 4`): this process's peers on this node.
-pub const RANK_LOCAL_PEERS: Rank = u32::MAX - 4;
-/// `PMIX_RANK_INVALID` (`UINT32_MAX - 3`): an invalid rank.
-pub const RANK_INVALID: Rank = u32::MAX - 3;
-/// `PMIX_RANK_VALID` (`UINT32_MAX - 50`): ranks up to this one are real process ranks.
-pub const RANK_VALID: Rank = u32::MAX - 50;
 
 /// `pmix_info_directives_t` bits.
 pub mod directives {
@@ -68,12 +53,12 @@ pub struct Proc {
     /// The namespace: the job the process belongs to.
     pub nspace: Nspace,
     /// The process's rank in its namespace, or a special rank ([`RANK_WILDCARD`] …).
-    pub rank: Rank,
+    pub rank: u32,
 }
 
 impl Proc {
     /// The process `rank` of namespace `nspace` (truncated to `PMIX_MAX_NSLEN`).
-    pub fn new(nspace: &str, rank: Rank) -> Proc {
+    pub fn new(nspace: &str, rank: u32) -> Proc {
         Proc {
             nspace: Nspace::from(nspace),
             rank,
@@ -81,13 +66,13 @@ impl Proc {
     }
 
     /// A process of `nspace` at a typed rank: `Proc::at("ns", Rank::WILDCARD)`.
-    pub fn at(nspace: &str, rank: crate::enums::Rank) -> Proc {
+    pub fn at(nspace: &str, rank: crate::rank::Rank) -> Proc {
         Proc::new(nspace, rank.wire())
     }
 
     /// The rank as the standard's type.
-    pub fn rank(&self) -> crate::enums::Rank {
-        crate::enums::Rank::new(self.rank)
+    pub fn rank(&self) -> crate::rank::Rank {
+        crate::rank::Rank::new(self.rank)
     }
 
     /// Every process of this namespace (rank WILDCARD): where job-level
@@ -727,6 +712,12 @@ macro_rules! values {
     (@ser $x:ident $inner:ty) => { json::to_json::<$inner>($x) };
     (@de $j:ident $variant:ident) => {{ json::expect_null($j)?; Value::$variant }};
     (@de $j:ident $variant:ident $inner:ty) => { Value::$variant(json::from_json::<$inner>($j)?) };
+}
+
+impl From<crate::rank::Rank> for Value {
+    fn from(r: crate::rank::Rank) -> Self {
+        Value::ProcRank(r.wire())
+    }
 }
 
 crate::type_table!(values);

@@ -79,7 +79,7 @@ pub(super) fn pcap_cmd(o: &Opts, path: &str) -> Result<ExitCode, String> {
 /// (v41), shown as hex where they do not unpack.
 pub(super) fn dstore_cmd(o: &Opts, dir: &str) -> Result<ExitCode, String> {
     use pmix_wire::server::dstore::layout::{get_u64, WILDCARD};
-    use pmix_wire::server::dstore::snapshot::Snapshot;
+    use pmix_wire::server::net::dstore::snapshot::Snapshot;
     if o.json {
         return Err("inspect --dstore: --json is not offered".into());
     }

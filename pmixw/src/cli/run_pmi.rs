@@ -8,7 +8,7 @@
 //! the spawner's preput keys. Ending the job: as `pmixw run` (abort
 //! status, else the first failure, SIGTERM after the grace, then SIGKILL).
 
-use pmix_wire::pmi::fd::Driver;
+use pmix_wire::pmi::server::fd::Driver;
 use pmix_wire::pmi::server::{App, Event, JobSpec, NameOp, Server};
 use std::collections::VecDeque;
 use std::os::fd::AsRawFd;
@@ -422,7 +422,7 @@ struct Across {
 impl Across {
     fn connect(job: &Job) -> Result<Across, String> {
         use super::run_pmi2::{connect, fence, placement};
-        use pmix_wire::pmi2::{Request, Response};
+        use pmix_wire::pmi::client::{Request, Response};
         let (mut pmi, me, nodes, fence_limit, jobid) = connect(job.n, job.timeout)?;
         let share = placement(job.n, nodes as u32, job.cyclic);
         let mut node_of = vec![0u32; job.n as usize];
@@ -459,7 +459,7 @@ impl Across {
                         let r = match pmi.call(&req) {
                             Ok(Response::NameLookup(port)) => Ok(Some(port)),
                             Ok(_) => Ok(None),
-                            Err(pmix_wire::pmi2::Error::Failed { .. }) if lookup => {
+                            Err(pmix_wire::pmi::client::Error::Failed { .. }) if lookup => {
                                 Err("service_not_found".to_string())
                             }
                             Err(e) => Err(e.to_string()),
@@ -566,7 +566,7 @@ mod tests {
         // what the PMI-2 client's parser reads back
         for v in [vec![0, 0, 1, 1], vec![0, 1, 2, 0, 1], vec![1, 1, 0]] {
             assert_eq!(
-                pmix_wire::pmi2::parse_mapping(&process_mapping(&v), 64),
+                pmix_wire::pmi::client::parse_mapping(&process_mapping(&v), 64),
                 Some(v)
             );
         }

@@ -12,10 +12,10 @@
 
 use pmix_types::status::codes;
 use pmix_types::RANK_WILDCARD;
-use pmix_wire::pmi2::bridge::{Framer, Msg, MAX_HELLO};
-use pmix_wire::pmi2::fd::{Conn, Traffic};
-use pmix_wire::pmi2::{self, Request, Response};
+use pmix_wire::pmi::client::fd::{Conn, Traffic};
+use pmix_wire::pmi::client::{self as pmi2, Request, Response};
 use pmix_wire::server::{net, HostEvent, JobSpec, NodeMap, Server};
+use pmixw::bridge::{Framer, Msg, MAX_HELLO};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream, ToSocketAddrs};
 use std::process::{Child, Command, ExitCode};

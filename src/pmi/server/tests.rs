@@ -225,12 +225,12 @@ fn pmi2_as_mpich_asks_it() {
         [v2l("cmd=info-getnodeattr-response;rc=0;found=FALSE;")]
     );
     // our own PMI-2 client reads these answers
-    let mut c = crate::pmi2::Client::new();
-    c.request(&crate::pmi2::Request::Init).unwrap();
+    let mut c = crate::pmi::client::Client::new();
+    c.request(&crate::pmi::client::Request::Init).unwrap();
     c.received(b"cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0\n");
-    assert_eq!(c.poll(), Some(Ok(crate::pmi2::Response::Init)));
+    assert_eq!(c.poll(), Some(Ok(crate::pmi::client::Response::Init)));
     let req = c
-        .request(&crate::pmi2::Request::KvsGet {
+        .request(&crate::pmi::client::Request::KvsGet {
             jobid: "kvs_1".into(),
             key: "k0".into(),
         })
@@ -240,7 +240,7 @@ fn pmi2_as_mpich_asks_it() {
     }
     assert_eq!(
         c.poll(),
-        Some(Ok(crate::pmi2::Response::KvsGet(Some("x=y".into()))))
+        Some(Ok(crate::pmi::client::Response::KvsGet(Some("x=y".into()))))
     );
 }
 

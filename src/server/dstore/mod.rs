@@ -4,17 +4,13 @@
 //! own hash (whose key lookups are linear in the number of peers' keys).
 //!
 //! [`layout`] is the byte layout as pure functions (sans-IO, unit
-//! tested); `files` (glibc, 64-bit Linux only) creates and maps the files
-//! and runs the lock protocol. The server core calls a [`SharedStore`]
-//! the driver installs ([`super::Server::set_shared_store`]).
+//! tested). The driver's side, under `tokio`: `server::net::dstore`
+//! (glibc, 64-bit Linux only) creates and maps the files and runs the
+//! lock protocol, and `server::net::dstore::snapshot` reads a store
+//! directory back. The server core calls a [`SharedStore`] the driver
+//! installs ([`super::Server::set_shared_store`]).
 
 pub mod layout;
-pub mod snapshot;
-
-#[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
-mod files;
-#[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
-pub use files::Session;
 
 /// One rank's batch: the rank ([`layout::WILDCARD`] for job-level data)
 /// and its (key, packed `pmix_value_t`) pairs.
@@ -32,25 +28,4 @@ pub trait SharedStore: Send {
     fn env(&self) -> Vec<(String, String)>;
     /// Store batches in one write transaction.
     fn store(&mut self, nspace: &str, batches: &[Batch]);
-}
-
-#[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
-impl SharedStore for Session {
-    fn add_nspace(&mut self, nspace: &str, local: u32) -> bool {
-        match Session::add_nspace(self, nspace, local) {
-            Ok(()) => true,
-            Err(e) => {
-                tracing::warn!("dstore: namespace {nspace} not stored: {e}");
-                false
-            }
-        }
-    }
-    fn env(&self) -> Vec<(String, String)> {
-        Session::env(self)
-    }
-    fn store(&mut self, nspace: &str, batches: &[Batch]) {
-        if let Err(e) = Session::store(self, nspace, batches) {
-            tracing::warn!("dstore: {nspace}: {e}");
-        }
-    }
 }

@@ -13,6 +13,7 @@
 //! [`start`] and [`start_with`] give a blocking handle; hosts that run
 //! tokio take [`spawn`]'s async handle to the same loop.
 
+pub mod dstore;
 pub mod peercred;
 pub mod rendezvous;
 
@@ -22,7 +23,7 @@ use bytes::Bytes;
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token, Waker};
 use peercred::{ProcVerify, TcpTable};
-use pmix_types::enums::Rank;
+use pmix_types::Rank;
 use std::collections::{HashMap, VecDeque};
 use std::io::{ErrorKind, IoSlice, Read, Write};
 use std::net::SocketAddr;
@@ -44,7 +45,7 @@ const CLOSE_GRACE: Duration = Duration::from_secs(5);
 pub const SERVER_NSPACE: &str = "pmixw-server";
 
 /// This node's name as tools compute it (gethostname).
-pub use crate::tool::hostname;
+pub use crate::procfs::hostname;
 
 fn ids() -> (u32, u32) {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -187,7 +188,7 @@ fn prepare(jobs: Vec<JobSpec>, opts: &Options) -> std::io::Result<Prepared> {
 
 #[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
 fn install_dstore(server: &mut Server, base: &std::path::Path) {
-    match crate::server::dstore::Session::create(base) {
+    match dstore::Session::create(base) {
         Ok(s) => {
             tracing::info!("dstore: ds21 store in {}", s.dir().display());
             server.set_shared_store(Box::new(s));

@@ -8,6 +8,8 @@
 //! pass (absent: a skip outside CI, a failure under CI).
 
 use super::*;
+use crate::cbuild::script;
+pub use crate::cbuild::{build_with_lib, compile_c};
 use pmix_wire::server;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -422,7 +424,7 @@ fn probe_under_slurm_2(ctx: &Ctx) -> Outcome {
 /// every rank sees a job of 4 on 2 nodes and ends with 0 failures.
 fn pmi2_across_slurm_nodes(ctx: &Ctx) -> Outcome {
     absent_or(libpmix4_dev(), |_| {
-        let exe = match crate::interop::build_c("mn_client", &crate::interop::default_out_dir()) {
+        let exe = match crate::cbuild::build_c("mn_client", &crate::cbuild::default_out_dir()) {
             Ok(e) => e,
             Err(e) => return Outcome::Fail(e),
         };
@@ -455,10 +457,6 @@ fn pmi2_across_slurm_nodes(ctx: &Ctx) -> Outcome {
     })
 }
 
-fn script(name: &str) -> PathBuf {
-    crate::repo().join("test-kit/c").join(name)
-}
-
 /// `test-kit/c/py_server.py FLAGS N` (a python3-pmix server hosting N
 /// ranks of the command the caller appends), with the environment its
 /// clients need and its files in the scratch directory.
@@ -484,7 +482,7 @@ fn probe_under_python_server(ctx: &Ctx) -> Outcome {
 
 fn probe_under_cap_server(ctx: &Ctx) -> Outcome {
     absent_or(libpmix4_dev(), |_| {
-        let exe = match crate::interop::build_c("cap_server", &crate::interop::default_out_dir()) {
+        let exe = match crate::cbuild::build_c("cap_server", &crate::cbuild::default_out_dir()) {
             Ok(e) => e,
             Err(e) => return Outcome::Fail(e),
         };
@@ -640,69 +638,6 @@ fn build_dir(ctx: &Ctx) -> PathBuf {
     ctx.scratch.join("build")
 }
 
-/// Compile `test-kit/c/<name>.c` into `exe` with `compiler` and
-/// `extra` arguments after the source; built under a private name, then
-/// renamed, so that no other process runs a half-written file.
-pub fn compile_c(
-    compiler: &Path,
-    name: &str,
-    exe: &Path,
-    extra: &[String],
-) -> Result<PathBuf, String> {
-    let dir = exe.parent().ok_or("executable path without a directory")?;
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let o = Command::new(compiler)
-        .args(["-O1", "-o"])
-        .arg(&tmp)
-        .arg(script(&format!("{name}.c")))
-        .args(extra)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", compiler.display()))?;
-    if !o.status.success() {
-        return Err(format!(
-            "{} {name}.c: {}",
-            compiler.display(),
-            String::from_utf8_lossy(&o.stderr)
-        ));
-    }
-    std::fs::rename(&tmp, exe).map_err(|e| format!("{}: {e}", exe.display()))?;
-    Ok(exe.to_path_buf())
-}
-
-/// Compile `test-kit/c/<name>.c` with `cc` against libpmix 4.2.2's
-/// public headers, linked to the library file `lib` (no pkg-config file
-/// ships with 5.0.11's), with an rpath to its directory.
-pub fn build_with_lib(name: &str, lib: &Path, out: &Path) -> Result<PathBuf, String> {
-    let cflags = Command::new("pkg-config")
-        .args(["--cflags", "pmix"])
-        .output()
-        .map_err(|e| format!("pkg-config: {e}"))?;
-    let dir = lib.parent().ok_or("library path without a directory")?;
-    // 4.2.2's public headers only: its private struct layouts are not
-    // another version's (test-kit/c/common.h)
-    let mut extra = vec!["-pthread".to_string(), "-DPMIXW_PUBLIC_ONLY".into()];
-    extra.extend(
-        String::from_utf8_lossy(&cflags.stdout)
-            .split_whitespace()
-            .map(String::from),
-    );
-    extra.push(lib.display().to_string());
-    extra.push(format!("-Wl,-rpath,{}", dir.display()));
-    extra.push("-lm".into());
-    let exe = out.join(format!("{name}-{}", lib_tag(lib)));
-    compile_c(Path::new("cc"), name, &exe, &extra)
-}
-
-fn lib_tag(lib: &Path) -> String {
-    // a short stable tag of the library's path, for the executable's name
-    let h = lib
-        .to_string_lossy()
-        .bytes()
-        .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
-    format!("{h:08x}")
-}
-
 /// Compile `test-kit/c/<name>.c` with an MPI compiler wrapper.
 fn build_mpi(mpicc: &Path, name: &str, out: &Path, tag: &str) -> Result<PathBuf, String> {
     compile_c(mpicc, name, &out.join(format!("{name}-{tag}")), &[])
@@ -714,7 +649,7 @@ fn os(s: &Path) -> &std::ffi::OsStr {
 
 fn c_client_422(ctx: &Ctx) -> Outcome {
     absent_or(libpmix4_dev(), |_| {
-        match crate::interop::build_c("srv_client", &crate::interop::default_out_dir()) {
+        match crate::cbuild::build_c("srv_client", &crate::cbuild::default_out_dir()) {
             Ok(exe) => server_verdict(under_our_server(&[os(&exe), "all".as_ref()], ctx, "c422")),
             Err(e) => Outcome::Fail(e),
         }

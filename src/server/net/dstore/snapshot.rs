@@ -3,7 +3,7 @@
 //! [`layout`] reader. Everything in it is untrusted: sizes come from the
 //! files, counts are capped by the files that exist.
 
-use super::layout::{self, Namespace, Sizes, VecSegs, NS_ENTRY};
+use crate::server::dstore::layout::{self, Namespace, Sizes, VecSegs, NS_ENTRY};
 use std::io;
 use std::path::Path;
 

@@ -1,9 +1,9 @@
 //! The PMI server's driver: the ranks' `PMI_FD` sockets (one socketpair a
 //! rank, the launcher keeping its end) and an optional `PMI_PORT` TCP
 //! listener, multiplexed with poll(2) on the caller's thread. It only
-//! moves bytes: everything else is the core's ([`super::server`]).
+//! moves bytes: everything else is the core's ([`super`]).
 
-use super::server::{ConnId, Event, Server, Transmit};
+use super::{ConnId, Event, Server, Transmit};
 use std::collections::HashMap;
 use std::io::{ErrorKind, Read, Write};
 use std::net::{TcpListener, TcpStream};

@@ -6,7 +6,7 @@
 //! every wait. Wire facts and their evidence: spec-notes/pmi2.md.
 //!
 //! ```
-//! use pmix_wire::pmi2::{Client, Request, Response};
+//! use pmix_wire::pmi::client::{Client, Request, Response};
 //! let mut c = Client::new();
 //! assert_eq!(c.request(&Request::Init).unwrap(), b"cmd=init pmi_version=2 pmi_subversion=0\n");
 //! c.received(b"cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0\n");
@@ -17,7 +17,6 @@
 //! assert_eq!(c.poll().unwrap().unwrap(), Response::KvsFence);
 //! ```
 
-pub mod bridge;
 pub mod fd;
 
 use std::collections::VecDeque;

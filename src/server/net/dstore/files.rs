@@ -8,7 +8,7 @@
 //! Offered only where the mutex bytes are glibc's on a 64-bit target (the
 //! ABI of the libpmix clients that read them).
 
-use super::layout::{self, LockGeometry, Namespace, Segs, Sizes, StoreError};
+use crate::server::dstore::layout::{self, LockGeometry, Namespace, Segs, Sizes, StoreError};
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -440,7 +440,11 @@ impl Session {
 
     /// Store batches of (rank, [(key, packed pmix_value_t)]) for a
     /// namespace in one write transaction.
-    pub fn store(&mut self, nspace: &str, batches: &[super::Batch]) -> Result<(), String> {
+    pub fn store(
+        &mut self,
+        nspace: &str,
+        batches: &[crate::server::dstore::Batch],
+    ) -> Result<(), String> {
         if !self.spaces.contains_key(nspace) {
             return Err(format!("namespace {nspace} not in the store"));
         }
@@ -499,6 +503,26 @@ impl Drop for Session {
     }
 }
 
+impl crate::server::dstore::SharedStore for Session {
+    fn add_nspace(&mut self, nspace: &str, local: u32) -> bool {
+        match Session::add_nspace(self, nspace, local) {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!("dstore: namespace {nspace} not stored: {e}");
+                false
+            }
+        }
+    }
+    fn env(&self) -> Vec<(String, String)> {
+        Session::env(self)
+    }
+    fn store(&mut self, nspace: &str, batches: &[crate::server::dstore::Batch]) {
+        if let Err(e) = Session::store(self, nspace, batches) {
+            tracing::warn!("dstore: {nspace}: {e}");
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -539,7 +563,7 @@ mod tests {
         );
         assert_eq!(s.claimed("job-a"), Some(0));
         // read back from the files alone
-        let mut snap = super::super::snapshot::Snapshot::load(&dir).unwrap();
+        let mut snap = crate::server::net::dstore::snapshot::Snapshot::load(&dir).unwrap();
         assert_eq!(snap.sizes, Sizes::default());
         assert_eq!(snap.spaces.len(), 1);
         let sn = &mut snap.spaces[0];

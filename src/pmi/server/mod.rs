@@ -18,7 +18,10 @@
 //! assert_eq!(s.poll_transmit(), Some(Transmit::Send(1, b"cmd=response_to_init rc=0 pmi_version=1 pmi_subversion=2\n".to_vec())));
 //! ```
 
-use super::wire::{next_frame, Frame, FrameError, FrameLimits, Message};
+#[cfg(unix)]
+pub mod fd;
+
+use crate::pmi::wire::{next_frame, Frame, FrameError, FrameLimits, Message};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 /// A connection, as the driver names it.
@@ -236,7 +239,7 @@ pub enum Refusal {
     Frame(#[from] FrameError),
     /// A framed message that does not parse.
     #[error("{0}")]
-    Malformed(#[from] super::wire::Malformed),
+    Malformed(#[from] crate::pmi::wire::Malformed),
     /// A command no table row names.
     #[error("unknown command {0:?}")]
     Unknown(String),
@@ -1168,7 +1171,7 @@ impl Server {
 
     /// The host's answer to [`Event::JointFence`]: the PMIx fence
     /// completed and the store holds `pairs` (every rank's keys a PMI
-    /// client can read, [`super::joint::visible_to_pmi`]), stored in the
+    /// client can read, [`crate::pmi::joint::visible_to_pmi`]), stored in the
     /// job's KVS before the rank is answered; or why it failed. A pair
     /// the KVS cannot hold (a reserved `PMI_` key, too long, over the
     /// job's bytes) is left out and logged.
