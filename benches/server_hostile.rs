@@ -2,7 +2,7 @@
 //! client completes; server RSS within 2 MiB of the same job without
 //! attackers; the forged handshake refused"). The server runs in this
 //! process (as in server_idle); the same job of 8 libpmix 4.2.2 clients
-//! (test-kit/c/bench_wireup.c) runs twice: alone, then beside the
+//! (interop/c/bench_wireup.c) runs twice: alone, then beside the
 //! hostile peers of tests/libpmix_server_hostile.rs (test-kit/src/hostile.rs:
 //! 320 idle connections, garbage, truncated and oversized frames,
 //! slowloris, connect/close churn, forged handshakes for ranks not yet

@@ -1,7 +1,7 @@
 //! Memory of our server under idle load (issue #11): the server runs in
 //! this process; `IDLE` (default 300) TCP connections are opened to it and
 //! never send a byte, then 8 libpmix 4.2.2 clients
-//! (test-kit/c/bench_wireup.c) wire up beside them. Prints this
+//! (interop/c/bench_wireup.c) wire up beside them. Prints this
 //! process's resident memory before, and its peak (VmHWM) after. Not a
 //! test: nothing asserts a figure; it fails only if a client fails.
 //!

@@ -2,7 +2,7 @@
 //! put, commit, fence with data, GET a neighbour's key and finalize,
 //! concurrently on one thread; against our server embedded in the same
 //! tokio program (`net::spawn`), and against libpmix 4.2.2's server
-//! (test-kit/c/bench_server.c, which registers the ranks and waits for
+//! (interop/c/bench_server.c, which registers the ranks and waits for
 //! whoever connects as them). The C server skips only where cc or libpmix
 //! is absent (outside CI; under CI that fails).
 

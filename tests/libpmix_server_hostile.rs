@@ -1,5 +1,5 @@
 //! Hostile peers are harmless (issue #11). Live: eight libpmix 4.2.2
-//! clients (test-kit/c/bench_wireup.c: init, put, commit, fence with
+//! clients (interop/c/bench_wireup.c: init, put, commit, fence with
 //! data, get every peer's keys, finalize) wire up under our server while
 //! other connections send garbage, truncated and oversized frames, sit idle
 //! (300+), drip a handshake byte by byte (slowloris), connect and close in

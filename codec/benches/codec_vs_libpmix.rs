@@ -3,7 +3,7 @@
 //! 3) each run the C side and then ours, best of `BENCH_REPS` (default 5)
 //! per round; the figures are the best over all rounds.
 //!
-//! The C side (`test-kit/c/bench.c`) is built here with `cc -O2` and
+//! The C side (`interop/c/bench.c`) is built here with `cc -O2` and
 //! `pkg-config --cflags --libs pmix`, run first (so the two never share
 //! the CPU), and prints its timings as tab-separated lines. Our side runs
 //! in this process through the public `DataBuffer` API, the counterpart of
@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 use std::process::{exit, Command};
 use std::time::{Duration, Instant};
 
-const C_SOURCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/bench.c");
+const C_SOURCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../interop/c/bench.c");
 const OUT_DIR: &str = env!("CARGO_TARGET_TMPDIR");
 
 /// The generator both sides use (xorshift64, seed 42).

@@ -1,4 +1,4 @@
-//! Our compression against libpmix 4.2.2 itself: test-kit/c/compress.c,
+//! Our compression against libpmix 4.2.2 itself: interop/c/compress.c,
 //! built here with `cc` and `pkg-config --cflags --libs pmix`, feeds blobs
 //! to PMIx_Data_decompress / the zlib component's decompress_string and
 //! reports what PMIx_Data_compress does. Also records what libpmix does
@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 fn program() -> &'static PathBuf {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
-        let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/compress.c");
+        let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../interop/c/compress.c");
         let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pmix-compress");
         let pc = Command::new("pkg-config")
             .args(["--cflags", "--libs", "pmix"])

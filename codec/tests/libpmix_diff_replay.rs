@@ -619,7 +619,7 @@ fn run_regression(c: &mut LibPmix, name: &str) {
 const NAMED_FILES: &[(&str, &str)] = &[
     (
         "regress-buffer-units-after-the-first-a",
-        "BUFFER, v4: the 2026-11-24 campaign's unlisted re-pack divergence (a harness defect: the stride of BUFFER storage, test-kit/c/common.h)",
+        "BUFFER, v4: the 2026-11-24 campaign's unlisted re-pack divergence (a harness defect: the stride of BUFFER storage, interop/c/common.h)",
     ),
     (
         "regress-buffer-units-after-the-first-b",
@@ -627,7 +627,7 @@ const NAMED_FILES: &[(&str, &str)] = &[
     ),
     (
         "regress-value-regex-inadequate-space",
-        "VALUE, v4: count 19 in 5 bytes, a REGEX value whose string count is 5; libpmix's -19 with no values is its refusal (test-kit/c/unpack.c), the campaign's largest VALUE class (6029 inputs)",
+        "VALUE, v4: count 19 in 5 bytes, a REGEX value whose string count is 5; libpmix's -19 with no values is its refusal (interop/c/unpack.c), the campaign's largest VALUE class (6029 inputs)",
     ),
     (
         "regress-query-regex-inadequate-space-agrees",

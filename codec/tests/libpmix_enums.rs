@@ -1,7 +1,7 @@
 //! pmix_types::enums against the installed libpmix 4.2.2: every named
 //! constant has the value of its C macro in pmix_common.h (printed by
-//! test-kit/c/enum_values.c), `Display` equals the library's
-//! `PMIx_*_string` for every 8-bit value (printed by test-kit/c/strings.c),
+//! interop/c/enum_values.c), `Display` equals the library's
+//! `PMIx_*_string` for every 8-bit value (printed by interop/c/strings.c),
 //! and every value survives the codec in every dialect.
 
 use pmix_codec::{decode, encode, BufferType, Dialect, Format};
@@ -17,7 +17,7 @@ fn run_c(name: &str) -> Option<String> {
     let exe = match pmix_test_kit::interop::build_c(name, &dir) {
         Ok(exe) => exe,
         Err(e) if std::env::var("CI").as_deref() != Ok("true") => {
-            eprintln!("skipped: cannot build test-kit/c/{name}.c: {e}");
+            eprintln!("skipped: cannot build interop/c/{name}.c: {e}");
             return None;
         }
         Err(e) => panic!("{e}"),

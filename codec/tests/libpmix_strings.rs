@@ -1,5 +1,5 @@
 //! pmix-types' string helpers and status table against the running
-//! libpmix 4.2.2: test-kit/c/strings.c prints what the C helpers return
+//! libpmix 4.2.2: interop/c/strings.c prints what the C helpers return
 //! for every status code in range and every 8-bit enum value.
 
 use pmix_types::names::*;

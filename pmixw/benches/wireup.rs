@@ -1,8 +1,8 @@
 //! Wireup benchmark (issue #5 item 10): N libpmix 4.2.2 clients
-//! (test-kit/c/bench_wireup.c: init, put 4 keys, commit, fence with
+//! (interop/c/bench_wireup.c: init, put 4 keys, commit, fence with
 //! data, get every peer's keys, finalize) under our server (`pmixw run`)
 //! and under a C launcher built on libpmix's PMIx_server_init
-//! (test-kit/c/bench_server.c), in the same run, N = 8, 32, 128 and
+//! (interop/c/bench_server.c), in the same run, N = 8, 32, 128 and
 //! 256 (`BENCH_N` to choose).
 //! Runs `BENCH_REPS` (default 5) launches of each server, alternating, and
 //! prints the median wall time with its spread (and the ratio of the best), the
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{exit, Command};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// The phases each client stamps (test-kit/c/bench_wireup.c).
+/// The phases each client stamps (interop/c/bench_wireup.c).
 const PHASES: [&str; 6] = ["start", "init", "commit", "fence", "get", "finalize"];
 
 struct Run {

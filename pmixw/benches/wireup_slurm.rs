@@ -1,7 +1,7 @@
 //! Wireup across Slurm nodes (issues 14 and 26): N libpmix 4.2.2 clients
-//! (test-kit/c/bench_wireup.c: init, put 4 keys, commit, fence with
+//! (interop/c/bench_wireup.c: init, put 4 keys, commit, fence with
 //! data, get every peer's 4 keys, finalize) over k nodes of the private
-//! cluster (test-kit/src/slurm), N/k per node, under
+//! cluster (interop/src/slurm), N/k per node, under
 //!
 //! * ours: `srun --mpi=pmi2 -N k --ntasks-per-node=1 pmixw run -n N
 //!   --dstore` (our server on each node, fences through Slurm's PMI-2, the
@@ -35,7 +35,7 @@ use std::path::PathBuf;
 use std::process::{exit, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// The phases each client stamps (test-kit/c/bench_wireup.c).
+/// The phases each client stamps (interop/c/bench_wireup.c).
 const PHASES: [&str; 6] = ["start", "init", "commit", "fence", "get", "finalize"];
 
 struct Run {

@@ -1,4 +1,4 @@
-//! Our tool against a libpmix 4.2.2 server (test-kit/c/cli_server.c,
+//! Our tool against a libpmix 4.2.2 server (interop/c/cli_server.c,
 //! PMIx_server_init with tool support): find it through the rendezvous
 //! files it writes, connect (the server assigns our identity) and query.
 //! Skips only if cc or libpmix (pkg-config pmix) is absent (outside CI;
@@ -40,7 +40,7 @@ fn start(tag: &str) -> Option<Server> {
         .filter(|o| o.status.success())?;
     let flags = String::from_utf8(flags.stdout).unwrap();
     let exe = dir.join("cli_server");
-    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/cli_server.c");
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../interop/c/cli_server.c");
     let cc = Command::new("cc")
         .arg("-o")
         .arg(&exe)

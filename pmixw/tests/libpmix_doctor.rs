@@ -1,6 +1,6 @@
 //! `pmixw doctor` (issue 16 item 3): under our own `pmixw run` server (in
 //! two dialects), against a libpmix 4.2.2 server found through its
-//! rendezvous file (test-kit/c/cli_server.c), with conflicting
+//! rendezvous file (interop/c/cli_server.c), with conflicting
 //! variables, and with nothing to find.
 
 use pmix_test_kit::process;
@@ -131,7 +131,7 @@ fn nothing_to_find_and_nothing_listening() {
     let _ = std::fs::remove_dir_all(&empty);
 }
 
-/// A C server of test-kit/c built against libpmix and started with
+/// A C server of interop/c built against libpmix and started with
 /// `args` and a fresh tmpdir: the process, its stdout lines, the tmpdir.
 /// `None` (the test skips, saying why) only without libpmix-dev.
 fn c_server(
@@ -206,7 +206,7 @@ fn rank_env(lines: &[String], nspace: &str, rank: u32) -> Vec<(String, String)> 
         .collect()
 }
 
-/// In a libpmix 4.2.2 job's environment (test-kit/c/cap_server.c, the
+/// In a libpmix 4.2.2 job's environment (interop/c/cap_server.c, the
 /// variables it gives rank 0): the server, its version and dialect, and
 /// its job-level reserved keys read as the job's client with the
 /// standard's types; with the URI alone, as a tool where its rendezvous

@@ -1,7 +1,7 @@
 //! pmix_types::keys (issue 16 item 5) against its two sources: the PMIx
 //! standard's reserved-keys chapter (its rows in
 //! corpus/standard/reserved-keys.tsv), and libpmix 4.2.2's
-//! attribute dictionary (test-kit/c/dictionary.c prints it).
+//! attribute dictionary (interop/c/dictionary.c prints it).
 
 use pmix_types::keys::{Level, RESERVED};
 use pmix_types::{DataType, Value};

@@ -1,5 +1,5 @@
 //! The server role (issue #5) against unmodified libpmix 4.2.2 clients:
-//! test-kit/c/srv_client.c runs as every rank under `pmixw run` and
+//! interop/c/srv_client.c runs as every rank under `pmixw run` and
 //! checks the values it gets (job info keys, every peer's data, lookup,
 //! events, query); the same in every dialect a 4.2.2 client can be steered
 //! to, two namespaces of different dialects side by side, abort, a rank

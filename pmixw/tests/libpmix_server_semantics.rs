@@ -1,5 +1,5 @@
 //! What real PMIx programs expect of their server (issue 12):
-//! test-kit/c/semantics.c, a libpmix 4.2.2 client, runs as every rank
+//! interop/c/semantics.c, a libpmix 4.2.2 client, runs as every rank
 //! under `pmixw run` and, where they are installed, under the reference
 //! launchers — Open MPI 4.1.4's `mpirun` and PRRTE's `prterun` (found as
 //! `$PMIXW_PRRTE_BIN`, on PATH, or in a venv `.ci/setup` made under
@@ -754,7 +754,7 @@ fn python_pmix() -> Option<PathBuf> {
 #[test]
 fn python3_pmix_clients_see_the_same_semantics() {
     let Some(py) = python_pmix() else { return };
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../test-kit/c/semantics.py");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../interop/c/semantics.py");
     let mut c = Command::new(env!("CARGO_BIN_EXE_pmixw"));
     c.args(["run", "-n", "2", "--timeout", JOB_GUARD])
         .arg(py)

@@ -1,5 +1,5 @@
 //! Live conformance of the message layer (issue #4 item 6): a libpmix
-//! 4.2.2 server (test-kit/c/cap_server.c) hosts two C clients that send
+//! 4.2.2 server (interop/c/cap_server.c) hosts two C clients that send
 //! every request the 4.2.2 client library sends (cap_client.c), a client
 //! that aborts, and a C tool (cap_tool.c). Every connection goes through
 //! our relay, which records the bytes. Each message must decode as a typed

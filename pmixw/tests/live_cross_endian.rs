@@ -1,9 +1,9 @@
 //! Heterogeneous for real (issue 28): `pmixw` built for s390x (big-endian)
 //! and run under qemu-user on this x86-64 machine, against x86 peers.
-//! As the server: x86 libpmix 4.2.2 clients (test-kit/c/srv_client.c,
+//! As the server: x86 libpmix 4.2.2 clients (interop/c/srv_client.c,
 //! their whole battery) and an x86 Open MPI 4.1.4 ring run under
 //! `pmixw run`. As a client: `pmixw probe` passes every check under x86
-//! hosts (our x86 `pmixw run`, libpmix's server test-kit/c/cap_server.c,
+//! hosts (our x86 `pmixw run`, libpmix's server interop/c/cap_server.c,
 //! Open MPI's `mpirun`). And the bytes: each libpmix connection goes
 //! through our relay, recording both sides; the conversation with the
 //! s390x pmixw is the conversation the same peer has with the x86 pmixw,

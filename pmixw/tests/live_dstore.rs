@@ -1,6 +1,6 @@
 //! The ds21 shared-memory store (issue 26 item 5, spec-notes/dstore.md)
 //! read by unmodified libpmix 4.2.2 clients under `pmixw run --dstore`:
-//! test-kit/c/ds_client.c reads job-level and its own rank-level keys,
+//! interop/c/ds_client.c reads job-level and its own rank-level keys,
 //! puts two keys, commits, fences with data, reads every peer's keys and,
 //! PMIX_OPTIONAL, a key its peer did not put (NOT_FOUND). libpmix's own
 //! verbose output says which store the client took and where each get was
@@ -17,7 +17,7 @@ const N: u32 = 3;
 
 fn client() -> Option<PathBuf> {
     process::require(
-        "libpmix 4.2.2 (pkg-config pmix) for test-kit/c/ds_client.c",
+        "libpmix 4.2.2 (pkg-config pmix) for interop/c/ds_client.c",
         build_c("ds_client", &default_out_dir()),
     )
 }
@@ -140,7 +140,7 @@ fn records(
     m
 }
 
-/// libpmix 4.2.2's own server (test-kit/c/bench_server.c with
+/// libpmix 4.2.2's own server (interop/c/bench_server.c with
 /// BENCH_SERVER_DSTORE=1) and ours serve the same job of ds_client; rank 0
 /// copies each store after the fence. The two stores agree byte for byte
 /// where they must: lock header and claimed slots, namespace entry, every
@@ -153,7 +153,7 @@ fn our_store_holds_what_libpmix_own_server_stores() {
     use pmix_wire::server::{dstore::layout::WILDCARD, net::dstore::snapshot::Snapshot};
     let Some(exe) = client() else { return };
     let Some(cserver) = process::require(
-        "libpmix 4.2.2 (pkg-config pmix) for test-kit/c/bench_server.c",
+        "libpmix 4.2.2 (pkg-config pmix) for interop/c/bench_server.c",
         build_c("bench_server", &default_out_dir()),
     ) else {
         return;

@@ -1,5 +1,5 @@
 //! The live cross-version matrix (issue 13), one test per row of
-//! `pmixw interop --hosts` (test-kit/src/hosts/grid.rs): our client (`pmixw probe
+//! `pmixw interop --hosts` (interop/src/hosts/grid.rs): our client (`pmixw probe
 //! --events`) under our server, libpmix 4.2.2's server harness, Open MPI
 //! 4.1.4's mpirun, PRRTE 5.0.11's prterun and Open MPI 5.0.11's mpirun,
 //! a python3-pmix server and Slurm's `srun --mpi=pmix` on one and two
@@ -290,7 +290,7 @@ fn probe_events_never_reach_the_hosts_own_handler() {
         return;
     };
     let ctx = ctx("handler");
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../test-kit/c/");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../interop/c/");
     let job = |n: u32, argv: &[&str], tag: &str| {
         let mut c = grid::python_server(&py, &["--default-handler"], n, &ctx);
         c.args(argv);

@@ -41,7 +41,7 @@ fn run(launcher: &Path, args: &[&str], exe: &Path) -> (bool, Vec<String>, String
     )
 }
 
-/// test-kit/c/pmi_kvs.c, our raw-wire PMI client, built with cc as
+/// interop/c/pmi_kvs.c, our raw-wire PMI client, built with cc as
 /// `name` (each test its own file).
 fn build_pmi_kvs(name: &str) -> PathBuf {
     let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);

@@ -129,7 +129,7 @@ fn python_package_builds_installs_and_passes_pytest() {
             .env("CARGO_TARGET_DIR", work.join("cargo")),
         "pip install ./bindings/python",
     );
-    // the Slurm hosts: a private two-node cluster (test-kit/src/slurm) for the whole
+    // the Slurm hosts: a private two-node cluster (interop/src/slurm) for the whole
     // pytest run; without Slurm pytest skips them (for_test fails in CI)
     let cluster = slurm::for_test(2);
     let mut pytest = Command::new(&vpy);

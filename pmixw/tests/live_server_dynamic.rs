@@ -5,7 +5,7 @@
 //! programs and for job control, whose requests it accepts) where the
 //! reference itself passes it reliably; ours must pass it too.
 //!
-//! The programs are test-kit/c/*.c:
+//! The programs are interop/c/*.c:
 //!
 //! - spawn_conn.c (libpmix 4.2.2 and 5.0.11 clients): a spawned job's
 //!   ranks find their parent (PMIX_PARENT_ID) and apps, both jobs connect,
@@ -56,7 +56,7 @@ fn scratch(what: &str) -> PathBuf {
     d
 }
 
-/// `test-kit/c/<name>.c` built for `kind`, once per test process;
+/// `interop/c/<name>.c` built for `kind`, once per test process;
 /// None when its toolchain is missing (skipped; a failure under CI).
 fn build(kind: Kind, name: &str) -> Option<PathBuf> {
     static BUILT: Mutex<Option<HashMap<(Kind, String), PathBuf>>> = Mutex::new(None);

@@ -1,4 +1,4 @@
-//! The private Slurm cluster fixture (test-kit/src/slurm): munged, slurmctld and two
+//! The private Slurm cluster fixture (interop/src/slurm): munged, slurmctld and two
 //! slurmd on this machine. One-node and two-node `srun` jobs, and Slurm's
 //! own PMIx plugin (`srun --mpi=pmix`) running `pmixw probe` on both nodes.
 

@@ -1,5 +1,5 @@
 //! `pmixw run` across Slurm nodes through PMI-2 (issue 14): in the private
-//! two-node cluster of test-kit/src/slurm, `srun --mpi=pmi2 -N 2
+//! two-node cluster of interop/src/slurm, `srun --mpi=pmi2 -N 2
 //! --ntasks-per-node=1 pmixw run -n 4 PROG` runs ONE job of 4 ranks. libpmix
 //! C clients check the job data, put/commit/fence(collect)/get of every
 //! rank, direct modex and events across nodes; Open MPI programs run
@@ -435,7 +435,7 @@ fn a_late_rank_on_another_node_is_waited_for_as_under_slurm() {
 /// `pmixw run --dstore` across nodes: each node's server offers its ranks
 /// a ds21 store of their own, holding its ranks' committed data and,
 /// once the fence brings it, the other node's ranks' data. Unmodified
-/// libpmix 4.2.2 clients (test-kit/c/ds_client.c) take ds21, read job
+/// libpmix 4.2.2 clients (interop/c/ds_client.c) take ds21, read job
 /// data and every peer's keys (local and across the nodes) on libpmix's
 /// fast path, with no request to a server, and a key a peer did not put
 /// is NOT_FOUND; both nodes' stores are gone with their servers.

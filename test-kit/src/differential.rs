@@ -6,7 +6,7 @@
 //! Input layout: that of `unpack_any` (test-kit/src/targets.rs):
 //! byte 0 the type code (mod 76), byte 1 the format, the rest the buffer.
 //!
-//! libpmix is the harness's C program `test-kit/c/unpack.c` (built
+//! libpmix is the harness's C program `interop/c/unpack.c` (built
 //! against `pkg-config pmix` by `crate::interop::build_c`): a tool
 //! initialised with PMIX_TOOL_DO_NOT_CONNECT that unpacks unit after unit
 //! with `PMIx_Data_unpack` and re-packs all values with `PMIx_Data_pack`.

@@ -1,4 +1,4 @@
-//! What test-kit/c/ds_client.c (a libpmix 4.2.2 rank reading job data,
+//! What interop/c/ds_client.c (a libpmix 4.2.2 rank reading job data,
 //! putting two keys, fencing, reading every peer's keys and one key a
 //! peer did not put) prints, and what libpmix's verbose output
 //! (`PMIX_MCA_pmix_client_get_verbose=2`, `PMIX_MCA_gds_base_verbose=2`)

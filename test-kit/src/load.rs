@@ -5,7 +5,7 @@
 //! job info), put 4 keys, commit, fence collecting data, get a neighbour's
 //! key, finalize. The same clients run against our server (this binary
 //! re-run as `server_load serve N`: `net::start`) and against libpmix
-//! 4.2.2's server (test-kit/c/bench_server.c `N -`, which registers N
+//! 4.2.2's server (interop/c/bench_server.c `N -`, which registers N
 //! ranks and starts none), each in a process of its own, so that its peak
 //! RSS and CPU time are its alone. The clients run in `BENCH_GEN` generator
 //! processes (default 1; this binary re-run as `server_load gen ...`, each
@@ -24,11 +24,11 @@
 //! latency (median and worst), when the last client finished each phase,
 //! the run-queue waits of server and generators (what other load on the
 //! machine cost the run), the size of the job-info and fence replies, and
-//! the load average. `BENCH_NULL=1` adds a null responder ([`null_responder`]),
+//! the load average. `BENCH_NULL=1` adds a null responder (`null_responder`),
 //! the floor under any server for this workload. The
 //! job-info reply (and libpmix's fence reply, which can carry every rank's
 //! data) is read as a stream: its first item checked, the rest dropped
-//! unread by the kernel ([`request_head`]). Raises its RLIMIT_NOFILE to the
+//! unread by the kernel (`request_head`). Raises its RLIMIT_NOFILE to the
 //! hard limit (N = 10 000 needs 10 000 descriptors in each process). Not a
 //! test: nothing asserts a figure; it fails only if a client fails.
 //!

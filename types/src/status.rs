@@ -3,7 +3,7 @@
 //!
 //! Generated from `pmix_common.h` / `pmix_deprecated.h` of Debian's
 //! libpmix 4.2.2 and checked against the running library by
-//! `types/tests/strings_vs_libpmix.rs` (test-kit/c/strings.c).
+//! `types/tests/strings_vs_libpmix.rs` (interop/c/strings.c).
 
 /// A PMIx status code.
 pub type Status = i32;

@@ -6,7 +6,7 @@ Hosts: our `pmixw run` (PMIXW_BIN, or pmixw on PATH), Open MPI's `mpirun`
 (PATH), PRRTE's `prterun` (PMIXW_PRRTE_BIN, PATH, or a prefix under
 target/ that .ci/setup installs), and Slurm's `srun --mpi=pmix` on one
 node and on two nodes of the private cluster that pmixw/tests/live_python.rs
-starts (test-kit/src/slurm; PMIXW_SLURM_CONF, PMIXW_SRUN_BIN). A host that is absent
+starts (interop/src/slurm; PMIXW_SLURM_CONF, PMIXW_SRUN_BIN). A host that is absent
 is skipped, and fails the suite when CI=true.
 """
 

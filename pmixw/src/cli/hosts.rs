@@ -1,9 +1,9 @@
 //! `pmixw interop --hosts [--json] [--only TEXT]`: the live matrix of our
 //! roles against the PMIx hosts and client kinds found on this machine
-//! (test-kit/src/hosts/grid.rs). Exit status 1 when a cell fails; an absent peer
+//! (interop/src/hosts/grid.rs). Exit status 1 when a cell fails; an absent peer
 //! is reported, not failed.
 
-use pmix_test_kit::hosts::grid;
+use pmix_interop::hosts::grid;
 use std::process::ExitCode;
 
 pub fn hosts_cmd(json: bool, only: Option<String>) -> Result<ExitCode, String> {

@@ -291,8 +291,9 @@ struct InteropArgs {
     /// The live matrix: our roles under every PMIx host and client kind found here
     #[arg(long, conflicts_with_all = ["dialect", "fixed_ints", "save_vectors", "lib"])]
     hosts: bool,
-    /// --hosts: only the cells whose name contains TEXT
-    #[arg(long, value_name = "TEXT", requires = "hosts")]
+    /// Only the cells whose name contains TEXT (--hosts), or the types whose
+    /// name does (the codec matrix: STRING, INFO, …; any case)
+    #[arg(long, value_name = "TEXT")]
     only: Option<String>,
     /// JSON output
     #[arg(long)]
@@ -596,7 +597,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             if o.format.fixed_ints && !matches!(o.format.dialect, Dialect::V4 | Dialect::V41) {
                 return Err("--fixed-ints (psquash native) exists only for v4 and v41".into());
             }
-            interop_cmd(&o)
+            interop_cmd(&o, a.only.as_deref())
         }
         Cmd::Run(a) => run::run(a),
         Cmd::Probe(a) => probe::probe_cmd(a),
@@ -696,8 +697,8 @@ fn relay_cmd(o: &Opts) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn interop_cmd(o: &Opts) -> Result<ExitCode, String> {
-    use pmix_test_kit::interop;
+fn interop_cmd(o: &Opts, only: Option<&str>) -> Result<ExitCode, String> {
+    use pmix_interop::interop;
     let mut formats = if o.dialects.is_empty() {
         interop::default_formats()
     } else {
@@ -727,6 +728,16 @@ fn interop_cmd(o: &Opts) -> Result<ExitCode, String> {
         )?,
         None => interop::run_matrix(&formats)?,
     };
+    let mut m = m;
+    if let Some(t) = only {
+        m.cases
+            .retain(|c| c.ty.to_ascii_lowercase().contains(&t.to_ascii_lowercase()));
+        if m.cases.is_empty() {
+            return Err(format!(
+                "--only {t}: no type of the matrix has that in its name"
+            ));
+        }
+    }
     if o.json {
         println!(
             "{}",

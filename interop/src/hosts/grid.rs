@@ -420,7 +420,7 @@ fn probe_under_slurm_2(ctx: &Ctx) -> Outcome {
 
 /// Our server across two Slurm nodes, bridged through Slurm's PMI-2
 /// (`srun --mpi=pmi2 -N 2 --ntasks-per-node=1 pmixw run -n 4`), hosting
-/// one job of 4 libpmix 4.2.2 clients (`test-kit/c/mn_client.c all`):
+/// one job of 4 libpmix 4.2.2 clients (`interop/c/mn_client.c all`):
 /// every rank sees a job of 4 on 2 nodes and ends with 0 failures.
 fn pmi2_across_slurm_nodes(ctx: &Ctx) -> Outcome {
     absent_or(libpmix4_dev(), |_| {
@@ -457,7 +457,7 @@ fn pmi2_across_slurm_nodes(ctx: &Ctx) -> Outcome {
     })
 }
 
-/// `test-kit/c/py_server.py FLAGS N` (a python3-pmix server hosting N
+/// `interop/c/py_server.py FLAGS N` (a python3-pmix server hosting N
 /// ranks of the command the caller appends), with the environment its
 /// clients need and its files in the scratch directory.
 pub fn python_server(py: &Path, flags: &[&str], n: u32, ctx: &Ctx) -> Command {
@@ -490,7 +490,7 @@ fn probe_under_cap_server(ctx: &Ctx) -> Outcome {
     })
 }
 
-/// `test-kit/c/cap_server.c` (libpmix 4.2.2's server with upcalls for
+/// `interop/c/cap_server.c` (libpmix 4.2.2's server with upcalls for
 /// publish, spawn, connect …) hosting N ranks of the probe: it prints
 /// `env <ns> <rank> K=V` lines, then `ready`, and ends when its stdin closes.
 fn cap_server_job(exe: &Path, ctx: &Ctx) -> Result<(bool, String), String> {
@@ -638,7 +638,7 @@ fn build_dir(ctx: &Ctx) -> PathBuf {
     ctx.scratch.join("build")
 }
 
-/// Compile `test-kit/c/<name>.c` with an MPI compiler wrapper.
+/// Compile `interop/c/<name>.c` with an MPI compiler wrapper.
 fn build_mpi(mpicc: &Path, name: &str, out: &Path, tag: &str) -> Result<PathBuf, String> {
     compile_c(mpicc, name, &out.join(format!("{name}-{tag}")), &[])
 }

@@ -7,7 +7,7 @@
 //! directory.
 //!
 //! ```no_run
-//! let c = pmix_test_kit::slurm::Cluster::start(2)?;
+//! let c = pmix_interop::slurm::Cluster::start(2)?;
 //! let out = c.srun().args(["-N", "2", "hostname"]).output().map_err(|e| e.to_string())?;
 //! assert!(out.status.success());
 //! c.stop();

@@ -1,5 +1,5 @@
 # pmix-wire live tests: a python3-pmix (OpenPMIx 4.2.2's Python bindings)
-# client run as every rank of a job under our server (test-kit/src/hosts/grid.rs).
+# client run as every rank of a job under our server (interop/src/hosts/grid.rs).
 # Written for pmix-wire. Prints "ok <check> <value>" or "fail <check> <why>"
 # per check; exits 1 on any failure.
 import sys

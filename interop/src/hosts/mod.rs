@@ -139,12 +139,16 @@ pub fn mpi4py_ompi4_venv() -> PathBuf {
     env_dir("PMIXW_MPI4PY_OMPI4_VENV", "target/mpi4py-ompi4")
 }
 
-/// `$var` when set and not empty, else `rel` beside this crate's manifest
-/// (where `.ci/setup` puts it; it reads the same variables).
+/// `$var` when set and not empty, else `rel` in the repository (where
+/// `.ci/setup` puts it; it reads the same variables), else (an installed
+/// `pmixw`) `rel` under [`crate::build_root`].
 fn env_dir(var: &str, rel: &str) -> PathBuf {
     match std::env::var_os(var) {
         Some(v) if !v.is_empty() => PathBuf::from(v),
-        _ => crate::repo().join(rel),
+        _ => match crate::repo() {
+            Some(r) => r.join(rel),
+            None => crate::build_root().join(rel.strip_prefix("target/").unwrap_or(rel)),
+        },
     }
 }
 

@@ -1,6 +1,6 @@
 //! The interop harness against the system libpmix (the C reference).
 //!
-//! Two C programs in `test-kit/c/` are built at run time against
+//! Two C programs in `interop/c/` are built at run time against
 //! `pkg-config pmix`: `gen` packs a broad set of cases of every type and
 //! prints the bytes with the packed values as JSON; `unpack` unpacks bytes
 //! it is given and prints the values and its own re-pack. For every case
@@ -857,7 +857,7 @@ pub fn libpmix_version() -> String {
 /// The environment of each client of `cap_server`, by (nspace, rank).
 pub type CapEnvs = std::collections::HashMap<(String, u32), Vec<(String, String)>>;
 
-/// Start `cap_server` (test-kit/c/cap_server.c, libpmix 4.2.2's server,
+/// Start `cap_server` (interop/c/cap_server.c, libpmix 4.2.2's server,
 /// built with [`build_c`]) with `n` ranks of "capns" and its session
 /// directory under `tmp`: the server (stopped when dropped) and the
 /// environment it gives each client. Waits for its "ready" line (a hang
@@ -894,7 +894,7 @@ pub fn start_cap_server(exe: &Path, n: u32, tmp: &Path) -> (crate::process::Kill
 }
 
 /// Assert that `out` holds, for every rank of an `n`-rank job of
-/// test-kit/c/mpi_ring.c, the line it prints when its ring, its sum
+/// interop/c/mpi_ring.c, the line it prints when its ring, its sum
 /// reduction and its broadcast all held; `context` (more output, logs)
 /// is shown with a failure.
 pub fn assert_mpi_ring(out: &str, n: u32, context: &str) {

@@ -1,4 +1,4 @@
-//! Building the C programs of `test-kit/c/`: against the system libpmix
+//! Building the C programs of this package's `c/` folder: against the system libpmix
 //! ([`build_c`], once per process), against another libpmix file
 //! ([`build_with_lib`]), or with any compiler ([`compile_c`]). The bottom
 //! of the kit's C side: the harness ([`crate::interop`]) and the live grid
@@ -7,9 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// `test-kit/c/<name>`.
+/// `c/<name>` of this package (the repository's `interop/c/`; an
+/// installed `pmixw` has them in its copy of the package).
 pub fn script(name: &str) -> PathBuf {
-    crate::repo().join("test-kit/c").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("c").join(name)
 }
 
 fn pkg_config() -> Result<Vec<String>, String> {
@@ -29,7 +30,7 @@ fn pkg_config() -> Result<Vec<String>, String> {
         .collect())
 }
 
-/// Compile one C program of `test-kit/c/` against the system libpmix
+/// Compile one C program of `interop/c/` against the system libpmix
 /// (once per process and directory; concurrent callers wait for it).
 pub fn build_c(name: &str, out_dir: &Path) -> Result<PathBuf, String> {
     use std::collections::HashMap;
@@ -58,10 +59,10 @@ fn compile(name: &str, out_dir: &Path, exe: &Path) -> Result<PathBuf, String> {
 
 /// The build directory for the harness's C programs.
 pub fn default_out_dir() -> PathBuf {
-    crate::repo().join("target/interop-c")
+    crate::build_root().join("interop-c")
 }
 
-/// Compile `test-kit/c/<name>.c` into `exe` with `compiler` and
+/// Compile `interop/c/<name>.c` into `exe` with `compiler` and
 /// `extra` arguments after the source; built under a private name, then
 /// renamed, so that no other process runs a half-written file.
 pub fn compile_c(
@@ -91,7 +92,7 @@ pub fn compile_c(
     Ok(exe.to_path_buf())
 }
 
-/// Compile `test-kit/c/<name>.c` with `cc` against libpmix 4.2.2's
+/// Compile `interop/c/<name>.c` with `cc` against libpmix 4.2.2's
 /// public headers, linked to the library file `lib` (no pkg-config file
 /// ships with 5.0.11's), with an rpath to its directory.
 pub fn build_with_lib(name: &str, lib: &Path, out: &Path) -> Result<PathBuf, String> {
@@ -101,7 +102,7 @@ pub fn build_with_lib(name: &str, lib: &Path, out: &Path) -> Result<PathBuf, Str
         .map_err(|e| format!("pkg-config: {e}"))?;
     let dir = lib.parent().ok_or("library path without a directory")?;
     // 4.2.2's public headers only: its private struct layouts are not
-    // another version's (test-kit/c/common.h)
+    // another version's (interop/c/common.h)
     let mut extra = vec!["-pthread".to_string(), "-DPMIXW_PUBLIC_ONLY".into()];
     extra.extend(
         String::from_utf8_lossy(&cflags.stdout)

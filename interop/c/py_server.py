@@ -1,7 +1,7 @@
 # pmix-wire live tests: a minimal python3-pmix (OpenPMIx 4.2.2's Python
 # bindings) server hosting one job of N ranks of a command, as a host that
 # registers the least job data (size, maps; no appnum) and offers no
-# publish, lookup or spawn (test-kit/src/hosts/grid.rs). Written for pmix-wire.
+# publish, lookup or spawn (interop/src/hosts/grid.rs). Written for pmix-wire.
 #
 #   python3 py_server.py [--int-appnum] [--default-handler] N COMMAND [ARGS...]
 #
