@@ -3,7 +3,7 @@
 //! subcommand, so each has its own `--help`.
 
 mod debug;
-mod launch;
+mod host;
 mod probe;
 mod query;
 mod run;

@@ -12,90 +12,20 @@
 //! SIGTERM and SIGHUP end the job the same way and remove the rendezvous
 //! files; nothing is left behind.
 
-use super::launch;
+use super::host::{self, catch_signals, exit_code, Job};
 use pmix_types::status::codes;
 use pmix_types::RANK_WILDCARD;
 use pmix_types::{Info, Proc, Value};
 use pmix_wire::server::{net, AppSpec, HostEvent, JobSpec};
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Child, Command, ExitCode};
+use std::process::{Command, ExitCode};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const USAGE: &str = "usage: pmixw run -n N [--nspace NAME] [--dialect v41|v4|v3|v21|v20] \
 [--mpi pmix|pmi1|pmi2|auto] [--pmi-port] [--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] [--dstore] [-v] PROG [ARGS...] \
 [: [-n M] [--mpi WIRE] PROG2 [ARGS...]]...";
-
-/// One rank: its process, name and what became of it.
-pub(super) struct Rank {
-    pub(super) child: Child,
-    pub(super) nspace: String,
-    pub(super) rank: u32,
-    pub(super) status: Option<i32>,
-    pub(super) finalized: bool,
-}
-
-/// A job's ranks; those still running are killed when it is dropped.
-pub(super) struct Job(pub(super) Vec<Rank>);
-impl Drop for Job {
-    fn drop(&mut self) {
-        for r in &mut self.0 {
-            if r.status.is_none() {
-                let _ = r.child.kill();
-                let _ = r.child.wait();
-            }
-        }
-    }
-}
-
-impl Job {
-    /// SIGTERM to the running ranks, then up to `grace` for them to end.
-    pub(super) fn end_within(&mut self, grace: Duration) {
-        self.signal_running(libc::SIGTERM);
-        let deadline = Instant::now() + grace;
-        while self.0.iter_mut().any(|r| r.status.is_none()) && Instant::now() < deadline {
-            for r in self.0.iter_mut().filter(|r| r.status.is_none()) {
-                if let Ok(Some(st)) = r.child.try_wait() {
-                    r.status = Some(exit_code(st));
-                }
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-
-    /// A kill or signal a client or tool asked for (the core has already
-    /// answered): to the running ranks it names.
-    pub(super) fn control(&mut self, e: &HostEvent) {
-        match e {
-            HostEvent::Kill { targets, .. } => {
-                for r in self.0.iter_mut().filter(|r| r.status.is_none()) {
-                    if hits(targets, &r.nspace, r.rank) {
-                        let _ = r.child.kill();
-                    }
-                }
-            }
-            HostEvent::Signal {
-                targets, signal, ..
-            } => {
-                for r in self.0.iter().filter(|r| r.status.is_none()) {
-                    if hits(targets, &r.nspace, r.rank) {
-                        net::signal_pid(r.child.id(), *signal);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-
-    pub(super) fn signal_running(&mut self, sig: i32) {
-        for r in &mut self.0 {
-            if r.status.is_none() {
-                net::signal_pid(r.child.id(), sig);
-            }
-        }
-    }
-}
 
 /// The URI variable a client of dialect `d` finds (libpmix 4.2.2 picks the
 /// dialect from the variable's name: protocol.md §8.1).
@@ -218,24 +148,6 @@ fn system_rendezvous() -> Result<Files, String> {
         ));
     }
     Ok(Files(written))
-}
-
-/// SIGINT, SIGTERM and SIGHUP, caught from now on: each sets its flag.
-pub(super) fn catch_signals() -> Vec<(i32, Arc<AtomicBool>)> {
-    [libc::SIGINT, libc::SIGTERM, libc::SIGHUP]
-        .into_iter()
-        .map(|s| {
-            let f = Arc::new(AtomicBool::new(false));
-            let _ = signal_hook::flag::register(s, f.clone());
-            (s, f)
-        })
-        .collect()
-}
-
-/// A rank's exit as a launcher reports it: its code, or 128 + the signal.
-pub(super) fn exit_code(st: std::process::ExitStatus) -> i32 {
-    st.code()
-        .unwrap_or_else(|| 128 + st.signal().unwrap_or(libc::SIGKILL))
 }
 
 pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
@@ -377,14 +289,14 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     let sigchld = signal_hook::flag::register(libc::SIGCHLD, child_exited.clone()).is_ok();
     let mut job = Job(Vec::new());
     let mut wire = PmixWire::new(&server, dialect);
-    let app = launch::LaunchApp {
+    let app = host::LaunchApp {
         cmd: exe.clone(),
         argv: argv.to_vec(),
         n,
         ..Default::default()
     };
     for r in 0..n {
-        launch::start_rank(&mut wire, &mut job, &nspace, n, r, &app)?;
+        host::start_rank(&mut wire, &mut job, &nspace, n, r, &app)?;
     }
 
     let mut spawned_jobs = 0u32;
@@ -393,7 +305,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     // spawned namespaces whose end is still to be reported
     let mut running_spawns: Vec<String> = Vec::new();
     // the job's status once it is ending, and when to escalate
-    let mut ending = launch::Ending::new(grace, keep_going, timeout);
+    let mut ending = host::Ending::new(grace, keep_going, timeout);
     let outcome;
     loop {
         // reap before draining the events: the server queues a rank's
@@ -431,7 +343,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                         }
                     }
                 }
-                HostEvent::Log { data, .. } => super::run_pmi2::print_log(&data),
+                HostEvent::Log { data, .. } => host::print_log(&data),
                 HostEvent::Spawn {
                     request,
                     requester,
@@ -439,7 +351,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                     ..
                 } => {
                     // a new job of every app's ranks, in a namespace of its
-                    // own, through the launcher PMI spawn uses (launch.rs)
+                    // own, through the launcher PMI spawn uses (host.rs)
                     // what prterun tells a child: its parent, its apps
                     let here = std::env::current_dir()
                         .ok()
@@ -454,9 +366,9 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                         .collect();
                     // its ranks follow every rank started so far
                     wire.spawn = Some((requester, specs, job.0.len() as u32));
-                    let apps: Vec<launch::LaunchApp> = apps
+                    let apps: Vec<host::LaunchApp> = apps
                         .iter()
-                        .map(|a| launch::LaunchApp {
+                        .map(|a| host::LaunchApp {
                             cmd: a.cmd.as_ref().map(|c| c.to_string()).unwrap_or_default(),
                             // argv[0] is the command itself
                             argv: a.argv.iter().skip(1).map(|a| a.to_string()).collect(),
@@ -474,7 +386,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                         })
                         .collect();
                     let (ns, result) =
-                        launch::spawn_job(&mut wire, &mut job, &nspace, &mut spawned_jobs, &apps);
+                        host::spawn_job(&mut wire, &mut job, &nspace, &mut spawned_jobs, &apps);
                     namespaces.push(ns.clone());
                     running_spawns.push(ns.clone());
                     let result = result.map(|()| ns).map_err(|_| codes::PMIX_ERR_NOT_FOUND);
@@ -515,7 +427,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         }
         match ending.check(&mut job, &caught) {
             None => {}
-            Some(o @ launch::Outcome::Done(_)) => {
+            Some(o @ host::Outcome::Done(_)) => {
                 outcome = o;
                 break;
             }
@@ -524,7 +436,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                 drop(job);
                 clean_up(&server, &namespaces);
                 server.stop();
-                return Ok(launch::exit_of(o));
+                return Ok(host::exit_of(o));
             }
         }
         std::thread::sleep(Duration::from_millis(1));
@@ -541,7 +453,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
             .unwrap_or_default();
         eprintln!("server_rss {hwm}");
     }
-    Ok(launch::exit_of(outcome))
+    Ok(host::exit_of(outcome))
 }
 
 /// A rank failed before it finalized, ending the job with `code`: the
@@ -658,14 +570,7 @@ fn job_ended(server: &net::Running, ns: &str, code: i32) {
     });
 }
 
-/// Whether `targets` names rank `rank` of `ns` (or its whole namespace).
-fn hits(targets: &[Proc], ns: &str, rank: u32) -> bool {
-    targets
-        .iter()
-        .any(|p| p.nspace.to_string() == ns && (p.rank == rank || p.rank == RANK_WILDCARD))
-}
-
-/// The PMIx wire's part in starting ranks ([`launch::Wire`]): each rank's
+/// The PMIx wire's part in starting ranks ([`host::Wire`]): each rank's
 /// environment from the server (under the `--dialect` URI variable only,
 /// if one was named), and the server told each rank's pid; for a spawn,
 /// the new namespace registered with its parent, apps and offset.
@@ -690,8 +595,8 @@ impl<'a> PmixWire<'a> {
     }
 }
 
-impl launch::Wire for PmixWire<'_> {
-    fn register(&mut self, ns: &str, total: u32, apps: &[launch::LaunchApp]) {
+impl host::Wire for PmixWire<'_> {
+    fn register(&mut self, ns: &str, total: u32, apps: &[host::LaunchApp]) {
         let Some((requester, specs, offset)) = self.spawn.take() else {
             return;
         };

@@ -11,8 +11,8 @@
 //! application number is its application's index. Not served here: spawn
 //! (either wire's is refused), `PMI_PORT`, and a job across nodes.
 
-use super::launch::{self, exit_of, Ending, LaunchApp};
-use super::run::{announce, announce_failure, exit_code, Job as Ranks, PmixWire};
+use super::host::{self, exit_code, exit_of, Ending, Job as Ranks, LaunchApp};
+use super::run::{announce, announce_failure, PmixWire};
 use super::run_pmi::{choose, Launcher, Mpi};
 use pmix_types::status::codes;
 use pmix_types::Proc;
@@ -108,7 +108,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     if std::env::var_os("PMI_FD").is_some() {
         return Err("several applications (`:`) are not served across nodes".into());
     }
-    let caught = super::run::catch_signals();
+    let caught = host::catch_signals();
     let ns = job.nspace.clone();
     let total: u32 = job.apps.iter().map(|a| a.n).sum();
     let server = net::start_opts(
@@ -168,13 +168,13 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             ..Default::default()
         };
         l.mpi = a.mpi;
-        let wire: &mut dyn launch::Wire = if a.mpi == Mpi::Pmix {
+        let wire: &mut dyn host::Wire = if a.mpi == Mpi::Pmix {
             &mut pmix
         } else {
             &mut l
         };
         for r in first..first + a.n {
-            launch::start_rank(wire, &mut ranks, &ns, total, r, &app)?;
+            host::start_rank(wire, &mut ranks, &ns, total, r, &app)?;
         }
         first += a.n;
     }
@@ -220,7 +220,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                         r.finalized = true;
                     }
                 }
-                HostEvent::Log { data, .. } => super::run_pmi2::print_log(&data),
+                HostEvent::Log { data, .. } => host::print_log(&data),
                 HostEvent::Lost(p) => ending.lost(&p.nspace.to_string(), p.rank),
                 HostEvent::HostFenceDone { proc, status } => {
                     let Some(request) = waiting.remove(&proc.rank) else {

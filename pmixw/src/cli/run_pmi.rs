@@ -127,10 +127,9 @@ pub struct Job {
     pub argv: Vec<String>,
 }
 
-use super::launch::{self, LaunchApp};
-use super::run::{exit_code, Job as Ranks};
+use super::host::{self, exit_code, Job as Ranks, LaunchApp};
 
-/// The PMI wire's part in starting ranks ([`launch::Wire`]): its server
+/// The PMI wire's part in starting ranks ([`host::Wire`]): its server
 /// (the driver), which version the ranks are told to speak, and how they
 /// reach the server.
 pub(super) struct Launcher {
@@ -161,7 +160,7 @@ impl Launcher {
     }
 }
 
-impl launch::Wire for Launcher {
+impl host::Wire for Launcher {
     /// A spawned job: its KVS holds the preput keys, its ranks know their
     /// spawner and their application's number.
     fn register(&mut self, name: &str, total: u32, apps: &[LaunchApp]) {
@@ -228,7 +227,7 @@ impl launch::Wire for Launcher {
     }
 }
 
-/// A PMI spawn's command as [`launch::spawn_job`] takes it (`wdir` from
+/// A PMI spawn's command as [`host::spawn_job`] takes it (`wdir` from
 /// its info).
 pub(super) fn launch_app(a: &App) -> LaunchApp {
     LaunchApp {
@@ -246,7 +245,7 @@ pub(super) fn launch_app(a: &App) -> LaunchApp {
 }
 
 pub fn run(job: Job) -> Result<ExitCode, String> {
-    let caught = super::run::catch_signals();
+    let caught = host::catch_signals();
     // started by a PMI-2 launcher (srun --mpi=pmi2): one job across nodes
     let across = match std::env::var_os("PMI_FD") {
         Some(_) => Some(Across::connect(&job)?),
@@ -285,10 +284,10 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         ..Default::default()
     };
     for &r in &local {
-        launch::start_rank(&mut l, &mut ranks, &kvsname, job.n, r, &app)?;
+        host::start_rank(&mut l, &mut ranks, &kvsname, job.n, r, &app)?;
     }
     let mut spawned_jobs = 0u32;
-    let mut ending = launch::Ending::new(job.grace, job.keep_going, job.timeout);
+    let mut ending = host::Ending::new(job.grace, job.keep_going, job.timeout);
     loop {
         let mut events: VecDeque<Event> = l.driver.step(Duration::from_millis(2)).into();
         if let Some(a) = &across {
@@ -352,11 +351,11 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     preput,
                     ..
                 } => {
-                    // through the launcher PMIx_Spawn uses (launch.rs)
+                    // through the launcher PMIx_Spawn uses (host.rs)
                     l.spawn = Some((kvsname.clone(), preput));
                     let apps: Vec<LaunchApp> = apps.iter().map(launch_app).collect();
                     let (_, result) =
-                        launch::spawn_job(&mut l, &mut ranks, &kvsname, &mut spawned_jobs, &apps);
+                        host::spawn_job(&mut l, &mut ranks, &kvsname, &mut spawned_jobs, &apps);
                     l.driver.core().spawned(request, result);
                     events.extend(l.driver.pending());
                 }
@@ -381,14 +380,14 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         }
         match ending.check(&mut ranks, &caught) {
             None => {}
-            Some(o @ launch::Outcome::Done(_)) => {
+            Some(o @ host::Outcome::Done(_)) => {
                 if let Some(a) = across {
                     a.finish();
                 }
-                return Ok(launch::exit_of(o));
+                return Ok(host::exit_of(o));
             }
             // the job was ended (a signal), or is killed as it is dropped
-            Some(o) => return Ok(launch::exit_of(o)),
+            Some(o) => return Ok(host::exit_of(o)),
         }
     }
 }

@@ -235,18 +235,6 @@ fn read_peer(mut s: TcpStream, token: String, ev: Sender<Ev>) {
     }
 }
 
-/// A client's PMIx_Log of strings: to our stdout or stderr, as it asked.
-pub(super) fn print_log(data: &[pmix_types::Info]) {
-    for i in data {
-        if let pmix_types::Value::String(Some(s)) = &i.value {
-            match i.key.to_string().as_str() {
-                "pmix.log.stdout" => print!("{s}"),
-                _ => eprint!("{s}"),
-            }
-        }
-    }
-}
-
 fn launch(job: &Job, env: Vec<(String, String)>, ns: &str) -> Command {
     let mut c = Command::new(&job.exe);
     c.args(&job.argv);
@@ -666,7 +654,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     );
                     ending = Some((st, m, true));
                 }
-                HostEvent::Log { data, .. } => print_log(&data),
+                HostEvent::Log { data, .. } => super::host::print_log(&data),
                 HostEvent::Spawn { request, .. } => {
                     server.call(move |s| s.spawned(request, Err(codes::PMIX_ERR_NOT_SUPPORTED)));
                 }

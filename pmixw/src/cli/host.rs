@@ -1,20 +1,131 @@
-//! Starting a spawned job, for either wire: `PMIx_Spawn` (run.rs) and
-//! PMI's `spawn` (run_pmi.rs) both reach [`spawn_job`], which names the
-//! new job, has the wire's server register it, and starts every rank of
-//! every application with the wire's environment; the ranks join the
-//! run's [`Job`], whose loop ends them and reports their failures as it
-//! does the first job's. What differs between the wires (the server's
+//! The host layer every wire of `pmixw run` stands on (nothing here
+//! imports a wire's module): a job's ranks ([`Job`]), how a rank's exit
+//! is reported ([`exit_code`]), the signals a run catches, a client's
+//! `PMIx_Log` lines, and starting ranks. `PMIx_Spawn` (run.rs) and PMI's
+//! `spawn` (run_pmi.rs) both reach [`spawn_job`], which names the new job,
+//! has the wire's server register it, and starts every rank of every
+//! application with the wire's environment; the ranks join the run's
+//! [`Job`], whose loop ends them and reports their failures as it does
+//! the first job's. What differs between the wires (the server's
 //! registration, each rank's environment, what the server is told once a
 //! rank runs) is a [`Wire`]. How a run ends (abort, failure, escalation,
 //! a caught signal, the timeout) is one [`Ending`] for every launcher.
 
-use super::run::{exit_code, Job, Rank};
+use pmix_types::{Proc, RANK_WILDCARD};
+use pmix_wire::server::{net, HostEvent};
 use std::os::fd::OwnedFd;
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Command, ExitStatus};
+use std::process::{Child, Command, ExitStatus};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// One rank: its process, name and what became of it.
+pub(super) struct Rank {
+    pub(super) child: Child,
+    pub(super) nspace: String,
+    pub(super) rank: u32,
+    pub(super) status: Option<i32>,
+    pub(super) finalized: bool,
+}
+
+/// A job's ranks; those still running are killed when it is dropped.
+pub(super) struct Job(pub(super) Vec<Rank>);
+impl Drop for Job {
+    fn drop(&mut self) {
+        for r in &mut self.0 {
+            if r.status.is_none() {
+                let _ = r.child.kill();
+                let _ = r.child.wait();
+            }
+        }
+    }
+}
+
+impl Job {
+    /// SIGTERM to the running ranks, then up to `grace` for them to end.
+    pub(super) fn end_within(&mut self, grace: Duration) {
+        self.signal_running(libc::SIGTERM);
+        let deadline = Instant::now() + grace;
+        while self.0.iter_mut().any(|r| r.status.is_none()) && Instant::now() < deadline {
+            for r in self.0.iter_mut().filter(|r| r.status.is_none()) {
+                if let Ok(Some(st)) = r.child.try_wait() {
+                    r.status = Some(exit_code(st));
+                }
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// A kill or signal a client or tool asked for (the core has already
+    /// answered): to the running ranks it names.
+    pub(super) fn control(&mut self, e: &HostEvent) {
+        match e {
+            HostEvent::Kill { targets, .. } => {
+                for r in self.0.iter_mut().filter(|r| r.status.is_none()) {
+                    if hits(targets, &r.nspace, r.rank) {
+                        let _ = r.child.kill();
+                    }
+                }
+            }
+            HostEvent::Signal {
+                targets, signal, ..
+            } => {
+                for r in self.0.iter().filter(|r| r.status.is_none()) {
+                    if hits(targets, &r.nspace, r.rank) {
+                        net::signal_pid(r.child.id(), *signal);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn signal_running(&mut self, sig: i32) {
+        for r in &mut self.0 {
+            if r.status.is_none() {
+                net::signal_pid(r.child.id(), sig);
+            }
+        }
+    }
+}
+
+/// SIGINT, SIGTERM and SIGHUP, caught from now on: each sets its flag.
+pub(super) fn catch_signals() -> Vec<(i32, Arc<AtomicBool>)> {
+    [libc::SIGINT, libc::SIGTERM, libc::SIGHUP]
+        .into_iter()
+        .map(|s| {
+            let f = Arc::new(AtomicBool::new(false));
+            let _ = signal_hook::flag::register(s, f.clone());
+            (s, f)
+        })
+        .collect()
+}
+
+/// A rank's exit as a launcher reports it: its code, or 128 + the signal.
+pub(super) fn exit_code(st: std::process::ExitStatus) -> i32 {
+    st.code()
+        .unwrap_or_else(|| 128 + st.signal().unwrap_or(libc::SIGKILL))
+}
+
+/// A client's PMIx_Log of strings: to our stdout or stderr, as it asked.
+pub(super) fn print_log(data: &[pmix_types::Info]) {
+    for i in data {
+        if let pmix_types::Value::String(Some(s)) = &i.value {
+            match i.key.to_string().as_str() {
+                "pmix.log.stdout" => print!("{s}"),
+                _ => eprint!("{s}"),
+            }
+        }
+    }
+}
+
+/// Whether `targets` names rank `rank` of `ns` (or its whole namespace).
+fn hits(targets: &[Proc], ns: &str, rank: u32) -> bool {
+    targets
+        .iter()
+        .any(|p| p.nspace.to_string() == ns && (p.rank == rank || p.rank == RANK_WILDCARD))
+}
 
 /// One application of a spawn.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
