@@ -10,6 +10,7 @@ mod run;
 mod run_joint;
 mod run_pmi;
 mod run_pmi2;
+mod run_pmix;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use pmix_codec::{BufferType, Dialect, Format};

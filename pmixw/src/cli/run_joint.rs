@@ -12,8 +12,8 @@
 //! (either wire's is refused), `PMI_PORT`, and a job across nodes.
 
 use super::host::{self, exit_code, exit_of, Ending, Job as Ranks, LaunchApp};
-use super::run::{announce, announce_failure, PmixWire};
 use super::run_pmi::{choose, Launcher, Mpi};
+use super::run_pmix::{announce, announce_failure, PmixWire};
 use pmix_types::status::codes;
 use pmix_types::Proc;
 use pmix_wire::pmi::fd::Driver;
