@@ -4,6 +4,7 @@
 //! or a job of several applications, each with its own wire
 //! (run_joint.rs). Every wire stands on the host layer (host.rs).
 
+use super::host::{App, Job, Mpi};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -126,55 +127,22 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     let dstore = dstore || std::env::var("PMIXW_DSTORE").is_ok_and(|v| v == "1");
     // (a PMI-2 launch across nodes names the job after its own job id)
     let nspace = user_ns.unwrap_or_else(|| default_nspace(exe, std::process::id(), run_nonce()));
-    if super::run_joint::is_mpmd(&prog) {
+    let mpmd = super::run_joint::is_mpmd(&prog);
+    let apps = if mpmd {
         if pmi_port {
             return Err("--pmi-port: not offered for a job of several applications".into());
         }
-        // several applications: one job, each served its own wire
-        return super::run_joint::run(super::run_joint::Job {
-            dialect,
-            apps: super::run_joint::split_apps(n, mpi.as_deref(), &prog)?,
-            nspace,
-            timeout,
-            grace,
-            keep_going,
-            dstore,
-        });
-    }
-    let wire = super::run_pmi::choose(mpi.as_deref(), exe)?;
-    if wire != super::run_pmi::Mpi::Pmix {
-        if dstore {
-            eprintln!(
-                "pmixw run: warning: --dstore is not offered to PMI-1/PMI-2 programs; ignored"
-            );
-        }
-        return super::run_pmi::run(super::run_pmi::Job {
+        super::run_joint::split_apps(n, mpi.as_deref(), &prog)?
+    } else {
+        vec![App {
             n,
-            cyclic,
-            mpi: wire,
-            port: pmi_port,
-            kvsname: nspace,
-            timeout,
-            grace,
-            keep_going,
+            mpi: super::run_pmi::choose(mpi.as_deref(), exe)?,
             exe: exe.clone(),
             argv: argv.to_vec(),
-        });
-    }
-    // started by a PMI-2 launcher (srun --mpi=pmi2): one job across the nodes
-    if std::env::var_os("PMI_FD").is_some() {
-        return super::run_pmi2::run(super::run_pmi2::Job {
-            n,
-            cyclic,
-            dialect,
-            timeout,
-            dstore,
-            exe: exe.clone(),
-            argv: argv.to_vec(),
-        });
-    }
-    super::run_pmix::run(super::run_pmix::Job {
-        n,
+        }]
+    };
+    let job = Job {
+        apps,
         nspace,
         dialect,
         timeout,
@@ -183,9 +151,26 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         system,
         stats,
         dstore,
-        exe: exe.clone(),
-        argv: argv.to_vec(),
-    })
+        cyclic,
+        pmi_port,
+    };
+    if mpmd {
+        // several applications: one job, each served its own wire
+        return super::run_joint::run(&job);
+    }
+    if job.app().mpi != Mpi::Pmix {
+        if dstore {
+            eprintln!(
+                "pmixw run: warning: --dstore is not offered to PMI-1/PMI-2 programs; ignored"
+            );
+        }
+        return super::run_pmi::run(&job);
+    }
+    // started by a PMI-2 launcher (srun --mpi=pmi2): one job across the nodes
+    if std::env::var_os("PMI_FD").is_some() {
+        return super::run_pmi2::run(&job);
+    }
+    super::run_pmix::run(&job)
 }
 
 #[cfg(test)]

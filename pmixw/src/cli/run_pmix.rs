@@ -9,38 +9,17 @@
 //! the other ranks get PMIX_ERR_PROC_ABORTED (or ..._BY_SIG) at once, are
 //! sent SIGTERM after the grace period and SIGKILL after another. SIGINT,
 //! SIGTERM and SIGHUP end the job the same way and remove the rendezvous
-//! files; nothing is left behind. [`PmixWire`] is the PMIx wire's part in
+//! files; nothing is left behind. [`PmixStart`] is the PMIx wire's part in
 //! starting ranks, for this job and a joint one (run_joint.rs).
 
-use super::host::{self, catch_signals, exit_code, Job as Ranks};
+use super::host::{self, catch_signals, Ending, Job, Outcome, Ranks};
 use pmix_types::status::codes;
 use pmix_types::RANK_WILDCARD;
 use pmix_types::{Info, Proc, Value};
 use pmix_wire::server::{net, AppSpec, HostEvent, JobSpec};
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Command, ExitCode};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::process::{Command, ExitCode, ExitStatus};
 use std::time::Duration;
-
-/// The job's settings, from `pmixw run`'s arguments.
-pub struct Job {
-    pub n: u32,
-    pub nspace: String,
-    /// `--dialect`: the one URI variable the ranks get.
-    pub dialect: Option<&'static str>,
-    pub timeout: Option<Duration>,
-    pub grace: Duration,
-    pub keep_going: bool,
-    /// `--system`: also this node's system server.
-    pub system: bool,
-    /// `--stats`: the server's peak memory at the end.
-    pub stats: bool,
-    /// `--dstore`: a ds21 store for libpmix 4.2.x clients.
-    pub dstore: bool,
-    pub exe: String,
-    pub argv: Vec<String>,
-}
 
 /// A process's resident memory in MB (VmRSS of `/proc/<pid>/status`; None:
 /// this process).
@@ -94,29 +73,20 @@ fn system_rendezvous() -> Result<Files, String> {
     Ok(Files(written))
 }
 
-pub fn run(job: Job) -> Result<ExitCode, String> {
-    let Job {
-        n,
-        nspace,
-        dialect,
-        timeout,
-        grace,
-        keep_going,
-        system,
-        stats,
-        dstore,
-        exe,
-        argv,
-    } = job;
-    let hostname = net::hostname();
-    // caught from here on: the job is ended and the rendezvous files removed
-    let caught = catch_signals();
-    // tools (pquery, pps) find the server through files in the tmpdir
-    let server = net::start_opts(
+/// Start our server for a job of one namespace `ns` of `nprocs` ranks on
+/// `host`: tools (pquery, pps) find it through files in the tmpdir, and
+/// with `dstore` libpmix 4.2.x clients find a ds21 store there.
+pub(super) fn start_server(
+    ns: &str,
+    nprocs: u32,
+    host: String,
+    dstore: bool,
+) -> std::io::Result<net::Running> {
+    net::start_opts(
         vec![JobSpec {
-            nspace: nspace.clone(),
-            nprocs: n,
-            hostname,
+            nspace: ns.to_string(),
+            nprocs,
+            hostname: host,
             info: Vec::new(),
         }],
         net::Options {
@@ -125,7 +95,15 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             ..net::Options::default()
         },
     )
-    .map_err(|e| format!("cannot start the server: {e}"))?;
+}
+
+pub fn run(job: &Job) -> Result<ExitCode, String> {
+    let (nspace, app) = (&job.nspace, job.app());
+    let n = app.n;
+    // caught from here on: the job is ended and the rendezvous files removed
+    let caught = catch_signals();
+    let server = start_server(nspace, n, net::hostname(), job.dstore)
+        .map_err(|e| format!("cannot start the server: {e}"))?;
     // a live server already holds the name tools attach by
     let by_ns = std::env::temp_dir().join(format!("pmix.{}.tool.{nspace}", net::hostname()));
     let mine = format!("\n{}\n", std::process::id());
@@ -136,191 +114,202 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         );
     }
     // --system: also this node's system server (`pmix.sys.<host>`)
-    let _system_file = if system {
+    let _system_file = if job.system {
         Some(system_rendezvous()?)
     } else {
         None
     };
 
     server.call({
-        let (ns, exe) = (nspace.clone(), exe.clone());
+        let (ns, exe) = (nspace.clone(), app.exe.clone());
         move |s| {
             s.set_executable(&ns, &exe);
             s.set_memory_probe(Box::new(resident_mb));
         }
     });
-    // the ranks are reaped when SIGCHLD says one may have ended, not by
-    // asking each of them every millisecond (N waitpid calls a loop, taken
-    // from the ranks' own 2 cores at N = 256)
-    let child_exited = Arc::new(AtomicBool::new(true));
-    let sigchld = signal_hook::flag::register(libc::SIGCHLD, child_exited.clone()).is_ok();
-    let mut job = Ranks(Vec::new());
-    let mut wire = PmixWire::new(&server, dialect);
-    let app = host::LaunchApp {
-        cmd: exe.clone(),
-        argv: argv.to_vec(),
-        n,
-        ..Default::default()
-    };
+    let mut ranks = Ranks(Vec::new());
+    let mut start = PmixStart::new(&server, job.dialect);
     for r in 0..n {
-        host::start_rank(&mut wire, &mut job, &nspace, n, r, &app)?;
+        host::start_rank(&mut start, &mut ranks, nspace, n, r, &app.launch())?;
     }
+    let mut wire = Single {
+        server,
+        dialect: job.dialect,
+        nspace: nspace.clone(),
+        stats: job.stats,
+        spawned_jobs: 0,
+        namespaces: vec![nspace.clone()],
+        running_spawns: Vec::new(),
+    };
+    let code = host::drive(&mut wire, ranks, job.ending(), &caught);
+    wire.server.stop();
+    Ok(code)
+}
 
-    let mut spawned_jobs = 0u32;
-    // every namespace of the run, for the cleanups they registered
-    let mut namespaces = vec![nspace.clone()];
-    // spawned namespaces whose end is still to be reported
-    let mut running_spawns: Vec<String> = Vec::new();
-    // the job's status once it is ending, and when to escalate
-    let mut ending = host::Ending::new(grace, keep_going, timeout);
-    let outcome;
-    loop {
-        // reap before draining the events: the server queues a rank's
-        // abort or finalize before its reply, so for an exit seen here the
-        // event that explains it is already waiting below
-        let mut reaped = Vec::new();
-        let scan = !sigchld || child_exited.swap(false, Ordering::AcqRel);
-        for (i, r) in job.0.iter_mut().enumerate().filter(|_| scan) {
-            if r.status.is_none() {
-                if let Ok(Some(st)) = r.child.try_wait() {
-                    let code = exit_code(st);
-                    r.status = Some(code);
-                    let (ns, rank) = (r.nspace.clone(), r.rank);
-                    server.post(move |s| s.set_proc_exit(&ns, rank, code));
-                    reaped.push((i, st));
-                }
+/// A PMIx job on one node, as the host loop sees it.
+struct Single {
+    server: net::Running,
+    dialect: Option<&'static str>,
+    nspace: String,
+    /// `--stats`
+    stats: bool,
+    spawned_jobs: u32,
+    /// Every namespace of the run, for the cleanups they registered.
+    namespaces: Vec<String>,
+    /// Spawned namespaces whose end is still to be reported.
+    running_spawns: Vec<String>,
+}
+
+/// The host events every PMIx job answers alike: an abort (the others
+/// told at once), a finalize, a log, a lost connection, a kill or signal.
+/// Any other is handed back.
+pub(super) fn serve_common(
+    server: &net::Running,
+    e: HostEvent,
+    ranks: &mut Ranks,
+    ending: &mut Ending,
+) -> Option<HostEvent> {
+    match e {
+        HostEvent::Aborted {
+            proc,
+            status,
+            message,
+        } => {
+            let message = message.unwrap_or_default();
+            if let Some(code) = ending.aborted(proc.rank, status, &message) {
+                announce(server, codes::PMIX_ERR_PROC_ABORTED, proc, code);
             }
         }
-        while let Ok(e) = server.events.try_recv() {
-            match e {
-                HostEvent::Aborted {
-                    proc,
-                    status: st,
-                    message,
-                } => {
-                    let message = message.unwrap_or_default();
-                    if let Some(code) = ending.aborted(proc.rank, st, &message) {
-                        announce(&server, codes::PMIX_ERR_PROC_ABORTED, proc, code);
-                    }
-                }
-                HostEvent::Finalized(p) => {
-                    for r in job.0.iter_mut() {
-                        if r.nspace == p.nspace.to_string() && r.rank == p.rank {
-                            r.finalized = true;
-                        }
-                    }
-                }
-                HostEvent::Log { data, .. } => host::print_log(&data),
-                HostEvent::Spawn {
-                    request,
-                    requester,
-                    apps,
-                    ..
-                } => {
-                    // a new job of every app's ranks, in a namespace of its
-                    // own, through the launcher PMI spawn uses (host.rs)
-                    // what prterun tells a child: its parent, its apps
-                    let here = std::env::current_dir()
-                        .ok()
-                        .map(|d| d.display().to_string());
-                    let specs: Vec<AppSpec> = apps
-                        .iter()
-                        .map(|a| AppSpec {
-                            size: a.maxprocs.max(1) as u32,
-                            argv: a.argv.iter().map(|s| s.to_string()).collect(),
-                            wdir: a.cwd.as_ref().map(|c| c.to_string()).or(here.clone()),
-                        })
-                        .collect();
-                    // its ranks follow every rank started so far
-                    wire.spawn = Some((requester, specs, job.0.len() as u32));
-                    let apps: Vec<host::LaunchApp> = apps
-                        .iter()
-                        .map(|a| host::LaunchApp {
-                            cmd: a.cmd.as_ref().map(|c| c.to_string()).unwrap_or_default(),
-                            // argv[0] is the command itself
-                            argv: a.argv.iter().skip(1).map(|a| a.to_string()).collect(),
-                            n: a.maxprocs.max(1) as u32,
-                            env: a
-                                .env
-                                .iter()
-                                .filter_map(|kv| {
-                                    let kv = kv.to_string();
-                                    let (k, v) = kv.split_once('=')?;
-                                    Some((k.to_string(), v.to_string()))
-                                })
-                                .collect(),
-                            wdir: a.cwd.as_ref().map(|c| c.to_string()),
-                        })
-                        .collect();
-                    let (ns, result) =
-                        host::spawn_job(&mut wire, &mut job, &nspace, &mut spawned_jobs, &apps);
-                    namespaces.push(ns.clone());
-                    running_spawns.push(ns.clone());
-                    let result = result.map(|()| ns).map_err(|_| codes::PMIX_ERR_NOT_FOUND);
-                    server.call(move |s| s.spawned(request, result));
-                }
-                HostEvent::Lost(p) => ending.lost(&p.nspace.to_string(), p.rank),
-                e @ (HostEvent::Kill { .. } | HostEvent::Signal { .. }) => job.control(&e),
-                _ => {}
+        HostEvent::Finalized(p) => ranks.finalized(&p.nspace.to_string(), p.rank),
+        HostEvent::Log { data, .. } => host::print_log(&data),
+        HostEvent::Lost(p) => ending.lost(&p.nspace.to_string(), p.rank),
+        e @ (HostEvent::Kill { .. } | HostEvent::Signal { .. }) => ranks.control(&e),
+        e => return Some(e),
+    }
+    None
+}
+
+/// Tell the server that rank `rank` of `ns` ended with `code`.
+pub(super) fn tell_exit(server: &net::Running, ns: &str, rank: u32, code: i32) {
+    let ns = ns.to_string();
+    server.post(move |s| s.set_proc_exit(&ns, rank, code));
+}
+
+impl Single {
+    /// A PMIx_Spawn: a new job of every app's ranks, in a namespace of its
+    /// own, through the launcher PMI spawn uses (host.rs).
+    fn spawn(
+        &mut self,
+        request: u64,
+        requester: Proc,
+        apps: &[pmix_types::App],
+        ranks: &mut Ranks,
+    ) {
+        // what prterun tells a child: its parent, its apps
+        let here = std::env::current_dir()
+            .ok()
+            .map(|d| d.display().to_string());
+        let specs: Vec<AppSpec> = apps
+            .iter()
+            .map(|a| AppSpec {
+                size: a.maxprocs.max(1) as u32,
+                argv: a.argv.iter().map(|s| s.to_string()).collect(),
+                wdir: a.cwd.as_ref().map(|c| c.to_string()).or(here.clone()),
+            })
+            .collect();
+        let mut start = PmixStart::new(&self.server, self.dialect);
+        // its ranks follow every rank started so far
+        start.spawn = Some((requester, specs, ranks.0.len() as u32));
+        let apps: Vec<host::LaunchApp> = apps
+            .iter()
+            .map(|a| host::LaunchApp {
+                cmd: a.cmd.as_ref().map(|c| c.to_string()).unwrap_or_default(),
+                // argv[0] is the command itself
+                argv: a.argv.iter().skip(1).map(|a| a.to_string()).collect(),
+                n: a.maxprocs.max(1) as u32,
+                env: a
+                    .env
+                    .iter()
+                    .filter_map(|kv| {
+                        let kv = kv.to_string();
+                        let (k, v) = kv.split_once('=')?;
+                        Some((k.to_string(), v.to_string()))
+                    })
+                    .collect(),
+                wdir: a.cwd.as_ref().map(|c| c.to_string()),
+            })
+            .collect();
+        let (ns, result) = host::spawn_job(
+            &mut start,
+            ranks,
+            &self.nspace,
+            &mut self.spawned_jobs,
+            &apps,
+        );
+        self.namespaces.push(ns.clone());
+        self.running_spawns.push(ns.clone());
+        let result = result.map(|()| ns).map_err(|_| codes::PMIX_ERR_NOT_FOUND);
+        self.server.call(move |s| s.spawned(request, result));
+    }
+}
+
+impl host::Wire for Single {
+    fn poll(&mut self) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+
+    fn exited(&mut self, ns: &str, rank: u32, code: i32) {
+        tell_exit(&self.server, ns, rank, code);
+    }
+
+    fn serve(&mut self, ranks: &mut Ranks, ending: &mut Ending) {
+        while let Ok(e) = self.server.events.try_recv() {
+            if let Some(HostEvent::Spawn {
+                request,
+                requester,
+                apps,
+                ..
+            }) = serve_common(&self.server, e, ranks, ending)
+            {
+                self.spawn(request, requester, &apps, ranks);
             }
         }
         // a spawned job whose ranks have all ended: its end reported
-        running_spawns.retain(|ns| {
-            let mut ranks = job.0.iter().filter(|r| r.nspace == *ns).peekable();
-            ranks.peek().is_none() || ranks.any(|r| r.status.is_none()) || {
-                let code = job
+        let server = &self.server;
+        self.running_spawns.retain(|ns| {
+            let mut of_ns = ranks.0.iter().filter(|r| r.nspace == *ns).peekable();
+            of_ns.peek().is_none() || of_ns.any(|r| r.status.is_none()) || {
+                let code = ranks
                     .0
                     .iter()
                     .filter(|r| r.nspace == *ns)
                     .filter_map(|r| r.status)
                     .find(|c| *c != 0)
                     .unwrap_or(0);
-                job_ended(&server, ns, code);
+                job_ended(server, ns, code);
                 false
             }
         });
-        let mut newly_failed = Vec::new();
-        for (i, st) in reaped {
-            let r = &job.0[i];
-            if exit_code(st) != 0 && !r.finalized {
-                newly_failed.push((r.nspace.clone(), r.rank, st));
-            }
-        }
-        ending.first_ended_first(&mut newly_failed, |(ns, rank, _)| (ns.clone(), *rank));
-        for (ns, rank, st) in newly_failed {
-            if let Some(code) = ending.failed(&ns, rank, st) {
-                announce_failure(&server, Proc::new(&ns, rank), st, code);
-            }
-        }
-        match ending.check(&mut job, &caught) {
-            None => {}
-            Some(o @ host::Outcome::Done(_)) => {
-                outcome = o;
-                break;
-            }
-            // the job was ended (a signal), or is killed as it is dropped
-            Some(o) => {
-                drop(job);
-                clean_up(&server, &namespaces);
-                server.stop();
-                return Ok(host::exit_of(o));
-            }
-        }
-        std::thread::sleep(Duration::from_millis(1));
     }
-    clean_up(&server, &namespaces);
-    server.stop();
-    if stats {
-        // the launcher and server are one process: its peak RSS
-        let hwm = std::fs::read_to_string("/proc/self/status")
-            .unwrap_or_default()
-            .lines()
-            .find(|l| l.starts_with("VmHWM:"))
-            .and_then(|l| l.split_whitespace().nth(1).map(str::to_string))
-            .unwrap_or_default();
-        eprintln!("server_rss {hwm}");
+
+    fn failed(&mut self, ns: &str, rank: u32, st: ExitStatus, code: i32) {
+        announce_failure(&self.server, Proc::new(ns, rank), st, code);
     }
-    Ok(host::exit_of(outcome))
+
+    fn finish(&mut self, o: Outcome) -> ExitCode {
+        clean_up(&self.server, &self.namespaces);
+        if self.stats && matches!(o, Outcome::Done(_)) {
+            // the launcher and server are one process: its peak RSS
+            let hwm = std::fs::read_to_string("/proc/self/status")
+                .unwrap_or_default()
+                .lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).map(str::to_string))
+                .unwrap_or_default();
+            eprintln!("server_rss {hwm}");
+        }
+        host::exit_of(o)
+    }
 }
 
 /// A rank failed before it finalized, ending the job with `code`: the
@@ -437,11 +426,11 @@ fn job_ended(server: &net::Running, ns: &str, code: i32) {
     });
 }
 
-/// The PMIx wire's part in starting ranks ([`host::Wire`]): each rank's
+/// The PMIx wire's part in starting ranks ([`host::Starter`]): each rank's
 /// environment from the server (under the `--dialect` URI variable only,
 /// if one was named), and the server told each rank's pid; for a spawn,
 /// the new namespace registered with its parent, apps and offset.
-pub(super) struct PmixWire<'a> {
+pub(super) struct PmixStart<'a> {
     pub(super) server: &'a net::Running,
     pub(super) dialect: Option<&'static str>,
     /// The spawn being started: who asked, what its apps are (as
@@ -449,20 +438,25 @@ pub(super) struct PmixWire<'a> {
     pub(super) spawn: Option<(Proc, Vec<AppSpec>, u32)>,
     /// Each rank's environment, by namespace.
     envs: std::collections::HashMap<String, Vec<Vec<(String, String)>>>,
+    /// The ranks of a node's share of a job across nodes (run_pmi2.rs):
+    /// they do not see this launcher's own PMI-2 variables, and whatever
+    /// process claims a rank is not checked against its pid.
+    pub(super) pmi2_task: bool,
 }
 
-impl<'a> PmixWire<'a> {
-    pub(super) fn new(server: &'a net::Running, dialect: Option<&'static str>) -> PmixWire<'a> {
-        PmixWire {
+impl<'a> PmixStart<'a> {
+    pub(super) fn new(server: &'a net::Running, dialect: Option<&'static str>) -> PmixStart<'a> {
+        PmixStart {
             server,
             dialect,
             spawn: None,
             envs: Default::default(),
+            pmi2_task: false,
         }
     }
 }
 
-impl host::Wire for PmixWire<'_> {
+impl host::Starter for PmixStart<'_> {
     fn register(&mut self, ns: &str, total: u32, apps: &[host::LaunchApp]) {
         let Some((requester, specs, offset)) = self.spawn.take() else {
             return;
@@ -507,6 +501,11 @@ impl host::Wire for PmixWire<'_> {
         _total: u32,
         rank: u32,
     ) -> Result<Option<std::os::fd::OwnedFd>, String> {
+        if self.pmi2_task {
+            for k in ["PMI_FD", "PMI_JOBID", "PMI_RANK", "PMI_SIZE", "PMI_SPAWNED"] {
+                c.env_remove(k);
+            }
+        }
         let env = match self.envs.get(ns) {
             Some(e) => e.get(rank as usize).cloned().unwrap_or_default(),
             // the namespace the server started with
@@ -531,6 +530,9 @@ impl host::Wire for PmixWire<'_> {
     /// waited for: the next rank starts at once (a claim that comes first
     /// is checked when the pid arrives).
     fn started(&mut self, ns: &str, rank: u32, pid: u32) {
+        if self.pmi2_task {
+            return;
+        }
         let ns = ns.to_string();
         self.server.post(move |s| s.set_rank_pid(&ns, rank, pid));
     }
