@@ -379,16 +379,16 @@ impl Crate {
                     && t.get(i + 1).is_some_and(|x| x == "::")
                     && (i == 0 || t[i - 1] != "::");
                 if starts {
-                    let mut segs = vec![t[i].clone()];
-                    let mut j = i + 1;
-                    while t.get(j).is_some_and(|x| x == "::")
-                        && t.get(j + 1).is_some_and(|x| is_ident(x))
-                    {
-                        segs.push(t[j + 1].clone());
-                        j += 2;
-                    }
+                    // `a::b::c`: the identifiers at i, i + 2, … while `::` joins them
+                    let len = (1..)
+                        .take_while(|k| {
+                            t.get(i + 2 * k - 1).is_some_and(|x| x == "::")
+                                && t.get(i + 2 * k).is_some_and(|x| is_ident(x))
+                        })
+                        .count();
+                    let segs: Vec<String> = (0..=len).map(|k| t[i + 2 * k].clone()).collect();
                     paths.push((i, segs));
-                    i = j;
+                    i += 2 * len + 1;
                     continue;
                 }
                 i += 1;

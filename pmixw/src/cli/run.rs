@@ -88,22 +88,19 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         let v: f64 = s.parse().map_err(|_| format!("{name}: seconds\n{USAGE}"))?;
         Ok(Duration::from_secs_f64(v.clamp(0.0, 1e9)))
     };
+    // (the flags that need no reading are taken as they are, below)
     let super::RunArgs {
         n,
         nspace: user_ns,
         dialect,
         timeout,
         grace,
-        keep_going,
-        system,
-        stats,
         dstore,
-        // across nodes (PMI-2): rank r on node r % nodes
-        cyclic,
         verbose,
         mpi,
         pmi_port,
         prog,
+        ..
     } = args;
     if verbose {
         // refused and dropped peers, with their reasons (RUST_LOG also works)
@@ -147,12 +144,13 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         dialect,
         timeout,
         grace,
-        keep_going,
-        system,
-        stats,
         dstore,
-        cyclic,
         pmi_port,
+        keep_going: args.keep_going,
+        system: args.system,
+        stats: args.stats,
+        // across nodes (PMI-2): rank r on node r % nodes
+        cyclic: args.cyclic,
     };
     if mpmd {
         // several applications: one job, each served its own wire

@@ -563,6 +563,14 @@ impl Bridge {
         }
     }
 
+    /// Rank `rank` aborted asking `status`: the job ends with it (0 is 1).
+    fn aborted(&mut self, ending: &mut Ending, rank: u32, status: i32, message: String) {
+        if let Some(st) = ending.aborted(rank, status, &message) {
+            let m = format!("rank {rank} aborted with status {status}: {message}");
+            self.reason = Some((st, m, true));
+        }
+    }
+
     /// Rank `r`'s committed data, if it has any yet.
     fn answer(&self, r: u32) -> Option<bytes::Bytes> {
         let ns = self.nspace.clone();
@@ -637,13 +645,7 @@ impl Bridge {
                 proc,
                 status,
                 message,
-            } => {
-                let message = message.unwrap_or_default();
-                if let Some(st) = ending.aborted(proc.rank, status, &message) {
-                    let m = format!("rank {} aborted with status {status}: {message}", proc.rank);
-                    self.reason = Some((st, m, true));
-                }
-            }
+            } => self.aborted(ending, proc.rank, status, message.unwrap_or_default()),
             HostEvent::Log { data, .. } => host::print_log(&data),
             HostEvent::Spawn { request, .. } => {
                 self.server
