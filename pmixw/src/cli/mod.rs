@@ -3,13 +3,14 @@
 //! subcommand, so each has its own `--help`.
 
 mod debug;
-mod launch;
+mod host;
 mod probe;
 mod query;
 mod run;
 mod run_joint;
 mod run_pmi;
 mod run_pmi2;
+mod run_pmix;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use pmix_codec::{BufferType, Dialect, Format};

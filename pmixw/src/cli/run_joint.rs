@@ -11,31 +11,20 @@
 //! application number is its application's index. Not served here: spawn
 //! (either wire's is refused), `PMI_PORT`, and a job across nodes.
 
-use super::launch::{self, exit_of, Ending, LaunchApp};
-use super::run::{announce, announce_failure, exit_code, Job as Ranks, PmixWire};
-use super::run_pmi::{choose, Launcher, Mpi};
+use super::host::{self, App, Ending, Job, Mpi, Ranks};
+use super::run_pmi::{choose, PmiStart};
+use super::run_pmix::{
+    announce, announce_failure, serve_common, start_server, tell_exit, PmixStart,
+};
 use pmix_types::status::codes;
 use pmix_types::Proc;
 use pmix_wire::pmi::joint;
 use pmix_wire::pmi::server::fd::Driver;
 use pmix_wire::pmi::server::{Event, JobSpec as PmiSpec, Server as PmiServer};
-use pmix_wire::server::{net, AppSpec, HostEvent, JobSpec};
+use pmix_wire::server::{net, AppSpec, HostEvent};
 use std::collections::{BTreeMap, VecDeque};
-use std::process::ExitCode;
+use std::process::{ExitCode, ExitStatus};
 use std::time::Duration;
-
-/// One application of the job.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AppArgs {
-    /// Its ranks.
-    pub n: u32,
-    /// The wire its ranks see.
-    pub mpi: Mpi,
-    /// The program.
-    pub exe: String,
-    /// Its arguments.
-    pub argv: Vec<String>,
-}
 
 /// Whether `prog` (what follows `pmixw run`'s options) names several
 /// applications.
@@ -46,7 +35,7 @@ pub fn is_mpmd(prog: &[String]) -> bool {
 /// The applications of `prog`, split at each bare `:`: the first has the
 /// top-level `-n` and `--mpi`; each later one may begin with its own
 /// `-n N` (`--np N`) and `--mpi WIRE` (else one rank, `auto`).
-pub fn split_apps(n: u32, mpi: Option<&str>, prog: &[String]) -> Result<Vec<AppArgs>, String> {
+pub fn split_apps(n: u32, mpi: Option<&str>, prog: &[String]) -> Result<Vec<App>, String> {
     let mut apps = Vec::new();
     for (i, seg) in prog.split(|a| a == ":").enumerate() {
         let (mut n_here, mut mpi_here) = if i == 0 {
@@ -80,7 +69,7 @@ pub fn split_apps(n: u32, mpi: Option<&str>, prog: &[String]) -> Result<Vec<AppA
         if n == 0 {
             return Err(format!("application {}: -n 0", i + 1));
         }
-        apps.push(AppArgs {
+        apps.push(App {
             n,
             mpi: choose(mpi_here.as_deref(), exe)?,
             exe: exe.clone(),
@@ -90,41 +79,15 @@ pub fn split_apps(n: u32, mpi: Option<&str>, prog: &[String]) -> Result<Vec<AppA
     Ok(apps)
 }
 
-/// The job's settings, from `pmixw run`'s arguments.
-pub struct Job {
-    pub apps: Vec<AppArgs>,
-    /// `--dialect`: the one URI variable PMIx ranks get.
-    pub dialect: Option<&'static str>,
-    pub nspace: String,
-    pub timeout: Option<Duration>,
-    pub grace: Duration,
-    pub keep_going: bool,
-    /// `--dstore`: the PMIx ranks read job data and every rank's fenced
-    /// data (the PMI ranks' too) from a ds21 store.
-    pub dstore: bool,
-}
-
-pub fn run(job: Job) -> Result<ExitCode, String> {
+pub fn run(job: &Job) -> Result<ExitCode, String> {
     if std::env::var_os("PMI_FD").is_some() {
         return Err("several applications (`:`) are not served across nodes".into());
     }
-    let caught = super::run::catch_signals();
+    let caught = host::catch_signals();
     let ns = job.nspace.clone();
     let total: u32 = job.apps.iter().map(|a| a.n).sum();
-    let server = net::start_opts(
-        vec![JobSpec {
-            nspace: ns.clone(),
-            nprocs: total,
-            hostname: net::hostname(),
-            info: Vec::new(),
-        }],
-        net::Options {
-            rendezvous: Some(std::env::temp_dir()),
-            dstore: job.dstore.then(std::env::temp_dir),
-            ..net::Options::default()
-        },
-    )
-    .map_err(|e| format!("cannot start the server: {e}"))?;
+    let server = start_server(&ns, total, net::hostname(), job.dstore)
+        .map_err(|e| format!("cannot start the server: {e}"))?;
     let here = std::env::current_dir()
         .ok()
         .map(|d| d.display().to_string());
@@ -140,7 +103,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         })
         .collect();
     server.call({
-        let (ns, exe) = (ns.clone(), job.apps[0].exe.clone());
+        let (ns, exe) = (ns.clone(), job.app().exe.clone());
         move |s| {
             s.set_executable(&ns, &exe);
             s.set_apps(&ns, specs);
@@ -156,74 +119,64 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
         .collect();
     let mut core = PmiServer::new();
     core.register(spec);
-    let mut l = Launcher::new(Driver::new(core), Mpi::Pmi1, None);
-    let mut pmix = PmixWire::new(&server, job.dialect);
+    let mut l = PmiStart::new(Driver::new(core), Mpi::Pmi1, None);
     let mut ranks = Ranks(Vec::new());
-    let mut first = 0;
-    for a in &job.apps {
-        let app = LaunchApp {
-            cmd: a.exe.clone(),
-            argv: a.argv.clone(),
-            n: a.n,
-            ..Default::default()
-        };
-        l.mpi = a.mpi;
-        let wire: &mut dyn launch::Wire = if a.mpi == Mpi::Pmix {
-            &mut pmix
-        } else {
-            &mut l
-        };
-        for r in first..first + a.n {
-            launch::start_rank(wire, &mut ranks, &ns, total, r, &app)?;
-        }
-        first += a.n;
-    }
-    // PMI ranks in the PMIx fence: rank → the PMI core's request
-    let mut waiting: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut ending = Ending::new(job.grace, job.keep_going, job.timeout);
-    // the others are told, then ended (run.rs does the same)
-    let tell = |who: Proc, code: i32| announce(&server, codes::PMIX_ERR_PROC_ABORTED, who, code);
-    loop {
-        let mut events: VecDeque<Event> = l.driver.step(Duration::from_millis(2)).into();
-        let mut newly_failed = Vec::new();
-        for r in ranks.0.iter_mut().filter(|r| r.status.is_none()) {
-            if let Ok(Some(st)) = r.child.try_wait() {
-                let code = exit_code(st);
-                r.status = Some(code);
-                let (n2, rank) = (r.nspace.clone(), r.rank);
-                server.post(move |s| s.set_proc_exit(&n2, rank, code));
-                if code != 0 && !r.finalized {
-                    newly_failed.push((r.rank, st));
-                }
+    {
+        let mut pmix = PmixStart::new(&server, job.dialect);
+        let mut first = 0;
+        for a in &job.apps {
+            l.mpi = a.mpi;
+            let wire: &mut dyn host::Starter = if a.mpi == Mpi::Pmix {
+                &mut pmix
+            } else {
+                &mut l
+            };
+            for r in first..first + a.n {
+                host::start_rank(wire, &mut ranks, &ns, total, r, &a.launch())?;
             }
+            first += a.n;
         }
+    }
+    let mut wire = Joint {
+        server,
+        pmi: l,
+        ns,
+        events: VecDeque::new(),
+        waiting: BTreeMap::new(),
+    };
+    let code = host::drive(&mut wire, ranks, job.ending(), &caught);
+    wire.server.stop();
+    Ok(code)
+}
+
+/// A joint job, as the host loop sees it: both servers.
+struct Joint {
+    server: net::Running,
+    pmi: PmiStart,
+    ns: String,
+    /// What the PMI core asked, to be served this round.
+    events: VecDeque<Event>,
+    /// PMI ranks in the PMIx fence: rank → the PMI core's request.
+    waiting: BTreeMap<u32, u64>,
+}
+
+impl host::Wire for Joint {
+    fn poll(&mut self) {
+        self.events
+            .extend(self.pmi.driver.step(Duration::from_millis(2)));
+    }
+
+    fn exited(&mut self, ns: &str, rank: u32, code: i32) {
+        tell_exit(&self.server, ns, rank, code);
+    }
+
+    fn serve(&mut self, ranks: &mut Ranks, ending: &mut Ending) {
+        let (server, ns, l) = (&self.server, &self.ns, &mut self.pmi);
         // the PMIx side's upcalls
         while let Ok(e) = server.events.try_recv() {
-            match e {
-                HostEvent::Aborted {
-                    proc,
-                    status,
-                    message,
-                } => {
-                    let message = message.unwrap_or_default();
-                    if let Some(code) = ending.aborted(proc.rank, status, &message) {
-                        tell(proc, code);
-                    }
-                }
-                HostEvent::Finalized(p) => {
-                    let pns = p.nspace.to_string();
-                    for r in ranks
-                        .0
-                        .iter_mut()
-                        .filter(|r| r.rank == p.rank && r.nspace == pns)
-                    {
-                        r.finalized = true;
-                    }
-                }
-                HostEvent::Log { data, .. } => super::run_pmi2::print_log(&data),
-                HostEvent::Lost(p) => ending.lost(&p.nspace.to_string(), p.rank),
-                HostEvent::HostFenceDone { proc, status } => {
-                    let Some(request) = waiting.remove(&proc.rank) else {
+            match serve_common(server, e, ranks, ending) {
+                Some(HostEvent::HostFenceDone { proc, status }) => {
+                    let Some(request) = self.waiting.remove(&proc.rank) else {
                         continue;
                     };
                     let result = if status == codes::PMIX_SUCCESS {
@@ -238,20 +191,19 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                         ))
                     };
                     l.driver.core().joint_done(request, result);
-                    events.extend(l.driver.pending());
+                    self.events.extend(l.driver.pending());
                 }
-                HostEvent::Spawn { request, .. } => {
+                Some(HostEvent::Spawn { request, .. }) => {
                     eprintln!(
                         "pmixw run: PMIx_Spawn is not served in a job of several applications"
                     );
                     server.call(move |s| s.spawned(request, Err(codes::PMIX_ERR_NOT_SUPPORTED)));
                 }
-                e @ (HostEvent::Kill { .. } | HostEvent::Signal { .. }) => ranks.control(&e),
                 _ => {}
             }
         }
         // the PMI side's
-        while let Some(e) = events.pop_front() {
+        while let Some(e) = self.events.pop_front() {
             match e {
                 Event::JointFence {
                     request,
@@ -259,7 +211,7 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     rank,
                     puts,
                 } => {
-                    waiting.insert(rank, request);
+                    self.waiting.insert(rank, request);
                     server.post(move |s| joint::enter(s, &kvsname, rank, &puts));
                 }
                 Event::Lost { kvsname, rank } => {
@@ -272,19 +224,17 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     message,
                     ..
                 } => {
+                    // the others are told, then ended (as a PMIx rank's)
                     if let Some(code) = ending.aborted(rank, status, &message) {
-                        tell(Proc::new(&ns, rank), code);
+                        announce(
+                            server,
+                            codes::PMIX_ERR_PROC_ABORTED,
+                            Proc::new(ns, rank),
+                            code,
+                        );
                     }
                 }
-                Event::Finalized { kvsname, rank } => {
-                    for r in ranks
-                        .0
-                        .iter_mut()
-                        .filter(|r| r.rank == rank && r.nspace == kvsname)
-                    {
-                        r.finalized = true;
-                    }
-                }
+                Event::Finalized { kvsname, rank } => ranks.finalized(&kvsname, rank),
                 Event::Spawn { request, .. } => {
                     eprintln!(
                         "pmixw run: PMI spawn is not served in a job of several applications"
@@ -293,34 +243,28 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                         request,
                         Err("spawn is not served in a job of several applications".into()),
                     );
-                    events.extend(l.driver.pending());
+                    self.events.extend(l.driver.pending());
                 }
                 // only a job across nodes asks these
                 Event::Fence { request, .. } => {
                     l.driver
                         .core()
                         .fence_done(request, Err("no other node".into()));
-                    events.extend(l.driver.pending());
+                    self.events.extend(l.driver.pending());
                 }
                 Event::Name { request, .. } => {
                     l.driver
                         .core()
                         .name_done(request, Err("no name service".into()));
-                    events.extend(l.driver.pending());
+                    self.events.extend(l.driver.pending());
                 }
                 Event::Initialized { .. } => {}
             }
         }
-        ending.first_ended_first(&mut newly_failed, |(rank, _)| (ns.clone(), *rank));
-        for (rank, st) in newly_failed {
-            if let Some(code) = ending.failed(&ns, rank, st) {
-                announce_failure(&server, Proc::new(&ns, rank), st, code);
-            }
-        }
-        if let Some(o) = ending.check(&mut ranks, &caught) {
-            server.stop();
-            return Ok(exit_of(o));
-        }
+    }
+
+    fn failed(&mut self, ns: &str, rank: u32, st: ExitStatus, code: i32) {
+        announce_failure(&self.server, Proc::new(ns, rank), st, code);
     }
 }
 
@@ -343,19 +287,19 @@ mod tests {
         assert_eq!(
             apps,
             vec![
-                AppArgs {
+                App {
                     n: 2,
                     mpi: Mpi::Pmix,
                     exe: "a".into(),
                     argv: args("x"),
                 },
-                AppArgs {
+                App {
                     n: 3,
                     mpi: Mpi::Pmi2,
                     exe: "b".into(),
                     argv: args("-n 9"),
                 },
-                AppArgs {
+                App {
                     n: 1,
                     mpi: Mpi::Pmi1,
                     exe: "c".into(),

@@ -5,26 +5,17 @@
 //! `MPIR_CVAR_PMI_VERSION=2`); no `PMIX_*` variable, which MPICH's
 //! auto-detection would find ambiguous. The server core is
 //! [`pmix_wire::pmi::server`]; spawn starts a new job whose ranks find
-//! the spawner's preput keys. Ending the job: as `pmixw run` (abort
-//! status, else the first failure, SIGTERM after the grace, then SIGKILL).
+//! the spawner's preput keys. Ending the job: the host loop's (host.rs),
+//! as for PMIx (abort status, else the first failure, SIGTERM after the
+//! grace, then SIGKILL).
 
+use super::host::{self, Ending, Job, LaunchApp, Mpi, Outcome, Ranks};
 use pmix_wire::pmi::server::fd::Driver;
 use pmix_wire::pmi::server::{App, Event, JobSpec, NameOp, Server};
 use std::collections::VecDeque;
 use std::os::fd::AsRawFd;
-use std::process::{Command, ExitCode};
+use std::process::{Command, ExitCode, ExitStatus};
 use std::time::Duration;
-
-/// Which wire the ranks see.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mpi {
-    /// PMIx (Open MPI, libpmix programs).
-    Pmix,
-    /// PMI-1 (MPICH's default when it finds `PMI_SIZE`).
-    Pmi1,
-    /// PMI-2 (MPICH with `MPIR_CVAR_PMI_VERSION=2`).
-    Pmi2,
-}
 
 /// `--mpi`: pmix, pmi1, pmi2 or auto (the program's MPI: MPICH programs
 /// get PMI-1, or what `MPIR_CVAR_PMI_VERSION` asks; all others PMIx).
@@ -112,28 +103,10 @@ pub fn needed_libs(b: &[u8]) -> Vec<String> {
     go().unwrap_or_default()
 }
 
-/// The job's settings, from `pmixw run`'s arguments.
-pub struct Job {
-    pub n: u32,
-    /// Across nodes: rank r on node r % nodes instead of blocks.
-    pub cyclic: bool,
-    pub mpi: Mpi,
-    pub port: bool,
-    pub kvsname: String,
-    pub timeout: Option<Duration>,
-    pub grace: Duration,
-    pub keep_going: bool,
-    pub exe: String,
-    pub argv: Vec<String>,
-}
-
-use super::launch::{self, LaunchApp};
-use super::run::{exit_code, Job as Ranks};
-
-/// The PMI wire's part in starting ranks ([`launch::Wire`]): its server
+/// The PMI wire's part in starting ranks ([`host::Starter`]): its server
 /// (the driver), which version the ranks are told to speak, and how they
 /// reach the server.
-pub(super) struct Launcher {
+pub(super) struct PmiStart {
     pub(super) driver: Driver,
     pub(super) mpi: Mpi,
     pub(super) port: Option<String>,
@@ -147,10 +120,10 @@ pub(super) struct Launcher {
     pub(super) spawned: std::collections::HashSet<String>,
 }
 
-impl Launcher {
+impl PmiStart {
     /// A launcher serving `driver`'s core; ranks told to speak `mpi`.
-    pub(super) fn new(driver: Driver, mpi: Mpi, port: Option<String>) -> Launcher {
-        Launcher {
+    pub(super) fn new(driver: Driver, mpi: Mpi, port: Option<String>) -> PmiStart {
+        PmiStart {
             driver,
             mpi,
             port,
@@ -161,7 +134,7 @@ impl Launcher {
     }
 }
 
-impl launch::Wire for Launcher {
+impl host::Starter for PmiStart {
     /// A spawned job: its KVS holds the preput keys, its ranks know their
     /// spawner and their application's number.
     fn register(&mut self, name: &str, total: u32, apps: &[LaunchApp]) {
@@ -228,7 +201,7 @@ impl launch::Wire for Launcher {
     }
 }
 
-/// A PMI spawn's command as [`launch::spawn_job`] takes it (`wdir` from
+/// A PMI spawn's command as [`host::spawn_job`] takes it (`wdir` from
 /// its info).
 pub(super) fn launch_app(a: &App) -> LaunchApp {
     LaunchApp {
@@ -245,14 +218,16 @@ pub(super) fn launch_app(a: &App) -> LaunchApp {
     }
 }
 
-pub fn run(job: Job) -> Result<ExitCode, String> {
-    let caught = super::run::catch_signals();
+pub fn run(job: &Job) -> Result<ExitCode, String> {
+    let app = job.app();
+    let n = app.n;
+    let caught = host::catch_signals();
     // started by a PMI-2 launcher (srun --mpi=pmi2): one job across nodes
     let across = match std::env::var_os("PMI_FD") {
-        Some(_) => Some(Across::connect(&job)?),
+        Some(_) => Some(Across::connect(n, job)?),
         None => None,
     };
-    let mut spec = JobSpec::single_node(&job.kvsname, job.n);
+    let mut spec = JobSpec::single_node(&job.nspace, n);
     if let Some(a) = &across {
         spec.kvsname = a.kvsname.clone();
         spec.local = a.local.clone();
@@ -260,14 +235,14 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     }
     let kvsname = spec.kvsname.clone();
     let local: Vec<u32> = if spec.local.is_empty() {
-        (0..job.n).collect()
+        (0..n).collect()
     } else {
         spec.local.clone()
     };
     let mut core = Server::new();
     core.register(spec);
     let mut driver = Driver::new(core);
-    let port = if job.port {
+    let port = if job.pmi_port {
         let p = driver
             .listen("127.0.0.1:0")
             .map_err(|e| format!("cannot listen for PMI_PORT: {e}"))?;
@@ -276,41 +251,48 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     } else {
         None
     };
-    let mut l = Launcher::new(driver, job.mpi, port);
+    let mut start = PmiStart::new(driver, app.mpi, port);
     let mut ranks = Ranks(Vec::new());
-    let app = LaunchApp {
-        cmd: job.exe.clone(),
-        argv: job.argv.clone(),
-        n: job.n,
-        ..Default::default()
-    };
     for &r in &local {
-        launch::start_rank(&mut l, &mut ranks, &kvsname, job.n, r, &app)?;
+        host::start_rank(&mut start, &mut ranks, &kvsname, n, r, &app.launch())?;
     }
-    let mut spawned_jobs = 0u32;
-    let mut ending = launch::Ending::new(job.grace, job.keep_going, job.timeout);
-    loop {
-        let mut events: VecDeque<Event> = l.driver.step(Duration::from_millis(2)).into();
-        if let Some(a) = &across {
+    let mut wire = Pmi {
+        start,
+        across,
+        events: VecDeque::new(),
+        spawned_jobs: 0,
+    };
+    Ok(host::drive(&mut wire, ranks, job.ending(), &caught))
+}
+
+/// A PMI job (on one node, or this node's share of a job across nodes),
+/// as the host loop sees it.
+struct Pmi {
+    start: PmiStart,
+    across: Option<Across>,
+    /// What the core asked, to be served this round.
+    events: VecDeque<Event>,
+    spawned_jobs: u32,
+}
+
+impl host::Wire for Pmi {
+    fn poll(&mut self) {
+        let driver = &mut self.start.driver;
+        self.events.extend(driver.step(Duration::from_millis(2)));
+        if let Some(a) = &self.across {
             while let Ok(d) = a.done.try_recv() {
                 match d {
-                    Done::Fence(request, r) => l.driver.core().fence_done(request, r),
-                    Done::Name(request, r) => l.driver.core().name_done(request, r),
+                    Done::Fence(request, r) => driver.core().fence_done(request, r),
+                    Done::Name(request, r) => driver.core().name_done(request, r),
                 }
-                events.extend(l.driver.pending());
+                self.events.extend(driver.pending());
             }
         }
-        // reap: a rank that ended before finalizing fails the job
-        let mut newly_failed = Vec::new();
-        for r in ranks.0.iter_mut().filter(|r| r.status.is_none()) {
-            if let Ok(Some(st)) = r.child.try_wait() {
-                r.status = Some(exit_code(st));
-                if exit_code(st) != 0 && !r.finalized {
-                    newly_failed.push((r.nspace.clone(), r.rank, st));
-                }
-            }
-        }
-        while let Some(e) = events.pop_front() {
+    }
+
+    fn serve(&mut self, ranks: &mut Ranks, ending: &mut Ending) {
+        let (l, across) = (&mut self.start, &self.across);
+        while let Some(e) = self.events.pop_front() {
             match e {
                 Event::Aborted {
                     rank,
@@ -319,32 +301,26 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     ..
                 } => {
                     if ending.aborted(rank, status, &message).is_some() {
-                        if let Some(a) = &across {
+                        if let Some(a) = across {
                             a.abort(format!("rank {rank} aborted: {message}"));
                         }
                     }
                 }
-                Event::Name { request, op } => match &across {
+                Event::Name { request, op } => match across {
                     Some(a) => a.name(request, op),
                     None => l
                         .driver
                         .core()
                         .name_done(request, Err("no name service".into())),
                 },
-                Event::Fence { request, data, .. } => match &across {
+                Event::Fence { request, data, .. } => match across {
                     Some(a) => a.fence(request, data),
                     None => l
                         .driver
                         .core()
                         .fence_done(request, Err("no other node".into())),
                 },
-                Event::Finalized { kvsname, rank } => {
-                    for r in ranks.0.iter_mut() {
-                        if r.nspace == kvsname && r.rank == rank {
-                            r.finalized = true;
-                        }
-                    }
-                }
+                Event::Finalized { kvsname, rank } => ranks.finalized(&kvsname, rank),
                 Event::Spawn {
                     request,
                     kvsname,
@@ -352,44 +328,38 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
                     preput,
                     ..
                 } => {
-                    // through the launcher PMIx_Spawn uses (launch.rs)
+                    // through the launcher PMIx_Spawn uses (host.rs)
                     l.spawn = Some((kvsname.clone(), preput));
                     let apps: Vec<LaunchApp> = apps.iter().map(launch_app).collect();
                     let (_, result) =
-                        launch::spawn_job(&mut l, &mut ranks, &kvsname, &mut spawned_jobs, &apps);
+                        host::spawn_job(l, ranks, &kvsname, &mut self.spawned_jobs, &apps);
                     l.driver.core().spawned(request, result);
-                    events.extend(l.driver.pending());
+                    self.events.extend(l.driver.pending());
                 }
                 // only a joint job (run_joint.rs) asks this
                 Event::JointFence { request, .. } => {
                     l.driver
                         .core()
                         .joint_done(request, Err("no PMIx server in this job".into()));
-                    events.extend(l.driver.pending());
+                    self.events.extend(l.driver.pending());
                 }
                 Event::Lost { kvsname, rank } => ending.lost(&kvsname, rank),
                 Event::Initialized { .. } => {}
             }
         }
-        ending.first_ended_first(&mut newly_failed, |(k, rank, _)| (k.clone(), *rank));
-        for (k, rank, st) in newly_failed {
-            if ending.failed(&k, rank, st).is_some() {
-                if let Some(a) = &across {
-                    a.abort(format!("rank {rank} of {k} failed before finalizing"));
-                }
-            }
+    }
+
+    fn failed(&mut self, k: &str, rank: u32, _st: ExitStatus, _code: i32) {
+        if let Some(a) = &self.across {
+            a.abort(format!("rank {rank} of {k} failed before finalizing"));
         }
-        match ending.check(&mut ranks, &caught) {
-            None => {}
-            Some(o @ launch::Outcome::Done(_)) => {
-                if let Some(a) = across {
-                    a.finish();
-                }
-                return Ok(launch::exit_of(o));
-            }
-            // the job was ended (a signal), or is killed as it is dropped
-            Some(o) => return Ok(launch::exit_of(o)),
+    }
+
+    fn finish(&mut self, o: Outcome) -> ExitCode {
+        if let (Some(a), Outcome::Done(_)) = (self.across.take(), o) {
+            a.finish();
         }
+        host::exit_of(o)
     }
 }
 
@@ -420,12 +390,13 @@ struct Across {
 }
 
 impl Across {
-    fn connect(job: &Job) -> Result<Across, String> {
+    /// This node's share of a job of `n` ranks.
+    fn connect(n: u32, job: &Job) -> Result<Across, String> {
         use super::run_pmi2::{connect, fence, placement};
         use pmix_wire::pmi::client::{Request, Response};
-        let (mut pmi, me, nodes, fence_limit, jobid) = connect(job.n, job.timeout)?;
-        let share = placement(job.n, nodes as u32, job.cyclic);
-        let mut node_of = vec![0u32; job.n as usize];
+        let (mut pmi, me, nodes, fence_limit, jobid) = connect(n, job.timeout)?;
+        let share = placement(n, nodes as u32, job.cyclic);
+        let mut node_of = vec![0u32; n as usize];
         for (node, ranks) in share.iter().enumerate() {
             for &r in ranks {
                 node_of[r as usize] = node as u32;

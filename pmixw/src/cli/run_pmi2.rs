@@ -8,20 +8,22 @@
 //! between the nodes' hosts, addresses and token from the PMI-2 KVS):
 //! direct modex, events beyond the node, and the end of the job (abort,
 //! a failed rank, a lost node), so that every node stops with the job's
-//! status. Facts and evidence: spec-notes/pmi2.md.
+//! status. The node's job runs in the host loop of every wire (host.rs),
+//! its end decided by the same rules (the first rank to end is the
+//! failure), but at once: no grace period, no `--keep-going`. Facts and
+//! evidence: spec-notes/pmi2.md.
 
+use super::host::{self, Ending, Job, Outcome, Ranks};
+use super::run_pmix::{start_server, PmixStart};
 use pmix_types::status::codes;
-use pmix_types::RANK_WILDCARD;
 use pmix_wire::pmi::client::fd::{Conn, Traffic};
 use pmix_wire::pmi::client::{self as pmi2, Request, Response};
-use pmix_wire::server::{net, HostEvent, JobSpec, NodeMap, Server};
+use pmix_wire::server::{net, HostEvent, NodeMap, Server};
 use pmixw::bridge::{Framer, Msg, MAX_HELLO};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream, ToSocketAddrs};
-use std::process::{Child, Command, ExitCode};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::process::ExitCode;
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long a PMI-2 answer may take: `PMIXW_PMI2_TIMEOUT` seconds, else
@@ -37,19 +39,6 @@ pub(super) fn secs_var(name: &str) -> Option<Duration> {
         .ok()
         .and_then(|s| s.parse::<f64>().ok())
         .map(|s| Duration::from_secs_f64(s.max(0.001)))
-}
-
-/// What the job's ranks are and how they are started.
-pub struct Job {
-    pub n: u32,
-    pub cyclic: bool,
-    /// The URI variable to keep (`--dialect`), if any.
-    pub dialect: Option<&'static str>,
-    pub timeout: Option<Duration>,
-    /// Offer this node's libpmix 4.2.x clients a ds21 store (`--dstore`).
-    pub dstore: bool,
-    pub exe: String,
-    pub argv: Vec<String>,
 }
 
 /// The ranks of each of `nodes` nodes: block (consecutive, the first
@@ -233,38 +222,6 @@ fn read_peer(mut s: TcpStream, token: String, ev: Sender<Ev>) {
     if let Some(j) = node {
         let _ = ev.send(Ev::PeerGone(j));
     }
-}
-
-/// A client's PMIx_Log of strings: to our stdout or stderr, as it asked.
-pub(super) fn print_log(data: &[pmix_types::Info]) {
-    for i in data {
-        if let pmix_types::Value::String(Some(s)) = &i.value {
-            match i.key.to_string().as_str() {
-                "pmix.log.stdout" => print!("{s}"),
-                _ => eprint!("{s}"),
-            }
-        }
-    }
-}
-
-fn launch(job: &Job, env: Vec<(String, String)>, ns: &str) -> Command {
-    let mut c = Command::new(&job.exe);
-    c.args(&job.argv);
-    // the ranks are PMIx clients of our server, not PMI-2 tasks
-    for k in ["PMI_FD", "PMI_JOBID", "PMI_RANK", "PMI_SIZE", "PMI_SPAWNED"] {
-        c.env_remove(k);
-    }
-    for (k, v) in env {
-        let skip = k.starts_with("PMIX_SERVER_URI") && job.dialect.is_some_and(|d| d != k);
-        if !skip {
-            c.env(k, v);
-        }
-    }
-    // as `pmixw run` does on one node (spec-notes/server.md)
-    if std::env::var_os("FLUX_JOB_ID").is_none() {
-        c.env("FLUX_JOB_ID", ns);
-    }
-    c
 }
 
 /// The bridge: one outgoing connection per other node, and the frames
@@ -463,36 +420,27 @@ fn boot(
     Ok((names, peers))
 }
 
-pub fn run(job: Job) -> Result<ExitCode, String> {
+pub fn run(job: &Job) -> Result<ExitCode, String> {
+    let app = job.app();
+    let n = app.n;
+    let caught = host::catch_signals();
     let limit = secs_var("PMIXW_PMI2_TIMEOUT").unwrap_or(DEFAULT_PMI2_TIMEOUT);
-    let (mut pmi, me, nodes, fence_limit, jobid) = connect(job.n, job.timeout)?;
+    let (mut pmi, me, nodes, fence_limit, jobid) = connect(n, job.timeout)?;
     let nspace = format!("pmixw-{jobid}");
     let name = std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| net::hostname());
     // the bridge listens on every address; peers reach it by host name
     let listener = TcpListener::bind("0.0.0.0:0").map_err(|e| format!("pmixw run: bridge: {e}"))?;
-    let place = placement(job.n, nodes as u32, job.cyclic);
-    let mut node_of = vec![0usize; job.n as usize];
+    let place = placement(n, nodes as u32, job.cyclic);
+    let mut node_of = vec![0usize; n as usize];
     for (j, ranks) in place.iter().enumerate() {
         for r in ranks {
             node_of[*r as usize] = j;
         }
     }
-    let server = net::start_opts(
-        vec![JobSpec {
-            nspace: nspace.clone(),
-            nprocs: job.n,
-            hostname: name.clone(),
-            info: Vec::new(),
-        }],
-        net::Options {
-            rendezvous: Some(std::env::temp_dir()),
-            // each node's own store: its ranks' data, and the other
-            // nodes' ranks' data as the fences bring it
-            dstore: job.dstore.then(std::env::temp_dir),
-            ..net::Options::default()
-        },
-    )
-    .map_err(|e| format!("pmixw run: cannot start the server: {e}"))?;
+    // each node's own store: its ranks' data, and the other nodes' ranks'
+    // data as the fences bring it
+    let server = start_server(&nspace, n, name.clone(), job.dstore)
+        .map_err(|e| format!("pmixw run: cannot start the server: {e}"))?;
     // the ranks start now and initialize while this node hears from the
     // others (the boot exchange, on a thread of its own: a PMI-2 fence,
     // ~10 ms of which is Slurm's, spec-notes/pmi2.md); their job data
@@ -509,18 +457,16 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
             (pmi, r)
         })
     };
-    // the ranks are reaped when SIGCHLD says one may have ended, not by
-    // asking each of them every millisecond (N/k waitpid calls a loop on
-    // every node, taken from the ranks' cores), as `pmixw run` on one node
-    let child_exited = Arc::new(AtomicBool::new(true));
-    let sigchld = signal_hook::flag::register(libc::SIGCHLD, child_exited.clone()).is_ok();
-    let mut kids: Vec<(u32, Child, Option<i32>)> = Vec::new();
-    let mut ending: Option<(i32, String, bool)> = None;
-    for &r in &place[me] {
-        match launch(&job, server.client_env(&nspace, r), &nspace).spawn() {
-            Ok(c) => kids.push((r, c, None)),
-            Err(e) => {
-                ending = Some((127, format!("cannot start {}: {e}", job.exe), true));
+    let mut ranks = Ranks(Vec::new());
+    // why the job ends, if it does before the loop: a rank that cannot start
+    let mut reason = None;
+    {
+        let mut start = PmixStart::new(&server, job.dialect);
+        // the ranks are PMIx clients of our server, not PMI-2 tasks
+        start.pmi2_task = true;
+        for &r in &place[me] {
+            if let Err(e) = host::start_rank(&mut start, &mut ranks, &nspace, n, r, &app.launch()) {
+                reason = Some((127, e, true));
                 break;
             }
         }
@@ -528,13 +474,10 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     let booted = booting
         .join()
         .map_err(|_| "pmixw run: the boot exchange failed".to_string());
-    let (pmi, (names, mut peers)) = match booted.and_then(|(pmi, r)| Ok((pmi, r?))) {
+    let (pmi, (names, peers)) = match booted.and_then(|(pmi, r)| Ok((pmi, r?))) {
         Ok(b) => b,
         Err(e) => {
-            for (_, c, _) in kids.iter_mut() {
-                let _ = c.kill();
-                let _ = c.wait();
-            }
+            drop(ranks);
             server.stop();
             return Err(e);
         }
@@ -554,252 +497,291 @@ pub fn run(job: Job) -> Result<ExitCode, String> {
     }
     drop(ev_tx);
 
-    let start = Instant::now();
-    // nodes whose own connection to us is open (they report their end on it)
-    let mut heard = vec![false; nodes];
-    let mut done = vec![false; nodes];
-    done[me] = true;
-    // direct-modex requests of other nodes for ranks not yet committed
-    let mut held: Vec<(usize, u64, u32)> = Vec::new();
-    // ranks whose connection ended before they finalized, in order: of
-    // ranks found dead together, the first lost is the cause (the others
-    // may only have failed a fence because of it)
-    let mut lost: Vec<u32> = Vec::new();
-    let answer = |server: &net::Running, ns: &str, r: u32| {
-        let ns = ns.to_string();
-        server
+    // a job across nodes ends at once: no grace, nor --keep-going
+    let mut ending = Ending::new(Duration::ZERO, false, job.timeout);
+    if let Some((code, ..)) = reason {
+        ending.ended(code);
+    }
+    let mut wire = Bridge {
+        server,
+        nspace,
+        me,
+        name,
+        names,
+        node_of,
+        peers,
+        events: ev_rx,
+        work: work_tx,
+        heard: vec![false; nodes],
+        done: (0..nodes).map(|j| j == me).collect(),
+        held: Vec::new(),
+        limit,
+        timeout: job.timeout,
+        reason,
+        idle: false,
+    };
+    let code = host::drive(&mut wire, ranks, ending, &caught);
+    wire.server.stop();
+    Ok(code)
+}
+
+/// This node's share of a job across nodes, as the host loop sees it.
+struct Bridge {
+    server: net::Running,
+    nspace: String,
+    /// This node's index and name, and every node's.
+    me: usize,
+    name: String,
+    names: Vec<String>,
+    /// The node of each rank.
+    node_of: Vec<usize>,
+    peers: Peers,
+    events: Receiver<Ev>,
+    /// To the PMI-2 thread.
+    work: Sender<Work>,
+    /// Nodes whose own connection to us is open (they report their end on it).
+    heard: Vec<bool>,
+    /// Nodes whose ranks have all ended well.
+    done: Vec<bool>,
+    /// Direct-modex requests of other nodes for ranks not yet committed.
+    held: Vec<(usize, u64, u32)>,
+    /// How long a PMI-2 answer may take.
+    limit: Duration,
+    timeout: Option<Duration>,
+    /// Why the job ends (its status, the message, whether the other
+    /// nodes are to be told), once it does.
+    reason: Option<(i32, String, bool)>,
+    /// Whether the last round had nothing to do.
+    idle: bool,
+}
+
+impl Bridge {
+    /// The job ends with `code` for `why`, unless it already was ending.
+    fn end(&mut self, ending: &mut Ending, code: i32, why: String, tell: bool) {
+        if ending.ended(code).is_some() {
+            self.reason = Some((code, why, tell));
+        }
+    }
+
+    /// Rank `rank` aborted asking `status`: the job ends with it (0 is 1).
+    fn aborted(&mut self, ending: &mut Ending, rank: u32, status: i32, message: String) {
+        if let Some(st) = ending.aborted(rank, status, &message) {
+            let m = format!("rank {rank} aborted with status {status}: {message}");
+            self.reason = Some((st, m, true));
+        }
+    }
+
+    /// Rank `r`'s committed data, if it has any yet.
+    fn answer(&self, r: u32) -> Option<bytes::Bytes> {
+        let ns = self.nspace.clone();
+        self.server
             .call(move |s: &mut Server| s.modex_data(&ns, r))
             .flatten()
-    };
-    while ending.is_none() {
-        let mut idle = true;
-        // reap before draining the events: the server queues an abort
-        // before its reply, so a rank's exit seen here has its abort
-        // (if any) already waiting below, and the abort's status wins
-        let mut failed: Vec<(u32, i32)> = Vec::new();
-        let scan = !sigchld || child_exited.swap(false, Ordering::AcqRel);
-        for (r, c, st) in kids.iter_mut().filter(|_| scan) {
-            if st.is_none() {
-                if let Ok(Some(s)) = c.try_wait() {
-                    let code = s.code().unwrap_or(128 + 9);
-                    *st = Some(code);
-                    if code != 0 {
-                        failed.push((*r, code));
-                    }
-                }
-            }
-        }
-        while let Ok(e) = server.events.try_recv() {
-            idle = false;
-            match e {
-                HostEvent::Fence {
+    }
+
+    fn serve_host(&mut self, e: HostEvent, ranks: &mut Ranks, ending: &mut Ending) {
+        match e {
+            HostEvent::Fence {
+                request,
+                collect,
+                data,
+                ..
+            } => {
+                let _ = self.work.send(Work::Fence {
                     request,
                     collect,
-                    data,
-                    ..
-                } => {
-                    let _ = work_tx.send(Work::Fence {
-                        request,
-                        collect,
-                        data: data.to_vec(),
-                    });
-                }
-                HostEvent::DirectModex { request, proc } => {
-                    let owner = (proc.nspace.to_string() == nspace)
-                        .then(|| node_of.get(proc.rank as usize).copied())
-                        .flatten()
-                        .filter(|j| *j != me);
-                    match owner {
-                        Some(j) => peers.send(
-                            j,
-                            &Msg::Dmodex {
-                                request,
-                                nspace: nspace.clone(),
-                                rank: proc.rank,
-                            },
-                        ),
-                        None => {
-                            server.call(move |s| {
-                                s.dmodex_done(request, Err(codes::PMIX_ERR_NOT_FOUND))
-                            });
-                        }
-                    }
-                }
-                HostEvent::Committed(p) => {
-                    let (now, later): (Vec<_>, Vec<_>) =
-                        held.drain(..).partition(|(_, _, r)| *r == p.rank);
-                    held = later;
-                    for (j, request, r) in now {
-                        if let Some(blob) = answer(&server, &nspace, r) {
-                            peers.send(
-                                j,
-                                &Msg::DmodexReply {
-                                    request,
-                                    status: 0,
-                                    blob,
-                                },
-                            );
-                        }
-                    }
-                }
-                HostEvent::Notified {
-                    code,
-                    source,
-                    range,
-                    info,
-                } => peers.broadcast(&Msg::Notify {
-                    code,
-                    source,
-                    range,
-                    info,
-                }),
-                HostEvent::Aborted {
-                    proc,
-                    status,
-                    message,
-                } => {
-                    let st = if status == 0 { 1 } else { status };
-                    let m = format!(
-                        "rank {} aborted with status {status}: {}",
-                        proc.rank,
-                        message.unwrap_or_default()
-                    );
-                    ending = Some((st, m, true));
-                }
-                HostEvent::Log { data, .. } => print_log(&data),
-                HostEvent::Spawn { request, .. } => {
-                    server.call(move |s| s.spawned(request, Err(codes::PMIX_ERR_NOT_SUPPORTED)));
-                }
-                HostEvent::Lost(p) => lost.push(p.rank),
-                HostEvent::Kill { targets, .. } => {
-                    for (r, c, _) in kids.iter_mut() {
-                        let hit = targets.iter().any(|p| {
-                            p.nspace.to_string() == nspace
-                                && (p.rank == *r || p.rank == RANK_WILDCARD)
-                        });
-                        if hit {
-                            let _ = c.kill();
-                        }
-                    }
-                }
-                _ => {}
+                    data: data.to_vec(),
+                });
             }
-        }
-        while let Ok(e) = ev_rx.try_recv() {
-            idle = false;
-            match e {
-                Ev::Peer(j, Msg::Dmodex { request, rank, .. }) => {
-                    match answer(&server, &nspace, rank) {
-                        Some(blob) => peers.send(
+            HostEvent::DirectModex { request, proc } => {
+                let owner = (proc.nspace.to_string() == self.nspace)
+                    .then(|| self.node_of.get(proc.rank as usize).copied())
+                    .flatten()
+                    .filter(|j| *j != self.me);
+                match owner {
+                    Some(j) => self.peers.send(
+                        j,
+                        &Msg::Dmodex {
+                            request,
+                            nspace: self.nspace.clone(),
+                            rank: proc.rank,
+                        },
+                    ),
+                    None => {
+                        self.server
+                            .call(move |s| s.dmodex_done(request, Err(codes::PMIX_ERR_NOT_FOUND)));
+                    }
+                }
+            }
+            HostEvent::Committed(p) => {
+                let (now, later): (Vec<_>, Vec<_>) =
+                    self.held.drain(..).partition(|(_, _, r)| *r == p.rank);
+                self.held = later;
+                for (j, request, r) in now {
+                    if let Some(blob) = self.answer(r) {
+                        self.peers.send(
                             j,
                             &Msg::DmodexReply {
                                 request,
                                 status: 0,
                                 blob,
                             },
-                        ),
-                        None => held.push((j, request, rank)),
+                        );
                     }
                 }
-                Ev::Peer(
-                    _,
-                    Msg::DmodexReply {
+            }
+            HostEvent::Notified {
+                code,
+                source,
+                range,
+                info,
+            } => self.peers.broadcast(&Msg::Notify {
+                code,
+                source,
+                range,
+                info,
+            }),
+            HostEvent::Aborted {
+                proc,
+                status,
+                message,
+            } => self.aborted(ending, proc.rank, status, message.unwrap_or_default()),
+            HostEvent::Log { data, .. } => host::print_log(&data),
+            HostEvent::Spawn { request, .. } => {
+                self.server
+                    .call(move |s| s.spawned(request, Err(codes::PMIX_ERR_NOT_SUPPORTED)));
+            }
+            HostEvent::Lost(p) => ending.lost(&p.nspace.to_string(), p.rank),
+            e @ (HostEvent::Kill { .. } | HostEvent::Signal { .. }) => ranks.control(&e),
+            _ => {}
+        }
+    }
+
+    fn serve_bridge(&mut self, e: Ev, ending: &mut Ending) {
+        match e {
+            Ev::Peer(j, Msg::Dmodex { request, rank, .. }) => match self.answer(rank) {
+                Some(blob) => self.peers.send(
+                    j,
+                    &Msg::DmodexReply {
                         request,
-                        status,
+                        status: 0,
                         blob,
                     },
-                ) => {
-                    let r = if status == 0 { Ok(blob) } else { Err(status) };
-                    server.call(move |s| s.dmodex_done(request, r));
-                }
-                Ev::Peer(
-                    _,
-                    Msg::Notify {
-                        code,
-                        source,
-                        range,
-                        info,
-                    },
-                ) => {
-                    server.call(move |s| s.notify(code, &source, range.into(), info));
-                }
-                Ev::Peer(j, Msg::End { status, message }) => {
-                    ending = Some((status, format!("node {j} ({}): {message}", names[j]), false));
-                }
-                Ev::Peer(j, Msg::Done) => done[j] = true,
-                Ev::Peer(j, Msg::Hello { .. }) => heard[j] = true,
-                Ev::Unreachable(j) => {
-                    if !heard[j] && !done[j] && ending.is_none() {
-                        ending = Some((1, format!("lost node {j} ({})", names[j]), true));
-                    }
-                }
-                Ev::PeerGone(j) => {
-                    if !done[j] && ending.is_none() {
-                        ending = Some((1, format!("lost node {j} ({})", names[j]), true));
-                    }
-                }
-                Ev::FenceDone(request, Ok(data)) => {
-                    server.call(move |s| s.fence_done(request, codes::PMIX_SUCCESS, &data));
-                }
-                Ev::FenceDone(request, Err(m)) => {
-                    server.call(move |s| s.fence_done(request, codes::PMIX_ERROR, &[]));
-                    ending = Some((1, m, true));
-                }
-                Ev::Finalized(..) => {}
+                ),
+                None => self.held.push((j, request, rank)),
+            },
+            Ev::Peer(
+                _,
+                Msg::DmodexReply {
+                    request,
+                    status,
+                    blob,
+                },
+            ) => {
+                let r = if status == 0 { Ok(blob) } else { Err(status) };
+                self.server.call(move |s| s.dmodex_done(request, r));
             }
-        }
-        if ending.is_some() {
-            break;
-        }
-        let first = |r: &u32| lost.iter().position(|l| l == r).unwrap_or(usize::MAX);
-        if let Some((r, code)) = failed.into_iter().min_by_key(|(r, _)| first(r)) {
-            if ending.is_none() {
-                ending = Some((code, format!("rank {r} exited with status {code}"), true));
+            Ev::Peer(
+                _,
+                Msg::Notify {
+                    code,
+                    source,
+                    range,
+                    info,
+                },
+            ) => {
+                self.server
+                    .call(move |s| s.notify(code, &source, range.into(), info));
             }
-        }
-        if ending.is_none() && kids.iter().all(|k| k.2.is_some()) {
-            // every local rank exited 0
-            peers.broadcast(&Msg::Done);
-            let _ = work_tx.send(Work::Finalize);
-            let deadline = Instant::now() + limit.min(Duration::from_secs(10));
-            while Instant::now() < deadline {
-                match ev_rx.recv_timeout(Duration::from_millis(50)) {
-                    Ok(Ev::Finalized(traffic, data)) => {
-                        report_traffic(me, &traffic, data, &peers);
-                        break;
-                    }
-                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-                    _ => {}
-                }
+            Ev::Peer(j, Msg::End { status, message }) => {
+                let why = format!("node {j} ({}): {message}", self.names[j]);
+                self.end(ending, status, why, false);
             }
-            server.stop();
-            return Ok(ExitCode::SUCCESS);
+            Ev::Peer(j, Msg::Done) => self.done[j] = true,
+            Ev::Peer(j, Msg::Hello { .. }) => self.heard[j] = true,
+            Ev::Unreachable(j) if !self.heard[j] && !self.done[j] => {
+                let why = format!("lost node {j} ({})", self.names[j]);
+                self.end(ending, 1, why, true);
+            }
+            Ev::PeerGone(j) if !self.done[j] => {
+                let why = format!("lost node {j} ({})", self.names[j]);
+                self.end(ending, 1, why, true);
+            }
+            Ev::FenceDone(request, Ok(data)) => {
+                self.server
+                    .call(move |s| s.fence_done(request, codes::PMIX_SUCCESS, &data));
+            }
+            Ev::FenceDone(request, Err(m)) => {
+                self.server
+                    .call(move |s| s.fence_done(request, codes::PMIX_ERROR, &[]));
+                self.end(ending, 1, m, true);
+            }
+            Ev::Unreachable(_) | Ev::PeerGone(_) | Ev::Finalized(..) => {}
         }
-        if job.timeout.is_some_and(|t| start.elapsed() >= t) {
-            ending = Some((
-                124,
-                format!("timeout after {:?}", job.timeout.unwrap_or_default()),
-                true,
-            ));
-        }
-        if idle {
+    }
+}
+
+impl host::Wire for Bridge {
+    fn poll(&mut self) {
+        if self.idle {
             std::thread::sleep(Duration::from_millis(1));
         }
     }
-    let (status, message, tell) = ending.unwrap_or((1, String::new(), true));
-    eprintln!("pmixw run (node {me}, {name}): the job ends with status {status}: {message}");
-    if tell {
-        peers.broadcast(&Msg::End {
-            status,
-            message: message.clone(),
-        });
+
+    fn serve(&mut self, ranks: &mut Ranks, ending: &mut Ending) {
+        self.idle = true;
+        while let Ok(e) = self.server.events.try_recv() {
+            self.idle = false;
+            self.serve_host(e, ranks, ending);
+        }
+        while let Ok(e) = self.events.try_recv() {
+            self.idle = false;
+            self.serve_bridge(e, ending);
+        }
     }
-    for (_, c, _) in kids.iter_mut() {
-        let _ = c.kill();
-        let _ = c.wait();
+
+    fn failed(&mut self, _ns: &str, rank: u32, _st: std::process::ExitStatus, code: i32) {
+        self.reason = Some((code, format!("rank {rank} exited with status {code}"), true));
     }
-    server.stop();
-    Ok(ExitCode::from(status.clamp(1, 255) as u8))
+
+    fn finish(&mut self, o: Outcome) -> ExitCode {
+        let (status, message, tell) = match (self.reason.take(), o) {
+            (Some(r), _) => r,
+            (None, Outcome::Done(0)) => {
+                // every local rank exited 0
+                self.peers.broadcast(&Msg::Done);
+                let _ = self.work.send(Work::Finalize);
+                let deadline = Instant::now() + self.limit.min(Duration::from_secs(10));
+                while Instant::now() < deadline {
+                    match self.events.recv_timeout(Duration::from_millis(50)) {
+                        Ok(Ev::Finalized(traffic, data)) => {
+                            report_traffic(self.me, &traffic, data, &self.peers);
+                            break;
+                        }
+                        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                        _ => {}
+                    }
+                }
+                return ExitCode::SUCCESS;
+            }
+            (None, Outcome::Timeout) => (
+                124,
+                format!("timeout after {:?}", self.timeout.unwrap_or_default()),
+                true,
+            ),
+            (None, Outcome::Signal(sig)) => (128 + sig, format!("signal {sig}"), true),
+            (None, Outcome::Done(code)) => (code, String::new(), true),
+        };
+        let (me, name) = (self.me, &self.name);
+        eprintln!("pmixw run (node {me}, {name}): the job ends with status {status}: {message}");
+        if tell {
+            self.peers.broadcast(&Msg::End {
+                status,
+                message: message.clone(),
+            });
+        }
+        ExitCode::from(status.clamp(1, 255) as u8)
+    }
 }
 
 #[cfg(test)]
