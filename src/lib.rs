@@ -71,6 +71,8 @@ pub mod link;
 pub mod pmi;
 #[cfg(any(feature = "tool", feature = "tokio"))]
 mod procfs;
+#[cfg(any(feature = "client", feature = "server"))]
+pub mod sansio;
 #[cfg(feature = "server")]
 pub mod server;
 #[cfg(feature = "tool")]

@@ -15,6 +15,7 @@ use pmix_wire::pmi::joint;
 use pmix_wire::pmi::server::{Event, JobSpec, Server as Pmi, Transmit};
 use pmix_wire::server::HostEvent;
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 const NS: &str = "mix";
 
@@ -41,7 +42,7 @@ impl Mixed {
         spec.joint = true;
         pmi.register(spec);
         for r in pmix..n {
-            pmi.open(r.into(), Some((NS, r)));
+            pmi.open(r.into(), Some((NS, r)), Instant::now());
         }
         let mut m = Mixed {
             pair,
@@ -121,7 +122,8 @@ impl Mixed {
     }
 
     fn line(&mut self, rank: u32, line: &str) {
-        self.pmi.handle_input(rank.into(), line.as_bytes());
+        self.pmi
+            .handle_input(rank.into(), line.as_bytes(), Instant::now());
         self.pump();
     }
 

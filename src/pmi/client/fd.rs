@@ -115,9 +115,12 @@ impl Conn {
         self.call_within(r, self.timeout)
     }
 
-    /// As [`Conn::call`], waiting at most `limit`.
+    /// As [`Conn::call`], waiting at most `limit` (the core keeps the
+    /// deadline: [`Client::send_by`]).
     pub fn call_within(&mut self, r: &Request, limit: Duration) -> Result<Response, Error> {
-        let bytes = self.client.request(r)?;
+        let sent = Instant::now();
+        self.client.send_by(r, sent, limit)?;
+        let bytes = self.client.poll_transmit().unwrap_or_default();
         self.sock
             .write_all(&bytes)
             .map_err(|e| Error::Io(format!("{}: {e}", r.name())))?;
@@ -127,35 +130,31 @@ impl Conn {
         if !self.client.waiting() {
             return Ok(Response::Sent);
         }
-        let sent = Instant::now();
-        let answer = self.answer(r, sent + limit, limit);
+        let answer = self.answer(r);
         self.traffic.0.entry(r.name()).or_default().waited += sent.elapsed();
         answer
     }
 
-    fn answer(
-        &mut self,
-        r: &Request,
-        deadline: Instant,
-        limit: Duration,
-    ) -> Result<Response, Error> {
+    /// Read until the core has the answer, or says why there is none.
+    fn answer(&mut self, r: &Request) -> Result<Response, Error> {
         let mut buf = [0u8; 8192];
         loop {
-            if let Some(a) = self.client.poll() {
+            self.client.handle_timeout(Instant::now());
+            if let Some(a) = self.client.poll_event() {
                 return a;
             }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(Error::Timeout {
-                    cmd: r.name(),
-                    secs: limit.as_secs(),
-                });
-            }
+            let left = self
+                .client
+                .poll_timeout()
+                .map_or(Duration::from_secs(1), |at| {
+                    at.saturating_duration_since(Instant::now())
+                })
+                .max(Duration::from_millis(1));
             let _ = self.sock.set_read_timeout(Some(left));
             match self.sock.read(&mut buf) {
                 Ok(0) => return Err(Error::Closed { cmd: r.name() }),
                 Ok(n) => {
-                    self.client.received(&buf[..n]);
+                    self.client.handle_input(&buf[..n], Instant::now());
                     self.traffic.0.entry(r.name()).or_default().received += n as u64;
                 }
                 Err(e)

@@ -2,24 +2,31 @@
 //! `mpi/pmi2` plugin (slurmstepd) on the socket it inherits as `PMI_FD`
 //! (`srun --mpi=pmi2`). [`Client`] turns typed [`Request`]s into bytes and
 //! the bytes the server sends into typed [`Response`]s or a typed
-//! [`Error`]; [`fd::Conn`] is the thin blocking driver with a timeout on
-//! every wait. Wire facts and their evidence: spec-notes/pmi2.md.
+//! [`Error`], with the verbs of every core ([`crate::sansio`]): `send` /
+//! `send_by` (with a deadline for the answer), `poll_transmit`,
+//! `handle_input(bytes, now)`, `poll_event`, `poll_timeout` and
+//! `handle_timeout(now)`; [`fd::Conn`] is the thin blocking driver that
+//! moves the bytes and the time. Wire facts and their evidence:
+//! spec-notes/pmi2.md.
 //!
 //! ```
 //! use pmix_wire::pmi::client::{Client, Request, Response};
+//! use std::time::Instant;
 //! let mut c = Client::new();
-//! assert_eq!(c.request(&Request::Init).unwrap(), b"cmd=init pmi_version=2 pmi_subversion=0\n");
-//! c.received(b"cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0\n");
-//! assert_eq!(c.poll().unwrap().unwrap(), Response::Init);
-//! let bytes = c.request(&Request::KvsFence).unwrap();
-//! assert_eq!(bytes, b"14    cmd=kvs-fence;");
-//! c.received(b"28    cmd=kvs-fence-response;rc=0;");
-//! assert_eq!(c.poll().unwrap().unwrap(), Response::KvsFence);
+//! c.send(&Request::Init).unwrap();
+//! assert_eq!(c.poll_transmit().unwrap(), b"cmd=init pmi_version=2 pmi_subversion=0\n");
+//! c.handle_input(b"cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0\n", Instant::now());
+//! assert_eq!(c.poll_event().unwrap().unwrap(), Response::Init);
+//! c.send(&Request::KvsFence).unwrap();
+//! assert_eq!(c.poll_transmit().unwrap(), b"14    cmd=kvs-fence;");
+//! c.handle_input(b"28    cmd=kvs-fence-response;rc=0;", Instant::now());
+//! assert_eq!(c.poll_event().unwrap().unwrap(), Response::KvsFence);
 //! ```
 
 pub mod fd;
 
 use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
 /// Longest key Slurm's PMI-2 accepts (`PMI2_MAX_KEYLEN`).
 pub const MAX_KEY: usize = 64;
@@ -255,12 +262,18 @@ impl From<crate::pmi::wire::Malformed> for Error {
     }
 }
 
+/// When an awaited answer is due, and the limit that made it so.
+type Due = (Instant, Duration);
+
 /// The client side of one PMI-2 connection, sans-IO.
 #[derive(Default)]
 pub struct Client {
     buf: Vec<u8>,
-    /// Requests sent and not yet answered, oldest first.
-    waiting: VecDeque<&'static str>,
+    /// Requests sent and not yet answered, oldest first: the answer's
+    /// command, the request's, and its deadline with the limit it was given.
+    waiting: VecDeque<(&'static str, &'static str, Option<Due>)>,
+    /// Bytes to write to the server.
+    out: Vec<u8>,
     /// The init answer has arrived: further messages carry a length prefix.
     framed: bool,
     /// A protocol error ends the connection: every later poll repeats it.
@@ -273,12 +286,59 @@ impl Client {
         Client::default()
     }
 
+    /// Queue a request ([`Client::poll_transmit`]); its answer is awaited
+    /// (answers come in order) with no deadline of the core's.
+    pub fn send(&mut self, r: &Request) -> Result<(), Error> {
+        let bytes = self.encode(r, None)?;
+        self.out.extend_from_slice(&bytes);
+        Ok(())
+    }
+
+    /// As [`Client::send`], its answer due within `limit` of `now`: past
+    /// that, [`Client::handle_timeout`] ends the connection with
+    /// [`Error::Timeout`].
+    pub fn send_by(&mut self, r: &Request, now: Instant, limit: Duration) -> Result<(), Error> {
+        let bytes = self.encode(r, Some((now + limit, limit)))?;
+        self.out.extend_from_slice(&bytes);
+        Ok(())
+    }
+
+    /// Bytes to write to the server (drained), if any.
+    pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
+        (!self.out.is_empty()).then(|| std::mem::take(&mut self.out))
+    }
+
+    /// When [`Client::handle_timeout`] should next be called: the soonest
+    /// deadline of an awaited answer.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.waiting.iter().filter_map(|w| w.2.map(|d| d.0)).min()
+    }
+
+    /// An awaited answer past its deadline by `now` ends the connection:
+    /// every later [`Client::poll_event`] is [`Error::Timeout`] for it.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.broken.is_some() {
+            return;
+        }
+        if let Some((cmd, (_, limit))) = self
+            .waiting
+            .iter()
+            .filter_map(|(_, c, d)| d.map(|d| (*c, d)))
+            .find(|(_, (at, _))| *at <= now)
+        {
+            self.broken = Some(Error::Timeout {
+                cmd,
+                secs: limit.as_secs(),
+            });
+        }
+    }
+
     /// The bytes of a request; its answer is awaited (in order).
-    pub fn request(&mut self, r: &Request) -> Result<Vec<u8>, Error> {
+    fn encode(&mut self, r: &Request, due: Option<Due>) -> Result<Vec<u8>, Error> {
         let body = match r {
             Request::Init => {
                 if let Some(a) = r.answer() {
-                    self.waiting.push_back(a);
+                    self.waiting.push_back((a, r.name(), due));
                 }
                 return Ok(b"cmd=init pmi_version=2 pmi_subversion=0\n".to_vec());
             }
@@ -333,7 +393,7 @@ impl Client {
             });
         }
         if let Some(a) = r.answer() {
-            self.waiting.push_back(a);
+            self.waiting.push_back((a, r.name(), due));
         }
         let mut out = format!("{:<6}", body.len()).into_bytes();
         out.extend_from_slice(body.as_bytes());
@@ -345,13 +405,15 @@ impl Client {
         !self.waiting.is_empty()
     }
 
-    /// Bytes from the server.
-    pub fn received(&mut self, data: &[u8]) {
+    /// Bytes from the server, at `now` (deadlines run from the send:
+    /// [`Client::send_by`]).
+    pub fn handle_input(&mut self, data: &[u8], now: Instant) {
+        let _ = now;
         self.buf.extend_from_slice(data);
     }
 
     /// The next answer, once its bytes are all here.
-    pub fn poll(&mut self) -> Option<Result<Response, Error>> {
+    pub fn poll_event(&mut self) -> Option<Result<Response, Error>> {
         if let Some(e) = &self.broken {
             return Some(Err(e.clone()));
         }
@@ -370,7 +432,7 @@ impl Client {
         if self.buf.is_empty() {
             return None;
         }
-        let Some(&sent) = self.waiting.front() else {
+        let Some(&(sent, _, _)) = self.waiting.front() else {
             let got = String::from_utf8_lossy(&self.buf).into_owned();
             return Some(Err(Error::Unexpected {
                 sent: "nothing",
@@ -577,48 +639,66 @@ pub fn split_value(encoded: &str) -> Vec<&str> {
 mod tests {
     use super::*;
 
+    /// The bytes a request goes out as.
+    fn request(c: &mut Client, r: &Request) -> Result<Vec<u8>, Error> {
+        c.send(r)?;
+        Ok(c.poll_transmit().unwrap_or_default())
+    }
+
     fn answer(c: &mut Client, r: Request, body: &str) -> Result<Response, Error> {
-        c.request(&r).unwrap();
-        c.received(format!("{:<6}{body}", body.len()).as_bytes());
-        c.poll().unwrap()
+        request(c, &r).unwrap();
+        c.handle_input(
+            format!("{:<6}{body}", body.len()).as_bytes(),
+            Instant::now(),
+        );
+        c.poll_event().unwrap()
     }
 
     fn ready() -> Client {
         let mut c = Client::new();
-        c.request(&Request::Init).unwrap();
-        c.received(b"cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0\n");
-        assert_eq!(c.poll(), Some(Ok(Response::Init)));
+        request(&mut c, &Request::Init).unwrap();
+        c.handle_input(
+            b"cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0\n",
+            Instant::now(),
+        );
+        assert_eq!(c.poll_event(), Some(Ok(Response::Init)));
         c
     }
 
     #[test]
     fn requests_are_slurms_syntax() {
         let mut c = ready();
-        let b = c
-            .request(&Request::FullInit {
+        let b = request(
+            &mut c,
+            &Request::FullInit {
                 jobid: "5.0".into(),
                 rank: 3,
-            })
-            .unwrap();
+            },
+        )
+        .unwrap();
         assert_eq!(
             b,
             b"51    cmd=fullinit;pmijobid=5.0;pmirank=3;threaded=FALSE;"
         );
-        let b = c
-            .request(&Request::KvsGet {
+        let b = request(
+            &mut c,
+            &Request::KvsGet {
                 jobid: "5.0".into(),
                 key: "k".into(),
-            })
-            .unwrap();
+            },
+        )
+        .unwrap();
         assert_eq!(b, b"37    cmd=kvs-get;jobid=5.0;srcid=-1;key=k;");
         // abort: no answer awaited; a ';' in the message cannot cross
         let mut c = ready();
-        let b = c
-            .request(&Request::Abort {
+        let b = request(
+            &mut c,
+            &Request::Abort {
                 world: true,
                 message: "a;b".into(),
-            })
-            .unwrap();
+            },
+        )
+        .unwrap();
         assert_eq!(b, b"31    cmd=abort;isworld=TRUE;msg=a,b;");
         assert!(!c.waiting());
     }
@@ -702,10 +782,10 @@ mod tests {
         let r = answer(&mut c, Request::KvsFence, "cmd=kvs-get-response;rc=0;");
         assert!(matches!(r, Err(Error::Unexpected { .. })), "{r:?}");
         let mut c = ready();
-        c.request(&Request::KvsFence).unwrap();
-        c.received(b"12x   cmd=kvs-fence-response;rc=0;");
-        assert!(matches!(c.poll(), Some(Err(Error::Malformed { .. }))));
-        assert!(matches!(c.poll(), Some(Err(Error::Malformed { .. }))));
+        request(&mut c, &Request::KvsFence).unwrap();
+        c.handle_input(b"12x   cmd=kvs-fence-response;rc=0;", Instant::now());
+        assert!(matches!(c.poll_event(), Some(Err(Error::Malformed { .. }))));
+        assert!(matches!(c.poll_event(), Some(Err(Error::Malformed { .. }))));
         let mut c = ready();
         let r = answer(&mut c, Request::KvsFence, "rc=0;");
         assert!(matches!(r, Err(Error::Malformed { .. })), "{r:?}");
@@ -721,40 +801,48 @@ mod tests {
         assert!(matches!(r, Err(Error::Malformed { .. })), "{r:?}");
         // an answer nobody asked for
         let mut c = ready();
-        c.received(b"5     cmd=x;");
-        assert!(matches!(c.poll(), Some(Err(Error::Unexpected { .. }))));
+        c.handle_input(b"5     cmd=x;", Instant::now());
+        assert!(matches!(
+            c.poll_event(),
+            Some(Err(Error::Unexpected { .. }))
+        ));
     }
 
     #[test]
     fn partial_bytes_wait_for_the_rest() {
         let mut c = ready();
-        c.request(&Request::KvsFence).unwrap();
+        request(&mut c, &Request::KvsFence).unwrap();
         let all = b"28    cmd=kvs-fence-response;rc=0;";
         for b in &all[..all.len() - 1] {
-            c.received(&[*b]);
-            assert_eq!(c.poll(), None);
+            c.handle_input(&[*b], Instant::now());
+            assert_eq!(c.poll_event(), None);
         }
-        c.received(&all[all.len() - 1..]);
-        assert_eq!(c.poll(), Some(Ok(Response::KvsFence)));
+        c.handle_input(&all[all.len() - 1..], Instant::now());
+        assert_eq!(c.poll_event(), Some(Ok(Response::KvsFence)));
     }
 
     #[test]
     fn requests_slurm_could_not_parse_are_refused() {
         let mut c = ready();
         for (k, v) in [("a;b", "v"), ("a=b", "v"), ("k", "v;w"), ("k", "v\n")] {
-            let r = c.request(&Request::KvsPut {
-                key: k.into(),
-                value: v.into(),
-            });
+            let r = request(
+                &mut c,
+                &Request::KvsPut {
+                    key: k.into(),
+                    value: v.into(),
+                },
+            );
             assert!(matches!(r, Err(Error::BadRequest { .. })), "{k} {v}");
         }
         let long = "x".repeat(MAX_VALUE + 1);
-        assert!(c
-            .request(&Request::KvsPut {
+        assert!(request(
+            &mut c,
+            &Request::KvsPut {
                 key: "k".into(),
                 value: long
-            })
-            .is_err());
+            }
+        )
+        .is_err());
         assert!(!c.waiting());
     }
 
@@ -764,13 +852,13 @@ mod tests {
         #[test]
         fn any_bytes_are_an_answer_or_an_error(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
             let mut c = ready();
-            c.request(&Request::KvsGet { jobid: "1".into(), key: "k".into() }).unwrap();
-            c.received(&data);
-            let _ = c.poll();
+            request(&mut c, &Request::KvsGet { jobid: "1".into(), key: "k".into() }).unwrap();
+            c.handle_input(&data, Instant::now());
+            let _ = c.poll_event();
             let mut fresh = Client::new();
-            fresh.request(&Request::Init).unwrap();
-            fresh.received(&data);
-            let _ = fresh.poll();
+            request(&mut fresh, &Request::Init).unwrap();
+            fresh.handle_input(&data, Instant::now());
+            let _ = fresh.poll_event();
             let _ = parse_mapping(&String::from_utf8_lossy(&data), 64);
         }
     }
@@ -800,5 +888,32 @@ mod tests {
             .all(|p| p.len() <= MAX_VALUE && !p.contains(';')));
         assert_eq!(decode_blob(&parts.concat()).unwrap(), data);
         assert!(decode_blob("!!").is_err());
+    }
+
+    /// An answer due by a deadline: none before it, the connection ended
+    /// with a Timeout naming the request once it passes; a request sent
+    /// without one sets none; the answer in time clears it.
+    #[test]
+    fn an_answer_past_its_deadline_ends_the_connection() {
+        let t0 = Instant::now();
+        let mut c = ready();
+        c.send(&Request::KvsFence).unwrap();
+        assert_eq!(c.poll_timeout(), None);
+        c.handle_input(b"28    cmd=kvs-fence-response;rc=0;", t0);
+        assert_eq!(c.poll_event(), Some(Ok(Response::KvsFence)));
+        let limit = Duration::from_secs(30);
+        c.send_by(&Request::KvsFence, t0, limit).unwrap();
+        assert_eq!(c.poll_timeout(), Some(t0 + limit));
+        c.handle_timeout(t0 + limit - Duration::from_millis(1));
+        assert_eq!(c.poll_event(), None);
+        c.handle_timeout(t0 + limit);
+        let timeout = Some(Err(Error::Timeout {
+            cmd: "kvs-fence",
+            secs: 30,
+        }));
+        assert_eq!(c.poll_event(), timeout);
+        // the late answer changes nothing: the connection is over
+        c.handle_input(b"28    cmd=kvs-fence-response;rc=0;", t0 + limit);
+        assert_eq!(c.poll_event(), timeout);
     }
 }

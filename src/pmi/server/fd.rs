@@ -9,7 +9,7 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 enum Stream {
     Unix(UnixStream),
@@ -84,7 +84,7 @@ impl Driver {
         }
         let id = self.next;
         self.next += 1;
-        self.core.open(id, Some((kvsname, rank)));
+        self.core.open(id, Some((kvsname, rank)), Instant::now());
         self.peers.insert(
             id,
             Peer {
@@ -130,6 +130,11 @@ impl Driver {
             });
             ids.push(*id);
         }
+        // no longer than until the core's next deadline
+        let timeout = match self.core.poll_timeout() {
+            Some(at) => timeout.min(at.saturating_duration_since(Instant::now())),
+            None => timeout,
+        };
         let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
         // SAFETY: fds is a valid array of fds.len() pollfd structs
         let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
@@ -147,6 +152,7 @@ impl Driver {
             }
             self.buf = buf;
         }
+        self.core.handle_timeout(Instant::now());
         let events = self.drain();
         self.flush();
         events
@@ -161,7 +167,7 @@ impl Driver {
             let _ = s.set_nodelay(true);
             let id = self.next;
             self.next += 1;
-            self.core.open(id, None);
+            self.core.open(id, None, Instant::now());
             self.peers.insert(
                 id,
                 Peer {
@@ -184,7 +190,7 @@ impl Driver {
                     self.core.closed(id);
                     return;
                 }
-                Ok(n) => self.core.handle_input(id, &buf[..n]),
+                Ok(n) => self.core.handle_input(id, &buf[..n], Instant::now()),
                 Err(e) if e.kind() == ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 Err(_) => {

@@ -1,7 +1,9 @@
-//! A PMI-1/PMI-2 server core, sans-IO, in the PMIx server core's style:
-//! the driver hands it each connection's bytes ([`Server::handle_input`])
-//! and carries out what [`Server::poll_transmit`] and
-//! [`Server::poll_event`] return (the PMIx server core's verbs); the host
+//! A PMI-1/PMI-2 server core, sans-IO, with the verbs every core of the
+//! crate has ([`crate::sansio`]): the driver hands it each connection's
+//! bytes and the time ([`Server::handle_input`]), carries out what
+//! [`Server::poll_transmit`] and [`Server::poll_event`] return, and wakes
+//! it at [`Server::poll_timeout`] ([`Server::handle_timeout`]: a
+//! `PMI_PORT` connection that does not name itself in time is closed); the host
 //! registers jobs ([`Server::register`]) and acts on the [`Event`]s
 //! (abort, spawn, finalize, a rank lost). One table ([`COMMANDS`]) drives
 //! every command; every refusal is a typed [`Refusal`], logged with its
@@ -11,10 +13,11 @@
 //!
 //! ```
 //! use pmix_wire::pmi::server::{JobSpec, Server, Transmit};
+//! use std::time::Instant;
 //! let mut s = Server::new();
 //! s.register(JobSpec::single_node("job", 1));
-//! s.open(1, Some(("job", 0)));
-//! s.handle_input(1, b"cmd=init pmi_version=1 pmi_subversion=1\n");
+//! s.open(1, Some(("job", 0)), Instant::now());
+//! s.handle_input(1, b"cmd=init pmi_version=1 pmi_subversion=1\n", Instant::now());
 //! assert_eq!(s.poll_transmit(), Some(Transmit::Send(1, b"cmd=response_to_init rc=0 pmi_version=1 pmi_subversion=2\n".to_vec())));
 //! ```
 
@@ -22,10 +25,11 @@
 pub mod fd;
 
 use crate::pmi::wire::{next_frame, Frame, FrameError, FrameLimits, Message};
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// A connection, as the driver names it.
-pub type ConnId = u64;
+pub use crate::sansio::ConnId;
+use crate::sansio::Deadlines;
+use std::time::{Duration, Instant};
 
 /// Longest kvsname, key and value the server announces (`get_maxes`) and
 /// accepts: hydra's PMI_MAXKVSLEN, PMI_MAXKEYLEN, PMI_MAXVALLEN.
@@ -209,26 +213,19 @@ pub enum NameOp {
 }
 
 /// What the driver must do on a connection ([`Server::poll_transmit`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Transmit {
-    /// Write these bytes to the connection.
-    Send(ConnId, Vec<u8>),
-    /// Close the connection (after what was queued for it).
-    Close(ConnId),
-}
+pub type Transmit = crate::sansio::Transmit<Vec<u8>>;
 
 /// What the core's parts queue, sorted into the driver's two queues
 /// ([`Server::poll_transmit`], [`Server::poll_event`]), as the PMIx
-/// server core does.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Output {
-    /// Write these bytes to the connection.
-    Send(ConnId, Vec<u8>),
-    /// Close the connection (after what was queued for it).
-    Close(ConnId),
-    /// Something for the host.
-    Host(Event),
-}
+/// server core does (the same types: [`crate::sansio`]).
+type Output = crate::sansio::Output<Event, Vec<u8>>;
+type Outbox = crate::sansio::Outbox<Event, Vec<u8>>;
+
+/// How long a connection that came in through `PMI_PORT` may stay
+/// anonymous: it must name itself (`initack` with its `pmiid`, or
+/// `fullinit`) within this time, or it is closed, as the PMIx server
+/// closes a connection that does not finish its handshake.
+pub const IDENTIFY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Why a request was refused (answered with rc≠0, or the connection
 /// closed when its bytes cannot be framed).
@@ -278,6 +275,9 @@ pub enum Refusal {
     /// `service_not_found`): an ordinary answer, logged at debug level.
     #[error("{0}")]
     NotFound(&'static str),
+    /// An anonymous connection did not name itself in time (closed).
+    #[error("did not name itself (initack or fullinit) within {0:?}")]
+    Unnamed(Duration),
 }
 
 /// How a request was framed, so its answer is framed alike.
@@ -345,6 +345,8 @@ impl Job {
 struct Conn {
     buf: Vec<u8>,
     who: Option<(String, u32)>,
+    /// An anonymous connection's deadline to name itself.
+    deadline: Option<Instant>,
     version: Option<(u32, u32)>,
     finalized: bool,
     closed: bool,
@@ -468,22 +470,9 @@ pub struct Server {
     next_request: u64,
     out: Outbox,
     limits: FrameLimits,
-}
-
-#[derive(Default)]
-struct Outbox {
-    transmits: VecDeque<Transmit>,
-    events: VecDeque<Event>,
-}
-
-impl Outbox {
-    fn push_back(&mut self, o: Output) {
-        match o {
-            Output::Send(c, b) => self.transmits.push_back(Transmit::Send(c, b)),
-            Output::Close(c) => self.transmits.push_back(Transmit::Close(c)),
-            Output::Host(e) => self.events.push_back(e),
-        }
-    }
+    /// Anonymous connections by their deadline to name themselves.
+    unnamed: Deadlines<ConnId>,
+    identify_timeout: Duration,
 }
 
 impl Default for Server {
@@ -532,7 +521,15 @@ impl Server {
             next_request: 1,
             out: Outbox::default(),
             limits: FrameLimits::default(),
+            unnamed: Deadlines::default(),
+            identify_timeout: IDENTIFY_TIMEOUT,
         }
+    }
+
+    /// How long an anonymous connection may take to name itself
+    /// (default [`IDENTIFY_TIMEOUT`]).
+    pub fn set_identify_timeout(&mut self, t: Duration) {
+        self.identify_timeout = t;
     }
 
     /// Set the framing limits (the longest v1 line and v2 body).
@@ -578,16 +575,40 @@ impl Server {
     }
 
     /// A new connection: of a known rank (a `PMI_FD` the launcher gave
-    /// it), or anonymous until `initack`/`fullinit` names it.
-    pub fn open(&mut self, conn: ConnId, who: Option<(&str, u32)>) {
+    /// it), or anonymous until `initack`/`fullinit` names it, which it must
+    /// do by `now` + the identify timeout.
+    pub fn open(&mut self, conn: ConnId, who: Option<(&str, u32)>, now: Instant) {
         let mut c = Conn::default();
-        if let Some((k, r)) = who {
-            c.who = Some((k.to_string(), r));
-            if let Some(j) = self.jobs.get_mut(k) {
-                j.conns.insert(r, conn);
+        match who {
+            Some((k, r)) => {
+                c.who = Some((k.to_string(), r));
+                if let Some(j) = self.jobs.get_mut(k) {
+                    j.conns.insert(r, conn);
+                }
+            }
+            None => {
+                let at = now + self.identify_timeout;
+                c.deadline = Some(at);
+                self.unnamed.insert(at, conn);
             }
         }
         self.conns.insert(conn, c);
+    }
+
+    /// When [`Server::handle_timeout`] should next be called.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.unnamed.first()
+    }
+
+    /// Close the anonymous connections whose time to name themselves has
+    /// passed (logged with the reason).
+    pub fn handle_timeout(&mut self, now: Instant) {
+        while let Some(conn) = self.unnamed.pop_due(now) {
+            if let Some(c) = self.conns.get_mut(&conn) {
+                c.deadline = None;
+            }
+            self.drop_conn(conn, Refusal::Unnamed(self.identify_timeout));
+        }
     }
 
     /// The connection ended (EOF or an error): a rank that had not
@@ -596,6 +617,9 @@ impl Server {
         let Some(c) = self.conns.remove(&conn) else {
             return;
         };
+        if let Some(at) = c.deadline {
+            self.unnamed.remove(at, conn);
+        }
         let Some((k, r)) = c.who else {
             return;
         };
@@ -631,8 +655,11 @@ impl Server {
         self.out.transmits.pop_front()
     }
 
-    /// Bytes from a connection.
-    pub fn handle_input(&mut self, conn: ConnId, data: &[u8]) {
+    /// Bytes from a connection, at `now` (the PMI wire has no deadline
+    /// inside a message; `now` keeps the verbs of every core, and the
+    /// naming deadline runs from [`Server::open`]).
+    pub fn handle_input(&mut self, conn: ConnId, data: &[u8], now: Instant) {
+        let _ = now;
         let lim = self.limits;
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
@@ -831,6 +858,9 @@ impl Server {
         job.conns.insert(r, conn);
         if let Some(c) = self.conns.get_mut(&conn) {
             c.who = Some((k.to_string(), r));
+            if let Some(at) = c.deadline.take() {
+                self.unnamed.remove(at, conn);
+            }
         }
         Ok(())
     }

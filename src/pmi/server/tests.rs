@@ -3,11 +3,17 @@
 
 use super::*;
 
+/// The tests' clock: one instant for the whole run (no test here waits).
+fn t0() -> Instant {
+    static T0: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    *T0.get_or_init(Instant::now)
+}
+
 fn server(size: u32) -> Server {
     let mut s = Server::new();
     s.register(JobSpec::single_node("kvs_1", size));
     for r in 0..size {
-        s.open(r as u64, Some(("kvs_1", r)));
+        s.open(r as u64, Some(("kvs_1", r)), t0());
     }
     s
 }
@@ -26,7 +32,7 @@ fn sent(s: &mut Server) -> (Vec<(ConnId, String)>, Vec<Event>, Vec<ConnId>) {
 }
 
 fn ask(s: &mut Server, c: ConnId, line: &str) -> Vec<String> {
-    s.handle_input(c, line.as_bytes());
+    s.handle_input(c, line.as_bytes(), t0());
     sent(s)
         .0
         .into_iter()
@@ -54,7 +60,7 @@ fn versions_1_1_1_2_and_2_0_are_negotiated_as_hydra_does() {
     // 3.0 and 2.1: refused with a reason, and the connection closed
     for bad in ["3 pmi_subversion=0", "2 pmi_subversion=1"] {
         let mut s = server(1);
-        s.handle_input(0, format!("cmd=init pmi_version={bad}\n").as_bytes());
+        s.handle_input(0, format!("cmd=init pmi_version={bad}\n").as_bytes(), t0());
         let (out, _, closed) = sent(&mut s);
         assert!(
             out[0]
@@ -105,7 +111,7 @@ fn pmi1_as_mpich_asks_it() {
         .starts_with("cmd=put_result rc=1 "));
     // the world barrier answers both once both are in
     assert!(ask(&mut s, 0, "cmd=barrier_in\n").is_empty());
-    s.handle_input(1, b"cmd=barrier_in\n");
+    s.handle_input(1, b"cmd=barrier_in\n", t0());
     let (out, _, _) = sent(&mut s);
     assert_eq!(
         out,
@@ -126,7 +132,7 @@ fn pmi1_as_mpich_asks_it() {
         ask(&mut s, 1, "cmd=barrier_in group=1:5\n"),
         ["cmd=barrier_out rc=0 tag=5\n"]
     );
-    s.handle_input(1, b"cmd=barrier_in group=WORLD:77\n");
+    s.handle_input(1, b"cmd=barrier_in group=WORLD:77\n", t0());
     let (out, _, _) = sent(&mut s);
     assert_eq!(out.len(), 2);
     assert!(out
@@ -134,7 +140,7 @@ fn pmi1_as_mpich_asks_it() {
         .all(|(_, t)| t == "cmd=barrier_out rc=0 tag=77\n"));
     assert!(ask(&mut s, 1, "cmd=barrier_in group=0,9:1\n")[0].starts_with("cmd=barrier_out rc=1 "));
     // finalize and abort reach the host
-    s.handle_input(0, b"cmd=finalize\n");
+    s.handle_input(0, b"cmd=finalize\n", t0());
     let (out, ev, _) = sent(&mut s);
     assert_eq!(out, [(0, "cmd=finalize_ack rc=0\n".into())]);
     assert_eq!(
@@ -144,7 +150,7 @@ fn pmi1_as_mpich_asks_it() {
             rank: 0
         }]
     );
-    s.handle_input(1, b"cmd=abort exitcode=7 message=bye\n");
+    s.handle_input(1, b"cmd=abort exitcode=7 message=bye\n", t0());
     let (out, ev, _) = sent(&mut s);
     assert!(out.is_empty());
     assert_eq!(
@@ -179,7 +185,7 @@ fn pmi2_as_mpich_asks_it() {
         [v2l("cmd=kvs-put-response;rc=0;")]
     );
     assert!(ask(&mut s, 0, &v2("cmd=kvs-fence;")).is_empty());
-    s.handle_input(1, v2("cmd=kvs-fence;").as_bytes());
+    s.handle_input(1, v2("cmd=kvs-fence;").as_bytes(), t0());
     assert_eq!(sent(&mut s).0.len(), 2);
     assert_eq!(
         ask(&mut s, 1, &v2("cmd=kvs-get;jobid=kvs_1;srcid=-1;key=k0;")),
@@ -208,6 +214,7 @@ fn pmi2_as_mpich_asks_it() {
     s.handle_input(
         0,
         v2("cmd=info-putnodeattr;key=shm;value=/dev/shm/x;").as_bytes(),
+        t0(),
     );
     let (out, _, _) = sent(&mut s);
     assert_eq!(
@@ -226,20 +233,24 @@ fn pmi2_as_mpich_asks_it() {
     );
     // our own PMI-2 client reads these answers
     let mut c = crate::pmi::client::Client::new();
-    c.request(&crate::pmi::client::Request::Init).unwrap();
-    c.received(b"cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0\n");
-    assert_eq!(c.poll(), Some(Ok(crate::pmi::client::Response::Init)));
-    let req = c
-        .request(&crate::pmi::client::Request::KvsGet {
-            jobid: "kvs_1".into(),
-            key: "k0".into(),
-        })
-        .unwrap();
+    c.send(&crate::pmi::client::Request::Init).unwrap();
+    c.poll_transmit().unwrap();
+    c.handle_input(
+        b"cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0\n",
+        t0(),
+    );
+    assert_eq!(c.poll_event(), Some(Ok(crate::pmi::client::Response::Init)));
+    c.send(&crate::pmi::client::Request::KvsGet {
+        jobid: "kvs_1".into(),
+        key: "k0".into(),
+    })
+    .unwrap();
+    let req = c.poll_transmit().unwrap();
     for out in ask(&mut s, 0, std::str::from_utf8(&req).unwrap()) {
-        c.received(out.as_bytes());
+        c.handle_input(out.as_bytes(), t0());
     }
     assert_eq!(
-        c.poll(),
+        c.poll_event(),
         Some(Ok(crate::pmi::client::Response::KvsGet(Some("x=y".into()))))
     );
 }
@@ -285,7 +296,7 @@ fn spawn_in_both_wires_reaches_the_host() {
     let mut s = server(1);
     ask(&mut s, 0, "cmd=init pmi_version=1 pmi_subversion=1\n");
     let m = "mcmd=spawn\nnprocs=2\nexecname=./child\ntotspawns=1\nspawnssofar=1\nargcnt=2\narg1=-x\narg2=a b\npreput_num=1\npreput_key_0=PARENT_ROOT_PORT_NAME\npreput_val_0=tag#0$\ninfo_num=1\ninfo_key_0=wdir\ninfo_val_0=/tmp\nendcmd\n";
-    s.handle_input(0, m.as_bytes());
+    s.handle_input(0, m.as_bytes(), t0());
     let (out, ev, _) = sent(&mut s);
     assert!(out.is_empty());
     let [Event::Spawn {
@@ -319,7 +330,7 @@ fn spawn_in_both_wires_reaches_the_host() {
     child.spawner = Some("kvs_1".into());
     child.preput = preput.clone();
     s.register(child);
-    s.open(10, Some(("kvs_2", 0)));
+    s.open(10, Some(("kvs_2", 0)), t0());
     ask(&mut s, 10, "cmd=init pmi_version=2 pmi_subversion=0\n");
     assert!(ask(&mut s, 10, &v2("cmd=fullinit;pmirank=0;"))[0].contains("spawner-jobid=kvs_1;"));
     assert_eq!(
@@ -331,7 +342,7 @@ fn spawn_in_both_wires_reaches_the_host() {
         [v2l("cmd=kvs-get-response;rc=0;found=TRUE;value=tag#0$;")]
     );
     // PMI-2's spawn
-    s.handle_input(10, v2("cmd=spawn;thrid=7;ncmds=2;preputcount=0;subcmd=a;maxprocs=1;argc=1;argv0=z;infokeycount=0;subcmd=b;maxprocs=3;argc=0;infokeycount=0;").as_bytes());
+    s.handle_input(10, v2("cmd=spawn;thrid=7;ncmds=2;preputcount=0;subcmd=a;maxprocs=1;argc=1;argv0=z;infokeycount=0;subcmd=b;maxprocs=3;argc=0;infokeycount=0;").as_bytes(), t0());
     let (_, ev, _) = sent(&mut s);
     let [Event::Spawn { request, apps, .. }] = &ev[..] else {
         panic!("{ev:?}")
@@ -364,7 +375,7 @@ fn malformed_and_over_long_lines_close_only_their_connection() {
         b"900000cmd=x;",
     ] {
         let mut s2 = server(1);
-        s2.handle_input(0, bad);
+        s2.handle_input(0, bad, t0());
         let (out, ev, closed) = sent(&mut s2);
         assert!(out.is_empty(), "{out:?}");
         assert_eq!(closed, [0]);
@@ -392,7 +403,7 @@ fn malformed_and_over_long_lines_close_only_their_connection() {
     // bytes one at a time make the same answer
     let line = b"cmd=get_maxes\n";
     for b in &line[..line.len() - 1] {
-        s.handle_input(1, &[*b]);
+        s.handle_input(1, &[*b], t0());
         assert!(sent(&mut s).0.is_empty());
     }
     assert_eq!(ask(&mut s, 1, "\n").len(), 1);
@@ -434,7 +445,7 @@ fn pmi_port_connections_name_themselves() {
     let mut s = Server::new();
     s.register(JobSpec::single_node("kvs_1", 2));
     s.expect_id(5, "kvs_1", 1);
-    s.open(1, None);
+    s.open(1, None, t0());
     assert_eq!(
         ask(&mut s, 1, "cmd=initack pmiid=5\n"),
         [
@@ -445,11 +456,11 @@ fn pmi_port_connections_name_themselves() {
         ]
     );
     // a second connection claiming the same rank is refused
-    s.open(2, None);
+    s.open(2, None, t0());
     assert!(ask(&mut s, 2, "cmd=initack pmiid=5\n")[0].starts_with("cmd=initack rc=1"));
     assert!(ask(&mut s, 2, "cmd=initack pmiid=6\n")[0].starts_with("cmd=initack rc=1"));
     // PMI-2 over a port: fullinit names the rank; a PMI_FD's rank cannot be changed
-    s.open(3, None);
+    s.open(3, None, t0());
     ask(&mut s, 3, "cmd=init pmi_version=2 pmi_subversion=0\n");
     assert!(
         ask(&mut s, 3, &v2("cmd=fullinit;pmijobid=kvs_1;pmirank=0;"))[0].contains("rank=0;size=2;")
@@ -465,12 +476,12 @@ proptest::proptest! {
     #[test]
     fn any_bytes_hurt_no_other_rank(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..600)) {
         let mut s = server(2);
-        s.handle_input(1, b"cmd=init pmi_version=1 pmi_subversion=1\n");
-        s.handle_input(0, &data);
+        s.handle_input(1, b"cmd=init pmi_version=1 pmi_subversion=1\n", t0());
+        s.handle_input(0, &data, t0());
         sent(&mut s);
         s.closed(0);
         sent(&mut s);
-        s.handle_input(1, b"cmd=get_maxes\n");
+        s.handle_input(1, b"cmd=get_maxes\n", t0());
         proptest::prop_assert!(matches!(s.poll_transmit(), Some(Transmit::Send(1, _))));
     }
 }
@@ -481,8 +492,8 @@ fn a_job_across_nodes_fences_through_the_host() {
     let mut spec = JobSpec::single_node("kvs_1", 4);
     spec.local = vec![0, 1];
     s.register(spec);
-    s.open(0, Some(("kvs_1", 0)));
-    s.open(1, Some(("kvs_1", 1)));
+    s.open(0, Some(("kvs_1", 0)), t0());
+    s.open(1, Some(("kvs_1", 1)), t0());
     for c in 0..2 {
         ask(&mut s, c, "cmd=init pmi_version=1 pmi_subversion=1\n");
         ask(
@@ -499,7 +510,7 @@ fn a_job_across_nodes_fences_through_the_host() {
     assert_eq!(ask(&mut s, 1, "cmd=barrier_in group=0,1:3\n").len(), 1);
     assert!(ask(&mut s, 0, "cmd=barrier_in group=0,2:4\n")[0].starts_with("cmd=barrier_out rc=1"));
     assert!(ask(&mut s, 0, "cmd=barrier_in\n").is_empty());
-    s.handle_input(1, b"cmd=barrier_in\n");
+    s.handle_input(1, b"cmd=barrier_in\n", t0());
     let (out, ev, _) = sent(&mut s);
     assert!(out.is_empty(), "{out:?}");
     let [Event::Fence {
@@ -532,7 +543,7 @@ fn a_job_across_nodes_fences_through_the_host() {
     );
     // a failed fence fails the barrier; a blob that does not parse too
     ask(&mut s, 0, "cmd=barrier_in\n");
-    s.handle_input(1, b"cmd=barrier_in\n");
+    s.handle_input(1, b"cmd=barrier_in\n", t0());
     let (_, ev, _) = sent(&mut s);
     let [Event::Fence { request, data, .. }] = &ev[..] else {
         panic!("{ev:?}")
@@ -554,12 +565,12 @@ fn names_of_a_job_across_nodes_go_through_the_host() {
     let mut spec = JobSpec::single_node("kvs_1", 4);
     spec.local = vec![0, 1];
     s.register(spec);
-    s.open(0, Some(("kvs_1", 0)));
-    s.open(1, Some(("kvs_1", 1)));
+    s.open(0, Some(("kvs_1", 0)), t0());
+    s.open(1, Some(("kvs_1", 1)), t0());
     ask(&mut s, 0, "cmd=init pmi_version=1 pmi_subversion=1\n");
     ask(&mut s, 1, "cmd=init pmi_version=2 pmi_subversion=0\n");
     ask(&mut s, 1, &v2("cmd=fullinit;pmirank=1;"));
-    s.handle_input(0, b"cmd=publish_name service=svc port=p1\n");
+    s.handle_input(0, b"cmd=publish_name service=svc port=p1\n", t0());
     let (out, ev, _) = sent(&mut s);
     assert!(out.is_empty());
     let [Event::Name { request, op }] = &ev[..] else {
@@ -574,7 +585,7 @@ fn names_of_a_job_across_nodes_go_through_the_host() {
     );
     s.name_done(*request, Ok(None));
     assert_eq!(sent(&mut s).0, [(0, "cmd=publish_result rc=0\n".into())]);
-    s.handle_input(1, v2("cmd=name-lookup;name=svc;").as_bytes());
+    s.handle_input(1, v2("cmd=name-lookup;name=svc;").as_bytes(), t0());
     let (_, ev, _) = sent(&mut s);
     let [Event::Name { request, op }] = &ev[..] else {
         panic!("{ev:?}")
@@ -588,7 +599,7 @@ fn names_of_a_job_across_nodes_go_through_the_host() {
             v2l("cmd=name-lookup-response;rc=0;found=TRUE;port=p1;value=p1;")
         )]
     );
-    s.handle_input(0, b"cmd=lookup_name service=gone\n");
+    s.handle_input(0, b"cmd=lookup_name service=gone\n", t0());
     let (_, ev, _) = sent(&mut s);
     let [Event::Name { request, .. }] = &ev[..] else {
         panic!("{ev:?}")
@@ -606,7 +617,7 @@ fn a_joint_job_hands_each_ranks_last_puts_to_the_host_at_its_barrier() {
     let mut spec = JobSpec::single_node("kvs_1", 2);
     spec.joint = true;
     s.register(spec);
-    s.open(0, Some(("kvs_1", 0)));
+    s.open(0, Some(("kvs_1", 0)), t0());
     ask(&mut s, 0, "cmd=init pmi_version=1 pmi_subversion=1\n");
     for v in ["a", "b", "c"] {
         let got = ask(
@@ -618,7 +629,7 @@ fn a_joint_job_hands_each_ranks_last_puts_to_the_host_at_its_barrier() {
     }
     ask(&mut s, 0, "cmd=put kvsname=kvs_1 key=j value=1\n");
     // the barrier goes to the host, with the last value of each key
-    s.handle_input(0, b"cmd=barrier_in\n");
+    s.handle_input(0, b"cmd=barrier_in\n", t0());
     let (out, ev, _) = sent(&mut s);
     assert!(out.is_empty(), "{out:?}");
     let Some(Event::JointFence {
@@ -647,7 +658,7 @@ fn a_joint_job_hands_each_ranks_last_puts_to_the_host_at_its_barrier() {
     assert_eq!(s.kvs_value("kvs_1", "px"), Some("7"));
     assert_eq!(s.kvs_value("kvs_1", "PMI_x"), None);
     // nothing more waits: a second barrier carries no puts; a failure is rc=1
-    s.handle_input(0, b"cmd=barrier_in\n");
+    s.handle_input(0, b"cmd=barrier_in\n", t0());
     let (_, ev, _) = sent(&mut s);
     let Some(Event::JointFence { request, puts, .. }) = ev.into_iter().next() else {
         panic!("no JointFence");
@@ -664,4 +675,38 @@ fn a_joint_job_hands_each_ranks_last_puts_to_the_host_at_its_barrier() {
     // an answer for a request nobody waits for is dropped
     s.joint_done(request, Ok(vec![]));
     assert!(sent(&mut s).0.is_empty());
+}
+
+/// A connection that came in through PMI_PORT and never names itself is
+/// closed at its deadline, with the reason; one that named itself in time,
+/// and a PMI_FD rank's, are not; a closed one's deadline is forgotten.
+#[test]
+fn an_anonymous_connection_must_name_itself_in_time() {
+    let mut s = Server::new();
+    s.register(JobSpec::single_node("kvs_1", 2));
+    s.expect_id(5, "kvs_1", 1);
+    s.open(0, Some(("kvs_1", 0)), t0());
+    s.open(1, None, t0());
+    s.open(2, None, t0() + Duration::from_secs(1));
+    s.open(3, None, t0() + Duration::from_secs(2));
+    assert_eq!(s.poll_timeout(), Some(t0() + IDENTIFY_TIMEOUT));
+    ask(&mut s, 2, "cmd=init pmi_version=1 pmi_subversion=1\n");
+    assert_eq!(
+        ask(&mut s, 2, "cmd=initack pmiid=5\n")[0],
+        "cmd=initack rc=0\n"
+    );
+    s.closed(3);
+    // only 1's deadline is left: named and closed connections have none
+    assert_eq!(s.poll_timeout(), Some(t0() + IDENTIFY_TIMEOUT));
+    s.handle_timeout(t0() + IDENTIFY_TIMEOUT - Duration::from_millis(1));
+    assert_eq!(s.poll_transmit(), None);
+    s.handle_timeout(t0() + IDENTIFY_TIMEOUT);
+    assert_eq!(s.poll_transmit(), Some(Transmit::Close(1)));
+    assert_eq!(s.poll_transmit(), None);
+    assert_eq!(s.poll_timeout(), None);
+    // the named ones still answer
+    assert_eq!(
+        ask(&mut s, 0, "cmd=init pmi_version=1 pmi_subversion=1\n")[0],
+        "cmd=response_to_init rc=0 pmi_version=1 pmi_subversion=2\n"
+    );
 }
