@@ -10,6 +10,8 @@
 use bytes::Bytes;
 use pmix_codec::{DataBuffer, Format};
 use pmix_types::{DataType, Info, PString, Proc, Value};
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
 /// The largest frame a peer may announce (a modex blob of a big rank fits
 /// many times over); larger is refused before anything is buffered.
@@ -69,7 +71,7 @@ pub enum Msg {
 }
 
 /// A frame that does not parse, and why.
-#[derive(Debug, thiserror::Error, PartialEq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq)]
 #[error("bridge: {0}")]
 pub struct Error(pub String);
 
@@ -249,6 +251,144 @@ impl Framer {
     }
 }
 
+/// How long a connection may take to say its Hello.
+pub const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What an incoming bridge connection yields ([`Inbound::poll_event`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum InboundEvent {
+    /// A message of node `node` (its Hello first, with the token blanked).
+    Peer(u32, Msg),
+    /// The connection is not (or no longer) one of ours: close it. The
+    /// node, if it had said its Hello, is lost.
+    Refused {
+        /// The node that had said Hello, if any.
+        node: Option<u32>,
+        /// Why.
+        why: Refusal,
+    },
+}
+
+/// Why an incoming connection ends.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Refusal {
+    /// The peer closed it (or it failed).
+    #[error("connection closed")]
+    Closed,
+    /// More than [`MAX_HELLO`] bytes before a Hello.
+    #[error("more than {MAX_HELLO} bytes before a Hello")]
+    HelloTooLong,
+    /// A Hello with another job's token.
+    #[error("a Hello with another job's token")]
+    WrongToken,
+    /// Another message first.
+    #[error("a message before the Hello")]
+    BeforeHello,
+    /// No Hello within [`HELLO_TIMEOUT`].
+    #[error("no Hello within {HELLO_TIMEOUT:?}")]
+    NoHello,
+    /// A frame that does not decode.
+    #[error(transparent)]
+    Malformed(#[from] Error),
+}
+
+/// One incoming connection from another node's host, sans-IO, with the
+/// verbs of every core of pmix-wire (`handle_input(bytes, now)`,
+/// `poll_event`, `poll_timeout`, `handle_timeout(now)`): the first message
+/// must be a Hello with the job's token, within [`HELLO_TIMEOUT`] and
+/// [`MAX_HELLO`] bytes; every later message is its node's.
+pub struct Inbound {
+    token: String,
+    framer: Framer,
+    node: Option<u32>,
+    hello_by: Option<Instant>,
+    events: VecDeque<InboundEvent>,
+    done: bool,
+}
+
+impl Inbound {
+    /// A connection accepted at `now`, for a job whose token is `token`.
+    pub fn new(token: &str, now: Instant) -> Inbound {
+        Inbound {
+            token: token.to_string(),
+            framer: Framer::default(),
+            node: None,
+            hello_by: Some(now + HELLO_TIMEOUT),
+            events: VecDeque::new(),
+            done: false,
+        }
+    }
+
+    /// The node this connection speaks for, once its Hello was checked.
+    pub fn node(&self) -> Option<u32> {
+        self.node
+    }
+
+    fn refuse(&mut self, why: Refusal) {
+        self.done = true;
+        self.hello_by = None;
+        self.events.push_back(InboundEvent::Refused {
+            node: self.node,
+            why,
+        });
+    }
+
+    /// Bytes read from the connection at `now`.
+    pub fn handle_input(&mut self, data: &[u8], now: Instant) {
+        let _ = now;
+        if self.done {
+            return;
+        }
+        self.framer.push(data);
+        // a stranger cannot make us hold a big frame
+        if self.node.is_none() && self.framer.buffered() > MAX_HELLO {
+            return self.refuse(Refusal::HelloTooLong);
+        }
+        while let Some(m) = self.framer.next_msg() {
+            match (m, self.node) {
+                (Ok(Msg::Hello { token, node }), None) if token == self.token => {
+                    self.node = Some(node);
+                    self.hello_by = None;
+                    let hello = Msg::Hello {
+                        token: String::new(),
+                        node,
+                    };
+                    self.events.push_back(InboundEvent::Peer(node, hello));
+                }
+                (Ok(m), Some(j)) => self.events.push_back(InboundEvent::Peer(j, m)),
+                (Ok(Msg::Hello { .. }), None) => return self.refuse(Refusal::WrongToken),
+                (Ok(_), None) => return self.refuse(Refusal::BeforeHello),
+                (Err(e), _) => return self.refuse(e.into()),
+            }
+        }
+    }
+
+    /// The connection ended (EOF or an error).
+    pub fn closed(&mut self) {
+        if !self.done {
+            self.refuse(Refusal::Closed);
+        }
+    }
+
+    /// The next thing the connection yields.
+    pub fn poll_event(&mut self) -> Option<InboundEvent> {
+        self.events.pop_front()
+    }
+
+    /// When [`Inbound::handle_timeout`] should next be called: the Hello's
+    /// deadline while it has not come.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.hello_by
+    }
+
+    /// No Hello by its deadline: refused.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.hello_by.is_some_and(|at| at <= now) {
+            self.refuse(Refusal::NoHello);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -348,5 +488,78 @@ mod tests {
         let n = e.len();
         e[n - 1] = 0xff;
         assert!(Msg::decode(&e[4..]).is_err());
+    }
+
+    fn hello(token: &str, node: u32) -> Vec<u8> {
+        Msg::Hello {
+            token: token.into(),
+            node,
+        }
+        .encode()
+    }
+
+    /// A connection that says its Hello with the job's token is its
+    /// node's; what follows is that node's; the deadline is gone.
+    #[test]
+    fn an_inbound_connection_is_its_nodes_after_a_good_hello() {
+        let t0 = Instant::now();
+        let mut c = Inbound::new("t0k", t0);
+        assert_eq!(c.poll_timeout(), Some(t0 + HELLO_TIMEOUT));
+        let mut bytes = hello("t0k", 2);
+        bytes.extend(Msg::Done.encode());
+        // split anywhere: the framer waits for whole frames
+        let (a, b) = bytes.split_at(3);
+        c.handle_input(a, t0);
+        assert_eq!(c.poll_event(), None);
+        c.handle_input(b, t0);
+        assert_eq!(
+            c.poll_event(),
+            Some(InboundEvent::Peer(
+                2,
+                Msg::Hello {
+                    token: String::new(),
+                    node: 2
+                }
+            ))
+        );
+        assert_eq!(c.poll_event(), Some(InboundEvent::Peer(2, Msg::Done)));
+        assert_eq!((c.node(), c.poll_timeout()), (Some(2), None));
+        c.closed();
+        assert_eq!(
+            c.poll_event(),
+            Some(InboundEvent::Refused {
+                node: Some(2),
+                why: Refusal::Closed
+            })
+        );
+    }
+
+    /// Strangers are refused, each with its reason: silence past the
+    /// deadline, another job's token, a message before the Hello, a huge
+    /// first frame.
+    #[test]
+    fn strangers_are_refused_with_the_reason() {
+        let t0 = Instant::now();
+        let refused = |why| Some(InboundEvent::Refused { node: None, why });
+        let mut c = Inbound::new("t0k", t0);
+        c.handle_timeout(t0 + HELLO_TIMEOUT - Duration::from_millis(1));
+        assert_eq!(c.poll_event(), None);
+        c.handle_timeout(t0 + HELLO_TIMEOUT);
+        assert_eq!(c.poll_event(), refused(Refusal::NoHello));
+        assert_eq!(c.poll_timeout(), None);
+        let mut c = Inbound::new("t0k", t0);
+        c.handle_input(&hello("other", 1), t0);
+        assert_eq!(c.poll_event(), refused(Refusal::WrongToken));
+        let mut c = Inbound::new("t0k", t0);
+        c.handle_input(&Msg::Done.encode(), t0);
+        assert_eq!(c.poll_event(), refused(Refusal::BeforeHello));
+        let mut c = Inbound::new("t0k", t0);
+        let mut big = ((MAX_HELLO as u32) * 2).to_be_bytes().to_vec();
+        big.resize(MAX_HELLO + 5, 0);
+        c.handle_input(&big, t0);
+        assert_eq!(c.poll_event(), refused(Refusal::HelloTooLong));
+        // refused is final: later bytes yield nothing
+        c.handle_input(&hello("t0k", 1), t0);
+        assert_eq!(c.poll_event(), None);
     }
 }

@@ -19,7 +19,7 @@ use pmix_types::status::codes;
 use pmix_wire::pmi::client::fd::{Conn, Traffic};
 use pmix_wire::pmi::client::{self as pmi2, Request, Response};
 use pmix_wire::server::{net, HostEvent, NodeMap, Server};
-use pmixw::bridge::{Framer, Msg, MAX_HELLO};
+use pmixw::bridge::{Inbound, InboundEvent, Msg, Refusal};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream, ToSocketAddrs};
 use std::process::ExitCode;
@@ -179,48 +179,47 @@ fn pmi_thread(
 }
 
 fn read_peer(mut s: TcpStream, token: String, ev: Sender<Ev>) {
-    let mut f = Framer::default();
+    let mut conn = Inbound::new(&token, Instant::now());
     let mut buf = vec![0u8; 64 << 10];
-    let mut node: Option<usize> = None;
     loop {
-        let n = match s.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        f.push(&buf[..n]);
-        // a stranger cannot make us hold a big frame
-        if node.is_none() && f.buffered() > MAX_HELLO {
-            return;
-        }
-        while let Some(m) = f.next_msg() {
-            match (m, node) {
-                (Ok(Msg::Hello { token: t, node: j }), None) if t == token => {
-                    node = Some(j as usize);
-                    let hello = Msg::Hello {
-                        token: String::new(),
-                        node: j,
-                    };
-                    if ev.send(Ev::Peer(j as usize, hello)).is_err() {
+        while let Some(e) = conn.poll_event() {
+            match e {
+                InboundEvent::Peer(j, m) => {
+                    if ev.send(Ev::Peer(j as usize, m)).is_err() {
                         return;
                     }
                 }
-                (Ok(m), Some(j)) => {
-                    if ev.send(Ev::Peer(j, m)).is_err() {
-                        return;
+                // not one of ours (a wrong token, no Hello in time,
+                // garbage), or gone
+                InboundEvent::Refused { node, why } => {
+                    if why != Refusal::Closed {
+                        eprintln!("pmixw run: bridge connection refused: {why}");
                     }
-                }
-                // a wrong token, no hello, or garbage: not one of ours
-                _ => {
                     if let Some(j) = node {
-                        let _ = ev.send(Ev::PeerGone(j));
+                        let _ = ev.send(Ev::PeerGone(j as usize));
                     }
                     return;
                 }
             }
         }
-    }
-    if let Some(j) = node {
-        let _ = ev.send(Ev::PeerGone(j));
+        let wait = conn.poll_timeout().map(|at| {
+            at.saturating_duration_since(Instant::now())
+                .max(Duration::from_millis(1))
+        });
+        let _ = s.set_read_timeout(wait);
+        match s.read(&mut buf) {
+            Ok(0) => conn.closed(),
+            Ok(n) => conn.handle_input(&buf[..n], Instant::now()),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) => {}
+            Err(_) => conn.closed(),
+        }
+        conn.handle_timeout(Instant::now());
     }
 }
 
