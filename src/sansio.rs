@@ -12,6 +12,8 @@
 //! virtual clock. `tests/core_layout.rs` checks that every core offers
 //! these verbs.
 
+#![forbid(unsafe_code)]
+
 use std::collections::{BTreeSet, VecDeque};
 use std::time::Instant;
 

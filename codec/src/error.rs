@@ -8,6 +8,7 @@ use std::fmt;
 
 /// What went wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The input ends before the item does.
     ReadPastEnd {

@@ -131,6 +131,7 @@ pub fn frame(
 
 /// Why a frame is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum FrameError {
     /// The header's payload length is over the decoder's maximum: the
     /// connection cannot be resynchronised and must be dropped.

@@ -7,6 +7,8 @@
 //! A frame is a 4-byte big-endian length then that many bytes: one v41
 //! data buffer holding a UINT8 kind then the message's fields.
 
+#![forbid(unsafe_code)]
+
 use bytes::Bytes;
 use pmix_codec::{DataBuffer, Format};
 use pmix_types::{DataType, Info, PString, Proc, Value};

@@ -12,6 +12,8 @@
 //! rendezvous file names its listener. Doctor reads a few reserved job keys
 //! and disconnects (PMIx_Finalize).
 
+#![forbid(unsafe_code)]
+
 use pmix_codec::select::SERVER_URI_VARS;
 use pmix_codec::{BufferType, Format};
 use pmix_types::{Proc, Value, RANK_WILDCARD};

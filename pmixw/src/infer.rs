@@ -13,6 +13,8 @@
 //! visits offsets in order, so the cost is bounded by offsets × types ×
 //! `KEEP`, never exponential; inputs over `MAX_INPUT` bytes are refused.
 
+#![forbid(unsafe_code)]
+
 use pmix_codec::{BufferType, Dialect, Format};
 use pmix_types::{DataType, Value};
 use serde::Serialize;

@@ -7,6 +7,8 @@
 //! a payload that does not decode is reported at its offset and the next
 //! message is still shown, since the frame header says where it starts.
 
+#![forbid(unsafe_code)]
+
 use pmix_codec::frame::{tag, FrameDecoder, Header, HeaderOrder, HEADER_LEN};
 use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
 use pmix_codec::msg::{EventNotice, IofData, Reply, Request};

@@ -3,6 +3,8 @@
 //! {"type": T, ...}}` pairs and asks `pmix_types::keys::check` about each.
 //! Used by `pmixw print`, `inspect` and `doctor`.
 
+#![forbid(unsafe_code)]
+
 use pmix_types::DataType;
 use serde_json::Value as Json;
 

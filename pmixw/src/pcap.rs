@@ -10,6 +10,8 @@
 //! a segment that never arrived are reported as notes that say where, and
 //! the stream stops at the first hole (PMIx framing cannot resynchronise).
 
+#![forbid(unsafe_code)]
+
 use crate::inspect::{inspect, Conversation};
 use etherparse::{EtherType, NetSlice, SlicedPacket, TransportSlice};
 use pcap_file::pcap::PcapParser;

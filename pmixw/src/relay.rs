@@ -3,6 +3,8 @@
 //! the bytes both ways unchanged and logs every message as it completes.
 //! Loopback only unless the caller allows otherwise.
 
+#![forbid(unsafe_code)]
+
 use crate::inspect::{render_entry, Entry, Live};
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};

@@ -5,6 +5,8 @@
 //! (`pmixw/tests/live_capture.rs`, `corpus/captures-4.2.2/`) and for the shared
 //! captures.
 
+#![forbid(unsafe_code)]
+
 use pmix_codec::frame::{tag, FrameDecoder, HeaderOrder, Message, HEADER_LEN};
 use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
 use pmix_codec::msg::{EventNotice, IofData, Reply, Request};

@@ -7,6 +7,8 @@
 //! key, a PMI client reads the highest rank's value. Facts and the
 //! mapping's table: spec-notes/pmi.md §6.
 
+#![forbid(unsafe_code)]
+
 use pmix_types::{Kval, PString, Value};
 
 /// A rank's PMI puts as the PMIx data the host contributes for it

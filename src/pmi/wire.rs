@@ -11,6 +11,8 @@
 //! - **v2**: a six-character decimal length (Slurm pads it on the right,
 //!   MPICH on the left), then that many bytes of `key=value;` fields.
 
+#![forbid(unsafe_code)]
+
 /// A parsed message: its command and its fields in the order sent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {

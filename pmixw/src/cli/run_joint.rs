@@ -259,6 +259,8 @@ impl host::Wire for Joint {
                     self.events.extend(l.driver.pending());
                 }
                 Event::Initialized { .. } => {}
+                // an event of a newer core than this host knows: said, not dropped
+                other => eprintln!("pmixw run: PMI event not handled: {other:?}"),
             }
         }
     }

@@ -345,6 +345,8 @@ impl host::Wire for Pmi {
                 }
                 Event::Lost { kvsname, rank } => ending.lost(&kvsname, rank),
                 Event::Initialized { .. } => {}
+                // an event of a newer core than this host knows: said, not dropped
+                other => eprintln!("pmixw run: PMI event not handled: {other:?}"),
             }
         }
     }

@@ -39,6 +39,7 @@ pub const MAX_MESSAGE: usize = 999_999;
 
 /// What went wrong, and where.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Error {
     /// The server sent bytes that are not a PMI-2 message.
     #[error("PMI-2: malformed {what} from the server: {detail}")]
@@ -162,6 +163,7 @@ pub enum Request {
 
 /// A typed answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Response {
     /// `response_to_init`: version 2.0 accepted.
     Init,

@@ -3,6 +3,8 @@
 //! handler (in the file of its concern). One table drives dispatch
 //! ([`super::Server`]'s `dispatch`) and the tests that list the commands.
 
+#![forbid(unsafe_code)]
+
 use super::{ConnId, Query, Refusal, Server, WireKind};
 
 type Handler = fn(&mut Server, ConnId, &Query) -> Result<(), Refusal>;

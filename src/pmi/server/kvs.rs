@@ -1,5 +1,7 @@
 //! Per-job state: the KVS (PMI-1 put/get, PMI-2 kvs-put/kvs-get), barriers and fences (local, and across nodes through the host), node and job attributes.
 
+#![forbid(unsafe_code)]
+
 use super::{
     check_len, decode_pairs, encode_pairs, field, Barrier, ConnId, Event, Job, Output, Query,
     Refusal, Server, Waiter, MAX_JOB_KVS, MAX_KEY, MAX_VALUE,

@@ -115,6 +115,7 @@ pub struct App {
 
 /// What the host must know or do.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Event {
     /// A rank completed init, speaking this version.
     Initialized {
@@ -243,6 +244,7 @@ pub const IDENTIFY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Why a request was refused (answered with rc≠0, or the connection
 /// closed when its bytes cannot be framed).
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Refusal {
     /// The bytes are no PMI message (the connection is closed).
     #[error("{0}")]

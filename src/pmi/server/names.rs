@@ -1,5 +1,7 @@
 //! The name service: publish, unpublish and lookup, answered here or by the host.
 
+#![forbid(unsafe_code)]
+
 use super::commands::command;
 use super::{
     check_len, field, ConnId, Event, Job, NameOp, Output, Query, Refusal, Server, WireKind,

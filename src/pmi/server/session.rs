@@ -1,5 +1,7 @@
 //! The connection's life: init and its version, naming a rank (initack, fullinit), the maxima and attributes a rank asks of itself, abort and finalize.
 
+#![forbid(unsafe_code)]
+
 use super::{int, ConnId, Event, Output, Query, Refusal, Server, MAX_KEY, MAX_KVSNAME, MAX_VALUE};
 
 impl Server {

@@ -1,5 +1,7 @@
 //! Spawn (PMI-1 `mcmd` spawn and PMI-2 `spawn`): the commands checked and handed to the host, its answer relayed.
 
+#![forbid(unsafe_code)]
+
 use super::{App, ConnId, Event, Output, Query, Refusal, Server, Waiter, WireKind, MAX_SPAWN_CMDS};
 
 impl Server {
