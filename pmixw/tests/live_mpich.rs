@@ -463,3 +463,80 @@ fn a_job_mixing_libpmix_and_pmi_clients_shares_one_store() {
         "{c:?}: {lines:?} {err}"
     );
 }
+
+/// What every rank of the Python job below prints.
+const PY_PROG: &str = "from mpi4py import MPI; c = MPI.COMM_WORLD; \
+    print(f'{c.Get_rank()} of {c.Get_size()} sum {c.allreduce(1)} on {MPI.Get_library_version().split()[0]}: ok')";
+
+/// `pmixw run -n 2 ARGS…` with `env`, within its time: (ok, the ": ok"
+/// lines sorted, stderr).
+fn run_py(args: &[&str], env: &[(&str, &str)]) -> (bool, Vec<String>, String) {
+    let o = process::run_within(
+        Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["run", "-n", "2", "--timeout", "90"])
+            .args(args)
+            .envs(env.iter().copied()),
+        Duration::from_secs(150),
+        "the MPICH Python job",
+    );
+    // the two ranks share the launcher's stdout: a line of one may land
+    // inside the other's, so each result is cut out at its ": ok"
+    let out = String::from_utf8_lossy(&o.stdout).replace('\n', "");
+    let mut lines: Vec<String> = out
+        .split_inclusive(": ok")
+        .filter(|l| l.ends_with(": ok"))
+        .map(|l| l[l.find(" of 2 ").map_or(0, |i| i.saturating_sub(1))..].to_string())
+        .collect();
+    lines.sort();
+    (
+        o.status.success(),
+        lines,
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Issue 36 item 5: an MPICH program run by Python (PyPI's `mpich` and its
+/// mpi4py) needs no `--mpi`: auto asks the interpreter which `mpi4py.MPI`
+/// it would load, directly and through a `#!/usr/bin/env python` script;
+/// `PMIXW_MPI` says it once where auto cannot see (a shell wrapper), and a
+/// wrong one is refused by name. (Open MPI's Python programs still get
+/// PMIx under auto: pmixw/tests/live_mpi4py.rs runs their suites so.)
+#[test]
+fn mpich_programs_run_by_python_need_no_option() {
+    let _serial = one_test_at_a_time();
+    let Some((py, _)) = process::require("mpi4py with MPICH", pmix_test_kit::hosts::mpi4py_mpich())
+    else {
+        return;
+    };
+    let py = py.to_str().unwrap();
+    let want = ["0 of 2 sum 2 on MPICH: ok", "1 of 2 sum 2 on MPICH: ok"];
+    let (ok, lines, err) = run_py(&[py, "-c", PY_PROG], &[]);
+    assert!(ok && lines == want, "{lines:?}\n{err}");
+    // a script whose interpreter is found on PATH
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpich-py-script");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("job.py");
+    std::fs::write(&script, format!("#!/usr/bin/env python\n{PY_PROG}\n")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bin = Path::new(py).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let (ok, lines, err) = run_py(&[script.to_str().unwrap()], &[("PATH", &path)]);
+    assert!(ok && lines == want, "{lines:?}\n{err}");
+    // a shell wrapper hides the interpreter: told PMIx, MPICH aborts;
+    // PMIXW_MPI=pmi1 says it for every run
+    let wrapped = ["sh", "-c", r#"exec "$0" -c "$1""#, py, PY_PROG];
+    let (ok, _, _) = run_py(&wrapped, &[]);
+    assert!(!ok, "MPICH told PMIx under a wrapper");
+    let (ok, lines, err) = run_py(&wrapped, &[("PMIXW_MPI", "pmi1")]);
+    assert!(ok && lines == want, "{lines:?}\n{err}");
+    let (ok, _, err) = run_py(&wrapped, &[("PMIXW_MPI", "pmi9")]);
+    assert!(
+        !ok && err.contains("PMIXW_MPI=pmi9: one of pmix pmi1 pmi2 auto"),
+        "{err}"
+    );
+}

@@ -229,7 +229,7 @@ pub(crate) struct RunArgs {
     /// Log refused and dropped peers with their reasons (RUST_LOG also works)
     #[arg(short = 'v', long)]
     pub verbose: bool,
-    /// What the ranks see: pmix, pmi1, pmi2 or auto (MPICH programs PMI-1, others PMIx)
+    /// What the ranks see: pmix, pmi1, pmi2 or auto (MPICH programs, and Python with MPICH's mpi4py, PMI-1; others PMIx); default $PMIXW_MPI, else auto
     #[arg(long, value_name = "WIRE")]
     pub mpi: Option<String>,
     /// PMI-1/PMI-2: give the ranks PMI_PORT and PMI_ID instead of a PMI_FD each

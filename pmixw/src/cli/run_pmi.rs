@@ -19,8 +19,15 @@ use std::time::Duration;
 
 /// `--mpi`: pmix, pmi1, pmi2 or auto (the program's MPI: MPICH programs
 /// get PMI-1, or what `MPIR_CVAR_PMI_VERSION` asks; all others PMIx).
+/// Without `--mpi`, `$PMIXW_MPI` says it once for every run.
 pub fn choose(mpi: Option<&str>, exe: &str) -> Result<Mpi, String> {
-    Ok(match mpi.unwrap_or("auto") {
+    let env = std::env::var("PMIXW_MPI").ok().filter(|v| !v.is_empty());
+    let (asked, from) = match (mpi, env.as_deref()) {
+        (Some(m), _) => (m, "--mpi"),
+        (None, Some(m)) => (m, "PMIXW_MPI="),
+        (None, None) => ("auto", "--mpi"),
+    };
+    Ok(match asked {
         "pmix" => Mpi::Pmix,
         "pmi1" | "pmi" => Mpi::Pmi1,
         "pmi2" => Mpi::Pmi2,
@@ -28,29 +35,149 @@ pub fn choose(mpi: Option<&str>, exe: &str) -> Result<Mpi, String> {
             Ok("1") => Mpi::Pmi1,
             Ok("2") => Mpi::Pmi2,
             Ok("x") => Mpi::Pmix,
-            _ if links_mpich(exe) => Mpi::Pmi1,
+            _ if program_mpi(exe) == ProgramMpi::Mpich => Mpi::Pmi1,
             _ => Mpi::Pmix,
         },
-        other => return Err(format!("--mpi {other}: one of pmix pmi1 pmi2 auto")),
+        other => {
+            let sep = if from == "--mpi" { " " } else { "" };
+            return Err(format!("{from}{sep}{other}: one of pmix pmi1 pmi2 auto"));
+        }
     })
 }
 
-/// Whether the executable links MPICH's library: a `DT_NEEDED` entry of
-/// its dynamic section names MPICH's ABI `libmpi.so.12` or `libmpich`.
-pub fn links_mpich(exe: &str) -> bool {
-    let path = if exe.contains('/') {
+/// The MPI a program will run on, as far as can be told before it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgramMpi {
+    /// MPICH's ABI (`libmpi.so.12`, `libmpich`: MPICH, Intel MPI).
+    Mpich,
+    /// Open MPI (`libmpi.so.40`).
+    OpenMpi,
+    /// Neither found.
+    Unknown,
+}
+
+/// What a `DT_NEEDED` list says of the MPI.
+fn mpi_of_needed(needed: &[String]) -> ProgramMpi {
+    if needed
+        .iter()
+        .any(|l| l.starts_with("libmpi.so.12") || l.starts_with("libmpich"))
+    {
+        ProgramMpi::Mpich
+    } else if needed.iter().any(|l| l.starts_with("libmpi.so.40")) {
+        ProgramMpi::OpenMpi
+    } else {
+        ProgramMpi::Unknown
+    }
+}
+
+/// `exe` as the ranks' `execvp` finds it.
+fn find_program(exe: &str) -> Option<std::path::PathBuf> {
+    if exe.contains('/') {
         Some(std::path::PathBuf::from(exe))
     } else {
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
             .map(|d| d.join(exe))
             .find(|p| p.is_file())
+    }
+}
+
+/// The MPI `exe` will run on: the library it links; for a script, its
+/// interpreter's (`#!`, through `env`); for a Python interpreter, the MPI
+/// of the `mpi4py.MPI` extension it would import (asked of the
+/// interpreter itself, as mpi4py picks it: PyPI's wheels carry one
+/// extension per MPI ABI and choose by the `libmpi` they find).
+pub fn program_mpi(exe: &str) -> ProgramMpi {
+    program_mpi_at(exe, 0)
+}
+
+fn program_mpi_at(exe: &str, depth: u32) -> ProgramMpi {
+    let Some(path) = find_program(exe) else {
+        return ProgramMpi::Unknown;
     };
-    let Some(bytes) = path.and_then(|p| std::fs::read(p).ok()) else {
-        return false;
+    let Ok(bytes) = std::fs::read(&path) else {
+        return ProgramMpi::Unknown;
     };
-    needed_libs(&bytes)
-        .iter()
-        .any(|l| l.starts_with("libmpi.so.12") || l.starts_with("libmpich"))
+    if let Some(line) = bytes.strip_prefix(b"#!") {
+        let line = line.split(|&c| c == b'\n').next().unwrap_or_default();
+        let line = String::from_utf8_lossy(line);
+        let mut words = line.split_whitespace();
+        let mut interp = words.next().unwrap_or_default();
+        if interp.ends_with("/env") {
+            interp = words.find(|w| !w.starts_with('-')).unwrap_or_default();
+        }
+        return if depth < 4 && !interp.is_empty() {
+            program_mpi_at(interp, depth + 1)
+        } else {
+            ProgramMpi::Unknown
+        };
+    }
+    let needed = needed_libs(&bytes);
+    match mpi_of_needed(&needed) {
+        ProgramMpi::Unknown => {}
+        known => return known,
+    }
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    if name.starts_with("python") || needed.iter().any(|l| l.starts_with("libpython")) {
+        return python_mpi(&path);
+    }
+    ProgramMpi::Unknown
+}
+
+/// Ask a Python interpreter which `mpi4py.MPI` extension it would load
+/// (no MPI is initialised: the lookup only finds the file; mpi4py's ABI
+/// finder may load `libmpi` to tell MPICH's ABI from Open MPI's), then
+/// read that file's MPI from its name or its `DT_NEEDED`.
+fn python_mpi(python: &std::path::Path) -> ProgramMpi {
+    const ASK: &str = "import importlib.util as u\n\
+        try:\n    s = u.find_spec('mpi4py.MPI')\nexcept Exception:\n    s = None\n\
+        print(s.origin if s is not None and s.origin else '')";
+    let Ok(mut child) = Command::new(python)
+        .args(["-c", ASK])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+    else {
+        return ProgramMpi::Unknown;
+    };
+    // a few seconds at most: an interpreter that hangs decides nothing
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10))
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return ProgramMpi::Unknown;
+            }
+        }
+    }
+    let mut out = String::new();
+    if let Some(mut o) = child.stdout.take() {
+        use std::io::Read;
+        let _ = o.read_to_string(&mut out);
+    }
+    let origin = out.lines().last().unwrap_or_default().trim();
+    if origin.is_empty() {
+        return ProgramMpi::Unknown;
+    }
+    let file = std::path::Path::new(origin)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    if file.contains(".mpich.") {
+        return ProgramMpi::Mpich;
+    }
+    if file.contains(".openmpi.") {
+        return ProgramMpi::OpenMpi;
+    }
+    std::fs::read(origin).map_or(ProgramMpi::Unknown, |b| mpi_of_needed(&needed_libs(&b)))
 }
 
 /// The `DT_NEEDED` names of a little-endian ELF64 file (empty for anything
@@ -520,9 +647,10 @@ mod tests {
         let libs = super::needed_libs(&me);
         assert!(libs.iter().any(|l| l.starts_with("libc.so")), "{libs:?}");
         assert!(!libs.iter().any(|l| l.starts_with("libmpi")), "{libs:?}");
-        assert!(!super::links_mpich(
-            std::env::current_exe().unwrap().to_str().unwrap()
-        ));
+        assert_eq!(
+            super::program_mpi(std::env::current_exe().unwrap().to_str().unwrap()),
+            super::ProgramMpi::Unknown
+        );
         // not ELF, or cut anywhere: nothing, never a panic
         assert!(super::needed_libs(b"#!/bin/sh\n").is_empty());
         for cut in (0..me.len().min(100_000)).step_by(997) {
