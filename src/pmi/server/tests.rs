@@ -1,5 +1,6 @@
 //! The PMI server core in memory: negotiation, every command family,
 //! malformed and over-long lines, a rank that vanishes mid-barrier.
+#![cfg(test)]
 
 use super::*;
 
