@@ -250,14 +250,12 @@ impl Server {
                 }
             }
         }
-        let proc = match c.state {
-            ConnState::Client { proc, .. } => proc,
-            ConnState::Tool { .. } => {
-                self.lookups.retain(|l| l.conn != id);
-                self.gets.retain(|g| g.conn != id);
-                return;
-            }
-            ConnState::Handshake => return,
+        // every area drops what it held for the connection
+        self.modex.drop_conn(id);
+        self.lookups.retain(|l| l.conn != id);
+        self.spawns.retain(|_, (c, _)| *c != id);
+        let ConnState::Client { proc } = c.state else {
+            return;
         };
         let me = name(&proc);
         let mut last = true;
@@ -285,13 +283,9 @@ impl Server {
                 last = false;
             }
         }
-        if !last {
-            self.gets.retain(|g| g.conn != id);
-            self.lookups.retain(|l| l.conn != id);
-            self.spawns.retain(|_, (c, _)| *c != id);
-            return;
+        if last {
+            self.rank_gone(&proc, finalized);
         }
-        self.rank_gone(&proc, id, finalized);
     }
 
     /// The host reports that a rank's launched process ended: a rank whose
@@ -302,13 +296,13 @@ impl Server {
         };
         if r.dormant && r.conns.is_empty() {
             r.dormant = false;
-            self.rank_gone(&Proc::new(nspace, rank), 0, true);
+            self.rank_gone(&Proc::new(nspace, rank), true);
         }
     }
 
-    /// The last process of a rank is gone (`id`: its connection, 0 when
-    /// none just closed): what waits for the rank fails.
-    pub(super) fn rank_gone(&mut self, proc: &Proc, id: ConnId, finalized: bool) {
+    /// The last process of a rank is gone (its connections have closed,
+    /// or the host reported it): what waits for the rank fails.
+    pub(super) fn rank_gone(&mut self, proc: &Proc, finalized: bool) {
         let me = name(proc);
         let proc = proc.clone();
         if !finalized {
@@ -321,20 +315,9 @@ impl Server {
             self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION));
         }
         // gets waiting for its data never get it
-        let (dead, keep): (Vec<_>, Vec<_>) = self
-            .gets
-            .drain(..)
-            .partition(|g| g.target == me || g.conn == id);
-        self.gets = keep;
-        for g in dead.into_iter().filter(|g| g.conn != id) {
-            self.reply(
-                g.conn,
-                g.tag,
-                &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION),
-            );
+        for (conn, t) in self.modex.take_for(&me) {
+            self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION));
         }
-        self.lookups.retain(|l| l.conn != id);
-        self.spawns.retain(|_, (c, _)| *c != id);
     }
 
     pub(super) fn drop_peer(&mut self, id: ConnId) {

@@ -146,7 +146,8 @@ pub struct Server {
     pub(super) next_conn: ConnId,
     pub(super) out: Outbox,
     pub(super) collectives: Vec<Collective>,
-    pub(super) gets: Vec<PendingGet>,
+    /// GETs waiting for data (modex.rs).
+    pub(super) modex: modex::Modex,
     pub(super) lookups: Vec<PendingLookup>,
     pub(super) published: Vec<(String, Pdata)>,
     pub(super) registry: Registry,
@@ -208,7 +209,7 @@ impl Server {
             next_conn: 1,
             out: Outbox::default(),
             collectives: Vec::new(),
-            gets: Vec::new(),
+            modex: modex::Modex::default(),
             lookups: Vec::new(),
             published: Vec::new(),
             registry: Registry::new(Format::V41, None),
@@ -396,9 +397,9 @@ impl Server {
 
     /// When [`Server::handle_timeout`] should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.gets
-            .iter()
-            .map(|g| g.deadline)
+        self.modex
+            .next_deadline()
+            .into_iter()
             .chain(self.lookups.iter().map(|l| l.deadline))
             .chain(self.pending.first().map(|p| p.0))
             .min()
@@ -414,10 +415,8 @@ impl Server {
             let r = Refusal::HandshakeTimeout(self.limits.handshake_timeout);
             self.refuse(id, r);
         }
-        let (due, keep): (Vec<_>, Vec<_>) = self.gets.drain(..).partition(|g| g.deadline <= now);
-        self.gets = keep;
-        for g in due {
-            self.reply(g.conn, g.tag, &Reply::Status(codes::PMIX_ERR_TIMEOUT));
+        for (conn, t) in self.modex.take_due(now) {
+            self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_TIMEOUT));
         }
         let (due, keep): (Vec<_>, Vec<_>) = self.lookups.drain(..).partition(|l| l.deadline <= now);
         self.lookups = keep;

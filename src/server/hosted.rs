@@ -102,7 +102,7 @@ impl Server {
             return;
         }
         r.lost = true;
-        self.rank_gone(&Proc::new(nspace, rank), 0, false);
+        self.rank_gone(&Proc::new(nspace, rank), false);
     }
 
     /// What each rank of `nspace` committed, as a local peer sees it

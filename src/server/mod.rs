@@ -97,7 +97,6 @@ pub use spawn::AppSpec;
 use collective::Collective;
 use connection::{Conn, ConnState};
 use fence::CollKind;
-use modex::PendingGet;
 pub use modex::BULK_ACROSS_PEERS;
 use pubsub::PendingLookup;
 pub use verify::{PeerInfo, Verify};

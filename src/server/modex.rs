@@ -15,13 +15,48 @@ pub(super) const BULK_PEERS: usize = 64;
 /// 64 000 ranks would be ~16 MB, past [`super::Limits::max_queued_bytes`]).
 pub const BULK_ACROSS_PEERS: usize = 1024;
 
-pub(super) struct PendingGet {
-    pub(super) conn: ConnId,
-    pub(super) tag: u32,
-    pub(super) target: (String, u32),
+/// A GET waiting for data: its target's commit, a key, or the host's
+/// direct modex.
+struct PendingGet {
+    conn: ConnId,
+    tag: u32,
+    target: (String, u32),
     /// The key asked for, if any: the answer waits until the target has it.
-    pub(super) key: Option<String>,
-    pub(super) deadline: Instant,
+    key: Option<String>,
+    deadline: Instant,
+}
+
+/// The modex area's state: the GETs waiting for data (the committed data
+/// itself is the ranks', in [`super::endpoint::RankState`]).
+#[derive(Default)]
+pub(super) struct Modex {
+    gets: Vec<PendingGet>,
+}
+
+impl Modex {
+    /// When the first waiting GET times out.
+    pub(super) fn next_deadline(&self) -> Option<Instant> {
+        self.gets.iter().map(|g| g.deadline).min()
+    }
+
+    /// The GETs whose time has come, taken: (connection, tag) to answer.
+    pub(super) fn take_due(&mut self, now: Instant) -> Vec<(ConnId, u32)> {
+        let (due, keep): (Vec<_>, Vec<_>) = self.gets.drain(..).partition(|g| g.deadline <= now);
+        self.gets = keep;
+        due.into_iter().map(|g| (g.conn, g.tag)).collect()
+    }
+
+    /// The GETs waiting for `target`, taken: (connection, tag) to answer.
+    pub(super) fn take_for(&mut self, target: &(String, u32)) -> Vec<(ConnId, u32)> {
+        let (now, keep): (Vec<_>, Vec<_>) = self.gets.drain(..).partition(|g| g.target == *target);
+        self.gets = keep;
+        now.into_iter().map(|g| (g.conn, g.tag)).collect()
+    }
+
+    /// Connection `id` closed: its GETs are no longer waited for.
+    pub(super) fn drop_conn(&mut self, id: ConnId) {
+        self.gets.retain(|g| g.conn != id);
+    }
 }
 
 pub(super) enum KeyState {
@@ -120,11 +155,8 @@ impl Server {
             Ok(_) => codes::PMIX_ERR_BAD_PARAM,
             Err(st) => st,
         };
-        let (failed, keep): (Vec<_>, Vec<_>) =
-            self.gets.drain(..).partition(|g| g.target == target);
-        self.gets = keep;
-        for g in failed {
-            self.reply(g.conn, g.tag, &Reply::Status(err));
+        for (conn, t) in self.modex.take_for(&target) {
+            self.reply(conn, t, &Reply::Status(err));
         }
     }
 
@@ -217,7 +249,7 @@ impl Server {
                     proc: Proc::new(&ns, rank),
                 }));
             }
-            self.gets.push(PendingGet {
+            self.modex.gets.push(PendingGet {
                 conn: id,
                 tag: t,
                 target: (ns, rank),
@@ -367,10 +399,10 @@ impl Server {
     }
 
     pub(super) fn resolve_gets(&mut self, target: &(String, u32)) {
-        let pending = std::mem::take(&mut self.gets);
+        let pending = std::mem::take(&mut self.modex.gets);
         for g in pending {
             if g.target != *target {
-                self.gets.push(g);
+                self.modex.gets.push(g);
                 continue;
             }
             match self.has_key(&g.target, g.key.as_deref()) {
@@ -378,7 +410,7 @@ impl Server {
                 KeyState::OtherScope => {
                     self.reply(g.conn, g.tag, &Reply::Status(codes::PMIX_ERR_NOT_FOUND))
                 }
-                KeyState::Absent => self.gets.push(g),
+                KeyState::Absent => self.modex.gets.push(g),
             }
         }
     }
@@ -387,12 +419,8 @@ impl Server {
     /// whether or not that holds the key asked for (a direct-modex reply
     /// has come: [`Server::dmodex_done`]).
     fn settle_gets(&mut self, target: &(String, u32)) {
-        let (now, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.gets)
-            .into_iter()
-            .partition(|g| g.target == *target);
-        self.gets = keep;
-        for g in now {
-            self.answer_get(g.conn, g.tag, &g.target);
+        for (conn, t) in self.modex.take_for(target) {
+            self.answer_get(conn, t, target);
         }
     }
 
