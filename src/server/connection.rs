@@ -252,7 +252,7 @@ impl Server {
         }
         // every area drops what it held for the connection
         self.modex.drop_conn(id);
-        self.lookups.retain(|l| l.conn != id);
+        self.pubsub.drop_conn(id);
         self.spawns.retain(|_, (c, _)| *c != id);
         let ConnState::Client { proc } = c.state else {
             return;

@@ -148,8 +148,8 @@ pub struct Server {
     pub(super) collectives: Vec<Collective>,
     /// GETs waiting for data (modex.rs).
     pub(super) modex: modex::Modex,
-    pub(super) lookups: Vec<PendingLookup>,
-    pub(super) published: Vec<(String, Pdata)>,
+    /// Published data and waiting lookups (pubsub.rs).
+    pub(super) pubsub: pubsub::PubSub,
     pub(super) registry: Registry,
     pub(super) max_message: usize,
     /// This server's own identity (tools are told it).
@@ -210,8 +210,7 @@ impl Server {
             out: Outbox::default(),
             collectives: Vec::new(),
             modex: modex::Modex::default(),
-            lookups: Vec::new(),
-            published: Vec::new(),
+            pubsub: pubsub::PubSub::default(),
             registry: Registry::new(Format::V41, None),
             max_message: DEFAULT_MAX_MESSAGE,
             identity: Proc::new("pmixw-server", 0),
@@ -400,7 +399,7 @@ impl Server {
         self.modex
             .next_deadline()
             .into_iter()
-            .chain(self.lookups.iter().map(|l| l.deadline))
+            .chain(self.pubsub.next_deadline())
             .chain(self.pending.first().map(|p| p.0))
             .min()
     }
@@ -418,10 +417,8 @@ impl Server {
         for (conn, t) in self.modex.take_due(now) {
             self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_TIMEOUT));
         }
-        let (due, keep): (Vec<_>, Vec<_>) = self.lookups.drain(..).partition(|l| l.deadline <= now);
-        self.lookups = keep;
-        for l in due {
-            self.reply(l.conn, l.tag, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
+        for (conn, t) in self.pubsub.take_due(now) {
+            self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
         }
     }
 }

@@ -98,7 +98,6 @@ use collective::Collective;
 use connection::{Conn, ConnState};
 use fence::CollKind;
 pub use modex::BULK_ACROSS_PEERS;
-use pubsub::PendingLookup;
 pub use verify::{PeerInfo, Verify};
 
 use crate::link::{self, Acceptor, Incoming, Link};
