@@ -310,7 +310,7 @@ impl Server {
             self.out.push_back(Output::Host(HostEvent::Lost(proc)));
         }
         // collectives waiting for this rank can no longer complete
-        let failed = self.collectives_closed(&me, !finalized);
+        let failed = self.collectives.rank_gone(&me, !finalized);
         for (conn, t) in failed {
             self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION));
         }

@@ -145,7 +145,8 @@ pub struct Server {
     pub(super) next_registration: u64,
     pub(super) next_conn: ConnId,
     pub(super) out: Outbox,
-    pub(super) collectives: Vec<Collective>,
+    /// Collectives in progress, the host's places in them (collective.rs).
+    pub(super) collectives: collective::Collectives,
     /// GETs waiting for data (modex.rs).
     pub(super) modex: modex::Modex,
     /// Published data and waiting lookups (pubsub.rs).
@@ -160,9 +161,6 @@ pub struct Server {
     pub(super) next_request: u64,
     /// Fences waiting for the host: id → the local callers.
     pub(super) fences: BTreeMap<u64, Vec<(ConnId, u32)>>,
-    /// The host's places in collectives (hosted.rs): tag → its rank.
-    pub(super) host_waits: BTreeMap<u32, Proc>,
-    pub(super) next_host_tag: u32,
     /// Direct-modex requests out with the host: id → target.
     pub(super) dmodex: BTreeMap<u64, (String, u32)>,
     /// What the host said of each rank's process (query.rs).
@@ -208,7 +206,7 @@ impl Server {
             next_registration: 0,
             next_conn: 1,
             out: Outbox::default(),
-            collectives: Vec::new(),
+            collectives: collective::Collectives::default(),
             modex: modex::Modex::default(),
             pubsub: pubsub::PubSub::default(),
             registry: Registry::new(Format::V41, None),
@@ -219,8 +217,6 @@ impl Server {
             next_request: 1,
             fences: BTreeMap::new(),
             dmodex: BTreeMap::new(),
-            host_waits: BTreeMap::new(),
-            next_host_tag: 0,
             procs: HashMap::new(),
             executables: HashMap::new(),
             groups: group::Groups::default(),

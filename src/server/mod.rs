@@ -94,7 +94,6 @@ pub use endpoint::{NodeMap, Server};
 pub use limits::{Limits, Refusal};
 pub use spawn::AppSpec;
 
-use collective::Collective;
 use connection::{Conn, ConnState};
 use fence::CollKind;
 pub use modex::BULK_ACROSS_PEERS;
