@@ -277,7 +277,7 @@ impl Server {
             // the last to go finalized, but the launched process has not
             // been reported ended: it (or another of its processes) may
             // connect yet, as when a helper it forked connected first
-            let running = r.pid.is_some() && self.procs.get(&me).is_none_or(|p| p.exit.is_none());
+            let running = r.pid.is_some() && !self.queries.has_exited(&me);
             if last && finalized && running {
                 r.dormant = true;
                 last = false;

@@ -163,17 +163,12 @@ pub struct Server {
     pub(super) fences: BTreeMap<u64, Vec<(ConnId, u32)>>,
     /// Direct-modex requests out with the host: id → target.
     pub(super) dmodex: BTreeMap<u64, (String, u32)>,
-    /// What the host said of each rank's process (query.rs).
-    pub(super) procs: HashMap<(String, u32), query::ProcRecord>,
-    pub(super) executables: HashMap<String, String>,
+    /// What the host said of processes, process sets, memory (query.rs).
+    pub(super) queries: query::Queries,
     /// Process groups (group.rs).
     pub(super) groups: group::Groups,
     /// Checkpoint methods, preemptible processes, cleanups (jobctl.rs).
     pub(super) jobctl: jobctl::State,
-    /// Process sets the host defined (name → members); not groups.
-    pub(super) psets: BTreeMap<String, Vec<Proc>>,
-    /// The host's memory probe for PMIX_QUERY_MEMORY_USAGE (query.rs).
-    pub(super) memory_probe: Option<query::MemoryProbe>,
     pub(super) limits: Limits,
     /// Handshakes not yet complete, by deadline.
     pub(super) pending: BTreeSet<(Instant, ConnId)>,
@@ -217,12 +212,9 @@ impl Server {
             next_request: 1,
             fences: BTreeMap::new(),
             dmodex: BTreeMap::new(),
-            procs: HashMap::new(),
-            executables: HashMap::new(),
+            queries: query::Queries::default(),
             groups: group::Groups::default(),
             jobctl: jobctl::State::default(),
-            psets: BTreeMap::new(),
-            memory_probe: None,
             limits: Limits::default(),
             pending: BTreeSet::new(),
             uids: HashMap::new(),
