@@ -239,9 +239,6 @@ impl Server {
         if let Some(d) = c.deadline {
             self.pending.remove(&(d, id));
         }
-        if let Some(seq) = c.registered {
-            self.registered.remove(&seq);
-        }
         if let Some(uid) = c.peer.uid {
             if let Some(n) = self.uids.get_mut(&uid) {
                 *n -= 1;
@@ -251,6 +248,7 @@ impl Server {
             }
         }
         // every area drops what it held for the connection
+        self.events.drop_conn(c.registered);
         self.modex.drop_conn(id);
         self.pubsub.drop_conn(id);
         self.spawns.retain(|_, (c, _)| *c != id);

@@ -140,9 +140,8 @@ impl Outbox {
 pub struct Server {
     pub(super) jobs: BTreeMap<String, Job>,
     pub(super) conns: BTreeMap<ConnId, Conn>,
-    /// Connections registered for events, in registration order.
-    pub(super) registered: BTreeMap<u64, ConnId>,
-    pub(super) next_registration: u64,
+    /// Connections registered for events, in registration order (events.rs).
+    pub(super) events: events::Registrations,
     pub(super) next_conn: ConnId,
     pub(super) out: Outbox,
     /// Collectives in progress, the host's places in them (collective.rs).
@@ -197,8 +196,7 @@ impl Server {
         Server {
             jobs: BTreeMap::new(),
             conns: BTreeMap::new(),
-            registered: BTreeMap::new(),
-            next_registration: 0,
+            events: events::Registrations::default(),
             next_conn: 1,
             out: Outbox::default(),
             collectives: collective::Collectives::default(),
