@@ -252,6 +252,7 @@ impl Server {
         self.modex.drop_conn(id);
         self.pubsub.drop_conn(id);
         self.spawns.retain(|_, (c, _)| *c != id);
+        self.jobinfo.drop_conn(id);
         let ConnState::Client { proc } = c.state else {
             return;
         };

@@ -42,11 +42,12 @@ impl Server {
         }
         let me = name(&proc);
         match req {
-            Request::Req => match self.awaiting_nodes.get_mut(&me.0) {
+            Request::Req => {
                 // the job data waits for the node map (Server::await_nodes)
-                Some(held) => held.push((id, t)),
-                None => self.answer_req(id, t, &me.0),
-            },
+                if !self.jobinfo.hold(&me.0, id, t) {
+                    self.answer_req(id, t, &me.0);
+                }
+            }
             Request::Commit { blobs } => return self.commit(id, t, &fmt, proc, blobs),
             Request::Fence { procs, info } => {
                 let collect = info_true(&info, "pmix.collect");

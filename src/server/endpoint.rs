@@ -178,16 +178,8 @@ pub struct Server {
     pub(super) shared_store: Option<Box<dyn dstore::SharedStore>>,
     /// The latest refusals, oldest first (at most [`MAX_REFUSALS_KEPT`]).
     pub(super) refusals: VecDeque<(ConnId, Refusal)>,
-    /// Job-info replies by (nspace, format, version): every rank of a job
-    /// gets the same one, and building it is O(ranks).
-    pub(super) job_info_cache: std::cell::RefCell<HashMap<(String, Format, String), Reply>>,
-    /// The same replies framed, as REQ sends them (shared.rs).
-    pub(super) job_info_frames:
-        std::cell::RefCell<HashMap<(String, Format, String), shared::Framed>>,
-    /// Namespaces whose node map the host has still to give
-    /// ([`Server::await_nodes`]), with the REQs (connection, tag) held
-    /// until it does.
-    pub(super) awaiting_nodes: BTreeMap<String, Vec<(ConnId, u32)>>,
+    /// Job-info replies built, REQs held for a node map (jobinfo.rs).
+    pub(super) jobinfo: jobinfo::JobInfoCache,
 }
 
 impl Server {
@@ -219,9 +211,7 @@ impl Server {
             verifier: None,
             shared_store: None,
             refusals: VecDeque::new(),
-            job_info_cache: Default::default(),
-            job_info_frames: Default::default(),
-            awaiting_nodes: BTreeMap::new(),
+            jobinfo: jobinfo::JobInfoCache::default(),
         }
     }
 
@@ -352,7 +342,7 @@ impl Server {
             }
             self.shared_job(&fmt, nspace);
         }
-        for (id, t) in self.awaiting_nodes.remove(nspace).unwrap_or_default() {
+        for (id, t) in self.jobinfo.release(nspace) {
             self.answer_req(id, t, nspace);
         }
     }
@@ -363,7 +353,7 @@ impl Server {
     /// host can start its ranks before it has heard from the other nodes.
     pub fn await_nodes(&mut self, nspace: &str) {
         if self.jobs.contains_key(nspace) {
-            self.awaiting_nodes.entry(nspace.to_string()).or_default();
+            self.jobinfo.await_nodes(nspace);
         }
     }
 

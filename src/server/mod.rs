@@ -83,7 +83,6 @@ mod modex;
 pub mod net;
 mod pubsub;
 pub mod query;
-mod shared;
 mod shared_store;
 mod spawn;
 mod tool_peers;
