@@ -251,7 +251,7 @@ impl Server {
         self.events.drop_conn(c.registered);
         self.modex.drop_conn(id);
         self.pubsub.drop_conn(id);
-        self.spawns.retain(|_, (c, _)| *c != id);
+        self.requests.drop_conn(id);
         self.jobinfo.drop_conn(id);
         let ConnState::Client { proc } = c.state else {
             return;

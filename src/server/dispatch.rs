@@ -147,9 +147,7 @@ impl Server {
                 directives,
             } => self.job_control(id, t, proc, targets, &directives),
             Request::Spawn { info, apps } => {
-                let request = self.next_request;
-                self.next_request += 1;
-                self.spawns.insert(request, (id, t));
+                let request = self.requests.spawn((id, t));
                 self.out.push_back(Output::Host(HostEvent::Spawn {
                     request,
                     requester: proc,

@@ -155,13 +155,8 @@ pub struct Server {
     /// This server's own identity (tools are told it).
     pub(super) identity: Proc,
     pub(super) tools: u32,
-    /// Spawn requests waiting for the host: id → (connection, tag).
-    pub(super) spawns: BTreeMap<u64, (ConnId, u32)>,
-    pub(super) next_request: u64,
-    /// Fences waiting for the host: id → the local callers.
-    pub(super) fences: BTreeMap<u64, Vec<(ConnId, u32)>>,
-    /// Direct-modex requests out with the host: id → target.
-    pub(super) dmodex: BTreeMap<u64, (String, u32)>,
+    /// Spawns, fences and direct modex out with the host (requests.rs).
+    pub(super) requests: requests::HostRequests,
     /// What the host said of processes, process sets, memory (query.rs).
     pub(super) queries: query::Queries,
     /// Process groups (group.rs).
@@ -198,10 +193,7 @@ impl Server {
             max_message: DEFAULT_MAX_MESSAGE,
             identity: Proc::new("pmixw-server", 0),
             tools: 0,
-            spawns: BTreeMap::new(),
-            next_request: 1,
-            fences: BTreeMap::new(),
-            dmodex: BTreeMap::new(),
+            requests: requests::HostRequests::default(),
             queries: query::Queries::default(),
             groups: group::Groups::default(),
             jobctl: jobctl::State::default(),

@@ -62,8 +62,6 @@ impl Server {
             if let CollKind::Fence(collect) = col.kind {
                 // other nodes take part: the host completes it
                 let col = self.collectives.remove(idx);
-                let request = self.next_request;
-                self.next_request += 1;
                 let data = if collect {
                     let none = Committed::default();
                     let parts: Vec<(Proc, &Committed)> = col
@@ -82,8 +80,9 @@ impl Server {
                 } else {
                     Bytes::new()
                 };
-                self.fences
-                    .insert(request, col.arrived.iter().map(|a| (a.0, a.1)).collect());
+                let request = self
+                    .requests
+                    .fence(col.arrived.iter().map(|a| (a.0, a.1)).collect());
                 self.out.push_back(Output::Host(HostEvent::Fence {
                     request,
                     procs: col
@@ -155,7 +154,7 @@ impl Server {
     /// The host's answer to [`HostEvent::Fence`]: the status and, for a
     /// fence that collects data, every node's contribution concatenated.
     pub fn fence_done(&mut self, request: u64, status: i32, data: &[u8]) {
-        let Some(callers) = self.fences.remove(&request) else {
+        let Some(callers) = self.requests.take_fence(request) else {
             return;
         };
         let st = if status == codes::PMIX_SUCCESS && !self.absorb(data) {

@@ -83,6 +83,7 @@ mod modex;
 pub mod net;
 mod pubsub;
 pub mod query;
+mod requests;
 mod shared_store;
 mod spawn;
 mod tool_peers;

@@ -137,7 +137,7 @@ impl Server {
     /// The host's answer to [`HostEvent::DirectModex`]: the target's data
     /// (as [`Server::modex_data`] made it on its node) or an error status.
     pub fn dmodex_done(&mut self, request: u64, result: Result<Bytes, i32>) {
-        let Some(target) = self.dmodex.remove(&request) else {
+        let Some(target) = self.requests.take_dmodex(request) else {
             return;
         };
         let err = match result {
@@ -239,11 +239,9 @@ impl Server {
                 },
                 |s| Duration::from_secs(s.into()),
             );
-            let asked = self.dmodex.values().any(|x| *x == (ns.clone(), rank));
-            if target.elsewhere && !asked {
-                let request = self.next_request;
-                self.next_request += 1;
-                self.dmodex.insert(request, (ns.clone(), rank));
+            let want = (ns.clone(), rank);
+            if target.elsewhere && !self.requests.dmodex_asked(&want) {
+                let request = self.requests.dmodex(want);
                 self.out.push_back(Output::Host(HostEvent::DirectModex {
                     request,
                     proc: Proc::new(&ns, rank),

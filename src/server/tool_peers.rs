@@ -70,7 +70,7 @@ impl Server {
     /// (registered before), or the status of the failure. The requester
     /// gets STATUS, the namespace and the job's KVALs (as REQ gives them).
     pub fn spawned(&mut self, request: u64, result: Result<String, i32>) {
-        let Some((conn, t)) = self.spawns.remove(&request) else {
+        let Some((conn, t)) = self.requests.take_spawn(request) else {
             return;
         };
         let Some(fmt) = self.fmt_of(conn) else { return };
