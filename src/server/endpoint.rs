@@ -152,9 +152,8 @@ pub struct Server {
     pub(super) pubsub: pubsub::PubSub,
     pub(super) registry: Registry,
     pub(super) max_message: usize,
-    /// This server's own identity (tools are told it).
-    pub(super) identity: Proc,
-    pub(super) tools: u32,
+    /// The server's identity, the tools given one (tool_peers.rs).
+    pub(super) tools: tool_peers::Tools,
     /// Spawns, fences and direct modex out with the host (requests.rs).
     pub(super) requests: requests::HostRequests,
     /// What the host said of processes, process sets, memory (query.rs).
@@ -191,8 +190,7 @@ impl Server {
             pubsub: pubsub::PubSub::default(),
             registry: Registry::new(Format::V41, None),
             max_message: DEFAULT_MAX_MESSAGE,
-            identity: Proc::new("pmixw-server", 0),
-            tools: 0,
+            tools: tool_peers::Tools::default(),
             requests: requests::HostRequests::default(),
             queries: query::Queries::default(),
             groups: group::Groups::default(),
@@ -231,7 +229,7 @@ impl Server {
 
     /// The server's own nspace and rank, as its URI names them.
     pub fn set_identity(&mut self, nspace: &str, rank: impl Into<Rank>) {
-        self.identity = Proc::at(nspace, rank.into());
+        self.tools.set_identity(Proc::at(nspace, rank.into()));
     }
 
     /// Refuse messages larger than this before buffering them.

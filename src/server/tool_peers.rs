@@ -3,6 +3,37 @@
 
 use super::*;
 
+/// The tool area's state: the identity tools are told is the server's,
+/// and how many tools were given an identity.
+pub(super) struct Tools {
+    /// This server's own identity.
+    identity: Proc,
+    /// Identities assigned so far.
+    assigned: u32,
+}
+
+impl Default for Tools {
+    fn default() -> Self {
+        Tools {
+            identity: Proc::new("pmixw-server", 0),
+            assigned: 0,
+        }
+    }
+}
+
+impl Tools {
+    /// The server's own nspace and rank.
+    pub(super) fn set_identity(&mut self, identity: Proc) {
+        self.identity = identity;
+    }
+
+    /// A new identity for a tool that needs one.
+    fn assign(&mut self) -> Proc {
+        self.assigned += 1;
+        Proc::new(&format!("pmixw-tool-{}", self.assigned), 0)
+    }
+}
+
 impl Server {
     /// Tools, launchers and singletons: an identity (assigned for flags 3
     /// and 6, else the one announced), then the tool reply (protocol.md
@@ -14,8 +45,7 @@ impl Server {
             peer_type::TOOL_NEEDS_ID | peer_type::LAUNCHER_NEEDS_ID
         );
         let proc = if assigned {
-            self.tools += 1;
-            Some(Proc::new(&format!("pmixw-tool-{}", self.tools), 0))
+            Some(self.tools.assign())
         } else {
             req.proc.clone()
         };
@@ -33,7 +63,7 @@ impl Server {
         let reply = |st: i32| ToolReply {
             status: st,
             assigned: if assigned { proc.clone() } else { None },
-            server: self.identity.clone(),
+            server: self.tools.identity.clone(),
             security_status: 0,
         };
         let (Some(fmt), true) = (fmt, known) else {
