@@ -59,6 +59,112 @@ impl Conn {
     }
 }
 
+/// The connections area's state: every open connection, the handshakes
+/// pending by deadline, the connections per socket owner, the peer
+/// checks and limits that apply to new ones, and the refusals kept.
+pub(super) struct Conns {
+    map: BTreeMap<ConnId, Conn>,
+    next: ConnId,
+    /// Handshakes not yet complete, by deadline.
+    pending: BTreeSet<(Instant, ConnId)>,
+    /// Open connections per socket owner.
+    uids: HashMap<u32, usize>,
+    verifier: Option<Box<dyn Verify>>,
+    /// The latest refusals, oldest first (at most [`MAX_REFUSALS_KEPT`]).
+    refusals: VecDeque<(ConnId, Refusal)>,
+    limits: Limits,
+    max_message: usize,
+}
+
+impl Default for Conns {
+    fn default() -> Self {
+        Conns {
+            map: BTreeMap::new(),
+            next: 1,
+            pending: BTreeSet::new(),
+            uids: HashMap::new(),
+            verifier: None,
+            refusals: VecDeque::new(),
+            limits: Limits::default(),
+            max_message: DEFAULT_MAX_MESSAGE,
+        }
+    }
+}
+
+impl Conns {
+    /// Open connection `id`.
+    pub(super) fn get(&self, id: &ConnId) -> Option<&Conn> {
+        self.map.get(id)
+    }
+
+    /// Open connection `id`, to change.
+    pub(super) fn get_mut(&mut self, id: &ConnId) -> Option<&mut Conn> {
+        self.map.get_mut(id)
+    }
+
+    /// The limits on peers in force.
+    pub(super) fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    pub(super) fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
+
+    pub(super) fn set_verifier(&mut self, v: Box<dyn Verify>) {
+        self.verifier = Some(v);
+    }
+
+    /// The cap on messages of connections opened from now on.
+    pub(super) fn set_max_message(&mut self, max: usize) {
+        self.max_message = max;
+    }
+
+    /// When the first pending handshake times out.
+    pub(super) fn next_deadline(&self) -> Option<Instant> {
+        self.pending.first().map(|p| p.0)
+    }
+
+    /// The connections whose handshake is overdue at `now`, no longer
+    /// pending (to be refused).
+    pub(super) fn take_overdue(&mut self, now: Instant) -> Vec<ConnId> {
+        let mut due = Vec::new();
+        while let Some(&(d, id)) = self.pending.first() {
+            if d > now {
+                break;
+            }
+            self.pending.remove(&(d, id));
+            due.push(id);
+        }
+        due
+    }
+
+    /// Whether the process behind connection `id` is `pid` or under it
+    /// (None: the verifier cannot tell, or there is none).
+    fn descends(&mut self, id: ConnId, pid: u32) -> Option<bool> {
+        let inode = self.map.get(&id).and_then(|c| c.peer.inode)?;
+        self.verifier.as_mut()?.descends(inode, pid)
+    }
+
+    /// Connection `id` is closed: its entry, no longer pending nor counted
+    /// for its socket's owner.
+    fn remove(&mut self, id: ConnId) -> Option<Conn> {
+        let c = self.map.remove(&id)?;
+        if let Some(d) = c.deadline {
+            self.pending.remove(&(d, id));
+        }
+        if let Some(uid) = c.peer.uid {
+            if let Some(n) = self.uids.get_mut(&uid) {
+                *n -= 1;
+                if *n == 0 {
+                    self.uids.remove(&uid);
+                }
+            }
+        }
+        Some(c)
+    }
+}
+
 impl Server {
     /// The host launched this process as this rank: a client claiming the
     /// rank must be it or its descendant (when the verifier can tell).
@@ -79,11 +185,7 @@ impl Server {
         let claims = r.conns.clone();
         let who = format!("{nspace}:{rank}");
         for id in claims {
-            let inode = self.conns.get(&id).and_then(|c| c.peer.inode);
-            let verdict = match (inode, self.verifier.as_mut()) {
-                (Some(inode), Some(v)) => v.descends(inode, pid),
-                _ => None,
-            };
+            let verdict = self.conns.descends(id, pid);
             let Some(r) = self.rank_mut(nspace, rank) else {
                 return;
             };
@@ -108,17 +210,17 @@ impl Server {
 
     /// The next refusal not yet taken (each is also logged with `tracing`).
     pub fn poll_refusal(&mut self) -> Option<(ConnId, Refusal)> {
-        self.refusals.pop_front()
+        self.conns.refusals.pop_front()
     }
 
     /// Open connections whose handshake is not complete.
     pub fn pending_handshakes(&self) -> usize {
-        self.pending.len()
+        self.conns.pending.len()
     }
 
     /// Open connections.
     pub fn connections(&self) -> usize {
-        self.conns.len()
+        self.conns.map.len()
     }
 
     /// A new connection; the driver passes the id with its bytes. No
@@ -132,12 +234,13 @@ impl Server {
     /// the peer's uid are reached; else it must complete its handshake by
     /// `now +` [`Limits::handshake_timeout`].
     pub fn open_peer(&mut self, peer: PeerInfo, now: Instant) -> Result<ConnId, Refusal> {
-        let refusal = if self.pending.len() >= self.limits.max_pending_handshakes {
-            Some(Refusal::TooManyPending(self.pending.len()))
+        let conns = &self.conns;
+        let refusal = if conns.pending.len() >= conns.limits.max_pending_handshakes {
+            Some(Refusal::TooManyPending(conns.pending.len()))
         } else {
             peer.uid.and_then(|uid| {
-                let count = self.uids.get(&uid).copied().unwrap_or(0);
-                (count >= self.limits.max_conns_per_uid)
+                let count = conns.uids.get(&uid).copied().unwrap_or(0);
+                (count >= conns.limits.max_conns_per_uid)
                     .then_some(Refusal::TooManyForUid { uid, count })
             })
         };
@@ -145,23 +248,25 @@ impl Server {
             self.log_refusal(0, &peer, r.clone());
             return Err(r);
         }
-        Ok(self.insert_conn(peer, Some(now + self.limits.handshake_timeout)))
+        let deadline = now + self.conns.limits.handshake_timeout;
+        Ok(self.insert_conn(peer, Some(deadline)))
     }
 
     pub(super) fn insert_conn(&mut self, peer: PeerInfo, deadline: Option<Instant>) -> ConnId {
-        let id = self.next_conn;
-        self.next_conn += 1;
+        let conns = &mut self.conns;
+        let id = conns.next;
+        conns.next += 1;
         if let Some(d) = deadline {
-            self.pending.insert((d, id));
+            conns.pending.insert((d, id));
         }
         if let Some(uid) = peer.uid {
-            *self.uids.entry(uid).or_default() += 1;
+            *conns.uids.entry(uid).or_default() += 1;
         }
-        self.conns.insert(
+        conns.map.insert(
             id,
             Conn {
                 bulk: BulkSent::default(),
-                link: Link::accept(self.max_message),
+                link: Link::accept(conns.max_message),
                 credential: Bytes::new(),
                 state: ConnState::Handshake,
                 finalized: false,
@@ -180,10 +285,11 @@ impl Server {
             uid = ?peer.uid,
             "peer refused: {r}"
         );
-        if self.refusals.len() >= MAX_REFUSALS_KEPT {
-            self.refusals.pop_front();
+        let kept = &mut self.conns.refusals;
+        if kept.len() >= MAX_REFUSALS_KEPT {
+            kept.pop_front();
         }
-        self.refusals.push_back((id, r));
+        kept.push_back((id, r));
     }
 
     /// Drop a peer for this reason: logged, kept for
@@ -197,7 +303,7 @@ impl Server {
     /// The handshake completed: no deadline any more.
     pub(super) fn handshake_done(&mut self, id: ConnId) {
         if let Some(d) = self.conns.get_mut(&id).and_then(|c| c.deadline.take()) {
-            self.pending.remove(&(d, id));
+            self.conns.pending.remove(&(d, id));
         }
     }
 
@@ -233,20 +339,9 @@ impl Server {
 
     /// The connection ended (the peer closed it or the driver gave up).
     pub fn closed(&mut self, id: ConnId) {
-        let Some(c) = self.conns.remove(&id) else {
+        let Some(c) = self.conns.remove(id) else {
             return;
         };
-        if let Some(d) = c.deadline {
-            self.pending.remove(&(d, id));
-        }
-        if let Some(uid) = c.peer.uid {
-            if let Some(n) = self.uids.get_mut(&uid) {
-                *n -= 1;
-                if *n == 0 {
-                    self.uids.remove(&uid);
-                }
-            }
-        }
         // every area drops what it held for the connection
         self.events.drop_conn(c.registered);
         self.modex.drop_conn(id);
@@ -320,7 +415,7 @@ impl Server {
     }
 
     pub(super) fn drop_peer(&mut self, id: ConnId) {
-        if self.conns.contains_key(&id) {
+        if self.conns.map.contains_key(&id) {
             self.out.push_back(Output::Close(id));
         }
         self.closed(id);
@@ -402,10 +497,7 @@ impl Server {
             }
         }
         // the process must be the one launched as this rank, or under it
-        let verified = match (launched, peer.inode, self.verifier.as_mut()) {
-            (Some(pid), Some(inode), Some(v)) => v.descends(inode, pid),
-            _ => None,
-        };
+        let verified = launched.and_then(|pid| self.conns.descends(id, pid));
         if verified == Some(false) {
             let why = Refusal::NotTheRank {
                 rank: who,

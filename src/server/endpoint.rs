@@ -136,44 +136,44 @@ impl Outbox {
     }
 }
 
-/// The server core.
+/// The server core: the routing (here) and the state each area owns in
+/// its own module (quinn-proto's `Connection` is split the same way).
+/// When a connection closes, each area drops what it held for it
+/// ([`Server::closed`]).
 pub struct Server {
+    /// Registered jobs and their ranks (every area reads them).
     pub(super) jobs: BTreeMap<String, Job>,
-    pub(super) conns: BTreeMap<ConnId, Conn>,
-    /// Connections registered for events, in registration order (events.rs).
-    pub(super) events: events::Registrations,
-    pub(super) next_conn: ConnId,
+    /// Open connections, pending handshakes, peer checks, limits,
+    /// refusals (connection.rs).
+    pub(super) conns: connection::Conns,
+    /// What the driver and the host have still to take.
     pub(super) out: Outbox,
-    /// Collectives in progress, the host's places in them (collective.rs).
-    pub(super) collectives: collective::Collectives,
+    /// Each namespace's wire format and version, as its first client
+    /// announced them.
+    pub(super) registry: Registry,
+    /// The shared-memory store clients read, if the driver installed one
+    /// (shared_store.rs).
+    pub(super) shared_store: Option<Box<dyn dstore::SharedStore>>,
     /// GETs waiting for data (modex.rs).
     pub(super) modex: modex::Modex,
     /// Published data and waiting lookups (pubsub.rs).
     pub(super) pubsub: pubsub::PubSub,
-    pub(super) registry: Registry,
-    pub(super) max_message: usize,
-    /// The server's identity, the tools given one (tool_peers.rs).
-    pub(super) tools: tool_peers::Tools,
-    /// Spawns, fences and direct modex out with the host (requests.rs).
-    pub(super) requests: requests::HostRequests,
+    /// Collectives in progress, the host's places in them (collective.rs).
+    pub(super) collectives: collective::Collectives,
     /// What the host said of processes, process sets, memory (query.rs).
     pub(super) queries: query::Queries,
+    /// Connections registered for events, in registration order (events.rs).
+    pub(super) events: events::Registrations,
+    /// Job-info replies built, REQs held for a node map (jobinfo.rs).
+    pub(super) jobinfo: jobinfo::JobInfoCache,
+    /// Spawns, fences and direct modex out with the host (requests.rs).
+    pub(super) requests: requests::HostRequests,
+    /// The server's identity, the tools given one (tool_peers.rs).
+    pub(super) tools: tool_peers::Tools,
     /// Process groups (group.rs).
     pub(super) groups: group::Groups,
     /// Checkpoint methods, preemptible processes, cleanups (jobctl.rs).
     pub(super) jobctl: jobctl::State,
-    pub(super) limits: Limits,
-    /// Handshakes not yet complete, by deadline.
-    pub(super) pending: BTreeSet<(Instant, ConnId)>,
-    /// Open connections per socket owner.
-    pub(super) uids: HashMap<u32, usize>,
-    pub(super) verifier: Option<Box<dyn Verify>>,
-    /// The shared-memory store clients read, if the driver installed one.
-    pub(super) shared_store: Option<Box<dyn dstore::SharedStore>>,
-    /// The latest refusals, oldest first (at most [`MAX_REFUSALS_KEPT`]).
-    pub(super) refusals: VecDeque<(ConnId, Refusal)>,
-    /// Job-info replies built, REQs held for a node map (jobinfo.rs).
-    pub(super) jobinfo: jobinfo::JobInfoCache,
 }
 
 impl Server {
@@ -181,44 +181,37 @@ impl Server {
     pub fn new() -> Server {
         Server {
             jobs: BTreeMap::new(),
-            conns: BTreeMap::new(),
-            events: events::Registrations::default(),
-            next_conn: 1,
+            conns: connection::Conns::default(),
             out: Outbox::default(),
-            collectives: collective::Collectives::default(),
+            registry: Registry::new(Format::V41, None),
+            shared_store: None,
             modex: modex::Modex::default(),
             pubsub: pubsub::PubSub::default(),
-            registry: Registry::new(Format::V41, None),
-            max_message: DEFAULT_MAX_MESSAGE,
-            tools: tool_peers::Tools::default(),
-            requests: requests::HostRequests::default(),
+            collectives: collective::Collectives::default(),
             queries: query::Queries::default(),
+            events: events::Registrations::default(),
+            jobinfo: jobinfo::JobInfoCache::default(),
+            requests: requests::HostRequests::default(),
+            tools: tool_peers::Tools::default(),
             groups: group::Groups::default(),
             jobctl: jobctl::State::default(),
-            limits: Limits::default(),
-            pending: BTreeSet::new(),
-            uids: HashMap::new(),
-            verifier: None,
-            shared_store: None,
-            refusals: VecDeque::new(),
-            jobinfo: jobinfo::JobInfoCache::default(),
         }
     }
 
     /// Limits on peers (handshake deadline, caps); see [`Limits`].
     pub fn set_limits(&mut self, limits: Limits) {
-        self.limits = limits;
+        self.conns.set_limits(limits);
     }
 
     /// The limits in force.
     pub fn limits(&self) -> &Limits {
-        &self.limits
+        self.conns.limits()
     }
 
     /// How to check that a connecting process is a rank's launched process
     /// (the net driver installs `net::peercred::ProcVerify`).
     pub fn set_verifier(&mut self, v: Box<dyn Verify>) {
-        self.verifier = Some(v);
+        self.conns.set_verifier(v);
     }
 
     pub(super) fn rank_mut(&mut self, nspace: &str, rank: u32) -> Option<&mut RankState> {
@@ -234,7 +227,7 @@ impl Server {
 
     /// Refuse messages larger than this before buffering them.
     pub fn set_max_message(&mut self, max: usize) {
-        self.max_message = max;
+        self.conns.set_max_message(max);
     }
 
     /// Register a namespace; its ranks may then connect.
@@ -366,18 +359,14 @@ impl Server {
             .next_deadline()
             .into_iter()
             .chain(self.pubsub.next_deadline())
-            .chain(self.pending.first().map(|p| p.0))
+            .chain(self.conns.next_deadline())
             .min()
     }
 
     /// Expire waits whose time has come.
     pub fn handle_timeout(&mut self, now: Instant) {
-        while let Some(&(d, id)) = self.pending.first() {
-            if d > now {
-                break;
-            }
-            self.pending.remove(&(d, id));
-            let r = Refusal::HandshakeTimeout(self.limits.handshake_timeout);
+        for id in self.conns.take_overdue(now) {
+            let r = Refusal::HandshakeTimeout(self.conns.limits().handshake_timeout);
             self.refuse(id, r);
         }
         for (conn, t) in self.modex.take_due(now) {
