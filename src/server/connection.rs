@@ -148,7 +148,7 @@ impl Conns {
 
     /// Connection `id` is closed: its entry, no longer pending nor counted
     /// for its socket's owner.
-    fn remove(&mut self, id: ConnId) -> Option<Conn> {
+    pub(super) fn remove(&mut self, id: ConnId) -> Option<Conn> {
         let c = self.map.remove(&id)?;
         if let Some(d) = c.deadline {
             self.pending.remove(&(d, id));
@@ -307,53 +307,13 @@ impl Server {
         }
     }
 
-    /// Bytes received on a connection, at `now`.
-    pub fn handle_input(&mut self, id: ConnId, data: &[u8], now: Instant) {
-        let Some(c) = self.conns.get_mut(&id) else {
-            return;
-        };
-        c.link.push(data);
-        loop {
-            let Some(c) = self.conns.get_mut(&id) else {
-                return;
-            };
-            let result = match c.link.poll_incoming() {
-                Ok(None) => return,
-                // oversize or an unreadable handshake: this peer only
-                Err(e) => Err(Refusal::from(e)),
-                Ok(Some(Incoming::Hello(req))) => self.handshake(id, &req),
-                Ok(Some(Incoming::Message(m))) => {
-                    if self.message(id, m.header.tag, &m.payload, now) {
-                        Ok(())
-                    } else {
-                        Err(Refusal::BadRequest(m.header.tag))
-                    }
-                }
-            };
-            if let Err(r) = result {
-                self.refuse(id, r);
-                return;
-            }
-        }
-    }
-
-    /// The connection ended (the peer closed it or the driver gave up).
-    pub fn closed(&mut self, id: ConnId) {
-        let Some(c) = self.conns.remove(id) else {
-            return;
-        };
-        // every area drops what it held for the connection
-        self.events.drop_conn(c.registered);
-        self.modex.drop_conn(id);
-        self.pubsub.drop_conn(id);
-        self.requests.drop_conn(id);
-        self.jobinfo.drop_conn(id);
-        let ConnState::Client { proc } = c.state else {
-            return;
-        };
+    /// A client's connection closed (`finalized_here`: it had finalized): the
+    /// rank is gone when it was the rank's last, unless its launched
+    /// process runs on.
+    pub(super) fn client_closed(&mut self, id: ConnId, proc: Proc, finalized_here: bool) {
         let me = name(&proc);
         let mut last = true;
-        let mut finalized = c.finalized;
+        let mut finalized = finalized_here;
         if let Some(r) = self
             .jobs
             .get_mut(&me.0)
@@ -361,7 +321,7 @@ impl Server {
         {
             r.conns.retain(|&x| x != id);
             r.verified.retain(|&x| x != id);
-            r.finalized |= c.finalized;
+            r.finalized |= finalized_here;
             // another process of the rank is still connected: it carries on
             last = r.conns.is_empty();
             finalized = r.finalized;

@@ -1,122 +1,12 @@
-//! The endpoint: state shared by every connection (jobs and their ranks,
-//! the host's settings, waits with deadlines) and the verbs a driver calls
-//! on it (`poll_event`, `poll_transmit`, `poll_timeout`, `handle_timeout`).
+//! The server core, [`Server`]: its fields (the jobs, the outbox, and one
+//! struct per area, each owned by its module), the verbs a driver calls
+//! (`handle_input`, `closed`, `poll_event`, `poll_transmit`,
+//! `poll_timeout`, `handle_timeout`), the host's registration of jobs, and
+//! the router that hands each request to the area that answers it.
 
+use super::jobs::{Job, RankState};
 use super::*;
 use pmix_types::Rank;
-
-#[derive(Default)]
-pub(super) struct RankState {
-    /// Connections serving this rank: every process verified to be the
-    /// rank's own (the launched process, a helper it forked), or, while
-    /// none is, every claim that could not be verified either way; as
-    /// libpmix does, all are served and the rank is gone only when the
-    /// last one goes.
-    pub(super) conns: Vec<ConnId>,
-    /// Those whose process was verified to be the rank's.
-    pub(super) verified: Vec<ConnId>,
-    /// Its connections have all ended after finalizing while its launched
-    /// process runs on: another of its processes may still connect, so
-    /// collectives wait for it until the host reports the exit.
-    pub(super) dormant: bool,
-    /// The process the host launched for this rank, if it said.
-    pub(super) pid: Option<u32>,
-    /// One of its connections finalized.
-    pub(super) finalized: bool,
-    /// Its connection ended before it finalized: it can never call in.
-    pub(super) lost: bool,
-    pub(super) committed: bool,
-    /// What the rank committed for local peers (LOCAL and GLOBAL scope).
-    pub(super) local: Committed,
-    /// What it committed for remote peers (REMOTE and GLOBAL scope); for a
-    /// rank on another node, the data its server sent through the host.
-    pub(super) remote: Committed,
-    /// The rank runs on another node (its data comes through the host).
-    pub(super) elsewhere: bool,
-}
-
-/// A rank's KVALs for one audience (local or remote peers), and, while
-/// they are exactly what one commit brought, the same KVALs as they came on
-/// the wire: every GET reply and fence contribution that carries them in
-/// that format reuses those bytes instead of packing the KVALs again (the
-/// packing was a sixth of the server's own instructions per client in
-/// benches/server_load).
-#[derive(Default)]
-pub(super) struct Committed {
-    kvals: Vec<Kval>,
-    wire: Option<(Format, Bytes)>,
-}
-
-impl Committed {
-    /// The KVALs, in the order they came.
-    pub(super) fn kvals(&self) -> &[Kval] {
-        &self.kvals
-    }
-
-    /// Replace them all (data from another node).
-    pub(super) fn set(&mut self, kvals: Vec<Kval>) {
-        self.kvals = kvals;
-        self.wire = None;
-    }
-
-    /// Add these, a KVAL replacing an earlier one of the same key; `wire`
-    /// is `items` as packed in its format, kept only when the KVALs are
-    /// then exactly `items`.
-    pub(super) fn commit(&mut self, items: Vec<Kval>, wire: Option<(Format, Bytes)>) {
-        let mut exact = self.kvals.is_empty();
-        for k in items {
-            if let Some(old) = self.kvals.iter_mut().find(|o| o.key == k.key) {
-                *old = k;
-                exact = false;
-            } else {
-                self.kvals.push(k);
-            }
-        }
-        self.wire = if exact { wire } else { None };
-    }
-
-    /// The KVALs packed in `fmt`, one after the other.
-    pub(super) fn packed(&self, fmt: &Format) -> Option<Bytes> {
-        if let Some((f, b)) = &self.wire {
-            if f == fmt {
-                return Some(b.clone());
-            }
-        }
-        packed_kvals(fmt, &self.kvals)
-    }
-}
-
-/// `kvals` packed in `fmt`, one after the other.
-pub(super) fn packed_kvals(fmt: &Format, kvals: &[Kval]) -> Option<Bytes> {
-    let mut b = DataBuffer::new(*fmt);
-    for k in kvals {
-        b.pack(DataType::Kval, &[Value::Kval(Box::new(k.clone()))])
-            .ok()?;
-    }
-    Some(Bytes::copy_from_slice(b.as_bytes()))
-}
-
-pub(super) struct Job {
-    pub(super) spec: JobSpec,
-    pub(super) ranks: Vec<RankState>,
-    /// The job's nodes when it spans several ([`Server::set_nodes`]).
-    pub(super) nodes: Option<NodeMap>,
-    /// Its parent and applications, if the host said (spawn.rs).
-    pub(super) origin: spawn::Origin,
-    /// The shared store holds it (shared_store.rs); once its job data is
-    /// written, in this format.
-    pub(super) shared: Option<Option<Format>>,
-}
-
-/// Where a job's ranks run when it spans nodes: each node's name and its
-/// ranks (ascending), and which node this server is.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NodeMap {
-    /// Each node's name and its ranks, ascending.
-    pub nodes: Vec<(String, Vec<u32>)>,
-    /// The index in `nodes` of this server's node.
-    pub me: usize,
-}
 
 /// What the core has for its driver: bytes and closes per connection,
 /// upcalls for the host; [`Output`]s are sorted into them as they are made.
@@ -376,58 +266,206 @@ impl Server {
             self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
         }
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pmix_codec::{BufferType, Dialect};
-
-    fn kv(k: &str, v: Value) -> Kval {
-        Kval {
-            key: Some(k.into()),
-            value: v,
+    /// Bytes received on a connection, at `now`.
+    pub fn handle_input(&mut self, id: ConnId, data: &[u8], now: Instant) {
+        let Some(c) = self.conns.get_mut(&id) else {
+            return;
+        };
+        c.link.push(data);
+        loop {
+            let Some(c) = self.conns.get_mut(&id) else {
+                return;
+            };
+            let result = match c.link.poll_incoming() {
+                Ok(None) => return,
+                // oversize or an unreadable handshake: this peer only
+                Err(e) => Err(Refusal::from(e)),
+                Ok(Some(Incoming::Hello(req))) => self.handshake(id, &req),
+                Ok(Some(Incoming::Message(m))) => {
+                    if self.message(id, m.header.tag, &m.payload, now) {
+                        Ok(())
+                    } else {
+                        Err(Refusal::BadRequest(m.header.tag))
+                    }
+                }
+            };
+            if let Err(r) = result {
+                self.refuse(id, r);
+                return;
+            }
         }
     }
 
-    fn pack(fmt: Format, kvals: &[Kval]) -> Bytes {
-        let mut b = DataBuffer::new(fmt);
-        for k in kvals {
-            b.pack(DataType::Kval, &[Value::Kval(Box::new(k.clone()))])
-                .unwrap();
+    /// The connection ended (the peer closed it or the driver gave up):
+    /// every area drops what it held for it.
+    pub fn closed(&mut self, id: ConnId) {
+        let Some(c) = self.conns.remove(id) else {
+            return;
+        };
+        self.events.drop_conn(c.registered);
+        self.modex.drop_conn(id);
+        self.pubsub.drop_conn(id);
+        self.requests.drop_conn(id);
+        self.jobinfo.drop_conn(id);
+        if let ConnState::Client { proc } = c.state {
+            self.client_closed(id, proc, c.finalized);
         }
-        Bytes::copy_from_slice(b.as_bytes())
     }
 
-    #[test]
-    fn committed_wire_bytes_are_reused_only_while_they_are_the_kvals() {
-        let first = vec![kv("a", Value::Uint32(1)), kv("b", Value::Bool(true))];
-        let fully = Format::new(Dialect::V41, BufferType::FullyDesc);
-        for fmt in [Format::V41, fully] {
-            let wire = pack(fmt, &first);
-            let mut c = Committed::default();
-            c.commit(first.clone(), Some((fmt, wire.clone())));
-            // the same bytes, not a copy packed again
-            let got = c.packed(&fmt).unwrap();
-            assert_eq!(got, wire);
-            assert_eq!(got.as_ptr(), wire.as_ptr());
-            // another format: packed afresh
-            let v20 = Format::new(Dialect::V20, BufferType::NonDesc);
-            assert_eq!(c.packed(&v20).unwrap(), pack(v20, &first));
-            // a second commit replacing a key: the wire bytes are stale
-            let again = vec![kv("b", Value::Bool(false)), kv("c", Value::Uint8(3))];
-            c.commit(again.clone(), Some((fmt, pack(fmt, &again))));
-            let now = [first[0].clone(), again[0].clone(), again[1].clone()];
-            assert_eq!(c.kvals(), &now);
-            assert_eq!(c.packed(&fmt).unwrap(), pack(fmt, &now));
-            // a commit into an empty store that repeats a key: not exact
-            let mut d = Committed::default();
-            let dup = vec![kv("x", Value::Uint32(1)), kv("x", Value::Uint32(2))];
-            d.commit(dup.clone(), Some((fmt, pack(fmt, &dup))));
-            assert_eq!(d.packed(&fmt).unwrap(), pack(fmt, &[dup[1].clone()]));
-            // data from another node replaces everything
-            d.set(first.clone());
-            assert_eq!(d.packed(&fmt).unwrap(), pack(fmt, &first));
+    /// A rank's REQ: the job data of its namespace, shared by every rank.
+    pub(super) fn answer_req(&mut self, id: ConnId, t: u32, nspace: &str) {
+        let Some(fmt) = self.fmt_of(id) else { return };
+        self.shared_job(&fmt, nspace);
+        match self.job_info_frame(&fmt, nspace, t) {
+            Some(b) => self.out.push_back(Output::Send(id, b)),
+            None => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND)),
         }
+    }
+
+    pub(super) fn message(&mut self, id: ConnId, t: u32, payload: &[u8], now: Instant) -> bool {
+        let Some(c) = self.conns.get(&id) else {
+            return false;
+        };
+        let (proc, tool) = match &c.state {
+            ConnState::Client { proc } => (proc.clone(), None),
+            ConnState::Tool { proc, version } => (proc.clone(), Some(version.clone())),
+            ConnState::Handshake => return false,
+        };
+        let Some(fmt) = c.format() else {
+            return false;
+        };
+        if t == tag::HEARTBEAT && payload.is_empty() {
+            return true;
+        }
+        let req = match Request::decode(&fmt, payload) {
+            Ok(r) => r,
+            // garbage after the handshake drops this peer only
+            Err(_) => return false,
+        };
+        if let Some(version) = tool {
+            // tools are not ranks of a job (tool_peers.rs)
+            if self.tool_request(id, t, &proc, &version, &req) {
+                return true;
+            }
+        }
+        let me = name(&proc);
+        match req {
+            Request::Req => {
+                // the job data waits for the node map (Server::await_nodes)
+                if !self.jobinfo.hold(&me.0, id, t) {
+                    self.answer_req(id, t, &me.0);
+                }
+            }
+            Request::Commit { blobs } => return self.commit(id, t, &fmt, proc, blobs),
+            Request::Fence { procs, info } => {
+                let collect = info_true(&info, "pmix.collect");
+                self.collective(CollKind::Fence(collect), id, t, &me, &procs)
+            }
+            Request::Connect { procs, .. } => {
+                self.collective(CollKind::Connect, id, t, &me, &procs)
+            }
+            Request::Disconnect { procs, .. } => {
+                self.collective(CollKind::Disconnect, id, t, &me, &procs)
+            }
+            Request::GroupConstruct { group, procs, info } => {
+                let g = group.map(|g| g.to_string()).unwrap_or_default();
+                let members = if procs.is_empty() {
+                    self.expand(&[Proc::new(&me.0, RANK_WILDCARD)])
+                } else {
+                    self.expand(&procs)
+                };
+                self.group_construct_called(&me, &g, members, &info);
+                self.collective(CollKind::GroupConstruct, id, t, &me, &procs)
+            }
+            Request::GroupLeave { group, .. } => {
+                let g = group.map(|g| g.to_string()).unwrap_or_default();
+                let st = self.group_leave(&proc, &g);
+                self.reply(id, t, &Reply::Status(st));
+            }
+            Request::GroupDestruct { group, procs, .. } => {
+                // over the group's members (group.rs); a group we do not
+                // know: the members a 5.0+ caller names, else every rank
+                // of the caller's job
+                let g = group.map(|g| g.to_string()).unwrap_or_default();
+                let all = self
+                    .group_destruct_members(&g)
+                    .or(procs.filter(|p| !p.is_empty()))
+                    .unwrap_or_else(|| vec![Proc::new(&me.0, RANK_WILDCARD)]);
+                self.collective(CollKind::GroupDestruct, id, t, &me, &all)
+            }
+            Request::Get {
+                nspace,
+                rank,
+                info,
+                key,
+            } => {
+                let ns = nspace.map(|s| s.to_string()).unwrap_or_default();
+                let key = key.flatten().map(|k| k.to_string());
+                self.get(id, t, &fmt, ns, rank, key, &info, now);
+            }
+            Request::Finalize => {
+                if let Some(c) = self.conns.get_mut(&id) {
+                    c.finalized = true;
+                }
+                // before the reply, as for an abort
+                self.out.push_back(Output::Host(HostEvent::Finalized(proc)));
+                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
+            }
+            Request::Abort {
+                status: st,
+                message,
+                ..
+            } => {
+                // the host hears of the abort before the client can read
+                // the reply and exit: a host that reaps the exit and then
+                // drains its events always finds the abort first
+                self.out.push_back(Output::Host(HostEvent::Aborted {
+                    proc,
+                    status: st,
+                    message: message.map(|m| m.to_string()),
+                }));
+                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
+            }
+            Request::Publish { info, .. } => self.publish(id, t, &proc, info),
+            Request::Lookup { keys, info, .. } => self.lookup(id, t, keys, &info, now),
+            Request::Unpublish { keys, .. } => self.unpublish(id, t, &proc, keys),
+            Request::RegEvents { codes, .. } => self.register_events(id, t, codes),
+            Request::DeregEvents { .. } => {}
+            Request::Notify {
+                status,
+                range,
+                info,
+            } => self.client_notify(id, t, &proc, status, range, info),
+            Request::Query { queries } => {
+                let r = self.query(&queries);
+                self.reply(id, t, &r);
+            }
+            Request::Log { data, .. } => {
+                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
+                self.out
+                    .push_back(Output::Host(HostEvent::Log { proc, data }));
+            }
+            // the native security module (connection.rs)
+            Request::GetCredential { .. } => self.get_credential(id, t),
+            Request::ValidateCred { credential, .. } => {
+                self.validate_credential(id, t, &credential)
+            }
+            Request::JobControl {
+                targets,
+                directives,
+            } => self.job_control(id, t, proc, targets, &directives),
+            Request::Spawn { info, apps } => {
+                let request = self.requests.spawn((id, t));
+                self.out.push_back(Output::Host(HostEvent::Spawn {
+                    request,
+                    requester: proc,
+                    info,
+                    apps,
+                }));
+            }
+            _ => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
+        }
+        true
     }
 }

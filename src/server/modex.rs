@@ -273,7 +273,7 @@ impl Server {
 
     /// A byte object holding PROC then KVALs (the GET reply's unit).
     pub(super) fn blob_of(fmt: &Format, p: &Proc, kvals: &[Kval]) -> Option<Bytes> {
-        Self::proc_then(fmt, p, &endpoint::packed_kvals(fmt, kvals)?)
+        Self::proc_then(fmt, p, &jobs::packed_kvals(fmt, kvals)?)
     }
 
     /// [`Server::blob_of`] a rank's committed KVALs, reusing their wire
