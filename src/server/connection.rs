@@ -2,8 +2,21 @@
 //! registrations) and the connection verbs: opening, bytes in, closing,
 //! refusals, replies.
 
-use super::*;
+use super::{
+    hosted, name, pstr, ConnId, HostEvent, Limits, Output, PeerInfo, Refusal, Server, Verify,
+    MAX_REFUSALS_KEPT,
+};
+use crate::link::{self, Acceptor, Link};
+use bytes::Bytes;
+use pmix_codec::frame::DEFAULT_MAX_MESSAGE;
+use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest};
+use pmix_codec::msg::Reply;
+use pmix_codec::Format;
+use pmix_types::status::codes;
 use pmix_types::Rank;
+use pmix_types::{Info, Proc};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::time::Instant;
 
 /// Who the peer is to the endpoint (its wire state is in [`Conn::link`]).
 pub(super) enum ConnState {

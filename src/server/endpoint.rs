@@ -5,8 +5,21 @@
 //! the router that hands each request to the area that answers it.
 
 use super::jobs::{Job, RankState};
-use super::*;
+use super::{
+    collective, connection, dstore, events, group, info_true, jobctl, jobinfo, modex, name, pubsub,
+    query, requests, tool_peers, CollKind, ConnId, ConnState, HostEvent, JobSpec, Limits, NodeMap,
+    Output, Refusal, Transmit, Verify, RANK_WILDCARD,
+};
+use crate::link::Incoming;
+use pmix_codec::frame::tag;
+use pmix_codec::msg::{Reply, Request};
+use pmix_codec::registry::Registry;
+use pmix_codec::Format;
+use pmix_types::status::codes;
+use pmix_types::Proc;
 use pmix_types::Rank;
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Instant;
 
 /// What the core has for its driver: bytes and closes per connection,
 /// upcalls for the host; [`Output`]s are sorted into them as they are made.

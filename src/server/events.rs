@@ -1,7 +1,13 @@
 //! Events: local delivery in registration order, from clients or the host.
 
-use super::*;
+use super::{jobctl, range, ConnId, ConnState, HostEvent, Output, Server};
+use pmix_codec::frame::tag;
+use pmix_codec::msg::{EventNotice, Reply};
+use pmix_codec::Format;
 use pmix_types::enums::DataRange;
+use pmix_types::status::codes;
+use pmix_types::{Info, Proc, Value};
+use std::collections::BTreeMap;
 
 /// The events area's state: which connections registered for events, in
 /// registration order (each connection's codes are in its link,

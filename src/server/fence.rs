@@ -1,7 +1,12 @@
 //! Collectives: fence, connect, disconnect, group construct/destruct;
 //! with the host when a job spans nodes.
 
-use super::*;
+use super::{name, Committed, ConnId, HostEvent, Output, Server, RANK_WILDCARD};
+use bytes::Bytes;
+use pmix_codec::msg::{GroupReply, Reply};
+use pmix_types::status::codes;
+use pmix_types::Proc;
+use std::collections::BTreeSet;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum CollKind {

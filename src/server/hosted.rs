@@ -9,8 +9,11 @@
 //! collective is an arrival on [`HOST_CONN`], a connection id no peer
 //! ever has; its replies become upcalls.
 
-use super::*;
+use super::{CollKind, ConnId, HostEvent, Output, Server, RANK_WILDCARD};
+use pmix_codec::msg::Reply;
+use pmix_types::status::codes;
 use pmix_types::Rank;
+use pmix_types::{Kval, Proc};
 
 /// The connection id of the host's own arrivals in collectives (never a
 /// peer's: the core numbers connections from 1 up).

@@ -10,10 +10,16 @@
 //! ranks use (libpmix clients and ours all send REQ as their first
 //! request, with the same tag), and every send of it shares one buffer.
 
-use super::*;
+use super::{info_array, info_u32, kval, pstr, ConnId, NodeMap, Server};
 use crate::link::server_frame;
+use bytes::Bytes;
 use pmix_codec::frame::HEADER_LEN;
+use pmix_codec::msg::Reply;
+use pmix_codec::{DataBuffer, Format};
+use pmix_types::status::codes;
+use pmix_types::{DataArray, DataType, Hex, Info, Kval, PString, Value};
 use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
 
 /// A framed reply: the tag it was framed with and the frame.
 struct Framed {

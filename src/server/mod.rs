@@ -104,17 +104,11 @@ use fence::CollKind;
 pub use modex::BULK_ACROSS_PEERS;
 pub use verify::{PeerInfo, Verify};
 
-use crate::link::{self, Acceptor, Incoming, Link};
 use bytes::Bytes;
-use pmix_codec::frame::{tag, DEFAULT_MAX_MESSAGE};
-use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
-use pmix_codec::msg::{EventNotice, GroupReply, Reply, Request};
-use pmix_codec::registry::Registry;
-use pmix_codec::{DataBuffer, Format};
-use pmix_types::status::codes;
-use pmix_types::{DataArray, DataType, Hex, Info, Kval, PString, Pdata, Proc, Value};
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use std::time::{Duration, Instant};
+use pmix_codec::msg::{GroupReply, Reply};
+use pmix_codec::Format;
+use pmix_types::{DataArray, DataType, Info, Kval, PString, Proc, Value};
+use std::time::Duration;
 
 /// `pmix_data_range_t` values, as the core matches them (callers use
 /// [`pmix_types::enums::DataRange`]).

@@ -1,8 +1,17 @@
 //! The modex store: commits, GET (local, waiting, direct modex through
 //! the host), the data nodes exchange.
 
-use super::*;
+use super::{
+    info_true, info_u32, jobs, kval, name, pstr, Committed, Conn, ConnId, ConnState, HostEvent,
+    Output, Server, DEFAULT_GET_WAIT, RANK_WILDCARD, REMOTE_GET_WAIT,
+};
+use bytes::Bytes;
+use pmix_codec::msg::Reply;
+use pmix_codec::{DataBuffer, Format};
+use pmix_types::status::codes;
 use pmix_types::Rank;
+use pmix_types::{DataType, Hex, Info, Kval, Proc, Value};
+use std::time::{Duration, Instant};
 
 /// On one node, how many peers' data a GET reply brings at most besides
 /// its target's ([`Server::bulk`]).

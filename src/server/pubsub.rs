@@ -1,6 +1,10 @@
 //! Publish / lookup / unpublish, with waiting lookups.
 
-use super::*;
+use super::{info_true, info_u32, ConnId, Server};
+use pmix_codec::msg::Reply;
+use pmix_types::status::codes;
+use pmix_types::{Info, PString, Pdata, Proc};
+use std::time::{Duration, Instant};
 
 /// A LOOKUP waiting (`pmix.wait`) for keys to be published.
 struct PendingLookup {

@@ -1,7 +1,11 @@
 //! Tools, launchers and spawn: the tool handshake, a tool's REQ, the
 //! host's answer to a spawn.
 
-use super::*;
+use super::{kval, pstr, ConnId, ConnState, Output, Server};
+use pmix_codec::handshake::{peer_type, ConnectRequest, ToolReply};
+use pmix_codec::msg::{Reply, Request};
+use pmix_types::status::codes;
+use pmix_types::{PString, Proc, Value};
 
 /// The tool area's state: the identity tools are told is the server's,
 /// and how many tools were given an identity.
@@ -96,7 +100,7 @@ impl Server {
         }
     }
 
-    /// The host's answer to [`HostEvent::Spawn`]: the new job's namespace
+    /// The host's answer to [`HostEvent::Spawn`](super::HostEvent::Spawn): the new job's namespace
     /// (registered before), or the status of the failure. The requester
     /// gets STATUS, the namespace and the job's KVALs (as REQ gives them).
     pub fn spawned(&mut self, request: u64, result: Result<String, i32>) {
