@@ -295,13 +295,7 @@ impl Server {
                 // oversize or an unreadable handshake: this peer only
                 Err(e) => Err(Refusal::from(e)),
                 Ok(Some(Incoming::Hello(req))) => self.handshake(id, &req),
-                Ok(Some(Incoming::Message(m))) => {
-                    if self.message(id, m.header.tag, &m.payload, now) {
-                        Ok(())
-                    } else {
-                        Err(Refusal::BadRequest(m.header.tag))
-                    }
-                }
+                Ok(Some(Incoming::Message(m))) => self.route(id, m.header.tag, &m.payload, now),
             };
             if let Err(r) = result {
                 self.refuse(id, r);
@@ -336,30 +330,31 @@ impl Server {
         }
     }
 
-    pub(super) fn message(&mut self, id: ConnId, t: u32, payload: &[u8], now: Instant) -> bool {
+    /// A connected peer's request: handed to the area that answers it. A
+    /// refusal: the peer may not ask, or the request does not decode.
+    fn route(&mut self, id: ConnId, t: u32, payload: &[u8], now: Instant) -> Result<(), Refusal> {
         let Some(c) = self.conns.get(&id) else {
-            return false;
+            return Err(Refusal::BadRequest(t));
         };
         let (proc, tool) = match &c.state {
             ConnState::Client { proc } => (proc.clone(), None),
             ConnState::Tool { proc, version } => (proc.clone(), Some(version.clone())),
-            ConnState::Handshake => return false,
+            ConnState::Handshake => return Err(Refusal::BadRequest(t)),
         };
         let Some(fmt) = c.format() else {
-            return false;
+            return Err(Refusal::BadRequest(t));
         };
         if t == tag::HEARTBEAT && payload.is_empty() {
-            return true;
+            return Ok(());
         }
-        let req = match Request::decode(&fmt, payload) {
-            Ok(r) => r,
-            // garbage after the handshake drops this peer only
-            Err(_) => return false,
-        };
+        // garbage after the handshake drops this peer only, and the
+        // refusal says where the codec found it wrong
+        let malformed = |error| Refusal::Malformed { tag: t, error };
+        let req = Request::decode(&fmt, payload).map_err(malformed)?;
         if let Some(version) = tool {
             // tools are not ranks of a job (tool_peers.rs)
             if self.tool_request(id, t, &proc, &version, &req) {
-                return true;
+                return Ok(());
             }
         }
         let me = name(&proc);
@@ -370,7 +365,9 @@ impl Server {
                     self.answer_req(id, t, &me.0);
                 }
             }
-            Request::Commit { blobs } => return self.commit(id, t, &fmt, proc, blobs),
+            Request::Commit { blobs } => {
+                return self.commit(id, t, &fmt, proc, blobs).map_err(malformed)
+            }
             Request::Fence { procs, info } => {
                 let collect = info_true(&info, "pmix.collect");
                 self.collective(CollKind::Fence(collect), id, t, &me, &procs)
@@ -479,6 +476,6 @@ impl Server {
             }
             _ => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
         }
-        true
+        Ok(())
     }
 }

@@ -471,7 +471,8 @@ impl Server {
     }
 
     /// COMMIT: the rank's LOCAL/GLOBAL and REMOTE/GLOBAL keys; waiting GETs
-    /// for it are answered. False: a blob does not parse.
+    /// for it are answered. An error: a blob does not decode (where, in
+    /// that blob).
     pub(super) fn commit(
         &mut self,
         id: ConnId,
@@ -479,7 +480,7 @@ impl Server {
         fmt: &Format,
         proc: Proc,
         blobs: Vec<(u8, pmix_types::Buffer)>,
-    ) -> bool {
+    ) -> Result<(), pmix_codec::Error> {
         let fmt = *fmt;
         let me = name(&proc);
         let mut local = Vec::new();
@@ -517,7 +518,7 @@ impl Server {
                         1
                     }
                     Ok(_) => continue,
-                    Err(_) => return false,
+                    Err(e) => return Err(e),
                 };
                 let end = b.position();
                 run[side] = match run[side] {
@@ -574,6 +575,6 @@ impl Server {
         self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
         self.out.push_back(Output::Host(HostEvent::Committed(proc)));
         self.resolve_gets(&me);
-        true
+        Ok(())
     }
 }
