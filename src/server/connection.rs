@@ -1,6 +1,7 @@
-//! Per-connection state (framing, handshake, negotiated format, event
-//! registrations) and the connection verbs: opening, bytes in, closing,
-//! refusals, replies.
+//! The connections area: per-connection state (framing, handshake,
+//! negotiated format, event registrations) and the table of them with the
+//! caps, peer checks and refusals kept ([`Conns`]); opening, the server's
+//! handshake checks, refusals, a client's part of closing, replies.
 
 use super::{
     hosted, name, pstr, ConnId, HostEvent, Limits, Output, PeerInfo, Refusal, Server, Verify,

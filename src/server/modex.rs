@@ -36,7 +36,7 @@ struct PendingGet {
 }
 
 /// The modex area's state: the GETs waiting for data (the committed data
-/// itself is the ranks', in [`super::endpoint::RankState`]).
+/// itself is the ranks', in [`super::jobs::RankState`]).
 #[derive(Default)]
 pub(super) struct Modex {
     gets: Vec<PendingGet>,
