@@ -314,3 +314,168 @@ fn the_protocol_cores_own_no_threads_sockets_clocks_or_files() {
         assert!(repo().join(d).exists(), "{d} is gone: take it off DRIVERS");
     }
 }
+
+/// `path` parsed: the checks below read the library's items (a struct and
+/// its fields, a `use`, a module under `#[cfg(test)]`), not its lines.
+fn parse(path: &Path) -> syn::File {
+    let text = std::fs::read_to_string(path).unwrap();
+    syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn cfg_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            && a.parse_args::<syn::Meta>()
+                .is_ok_and(|m| m.path().is_ident("test"))
+    })
+}
+
+/// `use super::*` items in `items` and the modules within them, outside
+/// `#[cfg(test)]` modules.
+fn super_globs(items: &[syn::Item]) -> usize {
+    let mut n = 0;
+    for item in items {
+        match item {
+            syn::Item::Use(u) => {
+                if let syn::UseTree::Path(p) = &u.tree {
+                    if p.ident == "super" && matches!(*p.tree, syn::UseTree::Glob(_)) {
+                        n += 1;
+                    }
+                }
+            }
+            syn::Item::Mod(m) if !cfg_test(&m.attrs) => {
+                if let Some((_, inner)) = &m.content {
+                    n += super_globs(inner);
+                }
+            }
+            _ => {}
+        }
+    }
+    n
+}
+
+/// The files (or folders) of the `#[cfg(test)] mod name;` that `file`
+/// declares: `name.rs` and `name/` beside a `mod.rs` or `lib.rs`, under
+/// the file's own folder otherwise.
+fn test_module_files(file: &Path) -> Vec<std::path::PathBuf> {
+    let dir = file.parent().unwrap();
+    let stem = file.file_stem().unwrap().to_string_lossy();
+    let base = if stem == "mod" || stem == "lib" {
+        dir.to_path_buf()
+    } else {
+        dir.join(&*stem)
+    };
+    parse(file)
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Mod(m) if m.content.is_none() && cfg_test(&m.attrs) => {
+                Some(m.ident.to_string())
+            }
+            _ => None,
+        })
+        .flat_map(|name| [base.join(format!("{name}.rs")), base.join(name)])
+        .collect()
+}
+
+/// Issue #33: a file's imports say what it touches. No file of `src/`
+/// imports `super::*` outside its tests.
+#[test]
+fn no_library_file_imports_super_star_outside_its_tests() {
+    // the check is real: it sees a glob, and not one in a test module
+    let probe: syn::File = syn::parse_str(
+        "use super::*; mod a { use super::*; } #[cfg(test)] mod tests { use super::*; }",
+    )
+    .unwrap();
+    assert_eq!(super_globs(&probe.items), 2);
+    let mut files = Vec::new();
+    rust_files(&repo().join("src"), &mut files);
+    assert!(files.len() >= 40, "{} files", files.len());
+    // files that are test modules of their own (`#[cfg(test)] mod tests;`)
+    let tests: Vec<std::path::PathBuf> = files.iter().flat_map(|f| test_module_files(f)).collect();
+    assert!(
+        tests.iter().any(|t| t.ends_with("src/pmi/server/tests.rs")),
+        "{tests:?}"
+    );
+    let found: Vec<String> = files
+        .iter()
+        .filter(|f| !tests.iter().any(|t| f.starts_with(t)))
+        .filter(|f| super_globs(&parse(f).items) > 0)
+        .map(|f| f.strip_prefix(repo()).unwrap().display().to_string())
+        .collect();
+    assert!(
+        found.is_empty(),
+        "use super::* outside tests (import by name): {found:?}"
+    );
+}
+
+/// The struct `name` defined at the top of one of `files`.
+fn find_struct(files: &[std::path::PathBuf], name: &str) -> (String, syn::ItemStruct) {
+    let mut hits = Vec::new();
+    for f in files {
+        for item in parse(f).items {
+            if let syn::Item::Struct(s) = item {
+                if s.ident == name {
+                    hits.push((f.strip_prefix(repo()).unwrap().display().to_string(), s));
+                }
+            }
+        }
+    }
+    assert_eq!(hits.len(), 1, "struct {name} defined {} times", hits.len());
+    hits.remove(0)
+}
+
+/// The server core's state by area (issue #33): `Server` keeps the
+/// routing and at most 15 fields, and each area's state struct keeps its
+/// fields private to the module that owns it (quinn-proto's `Connection`
+/// and its `StreamsState`, `CidState`, … are split the same way).
+#[test]
+fn the_server_core_is_split_by_state_into_areas_that_own_their_fields() {
+    let mut files = Vec::new();
+    rust_files(&repo().join("src/server"), &mut files);
+    let (file, server) = find_struct(&files, "Server");
+    // README's Layout names it as the server's start
+    assert_eq!(file, "src/server/endpoint.rs");
+    let n = server.fields.len();
+    assert!(n >= 5, "Server has {n} fields: is it parsed?");
+    assert!(
+        n <= 15,
+        "Server has {n} fields (at most 15: put state in its area)"
+    );
+    // the driver's verbs and the router sit with the type
+    let endpoint = std::fs::read_to_string(repo().join(&file)).unwrap();
+    for verb in ["pub fn handle_input(", "pub fn closed(", "fn route("] {
+        assert!(endpoint.contains(verb), "{verb} is not in {file}");
+    }
+    for (area, module) in [
+        ("Conns", "connection.rs"),
+        ("Modex", "modex.rs"),
+        ("PubSub", "pubsub.rs"),
+        ("Collectives", "collective.rs"),
+        ("Queries", "query.rs"),
+        ("Registrations", "events.rs"),
+        ("JobInfoCache", "jobinfo.rs"),
+        ("HostRequests", "requests.rs"),
+        ("Tools", "tool_peers.rs"),
+    ] {
+        let (at, s) = find_struct(&files, area);
+        assert_eq!(at, format!("src/server/{module}"), "{area}");
+        assert!(!s.fields.is_empty(), "{area} holds nothing");
+        for f in &s.fields {
+            assert!(
+                matches!(f.vis, syn::Visibility::Inherited),
+                "{area}.{} is visible outside {module}",
+                f.ident.as_ref().map(|i| i.to_string()).unwrap_or_default()
+            );
+        }
+        // and Server holds it
+        let ty = |f: &syn::Field| match &f.ty {
+            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        assert!(
+            server.fields.iter().any(|f| ty(f).as_deref() == Some(area)),
+            "Server holds no {area}"
+        );
+    }
+}

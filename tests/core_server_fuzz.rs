@@ -2,8 +2,14 @@
 //! (`pmix_test_kit::server_target::fuzz_peers`) on stable Rust. The seeds are the
 //! libpmix 4.2.2 client streams of corpus/captures-4.2.2 (as one peer,
 //! and the two ranks interleaved as two peers); `PMIX_WRITE_CORPUS=1`
-//! writes missing ones.
+//! writes missing ones. And what the server says of hostile input: the
+//! refusal of a request that does not decode carries the codec's error.
 
+use pmix_codec::frame::{self, HeaderOrder};
+use pmix_codec::msg::{Reply, Request};
+use pmix_codec::Format;
+use pmix_test_kit::pair::Pair;
+use pmix_wire::server::Refusal;
 use std::path::PathBuf;
 
 fn dir() -> PathBuf {
@@ -113,4 +119,56 @@ fn server_corpus_replays_without_panic() {
             pmix_test_kit::server_target::fuzz_peers(&f);
         }
     }
+}
+
+#[test]
+fn a_malformed_request_is_refused_with_the_codec_error_that_says_where() {
+    let mut pair = Pair::new(&[("bad", 2)]);
+    let hostile = pair.init("bad", 0);
+    let other = pair.init("bad", 1);
+    let get = Request::Get {
+        nspace: Some("bad".into()),
+        rank: 1,
+        info: vec![],
+        key: Some(Some("some.key".into())),
+    };
+    let whole = get.encode(&Format::V41).unwrap();
+    // cut inside the key: the codec knows the byte and the field
+    let cut = &whole[..whole.len() - 3];
+    let codec = Request::decode(&Format::V41, cut).unwrap_err();
+    let tag = 77;
+    pair.write_raw(
+        hostile,
+        &frame::frame(0, tag, cut, HeaderOrder::Network).unwrap(),
+    );
+    pair.drive();
+    let (conn, why) = pair.server.poll_refusal().expect("the refusal is kept");
+    assert_eq!(conn, pair.peers[hostile].conn);
+    let Refusal::Malformed { tag: t, error } = &why else {
+        panic!("not the codec's error: {why:?}");
+    };
+    assert_eq!(*t, tag);
+    // the codec's own error, offset and field path and all
+    assert_eq!(*error, codec);
+    assert!(error.offset > 0, "{error:?}");
+    assert!(
+        error.path.iter().any(|f| f.contains("key")),
+        "{:?}",
+        error.path
+    );
+    // and so the line logged (the refusal's Display) says where
+    let logged = why.to_string();
+    assert!(
+        logged.contains(&format!("offset {}", error.offset)),
+        "{logged}"
+    );
+    assert!(logged.contains("key"), "{logged}");
+    assert!(pair.peers[hostile].closed);
+    // the other rank is served as before
+    let t = pair.send(other, &Request::Req);
+    pair.drive();
+    assert!(
+        matches!(pair.reply(other, t), Some(Reply::JobInfo { .. })),
+        "the other rank's REQ is answered"
+    );
 }

@@ -96,7 +96,7 @@ fn a_fence_waits_for_ranks_not_yet_connected_and_fails_for_lost_ones() {
 /// In memory: callers naming the same participants in different ways
 /// (none, the namespace's wildcard, every rank by name) join one fence; a
 /// rank lost after it arrived fails later callers of that fence at once;
-/// REQ replies (encoded and framed once per job, src/server/shared.rs)
+/// REQ replies (encoded and framed once per job, src/server/jobinfo.rs)
 /// carry each caller's own tag and the same job info.
 #[test]
 fn one_fence_however_its_participants_are_written() {

@@ -551,3 +551,52 @@ fn group_construct_replies_in_each_members_release_form() {
     });
     assert!(r.iter().all(ok), "{r:?}");
 }
+
+#[test]
+fn a_closed_connection_leaves_nothing_waiting_in_any_area() {
+    let mut pair = Pair::new(&[("td", 2)]);
+    let a = pair.init("td", 0);
+    // a GET for data rank 1 has not committed (the modex area waits), a
+    // lookup for a key nobody published (pubsub waits), a spawn the host
+    // is to answer (requests out with the host)
+    let get = Request::Get {
+        nspace: Some("td".into()),
+        rank: 1,
+        info: vec![],
+        key: Some(Some("k".into())),
+    };
+    let lookup = Request::Lookup {
+        uid: 0,
+        keys: vec![Some("nobody.published".into())],
+        info: vec![Info::new("pmix.wait", Value::Bool(true))],
+    };
+    let spawn = Request::Spawn {
+        info: vec![],
+        apps: vec![],
+    };
+    for r in [&get, &lookup, &spawn] {
+        pair.send(a, r);
+    }
+    pair.drive();
+    let request = pair
+        .host
+        .iter()
+        .find_map(|e| match e {
+            HostEvent::Spawn { request, .. } => Some(*request),
+            _ => None,
+        })
+        .expect("the spawn upcall");
+    let waits = pair
+        .server
+        .poll_timeout()
+        .expect("the GET and the lookup wait");
+    assert!(waits > pair.now);
+    pair.server.closed(pair.peers[a].conn);
+    // each area dropped what it held for the connection
+    assert_eq!(pair.server.poll_timeout(), None);
+    pair.server.spawned(request, Err(-1));
+    pair.server
+        .handle_timeout(waits + Duration::from_secs(3600));
+    let after = pair::drain(&mut pair.server);
+    assert_eq!(after.sends().count(), 0, "{:?}", after.transmits);
+}

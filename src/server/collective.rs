@@ -14,7 +14,7 @@
 
 use super::{CollKind, ConnId, Proc, Server};
 use pmix_types::status::codes;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// A participant list as a request gives it, in a canonical order (an
 /// empty list means every rank of the caller's namespace).
@@ -79,6 +79,82 @@ impl Collective {
     }
 }
 
+/// The collectives area's state: the collectives in progress, and the
+/// host's places in them (hosted.rs: the tag of each arrival on
+/// [`super::hosted::HOST_CONN`] and the rank it stands for).
+#[derive(Default)]
+pub(super) struct Collectives {
+    list: Vec<Collective>,
+    /// The host's places in collectives: tag → its rank.
+    host_waits: BTreeMap<u32, Proc>,
+    next_host_tag: u32,
+}
+
+impl std::ops::Index<usize> for Collectives {
+    type Output = Collective;
+    fn index(&self, i: usize) -> &Collective {
+        &self.list[i]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Collectives {
+    fn index_mut(&mut self, i: usize) -> &mut Collective {
+        &mut self.list[i]
+    }
+}
+
+impl Collectives {
+    /// Collective `idx`, no longer in progress.
+    pub(super) fn remove(&mut self, idx: usize) -> Collective {
+        self.list.remove(idx)
+    }
+
+    /// A fence in progress over exactly `world` that `me` has not joined.
+    pub(super) fn find_fence(
+        &self,
+        me: &(String, u32),
+        world: &BTreeSet<(String, u32)>,
+    ) -> Option<usize> {
+        self.list.iter().position(|c| {
+            matches!(c.kind, CollKind::Fence(_)) && !c.has_arrived(me) && c.expected == *world
+        })
+    }
+
+    /// A place for the host in a collective, standing for `proc`: the tag
+    /// its arrival and its reply carry.
+    pub(super) fn host_wait(&mut self, proc: Proc) -> u32 {
+        let tag = self.next_host_tag;
+        self.next_host_tag = self.next_host_tag.wrapping_add(1);
+        self.host_waits.insert(tag, proc);
+        tag
+    }
+
+    /// The rank the host's place `tag` stood for, now answered.
+    pub(super) fn take_host_wait(&mut self, tag: u32) -> Option<Proc> {
+        self.host_waits.remove(&tag)
+    }
+
+    /// `me`'s last connection ended (`lost`: before it finalized):
+    /// collectives waiting for it can never complete (their callers are
+    /// returned, to be told), and, if it is lost, those it had joined
+    /// refuse later callers.
+    pub(super) fn rank_gone(&mut self, me: &(String, u32), lost: bool) -> Vec<(ConnId, u32)> {
+        let mut failed = Vec::new();
+        self.list.retain_mut(|col| {
+            if !col.expected.contains(me) {
+                return true;
+            }
+            if col.has_arrived(me) {
+                col.broken |= lost;
+                return true;
+            }
+            failed.extend(col.arrived.iter().map(|a| (a.0, a.1)));
+            false
+        });
+        failed
+    }
+}
+
 impl Server {
     /// Add the caller `me` (its connection and the request's tag: `from`)
     /// to the collective of this kind over `procs`, starting it if none is
@@ -95,6 +171,7 @@ impl Server {
         let key = key_of(procs, me);
         let found = self
             .collectives
+            .list
             .iter()
             .position(|c| c.takes(kind) && c.key == key && !c.has_arrived(me));
         let idx = match found {
@@ -149,12 +226,13 @@ impl Server {
         }
         if let Some(i) = self
             .collectives
+            .list
             .iter()
             .position(|c| c.takes(kind) && c.expected == expected && !c.has_arrived(me))
         {
             return Ok(i);
         }
-        self.collectives.push(Collective {
+        self.collectives.list.push(Collective {
             kind,
             key,
             expected,
@@ -164,30 +242,6 @@ impl Server {
             broken: false,
             open_kind: false,
         });
-        Ok(self.collectives.len() - 1)
-    }
-
-    /// `me`'s last connection ended (`lost`: before it finalized):
-    /// collectives waiting for it can never complete (their callers are
-    /// returned, to be told), and, if it is lost, those it had joined
-    /// refuse later callers.
-    pub(super) fn collectives_closed(
-        &mut self,
-        me: &(String, u32),
-        lost: bool,
-    ) -> Vec<(ConnId, u32)> {
-        let mut failed = Vec::new();
-        self.collectives.retain_mut(|col| {
-            if !col.expected.contains(me) {
-                return true;
-            }
-            if col.has_arrived(me) {
-                col.broken |= lost;
-                return true;
-            }
-            failed.extend(col.arrived.iter().map(|a| (a.0, a.1)));
-            false
-        });
-        failed
+        Ok(self.collectives.list.len() - 1)
     }
 }

@@ -1,9 +1,23 @@
-//! Per-connection state (framing, handshake, negotiated format, event
-//! registrations) and the connection verbs: opening, bytes in, closing,
-//! refusals, replies.
+//! The connections area: per-connection state (framing, handshake,
+//! negotiated format, event registrations) and the table of them with the
+//! caps, peer checks and refusals kept ([`Conns`]); opening, the server's
+//! handshake checks, refusals, a client's part of closing, replies.
 
-use super::*;
+use super::{
+    hosted, name, pstr, ConnId, HostEvent, Limits, Output, PeerInfo, Refusal, Server, Verify,
+    MAX_REFUSALS_KEPT,
+};
+use crate::link::{self, Acceptor, Link};
+use bytes::Bytes;
+use pmix_codec::frame::DEFAULT_MAX_MESSAGE;
+use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest};
+use pmix_codec::msg::Reply;
+use pmix_codec::Format;
+use pmix_types::status::codes;
 use pmix_types::Rank;
+use pmix_types::{Info, Proc};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::time::Instant;
 
 /// Who the peer is to the endpoint (its wire state is in [`Conn::link`]).
 pub(super) enum ConnState {
@@ -59,6 +73,112 @@ impl Conn {
     }
 }
 
+/// The connections area's state: every open connection, the handshakes
+/// pending by deadline, the connections per socket owner, the peer
+/// checks and limits that apply to new ones, and the refusals kept.
+pub(super) struct Conns {
+    map: BTreeMap<ConnId, Conn>,
+    next: ConnId,
+    /// Handshakes not yet complete, by deadline.
+    pending: BTreeSet<(Instant, ConnId)>,
+    /// Open connections per socket owner.
+    uids: HashMap<u32, usize>,
+    verifier: Option<Box<dyn Verify>>,
+    /// The latest refusals, oldest first (at most [`MAX_REFUSALS_KEPT`]).
+    refusals: VecDeque<(ConnId, Refusal)>,
+    limits: Limits,
+    max_message: usize,
+}
+
+impl Default for Conns {
+    fn default() -> Self {
+        Conns {
+            map: BTreeMap::new(),
+            next: 1,
+            pending: BTreeSet::new(),
+            uids: HashMap::new(),
+            verifier: None,
+            refusals: VecDeque::new(),
+            limits: Limits::default(),
+            max_message: DEFAULT_MAX_MESSAGE,
+        }
+    }
+}
+
+impl Conns {
+    /// Open connection `id`.
+    pub(super) fn get(&self, id: &ConnId) -> Option<&Conn> {
+        self.map.get(id)
+    }
+
+    /// Open connection `id`, to change.
+    pub(super) fn get_mut(&mut self, id: &ConnId) -> Option<&mut Conn> {
+        self.map.get_mut(id)
+    }
+
+    /// The limits on peers in force.
+    pub(super) fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    pub(super) fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
+
+    pub(super) fn set_verifier(&mut self, v: Box<dyn Verify>) {
+        self.verifier = Some(v);
+    }
+
+    /// The cap on messages of connections opened from now on.
+    pub(super) fn set_max_message(&mut self, max: usize) {
+        self.max_message = max;
+    }
+
+    /// When the first pending handshake times out.
+    pub(super) fn next_deadline(&self) -> Option<Instant> {
+        self.pending.first().map(|p| p.0)
+    }
+
+    /// The connections whose handshake is overdue at `now`, no longer
+    /// pending (to be refused).
+    pub(super) fn take_overdue(&mut self, now: Instant) -> Vec<ConnId> {
+        let mut due = Vec::new();
+        while let Some(&(d, id)) = self.pending.first() {
+            if d > now {
+                break;
+            }
+            self.pending.remove(&(d, id));
+            due.push(id);
+        }
+        due
+    }
+
+    /// Whether the process behind connection `id` is `pid` or under it
+    /// (None: the verifier cannot tell, or there is none).
+    fn descends(&mut self, id: ConnId, pid: u32) -> Option<bool> {
+        let inode = self.map.get(&id).and_then(|c| c.peer.inode)?;
+        self.verifier.as_mut()?.descends(inode, pid)
+    }
+
+    /// Connection `id` is closed: its entry, no longer pending nor counted
+    /// for its socket's owner.
+    pub(super) fn remove(&mut self, id: ConnId) -> Option<Conn> {
+        let c = self.map.remove(&id)?;
+        if let Some(d) = c.deadline {
+            self.pending.remove(&(d, id));
+        }
+        if let Some(uid) = c.peer.uid {
+            if let Some(n) = self.uids.get_mut(&uid) {
+                *n -= 1;
+                if *n == 0 {
+                    self.uids.remove(&uid);
+                }
+            }
+        }
+        Some(c)
+    }
+}
+
 impl Server {
     /// The host launched this process as this rank: a client claiming the
     /// rank must be it or its descendant (when the verifier can tell).
@@ -79,11 +199,7 @@ impl Server {
         let claims = r.conns.clone();
         let who = format!("{nspace}:{rank}");
         for id in claims {
-            let inode = self.conns.get(&id).and_then(|c| c.peer.inode);
-            let verdict = match (inode, self.verifier.as_mut()) {
-                (Some(inode), Some(v)) => v.descends(inode, pid),
-                _ => None,
-            };
+            let verdict = self.conns.descends(id, pid);
             let Some(r) = self.rank_mut(nspace, rank) else {
                 return;
             };
@@ -108,17 +224,17 @@ impl Server {
 
     /// The next refusal not yet taken (each is also logged with `tracing`).
     pub fn poll_refusal(&mut self) -> Option<(ConnId, Refusal)> {
-        self.refusals.pop_front()
+        self.conns.refusals.pop_front()
     }
 
     /// Open connections whose handshake is not complete.
     pub fn pending_handshakes(&self) -> usize {
-        self.pending.len()
+        self.conns.pending.len()
     }
 
     /// Open connections.
     pub fn connections(&self) -> usize {
-        self.conns.len()
+        self.conns.map.len()
     }
 
     /// A new connection; the driver passes the id with its bytes. No
@@ -132,12 +248,13 @@ impl Server {
     /// the peer's uid are reached; else it must complete its handshake by
     /// `now +` [`Limits::handshake_timeout`].
     pub fn open_peer(&mut self, peer: PeerInfo, now: Instant) -> Result<ConnId, Refusal> {
-        let refusal = if self.pending.len() >= self.limits.max_pending_handshakes {
-            Some(Refusal::TooManyPending(self.pending.len()))
+        let conns = &self.conns;
+        let refusal = if conns.pending.len() >= conns.limits.max_pending_handshakes {
+            Some(Refusal::TooManyPending(conns.pending.len()))
         } else {
             peer.uid.and_then(|uid| {
-                let count = self.uids.get(&uid).copied().unwrap_or(0);
-                (count >= self.limits.max_conns_per_uid)
+                let count = conns.uids.get(&uid).copied().unwrap_or(0);
+                (count >= conns.limits.max_conns_per_uid)
                     .then_some(Refusal::TooManyForUid { uid, count })
             })
         };
@@ -145,23 +262,25 @@ impl Server {
             self.log_refusal(0, &peer, r.clone());
             return Err(r);
         }
-        Ok(self.insert_conn(peer, Some(now + self.limits.handshake_timeout)))
+        let deadline = now + self.conns.limits.handshake_timeout;
+        Ok(self.insert_conn(peer, Some(deadline)))
     }
 
     pub(super) fn insert_conn(&mut self, peer: PeerInfo, deadline: Option<Instant>) -> ConnId {
-        let id = self.next_conn;
-        self.next_conn += 1;
+        let conns = &mut self.conns;
+        let id = conns.next;
+        conns.next += 1;
         if let Some(d) = deadline {
-            self.pending.insert((d, id));
+            conns.pending.insert((d, id));
         }
         if let Some(uid) = peer.uid {
-            *self.uids.entry(uid).or_default() += 1;
+            *conns.uids.entry(uid).or_default() += 1;
         }
-        self.conns.insert(
+        conns.map.insert(
             id,
             Conn {
                 bulk: BulkSent::default(),
-                link: Link::accept(self.max_message),
+                link: Link::accept(conns.max_message),
                 credential: Bytes::new(),
                 state: ConnState::Handshake,
                 finalized: false,
@@ -180,10 +299,11 @@ impl Server {
             uid = ?peer.uid,
             "peer refused: {r}"
         );
-        if self.refusals.len() >= MAX_REFUSALS_KEPT {
-            self.refusals.pop_front();
+        let kept = &mut self.conns.refusals;
+        if kept.len() >= MAX_REFUSALS_KEPT {
+            kept.pop_front();
         }
-        self.refusals.push_back((id, r));
+        kept.push_back((id, r));
     }
 
     /// Drop a peer for this reason: logged, kept for
@@ -197,71 +317,17 @@ impl Server {
     /// The handshake completed: no deadline any more.
     pub(super) fn handshake_done(&mut self, id: ConnId) {
         if let Some(d) = self.conns.get_mut(&id).and_then(|c| c.deadline.take()) {
-            self.pending.remove(&(d, id));
+            self.conns.pending.remove(&(d, id));
         }
     }
 
-    /// Bytes received on a connection, at `now`.
-    pub fn handle_input(&mut self, id: ConnId, data: &[u8], now: Instant) {
-        let Some(c) = self.conns.get_mut(&id) else {
-            return;
-        };
-        c.link.push(data);
-        loop {
-            let Some(c) = self.conns.get_mut(&id) else {
-                return;
-            };
-            let result = match c.link.poll_incoming() {
-                Ok(None) => return,
-                // oversize or an unreadable handshake: this peer only
-                Err(e) => Err(Refusal::from(e)),
-                Ok(Some(Incoming::Hello(req))) => self.handshake(id, &req),
-                Ok(Some(Incoming::Message(m))) => {
-                    if self.message(id, m.header.tag, &m.payload, now) {
-                        Ok(())
-                    } else {
-                        Err(Refusal::BadRequest(m.header.tag))
-                    }
-                }
-            };
-            if let Err(r) = result {
-                self.refuse(id, r);
-                return;
-            }
-        }
-    }
-
-    /// The connection ended (the peer closed it or the driver gave up).
-    pub fn closed(&mut self, id: ConnId) {
-        let Some(c) = self.conns.remove(&id) else {
-            return;
-        };
-        if let Some(d) = c.deadline {
-            self.pending.remove(&(d, id));
-        }
-        if let Some(seq) = c.registered {
-            self.registered.remove(&seq);
-        }
-        if let Some(uid) = c.peer.uid {
-            if let Some(n) = self.uids.get_mut(&uid) {
-                *n -= 1;
-                if *n == 0 {
-                    self.uids.remove(&uid);
-                }
-            }
-        }
-        let proc = match c.state {
-            ConnState::Client { proc, .. } => proc,
-            ConnState::Tool { .. } => {
-                self.lookups.retain(|l| l.conn != id);
-                self.gets.retain(|g| g.conn != id);
-                return;
-            }
-            ConnState::Handshake => return,
-        };
+    /// A client's connection closed (`finalized_here`: it had finalized): the
+    /// rank is gone when it was the rank's last, unless its launched
+    /// process runs on.
+    pub(super) fn client_closed(&mut self, id: ConnId, proc: Proc, finalized_here: bool) {
         let me = name(&proc);
         let mut last = true;
-        let mut finalized = c.finalized;
+        let mut finalized = finalized_here;
         if let Some(r) = self
             .jobs
             .get_mut(&me.0)
@@ -269,7 +335,7 @@ impl Server {
         {
             r.conns.retain(|&x| x != id);
             r.verified.retain(|&x| x != id);
-            r.finalized |= c.finalized;
+            r.finalized |= finalized_here;
             // another process of the rank is still connected: it carries on
             last = r.conns.is_empty();
             finalized = r.finalized;
@@ -279,19 +345,15 @@ impl Server {
             // the last to go finalized, but the launched process has not
             // been reported ended: it (or another of its processes) may
             // connect yet, as when a helper it forked connected first
-            let running = r.pid.is_some() && self.procs.get(&me).is_none_or(|p| p.exit.is_none());
+            let running = r.pid.is_some() && !self.queries.has_exited(&me);
             if last && finalized && running {
                 r.dormant = true;
                 last = false;
             }
         }
-        if !last {
-            self.gets.retain(|g| g.conn != id);
-            self.lookups.retain(|l| l.conn != id);
-            self.spawns.retain(|_, (c, _)| *c != id);
-            return;
+        if last {
+            self.rank_gone(&proc, finalized);
         }
-        self.rank_gone(&proc, id, finalized);
     }
 
     /// The host reports that a rank's launched process ended: a rank whose
@@ -302,13 +364,13 @@ impl Server {
         };
         if r.dormant && r.conns.is_empty() {
             r.dormant = false;
-            self.rank_gone(&Proc::new(nspace, rank), 0, true);
+            self.rank_gone(&Proc::new(nspace, rank), true);
         }
     }
 
-    /// The last process of a rank is gone (`id`: its connection, 0 when
-    /// none just closed): what waits for the rank fails.
-    pub(super) fn rank_gone(&mut self, proc: &Proc, id: ConnId, finalized: bool) {
+    /// The last process of a rank is gone (its connections have closed,
+    /// or the host reported it): what waits for the rank fails.
+    pub(super) fn rank_gone(&mut self, proc: &Proc, finalized: bool) {
         let me = name(proc);
         let proc = proc.clone();
         if !finalized {
@@ -316,29 +378,18 @@ impl Server {
             self.out.push_back(Output::Host(HostEvent::Lost(proc)));
         }
         // collectives waiting for this rank can no longer complete
-        let failed = self.collectives_closed(&me, !finalized);
+        let failed = self.collectives.rank_gone(&me, !finalized);
         for (conn, t) in failed {
             self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION));
         }
         // gets waiting for its data never get it
-        let (dead, keep): (Vec<_>, Vec<_>) = self
-            .gets
-            .drain(..)
-            .partition(|g| g.target == me || g.conn == id);
-        self.gets = keep;
-        for g in dead.into_iter().filter(|g| g.conn != id) {
-            self.reply(
-                g.conn,
-                g.tag,
-                &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION),
-            );
+        for (conn, t) in self.modex.take_for(&me) {
+            self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_LOST_CONNECTION));
         }
-        self.lookups.retain(|l| l.conn != id);
-        self.spawns.retain(|_, (c, _)| *c != id);
     }
 
     pub(super) fn drop_peer(&mut self, id: ConnId) {
-        if self.conns.contains_key(&id) {
+        if self.conns.map.contains_key(&id) {
             self.out.push_back(Output::Close(id));
         }
         self.closed(id);
@@ -420,10 +471,7 @@ impl Server {
             }
         }
         // the process must be the one launched as this rank, or under it
-        let verified = match (launched, peer.inode, self.verifier.as_mut()) {
-            (Some(pid), Some(inode), Some(v)) => v.descends(inode, pid),
-            _ => None,
-        };
+        let verified = launched.and_then(|pid| self.conns.descends(id, pid));
         if verified == Some(false) {
             let why = Refusal::NotTheRank {
                 rank: who,

@@ -1,122 +1,25 @@
-//! The endpoint: state shared by every connection (jobs and their ranks,
-//! the host's settings, waits with deadlines) and the verbs a driver calls
-//! on it (`poll_event`, `poll_transmit`, `poll_timeout`, `handle_timeout`).
+//! The server core, [`Server`]: its fields (the jobs, the outbox, and one
+//! struct per area, each owned by its module), the verbs a driver calls
+//! (`handle_input`, `closed`, `poll_event`, `poll_transmit`,
+//! `poll_timeout`, `handle_timeout`), the host's registration of jobs, and
+//! the router that hands each request to the area that answers it.
 
-use super::*;
+use super::jobs::{Job, RankState};
+use super::{
+    collective, connection, dstore, events, group, info_true, jobctl, jobinfo, modex, name, pubsub,
+    query, requests, tool_peers, CollKind, ConnId, ConnState, HostEvent, JobSpec, Limits, NodeMap,
+    Output, Refusal, Transmit, Verify, RANK_WILDCARD,
+};
+use crate::link::Incoming;
+use pmix_codec::frame::tag;
+use pmix_codec::msg::{Reply, Request};
+use pmix_codec::registry::Registry;
+use pmix_codec::Format;
+use pmix_types::status::codes;
+use pmix_types::Proc;
 use pmix_types::Rank;
-
-#[derive(Default)]
-pub(super) struct RankState {
-    /// Connections serving this rank: every process verified to be the
-    /// rank's own (the launched process, a helper it forked), or, while
-    /// none is, every claim that could not be verified either way; as
-    /// libpmix does, all are served and the rank is gone only when the
-    /// last one goes.
-    pub(super) conns: Vec<ConnId>,
-    /// Those whose process was verified to be the rank's.
-    pub(super) verified: Vec<ConnId>,
-    /// Its connections have all ended after finalizing while its launched
-    /// process runs on: another of its processes may still connect, so
-    /// collectives wait for it until the host reports the exit.
-    pub(super) dormant: bool,
-    /// The process the host launched for this rank, if it said.
-    pub(super) pid: Option<u32>,
-    /// One of its connections finalized.
-    pub(super) finalized: bool,
-    /// Its connection ended before it finalized: it can never call in.
-    pub(super) lost: bool,
-    pub(super) committed: bool,
-    /// What the rank committed for local peers (LOCAL and GLOBAL scope).
-    pub(super) local: Committed,
-    /// What it committed for remote peers (REMOTE and GLOBAL scope); for a
-    /// rank on another node, the data its server sent through the host.
-    pub(super) remote: Committed,
-    /// The rank runs on another node (its data comes through the host).
-    pub(super) elsewhere: bool,
-}
-
-/// A rank's KVALs for one audience (local or remote peers), and, while
-/// they are exactly what one commit brought, the same KVALs as they came on
-/// the wire: every GET reply and fence contribution that carries them in
-/// that format reuses those bytes instead of packing the KVALs again (the
-/// packing was a sixth of the server's own instructions per client in
-/// benches/server_load).
-#[derive(Default)]
-pub(super) struct Committed {
-    kvals: Vec<Kval>,
-    wire: Option<(Format, Bytes)>,
-}
-
-impl Committed {
-    /// The KVALs, in the order they came.
-    pub(super) fn kvals(&self) -> &[Kval] {
-        &self.kvals
-    }
-
-    /// Replace them all (data from another node).
-    pub(super) fn set(&mut self, kvals: Vec<Kval>) {
-        self.kvals = kvals;
-        self.wire = None;
-    }
-
-    /// Add these, a KVAL replacing an earlier one of the same key; `wire`
-    /// is `items` as packed in its format, kept only when the KVALs are
-    /// then exactly `items`.
-    pub(super) fn commit(&mut self, items: Vec<Kval>, wire: Option<(Format, Bytes)>) {
-        let mut exact = self.kvals.is_empty();
-        for k in items {
-            if let Some(old) = self.kvals.iter_mut().find(|o| o.key == k.key) {
-                *old = k;
-                exact = false;
-            } else {
-                self.kvals.push(k);
-            }
-        }
-        self.wire = if exact { wire } else { None };
-    }
-
-    /// The KVALs packed in `fmt`, one after the other.
-    pub(super) fn packed(&self, fmt: &Format) -> Option<Bytes> {
-        if let Some((f, b)) = &self.wire {
-            if f == fmt {
-                return Some(b.clone());
-            }
-        }
-        packed_kvals(fmt, &self.kvals)
-    }
-}
-
-/// `kvals` packed in `fmt`, one after the other.
-pub(super) fn packed_kvals(fmt: &Format, kvals: &[Kval]) -> Option<Bytes> {
-    let mut b = DataBuffer::new(*fmt);
-    for k in kvals {
-        b.pack(DataType::Kval, &[Value::Kval(Box::new(k.clone()))])
-            .ok()?;
-    }
-    Some(Bytes::copy_from_slice(b.as_bytes()))
-}
-
-pub(super) struct Job {
-    pub(super) spec: JobSpec,
-    pub(super) ranks: Vec<RankState>,
-    /// The job's nodes when it spans several ([`Server::set_nodes`]).
-    pub(super) nodes: Option<NodeMap>,
-    /// Its parent and applications, if the host said (spawn.rs).
-    pub(super) origin: spawn::Origin,
-    /// The shared store holds it (shared_store.rs); once its job data is
-    /// written, in this format.
-    pub(super) shared: Option<Option<Format>>,
-}
-
-/// Where a job's ranks run when it spans nodes: each node's name and its
-/// ranks (ascending), and which node this server is.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NodeMap {
-    /// Each node's name and its ranks, ascending.
-    pub nodes: Vec<(String, Vec<u32>)>,
-    /// The index in `nodes` of this server's node.
-    pub me: usize,
-}
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Instant;
 
 /// What the core has for its driver: bytes and closes per connection,
 /// upcalls for the host; [`Output`]s are sorted into them as they are made.
@@ -136,65 +39,44 @@ impl Outbox {
     }
 }
 
-/// The server core.
+/// The server core: the routing (here) and the state each area owns in
+/// its own module (quinn-proto's `Connection` is split the same way).
+/// When a connection closes, each area drops what it held for it
+/// ([`Server::closed`]).
 pub struct Server {
+    /// Registered jobs and their ranks (every area reads them).
     pub(super) jobs: BTreeMap<String, Job>,
-    pub(super) conns: BTreeMap<ConnId, Conn>,
-    /// Connections registered for events, in registration order.
-    pub(super) registered: BTreeMap<u64, ConnId>,
-    pub(super) next_registration: u64,
-    pub(super) next_conn: ConnId,
+    /// Open connections, pending handshakes, peer checks, limits,
+    /// refusals (connection.rs).
+    pub(super) conns: connection::Conns,
+    /// What the driver and the host have still to take.
     pub(super) out: Outbox,
-    pub(super) collectives: Vec<Collective>,
-    pub(super) gets: Vec<PendingGet>,
-    pub(super) lookups: Vec<PendingLookup>,
-    pub(super) published: Vec<(String, Pdata)>,
+    /// Each namespace's wire format and version, as its first client
+    /// announced them.
     pub(super) registry: Registry,
-    pub(super) max_message: usize,
-    /// This server's own identity (tools are told it).
-    pub(super) identity: Proc,
-    pub(super) tools: u32,
-    /// Spawn requests waiting for the host: id → (connection, tag).
-    pub(super) spawns: BTreeMap<u64, (ConnId, u32)>,
-    pub(super) next_request: u64,
-    /// Fences waiting for the host: id → the local callers.
-    pub(super) fences: BTreeMap<u64, Vec<(ConnId, u32)>>,
-    /// The host's places in collectives (hosted.rs): tag → its rank.
-    pub(super) host_waits: BTreeMap<u32, Proc>,
-    pub(super) next_host_tag: u32,
-    /// Direct-modex requests out with the host: id → target.
-    pub(super) dmodex: BTreeMap<u64, (String, u32)>,
-    /// What the host said of each rank's process (query.rs).
-    pub(super) procs: HashMap<(String, u32), query::ProcRecord>,
-    pub(super) executables: HashMap<String, String>,
+    /// The shared-memory store clients read, if the driver installed one
+    /// (shared_store.rs).
+    pub(super) shared_store: Option<Box<dyn dstore::SharedStore>>,
+    /// GETs waiting for data (modex.rs).
+    pub(super) modex: modex::Modex,
+    /// Published data and waiting lookups (pubsub.rs).
+    pub(super) pubsub: pubsub::PubSub,
+    /// Collectives in progress, the host's places in them (collective.rs).
+    pub(super) collectives: collective::Collectives,
+    /// What the host said of processes, process sets, memory (query.rs).
+    pub(super) queries: query::Queries,
+    /// Connections registered for events, in registration order (events.rs).
+    pub(super) events: events::Registrations,
+    /// Job-info replies built, REQs held for a node map (jobinfo.rs).
+    pub(super) jobinfo: jobinfo::JobInfoCache,
+    /// Spawns, fences and direct modex out with the host (requests.rs).
+    pub(super) requests: requests::HostRequests,
+    /// The server's identity, the tools given one (tool_peers.rs).
+    pub(super) tools: tool_peers::Tools,
     /// Process groups (group.rs).
     pub(super) groups: group::Groups,
     /// Checkpoint methods, preemptible processes, cleanups (jobctl.rs).
     pub(super) jobctl: jobctl::State,
-    /// Process sets the host defined (name → members); not groups.
-    pub(super) psets: BTreeMap<String, Vec<Proc>>,
-    /// The host's memory probe for PMIX_QUERY_MEMORY_USAGE (query.rs).
-    pub(super) memory_probe: Option<query::MemoryProbe>,
-    pub(super) limits: Limits,
-    /// Handshakes not yet complete, by deadline.
-    pub(super) pending: BTreeSet<(Instant, ConnId)>,
-    /// Open connections per socket owner.
-    pub(super) uids: HashMap<u32, usize>,
-    pub(super) verifier: Option<Box<dyn Verify>>,
-    /// The shared-memory store clients read, if the driver installed one.
-    pub(super) shared_store: Option<Box<dyn dstore::SharedStore>>,
-    /// The latest refusals, oldest first (at most [`MAX_REFUSALS_KEPT`]).
-    pub(super) refusals: VecDeque<(ConnId, Refusal)>,
-    /// Job-info replies by (nspace, format, version): every rank of a job
-    /// gets the same one, and building it is O(ranks).
-    pub(super) job_info_cache: std::cell::RefCell<HashMap<(String, Format, String), Reply>>,
-    /// The same replies framed, as REQ sends them (shared.rs).
-    pub(super) job_info_frames:
-        std::cell::RefCell<HashMap<(String, Format, String), shared::Framed>>,
-    /// Namespaces whose node map the host has still to give
-    /// ([`Server::await_nodes`]), with the REQs (connection, tag) held
-    /// until it does.
-    pub(super) awaiting_nodes: BTreeMap<String, Vec<(ConnId, u32)>>,
 }
 
 impl Server {
@@ -202,57 +84,37 @@ impl Server {
     pub fn new() -> Server {
         Server {
             jobs: BTreeMap::new(),
-            conns: BTreeMap::new(),
-            registered: BTreeMap::new(),
-            next_registration: 0,
-            next_conn: 1,
+            conns: connection::Conns::default(),
             out: Outbox::default(),
-            collectives: Vec::new(),
-            gets: Vec::new(),
-            lookups: Vec::new(),
-            published: Vec::new(),
             registry: Registry::new(Format::V41, None),
-            max_message: DEFAULT_MAX_MESSAGE,
-            identity: Proc::new("pmixw-server", 0),
-            tools: 0,
-            spawns: BTreeMap::new(),
-            next_request: 1,
-            fences: BTreeMap::new(),
-            dmodex: BTreeMap::new(),
-            host_waits: BTreeMap::new(),
-            next_host_tag: 0,
-            procs: HashMap::new(),
-            executables: HashMap::new(),
+            shared_store: None,
+            modex: modex::Modex::default(),
+            pubsub: pubsub::PubSub::default(),
+            collectives: collective::Collectives::default(),
+            queries: query::Queries::default(),
+            events: events::Registrations::default(),
+            jobinfo: jobinfo::JobInfoCache::default(),
+            requests: requests::HostRequests::default(),
+            tools: tool_peers::Tools::default(),
             groups: group::Groups::default(),
             jobctl: jobctl::State::default(),
-            psets: BTreeMap::new(),
-            memory_probe: None,
-            limits: Limits::default(),
-            pending: BTreeSet::new(),
-            uids: HashMap::new(),
-            verifier: None,
-            shared_store: None,
-            refusals: VecDeque::new(),
-            job_info_cache: Default::default(),
-            job_info_frames: Default::default(),
-            awaiting_nodes: BTreeMap::new(),
         }
     }
 
     /// Limits on peers (handshake deadline, caps); see [`Limits`].
     pub fn set_limits(&mut self, limits: Limits) {
-        self.limits = limits;
+        self.conns.set_limits(limits);
     }
 
     /// The limits in force.
     pub fn limits(&self) -> &Limits {
-        &self.limits
+        self.conns.limits()
     }
 
     /// How to check that a connecting process is a rank's launched process
     /// (the net driver installs `net::peercred::ProcVerify`).
     pub fn set_verifier(&mut self, v: Box<dyn Verify>) {
-        self.verifier = Some(v);
+        self.conns.set_verifier(v);
     }
 
     pub(super) fn rank_mut(&mut self, nspace: &str, rank: u32) -> Option<&mut RankState> {
@@ -263,12 +125,12 @@ impl Server {
 
     /// The server's own nspace and rank, as its URI names them.
     pub fn set_identity(&mut self, nspace: &str, rank: impl Into<Rank>) {
-        self.identity = Proc::at(nspace, rank.into());
+        self.tools.set_identity(Proc::at(nspace, rank.into()));
     }
 
     /// Refuse messages larger than this before buffering them.
     pub fn set_max_message(&mut self, max: usize) {
-        self.max_message = max;
+        self.conns.set_max_message(max);
     }
 
     /// Register a namespace; its ranks may then connect.
@@ -366,7 +228,7 @@ impl Server {
             }
             self.shared_job(&fmt, nspace);
         }
-        for (id, t) in self.awaiting_nodes.remove(nspace).unwrap_or_default() {
+        for (id, t) in self.jobinfo.release(nspace) {
             self.answer_req(id, t, nspace);
         }
     }
@@ -377,7 +239,7 @@ impl Server {
     /// host can start its ranks before it has heard from the other nodes.
     pub fn await_nodes(&mut self, nspace: &str) {
         if self.jobs.contains_key(nspace) {
-            self.awaiting_nodes.entry(nspace.to_string()).or_default();
+            self.jobinfo.await_nodes(nspace);
         }
     }
 
@@ -396,87 +258,224 @@ impl Server {
 
     /// When [`Server::handle_timeout`] should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.gets
-            .iter()
-            .map(|g| g.deadline)
-            .chain(self.lookups.iter().map(|l| l.deadline))
-            .chain(self.pending.first().map(|p| p.0))
+        self.modex
+            .next_deadline()
+            .into_iter()
+            .chain(self.pubsub.next_deadline())
+            .chain(self.conns.next_deadline())
             .min()
     }
 
     /// Expire waits whose time has come.
     pub fn handle_timeout(&mut self, now: Instant) {
-        while let Some(&(d, id)) = self.pending.first() {
-            if d > now {
-                break;
-            }
-            self.pending.remove(&(d, id));
-            let r = Refusal::HandshakeTimeout(self.limits.handshake_timeout);
+        for id in self.conns.take_overdue(now) {
+            let r = Refusal::HandshakeTimeout(self.conns.limits().handshake_timeout);
             self.refuse(id, r);
         }
-        let (due, keep): (Vec<_>, Vec<_>) = self.gets.drain(..).partition(|g| g.deadline <= now);
-        self.gets = keep;
-        for g in due {
-            self.reply(g.conn, g.tag, &Reply::Status(codes::PMIX_ERR_TIMEOUT));
+        for (conn, t) in self.modex.take_due(now) {
+            self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_TIMEOUT));
         }
-        let (due, keep): (Vec<_>, Vec<_>) = self.lookups.drain(..).partition(|l| l.deadline <= now);
-        self.lookups = keep;
-        for l in due {
-            self.reply(l.conn, l.tag, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pmix_codec::{BufferType, Dialect};
-
-    fn kv(k: &str, v: Value) -> Kval {
-        Kval {
-            key: Some(k.into()),
-            value: v,
+        for (conn, t) in self.pubsub.take_due(now) {
+            self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
         }
     }
 
-    fn pack(fmt: Format, kvals: &[Kval]) -> Bytes {
-        let mut b = DataBuffer::new(fmt);
-        for k in kvals {
-            b.pack(DataType::Kval, &[Value::Kval(Box::new(k.clone()))])
-                .unwrap();
+    /// Bytes received on a connection, at `now`.
+    pub fn handle_input(&mut self, id: ConnId, data: &[u8], now: Instant) {
+        let Some(c) = self.conns.get_mut(&id) else {
+            return;
+        };
+        c.link.push(data);
+        loop {
+            let Some(c) = self.conns.get_mut(&id) else {
+                return;
+            };
+            let result = match c.link.poll_incoming() {
+                Ok(None) => return,
+                // oversize or an unreadable handshake: this peer only
+                Err(e) => Err(Refusal::from(e)),
+                Ok(Some(Incoming::Hello(req))) => self.handshake(id, &req),
+                Ok(Some(Incoming::Message(m))) => self.route(id, m.header.tag, &m.payload, now),
+            };
+            if let Err(r) = result {
+                self.refuse(id, r);
+                return;
+            }
         }
-        Bytes::copy_from_slice(b.as_bytes())
     }
 
-    #[test]
-    fn committed_wire_bytes_are_reused_only_while_they_are_the_kvals() {
-        let first = vec![kv("a", Value::Uint32(1)), kv("b", Value::Bool(true))];
-        let fully = Format::new(Dialect::V41, BufferType::FullyDesc);
-        for fmt in [Format::V41, fully] {
-            let wire = pack(fmt, &first);
-            let mut c = Committed::default();
-            c.commit(first.clone(), Some((fmt, wire.clone())));
-            // the same bytes, not a copy packed again
-            let got = c.packed(&fmt).unwrap();
-            assert_eq!(got, wire);
-            assert_eq!(got.as_ptr(), wire.as_ptr());
-            // another format: packed afresh
-            let v20 = Format::new(Dialect::V20, BufferType::NonDesc);
-            assert_eq!(c.packed(&v20).unwrap(), pack(v20, &first));
-            // a second commit replacing a key: the wire bytes are stale
-            let again = vec![kv("b", Value::Bool(false)), kv("c", Value::Uint8(3))];
-            c.commit(again.clone(), Some((fmt, pack(fmt, &again))));
-            let now = [first[0].clone(), again[0].clone(), again[1].clone()];
-            assert_eq!(c.kvals(), &now);
-            assert_eq!(c.packed(&fmt).unwrap(), pack(fmt, &now));
-            // a commit into an empty store that repeats a key: not exact
-            let mut d = Committed::default();
-            let dup = vec![kv("x", Value::Uint32(1)), kv("x", Value::Uint32(2))];
-            d.commit(dup.clone(), Some((fmt, pack(fmt, &dup))));
-            assert_eq!(d.packed(&fmt).unwrap(), pack(fmt, &[dup[1].clone()]));
-            // data from another node replaces everything
-            d.set(first.clone());
-            assert_eq!(d.packed(&fmt).unwrap(), pack(fmt, &first));
+    /// The connection ended (the peer closed it or the driver gave up):
+    /// every area drops what it held for it.
+    pub fn closed(&mut self, id: ConnId) {
+        let Some(c) = self.conns.remove(id) else {
+            return;
+        };
+        self.events.drop_conn(c.registered);
+        self.modex.drop_conn(id);
+        self.pubsub.drop_conn(id);
+        self.requests.drop_conn(id);
+        self.jobinfo.drop_conn(id);
+        if let ConnState::Client { proc } = c.state {
+            self.client_closed(id, proc, c.finalized);
         }
+    }
+
+    /// A rank's REQ: the job data of its namespace, shared by every rank.
+    pub(super) fn answer_req(&mut self, id: ConnId, t: u32, nspace: &str) {
+        let Some(fmt) = self.fmt_of(id) else { return };
+        self.shared_job(&fmt, nspace);
+        match self.job_info_frame(&fmt, nspace, t) {
+            Some(b) => self.out.push_back(Output::Send(id, b)),
+            None => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND)),
+        }
+    }
+
+    /// A connected peer's request: handed to the area that answers it. A
+    /// refusal: the peer may not ask, or the request does not decode.
+    fn route(&mut self, id: ConnId, t: u32, payload: &[u8], now: Instant) -> Result<(), Refusal> {
+        let Some(c) = self.conns.get(&id) else {
+            return Err(Refusal::BadRequest(t));
+        };
+        let (proc, tool) = match &c.state {
+            ConnState::Client { proc } => (proc.clone(), None),
+            ConnState::Tool { proc, version } => (proc.clone(), Some(version.clone())),
+            ConnState::Handshake => return Err(Refusal::BadRequest(t)),
+        };
+        let Some(fmt) = c.format() else {
+            return Err(Refusal::BadRequest(t));
+        };
+        if t == tag::HEARTBEAT && payload.is_empty() {
+            return Ok(());
+        }
+        // garbage after the handshake drops this peer only, and the
+        // refusal says where the codec found it wrong
+        let malformed = |error| Refusal::Malformed { tag: t, error };
+        let req = Request::decode(&fmt, payload).map_err(malformed)?;
+        if let Some(version) = tool {
+            // tools are not ranks of a job (tool_peers.rs)
+            if self.tool_request(id, t, &proc, &version, &req) {
+                return Ok(());
+            }
+        }
+        let me = name(&proc);
+        match req {
+            Request::Req => {
+                // the job data waits for the node map (Server::await_nodes)
+                if !self.jobinfo.hold(&me.0, id, t) {
+                    self.answer_req(id, t, &me.0);
+                }
+            }
+            Request::Commit { blobs } => {
+                return self.commit(id, t, &fmt, proc, blobs).map_err(malformed)
+            }
+            Request::Fence { procs, info } => {
+                let collect = info_true(&info, "pmix.collect");
+                self.collective(CollKind::Fence(collect), id, t, &me, &procs)
+            }
+            Request::Connect { procs, .. } => {
+                self.collective(CollKind::Connect, id, t, &me, &procs)
+            }
+            Request::Disconnect { procs, .. } => {
+                self.collective(CollKind::Disconnect, id, t, &me, &procs)
+            }
+            Request::GroupConstruct { group, procs, info } => {
+                let g = group.map(|g| g.to_string()).unwrap_or_default();
+                let members = if procs.is_empty() {
+                    self.expand(&[Proc::new(&me.0, RANK_WILDCARD)])
+                } else {
+                    self.expand(&procs)
+                };
+                self.group_construct_called(&me, &g, members, &info);
+                self.collective(CollKind::GroupConstruct, id, t, &me, &procs)
+            }
+            Request::GroupLeave { group, .. } => {
+                let g = group.map(|g| g.to_string()).unwrap_or_default();
+                let st = self.group_leave(&proc, &g);
+                self.reply(id, t, &Reply::Status(st));
+            }
+            Request::GroupDestruct { group, procs, .. } => {
+                // over the group's members (group.rs); a group we do not
+                // know: the members a 5.0+ caller names, else every rank
+                // of the caller's job
+                let g = group.map(|g| g.to_string()).unwrap_or_default();
+                let all = self
+                    .group_destruct_members(&g)
+                    .or(procs.filter(|p| !p.is_empty()))
+                    .unwrap_or_else(|| vec![Proc::new(&me.0, RANK_WILDCARD)]);
+                self.collective(CollKind::GroupDestruct, id, t, &me, &all)
+            }
+            Request::Get {
+                nspace,
+                rank,
+                info,
+                key,
+            } => {
+                let ns = nspace.map(|s| s.to_string()).unwrap_or_default();
+                let key = key.flatten().map(|k| k.to_string());
+                self.get(id, t, &fmt, ns, rank, key, &info, now);
+            }
+            Request::Finalize => {
+                if let Some(c) = self.conns.get_mut(&id) {
+                    c.finalized = true;
+                }
+                // before the reply, as for an abort
+                self.out.push_back(Output::Host(HostEvent::Finalized(proc)));
+                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
+            }
+            Request::Abort {
+                status: st,
+                message,
+                ..
+            } => {
+                // the host hears of the abort before the client can read
+                // the reply and exit: a host that reaps the exit and then
+                // drains its events always finds the abort first
+                self.out.push_back(Output::Host(HostEvent::Aborted {
+                    proc,
+                    status: st,
+                    message: message.map(|m| m.to_string()),
+                }));
+                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
+            }
+            Request::Publish { info, .. } => self.publish(id, t, &proc, info),
+            Request::Lookup { keys, info, .. } => self.lookup(id, t, keys, &info, now),
+            Request::Unpublish { keys, .. } => self.unpublish(id, t, &proc, keys),
+            Request::RegEvents { codes, .. } => self.register_events(id, t, codes),
+            Request::DeregEvents { .. } => {}
+            Request::Notify {
+                status,
+                range,
+                info,
+            } => self.client_notify(id, t, &proc, status, range, info),
+            Request::Query { queries } => {
+                let r = self.query(&queries);
+                self.reply(id, t, &r);
+            }
+            Request::Log { data, .. } => {
+                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
+                self.out
+                    .push_back(Output::Host(HostEvent::Log { proc, data }));
+            }
+            // the native security module (connection.rs)
+            Request::GetCredential { .. } => self.get_credential(id, t),
+            Request::ValidateCred { credential, .. } => {
+                self.validate_credential(id, t, &credential)
+            }
+            Request::JobControl {
+                targets,
+                directives,
+            } => self.job_control(id, t, proc, targets, &directives),
+            Request::Spawn { info, apps } => {
+                let request = self.requests.spawn((id, t));
+                self.out.push_back(Output::Host(HostEvent::Spawn {
+                    request,
+                    requester: proc,
+                    info,
+                    apps,
+                }));
+            }
+            _ => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
+        }
+        Ok(())
     }
 }

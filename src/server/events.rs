@@ -1,7 +1,41 @@
 //! Events: local delivery in registration order, from clients or the host.
 
-use super::*;
+use super::{jobctl, range, ConnId, ConnState, HostEvent, Output, Server};
+use pmix_codec::frame::tag;
+use pmix_codec::msg::{EventNotice, Reply};
+use pmix_codec::Format;
 use pmix_types::enums::DataRange;
+use pmix_types::status::codes;
+use pmix_types::{Info, Proc, Value};
+use std::collections::BTreeMap;
+
+/// The events area's state: which connections registered for events, in
+/// registration order (each connection's codes are in its link,
+/// [`crate::link::Link`]'s `events`).
+#[derive(Default)]
+pub(super) struct Registrations {
+    /// Registration number → connection.
+    order: BTreeMap<u64, ConnId>,
+    next: u64,
+}
+
+impl Registrations {
+    /// Connection `id` registers for the first time: its place in the
+    /// delivery order.
+    fn add(&mut self, id: ConnId) -> u64 {
+        let seq = self.next;
+        self.next += 1;
+        self.order.insert(seq, id);
+        seq
+    }
+
+    /// A connection closed that had registered with number `seq`, if any.
+    pub(super) fn drop_conn(&mut self, seq: Option<u64>) {
+        if let Some(seq) = seq {
+            self.order.remove(&seq);
+        }
+    }
+}
 
 impl Server {
     /// An event from the host (another node, the resource manager) for
@@ -55,7 +89,8 @@ impl Server {
     ) {
         // registration order, never the order of a hash map
         let targets: Vec<(ConnId, Format)> = self
-            .registered
+            .events
+            .order
             .values()
             .filter_map(|cid| Some((cid, self.conns.get(cid)?)))
             .filter(|(cid, c)| want(**cid, &c.state) && c.link.events.hears(code))
@@ -79,10 +114,7 @@ impl Server {
         if let Some(c) = self.conns.get_mut(&id) {
             if c.registered.is_none() {
                 // events reach connections in the order they registered
-                let seq = self.next_registration;
-                self.next_registration += 1;
-                c.registered = Some(seq);
-                self.registered.insert(seq, id);
+                c.registered = Some(self.events.add(id));
             }
             c.link.events.register(&codes);
         }

@@ -1,7 +1,12 @@
 //! Collectives: fence, connect, disconnect, group construct/destruct;
 //! with the host when a job spans nodes.
 
-use super::*;
+use super::{name, Committed, ConnId, HostEvent, Output, Server, RANK_WILDCARD};
+use bytes::Bytes;
+use pmix_codec::msg::{GroupReply, Reply};
+use pmix_types::status::codes;
+use pmix_types::Proc;
+use std::collections::BTreeSet;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum CollKind {
@@ -62,8 +67,6 @@ impl Server {
             if let CollKind::Fence(collect) = col.kind {
                 // other nodes take part: the host completes it
                 let col = self.collectives.remove(idx);
-                let request = self.next_request;
-                self.next_request += 1;
                 let data = if collect {
                     let none = Committed::default();
                     let parts: Vec<(Proc, &Committed)> = col
@@ -82,8 +85,9 @@ impl Server {
                 } else {
                     Bytes::new()
                 };
-                self.fences
-                    .insert(request, col.arrived.iter().map(|a| (a.0, a.1)).collect());
+                let request = self
+                    .requests
+                    .fence(col.arrived.iter().map(|a| (a.0, a.1)).collect());
                 self.out.push_back(Output::Host(HostEvent::Fence {
                     request,
                     procs: col
@@ -155,7 +159,7 @@ impl Server {
     /// The host's answer to [`HostEvent::Fence`]: the status and, for a
     /// fence that collects data, every node's contribution concatenated.
     pub fn fence_done(&mut self, request: u64, status: i32, data: &[u8]) {
-        let Some(callers) = self.fences.remove(&request) else {
+        let Some(callers) = self.requests.take_fence(request) else {
             return;
         };
         let st = if status == codes::PMIX_SUCCESS && !self.absorb(data) {

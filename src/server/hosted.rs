@@ -9,8 +9,11 @@
 //! collective is an arrival on [`HOST_CONN`], a connection id no peer
 //! ever has; its replies become upcalls.
 
-use super::*;
+use super::{CollKind, ConnId, HostEvent, Output, Server, RANK_WILDCARD};
+use pmix_codec::msg::Reply;
+use pmix_types::status::codes;
 use pmix_types::Rank;
+use pmix_types::{Kval, Proc};
 
 /// The connection id of the host's own arrivals in collectives (never a
 /// peer's: the core numbers connections from 1 up).
@@ -57,15 +60,11 @@ impl Server {
     pub fn host_fence(&mut self, nspace: &str, rank: impl Into<Rank>) {
         let rank = rank.into().wire();
         let me = (nspace.to_string(), rank);
-        let tag = self.next_host_tag;
-        self.next_host_tag = self.next_host_tag.wrapping_add(1);
-        self.host_waits.insert(tag, Proc::new(nspace, rank));
+        let tag = self.collectives.host_wait(Proc::new(nspace, rank));
         let procs = [Proc::new(nspace, RANK_WILDCARD)];
         // a fence of the job's ranks a client started, of either kind
         let world = self.expand(&procs);
-        let found = self.collectives.iter().position(|c| {
-            matches!(c.kind, CollKind::Fence(_)) && !c.has_arrived(&me) && c.expected == world
-        });
+        let found = self.collectives.find_fence(&me, &world);
         let idx = match found {
             Some(_) if !world.contains(&me) => Err(codes::PMIX_ERR_BAD_PARAM),
             Some(i) if self.collectives[i].broken => Err(codes::PMIX_ERR_LOST_CONNECTION),
@@ -102,7 +101,7 @@ impl Server {
             return;
         }
         r.lost = true;
-        self.rank_gone(&Proc::new(nspace, rank), 0, false);
+        self.rank_gone(&Proc::new(nspace, rank), false);
     }
 
     /// What each rank of `nspace` committed, as a local peer sees it
@@ -126,7 +125,7 @@ impl Server {
 
     /// A reply for the host's place in a collective: an upcall.
     pub(super) fn host_reply(&mut self, tag: u32, r: &Reply) {
-        let Some(proc) = self.host_waits.remove(&tag) else {
+        let Some(proc) = self.collectives.take_host_wait(tag) else {
             return;
         };
         let status = match r {

@@ -1,18 +1,92 @@
-//! The job-info (REQ) reply, built once per (namespace, format, version).
+//! The job-info (REQ) reply, built once per (namespace, format, version),
+//! and the REQs held until the host gives a job's node map.
+//!
+//! The REQ reply (the job info) holds a blob for every rank of the job:
+//! O(N) bytes, sent to each of the N ranks. Encoded for each REQ, and
+//! copied into each connection's queue, it was most of the server's CPU
+//! time and memory at N = 1 000 in `benches/server_load.rs` (N copies of
+//! ~150 KB queued at once while every rank initializes). It is now encoded
+//! once per (namespace, format, version) and framed once for the tag the
+//! ranks use (libpmix clients and ours all send REQ as their first
+//! request, with the same tag), and every send of it shares one buffer.
 
-use super::*;
+use super::{info_array, info_u32, kval, pstr, ConnId, NodeMap, Server};
+use crate::link::server_frame;
+use bytes::Bytes;
+use pmix_codec::frame::HEADER_LEN;
+use pmix_codec::msg::Reply;
+use pmix_codec::{DataBuffer, Format};
+use pmix_types::status::codes;
+use pmix_types::{DataArray, DataType, Hex, Info, Kval, PString, Value};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+
+/// A framed reply: the tag it was framed with and the frame.
+struct Framed {
+    tag: u32,
+    frame: Bytes,
+}
+
+/// What a job-info reply is cached under: namespace, format, and the
+/// version the namespace's first client announced.
+type Key = (String, Format, String);
+
+/// The job-info area's state: the REQ replies built (and framed) so far,
+/// and the REQs waiting for a node map.
+#[derive(Default)]
+pub(super) struct JobInfoCache {
+    /// Job-info replies: every rank of a job gets the same one, and
+    /// building it is O(ranks).
+    replies: RefCell<HashMap<Key, Reply>>,
+    /// The same replies framed, as REQ sends them.
+    frames: RefCell<HashMap<Key, Framed>>,
+    /// Namespaces whose node map the host has still to give
+    /// ([`Server::await_nodes`]), with the REQs (connection, tag) held
+    /// until it does.
+    awaiting_nodes: BTreeMap<String, Vec<(ConnId, u32)>>,
+}
+
+impl JobInfoCache {
+    /// REQs of `nspace` wait for its node map from now on.
+    pub(super) fn await_nodes(&mut self, nspace: &str) {
+        self.awaiting_nodes.entry(nspace.to_string()).or_default();
+    }
+
+    /// Hold this REQ if `nspace`'s node map is awaited (true), else false.
+    pub(super) fn hold(&mut self, nspace: &str, id: ConnId, t: u32) -> bool {
+        match self.awaiting_nodes.get_mut(nspace) {
+            Some(held) => {
+                held.push((id, t));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The node map of `nspace` came: the REQs held for it, to answer.
+    pub(super) fn release(&mut self, nspace: &str) -> Vec<(ConnId, u32)> {
+        self.awaiting_nodes.remove(nspace).unwrap_or_default()
+    }
+
+    /// Connection `id` closed: its held REQs are not answered.
+    pub(super) fn drop_conn(&mut self, id: ConnId) {
+        for held in self.awaiting_nodes.values_mut() {
+            held.retain(|(c, _)| *c != id);
+        }
+    }
+}
 
 impl Server {
     /// The job data changed: forget every job-info reply built from it,
-    /// and its framed copies (shared.rs).
+    /// and its framed copies.
     pub(super) fn job_info_changed(&self) {
-        self.job_info_cache.borrow_mut().clear();
-        self.job_info_frames.borrow_mut().clear();
+        self.jobinfo.replies.borrow_mut().clear();
+        self.jobinfo.frames.borrow_mut().clear();
     }
 
     /// What the job info of `nspace` in `fmt` is cached under: it also
     /// holds the version the namespace's first client announced.
-    pub(super) fn job_info_key(&self, fmt: &Format, nspace: &str) -> (String, Format, String) {
+    fn job_info_key(&self, fmt: &Format, nspace: &str) -> Key {
         let version = self
             .registry
             .peer(&pmix_types::Nspace::from(nspace))
@@ -26,11 +100,11 @@ impl Server {
     /// (protocol.md §6.1; corpus/captures-4.2.2).
     pub(super) fn job_info(&self, fmt: &Format, nspace: &str) -> Option<Reply> {
         let key = self.job_info_key(fmt, nspace);
-        if let Some(r) = self.job_info_cache.borrow().get(&key) {
+        if let Some(r) = self.jobinfo.replies.borrow().get(&key) {
             return Some(r.clone());
         }
         let r = self.build_job_info(fmt, nspace)?;
-        self.job_info_cache.borrow_mut().insert(key, r.clone());
+        self.jobinfo.replies.borrow_mut().insert(key, r.clone());
         Some(r)
     }
 
@@ -363,5 +437,36 @@ impl Server {
                 .find(|k| key_of(k) == key && !ARRAY_KEYS.contains(&key))
                 .cloned()
         })
+    }
+}
+
+impl Server {
+    /// The REQ reply for a rank of `nspace` speaking `fmt`, framed with tag
+    /// `t`: shared with every earlier rank that used the same tag, framed
+    /// anew (one copy) otherwise. `None` if the namespace is unknown; a
+    /// reply that does not encode is answered BAD_PARAM, as
+    /// [`Server::reply`] does.
+    pub(super) fn job_info_frame(&self, fmt: &Format, nspace: &str, t: u32) -> Option<Bytes> {
+        let key = self.job_info_key(fmt, nspace);
+        if let Some(f) = self.jobinfo.frames.borrow().get(&key) {
+            if f.tag == t {
+                return Some(f.frame.clone());
+            }
+            let payload = &f.frame[HEADER_LEN..];
+            return server_frame(t, payload).ok().map(Bytes::from);
+        }
+        let payload = match self.job_info(fmt, nspace)?.encode(fmt) {
+            Ok(p) => p,
+            Err(_) => Reply::Status(codes::PMIX_ERR_BAD_PARAM).encode(fmt).ok()?,
+        };
+        let framed = Bytes::from(server_frame(t, &payload).ok()?);
+        self.jobinfo.frames.borrow_mut().insert(
+            key,
+            Framed {
+                tag: t,
+                frame: framed.clone(),
+            },
+        );
+        Some(framed)
     }
 }

@@ -91,9 +91,21 @@ pub enum Refusal {
     /// A tool or launcher handshake when tools are not accepted.
     #[error("tool handshake (peer type {0}) refused")]
     ToolRefused(u8),
-    /// A request that does not decode or that this peer may not make.
-    #[error("request with tag {0} does not parse or is not allowed")]
+    /// A request from a peer that may not make one (its handshake is not
+    /// complete, or it no longer speaks for anyone).
+    #[error("request with tag {0} is not allowed")]
     BadRequest(u32),
+    /// A request that does not decode: the codec's error says where (the
+    /// byte offset in the request's payload, or in the COMMIT blob that
+    /// does not decode, and the field path) and why.
+    #[error("request with tag {tag} does not decode: {error}")]
+    Malformed {
+        /// The request's tag.
+        tag: u32,
+        /// Where and why it does not decode.
+        #[source]
+        error: pmix_codec::Error,
+    },
     /// The peer left more reply bytes unread than the limit allows.
     #[error("{0} reply bytes left unread")]
     SlowReader(usize),

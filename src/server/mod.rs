@@ -11,12 +11,16 @@
 //! The verbs are those of the client core ([`crate::client::Core`]), as
 //! quinn-proto names them: `handle_input` (bytes in), `handle_timeout(now)`,
 //! `poll_transmit`, `poll_timeout`, `poll_event`. The core is split as
-//! quinn-proto splits an endpoint from its connections: per-connection
-//! state (framing, handshake, format, event registrations, refusals) in
-//! `connection.rs`; endpoint state in `endpoint.rs` (jobs, ranks, limits,
-//! timeouts), `modex.rs`, `jobinfo.rs`, `fence.rs`, `pubsub.rs`,
-//! `events.rs`, `tool_peers.rs`, `query.rs`, `group.rs`, `jobctl.rs`; the
-//! request router in `dispatch.rs`.
+//! quinn-proto splits its `Connection`: [`Server`] (`endpoint.rs`) holds
+//! the jobs (`jobs.rs`), the outbox and one state struct per area, each
+//! owned by the area's module with its own verbs and its own part of
+//! connection teardown: connections (`connection.rs`: the table,
+//! handshakes, caps, refusals), the modex (`modex.rs`), publish/lookup
+//! (`pubsub.rs`), collectives (`collective.rs`, `fence.rs`, `hosted.rs`),
+//! queries (`query.rs`), event registrations (`events.rs`), the job-info
+//! cache (`jobinfo.rs`), requests out with the host (`requests.rs`), tools
+//! (`tool_peers.rs`), groups (`group.rs`) and job control (`jobctl.rs`).
+//! `endpoint.rs` also holds the driver's verbs and the request router.
 //!
 //! A host embedding the server (what `pmixw run` does): start it on a
 //! loopback port, give each rank its environment, act on the upcalls.
@@ -68,7 +72,6 @@
 
 mod collective;
 mod connection;
-mod dispatch;
 pub mod dstore;
 mod endpoint;
 mod events;
@@ -77,42 +80,35 @@ pub mod group;
 mod hosted;
 pub mod jobctl;
 mod jobinfo;
+mod jobs;
 pub mod limits;
 mod modex;
 #[cfg(feature = "tokio")]
 pub mod net;
 mod pubsub;
 pub mod query;
-mod shared;
+mod requests;
 mod shared_store;
 mod spawn;
 mod tool_peers;
 mod verify;
 
-use endpoint::Committed;
-pub use endpoint::{NodeMap, Server};
+pub use endpoint::Server;
+use jobs::Committed;
+pub use jobs::NodeMap;
 pub use limits::{Limits, Refusal};
 pub use spawn::AppSpec;
 
-use collective::Collective;
 use connection::{Conn, ConnState};
 use fence::CollKind;
-use modex::PendingGet;
 pub use modex::BULK_ACROSS_PEERS;
-use pubsub::PendingLookup;
 pub use verify::{PeerInfo, Verify};
 
-use crate::link::{self, Acceptor, Incoming, Link};
 use bytes::Bytes;
-use pmix_codec::frame::{tag, DEFAULT_MAX_MESSAGE};
-use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
-use pmix_codec::msg::{EventNotice, GroupReply, Reply, Request};
-use pmix_codec::registry::Registry;
-use pmix_codec::{DataBuffer, Format};
-use pmix_types::status::codes;
-use pmix_types::{DataArray, DataType, Hex, Info, Kval, PString, Pdata, Proc, Value};
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use std::time::{Duration, Instant};
+use pmix_codec::msg::{GroupReply, Reply};
+use pmix_codec::Format;
+use pmix_types::{DataArray, DataType, Info, Kval, PString, Proc, Value};
+use std::time::Duration;
 
 /// `pmix_data_range_t` values, as the core matches them (callers use
 /// [`pmix_types::enums::DataRange`]).

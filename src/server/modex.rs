@@ -1,8 +1,17 @@
 //! The modex store: commits, GET (local, waiting, direct modex through
 //! the host), the data nodes exchange.
 
-use super::*;
+use super::{
+    info_true, info_u32, jobs, kval, name, pstr, Committed, Conn, ConnId, ConnState, HostEvent,
+    Output, Server, DEFAULT_GET_WAIT, RANK_WILDCARD, REMOTE_GET_WAIT,
+};
+use bytes::Bytes;
+use pmix_codec::msg::Reply;
+use pmix_codec::{DataBuffer, Format};
+use pmix_types::status::codes;
 use pmix_types::Rank;
+use pmix_types::{DataType, Hex, Info, Kval, Proc, Value};
+use std::time::{Duration, Instant};
 
 /// On one node, how many peers' data a GET reply brings at most besides
 /// its target's ([`Server::bulk`]).
@@ -15,13 +24,48 @@ pub(super) const BULK_PEERS: usize = 64;
 /// 64 000 ranks would be ~16 MB, past [`super::Limits::max_queued_bytes`]).
 pub const BULK_ACROSS_PEERS: usize = 1024;
 
-pub(super) struct PendingGet {
-    pub(super) conn: ConnId,
-    pub(super) tag: u32,
-    pub(super) target: (String, u32),
+/// A GET waiting for data: its target's commit, a key, or the host's
+/// direct modex.
+struct PendingGet {
+    conn: ConnId,
+    tag: u32,
+    target: (String, u32),
     /// The key asked for, if any: the answer waits until the target has it.
-    pub(super) key: Option<String>,
-    pub(super) deadline: Instant,
+    key: Option<String>,
+    deadline: Instant,
+}
+
+/// The modex area's state: the GETs waiting for data (the committed data
+/// itself is the ranks', in [`super::jobs::RankState`]).
+#[derive(Default)]
+pub(super) struct Modex {
+    gets: Vec<PendingGet>,
+}
+
+impl Modex {
+    /// When the first waiting GET times out.
+    pub(super) fn next_deadline(&self) -> Option<Instant> {
+        self.gets.iter().map(|g| g.deadline).min()
+    }
+
+    /// The GETs whose time has come, taken: (connection, tag) to answer.
+    pub(super) fn take_due(&mut self, now: Instant) -> Vec<(ConnId, u32)> {
+        let (due, keep): (Vec<_>, Vec<_>) = self.gets.drain(..).partition(|g| g.deadline <= now);
+        self.gets = keep;
+        due.into_iter().map(|g| (g.conn, g.tag)).collect()
+    }
+
+    /// The GETs waiting for `target`, taken: (connection, tag) to answer.
+    pub(super) fn take_for(&mut self, target: &(String, u32)) -> Vec<(ConnId, u32)> {
+        let (now, keep): (Vec<_>, Vec<_>) = self.gets.drain(..).partition(|g| g.target == *target);
+        self.gets = keep;
+        now.into_iter().map(|g| (g.conn, g.tag)).collect()
+    }
+
+    /// Connection `id` closed: its GETs are no longer waited for.
+    pub(super) fn drop_conn(&mut self, id: ConnId) {
+        self.gets.retain(|g| g.conn != id);
+    }
 }
 
 pub(super) enum KeyState {
@@ -102,7 +146,7 @@ impl Server {
     /// The host's answer to [`HostEvent::DirectModex`]: the target's data
     /// (as [`Server::modex_data`] made it on its node) or an error status.
     pub fn dmodex_done(&mut self, request: u64, result: Result<Bytes, i32>) {
-        let Some(target) = self.dmodex.remove(&request) else {
+        let Some(target) = self.requests.take_dmodex(request) else {
             return;
         };
         let err = match result {
@@ -120,11 +164,8 @@ impl Server {
             Ok(_) => codes::PMIX_ERR_BAD_PARAM,
             Err(st) => st,
         };
-        let (failed, keep): (Vec<_>, Vec<_>) =
-            self.gets.drain(..).partition(|g| g.target == target);
-        self.gets = keep;
-        for g in failed {
-            self.reply(g.conn, g.tag, &Reply::Status(err));
+        for (conn, t) in self.modex.take_for(&target) {
+            self.reply(conn, t, &Reply::Status(err));
         }
     }
 
@@ -207,17 +248,15 @@ impl Server {
                 },
                 |s| Duration::from_secs(s.into()),
             );
-            let asked = self.dmodex.values().any(|x| *x == (ns.clone(), rank));
-            if target.elsewhere && !asked {
-                let request = self.next_request;
-                self.next_request += 1;
-                self.dmodex.insert(request, (ns.clone(), rank));
+            let want = (ns.clone(), rank);
+            if target.elsewhere && !self.requests.dmodex_asked(&want) {
+                let request = self.requests.dmodex(want);
                 self.out.push_back(Output::Host(HostEvent::DirectModex {
                     request,
                     proc: Proc::new(&ns, rank),
                 }));
             }
-            self.gets.push(PendingGet {
+            self.modex.gets.push(PendingGet {
                 conn: id,
                 tag: t,
                 target: (ns, rank),
@@ -243,7 +282,7 @@ impl Server {
 
     /// A byte object holding PROC then KVALs (the GET reply's unit).
     pub(super) fn blob_of(fmt: &Format, p: &Proc, kvals: &[Kval]) -> Option<Bytes> {
-        Self::proc_then(fmt, p, &endpoint::packed_kvals(fmt, kvals)?)
+        Self::proc_then(fmt, p, &jobs::packed_kvals(fmt, kvals)?)
     }
 
     /// [`Server::blob_of`] a rank's committed KVALs, reusing their wire
@@ -367,10 +406,10 @@ impl Server {
     }
 
     pub(super) fn resolve_gets(&mut self, target: &(String, u32)) {
-        let pending = std::mem::take(&mut self.gets);
+        let pending = std::mem::take(&mut self.modex.gets);
         for g in pending {
             if g.target != *target {
-                self.gets.push(g);
+                self.modex.gets.push(g);
                 continue;
             }
             match self.has_key(&g.target, g.key.as_deref()) {
@@ -378,7 +417,7 @@ impl Server {
                 KeyState::OtherScope => {
                     self.reply(g.conn, g.tag, &Reply::Status(codes::PMIX_ERR_NOT_FOUND))
                 }
-                KeyState::Absent => self.gets.push(g),
+                KeyState::Absent => self.modex.gets.push(g),
             }
         }
     }
@@ -387,12 +426,8 @@ impl Server {
     /// whether or not that holds the key asked for (a direct-modex reply
     /// has come: [`Server::dmodex_done`]).
     fn settle_gets(&mut self, target: &(String, u32)) {
-        let (now, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.gets)
-            .into_iter()
-            .partition(|g| g.target == *target);
-        self.gets = keep;
-        for g in now {
-            self.answer_get(g.conn, g.tag, &g.target);
+        for (conn, t) in self.modex.take_for(target) {
+            self.answer_get(conn, t, target);
         }
     }
 
@@ -436,7 +471,8 @@ impl Server {
     }
 
     /// COMMIT: the rank's LOCAL/GLOBAL and REMOTE/GLOBAL keys; waiting GETs
-    /// for it are answered. False: a blob does not parse.
+    /// for it are answered. An error: a blob does not decode (where, in
+    /// that blob).
     pub(super) fn commit(
         &mut self,
         id: ConnId,
@@ -444,7 +480,7 @@ impl Server {
         fmt: &Format,
         proc: Proc,
         blobs: Vec<(u8, pmix_types::Buffer)>,
-    ) -> bool {
+    ) -> Result<(), pmix_codec::Error> {
         let fmt = *fmt;
         let me = name(&proc);
         let mut local = Vec::new();
@@ -482,7 +518,7 @@ impl Server {
                         1
                     }
                     Ok(_) => continue,
-                    Err(_) => return false,
+                    Err(e) => return Err(e),
                 };
                 let end = b.position();
                 run[side] = match run[side] {
@@ -539,6 +575,6 @@ impl Server {
         self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
         self.out.push_back(Output::Host(HostEvent::Committed(proc)));
         self.resolve_gets(&me);
-        true
+        Ok(())
     }
 }

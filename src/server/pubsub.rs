@@ -1,19 +1,52 @@
 //! Publish / lookup / unpublish, with waiting lookups.
 
-use super::*;
+use super::{info_true, info_u32, ConnId, Server};
+use pmix_codec::msg::Reply;
+use pmix_types::status::codes;
+use pmix_types::{Info, PString, Pdata, Proc};
+use std::time::{Duration, Instant};
 
-pub(super) struct PendingLookup {
-    pub(super) conn: ConnId,
-    pub(super) tag: u32,
-    pub(super) keys: Vec<String>,
-    pub(super) deadline: Instant,
+/// A LOOKUP waiting (`pmix.wait`) for keys to be published.
+struct PendingLookup {
+    conn: ConnId,
+    tag: u32,
+    keys: Vec<String>,
+    deadline: Instant,
+}
+
+/// The publish/lookup area's state: what is published, and the lookups
+/// waiting for it.
+#[derive(Default)]
+pub(super) struct PubSub {
+    /// Key → what was published under it, in publishing order.
+    published: Vec<(String, Pdata)>,
+    lookups: Vec<PendingLookup>,
+}
+
+impl PubSub {
+    /// When the first waiting lookup times out.
+    pub(super) fn next_deadline(&self) -> Option<Instant> {
+        self.lookups.iter().map(|l| l.deadline).min()
+    }
+
+    /// The lookups whose time has come, taken: (connection, tag) to answer.
+    pub(super) fn take_due(&mut self, now: Instant) -> Vec<(ConnId, u32)> {
+        let (due, keep): (Vec<_>, Vec<_>) = self.lookups.drain(..).partition(|l| l.deadline <= now);
+        self.lookups = keep;
+        due.into_iter().map(|l| (l.conn, l.tag)).collect()
+    }
+
+    /// Connection `id` closed: its lookups are no longer waited for.
+    pub(super) fn drop_conn(&mut self, id: ConnId) {
+        self.lookups.retain(|l| l.conn != id);
+    }
 }
 
 impl Server {
     pub(super) fn answer_lookup(&mut self, id: ConnId, t: u32, keys: &[String]) -> bool {
         let found: Vec<Pdata> = keys
             .iter()
-            .filter_map(|k| self.published.iter().find(|(pk, _)| pk == k))
+            .filter_map(|k| self.pubsub.published.iter().find(|(pk, _)| pk == k))
             .map(|(_, d)| d.clone())
             .collect();
         if found.len() < keys.len() || keys.is_empty() {
@@ -31,10 +64,10 @@ impl Server {
     }
 
     pub(super) fn resolve_lookups(&mut self) {
-        let pending = std::mem::take(&mut self.lookups);
+        let pending = std::mem::take(&mut self.pubsub.lookups);
         for l in pending {
             if !self.answer_lookup(l.conn, l.tag, &l.keys) {
-                self.lookups.push(l);
+                self.pubsub.lookups.push(l);
             }
         }
     }
@@ -47,8 +80,8 @@ impl Server {
             if k.starts_with("pmix.") {
                 continue;
             }
-            self.published.retain(|(pk, _)| *pk != k);
-            self.published.push((
+            self.pubsub.published.retain(|(pk, _)| *pk != k);
+            self.pubsub.published.push((
                 k.clone(),
                 Pdata {
                     proc: proc.clone(),
@@ -76,7 +109,7 @@ impl Server {
             if info_true(info, "pmix.wait") {
                 let wait = info_u32(info, "pmix.timeout")
                     .map_or(Duration::from_secs(3600), |s| Duration::from_secs(s.into()));
-                self.lookups.push(PendingLookup {
+                self.pubsub.lookups.push(PendingLookup {
                     conn: id,
                     tag: t,
                     keys,
@@ -97,7 +130,8 @@ impl Server {
         keys: Vec<Option<PString>>,
     ) {
         let keys: Vec<String> = keys.into_iter().flatten().map(|k| k.to_string()).collect();
-        self.published
+        self.pubsub
+            .published
             .retain(|(k, d)| !(d.proc == *proc && (keys.is_empty() || keys.contains(k))));
         self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
     }

@@ -13,6 +13,7 @@
 use super::{pstr, Reply, Server};
 use pmix_types::status::codes;
 use pmix_types::{DataArray, DataType, Info, PString, Proc, ProcInfo, Query, Value};
+use std::collections::{BTreeMap, HashMap};
 
 /// How the host measures memory (MB): of a rank's process by pid, or of
 /// the server itself (None). The core does no I/O of its own.
@@ -282,6 +283,27 @@ fn array(t: DataType, v: Vec<Value>) -> Value {
     }
 }
 
+/// The queries area's state: what the host told the core of its
+/// processes, process sets and memory, which only queries read.
+#[derive(Default)]
+pub(super) struct Queries {
+    /// What the host said of each rank's process.
+    procs: HashMap<(String, u32), ProcRecord>,
+    /// The executable of each namespace's ranks.
+    executables: HashMap<String, String>,
+    /// Process sets the host defined (name → members); not groups.
+    psets: BTreeMap<String, Vec<Proc>>,
+    /// The host's memory probe for PMIX_QUERY_MEMORY_USAGE.
+    memory_probe: Option<MemoryProbe>,
+}
+
+impl Queries {
+    /// The host reported that rank `me`'s process ended.
+    pub(super) fn has_exited(&self, me: &(String, u32)) -> bool {
+        self.procs.get(me).is_some_and(|p| p.exit.is_some())
+    }
+}
+
 /// The answer to one key of one query.
 enum Answer {
     Value(Value),
@@ -300,17 +322,28 @@ impl Server {
 
     /// The process tables' entry of a rank: its pid (and the job's executable).
     pub(super) fn record_proc_pid(&mut self, nspace: &str, rank: u32, pid: u32) {
-        let r = self.procs.entry((nspace.to_string(), rank)).or_default();
+        let r = self
+            .queries
+            .procs
+            .entry((nspace.to_string(), rank))
+            .or_default();
         r.pid = pid;
         if r.executable.is_empty() {
-            r.executable = self.executables.get(nspace).cloned().unwrap_or_default();
+            r.executable = self
+                .queries
+                .executables
+                .get(nspace)
+                .cloned()
+                .unwrap_or_default();
         }
     }
 
     /// The executable every rank of `nspace` runs (for the process tables).
     pub fn set_executable(&mut self, nspace: &str, exe: &str) {
-        self.executables.insert(nspace.to_string(), exe.to_string());
-        for ((ns, _), r) in self.procs.iter_mut() {
+        self.queries
+            .executables
+            .insert(nspace.to_string(), exe.to_string());
+        for ((ns, _), r) in self.queries.procs.iter_mut() {
             if ns == nspace {
                 r.executable = exe.to_string();
             }
@@ -320,14 +353,14 @@ impl Server {
     /// Let PMIX_QUERY_MEMORY_USAGE be answered: `probe(Some(pid))` is a
     /// rank's resident memory in MB, `probe(None)` the server's.
     pub fn set_memory_probe(&mut self, probe: MemoryProbe) {
-        self.memory_probe = Some(probe);
+        self.queries.memory_probe = Some(probe);
     }
 
     /// PMIX_QUERY_MEMORY_USAGE for the ranks the qualifiers name (a
     /// namespace, `pmix.rank` in it, or `pmix.procid`; none: every rank
     /// here): PMIX_DAEMON_MEMORY and PMIX_CLIENT_AVG_MEMORY, in MB.
     fn memory_usage(&self, q: &Query) -> Answer {
-        let Some(probe) = &self.memory_probe else {
+        let Some(probe) = &self.queries.memory_probe else {
             return Answer::Unsupported;
         };
         let ns = Self::query_nspace(q);
@@ -341,6 +374,7 @@ impl Server {
             return Answer::NotFound;
         }
         let sizes: Vec<f32> = self
+            .queries
             .procs
             .iter()
             .filter(|((n, r), rec)| {
@@ -376,7 +410,8 @@ impl Server {
     /// signal); a rank that had finalized and closed every connection is
     /// now gone ([`Server::set_rank_pid`]).
     pub fn set_proc_exit(&mut self, nspace: &str, rank: u32, status: i32) {
-        self.procs
+        self.queries
+            .procs
             .entry((nspace.to_string(), rank))
             .or_default()
             .exit = Some(status);
@@ -389,23 +424,23 @@ impl Server {
     /// PMIX_QUERY_PSET_NAMES and PMIX_QUERY_PSET_MEMBERSHIP. A name
     /// defined again is replaced.
     pub fn define_pset(&mut self, name: &str, members: Vec<Proc>) {
-        self.psets.insert(name.to_string(), members);
+        self.queries.psets.insert(name.to_string(), members);
     }
 
     /// PMIx_server_delete_process_set.
     pub fn delete_pset(&mut self, name: &str) {
-        self.psets.remove(name);
+        self.queries.psets.remove(name);
     }
 
     /// The process sets the host defined, sorted; groups are not among
     /// them.
     fn pset_names(&self) -> Vec<String> {
-        self.psets.keys().cloned().collect()
+        self.queries.psets.keys().cloned().collect()
     }
 
     /// A process set's members.
     fn pset_members(&self, name: &str) -> Option<Vec<Proc>> {
-        self.psets.get(name).cloned()
+        self.queries.psets.get(name).cloned()
     }
 
     /// The namespaces a query names: `pmix.nspace`, or that of `pmix.procid`.
@@ -422,6 +457,7 @@ impl Server {
         let v = (0..j.spec.nprocs)
             .map(|r| {
                 let rec = self
+                    .queries
                     .procs
                     .get(&(ns.to_string(), r))
                     .cloned()
@@ -449,6 +485,7 @@ impl Server {
     fn job_status(&self, ns: &str) -> Option<Value> {
         self.jobs.get(ns)?;
         let failed = self
+            .queries
             .procs
             .iter()
             .any(|((n, _), r)| n == ns && r.exit.is_some_and(|e| e != 0));

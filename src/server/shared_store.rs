@@ -4,8 +4,12 @@
 //! and GLOBAL data at its COMMIT (before the reply), other nodes' ranks'
 //! data when it arrives (before the fence or GET replies).
 
-use super::*;
+use super::{dstore, Server};
 use dstore::layout::WILDCARD;
+use pmix_codec::msg::Reply;
+use pmix_codec::{DataBuffer, Format};
+use pmix_types::{DataType, Kval, Value};
+use std::collections::BTreeMap;
 
 /// Job-data keys a ds21 client never reads from the store (libpmix's
 /// server leaves them out, `dstore_base.c` `register_job_info`).

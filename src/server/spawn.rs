@@ -11,7 +11,8 @@
 //! itself has none of these unless the host says (its layout is then
 //! libpmix 4.2.2's, byte for byte).
 
-use super::*;
+use super::{info_array, kval, pstr, Server};
+use pmix_types::{Info, Kval, Proc, Value};
 
 /// One application of a job: its ranks follow those of the applications
 /// before it.

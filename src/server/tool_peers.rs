@@ -1,7 +1,42 @@
 //! Tools, launchers and spawn: the tool handshake, a tool's REQ, the
 //! host's answer to a spawn.
 
-use super::*;
+use super::{kval, pstr, ConnId, ConnState, Output, Server};
+use pmix_codec::handshake::{peer_type, ConnectRequest, ToolReply};
+use pmix_codec::msg::{Reply, Request};
+use pmix_types::status::codes;
+use pmix_types::{PString, Proc, Value};
+
+/// The tool area's state: the identity tools are told is the server's,
+/// and how many tools were given an identity.
+pub(super) struct Tools {
+    /// This server's own identity.
+    identity: Proc,
+    /// Identities assigned so far.
+    assigned: u32,
+}
+
+impl Default for Tools {
+    fn default() -> Self {
+        Tools {
+            identity: Proc::new("pmixw-server", 0),
+            assigned: 0,
+        }
+    }
+}
+
+impl Tools {
+    /// The server's own nspace and rank.
+    pub(super) fn set_identity(&mut self, identity: Proc) {
+        self.identity = identity;
+    }
+
+    /// A new identity for a tool that needs one.
+    fn assign(&mut self) -> Proc {
+        self.assigned += 1;
+        Proc::new(&format!("pmixw-tool-{}", self.assigned), 0)
+    }
+}
 
 impl Server {
     /// Tools, launchers and singletons: an identity (assigned for flags 3
@@ -14,8 +49,7 @@ impl Server {
             peer_type::TOOL_NEEDS_ID | peer_type::LAUNCHER_NEEDS_ID
         );
         let proc = if assigned {
-            self.tools += 1;
-            Some(Proc::new(&format!("pmixw-tool-{}", self.tools), 0))
+            Some(self.tools.assign())
         } else {
             req.proc.clone()
         };
@@ -33,7 +67,7 @@ impl Server {
         let reply = |st: i32| ToolReply {
             status: st,
             assigned: if assigned { proc.clone() } else { None },
-            server: self.identity.clone(),
+            server: self.tools.identity.clone(),
             security_status: 0,
         };
         let (Some(fmt), true) = (fmt, known) else {
@@ -66,11 +100,11 @@ impl Server {
         }
     }
 
-    /// The host's answer to [`HostEvent::Spawn`]: the new job's namespace
+    /// The host's answer to [`HostEvent::Spawn`](super::HostEvent::Spawn): the new job's namespace
     /// (registered before), or the status of the failure. The requester
     /// gets STATUS, the namespace and the job's KVALs (as REQ gives them).
     pub fn spawned(&mut self, request: u64, result: Result<String, i32>) {
-        let Some((conn, t)) = self.spawns.remove(&request) else {
+        let Some((conn, t)) = self.requests.take_spawn(request) else {
             return;
         };
         let Some(fmt) = self.fmt_of(conn) else { return };

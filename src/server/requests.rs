@@ -1,0 +1,89 @@
+//! Requests out with the host: what the core asked of the host with an
+//! upcall carrying an id ([`HostEvent::Spawn`], [`HostEvent::Fence`],
+//! [`HostEvent::DirectModex`]) and waits for it to answer
+//! ([`Server::spawned`], [`Server::fence_done`], [`Server::dmodex_done`]).
+//! One counter numbers them all.
+
+use super::ConnId;
+#[cfg(doc)]
+use super::{HostEvent, Server};
+use std::collections::BTreeMap;
+
+/// The requests the host has still to answer, by id.
+pub(super) struct HostRequests {
+    next: u64,
+    /// Spawn requests: id → (connection, tag) of the caller.
+    spawns: BTreeMap<u64, (ConnId, u32)>,
+    /// Fences spanning nodes: id → the local callers.
+    fences: BTreeMap<u64, Vec<(ConnId, u32)>>,
+    /// Direct-modex requests: id → the rank whose data is wanted.
+    dmodex: BTreeMap<u64, (String, u32)>,
+}
+
+impl Default for HostRequests {
+    fn default() -> Self {
+        HostRequests {
+            next: 1,
+            spawns: BTreeMap::new(),
+            fences: BTreeMap::new(),
+            dmodex: BTreeMap::new(),
+        }
+    }
+}
+
+impl HostRequests {
+    fn id(&mut self) -> u64 {
+        let id = self.next;
+        self.next += 1;
+        id
+    }
+
+    /// A spawn the caller (connection, tag) asked for: its id.
+    pub(super) fn spawn(&mut self, caller: (ConnId, u32)) -> u64 {
+        let id = self.id();
+        self.spawns.insert(id, caller);
+        id
+    }
+
+    /// The caller of spawn `request`, now answered.
+    pub(super) fn take_spawn(&mut self, request: u64) -> Option<(ConnId, u32)> {
+        self.spawns.remove(&request)
+    }
+
+    /// A fence spanning nodes, with its local callers: its id.
+    pub(super) fn fence(&mut self, callers: Vec<(ConnId, u32)>) -> u64 {
+        let id = self.id();
+        self.fences.insert(id, callers);
+        id
+    }
+
+    /// The local callers of fence `request`, now answered.
+    pub(super) fn take_fence(&mut self, request: u64) -> Option<Vec<(ConnId, u32)>> {
+        self.fences.remove(&request)
+    }
+
+    /// Whether the host was already asked for `target`'s data.
+    pub(super) fn dmodex_asked(&self, target: &(String, u32)) -> bool {
+        self.dmodex.values().any(|x| x == target)
+    }
+
+    /// A direct modex for `target`'s data: its id.
+    pub(super) fn dmodex(&mut self, target: (String, u32)) -> u64 {
+        let id = self.id();
+        self.dmodex.insert(id, target);
+        id
+    }
+
+    /// The rank direct modex `request` was for, now answered.
+    pub(super) fn take_dmodex(&mut self, request: u64) -> Option<(String, u32)> {
+        self.dmodex.remove(&request)
+    }
+
+    /// Connection `id` closed: the answers it waited for go to nobody.
+    pub(super) fn drop_conn(&mut self, id: ConnId) {
+        self.spawns.retain(|_, (c, _)| *c != id);
+        for callers in self.fences.values_mut() {
+            callers.retain(|(c, _)| *c != id);
+        }
+    }
+}
