@@ -102,6 +102,11 @@ impl<K: Ord + Copy> Deadlines<K> {
         self.set.first().map(|d| d.0)
     }
 
+    /// How many waits are set.
+    pub(crate) fn len(&self) -> usize {
+        self.set.len()
+    }
+
     /// Take out the next key due by `now`, soonest first.
     pub(crate) fn pop_due(&mut self, now: Instant) -> Option<K> {
         match self.set.first() {
@@ -133,7 +138,7 @@ mod tests {
         assert_eq!(d.pop_due(now), Some(9));
         assert_eq!(d.pop_due(now), Some(7));
         assert_eq!(d.pop_due(now), None);
-        assert_eq!(d.first(), None);
+        assert_eq!((d.first(), d.len()), (None, 0));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::{
     MAX_REFUSALS_KEPT,
 };
 use crate::link::{self, Acceptor, Link};
+use crate::sansio::Deadlines;
 use bytes::Bytes;
 use pmix_codec::frame::DEFAULT_MAX_MESSAGE;
 use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest};
@@ -80,7 +81,7 @@ pub(super) struct Conns {
     map: BTreeMap<ConnId, Conn>,
     next: ConnId,
     /// Handshakes not yet complete, by deadline.
-    pending: BTreeSet<(Instant, ConnId)>,
+    pending: Deadlines<ConnId>,
     /// Open connections per socket owner.
     uids: HashMap<u32, usize>,
     verifier: Option<Box<dyn Verify>>,
@@ -95,7 +96,7 @@ impl Default for Conns {
         Conns {
             map: BTreeMap::new(),
             next: 1,
-            pending: BTreeSet::new(),
+            pending: Deadlines::default(),
             uids: HashMap::new(),
             verifier: None,
             refusals: VecDeque::new(),
@@ -136,21 +137,13 @@ impl Conns {
 
     /// When the first pending handshake times out.
     pub(super) fn next_deadline(&self) -> Option<Instant> {
-        self.pending.first().map(|p| p.0)
+        self.pending.first()
     }
 
     /// The connections whose handshake is overdue at `now`, no longer
     /// pending (to be refused).
     pub(super) fn take_overdue(&mut self, now: Instant) -> Vec<ConnId> {
-        let mut due = Vec::new();
-        while let Some(&(d, id)) = self.pending.first() {
-            if d > now {
-                break;
-            }
-            self.pending.remove(&(d, id));
-            due.push(id);
-        }
-        due
+        std::iter::from_fn(|| self.pending.pop_due(now)).collect()
     }
 
     /// Whether the process behind connection `id` is `pid` or under it
@@ -165,7 +158,7 @@ impl Conns {
     pub(super) fn remove(&mut self, id: ConnId) -> Option<Conn> {
         let c = self.map.remove(&id)?;
         if let Some(d) = c.deadline {
-            self.pending.remove(&(d, id));
+            self.pending.remove(d, id);
         }
         if let Some(uid) = c.peer.uid {
             if let Some(n) = self.uids.get_mut(&uid) {
@@ -271,7 +264,7 @@ impl Server {
         let id = conns.next;
         conns.next += 1;
         if let Some(d) = deadline {
-            conns.pending.insert((d, id));
+            conns.pending.insert(d, id);
         }
         if let Some(uid) = peer.uid {
             *conns.uids.entry(uid).or_default() += 1;
@@ -317,7 +310,7 @@ impl Server {
     /// The handshake completed: no deadline any more.
     pub(super) fn handshake_done(&mut self, id: ConnId) {
         if let Some(d) = self.conns.get_mut(&id).and_then(|c| c.deadline.take()) {
-            self.conns.pending.remove(&(d, id));
+            self.conns.pending.remove(d, id);
         }
     }
 

@@ -18,26 +18,13 @@ use pmix_codec::Format;
 use pmix_types::status::codes;
 use pmix_types::Proc;
 use pmix_types::Rank;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// What the core has for its driver: bytes and closes per connection,
-/// upcalls for the host; [`Output`]s are sorted into them as they are made.
-#[derive(Default)]
-pub(super) struct Outbox {
-    pub(super) transmits: VecDeque<Transmit>,
-    pub(super) events: VecDeque<HostEvent>,
-}
-
-impl Outbox {
-    pub(super) fn push_back(&mut self, o: Output) {
-        match o {
-            Output::Send(id, b) => self.transmits.push_back(Transmit::Send(id, b)),
-            Output::Close(id) => self.transmits.push_back(Transmit::Close(id)),
-            Output::Host(e) => self.events.push_back(e),
-        }
-    }
-}
+/// upcalls for the host; [`Output`]s are sorted into them as they are made
+/// (the queue every server core of the crate shares: [`crate::sansio`]).
+pub(super) type Outbox = crate::sansio::Outbox<HostEvent, bytes::Bytes>;
 
 /// The server core: the routing (here) and the state each area owns in
 /// its own module (quinn-proto's `Connection` is split the same way).

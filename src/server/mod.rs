@@ -131,7 +131,7 @@ pub const DEFAULT_GET_WAIT: Duration = Duration::from_secs(2);
 pub const REMOTE_GET_WAIT: Duration = Duration::from_secs(300);
 
 /// A connection, as the driver names it.
-pub type ConnId = u64;
+pub use crate::sansio::ConnId;
 
 /// A job as the host registers it: one node, `nprocs` local ranks.
 #[derive(Clone, Debug)]
@@ -146,29 +146,16 @@ pub struct JobSpec {
     pub info: Vec<Info>,
 }
 
-/// What the driver must do on a connection ([`Server::poll_transmit`]).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Transmit {
-    /// Write these bytes to the connection (a reply every rank of a job
-    /// gets, as the job info, is one buffer shared by all its sends).
-    Send(ConnId, Bytes),
-    /// Close the connection (after writing what was queued for it).
-    Close(ConnId),
-}
+/// What the driver must do on a connection ([`Server::poll_transmit`]):
+/// write bytes (a reply every rank of a job gets, as the job info, is one
+/// buffer shared by all its sends) or close it. The type every server core
+/// of the crate shares ([`crate::sansio`]).
+pub type Transmit = crate::sansio::Transmit<Bytes>;
 
 /// What the core's areas queue for the driver or the host, sorted into
 /// the two queues the driver drains: [`Transmit`]s
 /// ([`Server::poll_transmit`]) and [`HostEvent`]s ([`Server::poll_event`]).
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Output {
-    /// Write these bytes to the connection (a reply every rank of a job
-    /// gets, as the job info, is one buffer shared by all its sends).
-    Send(ConnId, Bytes),
-    /// Close the connection (after writing what was queued for it).
-    Close(ConnId),
-    /// Something the host must know or act on.
-    Host(HostEvent),
-}
+pub(crate) type Output = crate::sansio::Output<HostEvent, Bytes>;
 
 /// Upcalls to the host.
 #[derive(Clone, Debug, PartialEq)]
