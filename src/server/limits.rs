@@ -35,6 +35,7 @@ impl Default for Limits {
 
 /// Why a connection was refused or dropped.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Refusal {
     /// The peer sent no complete handshake within the limit.
     #[error("no handshake within {0:?}")]

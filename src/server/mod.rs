@@ -159,6 +159,7 @@ pub(crate) type Output = crate::sansio::Output<HostEvent, Bytes>;
 
 /// Upcalls to the host.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum HostEvent {
     /// A client completed its handshake, speaking this format.
     Connected(Proc, Format),
