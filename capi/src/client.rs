@@ -1,0 +1,240 @@
+//! The client functions over pmix-wire's blocking [`Client`]: init,
+//! finalize, put, commit, fence, get, abort.
+//!
+//! One process-wide state behind one mutex: a call holds it for its whole
+//! round trip, so calls from several threads are serialized (a blocking
+//! fence in one thread blocks the others' calls until it completes).
+//! Without a server in the environment `PMIx_Init` starts a singleton, as
+//! libpmix does: the process is initialized (data functions work, its
+//! name is `singleton.<host>.<pid>`, rank 0) and the call answers
+//! PMIX_ERR_UNREACH.
+
+use crate::abi::*;
+use crate::conv::*;
+use crate::guard::exports;
+use pmix_types::enums::Scope;
+use pmix_types::status::codes::*;
+use pmix_types::{Proc, Value};
+use pmix_wire::client::{Client, FenceOpts, GetOpts};
+use std::ffi::c_char;
+use std::sync::{Mutex, MutexGuard};
+
+/// The process's PMIx state.
+struct State {
+    /// How many PMIx_Init calls are not yet finalized.
+    inits: u32,
+    /// Our identity.
+    me: Proc,
+    /// The connection to our server, None for a singleton.
+    client: Option<Client>,
+}
+
+static STATE: Mutex<Option<State>> = Mutex::new(None);
+
+fn state() -> MutexGuard<'static, Option<State>> {
+    STATE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Whether the environment names a server (any PMIX_SERVER_URI*).
+fn server_in_env() -> bool {
+    pmix_codec::select::SERVER_URI_VARS
+        .iter()
+        .any(|(v, _)| std::env::var_os(v).is_some())
+}
+
+fn singleton_name() -> Proc {
+    let mut buf = [0u8; 256];
+    // SAFETY: buf has buf.len() bytes; gethostname NUL-terminates within them or fails
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut c_char, buf.len() - 1) };
+    let n = buf.iter().position(|&c| c == 0).unwrap_or(0);
+    let host = if rc == 0 && n > 0 {
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    } else {
+        "localhost".into()
+    };
+    Proc::new(&format!("singleton.{host}.{}", std::process::id()), 0)
+}
+
+fn status(r: Result<(), Status>) -> pmix_status_t {
+    r.err().unwrap_or(PMIX_SUCCESS)
+}
+
+/// Run `f` on the connected client; INIT if not initialized, UNREACH for
+/// a singleton.
+fn with_client<T>(f: impl FnOnce(&mut Client, &Proc) -> Result<T, Status>) -> Result<T, Status> {
+    let mut g = state();
+    let st = g.as_mut().filter(|s| s.inits > 0).ok_or(PMIX_ERR_INIT)?;
+    let me = st.me.clone();
+    let c = st.client.as_mut().ok_or(PMIX_ERR_UNREACH)?;
+    f(c, &me)
+}
+
+fn write_me(proc: *mut pmix_proc_t, me: &Proc) {
+    if !proc.is_null() {
+        // SAFETY: checked non-NULL, a caller's pmix_proc_t
+        let p = unsafe { &mut *proc };
+        write_fixed(&mut p.nspace, me.nspace.as_bytes());
+        p.rank = me.rank;
+    }
+}
+
+fn cerr(e: pmix_wire::client::ClientError) -> Status {
+    e.status()
+}
+
+exports! {
+    /// `PMIx_Init`: connect to the local server named by the environment (a singleton without one) and give our identity in `proc`.
+    fn PMIx_Init(proc: *mut pmix_proc_t, _info: *mut pmix_info_t, _ninfo: usize) -> pmix_status_t {
+        let mut g = state();
+        if let Some(st) = g.as_mut().filter(|s| s.inits > 0) {
+            st.inits += 1;
+            write_me(proc, &st.me);
+            return PMIX_SUCCESS;
+        }
+        if !server_in_env() {
+            let me = singleton_name();
+            write_me(proc, &me);
+            *g = Some(State { inits: 1, me, client: None });
+            return PMIX_ERR_UNREACH;
+        }
+        match Client::init() {
+            Ok(c) => {
+                let me = c.proc().clone();
+                write_me(proc, &me);
+                *g = Some(State { inits: 1, me, client: Some(c) });
+                PMIX_SUCCESS
+            }
+            Err(e) => {
+                eprintln!("pmix-capi: PMIx_Init: {e}");
+                cerr(e)
+            }
+        }
+    }
+
+    /// `PMIx_Initialized`: 1 if PMIx_Init succeeded (or started a singleton) and PMIx_Finalize has not undone it.
+    fn PMIx_Initialized() -> i32 {
+        i32::from(state().as_ref().is_some_and(|s| s.inits > 0))
+    }
+
+    /// `PMIx_Finalize`: undo one PMIx_Init; the last one disconnects from the server.
+    fn PMIx_Finalize(_info: *const pmix_info_t, _ninfo: usize) -> pmix_status_t {
+        let mut g = state();
+        let Some(st) = g.as_mut().filter(|s| s.inits > 0) else {
+            return PMIX_ERR_INIT;
+        };
+        st.inits -= 1;
+        if st.inits > 0 {
+            return PMIX_SUCCESS;
+        }
+        match g.take().and_then(|s| s.client) {
+            Some(c) => c.finalize().err().map_or(PMIX_SUCCESS, cerr),
+            None => PMIX_SUCCESS,
+        }
+    }
+
+    /// `PMIx_Abort`: ask the host to abort `procs` (our namespace if none) with `status` and `msg`.
+    fn PMIx_Abort(status: i32, msg: *const c_char, procs: *const pmix_proc_t, nprocs: usize) -> pmix_status_t {
+        crate::client::status((|| {
+            if procs.is_null() && nprocs > 0 {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            // SAFETY: NULL or a C string; nprocs procs
+            let (m, ps) = unsafe { (read_str(msg), read_procs(procs, nprocs)) };
+            let m = m.map(|m| m.to_string_lossy().into_owned()).unwrap_or_default();
+            with_client(|c, _| c.abort(status, &m, &ps).map_err(cerr))
+        })())
+    }
+
+    /// `PMIx_Put`: stage `val` under `key` in `scope`, sent with the next PMIx_Commit.
+    fn PMIx_Put(scope: u8, key: *const c_char, val: *mut pmix_value_t) -> pmix_status_t {
+        crate::client::status((|| {
+            if key.is_null() || val.is_null() {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            // SAFETY: a C string; a value
+            let (k, v) = unsafe { (read_str(key), read_value(val)) };
+            let k = k.ok_or(PMIX_ERR_BAD_PARAM)?;
+            if k.len() > PMIX_MAX_KEYLEN {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            let v = v?;
+            with_client(|c, _| {
+                c.put(Scope::from_wire(scope), &k.to_string_lossy(), v);
+                Ok(())
+            })
+        })())
+    }
+
+    /// `PMIx_Commit`: send the staged data to the server.
+    fn PMIx_Commit() -> pmix_status_t {
+        crate::client::status(with_client(|c, _| c.commit().map_err(cerr)))
+    }
+
+    /// `PMIx_Fence`: wait until every process of `procs` (our namespace if none) has entered the fence.
+    fn PMIx_Fence(procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
+        crate::client::status((|| {
+            if (procs.is_null() && nprocs > 0) || (info.is_null() && ninfo > 0) {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            // SAFETY: nprocs procs and ninfo infos
+            let (ps, is) = unsafe { (read_procs(procs, nprocs), read_infos(info, ninfo)) };
+            let mut opts = FenceOpts::new().procs(ps);
+            for i in is? {
+                opts = opts.info(i);
+            }
+            with_client(|c, _| c.fence(opts).map_err(cerr))
+        })())
+    }
+
+    /// `PMIx_Get`: the value of `key` for `proc` (ourselves if NULL), newly allocated in `*val`.
+    fn PMIx_Get(
+        proc: *const pmix_proc_t,
+        key: *const c_char,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        val: *mut *mut pmix_value_t
+    ) -> pmix_status_t {
+        crate::client::status((|| {
+            if key.is_null() || val.is_null() || (info.is_null() && ninfo > 0) {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            // SAFETY: a C string; ninfo infos; NULL or a proc
+            let (k, is, who) = unsafe {
+                (read_str(key), read_infos(info, ninfo), (!proc.is_null()).then(|| read_proc(proc)))
+            };
+            let k = k.ok_or(PMIX_ERR_BAD_PARAM)?;
+            let mut opts = GetOpts::new();
+            for i in is? {
+                opts = opts.info(i);
+            }
+            // a singleton holds no data (libpmix answers NOT_FOUND too)
+            let v: Value = with_client(|c, me| {
+                let who = who.unwrap_or_else(|| me.clone());
+                c.get_with(&who, &k.to_string_lossy(), opts).map_err(cerr)
+            })
+            .map_err(|e| if e == PMIX_ERR_UNREACH { PMIX_ERR_NOT_FOUND } else { e })?;
+            let out = c_calloc(1, std::mem::size_of::<pmix_value_t>())? as *mut pmix_value_t;
+            // SAFETY: zeroed storage for one value
+            if let Err(e) = write_value(unsafe { &mut *out }, &v) {
+                // SAFETY: malloc'd above
+                unsafe { libc::free(out as *mut std::ffi::c_void) };
+                return Err(e);
+            }
+            // SAFETY: checked non-NULL
+            unsafe { *val = out };
+            Ok(())
+        })())
+    }
+}
+
+/// `n` procs at `p`.
+///
+/// # Safety
+/// `p` is NULL or holds `n` procs.
+unsafe fn read_procs(p: *const pmix_proc_t, n: usize) -> Vec<Proc> {
+    if p.is_null() {
+        return Vec::new();
+    }
+    // SAFETY: the caller's contract
+    (0..n).map(|i| unsafe { read_proc(p.add(i)) }).collect()
+}

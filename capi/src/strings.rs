@@ -1,0 +1,90 @@
+//! The string functions: names of status codes, types, states and
+//! attributes, and the library's version. The returned strings are
+//! static (interned once): the caller must not free them.
+
+use crate::abi::*;
+use crate::conv::read_str;
+use crate::guard::{exports, intern};
+use pmix_types::names;
+use std::ffi::c_char;
+
+/// The text `PMIx_Get_version` returns.
+pub const VERSION: &str = concat!(
+    "pmix-wire ",
+    env!("CARGO_PKG_VERSION"),
+    " (PMIx Standard: 4.2, Stable ABI: 0.0, Provisional ABI: 0.0)"
+);
+
+exports! {
+    /// `PMIx_Error_string`: the text of a status code.
+    fn PMIx_Error_string(status: pmix_status_t) -> *const c_char {
+        intern(pmix_types::status::error_string(status))
+    }
+    /// `PMIx_Data_type_string`: the name of a data type.
+    fn PMIx_Data_type_string(r#type: pmix_data_type_t) -> *const c_char {
+        intern(pmix_types::data_type_string(r#type))
+    }
+    /// `PMIx_Proc_state_string`: the text of a process state.
+    fn PMIx_Proc_state_string(state: u8) -> *const c_char {
+        intern(names::proc_state_string(state))
+    }
+    /// `PMIx_Scope_string`: the text of a scope.
+    fn PMIx_Scope_string(scope: u8) -> *const c_char {
+        intern(names::scope_string(scope))
+    }
+    /// `PMIx_Persistence_string`: the text of a persistence.
+    fn PMIx_Persistence_string(persist: u8) -> *const c_char {
+        intern(names::persistence_string(persist))
+    }
+    /// `PMIx_Data_range_string`: the text of a data range.
+    fn PMIx_Data_range_string(range: u8) -> *const c_char {
+        intern(names::data_range_string(range))
+    }
+    /// `PMIx_Info_directives_string`: the text of directive bits.
+    fn PMIx_Info_directives_string(directives: pmix_info_directives_t) -> *const c_char {
+        intern(&names::info_directives_string(directives))
+    }
+    /// `PMIx_Alloc_directive_string`: the text of an allocation directive.
+    fn PMIx_Alloc_directive_string(directive: u8) -> *const c_char {
+        intern(names::alloc_directive_string(directive))
+    }
+    /// `PMIx_Job_state_string`: the text of a job state.
+    fn PMIx_Job_state_string(state: u8) -> *const c_char {
+        intern(names::job_state_string(state))
+    }
+    /// `PMIx_Link_state_string`: the text of a link state.
+    fn PMIx_Link_state_string(state: u8) -> *const c_char {
+        intern(names::link_state_string(state))
+    }
+    /// `PMIx_Device_type_string`: the text of a device type.
+    fn PMIx_Device_type_string(r#type: u64) -> *const c_char {
+        intern(names::device_type_string(r#type))
+    }
+    /// `PMIx_IOF_channel_string`: the text of I/O forwarding channel bits.
+    fn PMIx_IOF_channel_string(channel: u16) -> *const c_char {
+        intern(&names::iof_channel_string(channel))
+    }
+    /// `PMIx_Get_attribute_string`: the attribute string of a macro name (the name itself if unknown).
+    fn PMIx_Get_attribute_string(attribute: *const c_char) -> *const c_char {
+        // SAFETY: NULL or a C string
+        match unsafe { read_str(attribute) } {
+            None => std::ptr::null(),
+            Some(a) => {
+                let a = a.to_string_lossy();
+                intern(pmix_types::attrs::attribute_string(&a).unwrap_or(&a))
+            }
+        }
+    }
+    /// `PMIx_Get_attribute_name`: the macro name of an attribute string (the string itself if unknown).
+    fn PMIx_Get_attribute_name(attrstring: *const c_char) -> *const c_char {
+        // SAFETY: NULL or a C string
+        match unsafe { read_str(attrstring) } {
+            None => std::ptr::null(),
+            Some(a) => intern(pmix_types::attrs::attribute_name(&a.to_string_lossy())),
+        }
+    }
+    /// `PMIx_Get_version`: this library's version text.
+    fn PMIx_Get_version() -> *const c_char {
+        intern(VERSION)
+    }
+}

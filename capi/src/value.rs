@@ -1,0 +1,203 @@
+//! The value and info helpers (`PMIx_Value_*`, `PMIx_Info_*`,
+//! `PMIx_Data_array_destruct`).
+
+use crate::abi::*;
+use crate::conv::*;
+use crate::guard::{exports, intern};
+use pmix_types::status::codes::*;
+use pmix_types::{DataType, Value};
+use std::ffi::{c_char, c_void};
+use std::ptr;
+
+fn status(r: Result<(), Status>) -> pmix_status_t {
+    r.err().unwrap_or(PMIX_SUCCESS)
+}
+
+/// The value `data` points to as `PMIx_Value_load` takes it: the chars for
+/// STRING, an element of `ty` for the others.
+///
+/// # Safety
+/// `data` is NULL or as described.
+unsafe fn loaded(ty: DataType, data: *const c_void) -> Result<Option<Value>, Status> {
+    if data.is_null() {
+        return Ok(None);
+    }
+    if ty == DataType::String {
+        // SAFETY: a C string
+        return Ok(Some(Value::String(unsafe {
+            read_str(data as *const c_char)
+        })));
+    }
+    // SAFETY: an element of ty
+    unsafe { read_elem(ty, data as *const u8) }.map(Some)
+}
+
+/// Load `data` of `type` into `val` (its old contents are not freed).
+///
+/// # Safety
+/// `val` is writable; `data` as [`loaded`] takes it.
+unsafe fn load(
+    val: *mut pmix_value_t,
+    data: *const c_void,
+    code: pmix_data_type_t,
+) -> Result<(), Status> {
+    if val.is_null() {
+        return Err(PMIX_ERR_BAD_PARAM);
+    }
+    let ty = DataType::from_code(code).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+    // SAFETY: the caller's contract
+    let v = unsafe { loaded(ty, data) }?;
+    // SAFETY: checked non-NULL
+    let val = unsafe { &mut *val };
+    match v {
+        Some(v) => write_value(val, &v),
+        None => {
+            // no data: the type alone, nothing held
+            // SAFETY: a zeroed union is valid
+            val.data = unsafe { std::mem::zeroed() };
+            val.r#type = code;
+            Ok(())
+        }
+    }
+}
+
+fn text(r: Result<Option<String>, pmix_types::print::PrintError>) -> *mut c_char {
+    match r {
+        Ok(Some(t)) => c_strdup(t.as_bytes()).unwrap_or(ptr::null_mut()),
+        _ => ptr::null_mut(),
+    }
+}
+
+exports! {
+    /// `PMIx_Value_load`: load `data` of `type` into `val` (a copy; STRING data is the string).
+    fn PMIx_Value_load(val: *mut pmix_value_t, data: *const c_void, r#type: pmix_data_type_t) -> pmix_status_t {
+        // SAFETY: checked in load
+        status(unsafe { load(val, data, r#type) })
+    }
+
+    /// `PMIx_Value_unload`: a newly allocated copy of the value's payload in `*data`, its size in `*sz`.
+    fn PMIx_Value_unload(val: *mut pmix_value_t, data: *mut *mut c_void, sz: *mut usize) -> pmix_status_t {
+        status((|| {
+            if val.is_null() || data.is_null() || sz.is_null() {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            // SAFETY: checked non-NULL
+            let v = unsafe { read_value(val) }?;
+            let ty = v.data_type();
+            let (p, n) = match &v {
+                Value::Undef => (ptr::null_mut(), 0),
+                Value::String(None) => (ptr::null_mut(), 0),
+                Value::String(Some(s)) => (c_strdup(s.as_bytes())? as *mut c_void, s.len() + 1),
+                v => (c_elems(ty, std::slice::from_ref(v))?, elem_size(ty).unwrap_or(0)),
+            };
+            // SAFETY: checked non-NULL
+            unsafe {
+                *data = p;
+                *sz = n;
+            }
+            Ok(())
+        })())
+    }
+
+    /// `PMIx_Value_xfer`: a deep copy of `src` into `dest`.
+    fn PMIx_Value_xfer(dest: *mut pmix_value_t, src: *const pmix_value_t) -> pmix_status_t {
+        status((|| {
+            if dest.is_null() || src.is_null() {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            // SAFETY: checked non-NULL
+            let v = unsafe { read_value(src) }?;
+            // SAFETY: checked non-NULL
+            write_value(unsafe { &mut *dest }, &v)
+        })())
+    }
+
+    /// `PMIx_Value_destruct`: free what the value holds.
+    fn PMIx_Value_destruct(val: *mut pmix_value_t) {
+        if !val.is_null() {
+            // SAFETY: a value this library or the caller filled
+            unsafe { destruct_value(val) }
+        }
+    }
+
+    /// `PMIx_Value_string`: a newly allocated text of the value (as `PMIx_Data_print` of a PMIX_VALUE).
+    fn PMIx_Value_string(val: *const pmix_value_t) -> *mut c_char {
+        if val.is_null() {
+            return ptr::null_mut();
+        }
+        // SAFETY: checked non-NULL
+        match unsafe { read_value(val) } {
+            Ok(v) => text(pmix_codec::print(&Value::Value(Box::new(v)), None)),
+            Err(_) => ptr::null_mut(),
+        }
+    }
+
+    /// `PMIx_Value_comparison_string`: the name of a `pmix_value_cmp_t`.
+    fn PMIx_Value_comparison_string(cmp: pmix_value_cmp_t) -> *const c_char {
+        intern(match cmp {
+            cmp::PMIX_EQUAL => "EQUAL",
+            cmp::PMIX_VALUE1_GREATER => "VALUE1 GREATER",
+            cmp::PMIX_VALUE2_GREATER => "VALUE2 GREATER",
+            cmp::PMIX_VALUE_TYPE_DIFFERENT => "DIFFERENT TYPES",
+            cmp::PMIX_VALUE_INCOMPATIBLE_OBJECTS => "INCOMPATIBLE OBJECTS",
+            cmp::PMIX_VALUE_COMPARISON_NOT_AVAIL => "COMPARISON NOT AVAILABLE",
+            _ => "UNKNOWN VALUE",
+        })
+    }
+
+    /// `PMIx_Info_load`: set the info's key and load `data` of `type` into its value.
+    fn PMIx_Info_load(
+        info: *mut pmix_info_t,
+        key: *const c_char,
+        data: *const c_void,
+        r#type: pmix_data_type_t
+    ) -> pmix_status_t {
+        status((|| {
+            if info.is_null() || key.is_null() {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            // SAFETY: checked non-NULL
+            let (i, k) = unsafe { (&mut *info, read_str(key)) };
+            write_fixed(&mut i.key, k.as_ref().map_or(&[][..], |k| k.as_bytes()));
+            i.flags = 0;
+            // SAFETY: as load takes it
+            unsafe { load(&mut i.value, data, r#type) }
+        })())
+    }
+
+    /// `PMIx_Info_xfer`: a deep copy of `src` (key, directives, value) into `dest`.
+    fn PMIx_Info_xfer(dest: *mut pmix_info_t, src: *const pmix_info_t) -> pmix_status_t {
+        status((|| {
+            if dest.is_null() || src.is_null() {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            // SAFETY: checked non-NULL
+            let i = unsafe { read_info(src) }?;
+            // SAFETY: checked non-NULL
+            let d = unsafe { &mut *dest };
+            write_fixed(&mut d.key, i.key.as_bytes());
+            d.flags = i.flags;
+            write_value(&mut d.value, &i.value)
+        })())
+    }
+
+    /// `PMIx_Info_string`: a newly allocated text of the info (as `PMIx_Data_print` of a PMIX_INFO).
+    fn PMIx_Info_string(info: *const pmix_info_t) -> *mut c_char {
+        if info.is_null() {
+            return ptr::null_mut();
+        }
+        // SAFETY: checked non-NULL
+        match unsafe { read_info(info) } {
+            Ok(i) => text(pmix_codec::print(&Value::Info(Box::new(i)), None)),
+            Err(_) => ptr::null_mut(),
+        }
+    }
+
+    /// `PMIx_Data_array_destruct`: free the array's elements.
+    fn PMIx_Data_array_destruct(d: *mut pmix_data_array_t) {
+        if !d.is_null() {
+            // SAFETY: an array this library or the caller filled
+            unsafe { destruct_darray(d) }
+        }
+    }
+}
