@@ -328,7 +328,7 @@ pub unsafe fn read_elem(ty: DataType, p: *const u8) -> Result<Value, Status> {
             DataType::String => {
                 Value::String(read_str(ptr::read_unaligned(p as *const *const c_char)))
             }
-            DataType::Value => read_value(p as *const pmix_value_t)?,
+            DataType::Value => Value::Value(Box::new(read_value(p as *const pmix_value_t)?)),
             DataType::Proc => Value::Proc(Box::new(read_proc(p as *const pmix_proc_t))),
             DataType::ProcNspace => Value::ProcNspace(read_nspace(&*(p as *const pmix_nspace_t))),
             DataType::Info => Value::Info(Box::new(read_info(p as *const pmix_info_t)?)),

@@ -298,7 +298,8 @@ exports! {
             if output.is_null() || src.is_null() {
                 return Err(PMIX_ERR_BAD_PARAM);
             }
-            let ty = data_type(r#type).map_err(|_| PMIX_ERR_BAD_PARAM)?;
+            // libpmix 4.2.2 answers UNKNOWN_DATA_TYPE here (the standard: BAD_PARAM)
+            let ty = data_type(r#type)?;
             // SAFETY: src is an element of ty
             let v = unsafe { source(ty, src) }?;
             // SAFETY: NULL or a C string
@@ -365,7 +366,7 @@ exports! {
         })())
     }
 
-    /// `PMIx_Data_embed`: append a copy of the payload's bytes to the buffer.
+    /// `PMIx_Data_embed`: replace the buffer's contents with a copy of the payload's bytes.
     fn PMIx_Data_embed(buffer: *mut pmix_data_buffer_t, payload: *const pmix_byte_object_t) -> pmix_status_t {
         status((|| {
             if buffer.is_null() || payload.is_null() {
@@ -374,7 +375,11 @@ exports! {
             // SAFETY: checked non-NULL; bytes holds size bytes
             let bytes = unsafe { bo_bytes(&*payload) }.to_vec();
             // SAFETY: checked non-NULL
-            append(unsafe { &mut *buffer }, &bytes)
+            let b = unsafe { &mut *buffer };
+            clear(b);
+            append(b, &bytes)?;
+            b.unpack_ptr = b.base_ptr;
+            Ok(())
         })())
     }
 

@@ -75,7 +75,7 @@ exports! {
         status(unsafe { load(val, data, r#type) })
     }
 
-    /// `PMIx_Value_unload`: a newly allocated copy of the value's payload in `*data`, its size in `*sz`.
+    /// `PMIx_Value_unload`: the value's payload in `*data` (a new string or byte array for STRING and BYTE_OBJECT; copied into the caller's storage at `*data` for the others), its size in `*sz`.
     fn PMIx_Value_unload(val: *mut pmix_value_t, data: *mut *mut c_void, sz: *mut usize) -> pmix_status_t {
         status((|| {
             if val.is_null() || data.is_null() || sz.is_null() {
@@ -85,10 +85,31 @@ exports! {
             let v = unsafe { read_value(val) }?;
             let ty = v.data_type();
             let (p, n) = match &v {
-                Value::Undef => (ptr::null_mut(), 0),
-                Value::String(None) => (ptr::null_mut(), 0),
-                Value::String(Some(s)) => (c_strdup(s.as_bytes())? as *mut c_void, s.len() + 1),
-                v => (c_elems(ty, std::slice::from_ref(v))?, elem_size(ty).unwrap_or(0)),
+                Value::Undef | Value::String(None) => (ptr::null_mut(), 0),
+                // libpmix 4.2.2: a string's size is its length, without the NUL
+                Value::String(Some(s)) => (c_strdup(s.as_bytes())? as *mut c_void, s.len()),
+                Value::ByteObject(h) if h.0.is_empty() => (ptr::null_mut(), 0),
+                Value::ByteObject(h) => {
+                    let p = c_calloc(h.0.len(), 1)?;
+                    // SAFETY: p has h.0.len() bytes
+                    unsafe { ptr::copy_nonoverlapping(h.0.as_ptr(), p, h.0.len()) };
+                    (p as *mut c_void, h.0.len())
+                }
+                v => {
+                    // the caller's storage for one element
+                    // SAFETY: checked non-NULL
+                    let dst = unsafe { *data } as *mut u8;
+                    if dst.is_null() {
+                        return Err(PMIX_ERR_BAD_PARAM);
+                    }
+                    let n = elem_size(ty).ok_or(PMIX_ERR_NOT_SUPPORTED)?;
+                    // SAFETY: the caller provides storage for one element of the value's type
+                    unsafe {
+                        ptr::write_bytes(dst, 0, n);
+                        write_elem(v, dst)?;
+                    }
+                    (dst as *mut c_void, n)
+                }
             };
             // SAFETY: checked non-NULL
             unsafe {
