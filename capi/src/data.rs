@@ -37,7 +37,7 @@ pub fn format() -> Format {
 ///
 /// # Safety
 /// `b` is a constructed buffer.
-unsafe fn unread<'a>(b: &'a pmix_data_buffer_t) -> Result<&'a [u8], Status> {
+unsafe fn unread(b: &pmix_data_buffer_t) -> Result<&[u8], Status> {
     if b.base_ptr.is_null() || b.bytes_used == 0 {
         return Ok(&[]);
     }

@@ -1,6 +1,6 @@
 //! The boundary: every export runs inside [`guarded`], so no panic crosses
 //! into C (a caught panic is `PMIX_ERROR`, a NULL pointer, false or
-//! nothing, and one line on stderr), and the [`exports!`] table both
+//! nothing, and one line on stderr), and the `exports!` table both
 //! defines the `extern "C"` functions and lists their names.
 
 use std::ffi::c_char;

@@ -3,7 +3,7 @@
 //! takes libpmix's place for one process or job through LD_LIBRARY_PATH.
 //!
 //! Every structure and constant is written from the standard's text
-//! ([`abi`]); every export is a row of an [`exports!`](guard) table, runs
+//! ([`abi`]); every export is a row of an `exports!` table ([`guard`]), runs
 //! inside a panic guard and checks each pointer and count it is given.
 //! The data functions convert between the C structs and pmix-types'
 //! `Value` ([`conv`]) and call pmix-codec. spec-notes/capi.md has the
