@@ -270,6 +270,12 @@ static void helpers_section(void) {
     PMIX_INFO_REQUIRED(&i);
     rc = PMIx_Info_xfer(&j, &i);
     printf("info xfer rc=%d key=%s val=%d flags=%u\n", rc, j.key, j.value.data.int32, j.flags);
+    char *t = PMIx_Info_string(&j);
+    printf("info string [%s]\n", t ? t : "(null)");
+    free(t);
+    t = PMIx_Value_string(&j.value);
+    printf("value string [%s]\n", t ? t : "(null)");
+    free(t);
     PMIX_INFO_DESTRUCT(&i);
     PMIX_INFO_DESTRUCT(&j);
 
