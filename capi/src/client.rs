@@ -42,26 +42,35 @@ fn server_in_env() -> bool {
         .any(|(v, _)| std::env::var_os(v).is_some())
 }
 
-fn singleton_name() -> Proc {
+/// This node's name (gethostname), "localhost" if it has none.
+pub(crate) fn hostname() -> String {
     let mut buf = [0u8; 256];
     // SAFETY: buf has buf.len() bytes; gethostname NUL-terminates within them or fails
     let rc = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut c_char, buf.len() - 1) };
     let n = buf.iter().position(|&c| c == 0).unwrap_or(0);
-    let host = if rc == 0 && n > 0 {
+    if rc == 0 && n > 0 {
         String::from_utf8_lossy(&buf[..n]).into_owned()
     } else {
         "localhost".into()
-    };
-    Proc::new(&format!("singleton.{host}.{}", std::process::id()), 0)
+    }
 }
 
-fn status(r: Result<(), Status>) -> pmix_status_t {
+fn singleton_name() -> Proc {
+    Proc::new(
+        &format!("singleton.{}.{}", hostname(), std::process::id()),
+        0,
+    )
+}
+
+pub(crate) fn status(r: Result<(), Status>) -> pmix_status_t {
     r.err().unwrap_or(PMIX_SUCCESS)
 }
 
 /// Run `f` on the connected client; INIT if not initialized, UNREACH for
 /// a singleton.
-fn with_client<T>(f: impl FnOnce(&mut Client, &Proc) -> Result<T, Status>) -> Result<T, Status> {
+pub(crate) fn with_client<T>(
+    f: impl FnOnce(&mut Client, &Proc) -> Result<T, Status>,
+) -> Result<T, Status> {
     let mut g = state();
     let st = g.as_mut().filter(|s| s.inits > 0).ok_or(PMIX_ERR_INIT)?;
     let me = st.me.clone();
@@ -78,7 +87,7 @@ fn write_me(proc: *mut pmix_proc_t, me: &Proc) {
     }
 }
 
-fn cerr(e: pmix_wire::client::ClientError) -> Status {
+pub(crate) fn cerr(e: pmix_wire::client::ClientError) -> Status {
     e.status()
 }
 
@@ -231,7 +240,7 @@ exports! {
 ///
 /// # Safety
 /// `p` is NULL or holds `n` procs.
-unsafe fn read_procs(p: *const pmix_proc_t, n: usize) -> Vec<Proc> {
+pub(crate) unsafe fn read_procs(p: *const pmix_proc_t, n: usize) -> Vec<Proc> {
     if p.is_null() {
         return Vec::new();
     }

@@ -14,22 +14,18 @@
 #![allow(non_snake_case)]
 
 pub mod abi;
-pub mod client;
 pub mod conv;
-pub mod data;
 pub mod guard;
-pub mod strings;
-pub mod value;
 
-/// Every C symbol this library exports, module by module.
-pub fn exported() -> impl Iterator<Item = &'static str> {
-    [
-        client::EXPORTS,
-        data::EXPORTS,
-        value::EXPORTS,
-        strings::EXPORTS,
-    ]
-    .into_iter()
-    .flatten()
-    .copied()
+// The modules whose export tables make the library: declared and chained
+// from one list, so a module's exports cannot be left out of `exported`.
+macro_rules! export_modules {
+    ($($m:ident),*) => {
+        $( pub mod $m; )*
+        /// Every C symbol this library exports, module by module.
+        pub fn exported() -> impl Iterator<Item = &'static str> {
+            [$($m::EXPORTS),*].into_iter().flatten().copied()
+        }
+    };
 }
+export_modules!(client, services, data, value, strings);

@@ -1,9 +1,12 @@
-//! An unmodified libpmix 4.2.2 client on our libpmix.so.2: test-kit/c/pmix_kvs.c
-//! (built against the system libpmix: init, job size, put, commit, fence
-//! with data, every rank's key, finalize) under `pmixw run -n 2`, once
-//! as built and once with LD_LIBRARY_PATH naming a directory with our
-//! library as libpmix.so.2 (for that job only). Both runs must pass the
-//! same, and the loader must resolve libpmix.so.2 to ours in the second.
+//! Unmodified libpmix 4.2.2 clients on our libpmix.so.2, under `pmixw run
+//! -n 2`, once as built and once with LD_LIBRARY_PATH naming a directory
+//! with our library as libpmix.so.2 (for that job only): both runs must
+//! print the same, and the loader must resolve libpmix.so.2 to ours in
+//! the second. test-kit/c/pmix_kvs.c (init, job size, put, commit, fence
+//! with data, every rank's key, finalize) and test-kit/c/capi_client.c
+//! (the other calls: non-blocking fence and get with callbacks, publish,
+//! lookup, unpublish, resolve peers and nodes, query, log, connect,
+//! disconnect).
 //!
 //! pmixw is the binary of the same cargo build (target/<profile>/pmixw,
 //! which `cargo live` and `cargo test --workspace` build); without it the
@@ -47,6 +50,7 @@ fn our_lib_dir(out: &Path) -> PathBuf {
 
 /// `pmixw run -n N exe`, with LD_LIBRARY_PATH=`lib` if given: success and the output lines, sorted.
 fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>) -> (bool, Vec<String>, String) {
+    let what = format!("pmixw run {}", exe.display());
     let mut c = Command::new(pmixw);
     c.args(["run", "-n", &N.to_string(), "--timeout", "60"])
         .arg(exe);
@@ -61,7 +65,7 @@ fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>) -> (bool, Vec<String>, Stri
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let o = process::output_within(child, process::HANG, "pmixw run pmix_kvs");
+    let o = process::output_within(child, process::HANG, &what);
     let mut lines: Vec<String> = String::from_utf8_lossy(&o.stdout)
         .lines()
         .map(String::from)
@@ -74,39 +78,68 @@ fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>) -> (bool, Vec<String>, Stri
     )
 }
 
-#[test]
-fn an_unmodified_libpmix_client_runs_on_ours_under_pmixw_run() {
-    if process::require("cc and libpmix 4.2.2", hosts::libpmix4_dev()).is_none() {
-        return;
-    }
-    let Some(pmixw) = process::require("pmixw of this build", pmixw()) else {
-        return;
-    };
+struct Setup {
+    pmixw: PathBuf,
+    out: PathBuf,
+    lib: PathBuf,
+}
+
+fn setup() -> Option<Setup> {
+    process::require("cc and libpmix 4.2.2", hosts::libpmix4_dev())?;
+    let pmixw = process::require("pmixw of this build", pmixw())?;
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi_live");
     std::fs::create_dir_all(&out).unwrap();
-    let exe = interop::build_c("pmix_kvs", &out).unwrap_or_else(|e| panic!("{e}"));
-    let lib = our_lib_dir(&out);
+    static LIB: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let lib = LIB.get_or_init(|| our_lib_dir(&out)).clone();
+    Some(Setup { pmixw, out, lib })
+}
 
-    // the loader takes ours when LD_LIBRARY_PATH names its directory
+/// Build `name` against libpmix, check the loader takes ours with
+/// LD_LIBRARY_PATH, run it on both: the sorted output lines of each.
+fn both(s: &Setup, name: &str) -> (Vec<String>, Vec<String>) {
+    let exe = interop::build_c(name, &s.out).unwrap_or_else(|e| panic!("{e}"));
     let trace = Command::new(&exe)
-        .env("LD_LIBRARY_PATH", &lib)
+        .env("LD_LIBRARY_PATH", &s.lib)
         .env("LD_TRACE_LOADED_OBJECTS", "1")
         .output()
         .unwrap();
     let trace = String::from_utf8_lossy(&trace.stdout);
-    let want = format!("libpmix.so.2 => {}", lib.join("libpmix.so.2").display());
+    let want = format!("libpmix.so.2 => {}", s.lib.join("libpmix.so.2").display());
     assert!(
         trace.contains(&want),
         "the loader did not take ours:\n{trace}"
     );
+    let (ok_c, lines_c, err_c) = run(&s.pmixw, &exe, None);
+    assert!(ok_c, "{name} with libpmix: {lines_c:?}\n{err_c}");
+    let (ok, lines, err) = run(&s.pmixw, &exe, Some(&s.lib));
+    assert!(ok, "{name} with ours: {lines:?}\n{err}");
+    (lines_c, lines)
+}
 
-    let (ok_c, lines_c, err_c) = run(&pmixw, &exe, None);
-    assert!(ok_c, "with libpmix: {lines_c:?}\n{err_c}");
-    let (ok, lines, err) = run(&pmixw, &exe, Some(&lib));
-    assert!(ok, "with ours: {lines:?}\n{err}");
+#[test]
+fn an_unmodified_libpmix_client_runs_on_ours_under_pmixw_run() {
+    let Some(s) = setup() else { return };
+    let (theirs, ours) = both(&s, "pmix_kvs");
     let want: Vec<String> = (0..N)
         .map(|r| format!("pmix rank {r} of {N}: kvs ok"))
         .collect();
-    assert_eq!(lines_c, want, "libpmix's run");
-    assert_eq!(lines, want, "our run prints what libpmix's does");
+    assert_eq!(theirs, want, "libpmix's run");
+    assert_eq!(ours, want, "our run prints what libpmix's does");
+}
+
+#[test]
+fn the_other_client_calls_answer_as_libpmix_does() {
+    let Some(s) = setup() else { return };
+    let (theirs, ours) = both(&s, "capi_client");
+    // every call of the program printed its line, in both runs
+    // 16 lines each rank prints, and rank 0 publishes and unpublishes,
+    // rank 1 looks up
+    assert_eq!(theirs.len(), 2 * 16 + 3, "{theirs:#?}");
+    assert!(
+        theirs
+            .iter()
+            .any(|l| l == "rank 1: lookup rc=0 by rank 0 type=3 [the value]"),
+        "{theirs:#?}"
+    );
+    assert_eq!(ours, theirs);
 }
