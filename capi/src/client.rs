@@ -120,6 +120,40 @@ exports! {
         }
     }
 
+    /// `PMIx_tool_init`: start as a tool; only with PMIX_TOOL_DO_NOT_CONNECT (no server: named `<host>:<pid>`, rank 0), else PMIX_ERR_NOT_SUPPORTED.
+    fn PMIx_tool_init(proc: *mut pmix_proc_t, info: *mut pmix_info_t, ninfo: usize) -> pmix_status_t {
+        crate::client::status((|| {
+            if info.is_null() && ninfo > 0 {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            // SAFETY: ninfo infos
+            let is = unsafe { read_infos(info, ninfo) }?;
+            let alone = is.iter().any(|i| {
+                i.key.as_bytes() == b"pmix.tool.nocon" && !matches!(i.value, Value::Bool(false))
+            });
+            if !alone {
+                // connecting as a tool (rendezvous files, a server's URI) is not exported yet
+                return Err(PMIX_ERR_NOT_SUPPORTED);
+            }
+            let mut g = state();
+            if let Some(st) = g.as_mut().filter(|s| s.inits > 0) {
+                st.inits += 1;
+                write_me(proc, &st.me);
+                return Ok(());
+            }
+            let me = Proc::new(&format!("{}:{}", hostname(), std::process::id()), 0);
+            write_me(proc, &me);
+            *g = Some(State { inits: 1, me, client: None });
+            Ok(())
+        })())
+    }
+
+    /// `PMIx_tool_finalize`: undo PMIx_tool_init (as PMIx_Finalize).
+    fn PMIx_tool_finalize() -> pmix_status_t {
+        // SAFETY: no pointers
+        unsafe { PMIx_Finalize(std::ptr::null(), 0) }
+    }
+
     /// `PMIx_Initialized`: 1 if PMIx_Init succeeded (or started a singleton) and PMIx_Finalize has not undone it.
     fn PMIx_Initialized() -> i32 {
         i32::from(state().as_ref().is_some_and(|s| s.inits > 0))

@@ -40,9 +40,9 @@ exports! {
     fn PMIx_Data_range_string(range: u8) -> *const c_char {
         intern(names::data_range_string(range))
     }
-    /// `PMIx_Info_directives_string`: the text of directive bits.
-    fn PMIx_Info_directives_string(directives: pmix_info_directives_t) -> *const c_char {
-        intern(&names::info_directives_string(directives))
+    /// `PMIx_Info_directives_string`: the text of directive bits, newly allocated (the caller frees it, as with libpmix).
+    fn PMIx_Info_directives_string(directives: pmix_info_directives_t) -> *mut c_char {
+        crate::conv::c_strdup(names::info_directives_string(directives).as_bytes()).unwrap_or(std::ptr::null_mut())
     }
     /// `PMIx_Alloc_directive_string`: the text of an allocation directive.
     fn PMIx_Alloc_directive_string(directive: u8) -> *const c_char {

@@ -52,10 +52,15 @@ unsafe fn load(
     match v {
         Some(v) => write_value(val, &v),
         None => {
-            // no data: the type alone, nothing held
+            // no data: the type alone, nothing held; a BOOL without data
+            // is true (an attribute given without a value is set), as
+            // libpmix 4.2.2 loads it
             // SAFETY: a zeroed union is valid
             val.data = unsafe { std::mem::zeroed() };
             val.r#type = code;
+            if ty == DataType::Bool {
+                val.data.flag = true;
+            }
             Ok(())
         }
     }

@@ -3,7 +3,9 @@
 //! libpmix.so.2 (the cdylib cargo built for this test, run with
 //! LD_LIBRARY_PATH set for that process only) prints the same packed
 //! bytes, re-packs, Data_print and Data_copy texts, helper results, bad-
-//! argument statuses and strings, in four wire formats. The lines where
+//! argument statuses and strings, in four wire formats; and
+//! test-kit/c/strings.c (every string helper, through PMIx_tool_init)
+//! prints the same on both. The lines where
 //! libpmix 4.2.2 is known to differ are listed in [`KNOWN`] with the
 //! reason (spec-notes/capi.md); a listed line that agrees fails the test,
 //! so the list cannot go stale.
@@ -28,13 +30,13 @@ const KNOWN: &[(&str, &str, usize, &str)] = &[
         3,
         "the Debian libpmix 4.2.2 has no zlib compression component: PMIx_Data_compress always answers false; we compress as libpmix 5 does",
     ),
-    ("strings", "type 0 [UNKNOWN]", 1, "libpmix 4.2.2's type names skip PMIX_UNDEF; we name it"),
-    ("strings", "type 70 [UNKNOWN]", 1, "types 70-75 came after 4.2.2; we name them"),
-    ("strings", "type 71 [UNKNOWN]", 1, "types 70-75 came after 4.2.2; we name them"),
-    ("strings", "type 72 [UNKNOWN]", 1, "types 70-75 came after 4.2.2; we name them"),
-    ("strings", "type 73 [UNKNOWN]", 1, "types 70-75 came after 4.2.2; we name them"),
-    ("strings", "type 74 [UNKNOWN]", 1, "types 70-75 came after 4.2.2; we name them"),
-    ("strings", "type 75 [UNKNOWN]", 1, "types 70-75 came after 4.2.2; we name them"),
+    ("strings.c", "data_type\t0\tUNKNOWN", 1, "libpmix 4.2.2's type names skip PMIX_UNDEF; we name it"),
+    ("strings.c", "data_type\t70\tUNKNOWN", 1, "types 70-75 came after 4.2.2; we name them"),
+    ("strings.c", "data_type\t71\tUNKNOWN", 1, "types 70-75 came after 4.2.2; we name them"),
+    ("strings.c", "data_type\t72\tUNKNOWN", 1, "types 70-75 came after 4.2.2; we name them"),
+    ("strings.c", "data_type\t73\tUNKNOWN", 1, "types 70-75 came after 4.2.2; we name them"),
+    ("strings.c", "data_type\t74\tUNKNOWN", 1, "types 70-75 came after 4.2.2; we name them"),
+    ("strings.c", "data_type\t75\tUNKNOWN", 1, "types 70-75 came after 4.2.2; we name them"),
     (
         "errors",
         "compress NULL ok=1",
@@ -74,6 +76,7 @@ fn our_lib(out: &Path) -> PathBuf {
     dir.join("libpmix.so")
 }
 
+/// One C program built against libpmix and against ours.
 struct Pair {
     theirs: PathBuf,
     ours: PathBuf,
@@ -81,19 +84,26 @@ struct Pair {
 }
 
 impl Pair {
-    /// Built once per test process (the tests run in parallel threads).
-    fn get() -> Option<&'static Pair> {
-        static PAIR: std::sync::OnceLock<Option<Pair>> = std::sync::OnceLock::new();
-        PAIR.get_or_init(Pair::build).as_ref()
+    /// Built once per test process and program (the tests run in parallel threads).
+    fn get(name: &'static str) -> Option<&'static Pair> {
+        use std::collections::HashMap;
+        use std::sync::Mutex;
+        static PAIRS: Mutex<Option<HashMap<&'static str, Option<&'static Pair>>>> =
+            Mutex::new(None);
+        let mut g = PAIRS.lock().unwrap_or_else(|p| p.into_inner());
+        *g.get_or_insert_with(HashMap::new)
+            .entry(name)
+            .or_insert_with(|| Pair::build(name).map(|p| &*Box::leak(Box::new(p))))
     }
 
-    fn build() -> Option<Pair> {
+    fn build(name: &str) -> Option<Pair> {
         process::require("cc and libpmix 4.2.2", hosts::libpmix4_dev())?;
         let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi_diff");
         std::fs::create_dir_all(&out).unwrap();
-        let lib = our_lib(&out);
-        let theirs = interop::build_c("capi_diff", &out).unwrap_or_else(|e| panic!("{e}"));
-        let ours = hosts::grid::build_with_lib("capi_diff", &lib, &out.join("ours"))
+        static LIB: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+        let lib = LIB.get_or_init(|| our_lib(&out));
+        let theirs = interop::build_c(name, &out).unwrap_or_else(|e| panic!("{e}"));
+        let ours = hosts::grid::build_with_lib(name, lib, &out.join("ours"))
             .unwrap_or_else(|e| panic!("{e}"));
         Some(Pair {
             theirs,
@@ -154,7 +164,9 @@ fn compare(section: &str, theirs: &str, ours: &str, seen: &mut Vec<&'static str>
 
 #[test]
 fn the_same_program_prints_the_same_with_libpmix_and_ours() {
-    let Some(p) = Pair::get() else { return };
+    let Some(p) = Pair::get("capi_diff") else {
+        return;
+    };
     let mut bad = Vec::new();
     let mut seen = Vec::new();
     let mut runs = Vec::new();
@@ -186,6 +198,21 @@ fn the_same_program_prints_the_same_with_libpmix_and_ours() {
                 .map(|b| format!("{env:?} {b}")),
         );
     }
+    // test-kit/c/strings.c (every string helper; pmix-types is checked
+    // against libpmix with it) on both libraries, through PMIx_tool_init
+    let s = Pair::get("strings").unwrap();
+    let (t, o) = (s.run(false, &[], &[]), s.run(true, &[], &[]));
+    assert!(
+        t.status.success() && o.status.success(),
+        "strings: {:?} {:?}",
+        t.status,
+        o.status
+    );
+    assert!(
+        text(&t).lines().count() > 4000,
+        "strings.c printed too little"
+    );
+    bad.extend(compare("strings.c", &text(&t), &text(&o), &mut seen));
     assert!(bad.is_empty(), "differences:\n{}", bad.join("\n"));
     for (_, l, _, why) in KNOWN.iter().filter(|(s, ..)| *s != "errors") {
         assert!(
@@ -199,7 +226,9 @@ fn the_same_program_prints_the_same_with_libpmix_and_ours() {
 /// NULL), ours must answer PMIX_ERR_BAD_PARAM; elsewhere both the same.
 #[test]
 fn bad_arguments_give_the_same_status_or_bad_param_where_libpmix_crashes() {
-    let Some(p) = Pair::get() else { return };
+    let Some(p) = Pair::get("capi_diff") else {
+        return;
+    };
     let mut crashes = Vec::new();
     let mut bad = Vec::new();
     let mut seen = Vec::new();
