@@ -165,6 +165,26 @@ unsafe fn bo_bytes(bo: &pmix_byte_object_t) -> &[u8] {
     unsafe { std::slice::from_raw_parts(bo.bytes as *const u8, bo.size) }
 }
 
+/// `f` of the `size` bytes at `inbytes`, newly allocated in `*outbytes`
+/// and `*nbytes`; false if a pointer is NULL or `f` answers None.
+///
+/// # Safety
+/// `inbytes` holds `size` bytes; the out pointers are writable.
+unsafe fn transform(
+    inbytes: *const u8,
+    size: usize,
+    outbytes: *mut *mut u8,
+    nbytes: *mut usize,
+    f: impl FnOnce(&[u8]) -> Option<Vec<u8>>,
+) -> bool {
+    if inbytes.is_null() || outbytes.is_null() || nbytes.is_null() {
+        return false;
+    }
+    // SAFETY: the caller's contract
+    let data = unsafe { std::slice::from_raw_parts(inbytes, size) };
+    f(data).is_some_and(|v| out_bytes(&v, outbytes, nbytes))
+}
+
 fn out_bytes(v: &[u8], out: *mut *mut u8, n: *mut usize) -> bool {
     let Ok(p) = c_calloc(v.len(), 1) else {
         return false;
@@ -385,27 +405,13 @@ exports! {
 
     /// `PMIx_Data_compress`: a newly allocated compressed copy of `inbytes`; false if not compressed.
     fn PMIx_Data_compress(inbytes: *const u8, size: usize, outbytes: *mut *mut u8, nbytes: *mut usize) -> bool {
-        if inbytes.is_null() || outbytes.is_null() || nbytes.is_null() {
-            return false;
-        }
-        // SAFETY: inbytes holds size bytes
-        let data = unsafe { std::slice::from_raw_parts(inbytes, size) };
-        match pmix_codec::compress::compress(data) {
-            Some(z) => out_bytes(&z, outbytes, nbytes),
-            None => false,
-        }
+        // SAFETY: as transform takes them
+        unsafe { transform(inbytes, size, outbytes, nbytes, pmix_codec::compress::compress) }
     }
 
     /// `PMIx_Data_decompress`: a newly allocated decompressed copy of `inbytes`; false on failure.
     fn PMIx_Data_decompress(inbytes: *const u8, size: usize, outbytes: *mut *mut u8, nbytes: *mut usize) -> bool {
-        if inbytes.is_null() || outbytes.is_null() || nbytes.is_null() {
-            return false;
-        }
-        // SAFETY: inbytes holds size bytes
-        let data = unsafe { std::slice::from_raw_parts(inbytes, size) };
-        match pmix_codec::compress::decompress(data) {
-            Ok(v) => out_bytes(&v, outbytes, nbytes),
-            Err(_) => false,
-        }
+        // SAFETY: as transform takes them
+        unsafe { transform(inbytes, size, outbytes, nbytes, |d| pmix_codec::compress::decompress(d).ok()) }
     }
 }

@@ -10,8 +10,8 @@ use crate::client::{cerr, read_procs, status, with_client};
 use crate::conv::*;
 use crate::guard::{exports, guarded};
 use pmix_types::status::codes::*;
-use pmix_types::{Info, PString, Proc, Query, Value};
-use pmix_wire::client::{FenceOpts, GetOpts, LookupOpts, Publish, Spawn, SpawnApp};
+use pmix_types::{DataType, Info, PString, Proc, Query, Value};
+use pmix_wire::client::{Client, ClientError, FenceOpts, GetOpts, LookupOpts, Publish, Spawn, SpawnApp};
 use std::ffi::{c_char, c_void};
 use std::ptr;
 
@@ -94,6 +94,43 @@ unsafe fn nspace_arg(p: *const c_char) -> Result<String, Status> {
     unsafe { read_str(p) }
         .map(|s| lossy(&s))
         .ok_or(PMIX_ERR_BAD_PARAM)
+}
+
+/// `Client::connect` or `Client::disconnect`.
+type GroupCall = fn(&mut Client, &[Proc], &[Info]) -> Result<(), ClientError>;
+
+/// Connect or disconnect: `call` with the procs (at least one) and infos.
+///
+/// # Safety
+/// `procs` holds `nprocs` procs, `info` `ninfo` infos (or NULL).
+unsafe fn group(
+    procs: *const pmix_proc_t,
+    nprocs: usize,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    call: GroupCall,
+) -> Result<(), Status> {
+    // SAFETY: the caller's contract
+    let (ps, is) = unsafe { (procs_of(procs, nprocs)?, infos(info, ninfo)?) };
+    if ps.is_empty() {
+        return Err(PMIX_ERR_BAD_PARAM);
+    }
+    with_client(|c, _| call(c, &ps, &is).map_err(cerr))
+}
+
+/// `vals` (all of `ty`) as a new C array in `*out`, their count in `*n`
+/// (NULL for none).
+///
+/// # Safety
+/// `out` and `n` are writable.
+unsafe fn out_array<T>(ty: DataType, vals: &[Value], out: *mut *mut T, n: *mut usize) -> Result<(), Status> {
+    let p = if vals.is_empty() { ptr::null_mut() } else { c_elems(ty, vals)? };
+    // SAFETY: the caller's contract
+    unsafe {
+        *out = p as *mut T;
+        *n = vals.len();
+    }
+    Ok(())
 }
 
 fn lookup_opts(is: Vec<Info>) -> LookupOpts {
@@ -235,13 +272,8 @@ exports! {
                 c.resolve_peers(&ns).map_err(cerr)
             })?;
             let vals: Vec<Value> = found.into_iter().map(|p| Value::Proc(Box::new(p))).collect();
-            let p = if vals.is_empty() { ptr::null_mut() } else { c_elems(pmix_types::DataType::Proc, &vals)? };
             // SAFETY: checked non-NULL
-            unsafe {
-                *procs = p as *mut pmix_proc_t;
-                *nprocs = vals.len();
-            }
-            Ok(())
+            unsafe { out_array(DataType::Proc, &vals, procs, nprocs) }
         })())
     }
 
@@ -275,7 +307,7 @@ exports! {
             let qs = (0..nqueries)
                 .map(|i| {
                     // SAFETY: nqueries queries
-                    match unsafe { read_elem(pmix_types::DataType::Query, queries.add(i) as *const u8) }? {
+                    match unsafe { read_elem(DataType::Query, queries.add(i) as *const u8) }? {
                         Value::Query(q) => Ok(*q),
                         _ => Err(PMIX_ERR_BAD_PARAM),
                     }
@@ -283,13 +315,8 @@ exports! {
                 .collect::<Result<Vec<Query>, Status>>()?;
             let got = with_client(|c, _| c.query(qs).map_err(cerr))?;
             let vals: Vec<Value> = got.into_iter().map(|i| Value::Info(Box::new(i))).collect();
-            let p = if vals.is_empty() { ptr::null_mut() } else { c_elems(pmix_types::DataType::Info, &vals)? };
             // SAFETY: checked non-NULL
-            unsafe {
-                *results = p as *mut pmix_info_t;
-                *nresults = vals.len();
-            }
-            Ok(())
+            unsafe { out_array(DataType::Info, &vals, results, nresults) }
         })())
     }
 
@@ -322,7 +349,7 @@ exports! {
             let mut sp = ji.into_iter().fold(Spawn::new(), Spawn::job_info);
             for i in 0..napps {
                 // SAFETY: napps apps
-                match unsafe { read_elem(pmix_types::DataType::App, apps.add(i) as *const u8) }? {
+                match unsafe { read_elem(DataType::App, apps.add(i) as *const u8) }? {
                     Value::App(a) => sp = sp.app(SpawnApp::from(*a)),
                     _ => return Err(PMIX_ERR_BAD_PARAM),
                 }
@@ -338,25 +365,13 @@ exports! {
 
     /// `PMIx_Connect`: connect with `procs` (their namespaces become one group).
     fn PMIx_Connect(procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
-        status((|| {
-            // SAFETY: nprocs procs, ninfo infos
-            let (ps, is) = unsafe { (procs_of(procs, nprocs)?, infos(info, ninfo)?) };
-            if ps.is_empty() {
-                return Err(PMIX_ERR_BAD_PARAM);
-            }
-            with_client(|c, _| c.connect(&ps, &is).map_err(cerr))
-        })())
+        // SAFETY: as group takes them
+        status(unsafe { group(procs, nprocs, info, ninfo, Client::connect) })
     }
 
     /// `PMIx_Disconnect`: undo a connect with `procs`.
     fn PMIx_Disconnect(procs: *const pmix_proc_t, nprocs: usize, info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
-        status((|| {
-            // SAFETY: nprocs procs, ninfo infos
-            let (ps, is) = unsafe { (procs_of(procs, nprocs)?, infos(info, ninfo)?) };
-            if ps.is_empty() {
-                return Err(PMIX_ERR_BAD_PARAM);
-            }
-            with_client(|c, _| c.disconnect(&ps, &is).map_err(cerr))
-        })())
+        // SAFETY: as group takes them
+        status(unsafe { group(procs, nprocs, info, ninfo, Client::disconnect) })
     }
 }
