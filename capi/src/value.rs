@@ -66,6 +66,33 @@ unsafe fn load(
     }
 }
 
+/// What `PMIx_Info_list_start` hands out: the infos added so far.
+struct InfoList(Vec<pmix_types::Info>);
+
+/// The list behind a `PMIx_Info_list_*` pointer (NULL: BAD_PARAM).
+///
+/// # Safety
+/// `ptr` is NULL or came from `PMIx_Info_list_start` and is not released.
+unsafe fn list<'a>(ptr: *mut c_void) -> Result<&'a mut InfoList, Status> {
+    // SAFETY: the caller's contract
+    unsafe { (ptr as *mut InfoList).as_mut() }.ok_or(PMIX_ERR_BAD_PARAM)
+}
+
+/// Add a copy of the info at `info` to the list at `ptr`.
+///
+/// # Safety
+/// As [`list`]; `info` is NULL or an info.
+unsafe fn list_copy(ptr: *mut c_void, info: *const pmix_info_t) -> Result<(), Status> {
+    // SAFETY: the caller's contract
+    let l = unsafe { list(ptr) }?;
+    if info.is_null() {
+        return Err(PMIX_ERR_BAD_PARAM);
+    }
+    // SAFETY: checked non-NULL
+    l.0.push(unsafe { read_info(info) }?);
+    Ok(())
+}
+
 fn text(r: Result<Option<String>, pmix_types::print::PrintError>) -> *mut c_char {
     match r {
         Ok(Some(t)) => c_strdup(t.as_bytes()).unwrap_or(ptr::null_mut()),
@@ -216,6 +243,67 @@ exports! {
         match unsafe { read_info(info) } {
             Ok(i) => text(pmix_codec::print(&Value::Info(Box::new(i)), None)),
             Err(_) => ptr::null_mut(),
+        }
+    }
+
+    /// `PMIx_Info_list_start`: a new, empty info list.
+    fn PMIx_Info_list_start() -> *mut c_void {
+        Box::into_raw(Box::new(InfoList(Vec::new()))) as *mut c_void
+    }
+
+    /// `PMIx_Info_list_add`: add `key` with `value` of `type` (loaded as `PMIx_Info_load` loads it) to the list.
+    fn PMIx_Info_list_add(ptr: *mut c_void, key: *const c_char, value: *const c_void, r#type: pmix_data_type_t) -> pmix_status_t {
+        status((|| {
+            // SAFETY: zeroed storage is an empty info
+            let mut i: pmix_info_t = unsafe { std::mem::zeroed() };
+            // SAFETY: as PMIx_Info_load takes them
+            let rc = unsafe { PMIx_Info_load(&mut i, key, value, r#type) };
+            if rc != PMIX_SUCCESS {
+                return Err(rc);
+            }
+            // SAFETY: as list_copy takes them; i was filled just above
+            let r = unsafe { list_copy(ptr, &i) };
+            // SAFETY: what PMIx_Info_load allocated
+            unsafe { destruct_value(&mut i.value) };
+            r
+        })())
+    }
+
+    /// `PMIx_Info_list_insert`: add the info to the list (a copy: the caller's info stays the caller's).
+    fn PMIx_Info_list_insert(ptr: *mut c_void, info: *mut pmix_info_t) -> pmix_status_t {
+        // SAFETY: as list_copy takes them
+        status(unsafe { list_copy(ptr, info) })
+    }
+
+    /// `PMIx_Info_list_xfer`: add a copy of the info to the list.
+    fn PMIx_Info_list_xfer(ptr: *mut c_void, info: *const pmix_info_t) -> pmix_status_t {
+        // SAFETY: as list_copy takes them
+        status(unsafe { list_copy(ptr, info) })
+    }
+
+    /// `PMIx_Info_list_convert`: the list's infos as a new PMIX_INFO data array in `par`.
+    fn PMIx_Info_list_convert(ptr: *mut c_void, par: *mut pmix_data_array_t) -> pmix_status_t {
+        status((|| {
+            // SAFETY: as list takes it
+            let l = unsafe { list(ptr) }?;
+            if par.is_null() {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            let vals: Vec<Value> = l.0.iter().cloned().map(|i| Value::Info(Box::new(i))).collect();
+            let array = if vals.is_empty() { ptr::null_mut() } else { c_elems(DataType::Info, &vals)? };
+            // SAFETY: checked non-NULL
+            unsafe {
+                *par = pmix_data_array_t { r#type: DataType::Info.code(), size: vals.len(), array };
+            }
+            Ok(())
+        })())
+    }
+
+    /// `PMIx_Info_list_release`: free the list.
+    fn PMIx_Info_list_release(ptr: *mut c_void) {
+        if !ptr.is_null() {
+            // SAFETY: from PMIx_Info_list_start, released once
+            drop(unsafe { Box::from_raw(ptr as *mut InfoList) });
         }
     }
 

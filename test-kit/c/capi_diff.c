@@ -289,6 +289,29 @@ static void helpers_section(void) {
     PMIX_INFO_DESTRUCT(&i);
     PMIX_INFO_DESTRUCT(&j);
 
+    /* info lists */
+    void *list = PMIx_Info_list_start();
+    rc = PMIx_Info_list_add(list, "l.one", &y, PMIX_INT32);
+    printf("list add rc=%d\n", rc);
+    rc = PMIx_Info_list_add(list, "l.flag", NULL, PMIX_BOOL);
+    printf("list add NULL bool rc=%d\n", rc);
+    rc = PMIx_Info_list_add(list, "l.str", "s", PMIX_STRING);
+    pmix_info_t li;
+    PMIX_INFO_LOAD(&li, "l.xfer", "x", PMIX_STRING);
+    printf("list xfer rc=%d\n", PMIx_Info_list_xfer(list, &li));
+    PMIX_INFO_DESTRUCT(&li);
+    pmix_data_array_t par;
+    rc = PMIx_Info_list_convert(list, &par);
+    printf("list convert rc=%d type=%d size=%zu\n", rc, par.type, par.size);
+    for (size_t k = 0; rc == PMIX_SUCCESS && k < par.size; k++) {
+        pmix_info_t *ii = &((pmix_info_t *)par.array)[k];
+        char *t = PMIx_Info_string(ii);
+        printf("list %zu [%s]\n", k, t ? t : "(null)");
+        free(t);
+    }
+    if (rc == PMIX_SUCCESS) PMIx_Data_array_destruct(&par);
+    PMIx_Info_list_release(list);
+
     /* payload moves */
     pmix_data_buffer_t a, b;
     PMIX_DATA_BUFFER_CONSTRUCT(&a);
