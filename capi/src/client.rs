@@ -78,6 +78,14 @@ pub(crate) fn with_client<T>(
     f(c, &me)
 }
 
+/// Run `f` on the connected client; None if there is none (not
+/// initialized, finalized, or a singleton).
+pub(crate) fn try_client<T>(f: impl FnOnce(&mut Client) -> Result<T, Status>) -> Option<Result<T, Status>> {
+    let mut g = state();
+    let c = g.as_mut().filter(|s| s.inits > 0)?.client.as_mut()?;
+    Some(f(c))
+}
+
 fn write_me(proc: *mut pmix_proc_t, me: &Proc) {
     if !proc.is_null() {
         // SAFETY: checked non-NULL, a caller's pmix_proc_t

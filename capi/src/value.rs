@@ -93,6 +93,48 @@ unsafe fn list_copy(ptr: *mut c_void, info: *const pmix_info_t) -> Result<(), St
     Ok(())
 }
 
+/// `PMIx_Value_compare` of two values.
+fn compare(a: &Value, b: &Value) -> pmix_value_cmp_t {
+    use std::cmp::Ordering::*;
+    if a.data_type() != b.data_type() {
+        return cmp::PMIX_VALUE_TYPE_DIFFERENT;
+    }
+    let order = match (a, b) {
+        (Value::String(x), Value::String(y)) => x.as_ref().map(|s| s.as_bytes()).cmp(&y.as_ref().map(|s| s.as_bytes())),
+        (Value::Proc(x), Value::Proc(y)) => (x.nspace.as_bytes(), x.rank).cmp(&(y.nspace.as_bytes(), y.rank)),
+        (Value::Float(x), Value::Float(y)) => x.0.partial_cmp(&y.0).unwrap_or(Equal),
+        (Value::Double(x), Value::Double(y)) => x.0.partial_cmp(&y.0).unwrap_or(Equal),
+        _ => match (number(a), number(b)) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            _ if a == b => Equal,
+            _ => return cmp::PMIX_VALUE_COMPARISON_NOT_AVAIL,
+        },
+    };
+    match order {
+        Equal => cmp::PMIX_EQUAL,
+        Greater => cmp::PMIX_VALUE1_GREATER,
+        Less => cmp::PMIX_VALUE2_GREATER,
+    }
+}
+
+/// An integer-valued scalar as an i128.
+fn number(v: &Value) -> Option<i128> {
+    Some(match v {
+        Value::Bool(x) => i128::from(*x),
+        Value::Byte(x) | Value::Uint8(x) | Value::Persist(x) | Value::Scope(x) | Value::DataRange(x) => i128::from(*x),
+        Value::ProcState(x) | Value::AllocDirective(x) | Value::JobState(x) | Value::LinkState(x) => i128::from(*x),
+        Value::Size(x) | Value::Uint64(x) | Value::Time(x) | Value::DevType(x) => i128::from(*x),
+        Value::StorMedium(x) | Value::StorAccess(x) | Value::StorPersist(x) => i128::from(*x),
+        Value::Pid(x) | Value::Uint(x) | Value::Uint32(x) | Value::ProcRank(x) | Value::InfoDirectives(x) => i128::from(*x),
+        Value::Int(x) | Value::Int32(x) | Value::Status(x) => i128::from(*x),
+        Value::Int8(x) => i128::from(*x),
+        Value::Int16(x) => i128::from(*x),
+        Value::Int64(x) => i128::from(*x),
+        Value::Uint16(x) | Value::DataTypeCode(x) | Value::IofChannel(x) | Value::LocType(x) | Value::StorAccessType(x) => i128::from(*x),
+        _ => return None,
+    })
+}
+
 fn text(r: Result<Option<String>, pmix_types::print::PrintError>) -> *mut c_char {
     match r {
         Ok(Some(t)) => c_strdup(t.as_bytes()).unwrap_or(ptr::null_mut()),
@@ -183,6 +225,19 @@ exports! {
             Ok(v) => text(pmix_codec::print(&Value::Value(Box::new(v)), None)),
             Err(_) => ptr::null_mut(),
         }
+    }
+
+    /// `PMIx_Value_compare`: how `v1` compares with `v2` (type, then value).
+    fn PMIx_Value_compare(v1: *mut pmix_value_t, v2: *mut pmix_value_t) -> pmix_value_cmp_t {
+        if v1.is_null() || v2.is_null() {
+            return cmp::PMIX_VALUE_INCOMPATIBLE_OBJECTS;
+        }
+        // SAFETY: checked non-NULL
+        let (a, b) = unsafe { (read_value(v1), read_value(v2)) };
+        let (Ok(a), Ok(b)) = (a, b) else {
+            return cmp::PMIX_VALUE_COMPARISON_NOT_AVAIL;
+        };
+        compare(&a, &b)
     }
 
     /// `PMIx_Value_comparison_string`: the name of a `pmix_value_cmp_t`.

@@ -56,14 +56,11 @@ const FORMATS: &[&[(&str, &str)]] = &[
 
 /// Our libpmix.so.2 (and libpmix.so to link with) in a directory of its own.
 fn our_lib(out: &Path) -> PathBuf {
-    // the test executable is target/<profile>/deps/<name>; cargo put the
-    // cdylib of this package in target/<profile>
+    // the test executable is target/<profile>/deps/<name>; the cdylib
+    // cargo built with this test's rlib is beside it (target/<profile>/
+    // libpmix.so is only refreshed by a build of the package itself)
     let exe = std::env::current_exe().unwrap();
-    let built = exe
-        .parent()
-        .and_then(Path::parent)
-        .unwrap()
-        .join("libpmix.so");
+    let built = exe.parent().unwrap().join("libpmix.so");
     assert!(built.exists(), "{} not built", built.display());
     let dir = out.join("lib");
     std::fs::create_dir_all(&dir).unwrap();

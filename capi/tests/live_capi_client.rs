@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 
 const N: u32 = 2;
 
-/// target/<profile>, where cargo put this package's cdylib and pmixw.
+/// target/<profile>, where cargo put pmixw (and deps/, this package's cdylib).
 fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     exe.parent().and_then(Path::parent).unwrap().to_path_buf()
@@ -36,9 +36,10 @@ fn pmixw() -> Result<PathBuf, String> {
     }
 }
 
-/// A directory holding our library as libpmix.so.2 (a copy).
+/// A directory holding our library as libpmix.so.2 (a copy of the
+/// cdylib cargo built with this test, beside it in deps/).
 fn our_lib_dir(out: &Path) -> PathBuf {
-    let built = profile_dir().join("libpmix.so");
+    let built = profile_dir().join("deps/libpmix.so");
     assert!(built.exists(), "{} not built", built.display());
     let dir = out.join("lib");
     std::fs::create_dir_all(&dir).unwrap();

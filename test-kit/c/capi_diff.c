@@ -289,6 +289,35 @@ static void helpers_section(void) {
     PMIX_INFO_DESTRUCT(&i);
     PMIX_INFO_DESTRUCT(&j);
 
+    /* comparisons */
+    {
+        pmix_value_t a, b;
+        uint32_t u1 = 5, u2 = 9;
+        int32_t i1 = 5;
+        PMIx_Value_load(&a, &u1, PMIX_UINT32);
+        PMIx_Value_load(&b, &u2, PMIX_UINT32);
+        printf("cmp u32 5 9 [%d] 9 5 [%d] 5 5 [%d]\n", PMIx_Value_compare(&a, &b), PMIx_Value_compare(&b, &a),
+               PMIx_Value_compare(&a, &a));
+        PMIx_Value_destruct(&b);
+        PMIx_Value_load(&b, &i1, PMIX_INT32);
+        printf("cmp u32 i32 [%d]\n", PMIx_Value_compare(&a, &b));
+        PMIx_Value_destruct(&a);
+        PMIx_Value_destruct(&b);
+        PMIx_Value_load(&a, "abc", PMIX_STRING);
+        PMIx_Value_load(&b, "abd", PMIX_STRING);
+        printf("cmp str [%d] [%d] [%d]\n", PMIx_Value_compare(&a, &b), PMIx_Value_compare(&b, &a), PMIx_Value_compare(&a, &a));
+        PMIx_Value_destruct(&a);
+        PMIx_Value_destruct(&b);
+        pmix_proc_t p1, p2;
+        PMIX_LOAD_PROCID(&p1, "a", 1);
+        PMIX_LOAD_PROCID(&p2, "a", 2);
+        PMIx_Value_load(&a, &p1, PMIX_PROC);
+        PMIx_Value_load(&b, &p2, PMIX_PROC);
+        printf("cmp proc [%d] [%d]\n", PMIx_Value_compare(&a, &b), PMIx_Value_compare(&a, &a));
+        PMIx_Value_destruct(&a);
+        PMIx_Value_destruct(&b);
+    }
+
     /* info lists */
     void *list = PMIx_Info_list_start();
     rc = PMIx_Info_list_add(list, "l.one", &y, PMIX_INT32);
