@@ -14,9 +14,10 @@ use crate::conv::*;
 use crate::guard::exports;
 use pmix_types::enums::Scope;
 use pmix_types::status::codes::*;
-use pmix_types::{Proc, Value};
+use pmix_types::{Info, Proc, Value};
 use pmix_wire::client::{Client, FenceOpts, GetOpts};
 use std::ffi::c_char;
+use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
 /// The process's PMIx state.
@@ -27,6 +28,15 @@ struct State {
     me: Proc,
     /// The connection to our server, None for a singleton.
     client: Option<Client>,
+    /// What `PMIx_Store_internal` stored: (process, key) to value, read
+    /// by PMIx_Get before anything else and never sent.
+    internal: HashMap<(Proc, String), Value>,
+}
+
+impl State {
+    fn new(me: Proc, client: Option<Client>) -> State {
+        State { inits: 1, me, client, internal: HashMap::new() }
+    }
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
@@ -86,6 +96,21 @@ pub(crate) fn try_client<T>(f: impl FnOnce(&mut Client) -> Result<T, Status>) ->
     Some(f(c))
 }
 
+/// PMIx_Get's answer for `key` of `who` (ourselves if None): what
+/// PMIx_Store_internal stored, else the client's (local data, then the
+/// server); a singleton holds no data (libpmix answers NOT_FOUND too).
+pub(crate) fn get_value(who: Option<Proc>, key: &str, is: Vec<Info>) -> Result<Value, Status> {
+    let mut g = state();
+    let st = g.as_mut().filter(|s| s.inits > 0).ok_or(PMIX_ERR_INIT)?;
+    let who = who.unwrap_or_else(|| st.me.clone());
+    if let Some(v) = st.internal.get(&(who.clone(), key.to_string())) {
+        return Ok(v.clone());
+    }
+    let c = st.client.as_mut().ok_or(PMIX_ERR_NOT_FOUND)?;
+    let opts = is.into_iter().fold(GetOpts::new(), GetOpts::info);
+    c.get_with(&who, key, opts).map_err(cerr)
+}
+
 fn write_me(proc: *mut pmix_proc_t, me: &Proc) {
     if !proc.is_null() {
         // SAFETY: checked non-NULL, a caller's pmix_proc_t
@@ -111,14 +136,14 @@ exports! {
         if !server_in_env() {
             let me = singleton_name();
             write_me(proc, &me);
-            *g = Some(State { inits: 1, me, client: None });
+            *g = Some(State::new(me, None));
             return PMIX_ERR_UNREACH;
         }
         match Client::init() {
             Ok(c) => {
                 let me = c.proc().clone();
                 write_me(proc, &me);
-                *g = Some(State { inits: 1, me, client: Some(c) });
+                *g = Some(State::new(me, Some(c)));
                 PMIX_SUCCESS
             }
             Err(e) => {
@@ -151,7 +176,7 @@ exports! {
             }
             let me = Proc::new(&format!("{}:{}", hostname(), std::process::id()), 0);
             write_me(proc, &me);
-            *g = Some(State { inits: 1, me, client: None });
+            *g = Some(State::new(me, None));
             Ok(())
         })())
     }
@@ -216,6 +241,23 @@ exports! {
         })())
     }
 
+    /// `PMIx_Store_internal`: keep `val` under `key` for `proc` in this process only (PMIx_Get answers it; nothing is sent).
+    fn PMIx_Store_internal(proc: *const pmix_proc_t, key: *const c_char, val: *mut pmix_value_t) -> pmix_status_t {
+        crate::client::status((|| {
+            if proc.is_null() || key.is_null() || val.is_null() {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            // SAFETY: checked non-NULL: a proc, a C string, a value
+            let (p, k, v) = unsafe { (read_proc(proc), read_str(key), read_value(val)) };
+            let k = k.ok_or(PMIX_ERR_BAD_PARAM)?.to_string_lossy().into_owned();
+            let v = v?;
+            let mut g = state();
+            let st = g.as_mut().filter(|s| s.inits > 0).ok_or(PMIX_ERR_INIT)?;
+            st.internal.insert((p, k), v);
+            Ok(())
+        })())
+    }
+
     /// `PMIx_Commit`: send the staged data to the server.
     fn PMIx_Commit() -> pmix_status_t {
         crate::client::status(with_client(|c, _| c.commit().map_err(cerr)))
@@ -254,16 +296,7 @@ exports! {
                 (read_str(key), read_infos(info, ninfo), (!proc.is_null()).then(|| read_proc(proc)))
             };
             let k = k.ok_or(PMIX_ERR_BAD_PARAM)?;
-            let mut opts = GetOpts::new();
-            for i in is? {
-                opts = opts.info(i);
-            }
-            // a singleton holds no data (libpmix answers NOT_FOUND too)
-            let v: Value = with_client(|c, me| {
-                let who = who.unwrap_or_else(|| me.clone());
-                c.get_with(&who, &k.to_string_lossy(), opts).map_err(cerr)
-            })
-            .map_err(|e| if e == PMIX_ERR_UNREACH { PMIX_ERR_NOT_FOUND } else { e })?;
+            let v = get_value(who, &k.to_string_lossy(), is?)?;
             let out = c_calloc(1, std::mem::size_of::<pmix_value_t>())? as *mut pmix_value_t;
             // SAFETY: zeroed storage for one value
             if let Err(e) = write_value(unsafe { &mut *out }, &v) {

@@ -37,9 +37,22 @@ impl<T> OnPanic for *mut T {
     }
 }
 
+/// Whether `PMIX_CAPI_TRACE` is set: then every call of an export is
+/// one line on stderr (`pmix-capi: PMIx_Init`), to see what a program
+/// calls (and that it is this library it calls).
+fn tracing() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("PMIX_CAPI_TRACE").is_some_and(|v| !v.is_empty()))
+}
+
 /// Run the body of the export `name`; a panic becomes [`OnPanic`]'s value
 /// and a log line.
 pub fn guarded<R: OnPanic>(name: &str, body: impl FnOnce() -> R) -> R {
+    if tracing() {
+        use std::io::Write;
+        // one write, so that the lines of several processes on one pipe do not mix
+        let _ = std::io::stderr().write_all(format!("pmix-capi: {name}\n").as_bytes());
+    }
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(r) => r,
         Err(p) => {

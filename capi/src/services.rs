@@ -6,12 +6,12 @@
 #![allow(non_camel_case_types)]
 
 use crate::abi::*;
-use crate::client::{cerr, read_procs, status, with_client};
+use crate::client::{cerr, get_value, read_procs, status, with_client};
 use crate::conv::*;
 use crate::guard::{exports, guarded};
 use pmix_types::status::codes::*;
 use pmix_types::{DataType, Info, PString, Proc, Query, Value};
-use pmix_wire::client::{Client, ClientError, FenceOpts, GetOpts, JobControl, LookupOpts, Publish, Spawn, SpawnApp};
+use pmix_wire::client::{Client, ClientError, FenceOpts, JobControl, LookupOpts, Publish, Spawn, SpawnApp};
 use std::ffi::{c_char, c_void};
 use std::ptr;
 
@@ -153,21 +153,6 @@ unsafe fn procs_of(procs: *const pmix_proc_t, n: usize) -> Result<Vec<Proc>, Sta
 fn fence_opts(ps: Vec<Proc>, is: Vec<Info>) -> FenceOpts {
     is.into_iter()
         .fold(FenceOpts::new().procs(ps), FenceOpts::info)
-}
-
-fn get_value(who: Option<Proc>, key: &str, is: Vec<Info>) -> Result<Value, Status> {
-    let opts = is.into_iter().fold(GetOpts::new(), GetOpts::info);
-    with_client(|c, me| {
-        let who = who.unwrap_or_else(|| me.clone());
-        c.get_with(&who, key, opts).map_err(cerr)
-    })
-    .map_err(|e| {
-        if e == PMIX_ERR_UNREACH {
-            PMIX_ERR_NOT_FOUND
-        } else {
-            e
-        }
-    })
 }
 
 fn lossy(s: &PString) -> String {

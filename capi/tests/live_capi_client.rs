@@ -6,7 +6,10 @@
 //! with data, every rank's key, finalize) and test-kit/c/capi_client.c
 //! (the other calls: non-blocking fence and get with callbacks, publish,
 //! lookup, unpublish, resolve peers and nodes, query, log, connect,
-//! disconnect).
+//! disconnect). And an Open MPI 4.1.4 program (test-kit/c/mpi_ring.c,
+//! mpicc: its PMIx component links libpmix.so.2) runs its ring under
+//! `pmixw run -n 4` on ours, which the trace of our calls
+//! (PMIX_CAPI_TRACE) shows it used.
 //!
 //! pmixw is the binary of the same cargo build (target/<profile>/pmixw,
 //! which `cargo live` and `cargo test --workspace` build); without it the
@@ -51,10 +54,24 @@ fn our_lib_dir(out: &Path) -> PathBuf {
 
 /// `pmixw run -n N exe`, with LD_LIBRARY_PATH=`lib` if given: success and the output lines, sorted.
 fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>) -> (bool, Vec<String>, String) {
+    run_n(pmixw, exe, lib, N, &[])
+}
+
+/// [`run`] with `n` ranks and more environment.
+fn run_n(
+    pmixw: &Path,
+    exe: &Path,
+    lib: Option<&Path>,
+    n: u32,
+    env: &[(&str, &str)],
+) -> (bool, Vec<String>, String) {
     let what = format!("pmixw run {}", exe.display());
     let mut c = Command::new(pmixw);
-    c.args(["run", "-n", &N.to_string(), "--timeout", "60"])
-        .arg(exe);
+    c.args(["run", "-n", &n.to_string(), "--timeout", "120"])
+        .arg(exe)
+        .envs(env.iter().copied())
+        // an outer job's variables would make pmixw's ranks think they are its
+        .env_remove("FLUX_JOB_ID");
     for (v, _) in pmix_codec::select::SERVER_URI_VARS {
         c.env_remove(v);
     }
@@ -143,4 +160,26 @@ fn the_other_client_calls_answer_as_libpmix_does() {
         "{theirs:#?}"
     );
     assert_eq!(ours, theirs);
+}
+
+#[test]
+fn an_open_mpi_program_runs_on_ours_under_pmixw_run() {
+    let Some(s) = setup() else { return };
+    let Some(mpicc) = process::require("Open MPI 4.1.4 mpicc", hosts::mpicc4()) else {
+        return;
+    };
+    let exe = hosts::grid::compile_c(&mpicc, "mpi_ring", &s.out.join("mpi_ring"), &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let n = 4;
+    let (ok, lines, err) = run_n(&s.pmixw, &exe, Some(&s.lib), n, &[("PMIX_CAPI_TRACE", "1")]);
+    assert!(ok, "{lines:?}\n{err}");
+    interop::assert_mpi_ring(&lines.join("\n"), n, &err);
+    // every rank initialized through us, and finalized
+    for call in ["PMIx_Init", "PMIx_Fence_nb", "PMIx_Finalize"] {
+        let count = err
+            .lines()
+            .filter(|l| *l == format!("pmix-capi: {call}"))
+            .count();
+        assert!(count >= n as usize, "{call} traced {count} times:\n{err}");
+    }
 }
