@@ -150,9 +150,15 @@ fn the_other_client_calls_answer_as_libpmix_does() {
     let Some(s) = setup() else { return };
     let (theirs, ours) = both(&s, "capi_client");
     // every call of the program printed its line, in both runs
-    // 16 lines each rank prints, and rank 0 publishes and unpublishes,
-    // rank 1 looks up
-    assert_eq!(theirs.len(), 2 * 16 + 3, "{theirs:#?}");
+    // 20 lines each rank prints; rank 0 publishes, unpublishes and
+    // raises the event, rank 1 looks up and hears it
+    assert_eq!(theirs.len(), 2 * 20 + 5, "{theirs:#?}");
+    assert!(
+        theirs
+            .iter()
+            .any(|l| l == "rank 1: event -7 from rank 0 [raised by 0]"),
+        "{theirs:#?}"
+    );
     assert!(
         theirs
             .iter()

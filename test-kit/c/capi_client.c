@@ -4,7 +4,8 @@
  * init, job size, its node's peers, the job's nodes, put, commit, fence
  * (non-blocking, callback), the other rank's key (non-blocking get),
  * rank 0 publishes and rank 1 looks up (waiting for it), a query, a log,
- * connect and disconnect with the whole job, finalize. Namespaces and
+ * connect and disconnect with the whole job, an event handler for one
+ * code (rank 0 raises it, rank 1 hears it with its info), finalize. Namespaces and
  * host names are not printed (they differ from run to run). */
 #include <pmix.h>
 #include <stdio.h>
@@ -28,6 +29,31 @@ static void get_cb(pmix_status_t status, pmix_value_t *kv, void *cbdata) {
     if (status == PMIX_SUCCESS && kv && kv->type == PMIX_STRING)
         snprintf(got_text, sizeof got_text, "%s", kv->data.string);
     __atomic_store_n(&get_done, 1, __ATOMIC_SEQ_CST);
+}
+
+static volatile int reg_done = 0, event_seen = 0;
+static pmix_status_t reg_rc, event_status;
+static size_t reg_ref;
+static pmix_rank_t event_source;
+static char event_text[64];
+
+static void reg_cb(pmix_status_t status, size_t ref, void *cbdata) {
+    (void)cbdata;
+    reg_rc = status;
+    reg_ref = ref;
+    __atomic_store_n(&reg_done, 1, __ATOMIC_SEQ_CST);
+}
+
+static void handler(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[], size_t ninfo,
+                    pmix_info_t results[], size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata) {
+    (void)id; (void)results; (void)nresults;
+    event_status = status;
+    event_source = source ? source->rank : PMIX_RANK_UNDEF;
+    for (size_t i = 0; i < ninfo; i++)
+        if (0 == strcmp(info[i].key, "capi.event.text") && info[i].value.type == PMIX_STRING)
+            snprintf(event_text, sizeof event_text, "%s", info[i].value.data.string);
+    if (cbfunc) cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+    __atomic_store_n(&event_seen, 1, __ATOMIC_SEQ_CST);
 }
 
 static void wait_for(volatile int *flag) {
@@ -131,6 +157,25 @@ int main(void) {
 
     printf("rank %u: connect rc=%d\n", me.rank, PMIx_Connect(&job, 1, NULL, 0));
     printf("rank %u: disconnect rc=%d\n", me.rank, PMIx_Disconnect(&job, 1, NULL, 0));
+
+    /* events: both register for one code, rank 0 raises it, rank 1 hears it */
+    pmix_status_t code = PMIX_EXTERNAL_ERR_BASE - 7;
+    rc = PMIx_Register_event_handler(&code, 1, NULL, 0, handler, reg_cb, NULL);
+    if (rc == PMIX_SUCCESS) wait_for(&reg_done);
+    printf("rank %u: register rc=%d cb rc=%d\n", me.rank, rc, reg_rc);
+    printf("rank %u: fence rc=%d\n", me.rank, PMIx_Fence(NULL, 0, NULL, 0));
+    if (me.rank == 0) {
+        pmix_info_t ev;
+        PMIX_INFO_LOAD(&ev, "capi.event.text", "raised by 0", PMIX_STRING);
+        printf("rank %u: notify rc=%d\n", me.rank, PMIx_Notify_event(code, &me, PMIX_RANGE_NAMESPACE, &ev, 1, NULL, NULL));
+        PMIX_INFO_DESTRUCT(&ev);
+    } else {
+        wait_for(&event_seen);
+        printf("rank %u: event %d from rank %u [%s]\n", me.rank, event_status - PMIX_EXTERNAL_ERR_BASE, event_source,
+               event_text);
+    }
+    printf("rank %u: fence rc=%d\n", me.rank, PMIx_Fence(NULL, 0, NULL, 0));
+    printf("rank %u: deregister rc=%d\n", me.rank, PMIx_Deregister_event_handler(reg_ref, NULL, NULL));
 
     rc = PMIx_Finalize(NULL, 0);
     printf("rank %u: finalize rc=%d initialized=%d\n", me.rank, rc, PMIx_Initialized());
