@@ -15,6 +15,29 @@ pub const VERSION: &str = concat!(
     " (PMIx Standard: 4.2, Stable ABI: 0.0, Provisional ABI: 0.0)"
 );
 
+/// `raw:<input>`, newly allocated in `*out`: the form libpmix's "raw"
+/// preg component writes (its default writes `pmix[…]` for node lists;
+/// every libpmix reads both).
+fn raw_regex(input: *const c_char, out: *mut *mut c_char) -> pmix_status_t {
+    use pmix_types::status::codes::*;
+    if out.is_null() {
+        return PMIX_ERR_BAD_PARAM;
+    }
+    // SAFETY: NULL or a C string
+    let Some(s) = (unsafe { read_str(input) }) else {
+        return PMIX_ERR_BAD_PARAM;
+    };
+    let text = [b"raw:".as_slice(), s.as_bytes()].concat();
+    match crate::conv::c_strdup(&text) {
+        Ok(p) => {
+            // SAFETY: checked non-NULL
+            unsafe { *out = p };
+            PMIX_SUCCESS
+        }
+        Err(e) => e,
+    }
+}
+
 exports! {
     /// `PMIx_Error_string`: the text of a status code.
     fn PMIx_Error_string(status: pmix_status_t) -> *const c_char {
@@ -82,6 +105,14 @@ exports! {
             None => std::ptr::null(),
             Some(a) => intern(pmix_types::attrs::attribute_name(&a.to_string_lossy())),
         }
+    }
+    /// `PMIx_generate_regex`: a newly allocated regular expression for the comma-separated `input` (the `raw:` form).
+    fn PMIx_generate_regex(input: *const c_char, regex: *mut *mut c_char) -> pmix_status_t {
+        raw_regex(input, regex)
+    }
+    /// `PMIx_generate_ppn`: a newly allocated regular expression for the procs-per-node `input` (the `raw:` form).
+    fn PMIx_generate_ppn(input: *const c_char, ppn: *mut *mut c_char) -> pmix_status_t {
+        raw_regex(input, ppn)
     }
     /// `PMIx_Get_version`: this library's version text.
     fn PMIx_Get_version() -> *const c_char {

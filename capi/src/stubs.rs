@@ -37,7 +37,6 @@ not_supported! {
     PMIx_IOF_pull PMIx_IOF_push PMIx_IOF_deregister
     PMIx_Process_monitor PMIx_Process_monitor_nb
     PMIx_Register_attributes
-    PMIx_generate_regex PMIx_generate_ppn
     PMIx_tool_attach_to_server PMIx_tool_connect_to_server PMIx_tool_disconnect
     PMIx_tool_get_servers PMIx_tool_set_server
     PMIx_server_init PMIx_server_finalize
