@@ -179,6 +179,52 @@ c_structs! {
         /// How many qualifiers.
         nqual: usize,
     }
+    /// `pmix_regattr_t`: a registered attribute.
+    struct pmix_regattr_t {
+        /// The attribute's name (`PMIX_JOB_SIZE`).
+        name: *mut c_char,
+        /// Its string (`pmix.job.size`).
+        string: pmix_key_t,
+        /// Its `pmix_data_type_t`.
+        r#type: pmix_data_type_t,
+        /// NULL-terminated lines of description.
+        description: *mut *mut c_char,
+    }
+    /// `pmix_geometry_t`: a fabric device's coordinates.
+    struct pmix_geometry_t {
+        /// The fabric's index.
+        fabric: usize,
+        /// The device's UUID.
+        uuid: *mut c_char,
+        /// Its OS name.
+        osname: *mut c_char,
+        /// Its coordinates.
+        coordinates: *mut pmix_coord_t,
+        /// How many.
+        ncoords: usize,
+    }
+    /// `pmix_device_distance_t`: a device's distance from the process.
+    struct pmix_device_distance_t {
+        /// The device's UUID.
+        uuid: *mut c_char,
+        /// Its OS name.
+        osname: *mut c_char,
+        /// Its `pmix_device_type_t`.
+        r#type: u64,
+        /// The smallest distance.
+        mindist: u16,
+        /// The largest distance.
+        maxdist: u16,
+    }
+    /// `pmix_endpoint_t`: a fabric endpoint.
+    struct pmix_endpoint_t {
+        /// The device's UUID.
+        uuid: *mut c_char,
+        /// Its OS name.
+        osname: *mut c_char,
+        /// The endpoint's bytes.
+        endpt: pmix_byte_object_t,
+    }
     /// `pmix_data_buffer_t`: packed bytes and the two positions in them.
     struct pmix_data_buffer_t {
         /// Start of the (malloc'd) memory.

@@ -52,6 +52,7 @@ macro_rules! scalars {
             StorAccess u64, u64;
             StorPersist u64, u64;
             StorAccessType u16, u16;
+            Command u8, u8;
         }
     };
 }
@@ -131,6 +132,29 @@ fn blob_value(ty: DataType, h: Box<Hex>) -> Value {
     }
 }
 
+/// The types a `pmix_value_t` holds through a pointer to one element
+/// (`data.proc`, `data.darray`, `data.geometry` …).
+fn held_by_pointer(ty: DataType) -> bool {
+    matches!(
+        ty,
+        DataType::Proc
+            | DataType::ProcInfo
+            | DataType::DataArray
+            | DataType::Coord
+            | DataType::ProcNspace
+            | DataType::Geometry
+            | DataType::DeviceDist
+            | DataType::Endpoint
+            | DataType::DataBuffer
+            | DataType::RegAttr
+    )
+}
+
+/// The types a `pmix_value_t` holds in the union itself, as an element.
+fn held_inline(ty: DataType) -> bool {
+    scalar_size(ty).is_some() || is_blob(ty) || matches!(ty, DataType::String | DataType::Envar)
+}
+
 /// The C storage size of one element of `ty`, None for the types this
 /// library does not convert (PMIX_ERR_NOT_SUPPORTED).
 pub fn elem_size(ty: DataType) -> Option<usize> {
@@ -153,6 +177,12 @@ pub fn elem_size(ty: DataType) -> Option<usize> {
         DataType::Envar => size_of::<pmix_envar_t>(),
         DataType::Coord => size_of::<pmix_coord_t>(),
         DataType::ProcNspace => size_of::<pmix_nspace_t>(),
+        DataType::Pointer | DataType::Regex => size_of::<*mut c_void>(),
+        DataType::RegAttr => size_of::<pmix_regattr_t>(),
+        DataType::Geometry => size_of::<pmix_geometry_t>(),
+        DataType::DeviceDist => size_of::<pmix_device_distance_t>(),
+        DataType::Endpoint => size_of::<pmix_endpoint_t>(),
+        DataType::DataBuffer => size_of::<pmix_data_buffer_t>(),
         _ => return None,
     })
 }
@@ -280,8 +310,13 @@ pub unsafe fn read_value(v: *const pmix_value_t) -> Result<Value, Status> {
     let v = unsafe { &*v };
     let ty = DataType::from_code(v.r#type).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
     let d = &v.data as *const pmix_value_data as *const u8;
-    if scalar_size(ty).is_some() || is_blob(ty) || matches!(ty, DataType::String | DataType::Envar)
-    {
+    if ty == DataType::Regex {
+        // a value holds a regex as a byte object (the text and its NUL)
+        // SAFETY: the union holds data.bo for a REGEX
+        let s = unsafe { read_str(v.data.bo.bytes) };
+        return Ok(Value::Regex(Box::new(regex_of(s))));
+    }
+    if held_inline(ty) {
         // stored inline in the union, as in an array
         // SAFETY: the union holds the member for ty
         return unsafe { read_elem(ty, d) };
@@ -290,11 +325,8 @@ pub unsafe fn read_value(v: *const pmix_value_t) -> Result<Value, Status> {
     let p = unsafe { v.data.ptr } as *const u8;
     match ty {
         DataType::Undef => Ok(Value::Undef),
-        DataType::Proc
-        | DataType::ProcInfo
-        | DataType::DataArray
-        | DataType::Coord
-        | DataType::ProcNspace => {
+        DataType::Pointer => Ok(Value::Pointer),
+        t if held_by_pointer(t) => {
             if p.is_null() {
                 return Err(PMIX_ERR_BAD_PARAM);
             }
@@ -394,8 +426,100 @@ pub unsafe fn read_elem(ty: DataType, p: *const u8) -> Result<Value, Status> {
                 let a = &*(p as *const pmix_data_array_t);
                 Value::DataArray(Box::new(read_darray(a)?))
             }
+            // the pointer itself does not travel
+            DataType::Pointer => Value::Pointer,
+            DataType::Regex => {
+                let text = read_str(ptr::read_unaligned(p as *const *const c_char));
+                Value::Regex(Box::new(match text {
+                    Some(t)
+                        if t.as_bytes().starts_with(b"pmix")
+                            || t.as_bytes().starts_with(b"raw:") =>
+                    {
+                        Regex::Text(t)
+                    }
+                    t => Regex::Packed(t),
+                }))
+            }
+            DataType::RegAttr => {
+                let r = &*(p as *const pmix_regattr_t);
+                Value::RegAttr(Box::new(RegAttr {
+                    name: read_str(r.name),
+                    string: read_key(&r.string),
+                    ty: r.r#type,
+                    description: read_argv(r.description),
+                }))
+            }
+            DataType::Geometry => {
+                let g = &*(p as *const pmix_geometry_t);
+                let mut coordinates = Vec::new();
+                if !g.coordinates.is_null() {
+                    for k in 0..g.ncoords {
+                        match read_elem(DataType::Coord, g.coordinates.add(k) as *const u8)? {
+                            Value::Coord(c) => coordinates.push(*c),
+                            _ => return Err(PMIX_ERR_BAD_PARAM),
+                        }
+                    }
+                }
+                Value::Geometry(Box::new(Geometry {
+                    fabric: g.fabric as u64,
+                    uuid: read_str(g.uuid),
+                    osname: read_str(g.osname),
+                    coordinates,
+                }))
+            }
+            DataType::DeviceDist => {
+                let d = &*(p as *const pmix_device_distance_t);
+                Value::DeviceDist(Box::new(DeviceDist {
+                    uuid: read_str(d.uuid),
+                    osname: read_str(d.osname),
+                    devtype: d.r#type,
+                    mindist: d.mindist,
+                    maxdist: d.maxdist,
+                }))
+            }
+            DataType::Endpoint => {
+                let e = &*(p as *const pmix_endpoint_t);
+                let endpt = if e.endpt.bytes.is_null() || e.endpt.size == 0 {
+                    Vec::new()
+                } else {
+                    std::slice::from_raw_parts(e.endpt.bytes as *const u8, e.endpt.size).to_vec()
+                };
+                Value::Endpoint(Box::new(Endpoint {
+                    uuid: read_str(e.uuid),
+                    osname: read_str(e.osname),
+                    endpt: endpt.into(),
+                }))
+            }
+            DataType::DataBuffer => {
+                let b = &*(p as *const pmix_data_buffer_t);
+                let bytes = if b.base_ptr.is_null() || b.bytes_used == 0 {
+                    Vec::new()
+                } else {
+                    std::slice::from_raw_parts(b.base_ptr as *const u8, b.bytes_used).to_vec()
+                };
+                Value::DataBuffer(Box::new(Hex(bytes.into())))
+            }
             _ => return Err(PMIX_ERR_NOT_SUPPORTED),
         })
+    }
+}
+
+/// A regex's C text as the value model's form.
+fn regex_of(text: Option<PString>) -> Regex {
+    match text {
+        Some(t) if t.as_bytes().starts_with(b"pmix") || t.as_bytes().starts_with(b"raw:") => {
+            Regex::Text(t)
+        }
+        t => Regex::Packed(t),
+    }
+}
+
+/// A regex's text, without its NUL (None for a NULL one).
+fn regex_text(r: &Regex) -> Option<&[u8]> {
+    match r {
+        Regex::Text(t) => Some(t.as_bytes()),
+        Regex::Packed(t) => t.as_ref().map(|t| t.as_bytes()),
+        Regex::Blob(b) => Some(b),
     }
 }
 
@@ -602,6 +726,64 @@ pub unsafe fn write_elem(v: &Value, p: *mut u8) -> Result<(), Status> {
                 }
             }
             Value::DataArray(a) => ptr::write_unaligned(p as *mut pmix_data_array_t, c_darray(a)?),
+            Value::Pointer => ptr::write_unaligned(p as *mut *mut c_void, ptr::null_mut()),
+            Value::Regex(r) => {
+                let text = match regex_text(r) {
+                    Some(t) => c_strdup(t)?,
+                    None => ptr::null_mut(),
+                };
+                ptr::write_unaligned(p as *mut *mut c_char, text)
+            }
+            Value::RegAttr(r) => {
+                let dst = &mut *(p as *mut pmix_regattr_t);
+                dst.name = opt_str(&r.name)?;
+                write_fixed(&mut dst.string, r.string.as_bytes());
+                dst.r#type = r.ty;
+                dst.description = c_argv(&r.description)?;
+            }
+            Value::Geometry(g) => {
+                let dst = &mut *(p as *mut pmix_geometry_t);
+                dst.fabric = g.fabric as usize;
+                dst.uuid = opt_str(&g.uuid)?;
+                dst.osname = opt_str(&g.osname)?;
+                if !g.coordinates.is_empty() {
+                    let cs: Vec<Value> = g
+                        .coordinates
+                        .iter()
+                        .cloned()
+                        .map(|c| Value::Coord(Box::new(c)))
+                        .collect();
+                    dst.coordinates = c_elems(DataType::Coord, &cs)? as *mut pmix_coord_t;
+                }
+                dst.ncoords = g.coordinates.len();
+            }
+            Value::DeviceDist(d) => {
+                let dst = &mut *(p as *mut pmix_device_distance_t);
+                dst.uuid = opt_str(&d.uuid)?;
+                dst.osname = opt_str(&d.osname)?;
+                dst.r#type = d.devtype;
+                dst.mindist = d.mindist;
+                dst.maxdist = d.maxdist;
+            }
+            Value::Endpoint(e) => {
+                let dst = &mut *(p as *mut pmix_endpoint_t);
+                dst.uuid = opt_str(&e.uuid)?;
+                dst.osname = opt_str(&e.osname)?;
+                dst.endpt = c_blob(&Hex(e.endpt.clone()))?;
+            }
+            Value::DataBuffer(h) => {
+                let dst = &mut *(p as *mut pmix_data_buffer_t);
+                let bo = c_blob(h)?;
+                dst.base_ptr = bo.bytes;
+                dst.unpack_ptr = bo.bytes;
+                dst.pack_ptr = if bo.bytes.is_null() {
+                    bo.bytes
+                } else {
+                    bo.bytes.add(bo.size)
+                };
+                dst.bytes_allocated = bo.size;
+                dst.bytes_used = bo.size;
+            }
             _ => return Err(PMIX_ERR_NOT_SUPPORTED),
         }
     }
@@ -621,19 +803,24 @@ pub fn write_value(dst: &mut pmix_value_t, v: &Value) -> Result<(), Status> {
         if ty == DataType::Undef {
             return Ok(());
         }
-        if scalar_size(ty).is_some()
-            || is_blob(ty)
-            || matches!(ty, DataType::String | DataType::Envar)
-        {
+        if let Value::Regex(r) = v {
+            // as a byte object: the text and its NUL
+            if let Some(t) = regex_text(r) {
+                dst.data.bo = pmix_byte_object_t {
+                    bytes: c_strdup(t)?,
+                    size: t.len() + 1,
+                };
+            }
+            return Ok(());
+        }
+        if held_inline(ty) {
             // SAFETY: the union is large enough for every inline member
             return unsafe { write_elem(v, d) };
         }
         match ty {
-            DataType::Proc
-            | DataType::ProcInfo
-            | DataType::DataArray
-            | DataType::Coord
-            | DataType::ProcNspace => {
+            // a pointer's target does not travel: NULL
+            DataType::Pointer => Ok(()),
+            t if held_by_pointer(t) => {
                 let sz = elem_size(ty).ok_or(PMIX_ERR_NOT_SUPPORTED)?;
                 let p = c_calloc(1, sz)?;
                 // SAFETY: p is zeroed storage for one element
@@ -729,6 +916,35 @@ pub unsafe fn destruct_elem(ty: DataType, p: *mut u8) {
                 }
                 DataType::Coord => free((*(p as *mut pmix_coord_t)).coord),
                 DataType::DataArray => destruct_darray(p as *mut pmix_data_array_t),
+                DataType::Regex => free(ptr::read_unaligned(p as *mut *mut c_char)),
+                DataType::RegAttr => {
+                    let r = &mut *(p as *mut pmix_regattr_t);
+                    free(r.name);
+                    free_argv(r.description);
+                }
+                DataType::Geometry => {
+                    let g = &mut *(p as *mut pmix_geometry_t);
+                    free(g.uuid);
+                    free(g.osname);
+                    if !g.coordinates.is_null() {
+                        for k in 0..g.ncoords {
+                            destruct_elem(DataType::Coord, g.coordinates.add(k) as *mut u8);
+                        }
+                        free(g.coordinates);
+                    }
+                }
+                DataType::DeviceDist => {
+                    let d = &mut *(p as *mut pmix_device_distance_t);
+                    free(d.uuid);
+                    free(d.osname);
+                }
+                DataType::Endpoint => {
+                    let e = &mut *(p as *mut pmix_endpoint_t);
+                    free(e.uuid);
+                    free(e.osname);
+                    free(e.endpt.bytes);
+                }
+                DataType::DataBuffer => free((*(p as *mut pmix_data_buffer_t)).base_ptr),
                 _ => {}
             }
         }
@@ -767,12 +983,11 @@ pub unsafe fn destruct_value(v: *mut pmix_value_t) {
         let val = &mut *v;
         if let Some(ty) = DataType::from_code(val.r#type) {
             let d = &mut val.data as *mut pmix_value_data as *mut u8;
-            if scalar_size(ty).is_some()
-                || is_blob(ty)
-                || matches!(ty, DataType::String | DataType::Envar)
-            {
+            if ty == DataType::Regex {
+                free(val.data.bo.bytes);
+            } else if held_inline(ty) {
                 destruct_elem(ty, d);
-            } else if elem_size(ty).is_some() && !val.data.ptr.is_null() {
+            } else if held_by_pointer(ty) && !val.data.ptr.is_null() {
                 destruct_elem(ty, val.data.ptr as *mut u8);
                 free(val.data.ptr);
             }

@@ -103,6 +103,37 @@ fn samples() -> Vec<Value> {
             DataArray::new(DataType::Info, vec![Value::Info(Box::new(info))]).unwrap(),
         )),
         Value::DataArray(Box::new(DataArray::undef(3))),
+        Value::Command(7),
+        Value::Pointer,
+        Value::Regex(Box::new(Regex::Text("raw:n1,n2".into()))),
+        Value::RegAttr(Box::new(RegAttr {
+            name: s("PMIX_X"),
+            string: Key::from("pmix.x"),
+            ty: 14,
+            description: vec!["one".into(), "two".into()],
+        })),
+        Value::Geometry(Box::new(Geometry {
+            fabric: 3,
+            uuid: s("u"),
+            osname: None,
+            coordinates: vec![Coord {
+                view: 2,
+                coord: vec![4, 5],
+            }],
+        })),
+        Value::DeviceDist(Box::new(DeviceDist {
+            uuid: s("g"),
+            osname: s("card0"),
+            devtype: 2,
+            mindist: 1,
+            maxdist: 9,
+        })),
+        Value::Endpoint(Box::new(Endpoint {
+            uuid: None,
+            osname: s("eth0"),
+            endpt: b"\x01\x02".as_slice().into(),
+        })),
+        Value::DataBuffer(Box::new(Hex(b"\x02\x05".as_slice().into()))),
     ]
 }
 
@@ -149,14 +180,14 @@ fn every_converted_type_round_trips_through_c_storage() {
 fn other_types_are_not_supported() {
     for ty in [
         DataType::Topo,
-        DataType::Geometry,
-        DataType::RegAttr,
+        DataType::ProcCpuset,
+        DataType::ProcStats,
         DataType::Kval,
     ] {
         assert_eq!(elem_size(ty), None, "{ty}");
     }
     // SAFETY: no storage is read for a type without a conversion
-    let r = unsafe { read_elem(DataType::Geometry, [0u8; 64].as_ptr()) };
+    let r = unsafe { read_elem(DataType::Topo, [0u8; 64].as_ptr()) };
     assert_eq!(r, Err(-47));
 }
 

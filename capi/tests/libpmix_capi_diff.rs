@@ -287,6 +287,17 @@ const UNCONVERTED: &[&str] = &[
     "BUFFER",
 ];
 
+/// Cases of the generator where libpmix and we differ on purpose: (type
+/// and case, reason). Each must differ (or the list is stale).
+const KNOWN_GEN: &[(&str, &str)] = &[
+    ("REGEX\tnodes3", "the regex comes from PMIx_generate_regex: ours writes raw:node01,…, libpmix's default pmix[node[2:1-3]]"),
+    ("VALUE\tregex", "PMIx_generate_regex's form, as REGEX/nodes3"),
+    ("INFO\tv_regex", "PMIx_generate_regex's form, as REGEX/nodes3"),
+    ("DATA_ARRAY\tof_regex", "PMIx_generate_regex's form, as REGEX/nodes3"),
+    ("VALUE\tdata_buffer", "libpmix 4.2.2 packs a DATA_BUFFER inside a value as an empty one (bfrops.md 4.6); we pack its bytes"),
+    ("INFO\tv_data_buffer", "libpmix's DATA_BUFFER-in-a-value defect, as VALUE/data_buffer"),
+];
+
 /// The interop harness's generator (test-kit/c/gen.c: a broad set of cases
 /// of every type, each packed and printed with its bytes and values) on
 /// both libraries: every case ours packs is the same line as libpmix's;
@@ -306,7 +317,7 @@ fn the_interop_generator_packs_every_converted_case_as_libpmix_does() {
     let key = |l: &str| l.split('\t').take(2).collect::<Vec<_>>().join("\t");
     let theirs: std::collections::HashMap<String, String> =
         text(&t).lines().map(|l| (key(l), l.to_string())).collect();
-    let (mut same, mut refused, mut bad) = (0, 0, Vec::new());
+    let (mut same, mut refused, mut known, mut bad) = (0, 0, 0, Vec::new());
     for l in text(&o).lines() {
         let cols: Vec<&str> = l.split('\t').collect();
         let Some(c) = theirs.get(&key(l)) else {
@@ -315,6 +326,13 @@ fn the_interop_generator_packs_every_converted_case_as_libpmix_does() {
         };
         if c == l {
             same += 1;
+            assert!(
+                KNOWN_GEN.iter().all(|(k, _)| *k != key(l)),
+                "listed gen difference {} agrees: fixed?",
+                key(l)
+            );
+        } else if KNOWN_GEN.iter().any(|(k, _)| *k == key(l)) {
+            known += 1;
         } else if cols.get(3) == Some(&"-47")
             && UNCONVERTED
                 .iter()
@@ -331,6 +349,7 @@ fn the_interop_generator_packs_every_converted_case_as_libpmix_does() {
         bad.len(),
         bad.join("\n")
     );
-    assert!(same >= 350, "only {same} cases agree");
-    eprintln!("gen: {same} cases as libpmix's, {refused} of unconverted types refused");
+    assert!(same >= 400, "only {same} cases agree");
+    assert_eq!(known, KNOWN_GEN.len(), "every listed difference shows");
+    eprintln!("gen: {same} cases as libpmix's, {known} listed differences, {refused} of unconverted types refused");
 }
