@@ -353,3 +353,79 @@ fn the_interop_generator_packs_every_converted_case_as_libpmix_does() {
     assert_eq!(known, KNOWN_GEN.len(), "every listed difference shows");
     eprintln!("gen: {same} cases as libpmix's, {known} listed differences, {refused} of unconverted types refused");
 }
+
+/// The interop harness's unpacker (test-kit/c/unpack.c: unpack the bytes
+/// of a type, print the values, re-pack them, Data_print each) on both
+/// libraries, fed libpmix's bytes of every generator case, in v41 both
+/// buffer types: ours answers as libpmix does, except where libpmix's
+/// unpack is a listed defect (`interop::known`: we read what was sent)
+/// and for the types not converted (NOT_SUPPORTED).
+#[test]
+fn the_interop_unpacker_reads_libpmix_bytes_as_libpmix_does() {
+    if process::require("cc and libpmix 4.2.2", hosts::libpmix4_dev()).is_none() {
+        return;
+    }
+    let theirs = interop::Tools::build().unwrap_or_else(|e| panic!("{e}"));
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi_diff");
+    Pair::get("capi_diff"); // our library's copy, made once
+    let ours = interop::Tools::build_with_lib(&out.join("lib/libpmix.so"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (mut same, mut listed, mut refused, mut bad) = (0, 0, 0, Vec::new());
+    for fmt in interop::default_formats() {
+        let cases: Vec<_> = theirs
+            .gen(&fmt)
+            .unwrap()
+            .into_iter()
+            .filter(|c| c.pack_rc == 0)
+            .collect();
+        let inputs: Vec<(String, Vec<u8>)> = cases
+            .iter()
+            .map(|c| (c.ty.clone(), pmix_types::hex::decode(&c.hex).unwrap()))
+            .collect();
+        let t = theirs.unpack(&fmt, &inputs).unwrap();
+        // the build links ours with an rpath to its directory
+        let o = ours.unpack(&fmt, &inputs).unwrap();
+        for ((c, t), o) in cases.iter().zip(&t).zip(&o) {
+            let row = |u: &interop::CUnpack| {
+                format!(
+                    "{} {} {} {}",
+                    u.rc,
+                    u.json,
+                    u.repack_hex,
+                    interop::mask_addresses(&u.prints)
+                )
+            };
+            if row(t) == row(o) {
+                same += 1;
+            } else if interop::known(&c.name(), "unpack", &fmt).is_some()
+                || interop::known(&c.name(), "print", &fmt).is_some()
+            {
+                listed += 1;
+            } else if o.rc == -47
+                && UNCONVERTED
+                    .iter()
+                    .any(|u| c.ty == *u || c.case.contains(&u.to_lowercase()))
+            {
+                refused += 1;
+            } else {
+                bad.push(format!(
+                    "{} {}:\n  libpmix {}\n     ours {}",
+                    interop::format_label(&fmt),
+                    c.name(),
+                    row(t),
+                    row(o)
+                ));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} differences:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+    assert!(same >= 700, "only {same} agree");
+    eprintln!(
+        "unpack: {same} as libpmix's, {listed} listed libpmix defects, {refused} unconverted"
+    );
+}

@@ -565,7 +565,7 @@ fn same_values(ty: DataType, ours: &[Value], theirs_json: &str) -> Result<(), St
 }
 
 /// Replace every `0x…` address by `0x?`.
-fn mask_addresses(s: &str) -> String {
+pub fn mask_addresses(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let b = s.as_bytes();
     let mut i = 0;
