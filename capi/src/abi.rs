@@ -225,6 +225,120 @@ c_structs! {
         /// The endpoint's bytes.
         endpt: pmix_byte_object_t,
     }
+    /// `pmix_proc_stats_t`: a process's resource use.
+    struct pmix_proc_stats_t {
+        /// Its node.
+        node: *mut c_char,
+        /// The process.
+        proc: pmix_proc_t,
+        /// Its pid.
+        pid: libc::pid_t,
+        /// Its command.
+        cmd: *mut c_char,
+        /// Its state letter (`R` …).
+        state: c_char,
+        /// CPU time used.
+        time: libc::timeval,
+        /// CPU share.
+        percent_cpu: f32,
+        /// Scheduling priority.
+        priority: i32,
+        /// Threads.
+        num_threads: u16,
+        /// Proportional set size.
+        pss: f32,
+        /// Virtual size.
+        vsize: f32,
+        /// Resident set size.
+        rss: f32,
+        /// Peak virtual size.
+        peak_vsize: f32,
+        /// The processor it last ran on.
+        processor: u16,
+        /// When sampled.
+        sample_time: libc::timeval,
+    }
+    /// `pmix_disk_stats_t`: a disk's counters.
+    struct pmix_disk_stats_t {
+        /// The disk.
+        disk: *mut c_char,
+        /// Reads completed.
+        num_reads_completed: u64,
+        /// Reads merged.
+        num_reads_merged: u64,
+        /// Sectors read.
+        num_sectors_read: u64,
+        /// Time reading.
+        milliseconds_reading: u64,
+        /// Writes completed.
+        num_writes_completed: u64,
+        /// Writes merged.
+        num_writes_merged: u64,
+        /// Sectors written.
+        num_sectors_written: u64,
+        /// Time writing.
+        milliseconds_writing: u64,
+        /// I/Os in progress.
+        num_ios_in_progress: u64,
+        /// Time doing I/O.
+        milliseconds_io: u64,
+        /// Weighted time doing I/O.
+        weighted_milliseconds_io: u64,
+    }
+    /// `pmix_net_stats_t`: a network interface's counters.
+    struct pmix_net_stats_t {
+        /// The interface.
+        net_interface: *mut c_char,
+        /// Bytes received.
+        num_bytes_recvd: u64,
+        /// Packets received.
+        num_packets_recvd: u64,
+        /// Receive errors.
+        num_recv_errs: u64,
+        /// Bytes sent.
+        num_bytes_sent: u64,
+        /// Packets sent.
+        num_packets_sent: u64,
+        /// Send errors.
+        num_send_errs: u64,
+    }
+    /// `pmix_node_stats_t`: a node's load and memory, with its disks and interfaces.
+    struct pmix_node_stats_t {
+        /// The node.
+        node: *mut c_char,
+        /// Load average, 1 minute.
+        la: f32,
+        /// Load average, 5 minutes.
+        la5: f32,
+        /// Load average, 15 minutes.
+        la15: f32,
+        /// Total memory.
+        total_mem: f32,
+        /// Free memory.
+        free_mem: f32,
+        /// Buffers.
+        buffers: f32,
+        /// Cached.
+        cached: f32,
+        /// Swap cached.
+        swap_cached: f32,
+        /// Swap total.
+        swap_total: f32,
+        /// Swap free.
+        swap_free: f32,
+        /// Mapped.
+        mapped: f32,
+        /// When sampled.
+        sample_time: libc::timeval,
+        /// Its disks.
+        diskstats: *mut pmix_disk_stats_t,
+        /// How many.
+        ndiskstats: usize,
+        /// Its interfaces.
+        netstats: *mut pmix_net_stats_t,
+        /// How many.
+        nnetstats: usize,
+    }
     /// `pmix_data_buffer_t`: packed bytes and the two positions in them.
     struct pmix_data_buffer_t {
         /// Start of the (malloc'd) memory.

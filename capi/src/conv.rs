@@ -147,7 +147,93 @@ fn held_by_pointer(ty: DataType) -> bool {
             | DataType::Endpoint
             | DataType::DataBuffer
             | DataType::RegAttr
+            | DataType::ProcStats
+            | DataType::DiskStats
+            | DataType::NetStats
+            | DataType::NodeStats
     )
+}
+
+fn tv_of(t: &libc::timeval) -> Timeval {
+    Timeval {
+        sec: t.tv_sec,
+        usec: t.tv_usec,
+    }
+}
+
+fn c_tv(t: &Timeval) -> libc::timeval {
+    libc::timeval {
+        tv_sec: t.sec,
+        tv_usec: t.usec,
+    }
+}
+
+fn disk_of(d: &pmix_disk_stats_t) -> DiskStats {
+    // SAFETY: NULL or a C string, by the caller of read_elem
+    let disk = unsafe { read_str(d.disk) };
+    DiskStats::from_counters(
+        disk,
+        [
+            d.num_reads_completed,
+            d.num_reads_merged,
+            d.num_sectors_read,
+            d.milliseconds_reading,
+            d.num_writes_completed,
+            d.num_writes_merged,
+            d.num_sectors_written,
+            d.milliseconds_writing,
+            d.num_ios_in_progress,
+            d.milliseconds_io,
+            d.weighted_milliseconds_io,
+        ],
+    )
+}
+
+fn net_of(n: &pmix_net_stats_t) -> NetStats {
+    // SAFETY: NULL or a C string, by the caller of read_elem
+    let name = unsafe { read_str(n.net_interface) };
+    NetStats::from_counters(
+        name,
+        [
+            n.num_bytes_recvd,
+            n.num_packets_recvd,
+            n.num_recv_errs,
+            n.num_bytes_sent,
+            n.num_packets_sent,
+            n.num_send_errs,
+        ],
+    )
+}
+
+fn c_disk(d: &DiskStats) -> Result<pmix_disk_stats_t, Status> {
+    let c = d.counters();
+    Ok(pmix_disk_stats_t {
+        disk: opt_str(&d.disk)?,
+        num_reads_completed: c[0],
+        num_reads_merged: c[1],
+        num_sectors_read: c[2],
+        milliseconds_reading: c[3],
+        num_writes_completed: c[4],
+        num_writes_merged: c[5],
+        num_sectors_written: c[6],
+        milliseconds_writing: c[7],
+        num_ios_in_progress: c[8],
+        milliseconds_io: c[9],
+        weighted_milliseconds_io: c[10],
+    })
+}
+
+fn c_net(n: &NetStats) -> Result<pmix_net_stats_t, Status> {
+    let c = n.counters();
+    Ok(pmix_net_stats_t {
+        net_interface: opt_str(&n.net_interface)?,
+        num_bytes_recvd: c[0],
+        num_packets_recvd: c[1],
+        num_recv_errs: c[2],
+        num_bytes_sent: c[3],
+        num_packets_sent: c[4],
+        num_send_errs: c[5],
+    })
 }
 
 /// The types a `pmix_value_t` holds in the union itself, as an element.
@@ -183,6 +269,10 @@ pub fn elem_size(ty: DataType) -> Option<usize> {
         DataType::DeviceDist => size_of::<pmix_device_distance_t>(),
         DataType::Endpoint => size_of::<pmix_endpoint_t>(),
         DataType::DataBuffer => size_of::<pmix_data_buffer_t>(),
+        DataType::ProcStats => size_of::<pmix_proc_stats_t>(),
+        DataType::DiskStats => size_of::<pmix_disk_stats_t>(),
+        DataType::NetStats => size_of::<pmix_net_stats_t>(),
+        DataType::NodeStats => size_of::<pmix_node_stats_t>(),
         _ => return None,
     })
 }
@@ -499,6 +589,68 @@ pub unsafe fn read_elem(ty: DataType, p: *const u8) -> Result<Value, Status> {
                 };
                 Value::DataBuffer(Box::new(Hex(bytes.into())))
             }
+            DataType::ProcStats => {
+                let p = &*(p as *const pmix_proc_stats_t);
+                Value::ProcStats(Box::new(ProcStats {
+                    node: read_str(p.node),
+                    proc: read_proc(&p.proc),
+                    pid: p.pid as u32,
+                    cmd: read_str(p.cmd),
+                    state: p.state as u8,
+                    time: tv_of(&p.time),
+                    percent_cpu: p.percent_cpu,
+                    priority: p.priority,
+                    num_threads: p.num_threads,
+                    pss: p.pss,
+                    vsize: p.vsize,
+                    rss: p.rss,
+                    peak_vsize: p.peak_vsize,
+                    processor: p.processor,
+                    sample_time: tv_of(&p.sample_time),
+                }))
+            }
+            DataType::DiskStats => {
+                Value::DiskStats(Box::new(disk_of(&*(p as *const pmix_disk_stats_t))))
+            }
+            DataType::NetStats => {
+                Value::NetStats(Box::new(net_of(&*(p as *const pmix_net_stats_t))))
+            }
+            DataType::NodeStats => {
+                let n = &*(p as *const pmix_node_stats_t);
+                let diskstats = if n.diskstats.is_null() {
+                    Vec::new()
+                } else {
+                    std::slice::from_raw_parts(n.diskstats, n.ndiskstats)
+                        .iter()
+                        .map(disk_of)
+                        .collect()
+                };
+                let netstats = if n.netstats.is_null() {
+                    Vec::new()
+                } else {
+                    std::slice::from_raw_parts(n.netstats, n.nnetstats)
+                        .iter()
+                        .map(net_of)
+                        .collect()
+                };
+                Value::NodeStats(Box::new(NodeStats {
+                    node: read_str(n.node),
+                    la: n.la,
+                    la5: n.la5,
+                    la15: n.la15,
+                    total_mem: n.total_mem,
+                    free_mem: n.free_mem,
+                    buffers: n.buffers,
+                    cached: n.cached,
+                    swap_cached: n.swap_cached,
+                    swap_total: n.swap_total,
+                    swap_free: n.swap_free,
+                    mapped: n.mapped,
+                    sample_time: tv_of(&n.sample_time),
+                    diskstats,
+                    netstats,
+                }))
+            }
             _ => return Err(PMIX_ERR_NOT_SUPPORTED),
         })
     }
@@ -784,6 +936,62 @@ pub unsafe fn write_elem(v: &Value, p: *mut u8) -> Result<(), Status> {
                 dst.bytes_allocated = bo.size;
                 dst.bytes_used = bo.size;
             }
+            Value::ProcStats(s) => {
+                let dst = &mut *(p as *mut pmix_proc_stats_t);
+                dst.node = opt_str(&s.node)?;
+                write_proc(&mut dst.proc, &s.proc);
+                dst.pid = s.pid as libc::pid_t;
+                dst.cmd = opt_str(&s.cmd)?;
+                dst.state = s.state as c_char;
+                dst.time = c_tv(&s.time);
+                dst.percent_cpu = s.percent_cpu;
+                dst.priority = s.priority;
+                dst.num_threads = s.num_threads;
+                dst.pss = s.pss;
+                dst.vsize = s.vsize;
+                dst.rss = s.rss;
+                dst.peak_vsize = s.peak_vsize;
+                dst.processor = s.processor;
+                dst.sample_time = c_tv(&s.sample_time);
+            }
+            Value::DiskStats(d) => ptr::write_unaligned(p as *mut pmix_disk_stats_t, c_disk(d)?),
+            Value::NetStats(n) => ptr::write_unaligned(p as *mut pmix_net_stats_t, c_net(n)?),
+            Value::NodeStats(n) => {
+                let dst = &mut *(p as *mut pmix_node_stats_t);
+                dst.node = opt_str(&n.node)?;
+                dst.la = n.la;
+                dst.la5 = n.la5;
+                dst.la15 = n.la15;
+                dst.total_mem = n.total_mem;
+                dst.free_mem = n.free_mem;
+                dst.buffers = n.buffers;
+                dst.cached = n.cached;
+                dst.swap_cached = n.swap_cached;
+                dst.swap_total = n.swap_total;
+                dst.swap_free = n.swap_free;
+                dst.mapped = n.mapped;
+                dst.sample_time = c_tv(&n.sample_time);
+                if !n.diskstats.is_empty() {
+                    let v: Vec<Value> = n
+                        .diskstats
+                        .iter()
+                        .cloned()
+                        .map(|d| Value::DiskStats(Box::new(d)))
+                        .collect();
+                    dst.diskstats = c_elems(DataType::DiskStats, &v)? as *mut pmix_disk_stats_t;
+                    dst.ndiskstats = v.len();
+                }
+                if !n.netstats.is_empty() {
+                    let v: Vec<Value> = n
+                        .netstats
+                        .iter()
+                        .cloned()
+                        .map(|d| Value::NetStats(Box::new(d)))
+                        .collect();
+                    dst.netstats = c_elems(DataType::NetStats, &v)? as *mut pmix_net_stats_t;
+                    dst.nnetstats = v.len();
+                }
+            }
             _ => return Err(PMIX_ERR_NOT_SUPPORTED),
         }
     }
@@ -945,6 +1153,38 @@ pub unsafe fn destruct_elem(ty: DataType, p: *mut u8) {
                     free(e.endpt.bytes);
                 }
                 DataType::DataBuffer => free((*(p as *mut pmix_data_buffer_t)).base_ptr),
+                DataType::ProcStats => {
+                    let s = &mut *(p as *mut pmix_proc_stats_t);
+                    free(s.node);
+                    free(s.cmd);
+                }
+                DataType::DiskStats => free((*(p as *mut pmix_disk_stats_t)).disk),
+                DataType::NetStats => free((*(p as *mut pmix_net_stats_t)).net_interface),
+                DataType::NodeStats => {
+                    let n = &mut *(p as *mut pmix_node_stats_t);
+                    free(n.node);
+                    for (a, k, ty, sz) in [
+                        (
+                            n.diskstats as *mut u8,
+                            n.ndiskstats,
+                            DataType::DiskStats,
+                            size_of::<pmix_disk_stats_t>(),
+                        ),
+                        (
+                            n.netstats as *mut u8,
+                            n.nnetstats,
+                            DataType::NetStats,
+                            size_of::<pmix_net_stats_t>(),
+                        ),
+                    ] {
+                        if !a.is_null() {
+                            for i in 0..k {
+                                destruct_elem(ty, a.add(i * sz));
+                            }
+                            free(a);
+                        }
+                    }
+                }
                 _ => {}
             }
         }

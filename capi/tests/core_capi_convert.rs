@@ -134,6 +134,40 @@ fn samples() -> Vec<Value> {
             endpt: b"\x01\x02".as_slice().into(),
         })),
         Value::DataBuffer(Box::new(Hex(b"\x02\x05".as_slice().into()))),
+        Value::ProcStats(Box::new(ProcStats {
+            node: s("n1"),
+            proc: proc.clone(),
+            pid: 9,
+            cmd: s("a.out"),
+            state: b'R',
+            time: Timeval { sec: 1, usec: 2 },
+            percent_cpu: 1.5,
+            priority: -3,
+            num_threads: 4,
+            pss: 1.0,
+            vsize: 2.0,
+            rss: 3.0,
+            peak_vsize: 4.0,
+            processor: 1,
+            sample_time: Timeval { sec: 5, usec: 6 },
+        })),
+        Value::NodeStats(Box::new(NodeStats {
+            node: s("n1"),
+            la: 0.5,
+            la5: 0.25,
+            la15: 0.125,
+            total_mem: 1024.0,
+            free_mem: 512.0,
+            buffers: 1.0,
+            cached: 2.0,
+            swap_cached: 3.0,
+            swap_total: 4.0,
+            swap_free: 5.0,
+            mapped: 6.0,
+            sample_time: Timeval { sec: 7, usec: 8 },
+            diskstats: vec![DiskStats::from_counters(s("sda"), [1; 11])],
+            netstats: vec![NetStats::from_counters(s("eth0"), [2; 6])],
+        })),
     ]
 }
 
@@ -181,7 +215,7 @@ fn other_types_are_not_supported() {
     for ty in [
         DataType::Topo,
         DataType::ProcCpuset,
-        DataType::ProcStats,
+        DataType::Buffer,
         DataType::Kval,
     ] {
         assert_eq!(elem_size(ty), None, "{ty}");
