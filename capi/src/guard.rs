@@ -45,14 +45,20 @@ fn tracing() -> bool {
     *ON.get_or_init(|| std::env::var_os("PMIX_CAPI_TRACE").is_some_and(|v| !v.is_empty()))
 }
 
-/// Run the body of the export `name`; a panic becomes [`OnPanic`]'s value
-/// and a log line.
-pub fn guarded<R: OnPanic>(name: &str, body: impl FnOnce() -> R) -> R {
+/// A call of the export `name` from C: traced (see [`tracing`]), then
+/// [`guarded`].
+pub fn export<R: OnPanic>(name: &str, body: impl FnOnce() -> R) -> R {
     if tracing() {
         use std::io::Write;
         // one write, so that the lines of several processes on one pipe do not mix
         let _ = std::io::stderr().write_all(format!("pmix-capi: {name}\n").as_bytes());
     }
+    guarded(name, body)
+}
+
+/// Run `body` (an export's, or a callback's on our own threads); a panic
+/// becomes [`OnPanic`]'s value and a log line naming `name`.
+pub fn guarded<R: OnPanic>(name: &str, body: impl FnOnce() -> R) -> R {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(r) => r,
         Err(p) => {
@@ -78,7 +84,7 @@ macro_rules! exports {
             /// Every pointer must be NULL or valid as the PMIx standard describes it.
             #[no_mangle]
             pub unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? {
-                $crate::guard::guarded(stringify!($name), move || $body)
+                $crate::guard::export(stringify!($name), move || $body)
             }
         )*
         /// The C symbols this module exports.

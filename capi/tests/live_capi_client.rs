@@ -54,21 +54,21 @@ fn our_lib_dir(out: &Path) -> PathBuf {
 
 /// `pmixw run -n N exe`, with LD_LIBRARY_PATH=`lib` if given: success and the output lines, sorted.
 fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>) -> (bool, Vec<String>, String) {
-    run_n(pmixw, exe, lib, N, &[])
+    run_n(pmixw, &[exe.as_os_str()], lib, N, &[])
 }
 
-/// [`run`] with `n` ranks and more environment.
+/// [`run`] of a command line `cmd` with `n` ranks and more environment.
 fn run_n(
     pmixw: &Path,
-    exe: &Path,
+    cmd: &[&std::ffi::OsStr],
     lib: Option<&Path>,
     n: u32,
     env: &[(&str, &str)],
 ) -> (bool, Vec<String>, String) {
-    let what = format!("pmixw run {}", exe.display());
+    let what = format!("pmixw run {cmd:?}");
     let mut c = Command::new(pmixw);
     c.args(["run", "-n", &n.to_string(), "--timeout", "120"])
-        .arg(exe)
+        .args(cmd)
         .envs(env.iter().copied())
         // an outer job's variables would make pmixw's ranks think they are its
         .env_remove("FLUX_JOB_ID");
@@ -177,7 +177,13 @@ fn an_open_mpi_program_runs_on_ours_under_pmixw_run() {
     let exe = hosts::grid::compile_c(&mpicc, "mpi_ring", &s.out.join("mpi_ring"), &[])
         .unwrap_or_else(|e| panic!("{e}"));
     let n = 4;
-    let (ok, lines, err) = run_n(&s.pmixw, &exe, Some(&s.lib), n, &[("PMIX_CAPI_TRACE", "1")]);
+    let (ok, lines, err) = run_n(
+        &s.pmixw,
+        &[exe.as_os_str()],
+        Some(&s.lib),
+        n,
+        &[("PMIX_CAPI_TRACE", "1")],
+    );
     assert!(ok, "{lines:?}\n{err}");
     interop::assert_mpi_ring(&lines.join("\n"), n, &err);
     // every rank initialized through us, and finalized
@@ -187,5 +193,60 @@ fn an_open_mpi_program_runs_on_ours_under_pmixw_run() {
             .filter(|l| *l == format!("pmix-capi: {call}"))
             .count();
         assert!(count >= n as usize, "{call} traced {count} times:\n{err}");
+    }
+}
+
+/// test-kit/c/mpi_dyn.c (Open MPI 4.1.4): MPI_Comm_spawn from one rank,
+/// and the two ranks' MPI_Open_port / Publish_name / Lookup_name /
+/// Comm_accept / Comm_connect, on ours under `pmixw run` (the spawned
+/// children inherit the job's LD_LIBRARY_PATH): the same checks pass as
+/// under libpmix, through our Spawn, Publish, Lookup and Connect.
+#[test]
+fn open_mpi_dynamic_processes_run_on_ours() {
+    let Some(s) = setup() else { return };
+    let Some(mpicc) = process::require("Open MPI 4.1.4 mpicc", hosts::mpicc4()) else {
+        return;
+    };
+    let exe = hosts::grid::compile_c(&mpicc, "mpi_dyn", &s.out.join("mpi_dyn"), &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    for (mode, n, want, calls) in [
+        (
+            "spawn",
+            1,
+            &["ok spawn_merged_sum 3", "ok child_merged_sum 3"][..],
+            &["PMIx_Spawn", "PMIx_Connect"][..],
+        ),
+        (
+            "accept",
+            2,
+            &["ok accept_merged_sum 2"][..],
+            &["PMIx_Publish", "PMIx_Lookup", "PMIx_Connect"][..],
+        ),
+    ] {
+        let cmd = [exe.as_os_str(), mode.as_ref()];
+        let (ok_c, lines_c, err_c) = run_n(&s.pmixw, &cmd, None, n, &[]);
+        let (ok, lines, err) = run_n(&s.pmixw, &cmd, Some(&s.lib), n, &[("PMIX_CAPI_TRACE", "1")]);
+        assert!(ok_c, "{mode} on libpmix: {lines_c:?}\n{err_c}");
+        assert!(ok, "{mode} on ours: {lines:?}\n{err}");
+        for w in want {
+            assert!(
+                lines_c.iter().any(|l| l.ends_with(w)),
+                "{mode} on libpmix: no {w:?} in {lines_c:?}"
+            );
+            assert!(
+                lines.iter().any(|l| l.ends_with(w)),
+                "{mode} on ours: no {w:?} in {lines:?}"
+            );
+        }
+        assert!(
+            !lines.iter().any(|l| l.contains("fail")),
+            "{mode}: {lines:?}"
+        );
+        for call in calls {
+            assert!(
+                err.lines().any(|l| l == format!("pmix-capi: {call}")),
+                "{mode}: {call} not traced:\n{err}"
+            );
+        }
     }
 }
