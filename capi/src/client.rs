@@ -88,6 +88,41 @@ pub(crate) fn with_client<T>(
     f(c, &me)
 }
 
+/// The server a tool's directives ask for, connected: None for
+/// PMIX_TOOL_DO_NOT_CONNECT.
+fn tool_target(is: &[Info]) -> Option<Result<Client, pmix_wire::client::ClientError>> {
+    use pmix_wire::tool::{connect, Target};
+    let find = |k: &str| is.iter().find(|i| i.key.as_bytes() == k.as_bytes()).map(|i| &i.value);
+    if find("pmix.tool.nocon").is_some_and(|v| !matches!(v, Value::Bool(false))) {
+        return None;
+    }
+    let text = |v: &Value| match v {
+        Value::String(Some(s)) => Some(s.to_string_lossy().into_owned()),
+        _ => None,
+    };
+    if let Some(uri) = find("pmix.srvr.uri").and_then(text) {
+        // a URI given outright: the format libpmix 4.2.2 speaks
+        return Some(Client::tool_connect(&uri, pmix_codec::Format::V41));
+    }
+    let target = if let Some(v) = find("pmix.srvr.pidinfo") {
+        match v {
+            Value::Pid(p) | Value::Uint32(p) | Value::Uint(p) => Target::Pid(*p),
+            Value::Int(p) | Value::Int32(p) => Target::Pid(*p as u32),
+            _ => return Some(Err(pmix_wire::client::ClientError::Env("PMIX_SERVER_PIDINFO is not a pid".into()))),
+        }
+    } else if let Some(ns) = find("pmix.srv.nspace").and_then(text) {
+        Target::Nspace(ns)
+    } else if find("pmix.cnct.sys").is_some() {
+        Target::System
+    } else if let Some((f, uri)) = pmix_codec::select::from_env(|k| std::env::var(k).ok()) {
+        // started by a server: that one
+        return Some(Client::tool_connect(&uri, f));
+    } else {
+        Target::System
+    };
+    Some(connect(&target))
+}
+
 /// Run `f` on the connected client; None if there is none (not
 /// initialized, finalized, or a singleton).
 pub(crate) fn try_client<T>(f: impl FnOnce(&mut Client) -> Result<T, Status>) -> Option<Result<T, Status>> {
@@ -153,7 +188,7 @@ exports! {
         }
     }
 
-    /// `PMIx_tool_init`: start as a tool; only with PMIX_TOOL_DO_NOT_CONNECT (no server: named `<host>:<pid>`, rank 0), else PMIX_ERR_NOT_SUPPORTED.
+    /// `PMIx_tool_init`: start as a tool: connect to the server the directives name (PMIX_SERVER_URI, PMIX_SERVER_PIDINFO, PMIX_SERVER_NSPACE, PMIX_CONNECT_TO_SYSTEM; else the one in the environment, else the system server), or to none with PMIX_TOOL_DO_NOT_CONNECT (then named `<host>:<pid>`, rank 0).
     fn PMIx_tool_init(proc: *mut pmix_proc_t, info: *mut pmix_info_t, ninfo: usize) -> pmix_status_t {
         crate::client::status((|| {
             if info.is_null() && ninfo > 0 {
@@ -161,22 +196,25 @@ exports! {
             }
             // SAFETY: ninfo infos
             let is = unsafe { read_infos(info, ninfo) }?;
-            let alone = is.iter().any(|i| {
-                i.key.as_bytes() == b"pmix.tool.nocon" && !matches!(i.value, Value::Bool(false))
-            });
-            if !alone {
-                // connecting as a tool (rendezvous files, a server's URI) is not exported yet
-                return Err(PMIX_ERR_NOT_SUPPORTED);
-            }
             let mut g = state();
             if let Some(st) = g.as_mut().filter(|s| s.inits > 0) {
                 st.inits += 1;
                 write_me(proc, &st.me);
                 return Ok(());
             }
-            let me = Proc::new(&format!("{}:{}", hostname(), std::process::id()), 0);
+            let client = match tool_target(&is) {
+                None => None,
+                Some(t) => Some(t.map_err(|e| {
+                    eprintln!("pmix-capi: PMIx_tool_init: {e}");
+                    cerr(e)
+                })?),
+            };
+            let me = match &client {
+                Some(c) => c.proc().clone(),
+                None => Proc::new(&format!("{}:{}", hostname(), std::process::id()), 0),
+            };
             write_me(proc, &me);
-            *g = Some(State::new(me, None));
+            *g = Some(State::new(me, client));
             Ok(())
         })())
     }

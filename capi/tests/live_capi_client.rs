@@ -250,3 +250,32 @@ fn open_mpi_dynamic_processes_run_on_ours() {
         }
     }
 }
+
+/// test-kit/c/capi_tool.c as the one rank of `pmixw run -n 1`: it
+/// connects back to that server as a tool, by the URI in its
+/// environment and by the server's pid (its rendezvous file), queries
+/// the namespaces and finalizes; the same lines on ours as on libpmix.
+#[test]
+fn a_tool_connects_by_uri_and_by_pid_on_ours() {
+    let Some(s) = setup() else { return };
+    let exe = interop::build_c("capi_tool", &s.out).unwrap_or_else(|e| panic!("{e}"));
+    for how in ["uri", "pid"] {
+        let cmd = [exe.as_os_str(), how.as_ref()];
+        let (ok_c, lines_c, err_c) = run_n(&s.pmixw, &cmd, None, 1, &[]);
+        let (ok, lines, err) = run_n(&s.pmixw, &cmd, Some(&s.lib), 1, &[("PMIX_CAPI_TRACE", "1")]);
+        assert!(ok_c, "{how} on libpmix: {lines_c:?}\n{err_c}");
+        assert!(ok, "{how} on ours: {lines:?}\n{err}");
+        assert_eq!(lines_c.len(), 3, "{lines_c:?}");
+        assert!(
+            lines_c
+                .iter()
+                .any(|l| l.ends_with("query rc=0 n=1 key=pmix.qry.ns type=3")),
+            "{lines_c:?}"
+        );
+        assert_eq!(lines, lines_c, "{how}");
+        assert!(
+            err.lines().any(|l| l == "pmix-capi: PMIx_tool_init"),
+            "{err}"
+        );
+    }
+}
