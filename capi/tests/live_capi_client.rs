@@ -279,3 +279,41 @@ fn a_tool_connects_by_uri_and_by_pid_on_ours() {
         );
     }
 }
+
+/// test-kit/c/capi_abort.c under `pmixw run -n 2`: rank 1's PMIx_Abort
+/// ends the job with its status and message, on ours as on libpmix.
+#[test]
+fn pmix_abort_ends_the_job_with_its_status_on_ours() {
+    let Some(s) = setup() else { return };
+    let exe = interop::build_c("capi_abort", &s.out).unwrap_or_else(|e| panic!("{e}"));
+    for lib in [None, Some(s.lib.as_path())] {
+        let mut c = Command::new(&s.pmixw);
+        c.args(["run", "-n", "2", "--timeout", "120"]).arg(&exe);
+        for (v, _) in pmix_codec::select::SERVER_URI_VARS {
+            c.env_remove(v);
+        }
+        if let Some(l) = lib {
+            c.env("LD_LIBRARY_PATH", l).env("PMIX_CAPI_TRACE", "1");
+        }
+        let child = c
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let o = process::output_within(child, process::HANG, "pmixw run capi_abort");
+        let err = String::from_utf8_lossy(&o.stderr);
+        let which = if lib.is_some() { "ours" } else { "libpmix" };
+        assert_eq!(o.status.code(), Some(7), "{which}: {err}");
+        assert!(
+            err.contains("rank 1 aborted with status 7: capi abort test"),
+            "{which}: {err}"
+        );
+        assert!(
+            !String::from_utf8_lossy(&o.stdout).contains("wrong"),
+            "{which}"
+        );
+        if lib.is_some() {
+            assert!(err.lines().any(|l| l == "pmix-capi: PMIx_Abort"), "{err}");
+        }
+    }
+}
