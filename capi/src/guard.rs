@@ -45,7 +45,8 @@ fn tracing() -> bool {
     *ON.get_or_init(|| std::env::var_os("PMIX_CAPI_TRACE").is_some_and(|v| !v.is_empty()))
 }
 
-/// A call of the export `name` from C: traced (see [`tracing`]), then
+/// A call of the export `name` from C: traced (one line on stderr when
+/// `PMIX_CAPI_TRACE` is set), then
 /// [`guarded`].
 pub fn export<R: OnPanic>(name: &str, body: impl FnOnce() -> R) -> R {
     if tracing() {
