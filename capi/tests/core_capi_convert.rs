@@ -1,5 +1,5 @@
 //! The C conversions without any C library: every type the library
-//! converts goes Value → C storage → Value unchanged (as an element, and
+//! converts (test-kit's sample of each, and edge cases) goes Value → C storage → Value unchanged (as an element, and
 //! inside a pmix_value_t where the union holds it), and is freed; every
 //! other type is refused with PMIX_ERR_NOT_SUPPORTED; a panic in an
 //! export's body comes back as PMIX_ERROR.
@@ -134,46 +134,24 @@ fn samples() -> Vec<Value> {
             endpt: b"\x01\x02".as_slice().into(),
         })),
         Value::DataBuffer(Box::new(Hex(b"\x02\x05".as_slice().into()))),
-        Value::ProcStats(Box::new(ProcStats {
-            node: s("n1"),
-            proc: proc.clone(),
-            pid: 9,
-            cmd: s("a.out"),
-            state: b'R',
-            time: Timeval { sec: 1, usec: 2 },
-            percent_cpu: 1.5,
-            priority: -3,
-            num_threads: 4,
-            pss: 1.0,
-            vsize: 2.0,
-            rss: 3.0,
-            peak_vsize: 4.0,
-            processor: 1,
-            sample_time: Timeval { sec: 5, usec: 6 },
-        })),
-        Value::NodeStats(Box::new(NodeStats {
-            node: s("n1"),
-            la: 0.5,
-            la5: 0.25,
-            la15: 0.125,
-            total_mem: 1024.0,
-            free_mem: 512.0,
-            buffers: 1.0,
-            cached: 2.0,
-            swap_cached: 3.0,
-            swap_total: 4.0,
-            swap_free: 5.0,
-            mapped: 6.0,
-            sample_time: Timeval { sec: 7, usec: 8 },
-            diskstats: vec![DiskStats::from_counters(s("sda"), [1; 11])],
-            netstats: vec![NetStats::from_counters(s("eth0"), [2; 6])],
-        })),
     ]
+}
+
+/// The edge cases above and test-kit's sample of every type this library converts.
+fn all() -> Vec<Value> {
+    let mut v = samples();
+    v.extend(
+        DataType::ALL
+            .iter()
+            .filter(|t| **t != DataType::Undef && elem_size(**t).is_some())
+            .map(|t| pmix_test_kit::samples::sample(*t)),
+    );
+    v
 }
 
 #[test]
 fn every_converted_type_round_trips_through_c_storage() {
-    for v in samples() {
+    for v in all() {
         let ty = v.data_type();
         let sz = elem_size(ty).unwrap_or_else(|| panic!("{ty} not converted"));
         let p = c_elems(ty, std::slice::from_ref(&v)).unwrap() as *mut u8;

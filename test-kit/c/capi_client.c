@@ -13,6 +13,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "capi_query.h"
+
 static volatile int fence_done = 0, get_done = 0;
 static pmix_status_t fence_rc, get_rc;
 static char got_text[128];
@@ -140,15 +142,9 @@ int main(void) {
         printf("rank %u: unpublish rc=%d\n", me.rank, PMIx_Unpublish(keys, NULL, 0));
     }
 
-    pmix_query_t q;
-    PMIX_QUERY_CONSTRUCT(&q);
-    char *qkeys[] = {PMIX_QUERY_NAMESPACES, NULL};
-    q.keys = qkeys;
-    pmix_info_t *res = NULL;
-    size_t nres = 0;
-    rc = PMIx_Query_info(&q, 1, &res, &nres);
-    printf("rank %u: query rc=%d n=%zu key=%s\n", me.rank, rc, nres, nres ? res[0].key : "-");
-    if (res) PMIX_INFO_FREE(res, nres);
+    char label[32];
+    snprintf(label, sizeof label, "rank %u", me.rank);
+    query_namespaces(label);
 
     pmix_info_t msg;
     PMIX_INFO_LOAD(&msg, PMIX_LOG_STDERR, "capi log line\n", PMIX_STRING);

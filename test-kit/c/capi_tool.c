@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capi_query.h"
+
 int main(int argc, char **argv) {
     const char *how = argc > 1 ? argv[1] : "uri";
     pmix_info_t info;
@@ -26,15 +28,7 @@ int main(int argc, char **argv) {
     printf("%s: tool_init rc=%d initialized=%d\n", how, rc, PMIx_Initialized());
     PMIX_INFO_DESTRUCT(&info);
     if (rc != PMIX_SUCCESS) return 1;
-    pmix_query_t q;
-    PMIX_QUERY_CONSTRUCT(&q);
-    char *keys[] = {PMIX_QUERY_NAMESPACES, NULL};
-    q.keys = keys;
-    pmix_info_t *res = NULL;
-    size_t n = 0;
-    rc = PMIx_Query_info(&q, 1, &res, &n);
-    printf("%s: query rc=%d n=%zu key=%s type=%d\n", how, rc, n, n ? res[0].key : "-", n ? res[0].value.type : -1);
-    if (res) PMIX_INFO_FREE(res, n);
+    query_namespaces(how);
     rc = PMIx_tool_finalize();
     printf("%s: tool_finalize rc=%d initialized=%d\n", how, rc, PMIx_Initialized());
     return 0;

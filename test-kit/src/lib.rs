@@ -11,7 +11,8 @@
 //!   the bodies of the fuzz targets, replayed on stable by the tests;
 //! - [`process`]: child processes with hang guards, and what a test does
 //!   when its peer is missing; [`captures`]: the annotated capture files;
-//! - [`bench`](mod@bench): what the server benches share.
+//! - [`bench`](mod@bench): what the server benches share; [`samples`]: a
+//!   value of every type.
 //!
 //! No stability promise: this crate changes with the tests.
 
@@ -25,6 +26,7 @@ pub mod hosts;
 pub mod interop;
 pub mod pair;
 pub mod process;
+pub mod samples;
 pub mod server_target;
 pub mod slurm;
 pub mod targets;
