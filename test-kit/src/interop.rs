@@ -316,6 +316,12 @@ impl Tools {
 }
 
 impl Tools {
+    /// The unpacker's executable (`test-kit/c/unpack.c`), for runs of
+    /// its own (under valgrind: capi/tests/libpmix_capi_diff.rs).
+    pub fn unpack_exe(&self) -> &Path {
+        &self.unpack
+    }
+
     /// The C programs built with libpmix 4.2.2's headers but linked to
     /// another libpmix file, `lib` (libpmix 5.0.11 ships without headers;
     /// spec-notes/interop.md says what holds).
