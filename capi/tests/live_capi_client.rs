@@ -317,3 +317,41 @@ fn pmix_abort_ends_the_job_with_its_status_on_ours() {
         }
     }
 }
+
+/// python3-pmix (OpenPMIx 4.2.2's Python bindings, which link
+/// libpmix.so.2) clients on ours: test-kit/c/py_client.py (init, job
+/// size, put, commit, fence, every rank's key, an absent reserved key,
+/// finalize) under `pmixw run -n 2`; every check passes, through us.
+#[test]
+fn python3_pmix_clients_run_on_ours() {
+    let Some(s) = setup() else { return };
+    let Some(py) = process::require("python3-pmix", hosts::python_pmix()) else {
+        return;
+    };
+    let script = pmix_test_kit::repo().join("test-kit/c/py_client.py");
+    let cmd = [py.as_os_str(), script.as_os_str()];
+    let (ok, lines, err) = run_n(&s.pmixw, &cmd, Some(&s.lib), N, &[("PMIX_CAPI_TRACE", "1")]);
+    assert!(ok, "{lines:?}\n{err}");
+    // a failed check exits 1, and so the job: the verdict is the job's
+    // status (the ranks' prints interleave on the shared pipe, even within
+    // a line), and the calls the trace shows
+    let text = lines.join("\n");
+    assert!(
+        text.contains("job_size") && !text.contains("fail "),
+        "{text}"
+    );
+    for call in [
+        "PMIx_Put",
+        "PMIx_Commit",
+        "PMIx_Fence",
+        "PMIx_Get",
+        "PMIx_Finalize",
+    ] {
+        assert!(
+            err.lines().any(|l| l == format!("pmix-capi: {call}")),
+            "{call} not traced:\n{err}"
+        );
+    }
+    let inits = err.lines().filter(|l| *l == "pmix-capi: PMIx_Init").count();
+    assert_eq!(inits, N as usize, "{err}");
+}
