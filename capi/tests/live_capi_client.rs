@@ -355,3 +355,17 @@ fn python3_pmix_clients_run_on_ours() {
     let inits = err.lines().filter(|l| *l == "pmix-capi: PMIx_Init").count();
     assert_eq!(inits, N as usize, "{err}");
 }
+
+/// test-kit/c/capi_threads.c: four threads per rank get job and process
+/// keys 200 times each while the main thread puts, commits and fences;
+/// every answer right on ours as on libpmix (our calls share one lock).
+#[test]
+fn concurrent_calls_from_threads_answer_right_on_ours() {
+    let Some(s) = setup() else { return };
+    let (theirs, ours) = both(&s, "capi_threads");
+    let want: Vec<String> = (0..N)
+        .map(|r| format!("rank {r}: 4 threads x 200 rounds, 0 wrong, main ok"))
+        .collect();
+    assert_eq!(theirs, want, "libpmix");
+    assert_eq!(ours, want);
+}
