@@ -160,3 +160,51 @@ fn structs_and_constants_match_libpmix_422_headers() {
         want.len() - absent.len()
     );
 }
+
+/// The `PMIx_*` functions a shared object defines (`nm -D --defined-only`).
+fn defined(lib: &std::path::Path) -> std::collections::BTreeSet<String> {
+    let o = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(lib)
+        .output()
+        .unwrap_or_else(|e| panic!("nm: {e}"));
+    assert!(o.status.success(), "nm {}", lib.display());
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>()[..] {
+            [_, "T", name] if name.starts_with("PMIx_") => Some(name.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Our cdylib defines exactly the export tables' functions, and every
+/// function libpmix 4.2.2 defines: a program linked against it finds all
+/// its symbols in ours.
+#[test]
+fn we_export_the_tables_and_every_libpmix_422_function() {
+    if process::require("cc and libpmix 4.2.2", pmix_test_kit::hosts::libpmix4_dev()).is_none() {
+        return;
+    }
+    let ours_file = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("libpmix.so");
+    let ours = defined(&ours_file);
+    let table: std::collections::BTreeSet<String> = pmix::exported().map(String::from).collect();
+    assert_eq!(ours, table, "the cdylib against the export tables");
+    let libdir = Command::new("pkg-config")
+        .args(["--variable=libdir", "pmix"])
+        .output()
+        .unwrap();
+    let theirs = defined(
+        &PathBuf::from(String::from_utf8_lossy(&libdir.stdout).trim()).join("libpmix.so.2"),
+    );
+    let missing: Vec<&String> = theirs.difference(&ours).collect();
+    assert!(
+        missing.is_empty(),
+        "libpmix 4.2.2 defines, we do not: {missing:?}"
+    );
+    assert!(theirs.len() > 100, "{theirs:?}");
+}
