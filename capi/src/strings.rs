@@ -90,20 +90,20 @@ exports! {
     /// `PMIx_Get_attribute_string`: the attribute string of a macro name (the name itself if unknown).
     fn PMIx_Get_attribute_string(attribute: *const c_char) -> *const c_char {
         // SAFETY: NULL or a C string
-        match unsafe { read_str(attribute) } {
-            None => std::ptr::null(),
-            Some(a) => {
-                let a = a.to_string_lossy();
-                intern(pmix_types::attrs::attribute_string(&a).unwrap_or(&a))
-            }
+        let a = unsafe { read_str(attribute) }.map(|a| a.to_string_lossy().into_owned());
+        // an unknown name: the caller's own string back, not a copy kept forever
+        match a.as_deref().and_then(pmix_types::attrs::attribute_string) {
+            Some(known) => intern(known),
+            None => attribute,
         }
     }
     /// `PMIx_Get_attribute_name`: the macro name of an attribute string (the string itself if unknown).
     fn PMIx_Get_attribute_name(attrstring: *const c_char) -> *const c_char {
         // SAFETY: NULL or a C string
-        match unsafe { read_str(attrstring) } {
-            None => std::ptr::null(),
-            Some(a) => intern(pmix_types::attrs::attribute_name(&a.to_string_lossy())),
+        let a = unsafe { read_str(attrstring) }.map(|a| a.to_string_lossy().into_owned());
+        match a {
+            Some(a) if pmix_types::attrs::attribute_name(&a) != a => intern(pmix_types::attrs::attribute_name(&a)),
+            _ => attrstring,
         }
     }
     /// `PMIx_generate_regex`: a newly allocated regular expression for the comma-separated `input` (the `raw:` form).
