@@ -199,6 +199,7 @@ fn every_integration_test_names_its_tier() {
         "tests",
         "codec/tests",
         "pmixw/tests",
+        "capi/tests",
         "types/tests",
         "test-kit/tests",
         "interop/tests",

@@ -268,6 +268,12 @@ impl Tools {
 }
 
 impl Tools {
+    /// The unpacker's executable (`interop/c/unpack.c`), for runs of
+    /// its own (under valgrind: capi/tests/libpmix_capi_diff.rs).
+    pub fn unpack_exe(&self) -> &Path {
+        &self.unpack
+    }
+
     /// The C programs built with libpmix 4.2.2's headers but linked to
     /// another libpmix file, `lib` (libpmix 5.0.11 ships without headers;
     /// spec-notes/interop.md says what holds).
@@ -517,7 +523,7 @@ fn same_values(ty: DataType, ours: &[Value], theirs_json: &str) -> Result<(), St
 }
 
 /// Replace every `0x…` address by `0x?`.
-fn mask_addresses(s: &str) -> String {
+pub fn mask_addresses(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let b = s.as_bytes();
     let mut i = 0;

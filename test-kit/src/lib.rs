@@ -14,7 +14,8 @@
 //!   the bodies of the fuzz targets, replayed on stable by the tests;
 //! - [`captures`]: the annotated capture files;
 //! - [`bench`](mod@bench): what the server benches share; [`load`]: the
-//!   server-load simulator behind `cargo bench --bench server_load`.
+//!   server-load simulator behind `cargo bench --bench server_load`;
+//!   [`samples`]: a value of every type.
 //!
 //! No stability promise: this crate changes with the tests.
 
@@ -28,6 +29,7 @@ pub mod ds_client;
 pub mod hostile;
 pub mod load;
 pub mod pair;
+pub mod samples;
 pub mod server_target;
 pub mod targets;
 

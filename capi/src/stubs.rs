@@ -1,0 +1,51 @@
+//! The rest of libpmix 4.2.2's exported functions: present, so programs
+//! (and components such as Open MPI's, which reference the server side
+//! too) that link them load, and answering PMIX_ERR_NOT_SUPPORTED (with
+//! one line on stderr per call) without reading their arguments. The
+//! argument lists are left out: in the C calling convention the caller
+//! owns its arguments, so a function that reads none may declare none.
+//! Functions the standard declares `void` ignore the status.
+
+use crate::abi::pmix_status_t;
+use pmix_types::status::codes::PMIX_ERR_NOT_SUPPORTED;
+
+macro_rules! not_supported {
+    ($($name:ident)*) => {
+        crate::guard::exports! {
+            $(
+                #[doc = concat!("`", stringify!($name), "`: not supported (PMIX_ERR_NOT_SUPPORTED).")]
+                fn $name() -> pmix_status_t {
+                    eprintln!(concat!("pmix-capi: ", stringify!($name), " is not supported"));
+                    PMIX_ERR_NOT_SUPPORTED
+                }
+            )*
+        }
+    };
+}
+
+not_supported! {
+    PMIx_Allocation_request PMIx_Allocation_request_nb
+    PMIx_Compute_distances PMIx_Compute_distances_nb
+    PMIx_Cpuset_destruct PMIx_Get_cpuset PMIx_Parse_cpuset_string
+    PMIx_Load_topology PMIx_Topology_destruct PMIx_Get_relative_locality
+    PMIx_Fabric_register PMIx_Fabric_register_nb PMIx_Fabric_update PMIx_Fabric_update_nb
+    PMIx_Fabric_deregister PMIx_Fabric_deregister_nb
+    PMIx_Get_credential PMIx_Get_credential_nb PMIx_Validate_credential PMIx_Validate_credential_nb
+    PMIx_Group_construct PMIx_Group_construct_nb PMIx_Group_destruct PMIx_Group_destruct_nb
+    PMIx_Group_invite PMIx_Group_invite_nb PMIx_Group_join PMIx_Group_join_nb
+    PMIx_Group_leave PMIx_Group_leave_nb
+    PMIx_IOF_pull PMIx_IOF_push PMIx_IOF_deregister
+    PMIx_Process_monitor PMIx_Process_monitor_nb
+    PMIx_Register_attributes
+    PMIx_tool_attach_to_server PMIx_tool_connect_to_server PMIx_tool_disconnect
+    PMIx_tool_get_servers PMIx_tool_set_server
+    PMIx_server_init PMIx_server_finalize
+    PMIx_server_register_nspace PMIx_server_deregister_nspace
+    PMIx_server_register_client PMIx_server_deregister_client
+    PMIx_server_setup_fork PMIx_server_dmodex_request
+    PMIx_server_setup_application PMIx_server_setup_local_support
+    PMIx_server_IOF_deliver PMIx_server_collect_inventory PMIx_server_deliver_inventory
+    PMIx_server_generate_locality_string PMIx_server_generate_cpuset_string
+    PMIx_server_define_process_set PMIx_server_delete_process_set
+    PMIx_server_register_resources PMIx_server_deregister_resources
+}

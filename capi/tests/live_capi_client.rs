@@ -1,0 +1,371 @@
+//! Unmodified libpmix 4.2.2 clients on our libpmix.so.2, under `pmixw run
+//! -n 2`, once as built and once with LD_LIBRARY_PATH naming a directory
+//! with our library as libpmix.so.2 (for that job only): both runs must
+//! print the same, and the loader must resolve libpmix.so.2 to ours in
+//! the second. interop/c/pmix_kvs.c (init, job size, put, commit, fence
+//! with data, every rank's key, finalize) and interop/c/capi_client.c
+//! (the other calls: non-blocking fence and get with callbacks, publish,
+//! lookup, unpublish, resolve peers and nodes, query, log, connect,
+//! disconnect). And an Open MPI 4.1.4 program (interop/c/mpi_ring.c,
+//! mpicc: its PMIx component links libpmix.so.2) runs its ring under
+//! `pmixw run -n 4` on ours, which the trace of our calls
+//! (PMIX_CAPI_TRACE) shows it used.
+//!
+//! pmixw is the binary of the same cargo build (target/<profile>/pmixw,
+//! which `cargo live` and `cargo test --workspace` build); without it the
+//! test skips (fails under CI).
+
+use pmix_test_kit::{hosts, interop, process};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const N: u32 = 2;
+
+/// target/<profile>, where cargo put pmixw (and deps/, this package's cdylib).
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+}
+
+fn pmixw() -> Result<PathBuf, String> {
+    let p = profile_dir().join("pmixw");
+    if p.is_file() {
+        Ok(p)
+    } else {
+        Err(format!(
+            "{} not built (cargo build -p pmixw, or run cargo live)",
+            p.display()
+        ))
+    }
+}
+
+/// A directory holding our library as libpmix.so.2 (a copy of the
+/// cdylib cargo built with this test, beside it in deps/).
+fn our_lib_dir(out: &Path) -> PathBuf {
+    let built = profile_dir().join("deps/libpmix.so");
+    assert!(built.exists(), "{} not built", built.display());
+    let dir = out.join("lib");
+    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = dir.join(format!(".libpmix.so.2.{}", std::process::id()));
+    std::fs::copy(&built, &tmp).unwrap();
+    std::fs::rename(&tmp, dir.join("libpmix.so.2")).unwrap();
+    dir
+}
+
+/// `pmixw run -n N exe`, with LD_LIBRARY_PATH=`lib` if given: success and the output lines, sorted.
+fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>) -> (bool, Vec<String>, String) {
+    run_n(pmixw, &[exe.as_os_str()], lib, N, &[])
+}
+
+/// [`run`] of a command line `cmd` with `n` ranks and more environment.
+fn run_n(
+    pmixw: &Path,
+    cmd: &[&std::ffi::OsStr],
+    lib: Option<&Path>,
+    n: u32,
+    env: &[(&str, &str)],
+) -> (bool, Vec<String>, String) {
+    let what = format!("pmixw run {cmd:?}");
+    let mut c = Command::new(pmixw);
+    c.args(["run", "-n", &n.to_string(), "--timeout", "120"])
+        .args(cmd)
+        .envs(env.iter().copied())
+        // an outer job's variables would make pmixw's ranks think they are its
+        .env_remove("FLUX_JOB_ID");
+    for (v, _) in pmix_codec::select::SERVER_URI_VARS {
+        c.env_remove(v);
+    }
+    if let Some(l) = lib {
+        c.env("LD_LIBRARY_PATH", l);
+    }
+    let child = c
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = process::output_within(child, process::HANG, &what);
+    let mut lines: Vec<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(String::from)
+        .collect();
+    lines.sort();
+    (
+        o.status.success(),
+        lines,
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+struct Setup {
+    pmixw: PathBuf,
+    out: PathBuf,
+    lib: PathBuf,
+}
+
+fn setup() -> Option<Setup> {
+    process::require("cc and libpmix 4.2.2", hosts::libpmix4_dev())?;
+    let pmixw = process::require("pmixw of this build", pmixw())?;
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi_live");
+    std::fs::create_dir_all(&out).unwrap();
+    static LIB: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let lib = LIB.get_or_init(|| our_lib_dir(&out)).clone();
+    Some(Setup { pmixw, out, lib })
+}
+
+/// Build `name` against libpmix, check the loader takes ours with
+/// LD_LIBRARY_PATH, run it on both: the sorted output lines of each.
+fn both(s: &Setup, name: &str) -> (Vec<String>, Vec<String>) {
+    let exe = interop::build_c(name, &s.out).unwrap_or_else(|e| panic!("{e}"));
+    let trace = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", &s.lib)
+        .env("LD_TRACE_LOADED_OBJECTS", "1")
+        .output()
+        .unwrap();
+    let trace = String::from_utf8_lossy(&trace.stdout);
+    let want = format!("libpmix.so.2 => {}", s.lib.join("libpmix.so.2").display());
+    assert!(
+        trace.contains(&want),
+        "the loader did not take ours:\n{trace}"
+    );
+    let (ok_c, lines_c, err_c) = run(&s.pmixw, &exe, None);
+    assert!(ok_c, "{name} with libpmix: {lines_c:?}\n{err_c}");
+    let (ok, lines, err) = run(&s.pmixw, &exe, Some(&s.lib));
+    assert!(ok, "{name} with ours: {lines:?}\n{err}");
+    (lines_c, lines)
+}
+
+#[test]
+fn an_unmodified_libpmix_client_runs_on_ours_under_pmixw_run() {
+    let Some(s) = setup() else { return };
+    let (theirs, ours) = both(&s, "pmix_kvs");
+    let want: Vec<String> = (0..N)
+        .map(|r| format!("pmix rank {r} of {N}: kvs ok"))
+        .collect();
+    assert_eq!(theirs, want, "libpmix's run");
+    assert_eq!(ours, want, "our run prints what libpmix's does");
+}
+
+#[test]
+fn the_other_client_calls_answer_as_libpmix_does() {
+    let Some(s) = setup() else { return };
+    let (theirs, ours) = both(&s, "capi_client");
+    // every call of the program printed its line, in both runs
+    // 20 lines each rank prints; rank 0 publishes, unpublishes and
+    // raises the event, rank 1 looks up and hears it
+    assert_eq!(theirs.len(), 2 * 20 + 5, "{theirs:#?}");
+    assert!(
+        theirs
+            .iter()
+            .any(|l| l == "rank 1: event -7 from rank 0 [raised by 0]"),
+        "{theirs:#?}"
+    );
+    assert!(
+        theirs
+            .iter()
+            .any(|l| l == "rank 1: lookup rc=0 by rank 0 type=3 [the value]"),
+        "{theirs:#?}"
+    );
+    assert_eq!(ours, theirs);
+}
+
+#[test]
+fn an_open_mpi_program_runs_on_ours_under_pmixw_run() {
+    let Some(s) = setup() else { return };
+    let Some(mpicc) = process::require("Open MPI 4.1.4 mpicc", hosts::mpicc4()) else {
+        return;
+    };
+    let exe = hosts::grid::compile_c(&mpicc, "mpi_ring", &s.out.join("mpi_ring"), &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let n = 4;
+    let (ok, lines, err) = run_n(
+        &s.pmixw,
+        &[exe.as_os_str()],
+        Some(&s.lib),
+        n,
+        &[("PMIX_CAPI_TRACE", "1")],
+    );
+    assert!(ok, "{lines:?}\n{err}");
+    interop::assert_mpi_ring(&lines.join("\n"), n, &err);
+    // every rank initialized through us, and finalized
+    for call in ["PMIx_Init", "PMIx_Fence_nb", "PMIx_Finalize"] {
+        let count = err
+            .lines()
+            .filter(|l| *l == format!("pmix-capi: {call}"))
+            .count();
+        assert!(count >= n as usize, "{call} traced {count} times:\n{err}");
+    }
+}
+
+/// interop/c/mpi_dyn.c (Open MPI 4.1.4): MPI_Comm_spawn from one rank,
+/// and the two ranks' MPI_Open_port / Publish_name / Lookup_name /
+/// Comm_accept / Comm_connect, on ours under `pmixw run` (the spawned
+/// children inherit the job's LD_LIBRARY_PATH): the same checks pass as
+/// under libpmix, through our Spawn, Publish, Lookup and Connect.
+#[test]
+fn open_mpi_dynamic_processes_run_on_ours() {
+    let Some(s) = setup() else { return };
+    let Some(mpicc) = process::require("Open MPI 4.1.4 mpicc", hosts::mpicc4()) else {
+        return;
+    };
+    let exe = hosts::grid::compile_c(&mpicc, "mpi_dyn", &s.out.join("mpi_dyn"), &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    for (mode, n, want, calls) in [
+        (
+            "spawn",
+            1,
+            &["ok spawn_merged_sum 3", "ok child_merged_sum 3"][..],
+            &["PMIx_Spawn", "PMIx_Connect"][..],
+        ),
+        (
+            "accept",
+            2,
+            &["ok accept_merged_sum 2"][..],
+            &["PMIx_Publish", "PMIx_Lookup", "PMIx_Connect"][..],
+        ),
+    ] {
+        let cmd = [exe.as_os_str(), mode.as_ref()];
+        let (ok_c, lines_c, err_c) = run_n(&s.pmixw, &cmd, None, n, &[]);
+        let (ok, lines, err) = run_n(&s.pmixw, &cmd, Some(&s.lib), n, &[("PMIX_CAPI_TRACE", "1")]);
+        assert!(ok_c, "{mode} on libpmix: {lines_c:?}\n{err_c}");
+        assert!(ok, "{mode} on ours: {lines:?}\n{err}");
+        for w in want {
+            assert!(
+                lines_c.iter().any(|l| l.ends_with(w)),
+                "{mode} on libpmix: no {w:?} in {lines_c:?}"
+            );
+            assert!(
+                lines.iter().any(|l| l.ends_with(w)),
+                "{mode} on ours: no {w:?} in {lines:?}"
+            );
+        }
+        assert!(
+            !lines.iter().any(|l| l.contains("fail")),
+            "{mode}: {lines:?}"
+        );
+        for call in calls {
+            assert!(
+                err.lines().any(|l| l == format!("pmix-capi: {call}")),
+                "{mode}: {call} not traced:\n{err}"
+            );
+        }
+    }
+}
+
+/// interop/c/capi_tool.c as the one rank of `pmixw run -n 1`: it
+/// connects back to that server as a tool, by the URI in its
+/// environment and by the server's pid (its rendezvous file), queries
+/// the namespaces and finalizes; the same lines on ours as on libpmix.
+#[test]
+fn a_tool_connects_by_uri_and_by_pid_on_ours() {
+    let Some(s) = setup() else { return };
+    let exe = interop::build_c("capi_tool", &s.out).unwrap_or_else(|e| panic!("{e}"));
+    for how in ["uri", "pid"] {
+        let cmd = [exe.as_os_str(), how.as_ref()];
+        let (ok_c, lines_c, err_c) = run_n(&s.pmixw, &cmd, None, 1, &[]);
+        let (ok, lines, err) = run_n(&s.pmixw, &cmd, Some(&s.lib), 1, &[("PMIX_CAPI_TRACE", "1")]);
+        assert!(ok_c, "{how} on libpmix: {lines_c:?}\n{err_c}");
+        assert!(ok, "{how} on ours: {lines:?}\n{err}");
+        assert_eq!(lines_c.len(), 3, "{lines_c:?}");
+        assert!(
+            lines_c
+                .iter()
+                .any(|l| l.ends_with("query rc=0 n=1 key=pmix.qry.ns type=3")),
+            "{lines_c:?}"
+        );
+        assert_eq!(lines, lines_c, "{how}");
+        assert!(
+            err.lines().any(|l| l == "pmix-capi: PMIx_tool_init"),
+            "{err}"
+        );
+    }
+}
+
+/// interop/c/capi_abort.c under `pmixw run -n 2`: rank 1's PMIx_Abort
+/// ends the job with its status and message, on ours as on libpmix.
+#[test]
+fn pmix_abort_ends_the_job_with_its_status_on_ours() {
+    let Some(s) = setup() else { return };
+    let exe = interop::build_c("capi_abort", &s.out).unwrap_or_else(|e| panic!("{e}"));
+    for lib in [None, Some(s.lib.as_path())] {
+        let mut c = Command::new(&s.pmixw);
+        c.args(["run", "-n", "2", "--timeout", "120"]).arg(&exe);
+        for (v, _) in pmix_codec::select::SERVER_URI_VARS {
+            c.env_remove(v);
+        }
+        if let Some(l) = lib {
+            c.env("LD_LIBRARY_PATH", l).env("PMIX_CAPI_TRACE", "1");
+        }
+        let child = c
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let o = process::output_within(child, process::HANG, "pmixw run capi_abort");
+        let err = String::from_utf8_lossy(&o.stderr);
+        let which = if lib.is_some() { "ours" } else { "libpmix" };
+        assert_eq!(o.status.code(), Some(7), "{which}: {err}");
+        assert!(
+            err.contains("rank 1 aborted with status 7: capi abort test"),
+            "{which}: {err}"
+        );
+        assert!(
+            !String::from_utf8_lossy(&o.stdout).contains("wrong"),
+            "{which}"
+        );
+        if lib.is_some() {
+            assert!(err.lines().any(|l| l == "pmix-capi: PMIx_Abort"), "{err}");
+        }
+    }
+}
+
+/// python3-pmix (OpenPMIx 4.2.2's Python bindings, which link
+/// libpmix.so.2) clients on ours: interop/c/py_client.py (init, job
+/// size, put, commit, fence, every rank's key, an absent reserved key,
+/// finalize) under `pmixw run -n 2`; every check passes, through us.
+#[test]
+fn python3_pmix_clients_run_on_ours() {
+    let Some(s) = setup() else { return };
+    let Some(py) = process::require("python3-pmix", hosts::python_pmix()) else {
+        return;
+    };
+    let script = pmix_test_kit::repo().join("interop/c/py_client.py");
+    let cmd = [py.as_os_str(), script.as_os_str()];
+    let (ok, lines, err) = run_n(&s.pmixw, &cmd, Some(&s.lib), N, &[("PMIX_CAPI_TRACE", "1")]);
+    assert!(ok, "{lines:?}\n{err}");
+    // a failed check exits 1, and so the job: the verdict is the job's
+    // status (the ranks' prints interleave on the shared pipe, even within
+    // a line), and the calls the trace shows
+    let text = lines.join("\n");
+    assert!(
+        text.contains("job_size") && !text.contains("fail "),
+        "{text}"
+    );
+    for call in [
+        "PMIx_Put",
+        "PMIx_Commit",
+        "PMIx_Fence",
+        "PMIx_Get",
+        "PMIx_Finalize",
+    ] {
+        assert!(
+            err.lines().any(|l| l == format!("pmix-capi: {call}")),
+            "{call} not traced:\n{err}"
+        );
+    }
+    let inits = err.lines().filter(|l| *l == "pmix-capi: PMIx_Init").count();
+    assert_eq!(inits, N as usize, "{err}");
+}
+
+/// interop/c/capi_threads.c: four threads per rank get job and process
+/// keys 200 times each while the main thread puts, commits and fences;
+/// every answer right on ours as on libpmix (our calls share one lock).
+#[test]
+fn concurrent_calls_from_threads_answer_right_on_ours() {
+    let Some(s) = setup() else { return };
+    let (theirs, ours) = both(&s, "capi_threads");
+    let want: Vec<String> = (0..N)
+        .map(|r| format!("rank {r}: 4 threads x 200 rounds, 0 wrong, main ok"))
+        .collect();
+    assert_eq!(theirs, want, "libpmix");
+    assert_eq!(ours, want);
+}
