@@ -8,6 +8,7 @@ use pmix_types::enums::Scope;
 use pmix_types::hex::decode as hex;
 use pmix_types::{Proc, Value, RANK_WILDCARD};
 use pmix_wire::client::{ClientEnv, Core, Event};
+use std::time::Instant;
 
 fn env() -> ClientEnv {
     ClientEnv::from_env(|k| {
@@ -58,7 +59,8 @@ fn connected() -> Core {
     )
     .unwrap();
     assert_eq!(req, want);
-    c.handle_input(&hex("00000000 00000001").unwrap()).unwrap();
+    c.handle_input(&hex("00000000 00000001").unwrap(), Instant::now())
+        .unwrap();
     assert_eq!(c.poll_event(), Some(Event::Connected { index: 1 }));
     assert_eq!(c.send(&Request::Req).unwrap(), Some(101));
     assert_eq!(
@@ -67,9 +69,9 @@ fn connected() -> Core {
     );
     // the reply split at an awkward place: the core must reassemble it
     let reply = hex(JOB_INFO_REPLY).unwrap();
-    c.handle_input(&reply[..7]).unwrap();
+    c.handle_input(&reply[..7], Instant::now()).unwrap();
     assert_eq!(c.poll_event(), None);
-    c.handle_input(&reply[7..]).unwrap();
+    c.handle_input(&reply[7..], Instant::now()).unwrap();
     assert!(matches!(
         c.poll_event(),
         Some(Event::Reply { tag: 101, .. })
@@ -196,8 +198,7 @@ fn get_reply_fills_the_cache_and_not_found_is_a_status() {
              023a020c63686a6f620001020e63682e73747200031a68656c6c6f2d66726f6d2d3100020e63682e753332000ee90702\
              1263682e6c6f63616c000a03",
         )
-        .unwrap(),
-    )
+        .unwrap(), Instant::now())
     .unwrap();
     let Some(Event::Reply { tag: 102, reply }) = c.poll_event() else {
         panic!("no reply")
@@ -209,8 +210,11 @@ fn get_reply_fills_the_cache_and_not_found_is_a_status() {
     assert_eq!(c.get_local(&r1, "ch.local"), Some(Value::Int64(-2)));
     // the capture's answer to GET ch.bo: STATUS -46
     c.send(&req).unwrap();
-    c.handle_input(&hex("00000000000000670000000200000000 025b").unwrap())
-        .unwrap();
+    c.handle_input(
+        &hex("00000000000000670000000200000000 025b").unwrap(),
+        Instant::now(),
+    )
+    .unwrap();
     let Some(Event::Reply { tag: 103, reply }) = c.poll_event() else {
         panic!("no reply")
     };
@@ -224,19 +228,25 @@ fn hostile_input_is_an_error_not_a_panic() {
     let mut c = connected();
     // a reply to a tag we never used
     let e = c
-        .handle_input(&hex("00000000000000770000000200000000 0200").unwrap())
+        .handle_input(
+            &hex("00000000000000770000000200000000 0200").unwrap(),
+            Instant::now(),
+        )
         .unwrap_err();
     assert!(e.to_string().contains("tag 119"), "{e}");
     // a failed handshake
     let mut c = Core::new(env(), 0, 0).unwrap();
     let e = c
-        .handle_input(&hex("ffffffd3 00000000").unwrap())
+        .handle_input(&hex("ffffffd3 00000000").unwrap(), Instant::now())
         .unwrap_err();
     assert_eq!(e.status(), -45);
     // a truncated event notice on tag 0
     let mut c = connected();
     assert!(c
-        .handle_input(&hex("00000000000000000000000300000000 020c02").unwrap())
+        .handle_input(
+            &hex("00000000000000000000000300000000 020c02").unwrap(),
+            Instant::now()
+        )
         .is_err());
 }
 
@@ -264,11 +274,11 @@ proptest::proptest! {
         } else {
             junk
         };
-        let _ = c.handle_input(&bytes);
+        let _ = c.handle_input(&bytes, Instant::now());
         while c.poll_event().is_some() {}
         // and before the handshake
         let mut c = Core::new(env(), 0, 0).unwrap();
-        let _ = c.handle_input(&bytes);
+        let _ = c.handle_input(&bytes, Instant::now());
     }
 }
 
@@ -303,4 +313,40 @@ fn log_time_follows_the_server_version_not_the_dialect() {
     assert!(!with(&[("PMIX_SERVER_URI21", uri)]).log_sends_time());
     assert!(with(&[("PMIX_SERVER_URI3", uri)]).log_sends_time());
     assert!(with(&[("PMIX_SERVER_URI41", uri)]).log_sends_time());
+}
+
+/// `handle_input` takes the driver's `now` (a virtual clock here): a
+/// reply that comes before its request's deadline is the reply; one that
+/// comes after it is late (the request timed out), even where the driver
+/// never called `handle_timeout` in between.
+#[test]
+fn input_at_now_expires_the_deadlines_now_has_passed() {
+    use std::time::Duration;
+    let t0 = Instant::now();
+    let mut c = connected();
+    let tag = c
+        .send_by(&Request::Finalize, t0 + Duration::from_secs(1))
+        .unwrap()
+        .unwrap();
+    let reply = |tag: u32| {
+        pmix_codec::frame::frame(
+            0,
+            tag,
+            &hex("0200").unwrap(),
+            pmix_codec::frame::HeaderOrder::Network,
+        )
+        .unwrap()
+    };
+    c.handle_input(&reply(tag), t0 + Duration::from_millis(500))
+        .unwrap();
+    assert!(matches!(c.poll_event(), Some(Event::Reply { tag: t, .. }) if t == tag));
+    assert_eq!(c.poll_timeout(), None);
+    let late = c
+        .send_by(&Request::Finalize, t0 + Duration::from_secs(1))
+        .unwrap()
+        .unwrap();
+    c.handle_input(&reply(late), t0 + Duration::from_secs(2))
+        .unwrap();
+    assert_eq!(c.poll_event(), Some(Event::TimedOut { tag: Some(late) }));
+    assert_eq!(c.poll_event(), None, "the late reply is dropped");
 }

@@ -114,7 +114,7 @@ impl AsyncClient {
                             "{op}: the server closed the connection"
                         )))
                     }
-                    n => self.core.handle_input(&self.buf[..n])?,
+                    n => self.core.handle_input(&self.buf[..n], Instant::now())?,
                 },
                 () = sleep => self.core.handle_timeout(Instant::now()),
             }

@@ -156,7 +156,7 @@ impl Client {
                 }
                 Err(e) => return Err(e.into()),
             };
-            self.core.handle_input(&buf[..n])?;
+            self.core.handle_input(&buf[..n], Instant::now())?;
         }
     }
 

@@ -1,7 +1,7 @@
 //! The client protocol core, sans-IO: bytes in, bytes and events out. It
 //! owns no socket, thread or clock; `blocking.rs` drives it over TCP with
 //! blocking reads, `asyncio.rs` on tokio. Its verbs are the server core's
-//! (quinn-proto's names): `handle_input`, `handle_timeout(now)`,
+//! (quinn-proto's names): `handle_input(bytes, now)`, `handle_timeout(now)`,
 //! `poll_timeout`, `poll_transmit`, `poll_event`; deadlines (handshake,
 //! [`Core::send_by`]) are instants the driver passes in, so a test can run
 //! it on a virtual clock.
@@ -440,8 +440,12 @@ impl Core {
         self.events.pop_front()
     }
 
-    /// Feed bytes read from the server.
-    pub fn handle_input(&mut self, data: &[u8]) -> Result<()> {
+    /// Feed bytes read from the server at `now` (the driver's clock, or a
+    /// virtual one). Deadlines that `now` has passed expire first, as
+    /// [`Core::handle_timeout`] would expire them: a reply that comes after
+    /// its request's deadline is late whichever the driver noticed first.
+    pub fn handle_input(&mut self, data: &[u8], now: Instant) -> Result<()> {
+        self.handle_timeout(now);
         self.link.push(data);
         while let Some(inc) = self.link.poll_incoming()? {
             let m = match inc {
