@@ -12,7 +12,8 @@ use crate::link::{self, Incoming, Initiator, Link, LinkError, Registrations};
 use bytes::Bytes;
 use pmix_codec::frame::{self, DEFAULT_MAX_MESSAGE};
 use pmix_codec::handshake::{peer_type, ConnectRequest};
-use pmix_codec::msg::{cmd, EventNotice, Reply, Request};
+pub use pmix_codec::msg::ReplyKind;
+use pmix_codec::msg::{cmd, command_name, EventNotice, Reply, Request};
 use pmix_codec::{DataBuffer, Format};
 use pmix_types::status::codes;
 use pmix_types::status::StatusCode;
@@ -22,6 +23,7 @@ use std::time::Instant;
 
 /// Everything that can go wrong in the client, each saying where.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ClientError {
     /// The server (or the local retrieval rules) answered with a PMIx status.
     #[error("{op}: {}", StatusCode(*.code))]
@@ -50,9 +52,47 @@ pub enum ClientError {
     /// A message header the client refuses (too large).
     #[error("framing: {0}")]
     Frame(#[from] frame::FrameError),
-    /// The server broke the protocol (an unexpected reply, a refused handshake …).
-    #[error("{0}")]
-    Protocol(String),
+    /// The server answered an operation with a reply it does not take.
+    #[error("{op}: unexpected {got} reply")]
+    UnexpectedReply {
+        /// The operation.
+        op: &'static str,
+        /// What came instead.
+        got: ReplyKind,
+    },
+    /// A reply whose tag matches no request in flight.
+    #[error("a reply with tag {tag} matches no request")]
+    UnmatchedTag {
+        /// The reply's tag.
+        tag: u32,
+    },
+    /// A request queued before the handshake completed.
+    #[error("{}: not connected (the handshake has not completed)", command_name(*.command).unwrap_or("request"))]
+    NotConnected {
+        /// The request's `pmix_cmd_t`.
+        command: u8,
+    },
+    /// An operation waited for the reply to a request the server does not
+    /// answer (DEREGEVENTS).
+    #[error("{op}: the server does not answer this request")]
+    Unanswered {
+        /// The operation.
+        op: &'static str,
+    },
+    /// The server closed the connection while an operation waited.
+    #[error("{op}: the server closed the connection")]
+    Closed {
+        /// The operation that was waiting.
+        op: &'static str,
+    },
+    /// The server's data decodes but lacks what the operation reads.
+    #[error("{op}: {what}")]
+    Malformed {
+        /// The operation.
+        op: &'static str,
+        /// What is wrong with the data.
+        what: Malformed,
+    },
     /// The connection failed.
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
@@ -75,6 +115,26 @@ impl ClientError {
         self.status().into()
     }
 
+    /// The operation the error happened in, where it names one.
+    pub fn op(&self) -> Option<&'static str> {
+        match self {
+            ClientError::Status { op, .. }
+            | ClientError::Codec { op, .. }
+            | ClientError::UnexpectedReply { op, .. }
+            | ClientError::Unanswered { op }
+            | ClientError::Closed { op }
+            | ClientError::Malformed { op, .. }
+            | ClientError::Timeout(op) => Some(op),
+            ClientError::Type { .. } => Some("get"),
+            ClientError::NotConnected { command } => command_name(*command),
+            ClientError::Env(_) => Some("init"),
+            ClientError::Unreachable(_)
+            | ClientError::Frame(_)
+            | ClientError::UnmatchedTag { .. }
+            | ClientError::Io(_) => None,
+        }
+    }
+
     /// The PMIx status this error stands for.
     pub fn status(&self) -> i32 {
         match self {
@@ -89,6 +149,34 @@ impl ClientError {
 
 /// The client's result.
 pub type Result<T> = std::result::Result<T, ClientError>;
+
+/// What is wrong with data the server sent ([`ClientError::Malformed`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Malformed {
+    /// A GET reply's byte object does not begin with a PROC.
+    #[error("a GET reply's blob does not begin with a proc")]
+    BlobWithoutProc,
+    /// A `pmix.pblob` of the job info does not begin with a rank.
+    #[error("a pmix.pblob does not begin with a rank")]
+    PblobWithoutRank,
+    /// A key that holds a comma list holds another type.
+    #[error("{key} is {} (a comma list is a string)", .got.name())]
+    NotAList {
+        /// The key.
+        key: &'static str,
+        /// The type it holds.
+        got: DataType,
+    },
+    /// An entry of a comma list of ranks is not a rank.
+    #[error("entry {index} of {key} is not a rank")]
+    NotARank {
+        /// The key.
+        key: &'static str,
+        /// The entry's index (from 0).
+        index: usize,
+    },
+}
 
 impl From<LinkError> for ClientError {
     fn from(e: LinkError) -> Self {
@@ -255,6 +343,7 @@ where
 
 /// An output of the core.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Event {
     /// The handshake reply arrived: our index in the server's peer array.
     Connected {
@@ -307,6 +396,9 @@ pub struct Core {
     pub job_nspace: Option<PString>,
     /// Tools: the server's identity from the handshake reply.
     pub server: Option<Proc>,
+    /// The effective uid announced in the handshake (PUBLISH, LOOKUP and
+    /// UNPUBLISH carry it).
+    uid: u32,
 }
 
 impl Core {
@@ -319,7 +411,7 @@ impl Core {
             Some(env.proc.clone()),
             None,
         );
-        Core::with_request(env, &req)
+        Core::with_request(env, &req, euid)
     }
 
     /// A tool's core (flag TOOL_NEEDS_ID: the server assigns our identity),
@@ -346,10 +438,10 @@ impl Core {
             None,
             Some(info),
         );
-        Core::with_request(env, &req)
+        Core::with_request(env, &req, euid)
     }
 
-    fn with_request(env: ClientEnv, req: &ConnectRequest) -> Result<Core> {
+    fn with_request(env: ClientEnv, req: &ConnectRequest, uid: u32) -> Result<Core> {
         let (link, out) = Link::initiate(req, DEFAULT_MAX_MESSAGE)?;
         Ok(Core {
             env,
@@ -366,7 +458,19 @@ impl Core {
             puts: Vec::new(),
             job_nspace: None,
             server: None,
+            uid,
         })
+    }
+
+    /// The effective uid this client announced.
+    pub fn uid(&self) -> u32 {
+        self.uid
+    }
+
+    /// Hand out a notice that did not come from the server (our own
+    /// event, which our own handlers hear: [`super::ops::notify`]).
+    pub fn notice_locally(&mut self, n: EventNotice) {
+        self.events.push_back(Event::Notice(n));
     }
 
     /// The event codes registered on this connection (PMIx_Register_event_handler).
@@ -476,10 +580,7 @@ impl Core {
                 self.deadlines.remove(&(d, m.header.tag));
             }
             let Some(command) = self.pending.remove(&m.header.tag) else {
-                return Err(ClientError::Protocol(format!(
-                    "reply with tag {} matches no request",
-                    m.header.tag
-                )));
+                return Err(ClientError::UnmatchedTag { tag: m.header.tag });
             };
             let reply =
                 Reply::decode(&self.env.format, command, &m.payload).map_err(codec("reply"))?;
@@ -498,7 +599,9 @@ impl Core {
     /// commands the server does not answer).
     pub fn send(&mut self, req: &Request) -> Result<Option<u32>> {
         if !self.link.connected() {
-            return Err(ClientError::Protocol("not connected".into()));
+            return Err(ClientError::NotConnected {
+                command: req.command(),
+            });
         }
         let payload = req.encode(&self.env.format).map_err(codec("request"))?;
         let answered = !matches!(req, Request::DeregEvents { .. });
@@ -530,9 +633,10 @@ impl Core {
                     code: *s,
                 });
             }
-            return Err(ClientError::Protocol(
-                "job info reply of another layout".into(),
-            ));
+            return Err(ClientError::UnexpectedReply {
+                op: "job info",
+                got: reply.kind(),
+            });
         };
         let ns = nspace
             .clone()
@@ -723,7 +827,12 @@ impl Core {
                     let mut b = DataBuffer::from_bytes(self.env.format, blob);
                     let p = match b.unpack_one(DataType::Proc).map_err(codec("get"))? {
                         Value::Proc(p) => p,
-                        _ => return Err(ClientError::Protocol("get: blob without proc".into())),
+                        _ => {
+                            return Err(ClientError::Malformed {
+                                op: "get",
+                                what: Malformed::BlobWithoutProc,
+                            })
+                        }
                     };
                     let m = self
                         .cache
@@ -748,9 +857,10 @@ impl Core {
                 op: "get",
                 code: if s == 0 { -46 } else { s },
             }),
-            other => Err(ClientError::Protocol(format!(
-                "get: unexpected reply {other:?}"
-            ))),
+            other => Err(ClientError::UnexpectedReply {
+                op: "get",
+                got: other.kind(),
+            }),
         }
     }
 }
@@ -766,7 +876,12 @@ fn decode_pblob(fmt: &Format, b: &[u8]) -> Result<(u32, Vec<Kval>)> {
     let mut d = DataBuffer::from_bytes(*fmt, Bytes::copy_from_slice(b));
     let rank = match d.unpack_one(DataType::ProcRank).map_err(codec("pblob"))? {
         Value::ProcRank(r) => r,
-        _ => return Err(ClientError::Protocol("pblob without rank".into())),
+        _ => {
+            return Err(ClientError::Malformed {
+                op: "job info",
+                what: Malformed::PblobWithoutRank,
+            })
+        }
     };
     let mut kvs = Vec::new();
     while !d.unread().is_empty() {
@@ -786,9 +901,10 @@ pub fn status_reply(op: &'static str, r: &Reply) -> Result<()> {
         Reply::Infos { status, .. } | Reply::Query { status, .. } => {
             Err(ClientError::Status { op, code: *status })
         }
-        other => Err(ClientError::Protocol(format!(
-            "{op}: unexpected reply {other:?}"
-        ))),
+        other => Err(ClientError::UnexpectedReply {
+            op,
+            got: other.kind(),
+        }),
     }
 }
 
