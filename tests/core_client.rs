@@ -350,3 +350,107 @@ fn input_at_now_expires_the_deadlines_now_has_passed() {
     assert_eq!(c.poll_event(), Some(Event::TimedOut { tag: Some(late) }));
     assert_eq!(c.poll_event(), None, "the late reply is dropped");
 }
+
+/// The operations layer on the core alone (no driver): what the core
+/// answers at once, the request an operation sends, and typed errors for
+/// replies it does not take.
+#[test]
+fn operations_start_and_read_replies_on_the_core_alone() {
+    use pmix_codec::msg::{Reply, ReplyKind};
+    use pmix_wire::client::ops::{self, Operation, Start};
+    use pmix_wire::client::{ClientError, LookupOpts, Malformed};
+    let mut c = connected();
+    // resolve peers: `pmix.lpeers` of our own job, answered from the job info
+    let mut op = ops::resolve_peers("chjob");
+    match op.start(&mut c).unwrap() {
+        Start::Done(p) => assert_eq!(p, vec![Proc::new("chjob", 0), Proc::new("chjob", 1)]),
+        Start::Ask(r) => panic!("asked {r:?}"),
+    }
+    // a lookup asks; a reply of another layout is named, not stringified
+    let mut op = ops::lookup(&["k"], LookupOpts::new());
+    let Start::Ask(Request::Lookup { uid, keys, .. }) = op.start(&mut c).unwrap() else {
+        panic!("a lookup sends LOOKUP");
+    };
+    assert_eq!((uid, keys), (0, vec![Some("k".into())]));
+    let e = op
+        .finish(
+            &mut c,
+            Reply::Get {
+                status: 0,
+                blobs: vec![],
+            },
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ClientError::UnexpectedReply {
+                op: "lookup",
+                got: ReplyKind::Get
+            }
+        ),
+        "{e:?}"
+    );
+    assert_eq!(e.to_string(), "lookup: unexpected Get reply");
+    // a status is the server's answer, named by the operation
+    let mut op = ops::query(pmix_wire::client::Queries::new().ask(["pmix.qry.ns"]));
+    assert!(matches!(
+        op.start(&mut c).unwrap(),
+        Start::Ask(Request::Query { .. })
+    ));
+    let e = op.finish(&mut c, Reply::Status(-46)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ClientError::Status {
+                op: "query",
+                code: -46
+            }
+        ),
+        "{e:?}"
+    );
+    // job data of the wrong type says which key and what it holds: a GET
+    // of another job's `pmix.nlist` answered with a UINT32
+    let mut op = ops::resolve_nodes("other");
+    assert!(matches!(
+        op.start(&mut c).unwrap(),
+        Start::Ask(Request::Get { .. })
+    ));
+    let mut b = pmix_codec::DataBuffer::new(c.format());
+    b.pack(
+        pmix_types::DataType::Proc,
+        &[Value::Proc(Box::new(Proc::new("other", RANK_WILDCARD)))],
+    )
+    .unwrap();
+    b.pack(
+        pmix_types::DataType::Kval,
+        &[Value::Kval(Box::new(pmix_types::Kval {
+            key: Some("pmix.nlist".into()),
+            value: Value::Uint32(3),
+        }))],
+    )
+    .unwrap();
+    let blob = bytes::Bytes::copy_from_slice(b.as_bytes());
+    let e = op
+        .finish(
+            &mut c,
+            Reply::Get {
+                status: 0,
+                blobs: vec![blob],
+            },
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ClientError::Malformed {
+                op: "resolve nodes",
+                what: Malformed::NotAList {
+                    key: "pmix.nlist",
+                    ..
+                }
+            }
+        ),
+        "{e:?}"
+    );
+}
