@@ -19,6 +19,8 @@
 //! a client's identity) stays in its core; the messages are pmix-codec's
 //! [`ConnectRequest`], [`ClientReply`] and [`ToolReply`].
 
+#![forbid(unsafe_code)]
+
 use bytes::Bytes;
 use pmix_codec::frame::{self, FrameDecoder, FrameError, HeaderOrder, Message};
 use pmix_codec::handshake::{self, peer_type, ClientReply, ConnectRequest, ToolReply};

@@ -25,6 +25,7 @@
 //! ```
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 // The modules form layers; each uses only modules of the layers below it
 // (never one above, so there is no import cycle: `tests/module_graph.rs`

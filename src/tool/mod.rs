@@ -17,6 +17,8 @@
 //! # Ok::<(), pmix_wire::client::ClientError>(())
 //! ```
 
+#![forbid(unsafe_code)]
+
 use crate::client::{Client, ClientError};
 use crate::procfs::{alive, written_before_start};
 use pmix_codec::{BufferType, Format};
