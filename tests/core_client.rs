@@ -372,6 +372,11 @@ fn operations_start_and_read_replies_on_the_core_alone() {
         panic!("a lookup sends LOOKUP");
     };
     assert_eq!((uid, keys), (0, vec![Some("k".into())]));
+    let again = op.start(&mut c).unwrap_err();
+    assert!(
+        matches!(again, ClientError::Reused { op: "lookup" }),
+        "{again:?}"
+    );
     let e = op
         .finish(
             &mut c,

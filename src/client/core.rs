@@ -79,6 +79,13 @@ pub enum ClientError {
         /// The operation.
         op: &'static str,
     },
+    /// An operation was started a second time (a driver's mistake: each
+    /// [`super::ops::Operation`] value runs once).
+    #[error("{op}: started twice")]
+    Reused {
+        /// The operation.
+        op: &'static str,
+    },
     /// The server closed the connection while an operation waited.
     #[error("{op}: the server closed the connection")]
     Closed {
@@ -122,6 +129,7 @@ impl ClientError {
             | ClientError::Codec { op, .. }
             | ClientError::UnexpectedReply { op, .. }
             | ClientError::Unanswered { op }
+            | ClientError::Reused { op }
             | ClientError::Closed { op }
             | ClientError::Malformed { op, .. }
             | ClientError::Timeout(op) => Some(op),

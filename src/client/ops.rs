@@ -58,8 +58,7 @@ where
     fn start(&mut self, core: &mut Core) -> Result<Start<T>> {
         match self.build.take() {
             Some(b) => Ok(Start::Ask(b(core)?)),
-            // started twice: the driver's mistake, not the server's
-            None => Err(ClientError::Unanswered { op: self.name }),
+            None => Err(ClientError::Reused { op: self.name }),
         }
     }
     fn finish(self, core: &mut Core, reply: Reply) -> Result<T> {
