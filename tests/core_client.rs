@@ -7,7 +7,7 @@ use pmix_codec::Format;
 use pmix_types::enums::Scope;
 use pmix_types::hex::decode as hex;
 use pmix_types::{Proc, Value, RANK_WILDCARD};
-use pmix_wire::client::{ClientEnv, Core, Event};
+use pmix_wire::client::{ClientEnv, ClientError, Core, EnvError, Event};
 use std::time::Instant;
 
 fn env() -> ClientEnv {
@@ -86,7 +86,12 @@ fn environment_selects_the_newest_uri_and_native() {
     assert_eq!(e.proc, Proc::new("chjob", 0));
     assert_eq!(e.uri, "srv.0;tcp4://127.0.0.1:53471");
     let none = ClientEnv::from_env(|k| (k == "PMIX_NAMESPACE").then(|| "x".to_string()));
-    assert!(none.unwrap_err().to_string().contains("PMIX_RANK"));
+    let e = none.unwrap_err();
+    assert!(
+        matches!(e, ClientError::Env(EnvError::Unset("PMIX_RANK"))),
+        "{e:?}"
+    );
+    assert_eq!(e.to_string(), "environment: PMIX_RANK is not set");
     let munge = ClientEnv::from_env(|k| {
         match k {
             "PMIX_NAMESPACE" => Some("x"),
@@ -97,7 +102,15 @@ fn environment_selects_the_newest_uri_and_native() {
         }
         .map(String::from)
     });
-    assert!(munge.unwrap_err().to_string().contains("munge"));
+    let e = munge.unwrap_err();
+    assert!(
+        matches!(&e, ClientError::Env(EnvError::NoNativeSecurity(m)) if m == "munge"),
+        "{e:?}"
+    );
+    assert!(matches!(
+        pmix_wire::client::core::parse_uri("tcp4://nowhere"),
+        Err(ClientError::Env(EnvError::BadUri(_)))
+    ));
     assert_eq!(
         pmix_wire::client::core::parse_uri("637075456.0;tcp4://127.0.0.1:48295").unwrap(),
         ("637075456.0".into(), "127.0.0.1".into(), 48295)

@@ -34,9 +34,10 @@ pub enum ClientError {
         code: i32,
     },
     /// The environment the server gave does not say how to reach it
-    /// (PMIX_SERVER_URI*, PMIX_NAMESPACE, PMIX_RANK missing or malformed).
+    /// (PMIX_SERVER_URI*, PMIX_NAMESPACE, PMIX_RANK missing or malformed),
+    /// nor does a tool's rendezvous file.
     #[error("environment: {0}")]
-    Env(String),
+    Env(#[from] EnvError),
     /// No server to connect to: what was looked for, where, and for how
     /// long (a tool's rendezvous search; PMIX_ERR_UNREACH).
     #[error("{0}")]
@@ -106,6 +107,18 @@ pub enum ClientError {
     /// No answer within the client's timeout (the operation named).
     #[error("{0}: timed out")]
     Timeout(&'static str),
+    /// A tool gave up connecting: the last attempt's error, how long it
+    /// waited, and whether the process it looked for is gone.
+    #[error("{last}{}{}", .waited.map(|w| format!(" (waited {} s)", w.as_secs_f64())).unwrap_or_default(), .gone.map(|p| format!("; no process {p} runs")).unwrap_or_default())]
+    GaveUp {
+        /// The last attempt's error.
+        last: Box<ClientError>,
+        /// How long it waited for a server about to start (`None`: it
+        /// did not, or the error was not one to wait out).
+        waited: Option<std::time::Duration>,
+        /// The pid it looked for, which no process has.
+        gone: Option<u32>,
+    },
     /// A value came, but not of the type the caller asked for.
     #[error("get {key}: {err}")]
     Type {
@@ -136,6 +149,7 @@ impl ClientError {
             ClientError::Type { .. } => Some("get"),
             ClientError::NotConnected { command } => command_name(*command),
             ClientError::Env(_) => Some("init"),
+            ClientError::GaveUp { last, .. } => last.op(),
             ClientError::Unreachable(_)
             | ClientError::Frame(_)
             | ClientError::UnmatchedTag { .. }
@@ -150,6 +164,7 @@ impl ClientError {
             ClientError::Timeout(_) => codes::PMIX_ERR_TIMEOUT,
             ClientError::Type { .. } => codes::PMIX_ERR_TYPE_MISMATCH,
             ClientError::Io(_) | ClientError::Unreachable(_) => codes::PMIX_ERR_UNREACH,
+            ClientError::GaveUp { last, .. } => last.status(),
             _ => codes::PMIX_ERROR,
         }
     }
@@ -157,6 +172,60 @@ impl ClientError {
 
 /// The client's result.
 pub type Result<T> = std::result::Result<T, ClientError>;
+
+/// What the environment (or a tool's rendezvous file) lacks
+/// ([`ClientError::Env`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EnvError {
+    /// A variable every client needs is not set.
+    #[error("{0} is not set")]
+    Unset(&'static str),
+    /// PMIX_RANK is not a number.
+    #[error("PMIX_RANK {0:?} is not a rank")]
+    NotARank(String),
+    /// PMIX_NAMESPACE is longer than PMIX_MAX_NSLEN.
+    #[error("PMIX_NAMESPACE is too long")]
+    NamespaceTooLong,
+    /// No PMIX_SERVER_URI* variable is set.
+    #[error("no PMIX_SERVER_URI* variable")]
+    NoServerUri,
+    /// PMIX_SECURITY_MODE does not offer `native`, the one we speak.
+    #[error("PMIX_SECURITY_MODE {0:?} does not offer native")]
+    NoNativeSecurity(String),
+    /// A server URI that is not `<id>;tcp4://<host>:<port>` (or tcp6).
+    #[error("server URI {0:?} is not <id>;tcp4://<host>:<port>")]
+    BadUri(String),
+    /// A rendezvous file without its URI line.
+    #[error("empty rendezvous file")]
+    EmptyRendezvous,
+    /// A rendezvous file's server version that implies no dialect.
+    #[error("unknown server version {0:?}")]
+    UnknownVersion(String),
+    /// A rendezvous file whose URI line is not ended yet.
+    #[error("rendezvous file {} not yet written whole", .0.display())]
+    NotWhole(std::path::PathBuf),
+    /// What is wrong with this rendezvous file.
+    #[error("{}: {err}", .file.display())]
+    InFile {
+        /// The file.
+        file: std::path::PathBuf,
+        /// What is wrong with it.
+        err: Box<EnvError>,
+    },
+    /// No rendezvous file in these directories names this URI (a tool
+    /// does not handshake on a listener its server did not offer tools).
+    #[error(
+        "no rendezvous file in {} names {uri}: a server takes tools only where it says so, and a tool handshake on another listener (a job's PMIX_SERVER_URI*) can crash a libpmix server; give file:<rendezvous file>, or run inside the job to ask as its client",
+        if .dirs.is_empty() { "no directory".to_string() } else { .dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ") }
+    )]
+    NoFileNames {
+        /// The URI given.
+        uri: String,
+        /// The directories searched.
+        dirs: Vec<std::path::PathBuf>,
+    },
+}
 
 /// What is wrong with data the server sent ([`ClientError::Malformed`]).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -242,23 +311,16 @@ pub struct ClientEnv {
 impl ClientEnv {
     /// Read the variables through `get` (`std::env::var(..).ok()` in practice).
     pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<ClientEnv> {
-        let nspace = get("PMIX_NAMESPACE")
-            .ok_or_else(|| ClientError::Env("PMIX_NAMESPACE is not set".into()))?;
-        let rank =
-            get("PMIX_RANK").ok_or_else(|| ClientError::Env("PMIX_RANK is not set".into()))?;
-        let rank: u32 = rank
-            .parse()
-            .map_err(|_| ClientError::Env(format!("PMIX_RANK {rank:?} is not a rank")))?;
+        let nspace = get("PMIX_NAMESPACE").ok_or(EnvError::Unset("PMIX_NAMESPACE"))?;
+        let rank = get("PMIX_RANK").ok_or(EnvError::Unset("PMIX_RANK"))?;
+        let rank: u32 = rank.parse().map_err(|_| EnvError::NotARank(rank))?;
         if nspace.len() > pmix_types::MAX_NSLEN {
-            return Err(ClientError::Env("PMIX_NAMESPACE is too long".into()));
+            return Err(EnvError::NamespaceTooLong.into());
         }
-        let (format, uri) = pmix_codec::select::from_env(&get)
-            .ok_or_else(|| ClientError::Env("no PMIX_SERVER_URI* variable".into()))?;
+        let (format, uri) = pmix_codec::select::from_env(&get).ok_or(EnvError::NoServerUri)?;
         let security = get("PMIX_SECURITY_MODE").unwrap_or_else(|| "native".into());
         if !security.split(',').any(|m| m.trim() == "native") {
-            return Err(ClientError::Env(format!(
-                "PMIX_SECURITY_MODE {security:?} does not offer native"
-            )));
+            return Err(EnvError::NoNativeSecurity(security).into());
         }
         Ok(ClientEnv {
             proc: Proc::new(&nspace, rank),
@@ -289,11 +351,7 @@ impl ClientEnv {
 
 /// Split a server URI into (server id, host, port). Only tcp4/tcp6.
 pub fn parse_uri(uri: &str) -> Result<(String, String, u16)> {
-    let bad = || {
-        ClientError::Env(format!(
-            "server URI {uri:?} is not <id>;tcp4://<host>:<port>"
-        ))
-    };
+    let bad = || ClientError::Env(EnvError::BadUri(uri.into()));
     let (id, addr) = uri.split_once(';').ok_or_else(bad)?;
     let rest = addr
         .strip_prefix("tcp4://")

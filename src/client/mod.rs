@@ -32,7 +32,9 @@ pub mod options;
 #[cfg(feature = "tokio")]
 pub use self::asyncio::AsyncClient;
 pub use self::blocking::Client;
-pub use self::core::{ClientEnv, ClientError, Core, Event, GetPlan, Malformed, ReplyKind};
+pub use self::core::{
+    ClientEnv, ClientError, Core, EnvError, Event, GetPlan, Malformed, ReplyKind,
+};
 pub use self::options::{
     FenceOpts, GetOpts, GroupOpts, JobControl, LookupOpts, Publish, Queries, Spawn, SpawnApp,
 };
