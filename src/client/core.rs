@@ -41,7 +41,7 @@ pub enum ClientError {
     /// No server to connect to: what was looked for, where, and for how
     /// long (a tool's rendezvous search; PMIX_ERR_UNREACH).
     #[error("{0}")]
-    Unreachable(String),
+    Unreachable(NoRendezvous),
     /// The server's bytes do not decode.
     #[error("{op}: decoding the server's bytes: {err}")]
     Codec {
@@ -225,6 +225,54 @@ pub enum EnvError {
         /// The directories searched.
         dirs: Vec<std::path::PathBuf>,
     },
+}
+
+/// A tool's search that found no rendezvous file to use
+/// ([`ClientError::Unreachable`]): what it looked for, where, and which
+/// files it passed over and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct NoRendezvous {
+    /// The file name looked for (`pmix.<host>.tool.<pid>` …).
+    pub name: String,
+    /// The directories searched.
+    pub dirs: Vec<std::path::PathBuf>,
+    /// How many levels below them.
+    pub depth: u32,
+    /// The files found but not used.
+    pub passed: Vec<(std::path::PathBuf, Stale)>,
+}
+
+impl std::fmt::Display for NoRendezvous {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "no rendezvous file {} in ", self.name)?;
+        if self.dirs.is_empty() {
+            f.write_str("no directory")?;
+        }
+        for (i, d) in self.dirs.iter().enumerate() {
+            write!(f, "{}{}", if i > 0 { ", " } else { "" }, d.display())?;
+        }
+        if self.depth > 0 {
+            write!(f, " (and {} levels below)", self.depth)?;
+        }
+        for (i, (file, why)) in self.passed.iter().enumerate() {
+            let lead = if i == 0 { "; passed over: " } else { ", " };
+            write!(f, "{lead}{} ({why})", file.display())?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a rendezvous file was passed over ([`NoRendezvous::passed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Stale {
+    /// The server it names (by pid) is gone.
+    #[error("its server, pid {0}, is gone")]
+    ServerGone(u32),
+    /// It was written before the process it names started (a pid reused).
+    #[error("written before process {0} started")]
+    BeforeStart(u32),
 }
 
 /// What is wrong with data the server sent ([`ClientError::Malformed`]).

@@ -33,7 +33,8 @@ pub mod options;
 pub use self::asyncio::AsyncClient;
 pub use self::blocking::Client;
 pub use self::core::{
-    ClientEnv, ClientError, Core, EnvError, Event, GetPlan, Malformed, ReplyKind,
+    ClientEnv, ClientError, Core, EnvError, Event, GetPlan, Malformed, NoRendezvous, ReplyKind,
+    Stale,
 };
 pub use self::options::{
     FenceOpts, GetOpts, GroupOpts, JobControl, LookupOpts, Publish, Queries, Spawn, SpawnApp,

@@ -19,7 +19,7 @@
 
 #![forbid(unsafe_code)]
 
-use crate::client::{Client, ClientError, EnvError};
+use crate::client::{Client, ClientError, EnvError, NoRendezvous, Stale};
 use crate::procfs::{alive, written_before_start};
 use pmix_codec::{BufferType, Format};
 use std::path::{Path, PathBuf};
@@ -147,20 +147,20 @@ fn search(dir: &Path, name: &str, depth: u32, found: &mut Vec<PathBuf>) {
 /// written before that process started (a dead server's file whose pid
 /// the kernel has given to a new process: PRRTE killed by SIGKILL leaves
 /// its session directory behind; [`crate::procfs::written_before_start`]).
-fn stale(target: &Target, path: &Path) -> Option<String> {
+fn stale(target: &Target, path: &Path) -> Option<Stale> {
     if let Some(p) = std::fs::read_to_string(path)
         .ok()
         .and_then(|t| Rendezvous::parse(&t).ok())
         .and_then(|r| r.pid)
     {
         if !alive(p) {
-            return Some(format!("its server, pid {p}, is gone"));
+            return Some(Stale::ServerGone(p));
         }
     }
     if let Target::Pid(p) = target {
         let written = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
         if written_before_start(*p, written) {
-            return Some(format!("written before process {p} started"));
+            return Some(Stale::BeforeStart(*p));
         }
     }
     None
@@ -232,31 +232,19 @@ pub fn find(target: &Target, dirs: &[PathBuf]) -> Result<PathBuf> {
     let mut fresh = Vec::new();
     for f in all {
         match stale(target, &f) {
-            Some(why) => passed.push(format!("{} ({why})", f.display())),
+            Some(why) => passed.push((f, why)),
             None => fresh.push(f),
         }
     }
     let mtime = |f: &PathBuf| std::fs::metadata(f).and_then(|m| m.modified()).ok();
     fresh.sort_by_key(|f| std::cmp::Reverse(mtime(f)));
     fresh.into_iter().next().ok_or_else(|| {
-        let within = if depth == 0 {
-            String::new()
-        } else {
-            format!(" (and {depth} levels below)")
-        };
-        let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-        let mut s = format!(
-            "no rendezvous file {name} in {}{within}",
-            if dirs.is_empty() {
-                "no directory".to_string()
-            } else {
-                dirs.join(", ")
-            }
-        );
-        if !passed.is_empty() {
-            s += &format!("; passed over: {}", passed.join(", "));
-        }
-        ClientError::Unreachable(s)
+        ClientError::Unreachable(NoRendezvous {
+            name,
+            dirs: dirs.to_vec(),
+            depth,
+            passed,
+        })
     })
 }
 
