@@ -38,7 +38,7 @@
 //!         let mut replied = false;
 //!         while let Some(t) = server.poll_transmit() {
 //!             if let Transmit::Send(_, bytes) = t {
-//!                 client.handle_input(&bytes)?;
+//!                 client.handle_input(&bytes, Instant::now())?;
 //!                 replied = true;
 //!             }
 //!         }

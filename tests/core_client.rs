@@ -7,7 +7,8 @@ use pmix_codec::Format;
 use pmix_types::enums::Scope;
 use pmix_types::hex::decode as hex;
 use pmix_types::{Proc, Value, RANK_WILDCARD};
-use pmix_wire::client::{ClientEnv, Core, Event};
+use pmix_wire::client::{ClientEnv, ClientError, Core, EnvError, Event};
+use std::time::Instant;
 
 fn env() -> ClientEnv {
     ClientEnv::from_env(|k| {
@@ -58,7 +59,8 @@ fn connected() -> Core {
     )
     .unwrap();
     assert_eq!(req, want);
-    c.handle_input(&hex("00000000 00000001").unwrap()).unwrap();
+    c.handle_input(&hex("00000000 00000001").unwrap(), Instant::now())
+        .unwrap();
     assert_eq!(c.poll_event(), Some(Event::Connected { index: 1 }));
     assert_eq!(c.send(&Request::Req).unwrap(), Some(101));
     assert_eq!(
@@ -67,9 +69,9 @@ fn connected() -> Core {
     );
     // the reply split at an awkward place: the core must reassemble it
     let reply = hex(JOB_INFO_REPLY).unwrap();
-    c.handle_input(&reply[..7]).unwrap();
+    c.handle_input(&reply[..7], Instant::now()).unwrap();
     assert_eq!(c.poll_event(), None);
-    c.handle_input(&reply[7..]).unwrap();
+    c.handle_input(&reply[7..], Instant::now()).unwrap();
     assert!(matches!(
         c.poll_event(),
         Some(Event::Reply { tag: 101, .. })
@@ -84,7 +86,12 @@ fn environment_selects_the_newest_uri_and_native() {
     assert_eq!(e.proc, Proc::new("chjob", 0));
     assert_eq!(e.uri, "srv.0;tcp4://127.0.0.1:53471");
     let none = ClientEnv::from_env(|k| (k == "PMIX_NAMESPACE").then(|| "x".to_string()));
-    assert!(none.unwrap_err().to_string().contains("PMIX_RANK"));
+    let e = none.unwrap_err();
+    assert!(
+        matches!(e, ClientError::Env(EnvError::Unset("PMIX_RANK"))),
+        "{e:?}"
+    );
+    assert_eq!(e.to_string(), "environment: PMIX_RANK is not set");
     let munge = ClientEnv::from_env(|k| {
         match k {
             "PMIX_NAMESPACE" => Some("x"),
@@ -95,7 +102,15 @@ fn environment_selects_the_newest_uri_and_native() {
         }
         .map(String::from)
     });
-    assert!(munge.unwrap_err().to_string().contains("munge"));
+    let e = munge.unwrap_err();
+    assert!(
+        matches!(&e, ClientError::Env(EnvError::NoNativeSecurity(m)) if m == "munge"),
+        "{e:?}"
+    );
+    assert!(matches!(
+        pmix_wire::client::core::parse_uri("tcp4://nowhere"),
+        Err(ClientError::Env(EnvError::BadUri(_)))
+    ));
     assert_eq!(
         pmix_wire::client::core::parse_uri("637075456.0;tcp4://127.0.0.1:48295").unwrap(),
         ("637075456.0".into(), "127.0.0.1".into(), 48295)
@@ -196,8 +211,7 @@ fn get_reply_fills_the_cache_and_not_found_is_a_status() {
              023a020c63686a6f620001020e63682e73747200031a68656c6c6f2d66726f6d2d3100020e63682e753332000ee90702\
              1263682e6c6f63616c000a03",
         )
-        .unwrap(),
-    )
+        .unwrap(), Instant::now())
     .unwrap();
     let Some(Event::Reply { tag: 102, reply }) = c.poll_event() else {
         panic!("no reply")
@@ -209,8 +223,11 @@ fn get_reply_fills_the_cache_and_not_found_is_a_status() {
     assert_eq!(c.get_local(&r1, "ch.local"), Some(Value::Int64(-2)));
     // the capture's answer to GET ch.bo: STATUS -46
     c.send(&req).unwrap();
-    c.handle_input(&hex("00000000000000670000000200000000 025b").unwrap())
-        .unwrap();
+    c.handle_input(
+        &hex("00000000000000670000000200000000 025b").unwrap(),
+        Instant::now(),
+    )
+    .unwrap();
     let Some(Event::Reply { tag: 103, reply }) = c.poll_event() else {
         panic!("no reply")
     };
@@ -224,19 +241,25 @@ fn hostile_input_is_an_error_not_a_panic() {
     let mut c = connected();
     // a reply to a tag we never used
     let e = c
-        .handle_input(&hex("00000000000000770000000200000000 0200").unwrap())
+        .handle_input(
+            &hex("00000000000000770000000200000000 0200").unwrap(),
+            Instant::now(),
+        )
         .unwrap_err();
     assert!(e.to_string().contains("tag 119"), "{e}");
     // a failed handshake
     let mut c = Core::new(env(), 0, 0).unwrap();
     let e = c
-        .handle_input(&hex("ffffffd3 00000000").unwrap())
+        .handle_input(&hex("ffffffd3 00000000").unwrap(), Instant::now())
         .unwrap_err();
     assert_eq!(e.status(), -45);
     // a truncated event notice on tag 0
     let mut c = connected();
     assert!(c
-        .handle_input(&hex("00000000000000000000000300000000 020c02").unwrap())
+        .handle_input(
+            &hex("00000000000000000000000300000000 020c02").unwrap(),
+            Instant::now()
+        )
         .is_err());
 }
 
@@ -264,11 +287,11 @@ proptest::proptest! {
         } else {
             junk
         };
-        let _ = c.handle_input(&bytes);
+        let _ = c.handle_input(&bytes, Instant::now());
         while c.poll_event().is_some() {}
         // and before the handshake
         let mut c = Core::new(env(), 0, 0).unwrap();
-        let _ = c.handle_input(&bytes);
+        let _ = c.handle_input(&bytes, Instant::now());
     }
 }
 
@@ -303,4 +326,149 @@ fn log_time_follows_the_server_version_not_the_dialect() {
     assert!(!with(&[("PMIX_SERVER_URI21", uri)]).log_sends_time());
     assert!(with(&[("PMIX_SERVER_URI3", uri)]).log_sends_time());
     assert!(with(&[("PMIX_SERVER_URI41", uri)]).log_sends_time());
+}
+
+/// `handle_input` takes the driver's `now` (a virtual clock here): a
+/// reply that comes before its request's deadline is the reply; one that
+/// comes after it is late (the request timed out), even where the driver
+/// never called `handle_timeout` in between.
+#[test]
+fn input_at_now_expires_the_deadlines_now_has_passed() {
+    use std::time::Duration;
+    let t0 = Instant::now();
+    let mut c = connected();
+    let tag = c
+        .send_by(&Request::Finalize, t0 + Duration::from_secs(1))
+        .unwrap()
+        .unwrap();
+    let reply = |tag: u32| {
+        pmix_codec::frame::frame(
+            0,
+            tag,
+            &hex("0200").unwrap(),
+            pmix_codec::frame::HeaderOrder::Network,
+        )
+        .unwrap()
+    };
+    c.handle_input(&reply(tag), t0 + Duration::from_millis(500))
+        .unwrap();
+    assert!(matches!(c.poll_event(), Some(Event::Reply { tag: t, .. }) if t == tag));
+    assert_eq!(c.poll_timeout(), None);
+    let late = c
+        .send_by(&Request::Finalize, t0 + Duration::from_secs(1))
+        .unwrap()
+        .unwrap();
+    c.handle_input(&reply(late), t0 + Duration::from_secs(2))
+        .unwrap();
+    assert_eq!(c.poll_event(), Some(Event::TimedOut { tag: Some(late) }));
+    assert_eq!(c.poll_event(), None, "the late reply is dropped");
+}
+
+/// The operations layer on the core alone (no driver): what the core
+/// answers at once, the request an operation sends, and typed errors for
+/// replies it does not take.
+#[test]
+fn operations_start_and_read_replies_on_the_core_alone() {
+    use pmix_codec::msg::{Reply, ReplyKind};
+    use pmix_wire::client::ops::{self, Operation, Start};
+    use pmix_wire::client::{ClientError, LookupOpts, Malformed};
+    let mut c = connected();
+    // resolve peers: `pmix.lpeers` of our own job, answered from the job info
+    let mut op = ops::resolve_peers("chjob");
+    match op.start(&mut c).unwrap() {
+        Start::Done(p) => assert_eq!(p, vec![Proc::new("chjob", 0), Proc::new("chjob", 1)]),
+        Start::Ask(r) => panic!("asked {r:?}"),
+    }
+    // a lookup asks; a reply of another layout is named, not stringified
+    let mut op = ops::lookup(&["k"], LookupOpts::new());
+    let Start::Ask(Request::Lookup { uid, keys, .. }) = op.start(&mut c).unwrap() else {
+        panic!("a lookup sends LOOKUP");
+    };
+    assert_eq!((uid, keys), (0, vec![Some("k".into())]));
+    let again = op.start(&mut c).unwrap_err();
+    assert!(
+        matches!(again, ClientError::Reused { op: "lookup" }),
+        "{again:?}"
+    );
+    let e = op
+        .finish(
+            &mut c,
+            Reply::Get {
+                status: 0,
+                blobs: vec![],
+            },
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ClientError::UnexpectedReply {
+                op: "lookup",
+                got: ReplyKind::Get
+            }
+        ),
+        "{e:?}"
+    );
+    assert_eq!(e.to_string(), "lookup: unexpected Get reply");
+    // a status is the server's answer, named by the operation
+    let mut op = ops::query(pmix_wire::client::Queries::new().ask(["pmix.qry.ns"]));
+    assert!(matches!(
+        op.start(&mut c).unwrap(),
+        Start::Ask(Request::Query { .. })
+    ));
+    let e = op.finish(&mut c, Reply::Status(-46)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ClientError::Status {
+                op: "query",
+                code: -46
+            }
+        ),
+        "{e:?}"
+    );
+    // job data of the wrong type says which key and what it holds: a GET
+    // of another job's `pmix.nlist` answered with a UINT32
+    let mut op = ops::resolve_nodes("other");
+    assert!(matches!(
+        op.start(&mut c).unwrap(),
+        Start::Ask(Request::Get { .. })
+    ));
+    let mut b = pmix_codec::DataBuffer::new(c.format());
+    b.pack(
+        pmix_types::DataType::Proc,
+        &[Value::Proc(Box::new(Proc::new("other", RANK_WILDCARD)))],
+    )
+    .unwrap();
+    b.pack(
+        pmix_types::DataType::Kval,
+        &[Value::Kval(Box::new(pmix_types::Kval {
+            key: Some("pmix.nlist".into()),
+            value: Value::Uint32(3),
+        }))],
+    )
+    .unwrap();
+    let blob = bytes::Bytes::copy_from_slice(b.as_bytes());
+    let e = op
+        .finish(
+            &mut c,
+            Reply::Get {
+                status: 0,
+                blobs: vec![blob],
+            },
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ClientError::Malformed {
+                op: "resolve nodes",
+                what: Malformed::NotAList {
+                    key: "pmix.nlist",
+                    ..
+                }
+            }
+        ),
+        "{e:?}"
+    );
 }

@@ -480,3 +480,93 @@ fn the_server_core_is_split_by_state_into_areas_that_own_their_fields() {
         );
     }
 }
+
+/// The sans-IO cores and where their verbs are defined (src/sansio.rs):
+/// (core, the files of its impl, whether it writes as well as reads).
+const CORES: &[(&str, &[&str], bool)] = &[
+    ("the PMIx server core", &["src/server/"], true),
+    ("the PMIx client core", &["src/client/core.rs"], true),
+    ("the PMI server core", &["src/pmi/server/"], true),
+    ("the PMI-2 client", &["src/pmi/client/mod.rs"], true),
+    // reads only: the node's host writes its own frames (Msg::encode)
+    (
+        "the bridge's incoming side",
+        &["pmixw/src/bridge.rs"],
+        false,
+    ),
+];
+
+/// One signature: from `pub fn NAME(` to the `{` that opens its body,
+/// whitespace folded.
+fn signature(code: &str, name: &str) -> Option<String> {
+    let at = code.find(&format!("pub fn {name}("))?;
+    let end = code[at..].find('{')? + at;
+    Some(
+        code[at..end]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
+}
+
+/// "Every core has the same verbs, `now` included" (issue 33): each core
+/// above takes its bytes with the time, says when to wake it and takes
+/// the time then, and yields its events (and what to write).
+#[test]
+fn every_core_has_the_same_verbs_now_included() {
+    let mut missing = Vec::new();
+    for (core, places, writes) in CORES {
+        let mut code = String::new();
+        for p in *places {
+            let path = repo().join(p);
+            let mut files = Vec::new();
+            if path.is_dir() {
+                for e in std::fs::read_dir(&path).unwrap() {
+                    let f = e.unwrap().path();
+                    if f.extension().is_some_and(|x| x == "rs") {
+                        files.push(f);
+                    }
+                }
+            } else {
+                files.push(path);
+            }
+            for f in files {
+                let text = std::fs::read_to_string(&f).unwrap();
+                // the code before the unit tests, comments dropped
+                for line in text.lines() {
+                    if line.trim_start().starts_with("#[cfg(test)]") {
+                        break;
+                    }
+                    code.push_str(line.split("//").next().unwrap_or(""));
+                    code.push('\n');
+                }
+            }
+        }
+        let mut want = vec![
+            ("handle_input", Some("now: Instant")),
+            ("poll_event", None),
+            ("poll_timeout", None),
+            ("handle_timeout", Some("now: Instant")),
+        ];
+        if *writes {
+            want.push(("poll_transmit", None));
+        }
+        for (verb, arg) in want {
+            match (signature(&code, verb), arg) {
+                (None, _) => missing.push(format!("{core}: no pub fn {verb}")),
+                (Some(s), Some(a)) if !s.contains(a) => {
+                    missing.push(format!("{core}: {s} takes no {a}"))
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+    // the check is real: a signature without the time is seen as such
+    assert!(!signature(
+        "pub fn handle_input(&mut self, data: &[u8]) {",
+        "handle_input"
+    )
+    .unwrap()
+    .contains("now: Instant"));
+}

@@ -28,7 +28,7 @@ fn runtime() -> tokio::runtime::Runtime {
 
 /// One rank's life; the value it read from its neighbour.
 async fn rank(env: ClientEnv, n: u32) -> Result<Value, ClientError> {
-    let mut c = AsyncClient::connect(env).await?;
+    let mut c = AsyncClient::init_with(env).await?;
     c.timeout = Duration::from_secs(30);
     let me = c.proc().clone();
     c.put(
@@ -177,7 +177,7 @@ fn an_async_client_claiming_no_rank_of_the_job_gets_the_servers_refusal() {
         .expect("server");
         let mut env = env_of(server.client_env("asyncsmall", 0));
         env.proc = Proc::new("asyncsmall", 5);
-        match AsyncClient::connect(env).await {
+        match AsyncClient::init_with(env).await {
             Err(ClientError::Status { op, code }) => {
                 assert_eq!((op, code), ("handshake", -46)); // PMIX_ERR_NOT_FOUND
             }

@@ -108,7 +108,13 @@ fn tool_target(is: &[Info]) -> Option<Result<Client, pmix_wire::client::ClientEr
         match v {
             Value::Pid(p) | Value::Uint32(p) | Value::Uint(p) => Target::Pid(*p),
             Value::Int(p) | Value::Int32(p) => Target::Pid(*p as u32),
-            _ => return Some(Err(pmix_wire::client::ClientError::Env("PMIX_SERVER_PIDINFO is not a pid".into()))),
+            // PMIX_SERVER_PIDINFO that is no pid: a bad argument
+            _ => {
+                return Some(Err(pmix_wire::client::ClientError::Status {
+                    op: "tool_init",
+                    code: pmix_types::status::codes::PMIX_ERR_BAD_PARAM,
+                }))
+            }
         }
     } else if let Some(ns) = find("pmix.srv.nspace").and_then(text) {
         Target::Nspace(ns)

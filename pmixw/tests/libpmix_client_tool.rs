@@ -253,6 +253,14 @@ fn a_dead_servers_file_under_a_reused_pid_is_passed_over() {
         )),
         "{text}"
     );
+    // and the same, typed: which file was passed over and why
+    let pmix_wire::client::ClientError::Unreachable(search) = &e else {
+        panic!("{e:?}");
+    };
+    assert_eq!(
+        search.passed,
+        vec![(stale.clone(), pmix_wire::client::Stale::BeforeStart(me))]
+    );
     srv.stop();
     let _ = std::fs::remove_dir_all(&old);
     let _ = std::fs::remove_dir_all(&live);
@@ -339,6 +347,10 @@ fn the_tool_waits_for_a_rendezvous_file_about_to_appear() {
         e.to_string()
             .ends_with(&format!("; no process {dead} runs")),
         "{e}"
+    );
+    assert!(
+        matches!(&e, pmix_wire::client::ClientError::GaveUp { gone: Some(p), .. } if *p == dead),
+        "{e:?}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,7 +1,10 @@
 //! An async driver for the client core on tokio: one TCP stream, no
 //! thread of its own, deadlines from the core ([`Core::poll_timeout`]).
 //! For hosts that already run tokio; [`super::Client`] is the blocking
-//! driver of the same core.
+//! driver of the same core. It sends what an operation of [`super::ops`]
+//! asks, waits for the reply and hands it back; its operations are
+//! generated from the same table as the blocking driver's, so a tokio
+//! program has every call a blocking one has.
 //!
 //! ```no_run
 //! use pmix_types::enums::Scope;
@@ -14,16 +17,26 @@
 //! c.fence(FenceOpts::new().collect_data(true)).await?;
 //! let peer = Proc { nspace: c.proc().nspace.clone(), rank: 0 };
 //! let v: u32 = c.get(&peer, "my.key").await?;
+//! let here = c.resolve_peers(&c.proc().nspace.to_string()).await?; // PMIx_Resolve_peers
+//! assert!(here.contains(c.proc()));
 //! c.finalize().await?;
 //! # Ok(()) }
 //! ```
 
-use super::blocking::euid_egid;
-use super::core::{parse_uri, read_as, status_reply, ClientEnv, ClientError, Core, Event, Result};
-use super::options::{FenceOpts, GetOpts};
+#![forbid(unsafe_code)]
+
+use super::core::{parse_uri, read_as, ClientEnv, ClientError, Core, Event, Result};
+use super::ops::{self, Operation, Start};
+use super::options::{
+    FenceOpts, GetOpts, GroupOpts, JobControl, LookupOpts, Publish, Queries, Spawn,
+};
+use super::{euid_egid, tool_info};
 use pmix_codec::msg::{EventNotice, Reply, Request};
-use pmix_types::enums::Scope;
-use pmix_types::{Proc, TypeMismatch, Value};
+use pmix_types::enums::{AllocDirective, DataRange, Scope};
+use pmix_types::keys::typed;
+use pmix_types::status::StatusCode;
+use pmix_types::Rank;
+use pmix_types::{Info, Pdata, Proc, TypeMismatch, Value};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -39,18 +52,44 @@ pub struct AsyncClient {
     pub timeout: Duration,
 }
 
+/// The operations of the table, each `self.run(op).await`.
+macro_rules! asynchronous {
+    ($( $(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> $out:ty = $op:expr; )*) => {
+        impl AsyncClient {
+            $(
+                $(#[$doc])*
+                pub async fn $name(&mut self, $($arg: $ty),*) -> Result<$out> {
+                    self.run($op).await
+                }
+            )*
+        }
+    };
+}
+ops::operations!(asynchronous);
+
 impl AsyncClient {
     /// PMIx_Init from this process's environment.
     pub async fn init() -> Result<AsyncClient> {
-        Self::connect(ClientEnv::from_env(|k| std::env::var(k).ok())?).await
+        Self::init_with(ClientEnv::from_env(|k| std::env::var(k).ok())?).await
     }
 
     /// PMIx_Init with an explicit environment: connect, handshake, job
     /// info.
-    pub async fn connect(env: ClientEnv) -> Result<AsyncClient> {
+    pub async fn init_with(env: ClientEnv) -> Result<AsyncClient> {
         let (u, g) = euid_egid();
-        let (_, host, port) = parse_uri(&env.uri)?;
-        let mut core = Core::new(env, u, g)?;
+        let uri = env.uri.clone();
+        Self::start(Core::new(env, u, g)?, &uri).await
+    }
+
+    /// PMIx_tool_init against the server at `uri` speaking `format`
+    /// (the server assigns our identity).
+    pub async fn tool_connect(uri: &str, format: pmix_codec::Format) -> Result<AsyncClient> {
+        let (u, g) = euid_egid();
+        Self::start(Core::new_tool(uri.into(), format, u, g, tool_info())?, uri).await
+    }
+
+    async fn start(mut core: Core, uri: &str) -> Result<AsyncClient> {
+        let (_, host, port) = parse_uri(uri)?;
         let timeout = super::blocking::DEFAULT_TIMEOUT;
         core.set_handshake_deadline(Instant::now() + timeout);
         let sock = TcpStream::connect((host.as_str(), port)).await?;
@@ -62,10 +101,12 @@ impl AsyncClient {
             notices: VecDeque::new(),
             timeout,
         };
-        c.wait(|e| matches!(e, Event::Connected { .. }), "handshake")
-            .await?;
-        // the core refuses a job-info reply that is a bare status
-        c.request(&Request::Req, "job info").await?;
+        c.wait("handshake", |e| match e {
+            Event::Connected { .. } => Ok(()),
+            e => Err(e),
+        })
+        .await?;
+        c.run(ops::job_info()).await?;
         Ok(c)
     }
 
@@ -74,30 +115,39 @@ impl AsyncClient {
         &self.core.env.proc
     }
 
+    /// Our rank.
+    pub fn rank(&self) -> Rank {
+        self.core.env.proc.rank()
+    }
+
+    /// Our namespace's job (rank WILDCARD): where job-level data lives.
+    pub fn job(&self) -> Proc {
+        self.core.env.proc.job()
+    }
+
     /// The sans-IO core (its caches, its format).
     pub fn core(&self) -> &Core {
         &self.core
     }
 
-    /// Write what the core queued, then read until `want` matches an event
-    /// or a deadline of the core passes (notices are kept meanwhile).
-    async fn wait(
+    /// Write what the core queued, then read until `pick` takes an event
+    /// (it gives back those it does not take) or a deadline of the core
+    /// passes (notices are kept meanwhile).
+    async fn wait<T>(
         &mut self,
-        mut want: impl FnMut(&Event) -> bool,
         op: &'static str,
-    ) -> Result<Event> {
+        mut pick: impl FnMut(Event) -> std::result::Result<T, Event>,
+    ) -> Result<T> {
         loop {
             while let Some(b) = self.core.poll_transmit() {
                 self.sock.write_all(&b).await?;
             }
             while let Some(e) = self.core.poll_event() {
-                if want(&e) {
-                    return Ok(e);
-                }
-                match e {
-                    Event::Notice(n) => self.notices.push_back(n),
-                    Event::TimedOut { .. } => return Err(ClientError::Timeout(op)),
-                    _ => {}
+                match pick(e) {
+                    Ok(t) => return Ok(t),
+                    Err(Event::Notice(n)) => self.notices.push_back(n),
+                    Err(Event::TimedOut { .. }) => return Err(ClientError::Timeout(op)),
+                    Err(_) => {}
                 }
             }
             let deadline = self.core.poll_timeout();
@@ -109,62 +159,48 @@ impl AsyncClient {
             };
             tokio::select! {
                 n = self.sock.read(&mut self.buf) => match n? {
-                    0 => {
-                        return Err(ClientError::Protocol(format!(
-                            "{op}: the server closed the connection"
-                        )))
-                    }
-                    n => self.core.handle_input(&self.buf[..n])?,
+                    0 => return Err(ClientError::Closed { op }),
+                    n => self.core.handle_input(&self.buf[..n], Instant::now())?,
                 },
                 () = sleep => self.core.handle_timeout(Instant::now()),
             }
         }
     }
 
-    /// Send any request and wait for its reply, within [`Self::timeout`].
+    /// Send any request and wait for its reply, within [`Self::timeout`]
+    /// (for the commands without an operation of their own).
     pub async fn request(&mut self, req: &Request, op: &'static str) -> Result<Reply> {
         let by = Instant::now() + self.timeout;
         let tag = self
             .core
             .send_by(req, by)?
-            .ok_or_else(|| ClientError::Protocol("request without reply".into()))?;
-        match self
-            .wait(
-                |e| matches!(e, Event::Reply { tag: t, .. } if *t == tag),
-                op,
-            )
-            .await?
-        {
-            Event::Reply { reply, .. } => Ok(reply),
-            _ => Err(ClientError::Protocol(format!("{op}: no reply"))),
+            .ok_or(ClientError::Unanswered { op })?;
+        self.wait(op, |e| match e {
+            Event::Reply { tag: t, reply } if t == tag => Ok(reply),
+            e => Err(e),
+        })
+        .await
+    }
+
+    /// Run one operation of [`super::ops`]: what the core answers at once,
+    /// else its request, the wait, and its reply read.
+    pub async fn run<O: Operation>(&mut self, mut op: O) -> Result<O::Output> {
+        match op.start(&mut self.core)? {
+            Start::Done(out) => Ok(out),
+            Start::Ask(req) => {
+                let r = self.request(&req, op.name()).await?;
+                op.finish(&mut self.core, r)
+            }
         }
     }
 
-    /// PMIx_Put.
+    /// PMIx_Put: `c.put(Scope::GLOBAL, "my.key", 7u32)`.
     pub fn put(&mut self, scope: Scope, key: &str, value: impl Into<Value>) {
         self.core.put(scope, key, value.into())
     }
 
-    /// PMIx_Commit.
-    pub async fn commit(&mut self) -> Result<()> {
-        let req = self.core.commit_request()?;
-        let r = self.request(&req, "commit").await?;
-        status_reply("commit", &r)
-    }
-
-    /// PMIx_Fence, as [`super::Client::fence`] (no procs given: our whole
-    /// namespace).
-    pub async fn fence(&mut self, opts: FenceOpts) -> Result<()> {
-        let info = opts.to_info();
-        let req = self.core.fence_request(opts.procs, info);
-        match self.request(&req, "fence").await? {
-            Reply::Raw(_) | Reply::Get { status: 0, .. } => Ok(()),
-            r => status_reply("fence", &r),
-        }
-    }
-
-    /// PMIx_Get, read as `T` (`Value` itself included): what the core
-    /// holds, else a GET round trip.
+    /// PMIx_Get, read as `T` (`Value` itself included), as
+    /// [`super::Client::get`]: what the core holds, else a GET round trip.
     pub async fn get<T>(&mut self, proc: &Proc, key: &str) -> Result<T>
     where
         T: TryFrom<Value>,
@@ -179,38 +215,47 @@ impl AsyncClient {
         T: TryFrom<Value>,
         TypeMismatch: From<T::Error>,
     {
-        let v = self.get_value(proc, key, &opts).await?;
-        read_as(key, v)
+        read_as(key, self.run(ops::get(proc, key, &opts)).await?)
     }
 
-    async fn get_value(&mut self, proc: &Proc, key: &str, opts: &GetOpts) -> Result<Value> {
-        match self.core.plan_get(proc, key, &opts.to_info()).settled() {
-            Ok(answer) => answer,
-            Err(req) => {
-                let r = self.request(&req, "get").await?;
-                self.core.absorb_get(proc, key, r)
+    /// A reserved key, typed, as [`super::Client::get_key`].
+    pub async fn get_key<T>(&mut self, key: typed::Key<T>) -> Result<T>
+    where
+        T: TryFrom<Value>,
+        TypeMismatch: From<T::Error>,
+    {
+        read_as(key.string(), self.run(ops::get_key(key)).await?)
+    }
+
+    /// A reserved key of another process (or job), typed.
+    pub async fn get_key_of<T>(&mut self, proc: &Proc, key: typed::Key<T>) -> Result<T>
+    where
+        T: TryFrom<Value>,
+        TypeMismatch: From<T::Error>,
+    {
+        self.get(proc, key.string()).await
+    }
+
+    /// The next event notice whose status is in `codes` (any if empty),
+    /// waiting up to `timeout`; other notices stay queued.
+    pub async fn next_event(&mut self, codes: &[i32], timeout: Duration) -> Result<EventNotice> {
+        if let Some(i) = self.notices.iter().position(|n| ops::wanted(codes, n)) {
+            if let Some(n) = self.notices.remove(i) {
+                return Ok(n);
             }
         }
-    }
-
-    /// The next event notice (PMIx_Register_event_handler's deliveries),
-    /// waiting at most `timeout`.
-    pub async fn next_notice(&mut self, timeout: Duration) -> Result<EventNotice> {
-        if let Some(n) = self.notices.pop_front() {
-            return Ok(n);
-        }
-        let wait = self.wait(|e| matches!(e, Event::Notice(_)), "event");
+        let wait = self.wait("event", |e| match e {
+            Event::Notice(n) if ops::wanted(codes, &n) => Ok(n),
+            e => Err(e),
+        });
         match tokio::time::timeout(timeout, wait).await {
-            Ok(Ok(Event::Notice(n))) => Ok(n),
-            Ok(Ok(_)) => Err(ClientError::Protocol("event: not a notice".into())),
-            Ok(Err(e)) => Err(e),
+            Ok(r) => r,
             Err(_) => Err(ClientError::Timeout("event")),
         }
     }
 
     /// PMIx_Finalize.
     pub async fn finalize(mut self) -> Result<()> {
-        let r = self.request(&Request::Finalize, "finalize").await?;
-        status_reply("finalize", &r)
+        self.run(ops::finalize()).await
     }
 }

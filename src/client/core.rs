@@ -1,7 +1,7 @@
 //! The client protocol core, sans-IO: bytes in, bytes and events out. It
 //! owns no socket, thread or clock; `blocking.rs` drives it over TCP with
 //! blocking reads, `asyncio.rs` on tokio. Its verbs are the server core's
-//! (quinn-proto's names): `handle_input`, `handle_timeout(now)`,
+//! (quinn-proto's names): `handle_input(bytes, now)`, `handle_timeout(now)`,
 //! `poll_timeout`, `poll_transmit`, `poll_event`; deadlines (handshake,
 //! [`Core::send_by`]) are instants the driver passes in, so a test can run
 //! it on a virtual clock.
@@ -12,7 +12,8 @@ use crate::link::{self, Incoming, Initiator, Link, LinkError, Registrations};
 use bytes::Bytes;
 use pmix_codec::frame::{self, DEFAULT_MAX_MESSAGE};
 use pmix_codec::handshake::{peer_type, ConnectRequest};
-use pmix_codec::msg::{cmd, EventNotice, Reply, Request};
+pub use pmix_codec::msg::ReplyKind;
+use pmix_codec::msg::{cmd, command_name, EventNotice, Reply, Request};
 use pmix_codec::{DataBuffer, Format};
 use pmix_types::status::codes;
 use pmix_types::status::StatusCode;
@@ -22,6 +23,7 @@ use std::time::Instant;
 
 /// Everything that can go wrong in the client, each saying where.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ClientError {
     /// The server (or the local retrieval rules) answered with a PMIx status.
     #[error("{op}: {}", StatusCode(*.code))]
@@ -32,13 +34,14 @@ pub enum ClientError {
         code: i32,
     },
     /// The environment the server gave does not say how to reach it
-    /// (PMIX_SERVER_URI*, PMIX_NAMESPACE, PMIX_RANK missing or malformed).
+    /// (PMIX_SERVER_URI*, PMIX_NAMESPACE, PMIX_RANK missing or malformed),
+    /// nor does a tool's rendezvous file.
     #[error("environment: {0}")]
-    Env(String),
+    Env(#[from] EnvError),
     /// No server to connect to: what was looked for, where, and for how
     /// long (a tool's rendezvous search; PMIX_ERR_UNREACH).
     #[error("{0}")]
-    Unreachable(String),
+    Unreachable(NoRendezvous),
     /// The server's bytes do not decode.
     #[error("{op}: decoding the server's bytes: {err}")]
     Codec {
@@ -50,15 +53,72 @@ pub enum ClientError {
     /// A message header the client refuses (too large).
     #[error("framing: {0}")]
     Frame(#[from] frame::FrameError),
-    /// The server broke the protocol (an unexpected reply, a refused handshake …).
-    #[error("{0}")]
-    Protocol(String),
+    /// The server answered an operation with a reply it does not take.
+    #[error("{op}: unexpected {got} reply")]
+    UnexpectedReply {
+        /// The operation.
+        op: &'static str,
+        /// What came instead.
+        got: ReplyKind,
+    },
+    /// A reply whose tag matches no request in flight.
+    #[error("a reply with tag {tag} matches no request")]
+    UnmatchedTag {
+        /// The reply's tag.
+        tag: u32,
+    },
+    /// A request queued before the handshake completed.
+    #[error("{}: not connected (the handshake has not completed)", command_name(*.command).unwrap_or("request"))]
+    NotConnected {
+        /// The request's `pmix_cmd_t`.
+        command: u8,
+    },
+    /// An operation waited for the reply to a request the server does not
+    /// answer (DEREGEVENTS).
+    #[error("{op}: the server does not answer this request")]
+    Unanswered {
+        /// The operation.
+        op: &'static str,
+    },
+    /// An operation was started a second time (a driver's mistake: each
+    /// [`super::ops::Operation`] value runs once).
+    #[error("{op}: started twice")]
+    Reused {
+        /// The operation.
+        op: &'static str,
+    },
+    /// The server closed the connection while an operation waited.
+    #[error("{op}: the server closed the connection")]
+    Closed {
+        /// The operation that was waiting.
+        op: &'static str,
+    },
+    /// The server's data decodes but lacks what the operation reads.
+    #[error("{op}: {what}")]
+    Malformed {
+        /// The operation.
+        op: &'static str,
+        /// What is wrong with the data.
+        what: Malformed,
+    },
     /// The connection failed.
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
     /// No answer within the client's timeout (the operation named).
     #[error("{0}: timed out")]
     Timeout(&'static str),
+    /// A tool gave up connecting: the last attempt's error, how long it
+    /// waited, and whether the process it looked for is gone.
+    #[error("{last}{}{}", .waited.map(|w| format!(" (waited {} s)", w.as_secs_f64())).unwrap_or_default(), .gone.map(|p| format!("; no process {p} runs")).unwrap_or_default())]
+    GaveUp {
+        /// The last attempt's error.
+        last: Box<ClientError>,
+        /// How long it waited for a server about to start (`None`: it
+        /// did not, or the error was not one to wait out).
+        waited: Option<std::time::Duration>,
+        /// The pid it looked for, which no process has.
+        gone: Option<u32>,
+    },
     /// A value came, but not of the type the caller asked for.
     #[error("get {key}: {err}")]
     Type {
@@ -75,6 +135,28 @@ impl ClientError {
         self.status().into()
     }
 
+    /// The operation the error happened in, where it names one.
+    pub fn op(&self) -> Option<&'static str> {
+        match self {
+            ClientError::Status { op, .. }
+            | ClientError::Codec { op, .. }
+            | ClientError::UnexpectedReply { op, .. }
+            | ClientError::Unanswered { op }
+            | ClientError::Reused { op }
+            | ClientError::Closed { op }
+            | ClientError::Malformed { op, .. }
+            | ClientError::Timeout(op) => Some(op),
+            ClientError::Type { .. } => Some("get"),
+            ClientError::NotConnected { command } => command_name(*command),
+            ClientError::Env(_) => Some("init"),
+            ClientError::GaveUp { last, .. } => last.op(),
+            ClientError::Unreachable(_)
+            | ClientError::Frame(_)
+            | ClientError::UnmatchedTag { .. }
+            | ClientError::Io(_) => None,
+        }
+    }
+
     /// The PMIx status this error stands for.
     pub fn status(&self) -> i32 {
         match self {
@@ -82,6 +164,7 @@ impl ClientError {
             ClientError::Timeout(_) => codes::PMIX_ERR_TIMEOUT,
             ClientError::Type { .. } => codes::PMIX_ERR_TYPE_MISMATCH,
             ClientError::Io(_) | ClientError::Unreachable(_) => codes::PMIX_ERR_UNREACH,
+            ClientError::GaveUp { last, .. } => last.status(),
             _ => codes::PMIX_ERROR,
         }
     }
@@ -89,6 +172,136 @@ impl ClientError {
 
 /// The client's result.
 pub type Result<T> = std::result::Result<T, ClientError>;
+
+/// What the environment (or a tool's rendezvous file) lacks
+/// ([`ClientError::Env`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EnvError {
+    /// A variable every client needs is not set.
+    #[error("{0} is not set")]
+    Unset(&'static str),
+    /// PMIX_RANK is not a number.
+    #[error("PMIX_RANK {0:?} is not a rank")]
+    NotARank(String),
+    /// PMIX_NAMESPACE is longer than PMIX_MAX_NSLEN.
+    #[error("PMIX_NAMESPACE is too long")]
+    NamespaceTooLong,
+    /// No PMIX_SERVER_URI* variable is set.
+    #[error("no PMIX_SERVER_URI* variable")]
+    NoServerUri,
+    /// PMIX_SECURITY_MODE does not offer `native`, the one we speak.
+    #[error("PMIX_SECURITY_MODE {0:?} does not offer native")]
+    NoNativeSecurity(String),
+    /// A server URI that is not `<id>;tcp4://<host>:<port>` (or tcp6).
+    #[error("server URI {0:?} is not <id>;tcp4://<host>:<port>")]
+    BadUri(String),
+    /// A rendezvous file without its URI line.
+    #[error("empty rendezvous file")]
+    EmptyRendezvous,
+    /// A rendezvous file's server version that implies no dialect.
+    #[error("unknown server version {0:?}")]
+    UnknownVersion(String),
+    /// A rendezvous file whose URI line is not ended yet.
+    #[error("rendezvous file {} not yet written whole", .0.display())]
+    NotWhole(std::path::PathBuf),
+    /// What is wrong with this rendezvous file.
+    #[error("{}: {err}", .file.display())]
+    InFile {
+        /// The file.
+        file: std::path::PathBuf,
+        /// What is wrong with it.
+        err: Box<EnvError>,
+    },
+    /// No rendezvous file in these directories names this URI (a tool
+    /// does not handshake on a listener its server did not offer tools).
+    #[error(
+        "no rendezvous file in {} names {uri}: a server takes tools only where it says so, and a tool handshake on another listener (a job's PMIX_SERVER_URI*) can crash a libpmix server; give file:<rendezvous file>, or run inside the job to ask as its client",
+        if .dirs.is_empty() { "no directory".to_string() } else { .dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ") }
+    )]
+    NoFileNames {
+        /// The URI given.
+        uri: String,
+        /// The directories searched.
+        dirs: Vec<std::path::PathBuf>,
+    },
+}
+
+/// A tool's search that found no rendezvous file to use
+/// ([`ClientError::Unreachable`]): what it looked for, where, and which
+/// files it passed over and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct NoRendezvous {
+    /// The file name looked for (`pmix.<host>.tool.<pid>` …).
+    pub name: String,
+    /// The directories searched.
+    pub dirs: Vec<std::path::PathBuf>,
+    /// How many levels below them.
+    pub depth: u32,
+    /// The files found but not used.
+    pub passed: Vec<(std::path::PathBuf, Stale)>,
+}
+
+impl std::fmt::Display for NoRendezvous {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "no rendezvous file {} in ", self.name)?;
+        if self.dirs.is_empty() {
+            f.write_str("no directory")?;
+        }
+        for (i, d) in self.dirs.iter().enumerate() {
+            write!(f, "{}{}", if i > 0 { ", " } else { "" }, d.display())?;
+        }
+        if self.depth > 0 {
+            write!(f, " (and {} levels below)", self.depth)?;
+        }
+        for (i, (file, why)) in self.passed.iter().enumerate() {
+            let lead = if i == 0 { "; passed over: " } else { ", " };
+            write!(f, "{lead}{} ({why})", file.display())?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a rendezvous file was passed over ([`NoRendezvous::passed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Stale {
+    /// The server it names (by pid) is gone.
+    #[error("its server, pid {0}, is gone")]
+    ServerGone(u32),
+    /// It was written before the process it names started (a pid reused).
+    #[error("written before process {0} started")]
+    BeforeStart(u32),
+}
+
+/// What is wrong with data the server sent ([`ClientError::Malformed`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Malformed {
+    /// A GET reply's byte object does not begin with a PROC.
+    #[error("a GET reply's blob does not begin with a proc")]
+    BlobWithoutProc,
+    /// A `pmix.pblob` of the job info does not begin with a rank.
+    #[error("a pmix.pblob does not begin with a rank")]
+    PblobWithoutRank,
+    /// A key that holds a comma list holds another type.
+    #[error("{key} is {} (a comma list is a string)", .got.name())]
+    NotAList {
+        /// The key.
+        key: &'static str,
+        /// The type it holds.
+        got: DataType,
+    },
+    /// An entry of a comma list of ranks is not a rank.
+    #[error("entry {index} of {key} is not a rank")]
+    NotARank {
+        /// The key.
+        key: &'static str,
+        /// The entry's index (from 0).
+        index: usize,
+    },
+}
 
 impl From<LinkError> for ClientError {
     fn from(e: LinkError) -> Self {
@@ -146,23 +359,16 @@ pub struct ClientEnv {
 impl ClientEnv {
     /// Read the variables through `get` (`std::env::var(..).ok()` in practice).
     pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<ClientEnv> {
-        let nspace = get("PMIX_NAMESPACE")
-            .ok_or_else(|| ClientError::Env("PMIX_NAMESPACE is not set".into()))?;
-        let rank =
-            get("PMIX_RANK").ok_or_else(|| ClientError::Env("PMIX_RANK is not set".into()))?;
-        let rank: u32 = rank
-            .parse()
-            .map_err(|_| ClientError::Env(format!("PMIX_RANK {rank:?} is not a rank")))?;
+        let nspace = get("PMIX_NAMESPACE").ok_or(EnvError::Unset("PMIX_NAMESPACE"))?;
+        let rank = get("PMIX_RANK").ok_or(EnvError::Unset("PMIX_RANK"))?;
+        let rank: u32 = rank.parse().map_err(|_| EnvError::NotARank(rank))?;
         if nspace.len() > pmix_types::MAX_NSLEN {
-            return Err(ClientError::Env("PMIX_NAMESPACE is too long".into()));
+            return Err(EnvError::NamespaceTooLong.into());
         }
-        let (format, uri) = pmix_codec::select::from_env(&get)
-            .ok_or_else(|| ClientError::Env("no PMIX_SERVER_URI* variable".into()))?;
+        let (format, uri) = pmix_codec::select::from_env(&get).ok_or(EnvError::NoServerUri)?;
         let security = get("PMIX_SECURITY_MODE").unwrap_or_else(|| "native".into());
         if !security.split(',').any(|m| m.trim() == "native") {
-            return Err(ClientError::Env(format!(
-                "PMIX_SECURITY_MODE {security:?} does not offer native"
-            )));
+            return Err(EnvError::NoNativeSecurity(security).into());
         }
         Ok(ClientEnv {
             proc: Proc::new(&nspace, rank),
@@ -193,11 +399,7 @@ impl ClientEnv {
 
 /// Split a server URI into (server id, host, port). Only tcp4/tcp6.
 pub fn parse_uri(uri: &str) -> Result<(String, String, u16)> {
-    let bad = || {
-        ClientError::Env(format!(
-            "server URI {uri:?} is not <id>;tcp4://<host>:<port>"
-        ))
-    };
+    let bad = || ClientError::Env(EnvError::BadUri(uri.into()));
     let (id, addr) = uri.split_once(';').ok_or_else(bad)?;
     let rest = addr
         .strip_prefix("tcp4://")
@@ -255,6 +457,7 @@ where
 
 /// An output of the core.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Event {
     /// The handshake reply arrived: our index in the server's peer array.
     Connected {
@@ -307,6 +510,9 @@ pub struct Core {
     pub job_nspace: Option<PString>,
     /// Tools: the server's identity from the handshake reply.
     pub server: Option<Proc>,
+    /// The effective uid announced in the handshake (PUBLISH, LOOKUP and
+    /// UNPUBLISH carry it).
+    uid: u32,
 }
 
 impl Core {
@@ -319,7 +525,7 @@ impl Core {
             Some(env.proc.clone()),
             None,
         );
-        Core::with_request(env, &req)
+        Core::with_request(env, &req, euid)
     }
 
     /// A tool's core (flag TOOL_NEEDS_ID: the server assigns our identity),
@@ -346,10 +552,10 @@ impl Core {
             None,
             Some(info),
         );
-        Core::with_request(env, &req)
+        Core::with_request(env, &req, euid)
     }
 
-    fn with_request(env: ClientEnv, req: &ConnectRequest) -> Result<Core> {
+    fn with_request(env: ClientEnv, req: &ConnectRequest, uid: u32) -> Result<Core> {
         let (link, out) = Link::initiate(req, DEFAULT_MAX_MESSAGE)?;
         Ok(Core {
             env,
@@ -366,7 +572,19 @@ impl Core {
             puts: Vec::new(),
             job_nspace: None,
             server: None,
+            uid,
         })
+    }
+
+    /// The effective uid this client announced.
+    pub fn uid(&self) -> u32 {
+        self.uid
+    }
+
+    /// Hand out a notice that did not come from the server (our own
+    /// event, which our own handlers hear: [`super::ops::notify`]).
+    pub fn notice_locally(&mut self, n: EventNotice) {
+        self.events.push_back(Event::Notice(n));
     }
 
     /// The event codes registered on this connection (PMIx_Register_event_handler).
@@ -440,8 +658,12 @@ impl Core {
         self.events.pop_front()
     }
 
-    /// Feed bytes read from the server.
-    pub fn handle_input(&mut self, data: &[u8]) -> Result<()> {
+    /// Feed bytes read from the server at `now` (the driver's clock, or a
+    /// virtual one). Deadlines that `now` has passed expire first, as
+    /// [`Core::handle_timeout`] would expire them: a reply that comes after
+    /// its request's deadline is late whichever the driver noticed first.
+    pub fn handle_input(&mut self, data: &[u8], now: Instant) -> Result<()> {
+        self.handle_timeout(now);
         self.link.push(data);
         while let Some(inc) = self.link.poll_incoming()? {
             let m = match inc {
@@ -472,10 +694,7 @@ impl Core {
                 self.deadlines.remove(&(d, m.header.tag));
             }
             let Some(command) = self.pending.remove(&m.header.tag) else {
-                return Err(ClientError::Protocol(format!(
-                    "reply with tag {} matches no request",
-                    m.header.tag
-                )));
+                return Err(ClientError::UnmatchedTag { tag: m.header.tag });
             };
             let reply =
                 Reply::decode(&self.env.format, command, &m.payload).map_err(codec("reply"))?;
@@ -494,7 +713,9 @@ impl Core {
     /// commands the server does not answer).
     pub fn send(&mut self, req: &Request) -> Result<Option<u32>> {
         if !self.link.connected() {
-            return Err(ClientError::Protocol("not connected".into()));
+            return Err(ClientError::NotConnected {
+                command: req.command(),
+            });
         }
         let payload = req.encode(&self.env.format).map_err(codec("request"))?;
         let answered = !matches!(req, Request::DeregEvents { .. });
@@ -526,9 +747,10 @@ impl Core {
                     code: *s,
                 });
             }
-            return Err(ClientError::Protocol(
-                "job info reply of another layout".into(),
-            ));
+            return Err(ClientError::UnexpectedReply {
+                op: "job info",
+                got: reply.kind(),
+            });
         };
         let ns = nspace
             .clone()
@@ -719,7 +941,12 @@ impl Core {
                     let mut b = DataBuffer::from_bytes(self.env.format, blob);
                     let p = match b.unpack_one(DataType::Proc).map_err(codec("get"))? {
                         Value::Proc(p) => p,
-                        _ => return Err(ClientError::Protocol("get: blob without proc".into())),
+                        _ => {
+                            return Err(ClientError::Malformed {
+                                op: "get",
+                                what: Malformed::BlobWithoutProc,
+                            })
+                        }
                     };
                     let m = self
                         .cache
@@ -744,9 +971,10 @@ impl Core {
                 op: "get",
                 code: if s == 0 { -46 } else { s },
             }),
-            other => Err(ClientError::Protocol(format!(
-                "get: unexpected reply {other:?}"
-            ))),
+            other => Err(ClientError::UnexpectedReply {
+                op: "get",
+                got: other.kind(),
+            }),
         }
     }
 }
@@ -762,7 +990,12 @@ fn decode_pblob(fmt: &Format, b: &[u8]) -> Result<(u32, Vec<Kval>)> {
     let mut d = DataBuffer::from_bytes(*fmt, Bytes::copy_from_slice(b));
     let rank = match d.unpack_one(DataType::ProcRank).map_err(codec("pblob"))? {
         Value::ProcRank(r) => r,
-        _ => return Err(ClientError::Protocol("pblob without rank".into())),
+        _ => {
+            return Err(ClientError::Malformed {
+                op: "job info",
+                what: Malformed::PblobWithoutRank,
+            })
+        }
     };
     let mut kvs = Vec::new();
     while !d.unread().is_empty() {
@@ -782,9 +1015,10 @@ pub fn status_reply(op: &'static str, r: &Reply) -> Result<()> {
         Reply::Infos { status, .. } | Reply::Query { status, .. } => {
             Err(ClientError::Status { op, code: *status })
         }
-        other => Err(ClientError::Protocol(format!(
-            "{op}: unexpected reply {other:?}"
-        ))),
+        other => Err(ClientError::UnexpectedReply {
+            op,
+            got: other.kind(),
+        }),
     }
 }
 

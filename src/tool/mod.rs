@@ -19,7 +19,7 @@
 
 #![forbid(unsafe_code)]
 
-use crate::client::{Client, ClientError};
+use crate::client::{Client, ClientError, EnvError, NoRendezvous, Stale};
 use crate::procfs::{alive, written_before_start};
 use pmix_codec::{BufferType, Format};
 use std::path::{Path, PathBuf};
@@ -47,7 +47,7 @@ impl Rendezvous {
         let uri = lines
             .next()
             .filter(|l| !l.is_empty())
-            .ok_or_else(|| ClientError::Env("empty rendezvous file".into()))?
+            .ok_or(EnvError::EmptyRendezvous)?
             .to_string();
         let version = lines
             .next()
@@ -71,7 +71,7 @@ impl Rendezvous {
     pub fn format(&self) -> Result<Format> {
         let v = self.version.trim_start_matches('v');
         let d = pmix_codec::select::from_version(v)
-            .ok_or_else(|| ClientError::Env(format!("unknown server version {v:?}")))?;
+            .ok_or_else(|| EnvError::UnknownVersion(v.into()))?;
         Ok(Format::new(d, BufferType::NonDesc))
     }
 }
@@ -142,20 +142,20 @@ fn search(dir: &Path, name: &str, depth: u32, found: &mut Vec<PathBuf>) {
 /// written before that process started (a dead server's file whose pid
 /// the kernel has given to a new process: PRRTE killed by SIGKILL leaves
 /// its session directory behind; [`crate::procfs::written_before_start`]).
-fn stale(target: &Target, path: &Path) -> Option<String> {
+fn stale(target: &Target, path: &Path) -> Option<Stale> {
     if let Some(p) = std::fs::read_to_string(path)
         .ok()
         .and_then(|t| Rendezvous::parse(&t).ok())
         .and_then(|r| r.pid)
     {
         if !alive(p) {
-            return Some(format!("its server, pid {p}, is gone"));
+            return Some(Stale::ServerGone(p));
         }
     }
     if let Target::Pid(p) = target {
         let written = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
         if written_before_start(*p, written) {
-            return Some(format!("written before process {p} started"));
+            return Some(Stale::BeforeStart(*p));
         }
     }
     None
@@ -227,31 +227,19 @@ pub fn find(target: &Target, dirs: &[PathBuf]) -> Result<PathBuf> {
     let mut fresh = Vec::new();
     for f in all {
         match stale(target, &f) {
-            Some(why) => passed.push(format!("{} ({why})", f.display())),
+            Some(why) => passed.push((f, why)),
             None => fresh.push(f),
         }
     }
     let mtime = |f: &PathBuf| std::fs::metadata(f).and_then(|m| m.modified()).ok();
     fresh.sort_by_key(|f| std::cmp::Reverse(mtime(f)));
     fresh.into_iter().next().ok_or_else(|| {
-        let within = if depth == 0 {
-            String::new()
-        } else {
-            format!(" (and {depth} levels below)")
-        };
-        let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-        let mut s = format!(
-            "no rendezvous file {name} in {}{within}",
-            if dirs.is_empty() {
-                "no directory".to_string()
-            } else {
-                dirs.join(", ")
-            }
-        );
-        if !passed.is_empty() {
-            s += &format!("; passed over: {}", passed.join(", "));
-        }
-        ClientError::Unreachable(s)
+        ClientError::Unreachable(NoRendezvous {
+            name,
+            dirs: dirs.to_vec(),
+            depth,
+            passed,
+        })
     })
 }
 
@@ -282,17 +270,21 @@ pub fn connect_wait(target: &Target, dirs: &[PathBuf], wait: Duration) -> Result
         let gone = matches!(target, Target::Pid(p) if !alive(*p));
         let again = !gone && begun.elapsed() < wait && retry(&e);
         if !again {
-            let mut why = e.to_string();
-            if gone {
-                if let Target::Pid(p) = target {
-                    why += &format!("; no process {p} runs");
-                }
-            } else if !wait.is_zero() && retry(&e) {
-                why += &format!(" (waited {} s)", wait.as_secs_f64());
-            }
+            let gone = match target {
+                Target::Pid(p) if gone => Some(*p),
+                _ => None,
+            };
+            let waited = (gone.is_none() && !wait.is_zero() && retry(&e)).then_some(wait);
             return Err(match e {
-                ClientError::Unreachable(_) => ClientError::Unreachable(why),
-                ClientError::Env(_) => ClientError::Env(why),
+                e @ (ClientError::Unreachable(_) | ClientError::Env(_))
+                    if gone.is_some() || waited.is_some() =>
+                {
+                    ClientError::GaveUp {
+                        last: Box::new(e),
+                        waited,
+                        gone,
+                    }
+                }
                 e => e,
             });
         }
@@ -314,12 +306,9 @@ fn retry(e: &ClientError) -> bool {
 fn attempt(target: &Target, dirs: &[PathBuf]) -> Result<Client> {
     let (uri, fmt) = match target {
         Target::Uri(u) if !u.starts_with("file:") => {
-            let (_, r) = rendezvous_naming(u, dirs).ok_or_else(|| {
-                let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-                ClientError::Env(format!(
-                    "no rendezvous file in {} names {u}: a server takes tools only where it says so, and a tool handshake on another listener (a job's PMIX_SERVER_URI*) can crash a libpmix server; give file:<rendezvous file>, or run inside the job to ask as its client",
-                    if dirs.is_empty() { "no directory".to_string() } else { dirs.join(", ") }
-                ))
+            let (_, r) = rendezvous_naming(u, dirs).ok_or_else(|| EnvError::NoFileNames {
+                uri: u.clone(),
+                dirs: dirs.to_vec(),
             })?;
             let fmt = r.format()?;
             (u.clone(), fmt)
@@ -329,13 +318,15 @@ fn attempt(target: &Target, dirs: &[PathBuf]) -> Result<Client> {
             let text = std::fs::read_to_string(&f)?;
             // the URI line is whole once a newline ends it
             if !text.contains('\n') {
-                return Err(ClientError::Env(format!(
-                    "rendezvous file {} not yet written whole",
-                    f.display()
-                )));
+                return Err(EnvError::NotWhole(f).into());
             }
-            let r = Rendezvous::parse(&text)
-                .map_err(|e| ClientError::Env(format!("{}: {e}", f.display())))?;
+            let r = Rendezvous::parse(&text).map_err(|e| match e {
+                ClientError::Env(err) => ClientError::Env(EnvError::InFile {
+                    file: f.clone(),
+                    err: Box::new(err),
+                }),
+                e => e,
+            })?;
             let fmt = r.format()?;
             (r.uri, fmt)
         }

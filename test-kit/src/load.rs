@@ -416,7 +416,9 @@ impl Sim {
     fn ingest(&mut self, mut data: &[u8], start: Instant) -> Result<bool, String> {
         let mut sent = false;
         if self.phase == Phase::Handshake {
-            self.core.handle_input(data).map_err(|e| e.to_string())?;
+            self.core
+                .handle_input(data, Instant::now())
+                .map_err(|e| e.to_string())?;
             return self.step(start);
         }
         while !data.is_empty() {
@@ -463,7 +465,9 @@ impl Sim {
                     sent |= self.streamed_done(h.tag, &head, start)?;
                 }
             } else {
-                self.core.handle_input(&frame).map_err(|e| e.to_string())?;
+                self.core
+                    .handle_input(&frame, Instant::now())
+                    .map_err(|e| e.to_string())?;
                 sent |= self.step(start)?;
             }
         }
@@ -823,7 +827,7 @@ fn canned(n: u32, uri: &str) -> Canned {
         let mut c = Core::new(env, uid, gid).expect("core");
         let id = s.open_peer(PeerInfo::default(), now).expect("peer");
         let reply = pump(&mut s, id, c.poll_transmit().unwrap());
-        c.handle_input(&reply).expect("handshake reply");
+        c.handle_input(&reply, now).expect("handshake reply");
         if r == 0 {
             hs = reply;
             c.send(&Request::Req).unwrap();

@@ -279,7 +279,7 @@ impl Pair {
             peer.raw_in.extend_from_slice(bytes);
             return;
         };
-        if let Err(e) = core.handle_input(bytes) {
+        if let Err(e) = core.handle_input(bytes, self.now) {
             peer.error.get_or_insert(e.to_string());
         }
         while let Some(e) = core.poll_event() {

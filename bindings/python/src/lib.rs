@@ -53,12 +53,7 @@ fn pmix_err(py: Python<'_>, op: &str, code: i32, msg: String) -> PyErr {
 }
 
 fn client_err(py: Python<'_>, e: ClientError) -> PyErr {
-    let op = match &e {
-        ClientError::Status { op, .. } => op.to_string(),
-        ClientError::Timeout(op) => op.to_string(),
-        ClientError::Env(_) => "init".to_string(),
-        _ => String::new(),
-    };
+    let op = e.op().unwrap_or_default().to_string();
     let code = e.status();
     let msg = format!(
         "{e} [{}, status {code}]",

@@ -22,7 +22,7 @@ mod request;
 
 pub use commands::{cmd, command_name};
 pub use notice::{commit_kvals, EventNotice, IofData, ProcData};
-pub use reply::Reply;
+pub use reply::{Reply, ReplyKind};
 pub use request::Request;
 
 /// What follows the STATUS of a successful GROUP_CONSTRUCT reply: each

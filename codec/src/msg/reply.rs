@@ -25,6 +25,38 @@ macro_rules! replies {
             $($hand)*
         }
 
+        /// Which variant a [`Reply`] is, without its data ([`Reply::kind`]):
+        /// what an error about an unexpected reply names.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum ReplyKind {
+            $( #[doc = concat!("[`Reply::", stringify!($V), "`].")] $V, )*
+            /// [`Reply::Status`].
+            Status,
+            /// [`Reply::GetOwnDialect`].
+            GetOwnDialect,
+            /// [`Reply::Raw`].
+            Raw,
+        }
+
+        impl Reply {
+            /// Which variant this is.
+            pub fn kind(&self) -> ReplyKind {
+                match self {
+                    $( Reply::$V { .. } => ReplyKind::$V, )*
+                    Reply::Status(_) => ReplyKind::Status,
+                    Reply::GetOwnDialect { .. } => ReplyKind::GetOwnDialect,
+                    Reply::Raw(_) => ReplyKind::Raw,
+                }
+            }
+        }
+
+        impl std::fmt::Display for ReplyKind {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::Debug::fmt(self, f)
+            }
+        }
+
         /// Which reply layout answers a command (the command table's last column).
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub(crate) enum ReplyLayout {
