@@ -733,7 +733,10 @@ mod tests {
     #[test]
     fn the_loop_ends_the_job_with_its_first_failure() {
         let mut w = Watcher::default();
-        let ranks = sh_ranks(&["exit 0", "exit 3", "exec sleep 30"]);
+        let mut ranks = sh_ranks(&["exit 0", "exit 3", "exec sleep 30"]);
+        // rank 0 ends well before rank 1 fails (else the job may end it
+        // first: a SIGTERM, 143, as the loop must)
+        ranks.0[0].child.wait().unwrap();
         drive(&mut w, ranks, Ending::new(Duration::ZERO, false, None), &[]);
         assert_eq!(w.finished, Some(Outcome::Done(3)));
         assert_eq!(w.failed, [(1, 3)]);
