@@ -73,7 +73,11 @@ pub fn compile_c(
 ) -> Result<PathBuf, String> {
     let dir = exe.parent().ok_or("executable path without a directory")?;
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    // private to this call: two threads of one test process may build the
+    // same program at once (each then renames its own finished file)
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.{}.{call}.tmp", std::process::id()));
     let o = Command::new(compiler)
         .args(["-O1", "-o"])
         .arg(&tmp)
