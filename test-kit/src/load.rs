@@ -16,7 +16,9 @@
 //! repetition gives both servers' CPU, and one line per N the medians of
 //! the repetitions' ratios (their ranges on the next line):
 //!
-//!     N=<n> throughput ours/C=<r>x rss C/ours=<r>x server-cpu C/ours=<r>x
+//! ```text
+//! N=<n> throughput ours/C=<r>x rss C/ours=<r>x server-cpu C/ours=<r>x
+//! ```
 //!
 //! and, for the repetition whose CPU ratio is the median, each server's
 //! wall time, peak RSS, CPU time, the generators' CPU time (who set the
@@ -32,11 +34,13 @@
 //! hard limit (N = 10 000 needs 10 000 descriptors in each process). Not a
 //! test: nothing asserts a figure; it fails only if a client fails.
 //!
-//!     nice -n 19 cargo bench --bench server_load          # N = 1000
-//!     BENCH_N=1000,10000 nice -n 19 cargo bench --bench server_load
-//!     BENCH_GEN=2 ...              # two generator processes
-//!     BENCH_REPS=9 ...             # nine repetitions of each N
-//!     BENCH_OURS_ONLY=1 ...        # our server only (to profile it)
+//! ```text
+//! nice -n 19 cargo bench --bench server_load          # N = 1000
+//! BENCH_N=1000,10000 nice -n 19 cargo bench --bench server_load
+//! BENCH_GEN=2 ...              # two generator processes
+//! BENCH_REPS=9 ...             # nine repetitions of each N
+//! BENCH_OURS_ONLY=1 ...        # our server only (to profile it)
+//! ```
 
 use crate::bench::status_kib;
 use crate::interop::build_c;
