@@ -12,6 +12,8 @@
 //! participants another way (an explicit list of every rank, say) still
 //! finds it by the expanded set, as before.
 
+#![forbid(unsafe_code)]
+
 use super::{CollKind, ConnId, Proc, Server};
 use pmix_types::status::codes;
 use std::collections::{BTreeMap, BTreeSet, HashSet};

@@ -3,6 +3,8 @@
 //! caps, peer checks and refusals kept ([`Conns`]); opening, the server's
 //! handshake checks, refusals, a client's part of closing, replies.
 
+#![forbid(unsafe_code)]
+
 use super::{
     hosted, name, pstr, ConnId, HostEvent, Limits, Output, PeerInfo, Refusal, Server, Verify,
     MAX_REFUSALS_KEPT,

@@ -4,6 +4,8 @@
 //! `poll_timeout`, `handle_timeout`), the host's registration of jobs, and
 //! the router that hands each request to the area that answers it.
 
+#![forbid(unsafe_code)]
+
 use super::jobs::{Job, RankState};
 use super::{
     collective, connection, dstore, events, group, info_true, jobctl, jobinfo, modex, name, pubsub,

@@ -1,5 +1,7 @@
 //! Events: local delivery in registration order, from clients or the host.
 
+#![forbid(unsafe_code)]
+
 use super::{jobctl, range, ConnId, ConnState, HostEvent, Output, Server};
 use pmix_codec::frame::tag;
 use pmix_codec::msg::{EventNotice, Reply};

@@ -1,6 +1,8 @@
 //! Collectives: fence, connect, disconnect, group construct/destruct;
 //! with the host when a job spans nodes.
 
+#![forbid(unsafe_code)]
+
 use super::{name, Committed, ConnId, HostEvent, Output, Server, RANK_WILDCARD};
 use bytes::Bytes;
 use pmix_codec::msg::{GroupReply, Reply};

@@ -12,6 +12,8 @@
 //! PMIX_GROUP_LEFT; one whose connection ends before it finalizes, as
 //! PMIX_GROUP_MEMBER_FAILED.
 
+#![forbid(unsafe_code)]
+
 use super::{name, ConnId, ConnState, Format, GroupReply, Reply, Server, RANK_WILDCARD};
 use pmix_types::status::codes;
 use pmix_types::{Info, Proc, Value};

@@ -9,6 +9,8 @@
 //! collective is an arrival on [`HOST_CONN`], a connection id no peer
 //! ever has; its replies become upcalls.
 
+#![forbid(unsafe_code)]
+
 use super::{CollKind, ConnId, HostEvent, Output, Server, RANK_WILDCARD};
 use pmix_codec::msg::Reply;
 use pmix_types::status::codes;

@@ -15,6 +15,8 @@
 //! with NOT_SUPPORTED, as PRRTE 5.0.11 refuses it (mpirun 4.1.4 answers
 //! SUCCESS and does nothing: spec-notes/server.md).
 
+#![forbid(unsafe_code)]
+
 use super::{ConnId, ConnState, HostEvent, Output, Server, RANK_WILDCARD};
 use pmix_codec::msg::Reply;
 use pmix_types::status::codes;

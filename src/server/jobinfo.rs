@@ -10,6 +10,8 @@
 //! ranks use (libpmix clients and ours all send REQ as their first
 //! request, with the same tag), and every send of it shares one buffer.
 
+#![forbid(unsafe_code)]
+
 use super::{info_array, info_u32, kval, pstr, ConnId, NodeMap, Server};
 use crate::link::server_frame;
 use bytes::Bytes;

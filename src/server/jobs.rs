@@ -2,6 +2,8 @@
 //! connections, whether it committed, finalized or was lost, and the data
 //! it committed for local and remote peers.
 
+#![forbid(unsafe_code)]
+
 use super::spawn::Origin;
 use super::{ConnId, JobSpec};
 use bytes::Bytes;

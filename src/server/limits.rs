@@ -3,6 +3,8 @@
 //! "Threat model"), and [`Refusal`], the typed reason every refused or
 //! dropped connection is logged with (`tracing`, target `pmix_wire::server`).
 
+#![forbid(unsafe_code)]
+
 use std::time::Duration;
 
 /// Per-server limits on peers. [`Limits::default`] is what `pmixw run`

@@ -1,6 +1,8 @@
 //! The modex store: commits, GET (local, waiting, direct modex through
 //! the host), the data nodes exchange.
 
+#![forbid(unsafe_code)]
+
 use super::{
     info_true, info_u32, jobs, kval, name, pstr, Committed, Conn, ConnId, ConnState, HostEvent,
     Output, Server, DEFAULT_GET_WAIT, RANK_WILDCARD, REMOTE_GET_WAIT,

@@ -1,5 +1,7 @@
 //! Publish / lookup / unpublish, with waiting lookups.
 
+#![forbid(unsafe_code)]
+
 use super::{info_true, info_u32, ConnId, Server};
 use pmix_codec::msg::Reply;
 use pmix_types::status::codes;

@@ -10,6 +10,8 @@
 //! the status NOT_SUPPORTED when nothing else was answered and
 //! PARTIAL_SUCCESS when something was.
 
+#![forbid(unsafe_code)]
+
 use super::{pstr, Reply, Server};
 use pmix_types::status::codes;
 use pmix_types::{DataArray, DataType, Info, PString, Proc, ProcInfo, Query, Value};

@@ -4,6 +4,8 @@
 //! ([`Server::spawned`], [`Server::fence_done`], [`Server::dmodex_done`]).
 //! One counter numbers them all.
 
+#![forbid(unsafe_code)]
+
 use super::ConnId;
 #[cfg(doc)]
 use super::{HostEvent, Server};

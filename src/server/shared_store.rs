@@ -4,6 +4,8 @@
 //! and GLOBAL data at its COMMIT (before the reply), other nodes' ranks'
 //! data when it arrives (before the fence or GET replies).
 
+#![forbid(unsafe_code)]
+
 use super::{dstore, Server};
 use dstore::layout::WILDCARD;
 use pmix_codec::msg::Reply;

@@ -11,6 +11,8 @@
 //! itself has none of these unless the host says (its layout is then
 //! libpmix 4.2.2's, byte for byte).
 
+#![forbid(unsafe_code)]
+
 use super::{info_array, kval, pstr, Server};
 use pmix_types::{Info, Kval, Proc, Value};
 

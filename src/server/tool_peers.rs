@@ -1,6 +1,8 @@
 //! Tools, launchers and spawn: the tool handshake, a tool's REQ, the
 //! host's answer to a spawn.
 
+#![forbid(unsafe_code)]
+
 use super::{kval, pstr, ConnId, ConnState, Output, Server};
 use pmix_codec::handshake::{peer_type, ConnectRequest, ToolReply};
 use pmix_codec::msg::{Reply, Request};

@@ -3,6 +3,8 @@
 //! core asks it about a rank claim. The driver's answer through /proc and
 //! sock_diag is `net::peercred`; tests answer in memory.
 
+#![forbid(unsafe_code)]
+
 /// What the driver knows of a peer before its handshake.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PeerInfo {

@@ -9,6 +9,8 @@
 //! clients, but the reader also serves `pmixw`-side tests and tools over
 //! bytes from elsewhere.
 
+#![forbid(unsafe_code)]
+
 use std::fmt;
 
 /// Default initial (namespace table) segment size (`INITIAL_SEG_SIZE`).

@@ -10,6 +10,8 @@
 //! directory back. The server core calls a [`SharedStore`] the driver
 //! installs ([`super::Server::set_shared_store`]).
 
+#![forbid(unsafe_code)]
+
 pub mod layout;
 
 /// One rank's batch: the rank ([`layout::WILDCARD`] for job-level data)
