@@ -1,0 +1,103 @@
+//! pmix-capi's server half against libpmix 4.2.2's, differentially:
+//! interop/c/capi_server.c, a small host written against the standard's
+//! server API (PMIx_server_init with a module of upcalls,
+//! register_nspace, register_client, setup_fork, fork and exec,
+//! dmodex_request, deregister_nspace, finalize), built once against the
+//! system libpmix and once against our libpmix.so.2, hosts two libpmix
+//! 4.2.2 clients (interop/c/pmix_kvs.c: init, job size, put, commit,
+//! fence with data, every rank's key, finalize). Both runs must print the
+//! same lines: the completion callbacks, the environment setup_fork
+//! gives, each client's result, the upcalls each rank caused
+//! (client_connected, client_finalized once each, no abort), the
+//! dmodex answer's status, and no fence_nb or log upcall. The clients
+//! load the system libpmix in both runs (the host removes
+//! LD_LIBRARY_PATH from their environment; our library's trace proves it
+//! is ours the host calls and not the clients).
+
+use pmix_test_kit::{cbuild, hosts, interop, process};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Our libpmix.so.2 in a directory of its own (see libpmix_capi_diff.rs).
+fn our_lib(out: &Path) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let built = exe.parent().unwrap().join("libpmix.so");
+    assert!(built.exists(), "{} not built", built.display());
+    let dir = out.join("lib");
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["libpmix.so", "libpmix.so.2"] {
+        let tmp = dir.join(format!(".{name}.{}", std::process::id()));
+        std::fs::copy(&built, &tmp).unwrap();
+        std::fs::rename(&tmp, dir.join(name)).unwrap();
+    }
+    dir.join("libpmix.so")
+}
+
+/// The host's lines in order, then the clients' lines sorted (two
+/// processes share the pipe).
+fn lines(o: &Output) -> (Vec<String>, Vec<String>) {
+    let text = String::from_utf8_lossy(&o.stdout);
+    let (mut clients, host): (Vec<String>, Vec<String>) = text
+        .lines()
+        .map(String::from)
+        .partition(|l| l.starts_with("pmix rank"));
+    clients.sort();
+    (host, clients)
+}
+
+fn run(host: &Path, tmp: &Path, client: &Path, env: &[(&str, &str)]) -> Output {
+    std::fs::create_dir_all(tmp).unwrap();
+    let mut c = Command::new(host);
+    c.arg(tmp).arg("2").arg(client).envs(env.iter().copied());
+    for (v, _) in pmix_codec::select::SERVER_URI_VARS {
+        c.env_remove(v);
+    }
+    c.env_remove("CLIENT_LD_LIBRARY_PATH");
+    let o = c.output().unwrap();
+    assert!(
+        o.status.success(),
+        "{} failed: {}\n{}{}",
+        host.display(),
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+#[test]
+fn a_host_serves_libpmix_clients_on_ours_as_on_libpmix() {
+    if process::require("cc and libpmix 4.2.2", hosts::libpmix4_dev()).is_none() {
+        return;
+    }
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi_server");
+    std::fs::create_dir_all(&out).unwrap();
+    let lib = our_lib(&out);
+    let theirs = interop::build_c("capi_server", &out).unwrap_or_else(|e| panic!("{e}"));
+    let ours = cbuild::build_with_lib("capi_server", &lib, &out.join("ours"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let client = interop::build_c("pmix_kvs", &out).unwrap_or_else(|e| panic!("{e}"));
+
+    let t = run(&theirs, &out.join("tmp-theirs"), &client, &[]);
+    let o = run(&ours, &out.join("tmp-ours"), &client, &[("PMIX_CAPI_TRACE", "1")]);
+    let (th, tc) = lines(&t);
+    let (oh, oc) = lines(&o);
+    assert_eq!(th, oh, "the host's lines differ (libpmix 4.2.2 left, ours right)");
+    assert_eq!(tc, oc, "the clients' lines differ");
+    assert_eq!(
+        tc,
+        ["pmix rank 0 of 2: kvs ok", "pmix rank 1 of 2: kvs ok"],
+        "the clients' checks"
+    );
+    for want in [
+        "rank 0: connected 1 finalized 1 aborted 0 exit 0",
+        "rank 1: connected 1 finalized 1 aborted 0 exit 0",
+        "dmodex_request SUCCESS callback 1 SUCCESS data some",
+    ] {
+        assert!(th.iter().any(|l| l == want), "no {want:?} in {th:#?}");
+    }
+    // the host called our library; the clients did not (they are 4.2.2's)
+    let trace = String::from_utf8_lossy(&o.stderr);
+    assert!(trace.contains("pmix-capi: PMIx_server_init\n"), "{trace}");
+    assert!(!trace.contains("pmix-capi: PMIx_Init\n"), "a client loaded ours: {trace}");
+}
