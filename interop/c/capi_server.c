@@ -12,11 +12,13 @@
  * libpmix), waits for them, then asks for rank 0's data with
  * PMIx_server_dmodex_request and finalizes. Prints, in this order and
  * for every rank: what setup_fork set, the upcalls seen, its exit; lines
- * that do not depend on timing or on either library's bytes. */
+ * that do not depend on timing or on either library's bytes. A client's
+ * PMIx_Abort kills every rank (the abort upcall), as a launcher does. */
 #define _GNU_SOURCE
 #include <pmix.h>
 #include <pmix_server.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,11 +51,23 @@ static pmix_status_t h_finalized(const pmix_proc_t *p, void *o, pmix_op_cbfunc_t
     bump(finalized, p);
     return PMIX_OPERATION_SUCCEEDED;
 }
+/* an abort ends the job, as a launcher does: every rank is killed */
+static pid_t pids[MAXP];
+static int nranks, abort_status;
+static char abort_msg[128];
 static pmix_status_t h_abort(const pmix_proc_t *p, void *o, int status, const char msg[],
                              pmix_proc_t procs[], size_t nprocs, pmix_op_cbfunc_t cb, void *d) {
-    (void) o; (void) status; (void) msg; (void) procs; (void) nprocs; (void) cb; (void) d;
-    bump(aborted, p);
-    return PMIX_OPERATION_SUCCEEDED;
+    (void) o; (void) procs; (void) nprocs;
+    pthread_mutex_lock(&lock);
+    abort_status = status;
+    snprintf(abort_msg, sizeof abort_msg, "%s", msg ? msg : "(none)");
+    /* counted before the kills: the main thread prints once they are dead */
+    if (p && p->rank < MAXP && strcmp(p->nspace, NS) == 0) aborted[p->rank]++;
+    for (int r = 0; r < nranks; r++)
+        if (pids[r] > 0) kill(pids[r], SIGKILL);
+    pthread_mutex_unlock(&lock);
+    if (cb) cb(PMIX_SUCCESS, d);
+    return PMIX_SUCCESS;
 }
 /* one node: everything is here, so the fence's data is the whole answer */
 static pmix_status_t h_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
@@ -160,7 +174,7 @@ int main(int argc, char **argv) {
            PMIx_Error_string(reg.rc));
 
     const char *cld = getenv("CLIENT_LD_LIBRARY_PATH");
-    pid_t pids[MAXP];
+    nranks = n;
     for (int r = 0; r < n; r++) {
         pmix_proc_t p;
         PMIX_PROC_LOAD(&p, NS, r);
@@ -189,7 +203,9 @@ int main(int argc, char **argv) {
                ns ? ns : "(none)", rk ? rk : "(none)",
                getenv_in(env, "PMIX_SERVER_URI41") ? "set" : "(none)");
         fflush(stdout);
+        pthread_mutex_lock(&lock);
         pids[r] = fork();
+        pthread_mutex_unlock(&lock);
         if (pids[r] == 0) {
             execve(argv[3], argv + 3, env);
             _exit(127);
@@ -201,21 +217,26 @@ int main(int argc, char **argv) {
     for (int r = 0; r < n; r++) {
         waitpid(pids[r], &status[r], 0);
     }
-    /* every client finalized before it exited; the upcall may trail the exit */
-    for (int r = 0; r < n; r++) wait_for(&finalized[r], 1);
+    /* a client that exited 0 finalized first; the upcall may trail the exit */
+    for (int r = 0; r < n; r++)
+        if (WIFEXITED(status[r]) && WEXITSTATUS(status[r]) == 0) wait_for(&finalized[r], 1);
     pthread_mutex_lock(&lock);
     for (int r = 0; r < n; r++)
-        printf("rank %d: connected %d finalized %d aborted %d exit %d\n", r, connected[r],
+        printf("upcalls of rank %d: connected %d finalized %d aborted %d exit %d\n", r, connected[r],
                finalized[r], aborted[r], WIFEXITED(status[r]) ? WEXITSTATUS(status[r]) : -1);
     pthread_mutex_unlock(&lock);
 
-    pmix_proc_t p0;
-    PMIX_PROC_LOAD(&p0, NS, 0);
-    struct dmx dm = {0, 0, 0};
-    rc = PMIx_server_dmodex_request(&p0, dmodex_cb, &dm);
-    if (rc == PMIX_SUCCESS) wait_for(&dm.fired, 1);
-    printf("dmodex_request %s callback %d %s data %s\n", PMIx_Error_string(rc), dm.fired,
-           PMIx_Error_string(dm.rc), dm.sz > 0 ? "some" : "none");
+    /* rank 0's committed data (when it ran to the end: else it has none,
+     * and the answer would wait for a commit that never comes) */
+    if (WIFEXITED(status[0]) && WEXITSTATUS(status[0]) == 0) {
+        pmix_proc_t p0;
+        PMIX_PROC_LOAD(&p0, NS, 0);
+        struct dmx dm = {0, 0, 0};
+        rc = PMIx_server_dmodex_request(&p0, dmodex_cb, &dm);
+        if (rc == PMIX_SUCCESS) wait_for(&dm.fired, 1);
+        printf("dmodex_request %s callback %d %s data %s\n", PMIx_Error_string(rc), dm.fired,
+               PMIx_Error_string(dm.rc), dm.sz > 0 ? "some" : "none");
+    }
 
     struct done dereg = {0, 0};
     PMIx_server_deregister_nspace(ns_name, done_cb, &dereg);
@@ -224,5 +245,6 @@ int main(int argc, char **argv) {
     rc = PMIx_server_finalize();
     printf("server_finalize %s\n", PMIx_Error_string(rc));
     printf("upcalls: fence_nb %d log %d\n", fences, logged);
+    if (abort_msg[0]) printf("abort status %d message %s\n", abort_status, abort_msg);
     return 0;
 }
