@@ -443,6 +443,18 @@ const CORE_KEYS: &[&str] = &[
     "pmix.hname", "pmix.nodeid", "pmix.job.info",
 ];
 
+/// The server's own name: PMIX_SERVER_NSPACE and PMIX_SERVER_RANK of its
+/// init's infos, else the net driver's (`pmixw-server`, our pid).
+fn identity(given: &[Info]) -> Proc {
+    let find = |k: &str| given.iter().find(|i| i.key.to_string() == k).map(|i| &i.value);
+    let ns = match find("pmix.srv.nspace") {
+        Some(Value::String(Some(s))) => s.to_string_lossy().into_owned(),
+        _ => net::SERVER_NSPACE.to_string(),
+    };
+    let rank = find("pmix.srv.rank").and_then(uint_of).unwrap_or(std::process::id());
+    Proc::at(&ns, rank.into())
+}
+
 /// The infos at `info` (NULL with a count: BAD_PARAM).
 unsafe fn infos(info: *const pmix_info_t, n: usize) -> Result<Vec<Info>, Status> {
     if info.is_null() {
@@ -547,6 +559,7 @@ exports! {
             .spawn(move || upcalls(m, events))
             .ok();
         *st = Some(State { running, upcalls, clients: Vec::new(), dmodex: Vec::new() });
+        crate::client::init_as_server(identity(&given));
         PMIX_SUCCESS
     }
 
@@ -554,6 +567,7 @@ exports! {
     /// wait for the upcall thread to end.
     fn PMIx_server_finalize() -> pmix_status_t {
         let Some(s) = state().take() else { return PMIX_ERR_INIT };
+        crate::client::finalize_as_server();
         s.running.stop();
         if let Some(t) = s.upcalls {
             if t.thread().id() != std::thread::current().id() {
