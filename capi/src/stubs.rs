@@ -1,6 +1,6 @@
 //! The rest of libpmix 4.2.2's exported functions: present, so programs
-//! (and components such as Open MPI's, which reference the server side
-//! too) that link them load, and answering PMIX_ERR_NOT_SUPPORTED (with
+//! (and components such as Open MPI's, which reference more of the
+//! server side) that link them load, and answering PMIX_ERR_NOT_SUPPORTED (with
 //! one line on stderr per call) without reading their arguments. The
 //! argument lists are left out: in the C calling convention the caller
 //! owns its arguments, so a function that reads none may declare none.

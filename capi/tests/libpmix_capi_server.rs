@@ -86,14 +86,24 @@ fn hosts_built() -> Option<(PathBuf, PathBuf, PathBuf)> {
 
 #[test]
 fn a_host_serves_libpmix_clients_on_ours_as_on_libpmix() {
-    let Some((out, theirs, ours)) = hosts_built() else { return };
+    let Some((out, theirs, ours)) = hosts_built() else {
+        return;
+    };
     let client = interop::build_c("pmix_kvs", &out).unwrap_or_else(|e| panic!("{e}"));
 
     let t = run(&theirs, &out.join("tmp-theirs"), &client, &[]);
-    let o = run(&ours, &out.join("tmp-ours"), &client, &[("PMIX_CAPI_TRACE", "1")]);
+    let o = run(
+        &ours,
+        &out.join("tmp-ours"),
+        &client,
+        &[("PMIX_CAPI_TRACE", "1")],
+    );
     let (th, tc) = lines(&t);
     let (oh, oc) = lines(&o);
-    assert_eq!(th, oh, "the host's lines differ (libpmix 4.2.2 left, ours right)");
+    assert_eq!(
+        th, oh,
+        "the host's lines differ (libpmix 4.2.2 left, ours right)"
+    );
     assert_eq!(tc, oc, "the clients' lines differ");
     assert_eq!(
         tc,
@@ -111,7 +121,10 @@ fn a_host_serves_libpmix_clients_on_ours_as_on_libpmix() {
     // the host called our library; the clients did not (they are 4.2.2's)
     let trace = String::from_utf8_lossy(&o.stderr);
     assert!(trace.contains("pmix-capi: PMIx_server_init\n"), "{trace}");
-    assert!(!trace.contains("pmix-capi: PMIx_Init\n"), "a client loaded ours: {trace}");
+    assert!(
+        !trace.contains("pmix-capi: PMIx_Init\n"),
+        "a client loaded ours: {trace}"
+    );
 }
 
 /// A client's PMIx_Abort reaches the host's abort upcall with its status
@@ -121,7 +134,9 @@ fn a_host_serves_libpmix_clients_on_ours_as_on_libpmix() {
 /// sometimes crashes when its clients are killed (spec-notes/capi.md).
 #[test]
 fn a_clients_abort_reaches_the_hosts_abort_upcall() {
-    let Some((out, _, ours)) = hosts_built() else { return };
+    let Some((out, _, ours)) = hosts_built() else {
+        return;
+    };
     let client = interop::build_c("capi_abort", &out).unwrap_or_else(|e| panic!("{e}"));
     let o = run(&ours, &out.join("tmp-abort"), &client, &[]);
     let (host, _) = lines(&o);
