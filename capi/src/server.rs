@@ -163,15 +163,24 @@ struct Opaque(usize);
 /// thread of its own (the host may hold its own locks while it calls us).
 fn complete(name: &'static str, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void, rc: pmix_status_t) {
     let Some(cb) = cbfunc else { return };
+    // SAFETY: the host's callback with its own data
+    if on_thread(name, cbdata, move |data| unsafe { cb(rc, data) }) != PMIX_SUCCESS {
+        // SAFETY: as above, here instead (no thread to be had)
+        unsafe { cb(rc, cbdata) }
+    }
+}
+
+/// Run `f(cbdata)` (a call into the host) on a thread of its own,
+/// guarded: PMIX_SUCCESS, or PMIX_ERR_OUT_OF_RESOURCE without a thread.
+fn on_thread(name: &'static str, cbdata: *mut c_void, f: impl FnOnce(*mut c_void) + Send + 'static) -> pmix_status_t {
     let data = Opaque(cbdata as usize);
     let run = move || {
         let data = data;
-        // SAFETY: the host's callback with its own data
-        guarded(name, || unsafe { cb(rc, data.0 as *mut c_void) })
+        guarded(name, || f(data.0 as *mut c_void))
     };
-    if std::thread::Builder::new().name(format!("pmix-capi {name}")).spawn(run).is_err() {
-        // SAFETY: as above, here instead (no thread to be had)
-        unsafe { cb(rc, cbdata) }
+    match std::thread::Builder::new().name(format!("pmix-capi {name}")).spawn(run) {
+        Ok(_) => PMIX_SUCCESS,
+        Err(_) => PMIX_ERR_OUT_OF_RESOURCE,
     }
 }
 
@@ -684,17 +693,7 @@ exports! {
         let p = unsafe { read_proc(proc) };
         let (ns, rank) = (p.nspace.to_string(), p.rank);
         match call(move |s| s.modex_data(&ns, rank)) {
-            Ok(Some(_)) => {
-                let data = Opaque(cbdata as usize);
-                let run = move || {
-                    let data = data;
-                    guarded("dmodex_request callback", || dmodex_reply(&p, cb, data.0 as *mut c_void))
-                };
-                match std::thread::Builder::new().name("pmix-capi dmodex".into()).spawn(run) {
-                    Ok(_) => PMIX_SUCCESS,
-                    Err(_) => PMIX_ERR_OUT_OF_RESOURCE,
-                }
-            }
+            Ok(Some(_)) => on_thread("dmodex_request callback", cbdata, move |d| dmodex_reply(&p, cb, d)),
             Ok(None) => match with(|s| {
                 s.dmodex.push((p, cb, cbdata as usize));
                 Ok(())
@@ -714,18 +713,10 @@ exports! {
             return PMIX_ERR_BAD_PARAM;
         }
         let Some(cb) = cbfunc else { return PMIX_ERR_BAD_PARAM };
-        let data = Opaque(cbdata as usize);
-        let run = move || {
-            let data = data;
-            // SAFETY: the host's callback; nothing to release
-            guarded("setup_application callback", || unsafe {
-                cb(PMIX_SUCCESS, std::ptr::null_mut(), 0, data.0 as *mut c_void, None, std::ptr::null_mut())
-            })
-        };
-        match std::thread::Builder::new().name("pmix-capi setup_app".into()).spawn(run) {
-            Ok(_) => PMIX_SUCCESS,
-            Err(_) => PMIX_ERR_OUT_OF_RESOURCE,
-        }
+        // SAFETY: the host's callback; nothing to release
+        on_thread("setup_application callback", cbdata, move |d| unsafe {
+            cb(PMIX_SUCCESS, std::ptr::null_mut(), 0, d, None, std::ptr::null_mut())
+        })
     }
 
     /// `PMIx_server_setup_local_support`: nothing to prepare locally.

@@ -18,20 +18,8 @@ use pmix_test_kit::{cbuild, hosts, interop, process};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// Our libpmix.so.2 in a directory of its own (see libpmix_capi_diff.rs).
-fn our_lib(out: &Path) -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let built = exe.parent().unwrap().join("libpmix.so");
-    assert!(built.exists(), "{} not built", built.display());
-    let dir = out.join("lib");
-    std::fs::create_dir_all(&dir).unwrap();
-    for name in ["libpmix.so", "libpmix.so.2"] {
-        let tmp = dir.join(format!(".{name}.{}", std::process::id()));
-        std::fs::copy(&built, &tmp).unwrap();
-        std::fs::rename(&tmp, dir.join(name)).unwrap();
-    }
-    dir.join("libpmix.so")
-}
+mod common;
+use common::our_lib;
 
 /// The host's lines in order, then the clients' lines sorted (two
 /// processes share the pipe).
