@@ -239,8 +239,48 @@ fn object_of(p: &Proc) -> *mut c_void {
 /// need (the core has answered the client already).
 unsafe extern "C" fn ignore_op(_status: pmix_status_t, _cbdata: *mut c_void) {}
 
-/// The answer to a fence (cbdata: a Box of its request id).
-unsafe extern "C" fn fence_answer(
+/// What a `pmix_modex_cbfunc_t` handed to the host answers.
+#[derive(Clone, Copy)]
+enum ModexRequest {
+    /// A fence spanning nodes (the core's request id).
+    Fence(u64),
+    /// A direct-modex request for a remote rank.
+    Dmodex(u64),
+}
+
+impl ModexRequest {
+    /// The cbdata the host gets, handed back to [`modex_answer`] once.
+    fn into_cbdata(self) -> *mut c_void {
+        Box::into_raw(Box::new(self)) as *mut c_void
+    }
+
+    /// Take back a cbdata the host did not keep (its call failed).
+    ///
+    /// # Safety
+    /// `p` is from [`ModexRequest::into_cbdata`], not yet taken back.
+    unsafe fn take(p: *mut c_void) -> ModexRequest {
+        // SAFETY: the caller's contract
+        *unsafe { Box::from_raw(p as *mut ModexRequest) }
+    }
+
+    /// Answer the core with the host's status and data.
+    fn answer(self, status: pmix_status_t, bytes: Vec<u8>) {
+        match self {
+            ModexRequest::Fence(request) => post(move |s| s.fence_done(request, status, &bytes)),
+            ModexRequest::Dmodex(request) => {
+                let result = match status {
+                    PMIX_SUCCESS => Ok(bytes::Bytes::from(bytes)),
+                    e => Err(e),
+                };
+                post(move |s| s.dmodex_done(request, result))
+            }
+        }
+    }
+}
+
+/// The host's answer to a fence or a direct-modex request (cbdata: a
+/// [`ModexRequest`]): its bytes are copied, then its data released.
+unsafe extern "C" fn modex_answer(
     status: pmix_status_t,
     data: *const c_char,
     ndata: usize,
@@ -248,11 +288,10 @@ unsafe extern "C" fn fence_answer(
     release: pmix_release_cbfunc_t,
     release_data: *mut c_void,
 ) {
-    guarded("fence_nb callback", || {
-        // SAFETY: made by upcall from a Box<u64>, handed back once
-        let request = *unsafe { Box::from_raw(cbdata as *mut u64) };
-        let bytes = copy_bytes(data, ndata);
-        post(move |s| s.fence_done(request, status, &bytes));
+    guarded("modex callback", || {
+        // SAFETY: the host hands back the cbdata upcall gave it, once
+        let request = unsafe { ModexRequest::take(cbdata) };
+        request.answer(status, copy_bytes(data, ndata));
         if let Some(r) = release {
             // SAFETY: the host's release function for its data
             unsafe { r(release_data) }
@@ -260,28 +299,15 @@ unsafe extern "C" fn fence_answer(
     })
 }
 
-/// The answer to a direct-modex request (cbdata: a Box of its request id).
-unsafe extern "C" fn dmodex_answer(
-    status: pmix_status_t,
-    data: *const c_char,
-    ndata: usize,
-    cbdata: *mut c_void,
-    release: pmix_release_cbfunc_t,
-    release_data: *mut c_void,
-) {
-    guarded("direct_modex callback", || {
-        // SAFETY: made by upcall from a Box<u64>, handed back once
-        let request = *unsafe { Box::from_raw(cbdata as *mut u64) };
-        let result = match status {
-            PMIX_SUCCESS => Ok(bytes::Bytes::from(copy_bytes(data, ndata))),
-            e => Err(e),
-        };
-        post(move |s| s.dmodex_done(request, result));
-        if let Some(r) = release {
-            // SAFETY: the host's release function for its data
-            unsafe { r(release_data) }
-        }
-    })
+/// After the host's fence_nb or direct_modex returned `rc`: anything but
+/// SUCCESS means its callback will not come, so the request `cb` is
+/// answered here (PMIX_OPERATION_SUCCEEDED as SUCCESS, with no data).
+fn host_declined(rc: pmix_status_t, cb: *mut c_void) {
+    if rc != PMIX_SUCCESS {
+        // SAFETY: made by into_cbdata, not handed back by the host
+        let req = unsafe { ModexRequest::take(cb) };
+        req.answer(if rc == PMIX_OPERATION_SUCCEEDED { PMIX_SUCCESS } else { rc }, Vec::new());
+    }
 }
 
 /// The host's `ndata` bytes at `data` (NULL: none).
@@ -320,14 +346,12 @@ fn upcall(m: &Module, e: HostEvent) {
             }
         }
         HostEvent::Fence { request, procs, collect, data } => {
-            let Some(f) = m.fence_nb else {
-                post(move |s| s.fence_done(request, PMIX_ERR_NOT_SUPPORTED, &[]));
-                return;
-            };
+            let req = ModexRequest::Fence(request);
+            let Some(f) = m.fence_nb else { return req.answer(PMIX_ERR_NOT_SUPPORTED, Vec::new()) };
             let cp = CArray::procs(&procs);
             let ci = CArray::infos(vec![Info::new("pmix.collect", Value::Bool(collect))]);
             let mut bytes = data.to_vec();
-            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            let cb = req.into_cbdata();
             // SAFETY: the host's function; the data are ours until it returns
             // (libpmix's are too: the host copies what it keeps)
             let rc = unsafe {
@@ -338,32 +362,20 @@ fn upcall(m: &Module, e: HostEvent) {
                     ci.n,
                     bytes.as_mut_ptr() as *mut c_char,
                     bytes.len(),
-                    Some(fence_answer),
+                    Some(modex_answer),
                     cb,
                 )
             };
-            if rc != PMIX_SUCCESS {
-                // the callback will not come: take the id back
-                // SAFETY: made above, not handed on
-                drop(unsafe { Box::from_raw(cb as *mut u64) });
-                let rc = if rc == PMIX_OPERATION_SUCCEEDED { PMIX_SUCCESS } else { rc };
-                post(move |s| s.fence_done(request, rc, &[]));
-            }
+            host_declined(rc, cb);
         }
         HostEvent::DirectModex { request, proc } => {
-            let Some(f) = m.direct_modex else {
-                post(move |s| s.dmodex_done(request, Err(PMIX_ERR_NOT_SUPPORTED)));
-                return;
-            };
+            let req = ModexRequest::Dmodex(request);
+            let Some(f) = m.direct_modex else { return req.answer(PMIX_ERR_NOT_SUPPORTED, Vec::new()) };
             let c = c_proc(&proc);
-            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            let cb = req.into_cbdata();
             // SAFETY: the host's function
-            let rc = unsafe { f(&c, std::ptr::null(), 0, Some(dmodex_answer), cb) };
-            if rc != PMIX_SUCCESS {
-                // SAFETY: made above, not handed on
-                drop(unsafe { Box::from_raw(cb as *mut u64) });
-                post(move |s| s.dmodex_done(request, Err(rc)));
-            }
+            let rc = unsafe { f(&c, std::ptr::null(), 0, Some(modex_answer), cb) };
+            host_declined(rc, cb);
         }
         HostEvent::Committed(p) => {
             let waiting: Vec<_> = with(|s| {
