@@ -365,8 +365,8 @@ c_structs! {
         lookup: HostFn<UnusedFn>,
         /// Unpublish (not called).
         unpublish: HostFn<UnusedFn>,
-        /// Spawn (not called yet).
-        spawn: HostFn<UnusedFn>,
+        /// A client asked for a new job.
+        spawn: HostFn<crate::server::spawn_fn>,
         /// Connect (not called: answered locally).
         connect: HostFn<UnusedFn>,
         /// Disconnect (not called).

@@ -88,6 +88,16 @@ pub type job_control_fn = unsafe extern "C" fn(
     pmix_info_cbfunc_t,
     *mut c_void,
 ) -> pmix_status_t;
+/// `pmix_server_spawn_fn_t`.
+pub type spawn_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    *const pmix_info_t,
+    usize,
+    *const pmix_app_t,
+    usize,
+    crate::services::pmix_spawn_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
 /// `pmix_dmodex_response_fn_t`.
 pub type pmix_dmodex_response_fn_t =
     Option<unsafe extern "C" fn(pmix_status_t, *mut c_char, usize, *mut c_void)>;
@@ -109,6 +119,7 @@ struct Module {
     notify_event: Option<notify_event_fn>,
     log: Option<log_fn>,
     job_control: Option<job_control_fn>,
+    spawn: Option<spawn_fn>,
 }
 
 /// A client registered by the host: its `server_object`, handed back in
@@ -408,11 +419,43 @@ fn upcall(m: &Module, e: HostEvent) {
         HostEvent::Signal { requester, targets, signal } => {
             job_control(m, &requester, &targets, Info::new("pmix.jctrl.sig", Value::Int(signal)))
         }
-        HostEvent::Spawn { request, .. } => {
-            post(move |s| s.spawned(request, Err(PMIX_ERR_NOT_SUPPORTED)));
+        HostEvent::Spawn { request, requester, info, apps } => {
+            let Some(f) = m.spawn else {
+                return post(move |s| s.spawned(request, Err(PMIX_ERR_NOT_SUPPORTED)));
+            };
+            let c = c_proc(&requester);
+            let ci = CArray::infos(info);
+            let ca = CArray::new(DataType::App, apps.into_iter().map(|a| Value::App(Box::new(a))).collect());
+            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            // SAFETY: the host's function, our arguments valid for the call
+            let rc = unsafe {
+                f(&c, ci.p as *const pmix_info_t, ci.n, ca.p as *const pmix_app_t, ca.n, Some(spawn_answer), cb)
+            };
+            if rc != PMIX_SUCCESS {
+                // SAFETY: made above; the host declined, its callback will not come
+                drop(unsafe { Box::from_raw(cb as *mut u64) });
+                post(move |s| s.spawned(request, Err(rc)));
+            }
         }
         _ => {}
     }
+}
+
+/// The host's answer to a spawn (cbdata: a Box of its request id): the
+/// new job's namespace, which the host registered before.
+unsafe extern "C" fn spawn_answer(status: pmix_status_t, nspace: *mut c_char, cbdata: *mut c_void) {
+    guarded("spawn callback", || {
+        // SAFETY: made by upcall from a Box<u64>, handed back once
+        let request = *unsafe { Box::from_raw(cbdata as *mut u64) };
+        // SAFETY: NULL or the host's NUL-terminated namespace
+        let ns = unsafe { read_str(nspace) }.map(|n| n.to_string_lossy().into_owned());
+        let result = match (status, ns) {
+            (PMIX_SUCCESS, Some(ns)) => Ok(ns),
+            (PMIX_SUCCESS, None) => Err(PMIX_ERR_BAD_PARAM),
+            (e, _) => Err(e),
+        };
+        post(move |s| s.spawned(request, result));
+    })
 }
 
 /// A `pmix_info_cbfunc_t` for job control: the core answered the client.
@@ -555,6 +598,7 @@ exports! {
                 notify_event: h.notify_event,
                 log: h.log,
                 job_control: h.job_control,
+                spawn: h.spawn,
             }
         };
         let dir = given
