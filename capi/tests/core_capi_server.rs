@@ -116,41 +116,13 @@ fn a_host_registers_a_job_and_its_client_connects() {
 
     // a NULL namespace; a count without infos
     let ns = c"core-capi-srv";
-    unsafe {
-        assert_eq!(
-            PMIx_server_register_nspace(
-                std::ptr::null(),
-                1,
-                std::ptr::null_mut(),
-                0,
-                None,
-                std::ptr::null_mut()
-            ),
-            PMIX_ERR_BAD_PARAM
-        );
-        assert_eq!(
-            PMIx_server_register_nspace(
-                ns.as_ptr(),
-                1,
-                std::ptr::null_mut(),
-                2,
-                None,
-                std::ptr::null_mut()
-            ),
-            PMIX_ERR_BAD_PARAM
-        );
-        assert_eq!(
-            PMIx_server_register_nspace(
-                ns.as_ptr(),
-                1,
-                std::ptr::null_mut(),
-                0,
-                Some(done),
-                std::ptr::null_mut()
-            ),
-            PMIX_SUCCESS
-        );
-    }
+    // (namespace, infos claimed, callback): no infos are given
+    let register = |ns: *const c_char, ninfo: usize, cb: pmix::services::pmix_op_cbfunc_t| unsafe {
+        PMIx_server_register_nspace(ns, 1, std::ptr::null_mut(), ninfo, cb, std::ptr::null_mut())
+    };
+    assert_eq!(register(std::ptr::null(), 0, None), PMIX_ERR_BAD_PARAM);
+    assert_eq!(register(ns.as_ptr(), 2, None), PMIX_ERR_BAD_PARAM);
+    assert_eq!(register(ns.as_ptr(), 0, Some(done)), PMIX_SUCCESS);
     wait_for("register_nspace's callback", || {
         DONE.load(Ordering::SeqCst) == 1
     });
