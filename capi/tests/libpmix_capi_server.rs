@@ -12,7 +12,8 @@
 //! dmodex answer's status, and no fence_nb or log upcall. The clients
 //! load the system libpmix in both runs (the host removes
 //! LD_LIBRARY_PATH from their environment; our library's trace proves it
-//! is ours the host calls and not the clients).
+//! is ours the host calls and not the clients); and once more with both
+//! the host and its clients on ours.
 
 use pmix_test_kit::{cbuild, hosts, interop, process};
 use std::path::{Path, PathBuf};
@@ -40,7 +41,9 @@ fn run(host: &Path, tmp: &Path, client: &Path, env: &[(&str, &str)]) -> Output {
     for (v, _) in pmix_codec::select::SERVER_URI_VARS {
         c.env_remove(v);
     }
-    c.env_remove("CLIENT_LD_LIBRARY_PATH");
+    if !env.iter().any(|(k, _)| *k == "CLIENT_LD_LIBRARY_PATH") {
+        c.env_remove("CLIENT_LD_LIBRARY_PATH");
+    }
     let o = c.output().unwrap();
     assert!(
         o.status.success(),
@@ -112,6 +115,25 @@ fn a_host_serves_libpmix_clients_on_ours_as_on_libpmix() {
     assert!(
         !trace.contains("pmix-capi: PMIx_Init\n"),
         "a client loaded ours: {trace}"
+    );
+
+    // both halves ours: the clients given our library too print the same
+    let lib_dir = out.join("lib");
+    let lib_dir = lib_dir.to_str().unwrap();
+    let b = run(
+        &ours,
+        &out.join("tmp-both"),
+        &client,
+        &[
+            ("PMIX_CAPI_TRACE", "1"),
+            ("CLIENT_LD_LIBRARY_PATH", lib_dir),
+        ],
+    );
+    assert_eq!(lines(&b), (th, tc), "ours hosting ours");
+    let trace = String::from_utf8_lossy(&b.stderr);
+    assert!(
+        trace.contains("pmix-capi: PMIx_Init\n"),
+        "the clients ran on ours: {trace}"
     );
 }
 
