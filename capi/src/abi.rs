@@ -28,6 +28,11 @@ pub type pmix_info_directives_t = u32;
 /// `pmix_value_cmp_t` (an enum in C: int-sized).
 pub type pmix_value_cmp_t = c_int;
 
+/// A member of [`pmix_server_module_t`]: a host function or NULL.
+pub type HostFn<F> = Option<F>;
+/// The type of a module member the library never calls.
+pub type UnusedFn = unsafe extern "C" fn();
+
 /// The size and field offsets of one C struct.
 #[derive(Debug)]
 pub struct StructLayout {
@@ -338,6 +343,68 @@ c_structs! {
         netstats: *mut pmix_net_stats_t,
         /// How many.
         nnetstats: usize,
+    }
+    /// `pmix_server_module_t`: the host's upcalls, in the standard's
+    /// order (10.2.1: the v1 and v2 members; the v3 and v4 members as
+    /// those versions append them). NULL members are answered by the
+    /// library (spec-notes/capi.md, "The server").
+    struct pmix_server_module_t {
+        /// A client connected.
+        client_connected: HostFn<crate::server::client_connected_fn>,
+        /// A client called PMIx_Finalize.
+        client_finalized: HostFn<crate::server::client_connected_fn>,
+        /// A client called PMIx_Abort.
+        abort: HostFn<crate::server::abort_fn>,
+        /// A fence's local participants all called in.
+        fence_nb: HostFn<crate::server::fence_nb_fn>,
+        /// A local client wants a remote rank's data.
+        direct_modex: HostFn<crate::server::direct_modex_fn>,
+        /// Publish (not called: the library keeps published data).
+        publish: HostFn<UnusedFn>,
+        /// Lookup (not called).
+        lookup: HostFn<UnusedFn>,
+        /// Unpublish (not called).
+        unpublish: HostFn<UnusedFn>,
+        /// A client asked for a new job.
+        spawn: HostFn<crate::server::spawn_fn>,
+        /// Connect (not called: answered locally).
+        connect: HostFn<UnusedFn>,
+        /// Disconnect (not called).
+        disconnect: HostFn<UnusedFn>,
+        /// Register events (not called).
+        register_events: HostFn<UnusedFn>,
+        /// Deregister events (not called).
+        deregister_events: HostFn<UnusedFn>,
+        /// Listener (not called: the library listens).
+        listener: HostFn<UnusedFn>,
+        /// An event whose range reaches beyond this node.
+        notify_event: HostFn<crate::server::notify_event_fn>,
+        /// Query (not called: answered locally).
+        query: HostFn<UnusedFn>,
+        /// Tool connected (not called: tools are served locally).
+        tool_connected: HostFn<UnusedFn>,
+        /// A client asked to log.
+        log: HostFn<crate::server::log_fn>,
+        /// Allocate (not called).
+        allocate: HostFn<UnusedFn>,
+        /// Job control: the library answered the client; the host acts.
+        job_control: HostFn<crate::server::job_control_fn>,
+        /// Monitor (not called).
+        monitor: HostFn<UnusedFn>,
+        /// v3: get credential (not called).
+        get_credential: HostFn<UnusedFn>,
+        /// v3: validate credential (not called).
+        validate_credential: HostFn<UnusedFn>,
+        /// v3: IOF pull (not called).
+        iof_pull: HostFn<UnusedFn>,
+        /// v3: push stdin (not called).
+        push_stdin: HostFn<UnusedFn>,
+        /// v4: group (not called).
+        group: HostFn<UnusedFn>,
+        /// v4: fabric (not called).
+        fabric: HostFn<UnusedFn>,
+        /// v4: client connected with infos (not called; `client_connected` is).
+        client_connected2: HostFn<UnusedFn>,
     }
     /// `pmix_data_buffer_t`: packed bytes and the two positions in them.
     struct pmix_data_buffer_t {

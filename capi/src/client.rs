@@ -45,6 +45,29 @@ fn state() -> MutexGuard<'static, Option<State>> {
     STATE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// A server process's own PMIx identity (`PMIx_server_init`): the process
+/// is initialized as a singleton is (no server to talk to), so that
+/// `PMIx_Store_internal` and `PMIx_Get` of what it stored work, as hosts
+/// (Open MPI's ORTE) use them. Counted as one init.
+pub(crate) fn init_as_server(me: Proc) {
+    let mut g = state();
+    match g.as_mut() {
+        Some(st) => st.inits += 1,
+        None => *g = Some(State::new(me, None)),
+    }
+}
+
+/// The end of [`init_as_server`]'s init.
+pub(crate) fn finalize_as_server() {
+    let mut g = state();
+    if let Some(st) = g.as_mut() {
+        st.inits = st.inits.saturating_sub(1);
+        if st.inits == 0 && st.client.is_none() {
+            *g = None;
+        }
+    }
+}
+
 /// Whether the environment names a server (any PMIX_SERVER_URI*).
 fn server_in_env() -> bool {
     pmix_codec::select::SERVER_URI_VARS

@@ -1,6 +1,6 @@
 //! The rest of libpmix 4.2.2's exported functions: present, so programs
-//! (and components such as Open MPI's, which reference the server side
-//! too) that link them load, and answering PMIX_ERR_NOT_SUPPORTED (with
+//! (and components such as Open MPI's, which reference more of the
+//! server side) that link them load, and answering PMIX_ERR_NOT_SUPPORTED (with
 //! one line on stderr per call) without reading their arguments. The
 //! argument lists are left out: in the C calling convention the caller
 //! owns its arguments, so a function that reads none may declare none.
@@ -39,12 +39,7 @@ not_supported! {
     PMIx_Register_attributes
     PMIx_tool_attach_to_server PMIx_tool_connect_to_server PMIx_tool_disconnect
     PMIx_tool_get_servers PMIx_tool_set_server
-    PMIx_server_init PMIx_server_finalize
-    PMIx_server_register_nspace PMIx_server_deregister_nspace
-    PMIx_server_register_client PMIx_server_deregister_client
-    PMIx_server_setup_fork PMIx_server_dmodex_request
-    PMIx_server_setup_application PMIx_server_setup_local_support
-    PMIx_server_IOF_deliver PMIx_server_collect_inventory PMIx_server_deliver_inventory
+    PMIx_server_collect_inventory PMIx_server_deliver_inventory
     PMIx_server_generate_locality_string PMIx_server_generate_cpuset_string
     PMIx_server_define_process_set PMIx_server_delete_process_set
     PMIx_server_register_resources PMIx_server_deregister_resources

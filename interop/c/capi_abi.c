@@ -4,6 +4,7 @@
  * capi/tests/libpmix_capi_abi.rs from the Rust definitions into
  * capi_abi_rows.h (found with -I); this file only says how to print. */
 #include <pmix.h>
+#include <pmix_server.h>
 #include <stddef.h>
 #include <stdio.h>
 

@@ -1,0 +1,794 @@
+//! The server functions over pmix-wire's server core and its net driver:
+//! `PMIx_server_init` starts the driver's loop (its own thread, which
+//! owns the listener and every connection) and one upcall thread, which
+//! takes the core's [`HostEvent`]s in order and calls the host's
+//! `pmix_server_module_t` members with the completion callbacks the
+//! standard defines. The completion callbacks (called by the host from
+//! any thread, at once or later) hand their answers to the loop without
+//! waiting for it. Completion callbacks of the host's own calls
+//! (register_nspace, register_client, …) run on a thread of their own
+//! after the call's work is done, never on the host's calling thread and
+//! never while this module holds its lock.
+#![allow(non_camel_case_types)]
+
+use crate::abi::*;
+use crate::conv::*;
+use crate::guard::{exports, guarded};
+use crate::services::{free_c_array, pmix_info_cbfunc_t, pmix_op_cbfunc_t, pmix_release_cbfunc_t};
+use pmix_types::status::codes::*;
+use pmix_types::{DataType, Info, Proc, Value};
+use pmix_wire::server::{net, HostEvent, JobSpec, Server};
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::{Mutex, MutexGuard};
+
+/// `pmix_server_client_connected_fn_t` (and `client_finalized_fn_t`).
+pub type client_connected_fn =
+    unsafe extern "C" fn(*const pmix_proc_t, *mut c_void, pmix_op_cbfunc_t, *mut c_void) -> pmix_status_t;
+/// `pmix_server_abort_fn_t`.
+pub type abort_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    *mut c_void,
+    c_int,
+    *const c_char,
+    *mut pmix_proc_t,
+    usize,
+    pmix_op_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_modex_cbfunc_t`.
+pub type pmix_modex_cbfunc_t = Option<
+    unsafe extern "C" fn(pmix_status_t, *const c_char, usize, *mut c_void, pmix_release_cbfunc_t, *mut c_void),
+>;
+/// `pmix_server_fencenb_fn_t`.
+pub type fence_nb_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    usize,
+    *const pmix_info_t,
+    usize,
+    *mut c_char,
+    usize,
+    pmix_modex_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_server_dmodex_req_fn_t`.
+pub type direct_modex_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    *const pmix_info_t,
+    usize,
+    pmix_modex_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_server_notify_event_fn_t`.
+pub type notify_event_fn = unsafe extern "C" fn(
+    pmix_status_t,
+    *const pmix_proc_t,
+    u8,
+    *mut pmix_info_t,
+    usize,
+    pmix_op_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_server_log_fn_t`.
+pub type log_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    *const pmix_info_t,
+    usize,
+    *const pmix_info_t,
+    usize,
+    pmix_op_cbfunc_t,
+    *mut c_void,
+);
+/// `pmix_server_job_control_fn_t`.
+pub type job_control_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    *const pmix_proc_t,
+    usize,
+    *const pmix_info_t,
+    usize,
+    pmix_info_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_server_spawn_fn_t`.
+pub type spawn_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    *const pmix_info_t,
+    usize,
+    *const pmix_app_t,
+    usize,
+    crate::services::pmix_spawn_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_dmodex_response_fn_t`.
+pub type pmix_dmodex_response_fn_t =
+    Option<unsafe extern "C" fn(pmix_status_t, *mut c_char, usize, *mut c_void)>;
+/// `pmix_setup_application_cbfunc_t`.
+pub type pmix_setup_application_cbfunc_t = Option<
+    unsafe extern "C" fn(pmix_status_t, *mut pmix_info_t, usize, *mut c_void, pmix_op_cbfunc_t, *mut c_void),
+>;
+
+/// The host's upcalls the library makes, copied from its module at init
+/// (the members after these are never read: a host built on an older
+/// header may pass a shorter struct).
+#[derive(Clone, Copy, Default)]
+struct Module {
+    connected: Option<client_connected_fn>,
+    finalized: Option<client_connected_fn>,
+    abort: Option<abort_fn>,
+    fence_nb: Option<fence_nb_fn>,
+    direct_modex: Option<direct_modex_fn>,
+    notify_event: Option<notify_event_fn>,
+    log: Option<log_fn>,
+    job_control: Option<job_control_fn>,
+    spawn: Option<spawn_fn>,
+}
+
+/// A client registered by the host: its `server_object`, handed back in
+/// its upcalls.
+struct Registered {
+    proc: Proc,
+    object: usize,
+}
+
+/// The running server.
+struct State {
+    running: net::Running,
+    upcalls: Option<std::thread::JoinHandle<()>>,
+    clients: Vec<Registered>,
+    /// Our own `PMIx_server_dmodex_request`s waiting for a local rank's
+    /// commit: the rank, the callback and its data.
+    dmodex: Vec<(Proc, unsafe extern "C" fn(pmix_status_t, *mut c_char, usize, *mut c_void), usize)>,
+}
+
+static STATE: Mutex<Option<State>> = Mutex::new(None);
+
+fn state() -> MutexGuard<'static, Option<State>> {
+    STATE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Run `f` with the running server, or PMIX_ERR_INIT.
+fn with<R>(f: impl FnOnce(&mut State) -> Result<R, Status>) -> Result<R, Status> {
+    match state().as_mut() {
+        Some(s) => f(s),
+        None => Err(PMIX_ERR_INIT),
+    }
+}
+
+/// Hand `f` to the loop, without waiting (a completion callback's answer).
+fn post(f: impl FnOnce(&mut Server) + Send + 'static) {
+    if let Some(s) = state().as_ref() {
+        s.running.post(f);
+    }
+}
+
+/// Run `f` on the loop and wait for its result.
+fn call<R: Send + 'static>(f: impl FnOnce(&mut Server) -> R + Send + 'static) -> Result<R, Status> {
+    with(|s| s.running.call(f).ok_or(PMIX_ERR_LOST_CONNECTION))
+}
+
+/// A C pointer or value handed to another thread: only handed back to
+/// the host, which made it.
+#[derive(Clone, Copy)]
+struct Opaque(usize);
+
+/// Call the host's completion callback `cbfunc(status, cbdata)` on a
+/// thread of its own (the host may hold its own locks while it calls us).
+fn complete(name: &'static str, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void, rc: pmix_status_t) {
+    let Some(cb) = cbfunc else { return };
+    // SAFETY: the host's callback with its own data
+    if on_thread(name, cbdata, move |data| unsafe { cb(rc, data) }) != PMIX_SUCCESS {
+        // SAFETY: as above, here instead (no thread to be had)
+        unsafe { cb(rc, cbdata) }
+    }
+}
+
+/// Run `f(cbdata)` (a call into the host) on a thread of its own,
+/// guarded: PMIX_SUCCESS, or PMIX_ERR_OUT_OF_RESOURCE without a thread.
+fn on_thread(name: &'static str, cbdata: *mut c_void, f: impl FnOnce(*mut c_void) + Send + 'static) -> pmix_status_t {
+    let data = Opaque(cbdata as usize);
+    let run = move || {
+        let data = data;
+        guarded(name, || f(data.0 as *mut c_void))
+    };
+    match std::thread::Builder::new().name(format!("pmix-capi {name}")).spawn(run) {
+        Ok(_) => PMIX_SUCCESS,
+        Err(_) => PMIX_ERR_OUT_OF_RESOURCE,
+    }
+}
+
+/// The pmix_proc_t of `p`.
+fn c_proc(p: &Proc) -> pmix_proc_t {
+    let mut c = pmix_proc_t { nspace: [0; PMIX_MAX_NSLEN + 1], rank: p.rank };
+    write_fixed(&mut c.nspace, p.nspace.as_bytes());
+    c
+}
+
+/// A C array of `vals` (of type `ty`), freed when dropped.
+struct CArray {
+    ty: DataType,
+    p: *mut c_void,
+    n: usize,
+}
+
+impl CArray {
+    fn new(ty: DataType, vals: Vec<Value>) -> CArray {
+        let n = vals.len();
+        match (n, c_elems(ty, &vals)) {
+            (1.., Ok(p)) => CArray { ty, p, n },
+            _ => CArray { ty, p: std::ptr::null_mut(), n: 0 },
+        }
+    }
+    fn infos(v: Vec<Info>) -> CArray {
+        CArray::new(DataType::Info, v.into_iter().map(|i| Value::Info(Box::new(i))).collect())
+    }
+    fn procs(v: &[Proc]) -> CArray {
+        CArray::new(DataType::Proc, v.iter().map(|p| Value::Proc(Box::new(p.clone()))).collect())
+    }
+}
+
+impl Drop for CArray {
+    fn drop(&mut self) {
+        // SAFETY: made by c_elems (or NULL)
+        unsafe { free_c_array(self.ty, self.p, self.n) }
+    }
+}
+
+/// The upcall thread: every core event, in order, to the host's module.
+fn upcalls(module: Module, events: std::sync::mpsc::Receiver<HostEvent>) {
+    for e in events {
+        guarded("server upcall", || upcall(&module, e));
+    }
+}
+
+fn object_of(p: &Proc) -> *mut c_void {
+    state()
+        .as_ref()
+        .and_then(|s| s.clients.iter().find(|c| &c.proc == p).map(|c| c.object))
+        .unwrap_or(0) as *mut c_void
+}
+
+/// A `pmix_op_cbfunc_t` for upcalls whose answer the library does not
+/// need (the core has answered the client already).
+unsafe extern "C" fn ignore_op(_status: pmix_status_t, _cbdata: *mut c_void) {}
+
+/// What a `pmix_modex_cbfunc_t` handed to the host answers.
+#[derive(Clone, Copy)]
+enum ModexRequest {
+    /// A fence spanning nodes (the core's request id).
+    Fence(u64),
+    /// A direct-modex request for a remote rank.
+    Dmodex(u64),
+}
+
+impl ModexRequest {
+    /// The cbdata the host gets, handed back to [`modex_answer`] once.
+    fn into_cbdata(self) -> *mut c_void {
+        Box::into_raw(Box::new(self)) as *mut c_void
+    }
+
+    /// Take back a cbdata the host did not keep (its call failed).
+    ///
+    /// # Safety
+    /// `p` is from [`ModexRequest::into_cbdata`], not yet taken back.
+    unsafe fn take(p: *mut c_void) -> ModexRequest {
+        // SAFETY: the caller's contract
+        *unsafe { Box::from_raw(p as *mut ModexRequest) }
+    }
+
+    /// Answer the core with the host's status and data.
+    fn answer(self, status: pmix_status_t, bytes: Vec<u8>) {
+        match self {
+            ModexRequest::Fence(request) => post(move |s| s.fence_done(request, status, &bytes)),
+            ModexRequest::Dmodex(request) => {
+                let result = match status {
+                    PMIX_SUCCESS => Ok(bytes::Bytes::from(bytes)),
+                    e => Err(e),
+                };
+                post(move |s| s.dmodex_done(request, result))
+            }
+        }
+    }
+}
+
+/// The host's answer to a fence or a direct-modex request (cbdata: a
+/// [`ModexRequest`]): its bytes are copied, then its data released.
+unsafe extern "C" fn modex_answer(
+    status: pmix_status_t,
+    data: *const c_char,
+    ndata: usize,
+    cbdata: *mut c_void,
+    release: pmix_release_cbfunc_t,
+    release_data: *mut c_void,
+) {
+    guarded("modex callback", || {
+        // SAFETY: the host hands back the cbdata upcall gave it, once
+        let request = unsafe { ModexRequest::take(cbdata) };
+        request.answer(status, copy_bytes(data, ndata));
+        if let Some(r) = release {
+            // SAFETY: the host's release function for its data
+            unsafe { r(release_data) }
+        }
+    })
+}
+
+/// After the host's fence_nb or direct_modex returned `rc`: anything but
+/// SUCCESS means its callback will not come, so the request `cb` is
+/// answered here (PMIX_OPERATION_SUCCEEDED as SUCCESS, with no data).
+fn host_declined(rc: pmix_status_t, cb: *mut c_void) {
+    if rc != PMIX_SUCCESS {
+        // SAFETY: made by into_cbdata, not handed back by the host
+        let req = unsafe { ModexRequest::take(cb) };
+        req.answer(if rc == PMIX_OPERATION_SUCCEEDED { PMIX_SUCCESS } else { rc }, Vec::new());
+    }
+}
+
+/// The host's `ndata` bytes at `data` (NULL: none).
+fn copy_bytes(data: *const c_char, ndata: usize) -> Vec<u8> {
+    if data.is_null() || ndata == 0 {
+        return Vec::new();
+    }
+    // SAFETY: the host hands `ndata` bytes at `data`
+    unsafe { std::slice::from_raw_parts(data as *const u8, ndata) }.to_vec()
+}
+
+fn upcall(m: &Module, e: HostEvent) {
+    match e {
+        HostEvent::Connected(p, _) => {
+            if let Some(f) = m.connected {
+                let c = c_proc(&p);
+                // SAFETY: the host's function, our arguments valid for the call
+                unsafe { f(&c, object_of(&p), Some(ignore_op), std::ptr::null_mut()) };
+            }
+        }
+        HostEvent::Finalized(p) => {
+            if let Some(f) = m.finalized {
+                let c = c_proc(&p);
+                // SAFETY: as above
+                unsafe { f(&c, object_of(&p), Some(ignore_op), std::ptr::null_mut()) };
+            }
+        }
+        HostEvent::Aborted { proc, status, message } => {
+            if let Some(f) = m.abort {
+                let c = c_proc(&proc);
+                let msg = std::ffi::CString::new(message.unwrap_or_default().replace('\0', "")).unwrap_or_default();
+                // SAFETY: as above (no procs: the caller's whole namespace)
+                unsafe {
+                    f(&c, object_of(&proc), status, msg.as_ptr(), std::ptr::null_mut(), 0, Some(ignore_op), std::ptr::null_mut())
+                };
+            }
+        }
+        HostEvent::Fence { request, procs, collect, data } => {
+            let req = ModexRequest::Fence(request);
+            let Some(f) = m.fence_nb else { return req.answer(PMIX_ERR_NOT_SUPPORTED, Vec::new()) };
+            let cp = CArray::procs(&procs);
+            let ci = CArray::infos(vec![Info::new("pmix.collect", Value::Bool(collect))]);
+            let mut bytes = data.to_vec();
+            let cb = req.into_cbdata();
+            // SAFETY: the host's function; the data are ours until it returns
+            // (libpmix's are too: the host copies what it keeps)
+            let rc = unsafe {
+                f(
+                    cp.p as *const pmix_proc_t,
+                    cp.n,
+                    ci.p as *const pmix_info_t,
+                    ci.n,
+                    bytes.as_mut_ptr() as *mut c_char,
+                    bytes.len(),
+                    Some(modex_answer),
+                    cb,
+                )
+            };
+            host_declined(rc, cb);
+        }
+        HostEvent::DirectModex { request, proc } => {
+            let req = ModexRequest::Dmodex(request);
+            let Some(f) = m.direct_modex else { return req.answer(PMIX_ERR_NOT_SUPPORTED, Vec::new()) };
+            let c = c_proc(&proc);
+            let cb = req.into_cbdata();
+            // SAFETY: the host's function
+            let rc = unsafe { f(&c, std::ptr::null(), 0, Some(modex_answer), cb) };
+            host_declined(rc, cb);
+        }
+        HostEvent::Committed(p) => {
+            let waiting: Vec<_> = with(|s| {
+                let (mine, rest) = std::mem::take(&mut s.dmodex).into_iter().partition(|(q, _, _)| *q == p);
+                s.dmodex = rest;
+                Ok(mine)
+            })
+            .unwrap_or_default();
+            for (q, cb, data) in waiting {
+                dmodex_reply(&q, cb, data as *mut c_void);
+            }
+        }
+        HostEvent::Notified { code, source, range, info } => {
+            if let Some(f) = m.notify_event {
+                let c = c_proc(&source);
+                let ci = CArray::infos(info);
+                // SAFETY: the host's function, our arguments valid for the call
+                unsafe { f(code, &c, range, ci.p as *mut pmix_info_t, ci.n, Some(ignore_op), std::ptr::null_mut()) };
+            }
+        }
+        HostEvent::Log { proc, data } => {
+            if let Some(f) = m.log {
+                let c = c_proc(&proc);
+                let ci = CArray::infos(data);
+                // SAFETY: as above
+                unsafe { f(&c, ci.p as *const pmix_info_t, ci.n, std::ptr::null(), 0, Some(ignore_op), std::ptr::null_mut()) };
+            }
+        }
+        HostEvent::Kill { requester, targets } => job_control(m, &requester, &targets, Info::new("pmix.jctrl.kill", Value::Bool(true))),
+        HostEvent::Signal { requester, targets, signal } => {
+            job_control(m, &requester, &targets, Info::new("pmix.jctrl.sig", Value::Int(signal)))
+        }
+        HostEvent::Spawn { request, requester, info, apps } => {
+            let Some(f) = m.spawn else {
+                return post(move |s| s.spawned(request, Err(PMIX_ERR_NOT_SUPPORTED)));
+            };
+            let c = c_proc(&requester);
+            let ci = CArray::infos(info);
+            let ca = CArray::new(DataType::App, apps.into_iter().map(|a| Value::App(Box::new(a))).collect());
+            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            // SAFETY: the host's function, our arguments valid for the call
+            let rc = unsafe {
+                f(&c, ci.p as *const pmix_info_t, ci.n, ca.p as *const pmix_app_t, ca.n, Some(spawn_answer), cb)
+            };
+            if rc != PMIX_SUCCESS {
+                // SAFETY: made above; the host declined, its callback will not come
+                drop(unsafe { Box::from_raw(cb as *mut u64) });
+                post(move |s| s.spawned(request, Err(rc)));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The host's answer to a spawn (cbdata: a Box of its request id): the
+/// new job's namespace, which the host registered before.
+unsafe extern "C" fn spawn_answer(status: pmix_status_t, nspace: *mut c_char, cbdata: *mut c_void) {
+    guarded("spawn callback", || {
+        // SAFETY: made by upcall from a Box<u64>, handed back once
+        let request = *unsafe { Box::from_raw(cbdata as *mut u64) };
+        // SAFETY: NULL or the host's NUL-terminated namespace
+        let ns = unsafe { read_str(nspace) }.map(|n| n.to_string_lossy().into_owned());
+        let result = match (status, ns) {
+            (PMIX_SUCCESS, Some(ns)) => Ok(ns),
+            (PMIX_SUCCESS, None) => Err(PMIX_ERR_BAD_PARAM),
+            (e, _) => Err(e),
+        };
+        post(move |s| s.spawned(request, result));
+    })
+}
+
+/// A `pmix_info_cbfunc_t` for job control: the core answered the client.
+unsafe extern "C" fn ignore_infos(
+    _status: pmix_status_t,
+    _info: *mut pmix_info_t,
+    _ninfo: usize,
+    _cbdata: *mut c_void,
+    release: pmix_release_cbfunc_t,
+    release_data: *mut c_void,
+) {
+    if let Some(r) = release {
+        // SAFETY: the host's release function for its infos
+        guarded("job_control callback", || unsafe { r(release_data) })
+    }
+}
+
+fn job_control(m: &Module, requester: &Proc, targets: &[Proc], what: Info) {
+    let Some(f) = m.job_control else { return };
+    let c = c_proc(requester);
+    let ct = CArray::procs(targets);
+    let ci = CArray::infos(vec![what]);
+    // SAFETY: the host's function, our arguments valid for the call
+    unsafe {
+        f(&c, ct.p as *const pmix_proc_t, ct.n, ci.p as *const pmix_info_t, ci.n, Some(ignore_infos), std::ptr::null_mut())
+    };
+}
+
+/// Answer our own dmodex request for the local rank `p` with its data.
+fn dmodex_reply(p: &Proc, cb: unsafe extern "C" fn(pmix_status_t, *mut c_char, usize, *mut c_void), cbdata: *mut c_void) {
+    let (ns, rank) = (p.nspace.to_string(), p.rank);
+    match call(move |s| s.modex_data(&ns, rank)) {
+        Ok(Some(mut b)) => {
+            let mut v = std::mem::take(&mut b).to_vec();
+            // SAFETY: the host's callback; the bytes are ours until it returns
+            unsafe { cb(PMIX_SUCCESS, v.as_mut_ptr() as *mut c_char, v.len(), cbdata) }
+        }
+        Ok(None) => unsafe { cb(PMIX_ERR_NOT_FOUND, std::ptr::null_mut(), 0, cbdata) },
+        Err(e) => unsafe { cb(e, std::ptr::null_mut(), 0, cbdata) },
+    }
+}
+
+/// Keys the core itself writes into every job's data (jobinfo.rs) and
+/// the nested arrays it derives for itself: a host's copies are dropped.
+const CORE_KEYS: &[&str] = &[
+    "pmix.job.size", "pmix.max.size", "pmix.num.nodes", "pmix.jobid", "pmix.appnum", "pmix.nlist",
+    "pmix.bfrops.mod", "pmix.pdata", "pmix.app.info", "pmix.node.info", "pmix.ssn.info", "pmix.ssn.arr",
+    "pmix.lpeers", "pmix.pmap", "pmix.nmap", "pmix.univ.size", "pmix.local.size", "pmix.node.size",
+    "pmix.hname", "pmix.nodeid", "pmix.job.info",
+];
+
+/// The server's own name: PMIX_SERVER_NSPACE and PMIX_SERVER_RANK of its
+/// init's infos, else the net driver's (`pmixw-server`, our pid).
+fn identity(given: &[Info]) -> Proc {
+    let find = |k: &str| given.iter().find(|i| i.key.to_string() == k).map(|i| &i.value);
+    let ns = match find("pmix.srv.nspace") {
+        Some(Value::String(Some(s))) => s.to_string_lossy().into_owned(),
+        _ => net::SERVER_NSPACE.to_string(),
+    };
+    let rank = find("pmix.srv.rank").and_then(uint_of).unwrap_or(std::process::id());
+    Proc::at(&ns, rank.into())
+}
+
+/// The infos at `info` (NULL with a count: BAD_PARAM).
+unsafe fn infos(info: *const pmix_info_t, n: usize) -> Result<Vec<Info>, Status> {
+    if info.is_null() {
+        return if n > 0 { Err(PMIX_ERR_BAD_PARAM) } else { Ok(Vec::new()) };
+    }
+    // SAFETY: the caller's contract
+    unsafe { read_infos(info, n) }
+}
+
+fn uint_of(v: &Value) -> Option<u32> {
+    match *v {
+        Value::Uint32(n) => Some(n),
+        Value::Uint64(n) => u32::try_from(n).ok(),
+        Value::Uint16(n) => Some(n.into()),
+        Value::Int(n) | Value::Int32(n) => u32::try_from(n).ok(),
+        _ => None,
+    }
+}
+
+/// Set `name=value` in the NULL-terminated malloc'd array at `*env`
+/// (replacing the variable's entry, else appending one), as the
+/// standard's setup_fork describes.
+unsafe fn setenv_in(env: *mut *mut *mut c_char, name: &str, value: &str) -> Result<(), Status> {
+    let entry = c_strdup(format!("{name}={value}").as_bytes())?;
+    let prefix = format!("{name}=");
+    // SAFETY: *env is NULL or a NULL-terminated array the host malloc'd
+    unsafe {
+        let mut n = 0usize;
+        let arr = *env;
+        if !arr.is_null() {
+            while !(*arr.add(n)).is_null() {
+                let s = std::ffi::CStr::from_ptr(*arr.add(n));
+                if s.to_bytes().starts_with(prefix.as_bytes()) {
+                    libc::free(*arr.add(n) as *mut c_void);
+                    *arr.add(n) = entry;
+                    return Ok(());
+                }
+                n += 1;
+            }
+        }
+        let grown = libc::realloc(arr as *mut c_void, (n + 2) * std::mem::size_of::<*mut c_char>()) as *mut *mut c_char;
+        if grown.is_null() {
+            libc::free(entry as *mut c_void);
+            return Err(PMIX_ERR_NOMEM);
+        }
+        *grown.add(n) = entry;
+        *grown.add(n + 1) = std::ptr::null_mut();
+        *env = grown;
+    }
+    Ok(())
+}
+
+exports! {
+    /// `PMIx_server_init`: start the server (its listener and the
+    /// rendezvous files tools look for, in PMIX_SERVER_TMPDIR or the
+    /// temporary directory) and take the host's module.
+    fn PMIx_server_init(module: *mut pmix_server_module_t, info: *mut pmix_info_t, ninfo: usize) -> pmix_status_t {
+        let mut st = state();
+        if st.is_some() {
+            return PMIX_SUCCESS;
+        }
+        let given = match unsafe { infos(info, ninfo) } {
+            Ok(v) => v,
+            Err(e) => return e,
+        };
+        let m = if module.is_null() {
+            Module::default()
+        } else {
+            // SAFETY: the host's module; only the v1/v2 members are read
+            let h = unsafe { &*module };
+            Module {
+                connected: h.client_connected,
+                finalized: h.client_finalized,
+                abort: h.abort,
+                fence_nb: h.fence_nb,
+                direct_modex: h.direct_modex,
+                notify_event: h.notify_event,
+                log: h.log,
+                job_control: h.job_control,
+                spawn: h.spawn,
+            }
+        };
+        let dir = given
+            .iter()
+            .find(|i| i.key.to_string() == "pmix.srvr.tmpdir")
+            .and_then(|i| match &i.value {
+                Value::String(Some(s)) => Some(std::path::PathBuf::from(s.to_string_lossy().into_owned())),
+                _ => None,
+            })
+            .unwrap_or_else(std::env::temp_dir);
+        let opts = net::Options { rendezvous: Some(dir), ..net::Options::default() };
+        let mut running = match net::start_opts(Vec::new(), opts) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("pmix-capi: PMIx_server_init: cannot start the server: {e}");
+                return PMIX_ERR_INIT;
+            }
+        };
+        let (_tx, dead) = std::sync::mpsc::channel();
+        let events = std::mem::replace(&mut running.events, dead);
+        let upcalls = std::thread::Builder::new()
+            .name("pmix-capi upcalls".into())
+            .spawn(move || upcalls(m, events))
+            .ok();
+        *st = Some(State { running, upcalls, clients: Vec::new(), dmodex: Vec::new() });
+        crate::client::init_as_server(identity(&given));
+        PMIX_SUCCESS
+    }
+
+    /// `PMIx_server_finalize`: stop serving (open connections close) and
+    /// wait for the upcall thread to end.
+    fn PMIx_server_finalize() -> pmix_status_t {
+        let Some(s) = state().take() else { return PMIX_ERR_INIT };
+        crate::client::finalize_as_server();
+        s.running.stop();
+        if let Some(t) = s.upcalls {
+            if t.thread().id() != std::thread::current().id() {
+                let _ = t.join();
+            }
+        }
+        PMIX_SUCCESS
+    }
+
+    /// `PMIx_server_register_nspace`: the job's size is its PMIX_JOB_SIZE
+    /// (else `nlocalprocs`), every rank on this node; the host's other
+    /// job-level infos go to every rank, but for those the library writes
+    /// itself.
+    fn PMIx_server_register_nspace(nspace: *const c_char, nlocalprocs: c_int, info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
+        let Some(ns) = (unsafe { read_str(nspace) }) else { return PMIX_ERR_BAD_PARAM };
+        let given = match unsafe { infos(info, ninfo) } {
+            Ok(v) => v,
+            Err(e) => return e,
+        };
+        let size = given.iter().find(|i| i.key.to_string() == "pmix.job.size").and_then(|i| uint_of(&i.value));
+        let Some(nprocs) = size.or_else(|| u32::try_from(nlocalprocs).ok()) else { return PMIX_ERR_BAD_PARAM };
+        let hostname = given
+            .iter()
+            .find(|i| i.key.to_string() == "pmix.hname")
+            .and_then(|i| match &i.value {
+                Value::String(Some(s)) => Some(s.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .unwrap_or_else(net::hostname);
+        let info = given.into_iter().filter(|i| !CORE_KEYS.contains(&i.key.to_string().as_str())).collect();
+        let spec = JobSpec { nspace: ns.to_string_lossy().into_owned(), nprocs, hostname, info };
+        match call(move |s| s.register_nspace(spec)) {
+            Ok(()) => {
+                complete("register_nspace", cbfunc, cbdata, PMIX_SUCCESS);
+                PMIX_SUCCESS
+            }
+            Err(e) => e,
+        }
+    }
+
+    /// `PMIx_server_deregister_nspace`: its ranks' `server_object`s are
+    /// forgotten (the core keeps the job's data while it runs).
+    fn PMIx_server_deregister_nspace(nspace: *const c_char, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) {
+        let ns = unsafe { read_str(nspace) }.map(|s| s.to_string_lossy().into_owned());
+        let _ = with(|s| {
+            s.clients.retain(|c| Some(c.proc.nspace.to_string()) != ns);
+            Ok(())
+        });
+        complete("deregister_nspace", cbfunc, cbdata, PMIX_SUCCESS);
+    }
+
+    /// `PMIx_server_register_client`: keep the rank's `server_object` for
+    /// its upcalls (the uid and gid are not checked: the net driver checks
+    /// the connecting process through /proc).
+    fn PMIx_server_register_client(proc: *const pmix_proc_t, uid: libc::uid_t, gid: libc::gid_t, server_object: *mut c_void, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
+        let _ = (uid, gid);
+        if proc.is_null() {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        let p = unsafe { read_proc(proc) };
+        match with(|s| {
+            s.clients.retain(|c| c.proc != p);
+            s.clients.push(Registered { proc: p, object: server_object as usize });
+            Ok(())
+        }) {
+            Ok(()) => {
+                complete("register_client", cbfunc, cbdata, PMIX_SUCCESS);
+                PMIX_SUCCESS
+            }
+            Err(e) => e,
+        }
+    }
+
+    /// `PMIx_server_deregister_client`.
+    fn PMIx_server_deregister_client(proc: *const pmix_proc_t, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) {
+        if !proc.is_null() {
+            let p = unsafe { read_proc(proc) };
+            let _ = with(|s| {
+                s.clients.retain(|c| c.proc != p);
+                Ok(())
+            });
+        }
+        complete("deregister_client", cbfunc, cbdata, PMIX_SUCCESS);
+    }
+
+    /// `PMIx_server_setup_fork`: the rank's environment (its namespace
+    /// and rank, the server's URI under every PMIX_SERVER_URI* name, the
+    /// modules to use) set in `*env`.
+    fn PMIx_server_setup_fork(proc: *const pmix_proc_t, env: *mut *mut *mut c_char) -> pmix_status_t {
+        if proc.is_null() || env.is_null() {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        let p = unsafe { read_proc(proc) };
+        let uri = match with(|s| Ok(s.running.uri().to_string())) {
+            Ok(u) => u,
+            Err(e) => return e,
+        };
+        let vars = match call(move |s| s.client_env(&p.nspace.to_string(), p.rank, &uri)) {
+            Ok(v) => v,
+            Err(e) => return e,
+        };
+        for (k, v) in vars {
+            if let Err(e) = unsafe { setenv_in(env, &k, &v) } {
+                return e;
+            }
+        }
+        PMIX_SUCCESS
+    }
+
+    /// `PMIx_server_dmodex_request`: a local rank's committed data, at
+    /// once or when it commits.
+    fn PMIx_server_dmodex_request(proc: *const pmix_proc_t, cbfunc: pmix_dmodex_response_fn_t, cbdata: *mut c_void) -> pmix_status_t {
+        let (Some(cb), false) = (cbfunc, proc.is_null()) else { return PMIX_ERR_BAD_PARAM };
+        let p = unsafe { read_proc(proc) };
+        let (ns, rank) = (p.nspace.to_string(), p.rank);
+        match call(move |s| s.modex_data(&ns, rank)) {
+            Ok(Some(_)) => on_thread("dmodex_request callback", cbdata, move |d| dmodex_reply(&p, cb, d)),
+            Ok(None) => match with(|s| {
+                s.dmodex.push((p, cb, cbdata as usize));
+                Ok(())
+            }) {
+                Ok(()) => PMIX_SUCCESS,
+                Err(e) => e,
+            },
+            Err(e) => e,
+        }
+    }
+
+    /// `PMIx_server_setup_application`: no network or launcher data to
+    /// add: the callback gets no infos.
+    fn PMIx_server_setup_application(nspace: *const c_char, info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_setup_application_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
+        let _ = (info, ninfo);
+        if unsafe { read_str(nspace) }.is_none() {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        let Some(cb) = cbfunc else { return PMIX_ERR_BAD_PARAM };
+        // SAFETY: the host's callback; nothing to release
+        on_thread("setup_application callback", cbdata, move |d| unsafe {
+            cb(PMIX_SUCCESS, std::ptr::null_mut(), 0, d, None, std::ptr::null_mut())
+        })
+    }
+
+    /// `PMIx_server_setup_local_support`: nothing to prepare locally.
+    fn PMIx_server_setup_local_support(nspace: *const c_char, info: *mut pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
+        let _ = (info, ninfo);
+        if unsafe { read_str(nspace) }.is_none() {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        complete("setup_local_support", cbfunc, cbdata, PMIX_SUCCESS);
+        PMIX_SUCCESS
+    }
+
+    /// `PMIx_server_IOF_deliver`: not supported (the clients' output is
+    /// the host's, through their own stdout and stderr).
+    fn PMIx_server_IOF_deliver(source: *const pmix_proc_t, channel: u16, bo: *const pmix_byte_object_t, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
+        let _ = (source, channel, bo, info, ninfo, cbfunc, cbdata);
+        PMIX_ERR_NOT_SUPPORTED
+    }
+}

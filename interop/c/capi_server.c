@@ -1,0 +1,250 @@
+/* pmix-capi's server differential (capi/tests/libpmix_capi_server.rs):
+ * a small PMIx host written against the standard's server API, built
+ * once with libpmix 4.2.2 and once with pmix-capi. Written for pmix-wire.
+ *
+ * usage: capi_server <tmpdir> <nprocs> <client> [args...]
+ *
+ * Starts the server (PMIx_server_init with a module of upcalls that
+ * count what they see), registers one namespace of <nprocs> ranks and
+ * each rank as a client, forks each rank with the environment
+ * PMIx_server_setup_fork gives it (LD_LIBRARY_PATH is replaced by
+ * CLIENT_LD_LIBRARY_PATH, or removed: the clients load the system
+ * libpmix), waits for them, then asks for rank 0's data with
+ * PMIx_server_dmodex_request and finalizes. Prints, in this order and
+ * for every rank: what setup_fork set, the upcalls seen, its exit; lines
+ * that do not depend on timing or on either library's bytes. A client's
+ * PMIx_Abort kills every rank (the abort upcall), as a launcher does. */
+#define _GNU_SOURCE
+#include <pmix.h>
+#include <pmix_server.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAXP 16
+#define NS "capi-srv"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int connected[MAXP], finalized[MAXP], aborted[MAXP], logged;
+static int fences; /* fence_nb upcalls: none while every participant is local, on both */
+
+static void bump(int *a, const pmix_proc_t *p) {
+    pthread_mutex_lock(&lock);
+    if (p && p->rank < MAXP && strcmp(p->nspace, NS) == 0) a[p->rank]++;
+    pthread_cond_broadcast(&cond);
+    pthread_mutex_unlock(&lock);
+}
+
+static pmix_status_t h_connected(const pmix_proc_t *p, void *o, pmix_op_cbfunc_t cb, void *d) {
+    (void) o; (void) cb; (void) d;
+    bump(connected, p);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+static pmix_status_t h_finalized(const pmix_proc_t *p, void *o, pmix_op_cbfunc_t cb, void *d) {
+    (void) o; (void) cb; (void) d;
+    bump(finalized, p);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+/* an abort ends the job, as a launcher does: every rank is killed */
+static pid_t pids[MAXP];
+static int nranks, abort_status;
+static char abort_msg[128];
+static pmix_status_t h_abort(const pmix_proc_t *p, void *o, int status, const char msg[],
+                             pmix_proc_t procs[], size_t nprocs, pmix_op_cbfunc_t cb, void *d) {
+    (void) o; (void) procs; (void) nprocs;
+    pthread_mutex_lock(&lock);
+    abort_status = status;
+    snprintf(abort_msg, sizeof abort_msg, "%s", msg ? msg : "(none)");
+    /* counted before the kills: the main thread prints once they are dead */
+    if (p && p->rank < MAXP && strcmp(p->nspace, NS) == 0) aborted[p->rank]++;
+    for (int r = 0; r < nranks; r++)
+        if (pids[r] > 0) kill(pids[r], SIGKILL);
+    pthread_mutex_unlock(&lock);
+    if (cb) cb(PMIX_SUCCESS, d);
+    return PMIX_SUCCESS;
+}
+/* one node: everything is here, so the fence's data is the whole answer */
+static pmix_status_t h_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                             size_t ninfo, char *data, size_t ndata, pmix_modex_cbfunc_t cb, void *d) {
+    (void) procs; (void) nprocs; (void) info; (void) ninfo;
+    pthread_mutex_lock(&lock);
+    fences++;
+    pthread_mutex_unlock(&lock);
+    if (cb) cb(PMIX_SUCCESS, data, ndata, d, NULL, NULL);
+    return PMIX_SUCCESS;
+}
+static void h_log(const pmix_proc_t *p, const pmix_info_t data[], size_t ndata,
+                  const pmix_info_t dirs[], size_t ndirs, pmix_op_cbfunc_t cb, void *d) {
+    (void) p; (void) data; (void) ndata; (void) dirs; (void) ndirs;
+    pthread_mutex_lock(&lock);
+    logged++;
+    pthread_mutex_unlock(&lock);
+    if (cb) cb(PMIX_SUCCESS, d);
+}
+
+static pmix_server_module_t module = {
+    .client_connected = h_connected,
+    .client_finalized = h_finalized,
+    .abort = h_abort,
+    .fence_nb = h_fence,
+    .log = h_log,
+};
+
+/* a completion: its status, and that it came */
+struct done { volatile int fired; pmix_status_t rc; };
+static void done_cb(pmix_status_t rc, void *d) {
+    struct done *x = d;
+    pthread_mutex_lock(&lock);
+    x->rc = rc;
+    x->fired = 1;
+    pthread_cond_broadcast(&cond);
+    pthread_mutex_unlock(&lock);
+}
+
+/* wait for *flag (or for *count to reach want) for at most 60 s */
+static void wait_for(volatile int *flag, int want) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_sec += 60;
+    pthread_mutex_lock(&lock);
+    while (*flag < want)
+        if (pthread_cond_timedwait(&cond, &lock, &t) != 0) break;
+    pthread_mutex_unlock(&lock);
+}
+
+struct dmx { volatile int fired; pmix_status_t rc; size_t sz; };
+static void dmodex_cb(pmix_status_t rc, char *data, size_t sz, void *d) {
+    struct dmx *x = d;
+    (void) data;
+    pthread_mutex_lock(&lock);
+    x->rc = rc;
+    x->sz = sz;
+    x->fired = 1;
+    pthread_cond_broadcast(&cond);
+    pthread_mutex_unlock(&lock);
+}
+
+static const char *getenv_in(char **env, const char *name) {
+    size_t n = strlen(name);
+    for (char **e = env; e && *e; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=') return *e + n + 1;
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 4) {
+        fprintf(stderr, "usage: capi_server <tmpdir> <nprocs> <client> [args...]\n");
+        return 2;
+    }
+    int n = atoi(argv[2]);
+    if (n < 1 || n > MAXP) return 2;
+    pmix_info_t sinfo[2];
+    PMIX_INFO_LOAD(&sinfo[0], PMIX_SERVER_TMPDIR, argv[1], PMIX_STRING);
+    PMIX_INFO_LOAD(&sinfo[1], PMIX_SYSTEM_TMPDIR, argv[1], PMIX_STRING);
+    pmix_status_t rc = PMIx_server_init(&module, sinfo, 2);
+    printf("server_init %s\n", PMIx_Error_string(rc));
+    if (rc != PMIX_SUCCESS) return 3;
+
+    char host[256] = "localhost", peers[256] = "", *nodes = NULL, *procs = NULL;
+    gethostname(host, sizeof host - 1);
+    for (int r = 0; r < n; r++)
+        snprintf(peers + strlen(peers), sizeof peers - strlen(peers), r ? ",%d" : "%d", r);
+    PMIx_generate_regex(host, &nodes);
+    PMIx_generate_ppn(peers, &procs);
+    uint32_t size = (uint32_t) n;
+    pmix_info_t info[6];
+    PMIX_INFO_LOAD(&info[0], PMIX_UNIV_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[1], PMIX_JOB_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[2], PMIX_LOCAL_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[3], PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[4], PMIX_NODE_MAP, nodes, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[5], PMIX_PROC_MAP, procs, PMIX_STRING);
+    pmix_nspace_t ns_name;
+    PMIX_LOAD_NSPACE(ns_name, NS);
+    struct done reg = {0, 0};
+    rc = PMIx_server_register_nspace(ns_name, n, info, 6, done_cb, &reg);
+    if (rc == PMIX_SUCCESS) wait_for(&reg.fired, 1);
+    printf("register_nspace %s callback %d %s\n", PMIx_Error_string(rc), reg.fired,
+           PMIx_Error_string(reg.rc));
+
+    const char *cld = getenv("CLIENT_LD_LIBRARY_PATH");
+    nranks = n;
+    for (int r = 0; r < n; r++) {
+        pmix_proc_t p;
+        PMIX_PROC_LOAD(&p, NS, r);
+        struct done cl = {0, 0};
+        rc = PMIx_server_register_client(&p, getuid(), getgid(), NULL, done_cb, &cl);
+        if (rc == PMIX_SUCCESS) wait_for(&cl.fired, 1);
+        printf("register_client %d %s callback %d %s\n", r, PMIx_Error_string(rc), cl.fired,
+               PMIx_Error_string(cl.rc));
+        /* the child's environment: ours, without LD_LIBRARY_PATH */
+        size_t ne = 0;
+        extern char **environ;
+        while (environ[ne]) ne++;
+        char **env = calloc(ne + 2, sizeof(char *));
+        size_t k = 0;
+        for (size_t i = 0; i < ne; i++)
+            if (strncmp(environ[i], "LD_LIBRARY_PATH=", 16) != 0) env[k++] = strdup(environ[i]);
+        if (cld) {
+            char *e = malloc(strlen(cld) + 17);
+            sprintf(e, "LD_LIBRARY_PATH=%s", cld);
+            env[k++] = e;
+        }
+        env[k] = NULL;
+        rc = PMIx_server_setup_fork(&p, &env);
+        const char *ns = getenv_in(env, "PMIX_NAMESPACE"), *rk = getenv_in(env, "PMIX_RANK");
+        printf("setup_fork %d %s nspace=%s rank=%s uri=%s\n", r, PMIx_Error_string(rc),
+               ns ? ns : "(none)", rk ? rk : "(none)",
+               getenv_in(env, "PMIX_SERVER_URI41") ? "set" : "(none)");
+        fflush(stdout);
+        pthread_mutex_lock(&lock);
+        pids[r] = fork();
+        pthread_mutex_unlock(&lock);
+        if (pids[r] == 0) {
+            execve(argv[3], argv + 3, env);
+            _exit(127);
+        }
+        for (char **e = env; *e; e++) free(*e);
+        free(env);
+    }
+    int status[MAXP];
+    for (int r = 0; r < n; r++) {
+        waitpid(pids[r], &status[r], 0);
+    }
+    /* a client that exited 0 finalized first; the upcall may trail the exit */
+    for (int r = 0; r < n; r++)
+        if (WIFEXITED(status[r]) && WEXITSTATUS(status[r]) == 0) wait_for(&finalized[r], 1);
+    pthread_mutex_lock(&lock);
+    for (int r = 0; r < n; r++)
+        printf("upcalls of rank %d: connected %d finalized %d aborted %d exit %d\n", r, connected[r],
+               finalized[r], aborted[r], WIFEXITED(status[r]) ? WEXITSTATUS(status[r]) : -1);
+    pthread_mutex_unlock(&lock);
+
+    /* rank 0's committed data (when it ran to the end: else it has none,
+     * and the answer would wait for a commit that never comes) */
+    if (WIFEXITED(status[0]) && WEXITSTATUS(status[0]) == 0) {
+        pmix_proc_t p0;
+        PMIX_PROC_LOAD(&p0, NS, 0);
+        struct dmx dm = {0, 0, 0};
+        rc = PMIx_server_dmodex_request(&p0, dmodex_cb, &dm);
+        if (rc == PMIX_SUCCESS) wait_for(&dm.fired, 1);
+        printf("dmodex_request %s callback %d %s data %s\n", PMIx_Error_string(rc), dm.fired,
+               PMIx_Error_string(dm.rc), dm.sz > 0 ? "some" : "none");
+    }
+
+    struct done dereg = {0, 0};
+    PMIx_server_deregister_nspace(ns_name, done_cb, &dereg);
+    wait_for(&dereg.fired, 1);
+    printf("deregister_nspace callback %d %s\n", dereg.fired, PMIx_Error_string(dereg.rc));
+    rc = PMIx_server_finalize();
+    printf("server_finalize %s\n", PMIx_Error_string(rc));
+    printf("upcalls: fence_nb %d log %d\n", fences, logged);
+    if (abort_msg[0]) printf("abort status %d message %s\n", abort_status, abort_msg);
+    return 0;
+}
