@@ -164,6 +164,44 @@ fn python3_pmix_clients_under_our_server() {
     expect("python3-pmix client", "2 ranks, dialect v41");
 }
 
+/// pmix-wire's libpmix.so.2 (pmix-capi's cdylib, which `cargo test
+/// --workspace` builds beside pmixw) in place of libpmix for the ranks
+/// only: interop/c/pmix_kvs.c and Open MPI 4.1.4's interop/c/mpi_ring.c
+/// under each host, run once on libpmix and once on ours in the same row,
+/// print the same right lines, our trace showing every rank's init and
+/// finalize.
+#[test]
+fn unmodified_programs_on_our_libpmix_under_open_mpi_414_mpirun() {
+    expect(
+        "Open MPI 4.1.4 mpirun with pmix-wire's libpmix",
+        "2 ranks of pmix_kvs and mpi_ring on ours",
+    );
+}
+
+#[test]
+fn unmodified_programs_on_our_libpmix_under_prrte_5011_prterun() {
+    expect(
+        "PRRTE 5.0.11 prterun with pmix-wire's libpmix",
+        "2 ranks of pmix_kvs and mpi_ring on ours",
+    );
+}
+
+#[test]
+fn unmodified_programs_on_our_libpmix_under_slurm_on_one_node() {
+    expect(
+        "Slurm srun --mpi=pmix, 1 node, with pmix-wire's libpmix",
+        "2 ranks of pmix_kvs and mpi_ring on ours",
+    );
+}
+
+#[test]
+fn unmodified_programs_on_our_libpmix_under_slurm_on_two_nodes() {
+    expect(
+        "Slurm srun --mpi=pmix, 2 nodes, with pmix-wire's libpmix",
+        "4 ranks of pmix_kvs and mpi_ring on ours",
+    );
+}
+
 /// Every row is one of the tests above.
 #[test]
 fn every_row_is_tested() {
@@ -184,6 +222,10 @@ fn every_row_is_tested() {
         "Slurm srun --mpi=pmix, 1 node",
         "Slurm srun --mpi=pmix, 2 nodes",
         "libpmix 4.2.2 C client, 2 Slurm nodes via PMI-2",
+        "Open MPI 4.1.4 mpirun with pmix-wire's libpmix",
+        "PRRTE 5.0.11 prterun with pmix-wire's libpmix",
+        "Slurm srun --mpi=pmix, 1 node, with pmix-wire's libpmix",
+        "Slurm srun --mpi=pmix, 2 nodes, with pmix-wire's libpmix",
     ];
     let mut rows: Vec<&str> = grid::ROWS.iter().map(|r| r.peer).collect();
     let mut tested = tested.to_vec();

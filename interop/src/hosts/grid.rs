@@ -872,10 +872,11 @@ fn ours_under(
                 }
                 argv.push(exe.as_os_str());
                 let which = if ours { "ours" } else { "libpmix" };
-                let (ok, out) = match run_logged(launch(n, &argv), ctx, &format!("{tag}-{name}-{which}")) {
-                    Ok(x) => x,
-                    Err(e) => return Outcome::Fail(format!("{name} on {which}: {e}")),
-                };
+                let (ok, out) =
+                    match run_logged(launch(n, &argv), ctx, &format!("{tag}-{name}-{which}")) {
+                        Ok(x) => x,
+                        Err(e) => return Outcome::Fail(format!("{name} on {which}: {e}")),
+                    };
                 let traced = |call: &str| {
                     out.lines()
                         .filter(|l| *l == format!("pmix-capi: {call}"))
@@ -883,7 +884,9 @@ fn ours_under(
                 };
                 let got = result_lines(&out);
                 if !ok || got != want_lines(name, n) {
-                    return Outcome::Fail(format!("{name} on {which}: launcher ok {ok}, output:\n{out}"));
+                    return Outcome::Fail(format!(
+                        "{name} on {which}: launcher ok {ok}, output:\n{out}"
+                    ));
                 }
                 let (inits, fins) = (traced("PMIx_Init"), traced("PMIx_Finalize"));
                 if ours && (inits < n as usize || fins < n as usize) {
@@ -897,7 +900,10 @@ fn ours_under(
                 runs.push(got);
             }
             if runs[0] != runs[1] {
-                return Outcome::Fail(format!("{name}: libpmix printed {:?}, ours {:?}", runs[0], runs[1]));
+                return Outcome::Fail(format!(
+                    "{name}: libpmix printed {:?}, ours {:?}",
+                    runs[0], runs[1]
+                ));
             }
             done.push(name);
         }
@@ -912,9 +918,14 @@ fn ours_under_mpirun4(ctx: &Ctx) -> Outcome {
     absent_or(mpirun4(), |m| {
         ours_under(ctx, "mpirun4-ours", N, &[], &|n, argv| {
             let mut c = Command::new(&m);
-            c.args(["--allow-run-as-root", "--oversubscribe", "-n", &n.to_string()])
-                .args(argv)
-                .current_dir(&ctx.scratch);
+            c.args([
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "-n",
+                &n.to_string(),
+            ])
+            .args(argv)
+            .current_dir(&ctx.scratch);
             c
         })
     })
@@ -925,9 +936,15 @@ fn ours_under_prterun5(ctx: &Ctx) -> Outcome {
         let hint = "FLUX_JOB_ID=prterun";
         ours_under(ctx, "prterun5-ours", N, &[hint], &|n, argv| {
             let mut c = Command::new(&m);
-            c.args(["--allow-run-as-root", "--map-by", ":OVERSUBSCRIBE", "-n", &n.to_string()])
-                .args(argv)
-                .current_dir(&ctx.scratch);
+            c.args([
+                "--allow-run-as-root",
+                "--map-by",
+                ":OVERSUBSCRIBE",
+                "-n",
+                &n.to_string(),
+            ])
+            .args(argv)
+            .current_dir(&ctx.scratch);
             c
         })
     })
