@@ -90,33 +90,38 @@ fn summary(text: &str) -> Summary {
 /// The suite under `launcher` (its arguments before the program), each
 /// rank's output in its own file; the two ranks' summaries.
 fn run(tag: &str, launcher: &Path, pre: &[&str], py: &Path, src: &Path) -> Vec<(Summary, String)> {
-    run_with(tag, launcher, pre, py, src, &[])
+    run_with(tag, launcher, pre, py, src, &[], &["-e", "test_spawn"])
 }
 
-/// [`run`] with more environment for the job.
+/// [`run`] with `rank_env` (`K=V`, given to each rank by `env`, not to
+/// the launcher) and `tests` (main.py's selection) instead of the whole
+/// suite but test_spawn.
 fn run_with(
     tag: &str,
     launcher: &Path,
     pre: &[&str],
     py: &Path,
     src: &Path,
-    env: &[(&str, &std::ffi::OsStr)],
+    rank_env: &[String],
+    tests: &[&str],
 ) -> Vec<(Summary, String)> {
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mpi4py-{tag}"));
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).unwrap();
     let c = Command::new(launcher)
         .args(pre)
+        .arg("env")
+        .args(rank_env)
         .args(["sh", "-c"])
         .arg(r#"r=${PMIX_RANK:-$OMPI_COMM_WORLD_RANK}; exec "$@" > "$OUT/rank$r" 2>&1"#)
         .arg("sh")
         .arg(py)
-        .args(["test/main.py", "--no-builddir", "-e", "test_spawn"])
+        .args(["test/main.py", "--no-builddir"])
+        .args(tests)
         .current_dir(src)
         .env("OUT", &out)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .envs(env.iter().copied())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -241,11 +246,9 @@ fn mpi4py_suite_open_mpi_4_on_our_libpmix() {
         return;
     };
     let theirs = run("pmixw-libpmix", &pmixw, PMIXW_ARGS, &py, &src);
-    let env = [
-        ("LD_LIBRARY_PATH", lib.as_os_str()),
-        ("PMIX_CAPI_TRACE", "1".as_ref()),
-    ];
-    let ours = run_with("pmixw-ours", &pmixw, PMIXW_ARGS, &py, &src, &env);
+    let env = ours_env(&lib);
+    let all = ["-e", "test_spawn"];
+    let ours = run_with("pmixw-ours", &pmixw, PMIXW_ARGS, &py, &src, &env, &all);
     compare("Open MPI 4.1.4 on our libpmix", &ours, &theirs);
     for (r, (_, text)) in ours.iter().enumerate() {
         assert!(
@@ -258,6 +261,99 @@ fn mpi4py_suite_open_mpi_4_on_our_libpmix() {
             !text.contains("pmix-capi: "),
             "rank {r} on libpmix called ours"
         );
+    }
+}
+
+/// What puts our library (in `lib`) in place for a rank, and traces it.
+fn ours_env(lib: &Path) -> Vec<String> {
+    vec![
+        format!("LD_LIBRARY_PATH={}", lib.display()),
+        "PMIX_CAPI_TRACE=1".into(),
+    ]
+}
+
+/// mpi4py's comm, session and dynproc tests with Open MPI 4.1.4 under
+/// the reference launchers, Open MPI 4.1.4's `mpirun -n 2` and PRRTE
+/// 5.0.11's `prterun -n 2` (the ranks told `FLUX_JOB_ID`, as under
+/// `pmixw run`: Open MPI 4.1.4 direct-launches only under a launcher it
+/// recognises), each rank on libpmix and then on our libpmix.so.2 (the
+/// launcher on its own): the same failures, errors and skips or fewer,
+/// every rank's PMIx_Init in our trace. (test_spawn: see the top.)
+#[test]
+fn mpi4py_comm_session_dynproc_on_our_libpmix_under_mpirun_and_prterun() {
+    use pmix_test_kit::hosts::{self, grid};
+    let Some(src) = process::require("mpi4py's test suite", suite()) else {
+        return;
+    };
+    let venv = hosts::mpi4py_ompi4_venv();
+    let Some(py) = process::require("mpi4py for Open MPI 4.1.4", python_with_mpi4py(&venv)) else {
+        return;
+    };
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpi4py-capi-hosts");
+    let ctx = grid::Ctx::new(env!("CARGO_BIN_EXE_pmixw").into(), scratch);
+    let Some(lib) = process::require("pmix-wire's libpmix", grid::our_libpmix(&ctx)) else {
+        return;
+    };
+    let tests = ["test_comm", "test_session", "test_dynproc"];
+    let prterun_args = [
+        "--allow-run-as-root",
+        "--map-by",
+        ":OVERSUBSCRIBE",
+        "-n",
+        "2",
+        "-x",
+        "OUT",
+    ];
+    for (tag, found, pre, hint) in [
+        (
+            "mpirun4",
+            hosts::mpirun4(),
+            &["--oversubscribe", "-n", "2", "-x", "OUT"][..],
+            None,
+        ),
+        (
+            "prterun5",
+            hosts::prterun5(),
+            &prterun_args[..],
+            Some("FLUX_JOB_ID=prterun".to_string()),
+        ),
+    ] {
+        let Some(launcher) = process::require(tag, found) else {
+            return;
+        };
+        let base: Vec<String> = hint.into_iter().collect();
+        let theirs = run_with(
+            &format!("{tag}-libpmix"),
+            &launcher,
+            pre,
+            &py,
+            &src,
+            &base,
+            &tests,
+        );
+        let mut env = base.clone();
+        env.extend(ours_env(&lib));
+        let ours = run_with(
+            &format!("{tag}-ours"),
+            &launcher,
+            pre,
+            &py,
+            &src,
+            &env,
+            &tests,
+        );
+        compare(
+            &format!("Open MPI 4.1.4 under {tag} on our libpmix"),
+            &ours,
+            &theirs,
+        );
+        for (r, (s, text)) in ours.iter().enumerate() {
+            assert!(s.ran.is_some_and(|n| n > 0), "{tag} rank {r}:\n{text}");
+            assert!(
+                text.lines().any(|l| l == "pmix-capi: PMIx_Init"),
+                "{tag} rank {r} did not call our library:\n{text}"
+            );
+        }
     }
 }
 
