@@ -14,6 +14,13 @@
 //! under `pmixw run` with Open MPI 5 it alone took 160 of the whole
 //! suite's 270 seconds (passing), and spawning is tested where it is
 //! served (issue #24's spawn/connect part). `test_dynproc` stays.
+//!
+//! With pmix-wire's libpmix.so.2 (issue #34; pmix-capi's cdylib, which
+//! `cargo test --workspace` builds beside pmixw) put in place for the
+//! ranks only (`env LD_LIBRARY_PATH=…` before each rank, never for the
+//! launcher): the same suite with Open MPI 4.1.4 under `pmixw run`, and its
+//! comm, session and dynproc tests under `mpirun` 4.1.4 and `prterun`
+//! 5.0.11, each judged against the same run on libpmix.
 
 use pmix_test_kit::process;
 
