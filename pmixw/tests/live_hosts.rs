@@ -6,7 +6,10 @@
 //! nodes of a private cluster; our server hosting libpmix 4.2.2 and 5.0.11
 //! C clients, Open MPI 4.1.4 and 5.0.11 programs and python3-pmix clients,
 //! with the dialect each negotiates now that we advertise every URI, and
-//! libpmix 4.2.2 clients across two Slurm nodes through PMI-2.
+//! libpmix 4.2.2 clients across two Slurm nodes through PMI-2; and
+//! unmodified libpmix and Open MPI 4.1.4 programs on pmix-wire's
+//! libpmix.so.2 (for the ranks only) under mpirun, prterun and srun, each
+//! judged against the same program on libpmix.
 //! A peer that is not installed is a skip that says so, and a failure
 //! under CI (where `.ci/setup` installs it).
 
