@@ -6,7 +6,10 @@
 //! nodes of a private cluster; our server hosting libpmix 4.2.2 and 5.0.11
 //! C clients, Open MPI 4.1.4 and 5.0.11 programs and python3-pmix clients,
 //! with the dialect each negotiates now that we advertise every URI, and
-//! libpmix 4.2.2 clients across two Slurm nodes through PMI-2.
+//! libpmix 4.2.2 clients across two Slurm nodes through PMI-2; and
+//! unmodified libpmix and Open MPI 4.1.4 programs on pmix-wire's
+//! libpmix.so.2 (for the ranks only) under mpirun, prterun and srun, each
+//! judged against the same program on libpmix.
 //! A peer that is not installed is a skip that says so, and a failure
 //! under CI (where `.ci/setup` installs it).
 
@@ -164,6 +167,44 @@ fn python3_pmix_clients_under_our_server() {
     expect("python3-pmix client", "2 ranks, dialect v41");
 }
 
+/// pmix-wire's libpmix.so.2 (pmix-capi's cdylib, which `cargo test
+/// --workspace` builds beside pmixw) in place of libpmix for the ranks
+/// only: interop/c/pmix_kvs.c and Open MPI 4.1.4's interop/c/mpi_ring.c
+/// under each host, run once on libpmix and once on ours in the same row,
+/// print the same right lines, our trace showing every rank's init and
+/// finalize.
+#[test]
+fn unmodified_programs_on_our_libpmix_under_open_mpi_414_mpirun() {
+    expect(
+        "Open MPI 4.1.4 mpirun with pmix-wire's libpmix",
+        "2 ranks of pmix_kvs and mpi_ring on ours",
+    );
+}
+
+#[test]
+fn unmodified_programs_on_our_libpmix_under_prrte_5011_prterun() {
+    expect(
+        "PRRTE 5.0.11 prterun with pmix-wire's libpmix",
+        "2 ranks of pmix_kvs and mpi_ring on ours",
+    );
+}
+
+#[test]
+fn unmodified_programs_on_our_libpmix_under_slurm_on_one_node() {
+    expect(
+        "Slurm srun --mpi=pmix, 1 node, with pmix-wire's libpmix",
+        "2 ranks of pmix_kvs and mpi_ring on ours",
+    );
+}
+
+#[test]
+fn unmodified_programs_on_our_libpmix_under_slurm_on_two_nodes() {
+    expect(
+        "Slurm srun --mpi=pmix, 2 nodes, with pmix-wire's libpmix",
+        "4 ranks of pmix_kvs and mpi_ring on ours",
+    );
+}
+
 /// Every row is one of the tests above.
 #[test]
 fn every_row_is_tested() {
@@ -184,6 +225,10 @@ fn every_row_is_tested() {
         "Slurm srun --mpi=pmix, 1 node",
         "Slurm srun --mpi=pmix, 2 nodes",
         "libpmix 4.2.2 C client, 2 Slurm nodes via PMI-2",
+        "Open MPI 4.1.4 mpirun with pmix-wire's libpmix",
+        "PRRTE 5.0.11 prterun with pmix-wire's libpmix",
+        "Slurm srun --mpi=pmix, 1 node, with pmix-wire's libpmix",
+        "Slurm srun --mpi=pmix, 2 nodes, with pmix-wire's libpmix",
     ];
     let mut rows: Vec<&str> = grid::ROWS.iter().map(|r| r.peer).collect();
     let mut tested = tested.to_vec();

@@ -164,6 +164,26 @@ pub const ROWS: &[Row] = &[
         run: probe_under_slurm_2,
     },
     Row {
+        role: "client",
+        peer: "Open MPI 4.1.4 mpirun with pmix-wire's libpmix",
+        run: ours_under_mpirun4,
+    },
+    Row {
+        role: "client",
+        peer: "PRRTE 5.0.11 prterun with pmix-wire's libpmix",
+        run: ours_under_prterun5,
+    },
+    Row {
+        role: "client",
+        peer: "Slurm srun --mpi=pmix, 1 node, with pmix-wire's libpmix",
+        run: ours_under_slurm_1,
+    },
+    Row {
+        role: "client",
+        peer: "Slurm srun --mpi=pmix, 2 nodes, with pmix-wire's libpmix",
+        run: ours_under_slurm_2,
+    },
+    Row {
         role: "server",
         peer: "libpmix 4.2.2 C client",
         run: c_client_422,
@@ -757,4 +777,197 @@ fn query_under(found: Result<PathBuf, String>, ctx: &Ctx) -> Outcome {
         super::stop(&mut job, LIMIT / 4);
         outcome
     })
+}
+
+/// Our libpmix.so.2 (pmix-capi's cdylib, `libpmix.so` beside the pmixw
+/// binary of the same cargo build, or in its deps/), copied as
+/// libpmix.so.2 into a directory of its own under the scratch
+/// directory: the directory to put first on a rank's LD_LIBRARY_PATH.
+pub fn our_libpmix(ctx: &Ctx) -> Result<PathBuf, String> {
+    let dir = ctx.pmixw.parent().ok_or("pmixw has no directory")?;
+    let built = [dir.join("libpmix.so"), dir.join("deps/libpmix.so")]
+        .into_iter()
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            format!(
+                "pmix-wire's libpmix not built beside {} (cargo build -p pmix-capi)",
+                ctx.pmixw.display()
+            )
+        })?;
+    let lib = ctx.scratch.join("capi-lib");
+    std::fs::create_dir_all(&lib).map_err(|e| format!("{}: {e}", lib.display()))?;
+    let tmp = lib.join(format!(".libpmix.so.2.{}", std::process::id()));
+    std::fs::copy(&built, &tmp).map_err(|e| format!("{}: {e}", built.display()))?;
+    std::fs::rename(&tmp, lib.join("libpmix.so.2")).map_err(|e| e.to_string())?;
+    Ok(lib)
+}
+
+/// The result lines of a run's output: what the programs printed
+/// (`pmix rank …`, `mpi rank …`), sorted; launcher noise and our trace
+/// left out.
+fn result_lines(out: &str) -> Vec<String> {
+    let mut v: Vec<String> = out
+        .lines()
+        .filter(|l| l.starts_with("pmix rank ") || l.starts_with("mpi rank "))
+        .map(String::from)
+        .collect();
+    v.sort();
+    v
+}
+
+/// What interop/c/pmix_kvs.c and interop/c/mpi_ring.c print, `n` ranks.
+fn want_lines(prog: &str, n: u32) -> Vec<String> {
+    let sum = n * n.saturating_sub(1) / 2;
+    let mut v: Vec<String> = (0..n)
+        .map(|r| match prog {
+            "pmix_kvs" => format!("pmix rank {r} of {n}: kvs ok"),
+            _ => format!(
+                "mpi rank {r} of {n}: ring from {}, sum {sum}, bcast broadcast: ok",
+                (r + n - 1) % n
+            ),
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Unmodified programs, each run twice by the launcher `launch` makes
+/// (given `n` and the command line of one rank): on libpmix, and with
+/// each rank started as `env LD_LIBRARY_PATH=<ours> PMIX_CAPI_TRACE=1
+/// prog` (the launcher keeps its own libpmix). A libpmix client
+/// (interop/c/pmix_kvs.c) and an Open MPI 4.1.4 program
+/// (interop/c/mpi_ring.c); both runs must succeed and print what the
+/// program prints when right, and our run's trace must show every rank's
+/// PMIx_Init and PMIx_Finalize (libpmix's none). `rank_env` goes before
+/// the program in both runs (Open MPI 4.1.4 direct-launches only under a
+/// launcher it recognises).
+fn ours_under(
+    ctx: &Ctx,
+    tag: &str,
+    n: u32,
+    rank_env: &[&str],
+    launch: &dyn Fn(u32, &[&std::ffi::OsStr]) -> Command,
+) -> Outcome {
+    let found = libpmix4_dev()
+        .and_then(|_| mpicc4())
+        .and_then(|cc| our_libpmix(ctx).map(|l| (cc, l)));
+    absent_or(found, |(cc, lib)| {
+        let progs = [
+            crate::cbuild::build_c("pmix_kvs", &crate::cbuild::default_out_dir()),
+            build_mpi(&cc, "mpi_ring", &build_dir(ctx), "ompi414"),
+        ];
+        let mut done = Vec::new();
+        for (name, exe) in ["pmix_kvs", "mpi_ring"].into_iter().zip(progs) {
+            let exe = match exe {
+                Ok(e) => e,
+                Err(e) => return Outcome::Fail(e),
+            };
+            let ld = format!("LD_LIBRARY_PATH={}", lib.display());
+            let mut runs = Vec::new();
+            for ours in [false, true] {
+                let mut argv: Vec<&std::ffi::OsStr> = vec!["env".as_ref()];
+                argv.extend(rank_env.iter().map(std::ffi::OsStr::new));
+                if ours {
+                    argv.extend([std::ffi::OsStr::new(&ld), "PMIX_CAPI_TRACE=1".as_ref()]);
+                }
+                argv.push(exe.as_os_str());
+                let which = if ours { "ours" } else { "libpmix" };
+                let (ok, out) =
+                    match run_logged(launch(n, &argv), ctx, &format!("{tag}-{name}-{which}")) {
+                        Ok(x) => x,
+                        Err(e) => return Outcome::Fail(format!("{name} on {which}: {e}")),
+                    };
+                let traced = |call: &str| {
+                    out.lines()
+                        .filter(|l| *l == format!("pmix-capi: {call}"))
+                        .count()
+                };
+                let got = result_lines(&out);
+                if !ok || got != want_lines(name, n) {
+                    return Outcome::Fail(format!(
+                        "{name} on {which}: launcher ok {ok}, output:\n{out}"
+                    ));
+                }
+                let (inits, fins) = (traced("PMIx_Init"), traced("PMIx_Finalize"));
+                if ours && (inits < n as usize || fins < n as usize) {
+                    return Outcome::Fail(format!(
+                        "{name} on ours: {inits} PMIx_Init and {fins} PMIx_Finalize traced for {n} ranks:\n{out}"
+                    ));
+                }
+                if !ours && inits > 0 {
+                    return Outcome::Fail(format!("{name} on libpmix called ours:\n{out}"));
+                }
+                runs.push(got);
+            }
+            if runs[0] != runs[1] {
+                return Outcome::Fail(format!(
+                    "{name}: libpmix printed {:?}, ours {:?}",
+                    runs[0], runs[1]
+                ));
+            }
+            done.push(name);
+        }
+        Outcome::Pass(format!(
+            "{n} ranks of {} on ours print what they print on libpmix",
+            done.join(" and ")
+        ))
+    })
+}
+
+fn ours_under_mpirun4(ctx: &Ctx) -> Outcome {
+    absent_or(mpirun4(), |m| {
+        ours_under(ctx, "mpirun4-ours", N, &[], &|n, argv| {
+            let mut c = Command::new(&m);
+            c.args([
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "-n",
+                &n.to_string(),
+            ])
+            .args(argv)
+            .current_dir(&ctx.scratch);
+            c
+        })
+    })
+}
+
+fn ours_under_prterun5(ctx: &Ctx) -> Outcome {
+    absent_or(prterun5(), |m| {
+        let hint = "FLUX_JOB_ID=prterun";
+        ours_under(ctx, "prterun5-ours", N, &[hint], &|n, argv| {
+            let mut c = Command::new(&m);
+            c.args([
+                "--allow-run-as-root",
+                "--map-by",
+                ":OVERSUBSCRIBE",
+                "-n",
+                &n.to_string(),
+            ])
+            .args(argv)
+            .current_dir(&ctx.scratch);
+            c
+        })
+    })
+}
+
+/// [`ours_under`] Slurm's own PMIx plugin (libpmix 4.2.2 in slurmstepd)
+/// on `nodes` nodes of the private cluster, `n` ranks.
+fn ours_under_slurm(nodes: u32, n: u32, ctx: &Ctx) -> Outcome {
+    ctx.slurm.with(|cl| {
+        ours_under(ctx, &format!("slurm{nodes}-ours"), n, &[], &|n, argv| {
+            let mut c = cl.srun();
+            c.args(["--mpi=pmix", "-N", &nodes.to_string(), "-n", &n.to_string()])
+                .args(argv)
+                .current_dir(&ctx.scratch);
+            c
+        })
+    })
+}
+
+fn ours_under_slurm_1(ctx: &Ctx) -> Outcome {
+    ours_under_slurm(1, N, ctx)
+}
+
+fn ours_under_slurm_2(ctx: &Ctx) -> Outcome {
+    ours_under_slurm(2, 2 * N, ctx)
 }
