@@ -205,6 +205,18 @@ fn unmodified_programs_on_our_libpmix_under_slurm_on_two_nodes() {
     );
 }
 
+/// Open MPI 4.1.4's mpirun with our library as its libpmix (issue 35):
+/// its ranks, on libpmix 4.2.2, are served by our server code through
+/// ORTE's use of the server API, and print what they print under mpirun
+/// on libpmix; our trace shows mpirun's PMIx_server_init.
+#[test]
+fn open_mpi_414_mpirun_serves_its_ranks_on_our_libpmix() {
+    expect(
+        "Open MPI 4.1.4 mpirun on pmix-wire's libpmix",
+        "2 ranks of pmix_kvs and mpi_ring on libpmix 4.2.2, served by our library",
+    );
+}
+
 /// Every row is one of the tests above.
 #[test]
 fn every_row_is_tested() {
@@ -226,6 +238,7 @@ fn every_row_is_tested() {
         "Slurm srun --mpi=pmix, 2 nodes",
         "libpmix 4.2.2 C client, 2 Slurm nodes via PMI-2",
         "Open MPI 4.1.4 mpirun with pmix-wire's libpmix",
+        "Open MPI 4.1.4 mpirun on pmix-wire's libpmix",
         "PRRTE 5.0.11 prterun with pmix-wire's libpmix",
         "Slurm srun --mpi=pmix, 1 node, with pmix-wire's libpmix",
         "Slurm srun --mpi=pmix, 2 nodes, with pmix-wire's libpmix",

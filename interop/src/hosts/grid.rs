@@ -185,6 +185,11 @@ pub const ROWS: &[Row] = &[
     },
     Row {
         role: "server",
+        peer: "Open MPI 4.1.4 mpirun on pmix-wire's libpmix",
+        run: mpirun4_on_our_server,
+    },
+    Row {
+        role: "server",
         peer: "libpmix 4.2.2 C client",
         run: c_client_422,
     },
@@ -910,6 +915,70 @@ fn ours_under(
         Outcome::Pass(format!(
             "{n} ranks of {} on ours print what they print on libpmix",
             done.join(" and ")
+        ))
+    })
+}
+
+/// Open MPI 4.1.4's `mpirun` (ORTE, which serves its ranks through
+/// libpmix's server API in mca_pmix_ext3x.so) with our library as its
+/// libpmix (first on mpirun's own LD_LIBRARY_PATH; each rank started with
+/// `env -u` of it, so the ranks stay on libpmix 4.2.2): a libpmix client
+/// and an Open MPI program, each judged against the same job on mpirun's
+/// own libpmix; our trace must show mpirun's PMIx_server_init and no
+/// rank's PMIx_Init (issue 35).
+fn mpirun4_on_our_server(ctx: &Ctx) -> Outcome {
+    let found = mpirun4().and_then(|m| {
+        libpmix4_dev()
+            .and_then(|_| mpicc4())
+            .and_then(|cc| our_libpmix(ctx).map(|l| (m, cc, l)))
+    });
+    absent_or(found, |(m, cc, lib)| {
+        let progs = [
+            crate::cbuild::build_c("pmix_kvs", &crate::cbuild::default_out_dir()),
+            build_mpi(&cc, "mpi_ring", &build_dir(ctx), "ompi414"),
+        ];
+        for (name, exe) in ["pmix_kvs", "mpi_ring"].into_iter().zip(progs) {
+            let exe = match exe {
+                Ok(e) => e,
+                Err(e) => return Outcome::Fail(e),
+            };
+            for ours in [false, true] {
+                let mut c = Command::new(&m);
+                c.args([
+                    "--allow-run-as-root",
+                    "--oversubscribe",
+                    "-n",
+                    &N.to_string(),
+                ]);
+                if ours {
+                    c.env("LD_LIBRARY_PATH", &lib).env("PMIX_CAPI_TRACE", "1");
+                    c.args(["env", "-u", "LD_LIBRARY_PATH", "-u", "PMIX_CAPI_TRACE"]);
+                }
+                c.arg(&exe).current_dir(&ctx.scratch);
+                let which = if ours { "ours" } else { "libpmix" };
+                let (ok, out) = match run_logged(c, ctx, &format!("mpirun4-srv-{name}-{which}")) {
+                    Ok(x) => x,
+                    Err(e) => return Outcome::Fail(format!("{name} on {which}: {e}")),
+                };
+                if !ok || result_lines(&out) != want_lines(name, N) {
+                    return Outcome::Fail(format!(
+                        "{name}, mpirun on {which}: launcher ok {ok}, output:\n{out}"
+                    ));
+                }
+                let traced = |call: &str| {
+                    out.lines()
+                        .filter(|l| *l == format!("pmix-capi: {call}"))
+                        .count()
+                };
+                if ours && (traced("PMIx_server_init") == 0 || traced("PMIx_Init") > 0) {
+                    return Outcome::Fail(format!(
+                        "{name}: mpirun did not serve on ours (or a rank left libpmix):\n{out}"
+                    ));
+                }
+            }
+        }
+        Outcome::Pass(format!(
+            "{N} ranks of pmix_kvs and mpi_ring on libpmix 4.2.2, served by our library, as by libpmix"
         ))
     })
 }
