@@ -40,26 +40,36 @@ fn folders() -> Vec<(String, Codec, usize)> {
     v
 }
 
+/// Every row of `file` in every compression folder, with its folder,
+/// component and limit.
+fn folder_rows(file: &str) -> Vec<(String, Codec, usize, Vec<String>)> {
+    let mut v = Vec::new();
+    for (folder, codec, limit) in folders() {
+        for r in rows(&format!("{folder}/{file}")) {
+            v.push((folder.clone(), codec, limit, r));
+        }
+    }
+    v
+}
+
 #[test]
 fn every_7_0_blob_expands_with_its_component() {
     let mut n = 0;
-    for (folder, codec, _) in folders() {
-        for r in rows(&format!("{folder}/blobs.tsv")) {
-            if r[3] != "true" {
-                continue;
-            }
-            let blob = read(&format!("{folder}/blob_{}.bin", r[0]));
-            let input = read(&format!("{folder}/{}", r[1]));
-            assert_eq!(Codec::of_blob(&blob), Some(codec), "{folder}/{}", r[0]);
-            assert_eq!(r[6], codec.name());
-            assert_eq!(
-                decompress_with(codec, &blob).as_deref(),
-                Ok(&input[..]),
-                "{folder}/{}",
-                r[0]
-            );
-            n += 1;
-        }
+    let made = folder_rows("blobs.tsv")
+        .into_iter()
+        .filter(|x| x.3[3] == "true");
+    for (folder, codec, _, r) in made {
+        let blob = read(&format!("{folder}/blob_{}.bin", r[0]));
+        let input = read(&format!("{folder}/{}", r[1]));
+        assert_eq!(Codec::of_blob(&blob), Some(codec), "{folder}/{}", r[0]);
+        assert_eq!(r[6], codec.name());
+        assert_eq!(
+            decompress_with(codec, &blob).as_deref(),
+            Ok(&input[..]),
+            "{folder}/{}",
+            r[0]
+        );
+        n += 1;
     }
     assert_eq!(n, 24, "3 components × (3 + 5) blobs");
 }
@@ -88,31 +98,29 @@ fn compress_cross_table_holds_for_our_decoders() {
 
 #[test]
 fn our_compressors_decline_as_7_0_does_and_write_its_format() {
-    for (folder, codec, limit) in folders() {
-        for r in rows(&format!("{folder}/blobs.tsv")) {
-            let input = read(&format!("{folder}/{}", r[1]));
-            let ours = compress_with(codec, &input, limit);
-            let name = format!("{folder}/{} ({})", r[0], codec.name());
-            assert_eq!(ours.is_some(), r[3] == "true", "{name}: compressed?");
-            let Some(ours) = ours else { continue };
-            let theirs = read(&format!("{folder}/blob_{}.bin", r[0]));
-            // the prefix, the magic (and LZ4's frame descriptor flags), then
-            // a stream 7.0's decoder of that component expands
-            assert_eq!(ours[..4], theirs[..4], "{name}: prefix");
-            let head = match codec {
-                Codec::Zlib => 6,
-                Codec::Zstd => 8,
-                Codec::Lz4 => 10,
-            };
-            assert_eq!(ours[4..head], theirs[4..head], "{name}: header");
-            assert_eq!(Codec::of_blob(&ours), Some(codec));
-            assert_eq!(decompress_with(codec, &ours).as_deref(), Ok(&input[..]));
-            for other in Codec::ALL.into_iter().filter(|&c| c != codec) {
-                assert!(
-                    decompress_with(other, &ours).is_err(),
-                    "{name} read by {other:?}"
-                );
-            }
+    for (folder, codec, limit, r) in folder_rows("blobs.tsv") {
+        let input = read(&format!("{folder}/{}", r[1]));
+        let ours = compress_with(codec, &input, limit);
+        let name = format!("{folder}/{} ({})", r[0], codec.name());
+        assert_eq!(ours.is_some(), r[3] == "true", "{name}: compressed?");
+        let Some(ours) = ours else { continue };
+        let theirs = read(&format!("{folder}/blob_{}.bin", r[0]));
+        // the prefix, the magic (and LZ4's frame descriptor flags), then
+        // a stream 7.0's decoder of that component expands
+        assert_eq!(ours[..4], theirs[..4], "{name}: prefix");
+        let head = match codec {
+            Codec::Zlib => 6,
+            Codec::Zstd => 8,
+            Codec::Lz4 => 10,
+        };
+        assert_eq!(ours[4..head], theirs[4..head], "{name}: header");
+        assert_eq!(Codec::of_blob(&ours), Some(codec));
+        assert_eq!(decompress_with(codec, &ours).as_deref(), Ok(&input[..]));
+        for other in Codec::ALL.into_iter().filter(|&c| c != codec) {
+            assert!(
+                decompress_with(other, &ours).is_err(),
+                "{name} read by {other:?}"
+            );
         }
     }
 }
@@ -124,36 +132,34 @@ fn v7() -> Format {
 #[test]
 fn packed_compressed_types_reencode_and_values_expand_as_7_0_does() {
     let mut expanded = 0;
-    for (folder, codec, _) in folders() {
-        for r in rows(&format!("{folder}/manifest.tsv")) {
-            if r[4] != "0" {
-                continue;
-            }
-            let name = format!("{folder}/{}_{}", r[0], r[2]);
-            let ty = DataType::parse(&r[0]).unwrap();
-            let bytes = pmix_types::hex::decode(&r[9]).unwrap();
-            let vals = decode(&v7(), ty, &bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert_eq!(encode(&v7(), ty, &vals).unwrap(), bytes, "{name}");
-            // a VALUE tagged COMPRESSED_STRING: 7.0 unpacks a STRING
-            if ty != DataType::Value {
-                continue;
-            }
-            let Value::Value(inner) = &vals[0] else {
-                panic!("{name}")
-            };
-            let Some(x) = expand_value_v7(inner, codec) else {
-                continue;
-            };
-            if r[7].starts_with("unpack_rc=-20") {
-                assert!(x.is_err(), "{name}: 7.0 fails to expand it");
-                continue;
-            }
-            let s = x.unwrap_or_else(|e| panic!("{name}: {e}"));
-            let repack = pmix_types::hex::decode(&r[10]).unwrap();
-            let ours = encode(&v7(), DataType::Value, &[Value::Value(Box::new(s))]).unwrap();
-            assert_eq!(ours, repack, "{name}: repacked as a STRING");
-            expanded += 1;
+    for (folder, codec, _, r) in folder_rows("manifest.tsv") {
+        if r[4] != "0" {
+            continue;
         }
+        let name = format!("{folder}/{}_{}", r[0], r[2]);
+        let ty = DataType::parse(&r[0]).unwrap();
+        let bytes = pmix_types::hex::decode(&r[9]).unwrap();
+        let vals = decode(&v7(), ty, &bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(encode(&v7(), ty, &vals).unwrap(), bytes, "{name}");
+        // a VALUE tagged COMPRESSED_STRING: 7.0 unpacks a STRING
+        if ty != DataType::Value {
+            continue;
+        }
+        let Value::Value(inner) = &vals[0] else {
+            panic!("{name}")
+        };
+        let Some(x) = expand_value_v7(inner, codec) else {
+            continue;
+        };
+        if r[7].starts_with("unpack_rc=-20") {
+            assert!(x.is_err(), "{name}: 7.0 fails to expand it");
+            continue;
+        }
+        let s = x.unwrap_or_else(|e| panic!("{name}: {e}"));
+        let repack = pmix_types::hex::decode(&r[10]).unwrap();
+        let ours = encode(&v7(), DataType::Value, &[Value::Value(Box::new(s))]).unwrap();
+        assert_eq!(ours, repack, "{name}: repacked as a STRING");
+        expanded += 1;
     }
     // cstr_a256, _a8192, _nodes100 in each folder, _a64 and _a255 too
     // with limit 1; legacy_zlib_a8191 expands under zlib only

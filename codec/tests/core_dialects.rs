@@ -23,6 +23,14 @@ fn golden(release: &str, folder: &str, ty: &str, case: &str) -> Vec<u8> {
     pmix_types::hex::decode(line.split('\t').nth(9).unwrap()).unwrap()
 }
 
+/// One value of `ty` packed for `target` by the registry.
+fn pack_for(reg: &mut Registry, target: &Proc, ty: DataType, v: &Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    reg.pack(Some(target), &mut out, ty, std::slice::from_ref(v))
+        .unwrap();
+    out
+}
+
 #[test]
 fn one_process_packs_each_namespace_in_its_dialect() {
     let mut reg = Registry::new(Format::V41, Some("me".into()));
@@ -54,14 +62,7 @@ fn one_process_packs_each_namespace_in_its_dialect() {
     ];
     for (ns, release, folder) in cases {
         let target = Proc::new(ns, 0);
-        let mut out = Vec::new();
-        reg.pack(
-            Some(&target),
-            &mut out,
-            DataType::Info,
-            std::slice::from_ref(&info),
-        )
-        .unwrap();
+        let out = pack_for(&mut reg, &target, DataType::Info, &info);
         assert_eq!(out, golden(release, folder, "INFO", "string"), "{ns}");
         assert_eq!(
             reg.unpack(Some(&target), &out, DataType::Info).unwrap(),
@@ -167,14 +168,7 @@ fn a_7_0_namespace_speaking_v41_gets_7_0_bytes() {
     let v = Value::DataArray(Box::new(DataArray::Undef { size: 0 }));
     for (ns, release) in [("new", "v7.0.0a1"), ("old", "v6.1.0")] {
         let target = Proc::new(ns, 0);
-        let mut out = Vec::new();
-        reg.pack(
-            Some(&target),
-            &mut out,
-            DataType::DataArray,
-            std::slice::from_ref(&v),
-        )
-        .unwrap();
+        let out = pack_for(&mut reg, &target, DataType::DataArray, &v);
         assert_eq!(
             out,
             golden(release, "v41", "DATA_ARRAY", "undef_empty"),

@@ -134,9 +134,14 @@ fn run(release: &str, folder: &str, dialect_override: Option<Dialect>) -> Vec<St
 }
 
 fn check(release: &str, folders: &[&str]) {
+    check_as(release, folders, None)
+}
+
+/// As [`check`], read and written in `dialect` instead of the folder's.
+fn check_as(release: &str, folders: &[&str], dialect: Option<Dialect>) {
     let mut all = Vec::new();
     for f in folders {
-        all.extend(run(release, f, None));
+        all.extend(run(release, f, dialect));
     }
     assert!(
         all.is_empty(),
@@ -188,16 +193,7 @@ fn v12_all_releases() {
 /// ALLOC_INHERIT, the sizeless typeless DATA_ARRAY).
 #[test]
 fn v7_0_0a1_v61() {
-    let mut all = Vec::new();
-    for f in ["v61", "v61-fullydesc"] {
-        all.extend(run("v7.0.0a1", f, Some(Dialect::V7)));
-    }
-    assert!(
-        all.is_empty(),
-        "{} failures:\n{}",
-        all.len(),
-        all.join("\n")
-    );
+    check_as("v7.0.0a1", &["v61", "v61-fullydesc"], Some(Dialect::V7));
 }
 
 /// 7.0's older dialects: as 6.1.0's, but the typeless DATA_ARRAY is its
