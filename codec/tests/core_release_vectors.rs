@@ -263,3 +263,19 @@ fn typeless_data_array_by_release() {
     assert_eq!(Release::from_version("4.2.2rc2"), Some(Release::UpTo6));
     assert_eq!(Release::from_version("x"), None);
 }
+
+/// 7.0's DATA_DELETE (tag 4) as the 7.0 server sent it to rank 1 in
+/// `v7.0.0a1-server_v7.0.0a1-client_delete.txt`: PROC `chjob:0`, SCOPE 5
+/// (DEL_LOCAL), STRING `ch.str`.
+#[test]
+fn data_delete_of_the_7_0_capture() {
+    use pmix_codec::msg::DataDelete;
+    let fmt = Format::new(Dialect::V7, BufferType::NonDesc);
+    let bytes = hex("020c63686a6f6200000205020e63682e73747200");
+    let d = DataDelete::decode(&fmt, &bytes).unwrap();
+    assert_eq!(d.source, pmix_types::Proc::new("chjob", 0));
+    assert_eq!(d.scope, 5);
+    assert_eq!(d.key.as_ref().and_then(|k| k.as_str()), Some("ch.str"));
+    assert_eq!(d.encode(&fmt).unwrap(), bytes);
+    assert!(DataDelete::decode(&fmt, &bytes[..bytes.len() - 1]).is_err());
+}
