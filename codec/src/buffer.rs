@@ -224,7 +224,7 @@ impl DataBuffer {
         let fmt = &self.format;
         let r = unit_header(&buf, self.read, fmt, ty).and_then(|(n, pos)| {
             let mut d = Dec::new(&buf, pos, fmt.dialect, fmt.ints());
-            d.driver_tags = crate::legacy::driver_tags(fmt);
+            d.apply(fmt);
             items(&mut d, n, out)?;
             Ok(d.pos())
         });
@@ -279,7 +279,7 @@ impl DataBuffer {
     fn one_in_place(&self, buf: &Bytes, ty: DataType) -> Result<Option<(Value, usize)>> {
         let fmt = &self.format;
         let mut d = Dec::new(buf, self.read, fmt.dialect, fmt.ints());
-        d.driver_tags = crate::legacy::driver_tags(fmt);
+        d.apply(fmt);
         if !unpack::plain_run(&d, ty) {
             return Ok(None);
         }

@@ -263,7 +263,50 @@ impl std::fmt::Display for Dialect {
     }
 }
 
-/// Everything that decides the bytes: dialect, buffer type, integer family.
+/// The OpenPMIx release family of the peer, where releases pack the same
+/// dialect differently (spec-notes/pmix7.md). The dialect alone does not
+/// say it: a 7.0 peer talking to a 4.2.2 server speaks v41, but 7.0's v41.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Release {
+    /// OpenPMIx 6.1 and earlier (4.2.2, 5.0.x): a typeless DATA_ARRAY is
+    /// `tag(UNDEF) SIZE(size)`.
+    #[default]
+    UpTo6,
+    /// OpenPMIx 7.0 (master from 7.0.0a1): in every dialect from v21 on, a
+    /// typeless DATA_ARRAY is `tag(UNDEF)` alone; v12 and v20 are unchanged.
+    V7,
+}
+
+impl Release {
+    /// The family a dialect alone implies: [`Dialect::V7`] is 7.0's.
+    pub const fn of_dialect(d: Dialect) -> Release {
+        match d {
+            Dialect::V7 => Release::V7,
+            _ => Release::UpTo6,
+        }
+    }
+
+    /// The release family of a PMIx version string as a handshake carries
+    /// it ("7.0.0a1" → V7, "6.1.0" or "4.2.2rc2" → UpTo6); `None` if the
+    /// string has no leading major number.
+    pub fn from_version(v: &str) -> Option<Release> {
+        let digits: String = v
+            .trim()
+            .trim_start_matches(['v', 'V'])
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        let major: u32 = digits.parse().ok()?;
+        Some(if major >= 7 {
+            Release::V7
+        } else {
+            Release::UpTo6
+        })
+    }
+}
+
+/// Everything that decides the bytes: dialect, buffer type, integer family
+/// and the peer's release family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Format {
     /// The bfrops component (`v12` … `v7`).
@@ -272,6 +315,9 @@ pub struct Format {
     pub buffer_type: BufferType,
     /// psquash "native" (fixed-width integers inside v4/v41).
     pub fixed_ints: bool,
+    /// The release family whose packer wrote the bytes or will read them
+    /// ([`Dialect::V7`] is always 7.0's, whatever this says).
+    pub release: Release,
 }
 
 impl Format {
@@ -281,7 +327,28 @@ impl Format {
             dialect,
             buffer_type,
             fixed_ints: false,
+            release: Release::of_dialect(dialect),
         }
+    }
+
+    /// This format as the given release packs it (`Format::new(Dialect::V41,
+    /// ..).of_release(Release::V7)` is 7.0's v41).
+    pub const fn of_release(self, release: Release) -> Format {
+        Format { release, ..self }
+    }
+
+    /// The release family the bytes follow: [`release`](Self::release),
+    /// or 7.0's for [`Dialect::V7`] whatever that says.
+    pub fn release_family(&self) -> Release {
+        self.release.max(Release::of_dialect(self.dialect))
+    }
+
+    /// Whether a typeless DATA_ARRAY is written with its SIZE after the
+    /// UNDEF tag (bfrops.md §9.3, spec-notes/pmix7.md): yes up to 6.1 and
+    /// in 7.0's legacy v12/v20, no in [`Dialect::V7`] and 7.0's v21 … v61.
+    pub fn undef_array_has_size(&self) -> bool {
+        self.dialect.undef_array_has_size()
+            && (self.release == Release::UpTo6 || self.dialect.is_legacy())
     }
     /// libpmix 4.2.2's own default: v41, non-described.
     pub const V41: Format = Format::new(Dialect::V41, BufferType::NonDesc);

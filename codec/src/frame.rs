@@ -24,7 +24,7 @@ pub mod tag {
     pub const IOF: u32 = 2;
     /// master: IOF control.
     pub const IOF_CONTROL: u32 = 3;
-    /// master: data delete.
+    /// OpenPMIx 7.0: a committed key deleted (`msg::DataDelete`).
     pub const DATA_DELETE: u32 = 4;
     /// Dynamic tags are allocated above this; the first request uses 101.
     pub const DYNAMIC: u32 = 100;

@@ -73,7 +73,7 @@ pub mod view;
 pub(crate) mod wire;
 
 pub use buffer::DataBuffer;
-pub use dialect::{BufferType, Dialect, Format, Ints};
+pub use dialect::{BufferType, Dialect, Format, Ints, Release};
 pub use error::{Error, ErrorKind, Result};
 /// `PMIx_Data_print` (implemented in pmix-types: it needs no wire knowledge).
 pub use pmix_types::print::{print, PrintError};
@@ -104,8 +104,7 @@ pub(crate) fn pack_unit_with(
 ) -> Result<()> {
     let start = out.len();
     let r = (|| {
-        let mut e = Enc::new(out, fmt.dialect, fmt.ints());
-        e.driver_tags = legacy::driver_tags(fmt);
+        let mut e = Enc::for_format(out, fmt);
         e.dialect
             .require(ty, false)
             .map_err(|k| e.err(k).in_type(ty))?;
@@ -136,11 +135,7 @@ pub fn encode(fmt: &Format, ty: DataType, values: &[Value]) -> Result<Vec<u8>> {
 /// type `ty`, values it accepts), computed from the type table's wire
 /// forms without writing.
 pub fn encoded_len(fmt: &Format, ty: DataType, values: &[Value]) -> usize {
-    let s = wire::Sizer {
-        dialect: fmt.dialect,
-        ints: fmt.ints(),
-        driver_tags: legacy::driver_tags(fmt),
-    };
+    let s = wire::Sizer::for_format(fmt);
     let tags = match fmt.buffer_type {
         BufferType::FullyDesc => s.tag(DataType::Int32.code()) + s.tag(legacy_unit_code(fmt, ty)),
         BufferType::NonDesc => 0,
@@ -162,6 +157,7 @@ fn legacy_unit_code(fmt: &Format, ty: DataType) -> u16 {
 /// position of the first item.
 fn unit_header(buf: &[u8], pos: usize, fmt: &Format, ty: DataType) -> Result<(usize, usize)> {
     let mut d = Dec::from_slice(buf, pos, fmt.dialect, fmt.ints());
+    d.apply(fmt);
     let n = read_unit_header(&mut d, fmt, ty)?;
     Ok((n, d.pos()))
 }
@@ -216,7 +212,7 @@ fn items_at(
     zero_budget: &mut usize,
 ) -> Result<(Vec<Value>, usize)> {
     let mut d = Dec::new(buf, pos, fmt.dialect, fmt.ints());
-    d.driver_tags = legacy::driver_tags(fmt);
+    d.apply(fmt);
     d.zero_budget = *zero_budget;
     let v = unpack::unpack_items(&mut d, ty, n)?;
     *zero_budget = d.zero_budget;

@@ -281,7 +281,7 @@ pub(crate) fn regex(e: &mut Enc, r: &Regex) -> Result<()> {
             e.u8(0);
         }
         Regex::Blob(b) => {
-            crate::regex::check_blob_form(b).map_err(|k| e.err(k))?;
+            crate::regex::check_blob_form(b, e.release).map_err(|k| e.err(k))?;
             e.raw(b);
         }
         Regex::Packed(s) => {
@@ -315,13 +315,13 @@ pub(crate) fn pack_darray(e: &mut Enc, a: &DataArray) -> Result<()> {
     let r = match a {
         DataArray::Undef { size } => {
             e.tag(0);
-            if e.dialect.undef_array_has_size() {
+            if e.undef_size {
                 e.size(*size);
                 Ok(())
             } else if *size > 0 {
-                // master writes no size: a typeless array of n elements cannot be sent
+                // 7.0 writes no size: a typeless array of n elements cannot be sent
                 Err(e.err(ErrorKind::Invalid(format!(
-                    "dialect {} carries no size for a typeless DATA_ARRAY ({size} elements)",
+                    "7.0's {} carries no size for a typeless DATA_ARRAY ({size} elements)",
                     e.dialect
                 ))))
             } else {
@@ -415,14 +415,7 @@ pub(crate) fn value_len(s: &Sizer, v: &Value, field: InfoTypeField) -> usize {
 /// The bytes `pack::pack_darray` writes for `a`.
 pub(crate) fn darray_len(s: &Sizer, a: &DataArray) -> usize {
     match a {
-        DataArray::Undef { size } => {
-            s.tag(0)
-                + if s.dialect.undef_array_has_size() {
-                    s.size(*size)
-                } else {
-                    0
-                }
-        }
+        DataArray::Undef { size } => s.tag(0) + if s.undef_size { s.size(*size) } else { 0 },
         DataArray::Typed {
             elem_type,
             elements,

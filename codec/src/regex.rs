@@ -3,6 +3,7 @@
 //! compress component, and anything else as a count + STRING unit
 //! (bfrops.md §4.14).
 
+use crate::dialect::Release;
 use crate::error::{Error, ErrorKind, Result};
 use crate::wire::Dec;
 use pmix_types::{PString, Regex};
@@ -21,11 +22,24 @@ fn nul_at(b: &[u8]) -> Option<usize> {
     b.iter().position(|&c| c == 0)
 }
 
-/// The length libpmix 4.2.2 gives a blob that starts at `b`, if its header is whole.
-fn blob_len(b: &[u8]) -> Option<usize> {
+/// The length a release gives a blob that starts at `b`, if its header is
+/// whole: libpmix 4.2.2 copies the header plus 5 bytes whatever the size
+/// field says; 7.0 copies the header plus the `N` of "size=N:"
+/// (`v7.0.0a1/compress-*/REGEX_gen_nodes100`: 32 + 116 bytes for zstd).
+fn blob_len(b: &[u8], release: Release) -> Option<usize> {
     let size_field = b.get(SIZE_FIELD_AT..)?;
     let l = nul_at(size_field)?;
-    Some(BLOB_FIXED + l + 1)
+    match release {
+        Release::UpTo6 => Some(BLOB_FIXED + l + 1),
+        Release::V7 => {
+            let n = size_field[..l].strip_prefix(b"size=")?.strip_suffix(b":")?;
+            if n.is_empty() || n.len() > 10 || !n.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            let n: usize = std::str::from_utf8(n).ok()?.parse().ok()?;
+            (SIZE_FIELD_AT + l + 1).checked_add(n)
+        }
+    }
 }
 
 pub(crate) fn check_text_form(b: &[u8]) -> Result<(), ErrorKind> {
@@ -38,8 +52,8 @@ pub(crate) fn check_text_form(b: &[u8]) -> Result<(), ErrorKind> {
     }
 }
 
-pub(crate) fn check_blob_form(b: &[u8]) -> Result<(), ErrorKind> {
-    if b.starts_with(BLOB_PREFIX) && blob_len(b) == Some(b.len()) {
+pub(crate) fn check_blob_form(b: &[u8], release: Release) -> Result<(), ErrorKind> {
+    if b.starts_with(BLOB_PREFIX) && blob_len(b, release) == Some(b.len()) {
         Ok(())
     } else {
         Err(ErrorKind::Invalid(
@@ -63,7 +77,7 @@ pub(crate) fn unpack(d: &mut Dec) -> Result<Regex> {
     }
     if head == BLOB_PREFIX {
         let rest = d.peek(d.remaining());
-        let n = blob_len(rest).ok_or_else(|| {
+        let n = blob_len(rest, d.release).ok_or_else(|| {
             Error::new(
                 ErrorKind::ReadPastEnd {
                     needed: (SIZE_FIELD_AT + 1) as u64,

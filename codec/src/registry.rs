@@ -8,7 +8,7 @@
 //! the lookup fails or hangs (bfrops.md §5.3). Here the registry holds the
 //! format itself, and an unknown namespace is an error, never a guess.
 
-use crate::dialect::Format;
+use crate::dialect::{Format, Release};
 use crate::error::{Error, ErrorKind, Result};
 use crate::{decode, pack_unit};
 use pmix_types::{DataType, Nspace, Proc, Value};
@@ -42,8 +42,14 @@ impl Registry {
     }
 
     /// Record (or replace: the last connecting rank wins, as in libpmix)
-    /// the format of a namespace.
+    /// the format of a namespace. A version string that names a release
+    /// family ([`Release::from_version`]: "7.0.0a1") sets the format's
+    /// release: a 7.0 peer speaking v41 gets 7.0's v41.
     pub fn register(&mut self, nspace: Nspace, format: Format, version: Option<String>) {
+        let format = match version.as_deref().and_then(Release::from_version) {
+            Some(r) => format.of_release(r),
+            None => format,
+        };
         self.peers.insert(nspace, Peer { format, version });
     }
 

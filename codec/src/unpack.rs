@@ -456,7 +456,7 @@ pub(crate) fn darray_head(d: &mut Dec) -> Result<DarrayHead> {
     let code = d.tag().field("type")?;
     let ty = known_type(code, at)?;
     if ty == DataType::Undef {
-        let size = if d.dialect.undef_array_has_size() {
+        let size = if d.undef_size {
             d.size().field("size")?
         } else {
             0

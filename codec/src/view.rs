@@ -29,10 +29,10 @@
 use crate::dialect::{Dialect, Format, Ints};
 use crate::error::{Error, ErrorKind, Field, Result};
 use crate::legacy::{self, InfoTypeField};
+use crate::read_unit_header;
 use crate::typed::Prim;
 use crate::unpack::{self, DarrayHead};
 use crate::wire::Dec;
-use crate::{legacy::driver_tags, read_unit_header};
 use bytes::Bytes;
 use pmix_types::{DataArray, DataType, Hex, Info, Key, Nspace, PString, Proc, StrError, Value};
 
@@ -75,6 +75,8 @@ struct At<'a> {
     dialect: Dialect,
     ints: Ints,
     driver_tags: bool,
+    undef_size: bool,
+    release: crate::Release,
 }
 
 impl<'a> At<'a> {
@@ -86,11 +88,15 @@ impl<'a> At<'a> {
             dialect: d.dialect,
             ints: d.ints,
             driver_tags: d.driver_tags,
+            undef_size: d.undef_size,
+            release: d.release,
         }
     }
     fn dec(&self) -> Dec<'a> {
         let mut d = Dec::from_slice(self.buf, self.pos, self.dialect, self.ints);
         d.driver_tags = self.driver_tags;
+        d.undef_size = self.undef_size;
+        d.release = self.release;
         d.depth = self.depth;
         d
     }
@@ -569,7 +575,7 @@ impl<'a> Reader<'a> {
     /// A reader at the start of `buf`, which holds pack units in `fmt`.
     pub fn new(fmt: Format, buf: &'a [u8]) -> Reader<'a> {
         let mut d = Dec::from_slice(buf, 0, fmt.dialect, fmt.ints());
-        d.driver_tags = driver_tags(&fmt);
+        d.apply(&fmt);
         Reader { d, fmt }
     }
     /// Bytes read so far.

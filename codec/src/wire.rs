@@ -6,7 +6,7 @@
 //! Every read checks the bytes remaining first; nothing allocates from a
 //! count before that check.
 
-use crate::dialect::{Dialect, Ints};
+use crate::dialect::{Dialect, Format, Ints, Release};
 use crate::error::{Error, ErrorKind, Result};
 use bytes::Bytes;
 use pmix_types::{DataType, PString};
@@ -157,6 +157,10 @@ pub struct Enc<'a> {
     pub depth: u32,
     /// v20 FULLY_DESC: its private driver tags inner items (see `legacy`).
     pub driver_tags: bool,
+    /// A typeless DATA_ARRAY carries its SIZE ([`Format::undef_array_has_size`]).
+    pub undef_size: bool,
+    /// The release family being written for ([`Format::release`]).
+    pub release: Release,
 }
 
 impl<'a> Enc<'a> {
@@ -168,7 +172,18 @@ impl<'a> Enc<'a> {
             ints,
             depth: 0,
             driver_tags: false,
+            undef_size: dialect.undef_array_has_size(),
+            release: Release::of_dialect(dialect),
         }
+    }
+
+    /// A writer appending to `out` in everything `fmt` decides.
+    pub fn for_format(out: &'a mut Vec<u8>, fmt: &Format) -> Enc<'a> {
+        let mut e = Enc::new(out, fmt.dialect, fmt.ints());
+        e.driver_tags = crate::legacy::driver_tags(fmt);
+        e.undef_size = fmt.undef_array_has_size();
+        e.release = fmt.release_family();
+        e
     }
 
     /// An error of `kind` at the current output offset.
@@ -350,6 +365,20 @@ pub struct Sizer {
     pub ints: Ints,
     /// v20 FULLY_DESC's private driver tags on inner items, as [`Enc::driver_tags`].
     pub driver_tags: bool,
+    /// A typeless DATA_ARRAY carries its SIZE, as [`Enc::undef_size`].
+    pub undef_size: bool,
+}
+
+impl Sizer {
+    /// A sizer measuring what [`Enc::for_format`] writes.
+    pub fn for_format(fmt: &Format) -> Sizer {
+        Sizer {
+            dialect: fmt.dialect,
+            ints: fmt.ints(),
+            driver_tags: crate::legacy::driver_tags(fmt),
+            undef_size: fmt.undef_array_has_size(),
+        }
+    }
 }
 
 impl Sizer {
@@ -541,6 +570,10 @@ pub struct Dec<'a> {
     pub depth: u32,
     /// v20 FULLY_DESC: inner items carry the driver's tags.
     pub driver_tags: bool,
+    /// A typeless DATA_ARRAY carries its SIZE ([`Format::undef_array_has_size`]).
+    pub undef_size: bool,
+    /// The release family that wrote the bytes ([`Format::release`]).
+    pub release: Release,
     /// Items that occupy no input bytes (POINTER; v12 PROC_STATE and
     /// INFO_DIRECTIVES) still left to this decode: their counts cannot be
     /// checked against the input, so one budget covers the whole call.
@@ -567,8 +600,18 @@ impl<'a> Dec<'a> {
             ints,
             depth: 0,
             driver_tags: false,
+            undef_size: dialect.undef_array_has_size(),
+            release: Release::of_dialect(dialect),
             zero_budget: zero_item_budget(buf.len()),
         }
+    }
+
+    /// Set what `fmt` decides beyond the dialect and integer family
+    /// (legacy driver tags, the typeless DATA_ARRAY's size).
+    pub fn apply(&mut self, fmt: &Format) {
+        self.driver_tags = crate::legacy::driver_tags(fmt);
+        self.undef_size = fmt.undef_array_has_size();
+        self.release = fmt.release_family();
     }
 
     /// Take `n` zero-byte items from the budget, or refuse the count.

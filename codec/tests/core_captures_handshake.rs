@@ -1,5 +1,5 @@
 //! Every connection handshake in corpus/releases/captures (libpmix 3.2.5, 4.2.2,
-//! 5.0.11 and 6.1.0 clients, tools and servers): the request decodes, its
+//! 5.0.11, 6.1.0 and 7.0.0a1 clients, tools and servers): the request decodes, its
 //! fields match the capture's annotation, and it re-encodes byte for byte;
 //! the server's reply likewise.
 

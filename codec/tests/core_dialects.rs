@@ -23,6 +23,14 @@ fn golden(release: &str, folder: &str, ty: &str, case: &str) -> Vec<u8> {
     pmix_types::hex::decode(line.split('\t').nth(9).unwrap()).unwrap()
 }
 
+/// One value of `ty` packed for `target` by the registry.
+fn pack_for(reg: &mut Registry, target: &Proc, ty: DataType, v: &Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    reg.pack(Some(target), &mut out, ty, std::slice::from_ref(v))
+        .unwrap();
+    out
+}
+
 #[test]
 fn one_process_packs_each_namespace_in_its_dialect() {
     let mut reg = Registry::new(Format::V41, Some("me".into()));
@@ -31,6 +39,7 @@ fn one_process_packs_each_namespace_in_its_dialect() {
         ("job-v21", "2.1.4"),
         ("job-v41", "4.2.2rc2"),
         ("job-v61", "6.1.0"),
+        ("job-v7", "7.0.0a1"),
     ] {
         let d = from_version(version).unwrap();
         reg.register(
@@ -49,17 +58,11 @@ fn one_process_packs_each_namespace_in_its_dialect() {
         ("job-v21", "v3.2.5", "v21"),
         ("job-v41", "v5.0.11", "v41"),
         ("job-v61", "v6.1.0", "v61"),
+        ("job-v7", "v7.0.0a1", "v61"),
     ];
     for (ns, release, folder) in cases {
         let target = Proc::new(ns, 0);
-        let mut out = Vec::new();
-        reg.pack(
-            Some(&target),
-            &mut out,
-            DataType::Info,
-            std::slice::from_ref(&info),
-        )
-        .unwrap();
+        let out = pack_for(&mut reg, &target, DataType::Info, &info);
         assert_eq!(out, golden(release, folder, "INFO", "string"), "{ns}");
         assert_eq!(
             reg.unpack(Some(&target), &out, DataType::Info).unwrap(),
@@ -149,4 +152,32 @@ fn a_v12_namespace_gets_pmix_1_2_bytes() {
         reg.unpack(Some(&target), &out, DataType::Info).unwrap(),
         vec![info]
     );
+}
+
+/// A 7.0 peer that negotiated an older dialect still packs as 7.0 does: the
+/// registry takes the release from its version string, so a typeless
+/// DATA_ARRAY goes to it as the tag alone and to a 6.1.0 peer of the same
+/// dialect with its size (v7.0.0a1/v41 and v6.1.0/v41 DATA_ARRAY_undef_empty).
+#[test]
+fn a_7_0_namespace_speaking_v41_gets_7_0_bytes() {
+    use pmix_types::DataArray;
+    let mut reg = Registry::new(Format::V41, None);
+    for (ns, version) in [("new", "7.0.0a1"), ("old", "6.1.0")] {
+        reg.register(ns.into(), Format::V41, Some(version.into()));
+    }
+    let v = Value::DataArray(Box::new(DataArray::Undef { size: 0 }));
+    for (ns, release) in [("new", "v7.0.0a1"), ("old", "v6.1.0")] {
+        let target = Proc::new(ns, 0);
+        let out = pack_for(&mut reg, &target, DataType::DataArray, &v);
+        assert_eq!(
+            out,
+            golden(release, "v41", "DATA_ARRAY", "undef_empty"),
+            "{ns}"
+        );
+        assert_eq!(
+            reg.unpack(Some(&target), &out, DataType::DataArray)
+                .unwrap(),
+            vec![v.clone()]
+        );
+    }
 }

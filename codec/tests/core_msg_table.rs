@@ -51,6 +51,7 @@ fn formats() -> Vec<Format> {
                     dialect,
                     buffer_type,
                     fixed_ints,
+                    release: pmix_codec::Release::default(),
                 };
                 if !out.contains(&f) {
                     out.push(f);

@@ -1,9 +1,9 @@
-//! Replays the golden vectors made by OpenPMIx 3.2.5, 5.0.11 and 6.1.0
-//! (corpus/releases/vectors): every case that packed must decode, and our
+//! Replays the golden vectors made by OpenPMIx 3.2.5, 5.0.11, 6.1.0 and
+//! the 7.0.0a1 master snapshot (corpus/releases/vectors): every case that packed must decode, and our
 //! re-encoding must give the same bytes, except the cases listed in
 //! KNOWN with the reason.
 
-use pmix_codec::{decode, encode, BufferType, Dialect, Format};
+use pmix_codec::{decode, encode, BufferType, Dialect, Format, Release};
 use pmix_types::DataType;
 use std::path::PathBuf;
 
@@ -43,6 +43,25 @@ const KNOWN: &[(&str, &str)] = &[
     ("v6.1.0/v21/INFO_v_darray_null", "as v6.1.0/v4/VALUE_darray_null"),
     ("v6.1.0/v3/VALUE_darray_null", "as v6.1.0/v4/VALUE_darray_null"),
     ("v6.1.0/v3/INFO_v_darray_null", "as v6.1.0/v4/VALUE_darray_null"),
+    ("v7.0.0a1/v20/INFO_ARRAY_probe", "as v6.1.0/v20/INFO_ARRAY_probe"),
+    ("v7.0.0a1/v21/INFO_ARRAY_probe", "as v6.1.0/v20/INFO_ARRAY_probe"),
+    ("v7.0.0a1/v3/INFO_ARRAY_probe", "as v6.1.0/v20/INFO_ARRAY_probe"),
+    ("v7.0.0a1/v21/MODEX_probe", "as v6.1.0/v20/INFO_ARRAY_probe"),
+    ("v7.0.0a1/v3/MODEX_probe", "as v6.1.0/v20/INFO_ARRAY_probe"),
+    (
+        "v7.0.0a1/v61/DATA_ARRAY_undef_then_uint8",
+        "7.0 packs [{UNDEF,0}, UINT8[1]] as count 2 and the first tag only (04 00): its packer stops after a typeless array and drops the second; we refuse a count the bytes cannot hold (pmix7.md)",
+    ),
+    ("v7.0.0a1/v61-fullydesc/DATA_ARRAY_undef_then_uint8", "as v61"),
+    ("v7.0.0a1/v51/DATA_ARRAY_undef_then_uint8", "as v61"),
+    ("v7.0.0a1/v41/DATA_ARRAY_undef_then_uint8", "as v61"),
+    ("v7.0.0a1/v4/DATA_ARRAY_undef_then_uint8", "as v61"),
+    ("v7.0.0a1/v3/DATA_ARRAY_undef_then_uint8", "as v61 (fixed width: 00000002 0000)"),
+    ("v7.0.0a1/v21/DATA_ARRAY_undef_then_uint8", "as v3"),
+    (
+        "v12/SCOPE_del_array4",
+        "v12 reads 4 bytes for each 1-byte SCOPE: the elements after the first are over-read neighbours (08070605 here); we send each SCOPE in its own 4-byte int",
+    ),
     (
         "v12/DATA_TYPE_300",
         "v12 packs the 2-byte data type as a 4-byte int: the high half is memory garbage (ffff here); we decode the low 16 bits and send zeros",
@@ -75,6 +94,9 @@ fn run(release: &str, folder: &str, dialect_override: Option<Dialect>) -> Vec<St
     let mut fmt = folder_format(folder).expect("folder name");
     if let Some(d) = dialect_override {
         fmt.dialect = d;
+    }
+    if release.starts_with("v7.") {
+        fmt.release = Release::V7;
     }
     let mut failures = Vec::new();
     let mut checked = 0;
@@ -112,9 +134,14 @@ fn run(release: &str, folder: &str, dialect_override: Option<Dialect>) -> Vec<St
 }
 
 fn check(release: &str, folders: &[&str]) {
+    check_as(release, folders, None)
+}
+
+/// As [`check`], read and written in `dialect` instead of the folder's.
+fn check_as(release: &str, folders: &[&str], dialect: Option<Dialect>) {
     let mut all = Vec::new();
     for f in folders {
-        all.extend(run(release, f, None));
+        all.extend(run(release, f, dialect));
     }
     assert!(
         all.is_empty(),
@@ -160,4 +187,95 @@ fn v12_all_releases() {
     check("v3.2.5", &["v12"]);
     check("v5.0.11", &["v12"]);
     check("v6.1.0", &["v12"]);
+}
+
+/// OpenPMIx 7.0.0a1 (a master snapshot): its v61 is our V7 (REGEX2,
+/// ALLOC_INHERIT, the sizeless typeless DATA_ARRAY).
+#[test]
+fn v7_0_0a1_v61() {
+    check_as("v7.0.0a1", &["v61", "v61-fullydesc"], Some(Dialect::V7));
+}
+
+/// 7.0's older dialects: as 6.1.0's, but the typeless DATA_ARRAY is its
+/// tag alone from v21 on ([`Release::V7`]).
+#[test]
+fn v7_0_0a1_older_dialects() {
+    check("v7.0.0a1", &["v12", "v20", "v21", "v3", "v4", "v41", "v51"]);
+}
+
+/// The typeless DATA_ARRAY of a 7.0 peer against 6.1.0's: each written and
+/// read as the peer's release does (bfrops.md §9.3; vectors
+/// `DATA_ARRAY_undef_empty` of v6.1.0/v61 and v7.0.0a1/v61).
+#[test]
+fn typeless_data_array_by_release() {
+    use pmix_types::{DataArray, Value};
+    let v = vec![Value::DataArray(Box::new(DataArray::Undef { size: 0 }))];
+    let old = Format::new(Dialect::V41, BufferType::NonDesc);
+    let new = old.of_release(Release::V7);
+    assert_eq!(
+        encode(&old, DataType::DataArray, &v).unwrap(),
+        hex("020000")
+    );
+    assert_eq!(encode(&new, DataType::DataArray, &v).unwrap(), hex("0200"));
+    assert_eq!(
+        encode(
+            &Format::new(Dialect::V7, BufferType::NonDesc),
+            DataType::DataArray,
+            &v
+        )
+        .unwrap(),
+        hex("0200")
+    );
+    // v20 of 7.0 is 6.1.0's
+    let v20 = Format::new(Dialect::V20, BufferType::NonDesc);
+    assert_eq!(
+        encode(&v20.of_release(Release::V7), DataType::DataArray, &v).unwrap(),
+        encode(&v20, DataType::DataArray, &v).unwrap()
+    );
+    assert_eq!(decode(&new, DataType::DataArray, &hex("0200")).unwrap(), v);
+    assert_eq!(
+        decode(&old, DataType::DataArray, &hex("020000")).unwrap(),
+        v
+    );
+    // 4.2.2 fails on 7.0's form with -50, and so does a 6.1 peer's format
+    assert_eq!(
+        decode(&old, DataType::DataArray, &hex("0200"))
+            .unwrap_err()
+            .status(),
+        -50
+    );
+    // 7.0 reads 6.1.0's size as the start of the next unit: 020002 (size 2)
+    // leaves a unit count of 2 with no items behind it
+    assert_eq!(
+        decode(&old, DataType::DataArray, &hex("020002")).unwrap(),
+        vec![Value::DataArray(Box::new(DataArray::Undef { size: 2 }))]
+    );
+    assert!(decode(&new, DataType::DataArray, &hex("020002")).is_err());
+    // a size cannot go to a 7.0 peer
+    let two = vec![Value::DataArray(Box::new(DataArray::Undef { size: 2 }))];
+    assert_eq!(
+        encode(&old, DataType::DataArray, &two).unwrap(),
+        hex("020002")
+    );
+    assert!(encode(&new, DataType::DataArray, &two).is_err());
+    assert_eq!(Release::from_version("7.0.0a1"), Some(Release::V7));
+    assert_eq!(Release::from_version("6.1.0"), Some(Release::UpTo6));
+    assert_eq!(Release::from_version("4.2.2rc2"), Some(Release::UpTo6));
+    assert_eq!(Release::from_version("x"), None);
+}
+
+/// 7.0's DATA_DELETE (tag 4) as the 7.0 server sent it to rank 1 in
+/// `v7.0.0a1-server_v7.0.0a1-client_delete.txt`: PROC `chjob:0`, SCOPE 5
+/// (DEL_LOCAL), STRING `ch.str`.
+#[test]
+fn data_delete_of_the_7_0_capture() {
+    use pmix_codec::msg::DataDelete;
+    let fmt = Format::new(Dialect::V7, BufferType::NonDesc);
+    let bytes = hex("020c63686a6f6200000205020e63682e73747200");
+    let d = DataDelete::decode(&fmt, &bytes).unwrap();
+    assert_eq!(d.source, pmix_types::Proc::new("chjob", 0));
+    assert_eq!(d.scope, 5);
+    assert_eq!(d.key.as_ref().and_then(|k| k.as_str()), Some("ch.str"));
+    assert_eq!(d.encode(&fmt).unwrap(), bytes);
+    assert!(DataDelete::decode(&fmt, &bytes[..bytes.len() - 1]).is_err());
 }

@@ -153,7 +153,7 @@ struct Recorded {
 /// The vector or corpus row a line's evidence names, if it names one.
 fn evidence_record(l: &Line) -> Option<Recorded> {
     let first = l.evidence.split_whitespace().next()?;
-    if ["v3.2.5/", "v5.0.11/", "v6.1.0/"]
+    if ["v3.2.5/", "v5.0.11/", "v6.1.0/", "v7.0.0a1/"]
         .iter()
         .any(|p| first.starts_with(p))
     {

@@ -13,6 +13,7 @@ fn formats(d: Dialect, fixed_ints: bool) -> Vec<Format> {
             dialect: d,
             buffer_type: b,
             fixed_ints,
+            release: pmix_codec::Release::default(),
         })
         .collect()
 }

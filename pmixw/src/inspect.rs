@@ -11,7 +11,7 @@
 
 use pmix_codec::frame::{tag, FrameDecoder, Header, HeaderOrder, HEADER_LEN};
 use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
-use pmix_codec::msg::{EventNotice, IofData, Reply, Request};
+use pmix_codec::msg::{DataDelete, EventNotice, IofData, Reply, Request};
 use pmix_codec::Format;
 use serde::Serialize;
 use serde_json::{json, Value as Json};
@@ -136,6 +136,10 @@ fn server_entry(
         (tag::IOF, _) => (
             "iof",
             IofData::decode(format, &m.payload).map(|x| to_json(&x)),
+        ),
+        (tag::DATA_DELETE, _) => (
+            "data-delete",
+            DataDelete::decode(format, &m.payload).map(|x| to_json(&x)),
         ),
         (_, Some(c)) => (
             "reply",

@@ -9,7 +9,7 @@
 
 use pmix_codec::frame::{tag, FrameDecoder, HeaderOrder, Message, HEADER_LEN};
 use pmix_codec::handshake::{peer_type, ClientReply, ConnectRequest, ToolReply};
-use pmix_codec::msg::{EventNotice, IofData, Reply, Request};
+use pmix_codec::msg::{DataDelete, EventNotice, IofData, Reply, Request};
 use pmix_codec::Format;
 use std::collections::{BTreeMap, HashMap};
 
@@ -184,6 +184,11 @@ pub fn verify(client: &[u8], server: &[u8]) -> Result<Verified, String> {
                     same("IOF data", here, &m.payload, d.encode(&fmt))?;
                 }
                 v.iof += 1;
+            }
+            tag::DATA_DELETE => {
+                let d = DataDelete::decode(&fmt, &m.payload)
+                    .map_err(|e| format!("data delete at server offset {here}: {e}"))?;
+                same("data delete", here, &m.payload, d.encode(&fmt))?;
             }
             t => {
                 let c = *by_tag.get(&t).ok_or_else(|| {

@@ -39,7 +39,7 @@ pub(crate) struct Rd<'a> {
 impl<'a> Rd<'a> {
     pub fn new(fmt: Format, buf: &'a Bytes) -> Rd<'a> {
         let mut d = Dec::new(buf, 0, fmt.dialect, fmt.ints());
-        d.driver_tags = crate::legacy::driver_tags(&fmt);
+        d.apply(&fmt);
         Rd {
             d,
             fmt,

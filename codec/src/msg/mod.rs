@@ -21,7 +21,7 @@ mod reply;
 mod request;
 
 pub use commands::{cmd, command_name};
-pub use notice::{commit_kvals, EventNotice, IofData, ProcData};
+pub use notice::{commit_kvals, DataDelete, EventNotice, IofData, ProcData};
 pub use reply::{Reply, ReplyKind};
 pub use request::Request;
 

@@ -89,6 +89,20 @@ messages! {
         #[cfg_attr(feature = "serde", serde(with = "serde_bytes_hex"))]
         data: Bytes = One<ByteObj>,
     }
+
+    /// A committed key deleted, server → each other client of the job on
+    /// reserved tag 4 (OpenPMIx 7.0; capture
+    /// `v7.0.0a1-server_v7.0.0a1-client_delete.txt`, one message per delete
+    /// scope, 20 bytes each: spec-notes/pmix7.md).
+    DataDelete {
+        /// The process whose key it was (one PROC).
+        source: Proc = One<ProcI>,
+        /// The delete scope (one SCOPE: 5 DEL_LOCAL, 6 DEL_REMOTE,
+        /// 7 DEL_GLOBAL, 8 DEL_INTERNAL).
+        scope: u8 = One<Scope>,
+        /// The deleted key (one STRING).
+        key: Option<PString> = One<Str>,
+    }
 }
 
 /// The fixed COMMAND a message starts with.

@@ -1,5 +1,5 @@
 //! The golden vectors, read from their manifests: the OpenPMIx 3.2.5,
-//! 5.0.11 and 6.1.0 releases in corpus/releases/vectors/*/*/manifest.tsv
+//! 5.0.11, 6.1.0 and 7.0.0a1 releases in corpus/releases/vectors/*/*/manifest.tsv
 //! (provenance: corpus/releases/README.md) and libpmix 4.2.2's in
 //! corpus/v4.2.2/*.tsv.
 
@@ -61,9 +61,19 @@ pub fn releases() -> Vec<Golden> {
     for rel in sorted_dir(&root).into_iter().filter(|p| p.is_dir()) {
         for f in sorted_dir(&rel) {
             let folder = f.file_name().unwrap().to_string_lossy().into_owned();
-            let Some(fmt) = format_of(&folder) else {
+            let Some(mut fmt) = format_of(&folder) else {
                 continue;
             };
+            // 7.0.0a1 (master): its v61 is our V7, and every dialect packs as 7.0
+            if rel
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("v7."))
+            {
+                if fmt.dialect == Dialect::V61 {
+                    fmt.dialect = Dialect::V7;
+                }
+                fmt.release = pmix_codec::Release::V7;
+            }
             let Ok(text) = std::fs::read_to_string(f.join("manifest.tsv")) else {
                 continue;
             };

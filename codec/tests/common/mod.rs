@@ -332,10 +332,18 @@ pub fn value_of(t: DataType, d: Dialect, depth: u32) -> BoxedStrategy<Value> {
                 Regex::Text(PString::from_bytes(&t).unwrap())
             }),
             ostr().prop_map(Regex::Packed),
-            (1u32..99999).prop_map(|n| {
+            (1u32..99999).prop_map(move |n| {
                 let mut b = b"blob:\0component=zlib:\0".to_vec();
-                b.extend(format!("size={n}:\0").as_bytes());
-                b.extend([1, 2, 3, 4, 5]);
+                if d == Dialect::V7 {
+                    // 7.0 copies the N bytes the size field names
+                    let m = n % 64;
+                    b.extend(format!("size={m}:\0").as_bytes());
+                    b.extend((0..m).map(|i| i as u8));
+                } else {
+                    b.extend(format!("size={n}:\0").as_bytes());
+                    // 4.2.2 copies the header and 5 bytes, whatever N says
+                    b.extend([1, 2, 3, 4, 5]);
+                }
                 Regex::Blob(Bytes::from(b))
             })
         ]
