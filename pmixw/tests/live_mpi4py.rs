@@ -306,7 +306,7 @@ fn mpi4py_suite_open_mpi_5_on_our_libpmix() {
         PMIXW_ARGS,
         &py,
         &src,
-        &[tcp.clone()],
+        std::slice::from_ref(&tcp),
         &all,
     );
     let mut env = ours_env(&lib);
