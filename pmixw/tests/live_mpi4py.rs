@@ -238,18 +238,17 @@ fn mpi4py_suite_open_mpi_4() {
 /// run here.)
 #[test]
 fn mpi4py_suite_open_mpi_4_on_our_libpmix() {
-    use pmix_test_kit::hosts::grid;
-    let Some(src) = process::require("mpi4py's test suite", suite()) else {
-        return;
-    };
-    let venv = pmix_test_kit::hosts::mpi4py_ompi4_venv();
-    let Some(py) = process::require("mpi4py for Open MPI 4.1.4", python_with_mpi4py(&venv)) else {
-        return;
-    };
-    let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
-    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpi4py-capi");
-    let ctx = grid::Ctx::new(pmixw.clone(), scratch);
-    let Some(lib) = process::require("pmix-wire's libpmix", grid::our_libpmix(&ctx)) else {
+    let Some(Ours {
+        src,
+        py,
+        pmixw,
+        lib,
+    }) = ours(
+        "Open MPI 4.1.4",
+        &pmix_test_kit::hosts::mpi4py_ompi4_venv(),
+        "mpi4py-capi",
+    )
+    else {
         return;
     };
     let theirs = run("pmixw-libpmix", &pmixw, PMIXW_ARGS, &py, &src);
@@ -282,18 +281,17 @@ fn mpi4py_suite_open_mpi_4_on_our_libpmix() {
 /// Open MPI 4.1.4 never calls: the wheel's libmpi, not another, ran).
 #[test]
 fn mpi4py_suite_open_mpi_5_on_our_libpmix() {
-    use pmix_test_kit::hosts::grid;
-    let Some(src) = process::require("mpi4py's test suite", suite()) else {
-        return;
-    };
-    let venv = pmix_test_kit::hosts::venv_dir();
-    let Some(py) = process::require("mpi4py for Open MPI 5.0.11", python_with_mpi4py(&venv)) else {
-        return;
-    };
-    let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
-    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpi4py-capi5");
-    let ctx = grid::Ctx::new(pmixw.clone(), scratch);
-    let Some(lib) = process::require("pmix-wire's libpmix", grid::our_libpmix(&ctx)) else {
+    let Some(Ours {
+        src,
+        py,
+        pmixw,
+        lib,
+    }) = ours(
+        "Open MPI 5.0.11",
+        &pmix_test_kit::hosts::venv_dir(),
+        "mpi4py-capi5",
+    )
+    else {
         return;
     };
     let tcp = "OMPI_MCA_btl=self,tcp".to_string();
@@ -327,6 +325,35 @@ fn mpi4py_suite_open_mpi_5_on_our_libpmix() {
             "rank {r} on libpmix called ours"
         );
     }
+}
+
+/// What a suite run on our libpmix needs: the suite, mpi4py's python for
+/// one MPI, pmixw and our library's directory.
+struct Ours {
+    src: PathBuf,
+    py: PathBuf,
+    pmixw: PathBuf,
+    lib: PathBuf,
+}
+
+/// [`Ours`] for the mpi4py in `venv` (`mpi` names it), our library made
+/// under `scratch` in the test tmpdir; None (skipped) when a piece is missing.
+fn ours(mpi: &str, venv: &Path, scratch: &str) -> Option<Ours> {
+    use pmix_test_kit::hosts::grid;
+    let src = process::require("mpi4py's test suite", suite())?;
+    let py = process::require(&format!("mpi4py for {mpi}"), python_with_mpi4py(venv))?;
+    let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
+    let ctx = grid::Ctx::new(
+        pmixw.clone(),
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(scratch),
+    );
+    let lib = process::require("pmix-wire's libpmix", grid::our_libpmix(&ctx))?;
+    Some(Ours {
+        src,
+        py,
+        pmixw,
+        lib,
+    })
 }
 
 /// What puts our library (in `lib`) in place for a rank, and traces it.
