@@ -238,36 +238,14 @@ fn mpi4py_suite_open_mpi_4() {
 /// run here.)
 #[test]
 fn mpi4py_suite_open_mpi_4_on_our_libpmix() {
-    let Some(Ours {
-        src,
-        py,
-        pmixw,
-        lib,
-    }) = ours(
+    suite_on_ours(
         "Open MPI 4.1.4",
         &pmix_test_kit::hosts::mpi4py_ompi4_venv(),
-        "mpi4py-capi",
-    )
-    else {
-        return;
-    };
-    let theirs = run("pmixw-libpmix", &pmixw, PMIXW_ARGS, &py, &src);
-    let env = ours_env(&lib);
-    let all = ["-e", "test_spawn"];
-    let ours = run_with("pmixw-ours", &pmixw, PMIXW_ARGS, &py, &src, &env, &all);
-    compare("Open MPI 4.1.4 on our libpmix", &ours, &theirs);
-    for (r, (_, text)) in ours.iter().enumerate() {
-        assert!(
-            text.lines().any(|l| l == "pmix-capi: PMIx_Init"),
-            "rank {r} did not call our library:\n{text}"
-        );
-    }
-    for (r, (_, text)) in theirs.iter().enumerate() {
-        assert!(
-            !text.contains("pmix-capi: "),
-            "rank {r} on libpmix called ours"
-        );
-    }
+        "",
+        &[],
+        &["-e", "test_spawn"],
+        &["pmix-capi: PMIx_Init"],
+    );
 }
 
 /// The suite with Open MPI 5.0.11 (the PyPI wheel, which loads ours since
@@ -281,40 +259,55 @@ fn mpi4py_suite_open_mpi_4_on_our_libpmix() {
 /// Open MPI 4.1.4 never calls: the wheel's libmpi, not another, ran).
 #[test]
 fn mpi4py_suite_open_mpi_5_on_our_libpmix() {
-    let Some(Ours {
-        src,
-        py,
-        pmixw,
-        lib,
-    }) = ours(
+    suite_on_ours(
         "Open MPI 5.0.11",
         &pmix_test_kit::hosts::venv_dir(),
-        "mpi4py-capi5",
-    )
-    else {
+        "5",
+        &["OMPI_MCA_btl=self,tcp".to_string()],
+        // MPI_Intercomm_create_from_groups needs PMIx_Group_construct, which
+        // ours answers NOT_SUPPORTED (spec-notes/capi.md): left out of both runs
+        &["-e", "test_spawn", "-x", "TestIntercommCreateFromGroups"],
+        &["pmix-capi: PMIx_Init", "pmix-capi: PMIx_Load_nspace"],
+    );
+}
+
+/// mpi4py's suite (`tests`) with the mpi4py in `venv` (`mpi` names it)
+/// under `pmixw run -n 2`, each rank given `rank_env`, once on libpmix and
+/// once on our library (made under the tmpdir, `tag` telling the runs
+/// apart): on ours no test fails or errors that does not on libpmix, and no
+/// more are skipped; every rank's trace on ours has each of `calls`, and no
+/// rank on libpmix called ours. Skipped when a piece is missing.
+fn suite_on_ours(
+    mpi: &str,
+    venv: &Path,
+    tag: &str,
+    rank_env: &[String],
+    tests: &[&str],
+    calls: &[&str],
+) {
+    use pmix_test_kit::hosts::grid;
+    let Some(src) = process::require("mpi4py's test suite", suite()) else {
         return;
     };
-    let tcp = "OMPI_MCA_btl=self,tcp".to_string();
-    // MPI_Intercomm_create_from_groups needs PMIx_Group_construct, which
-    // ours answers NOT_SUPPORTED (spec-notes/capi.md): left out of both runs
-    let all = ["-e", "test_spawn", "-x", "TestIntercommCreateFromGroups"];
-    let theirs = run_with(
-        "pmixw-libpmix5",
-        &pmixw,
-        PMIXW_ARGS,
-        &py,
-        &src,
-        std::slice::from_ref(&tcp),
-        &all,
-    );
+    let Some(py) = process::require(&format!("mpi4py for {mpi}"), python_with_mpi4py(venv)) else {
+        return;
+    };
+    let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mpi4py-capi{tag}"));
+    let ctx = grid::Ctx::new(pmixw.clone(), scratch);
+    let Some(lib) = process::require("pmix-wire's libpmix", grid::our_libpmix(&ctx)) else {
+        return;
+    };
+    let (t_theirs, t_ours) = (format!("pmixw-libpmix{tag}"), format!("pmixw-ours{tag}"));
+    let theirs = run_with(&t_theirs, &pmixw, PMIXW_ARGS, &py, &src, rank_env, tests);
     let mut env = ours_env(&lib);
-    env.push(tcp);
-    let ours = run_with("pmixw-ours5", &pmixw, PMIXW_ARGS, &py, &src, &env, &all);
-    compare("Open MPI 5.0.11 on our libpmix", &ours, &theirs);
+    env.extend(rank_env.iter().cloned());
+    let ours = run_with(&t_ours, &pmixw, PMIXW_ARGS, &py, &src, &env, tests);
+    compare(&format!("{mpi} on our libpmix"), &ours, &theirs);
     for (r, (_, text)) in ours.iter().enumerate() {
-        for call in ["pmix-capi: PMIx_Init", "pmix-capi: PMIx_Load_nspace"] {
+        for call in calls {
             assert!(
-                text.lines().any(|l| l == call),
+                text.lines().any(|l| l == *call),
                 "rank {r} did not call {call:?} in our library:\n{text}"
             );
         }
@@ -325,35 +318,6 @@ fn mpi4py_suite_open_mpi_5_on_our_libpmix() {
             "rank {r} on libpmix called ours"
         );
     }
-}
-
-/// What a suite run on our libpmix needs: the suite, mpi4py's python for
-/// one MPI, pmixw and our library's directory.
-struct Ours {
-    src: PathBuf,
-    py: PathBuf,
-    pmixw: PathBuf,
-    lib: PathBuf,
-}
-
-/// [`Ours`] for the mpi4py in `venv` (`mpi` names it), our library made
-/// under `scratch` in the test tmpdir; None (skipped) when a piece is missing.
-fn ours(mpi: &str, venv: &Path, scratch: &str) -> Option<Ours> {
-    use pmix_test_kit::hosts::grid;
-    let src = process::require("mpi4py's test suite", suite())?;
-    let py = process::require(&format!("mpi4py for {mpi}"), python_with_mpi4py(venv))?;
-    let pmixw = PathBuf::from(env!("CARGO_BIN_EXE_pmixw"));
-    let ctx = grid::Ctx::new(
-        pmixw.clone(),
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(scratch),
-    );
-    let lib = process::require("pmix-wire's libpmix", grid::our_libpmix(&ctx))?;
-    Some(Ours {
-        src,
-        py,
-        pmixw,
-        lib,
-    })
 }
 
 /// What puts our library (in `lib`) in place for a rank, and traces it.
