@@ -221,6 +221,14 @@ c_structs! {
         /// The largest distance.
         maxdist: u16,
     }
+    /// `pmix_cpuset_t`: a processor set, the name of the library that made
+    /// it and that library's bitmap.
+    struct pmix_cpuset_t {
+        /// The library that made the bitmap (e.g. "hwloc").
+        source: *mut c_char,
+        /// Its bitmap.
+        bitmap: *mut c_void,
+    }
     /// `pmix_endpoint_t`: a fabric endpoint.
     struct pmix_endpoint_t {
         /// The device's UUID.

@@ -414,4 +414,73 @@ exports! {
         // SAFETY: as transform takes them
         unsafe { transform(inbytes, size, outbytes, nbytes, |d| pmix_codec::compress::decompress(d).ok()) }
     }
+
+    /// `PMIx_Data_buffer_construct` (`PMIX_DATA_BUFFER_CONSTRUCT`): an empty buffer.
+    fn PMIx_Data_buffer_construct(buffer: *mut pmix_data_buffer_t) {
+        if !buffer.is_null() {
+            // SAFETY: checked non-NULL; the caller's storage, not yet holding bytes
+            unsafe { buffer.write(empty_buffer()) }
+        }
+    }
+
+    /// `PMIx_Data_buffer_create` (`PMIX_DATA_BUFFER_CREATE`): a malloc'd empty buffer (NULL when out of memory).
+    fn PMIx_Data_buffer_create() -> *mut pmix_data_buffer_t {
+        match c_calloc(1, size_of::<pmix_data_buffer_t>()) {
+            // calloc's zeroes are the empty buffer
+            Ok(p) => p as *mut pmix_data_buffer_t,
+            Err(_) => ptr::null_mut(),
+        }
+    }
+
+    /// `PMIx_Data_buffer_destruct` (`PMIX_DATA_BUFFER_DESTRUCT`): free the bytes, leave it empty.
+    fn PMIx_Data_buffer_destruct(buffer: *mut pmix_data_buffer_t) {
+        if !buffer.is_null() {
+            // SAFETY: checked non-NULL, a constructed buffer
+            clear(unsafe { &mut *buffer })
+        }
+    }
+
+    /// `PMIx_Data_buffer_release` (`PMIX_DATA_BUFFER_RELEASE`): destruct a created buffer and free it.
+    fn PMIx_Data_buffer_release(buffer: *mut pmix_data_buffer_t) {
+        if !buffer.is_null() {
+            // SAFETY: checked non-NULL, a buffer from PMIx_Data_buffer_create (malloc'd)
+            unsafe {
+                clear(&mut *buffer);
+                libc::free(buffer as *mut c_void);
+            }
+        }
+    }
+
+    /// `PMIx_Data_buffer_load` (`PMIX_DATA_BUFFER_LOAD`): the buffer takes the
+    /// malloc'd blob of `size` bytes, not copied, to unpack from (and frees it
+    /// when destructed, as libpmix does).
+    fn PMIx_Data_buffer_load(buffer: *mut pmix_data_buffer_t, data: *mut c_char, size: usize) {
+        if !buffer.is_null() {
+            // SAFETY: checked non-NULL; data is NULL or malloc'd with size bytes
+            adopt(unsafe { &mut *buffer }, data, size)
+        }
+    }
+
+    /// `PMIx_Data_buffer_unload` (`PMIX_DATA_BUFFER_UNLOAD`): the unread bytes
+    /// as a malloc'd blob at `*data` and their count at `*size` (NULL and 0
+    /// when none); the buffer is left empty.
+    fn PMIx_Data_buffer_unload(buffer: *mut pmix_data_buffer_t, data: *mut *mut c_void, size: *mut usize) {
+        if buffer.is_null() || data.is_null() || size.is_null() {
+            return;
+        }
+        // SAFETY: all three checked non-NULL
+        let (b, data, size) = unsafe { (&mut *buffer, &mut *data, &mut *size) };
+        *data = ptr::null_mut();
+        *size = 0;
+        // SAFETY: a constructed buffer
+        let Ok(rest) = (unsafe { unread(b) }) else { return };
+        if !rest.is_empty() {
+            let Ok(p) = c_calloc(rest.len(), 1) else { return };
+            // SAFETY: p has rest.len() bytes
+            unsafe { ptr::copy_nonoverlapping(rest.as_ptr(), p, rest.len()) };
+            *data = p as *mut c_void;
+            *size = rest.len();
+        }
+        clear(b);
+    }
 }

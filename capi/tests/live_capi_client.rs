@@ -9,7 +9,9 @@
 //! disconnect). And an Open MPI 4.1.4 program (interop/c/mpi_ring.c,
 //! mpicc: its PMIx component links libpmix.so.2) runs its ring under
 //! `pmixw run -n 4` on ours, which the trace of our calls
-//! (PMIX_CAPI_TRACE) shows it used.
+//! (PMIX_CAPI_TRACE) shows it used; the same program built with Open MPI
+//! 5.0.11's mpicc (the PyPI wheel) prints on ours under `pmixw run -n 2`
+//! what it prints on the wheel's libpmix 5.0.11 (over tcp).
 //!
 //! pmixw is the binary of the same cargo build (target/<profile>/pmixw,
 //! which `cargo live` and `cargo test --workspace` build); without it the
@@ -112,21 +114,27 @@ fn setup() -> Option<Setup> {
     Some(Setup { pmixw, out, lib })
 }
 
-/// Build `name` against libpmix, check the loader takes ours with
-/// LD_LIBRARY_PATH, run it on both: the sorted output lines of each.
-fn both(s: &Setup, name: &str) -> (Vec<String>, Vec<String>) {
-    let exe = interop::build_c(name, &s.out).unwrap_or_else(|e| panic!("{e}"));
-    let trace = Command::new(&exe)
-        .env("LD_LIBRARY_PATH", &s.lib)
+/// With `lib` first on LD_LIBRARY_PATH, the loader resolves `exe`'s
+/// libpmix.so.2 (its own or its libraries') to ours.
+fn assert_loads_ours(exe: &Path, lib: &Path) {
+    let trace = Command::new(exe)
+        .env("LD_LIBRARY_PATH", lib)
         .env("LD_TRACE_LOADED_OBJECTS", "1")
         .output()
         .unwrap();
     let trace = String::from_utf8_lossy(&trace.stdout);
-    let want = format!("libpmix.so.2 => {}", s.lib.join("libpmix.so.2").display());
+    let want = format!("libpmix.so.2 => {}", lib.join("libpmix.so.2").display());
     assert!(
         trace.contains(&want),
         "the loader did not take ours:\n{trace}"
     );
+}
+
+/// Build `name` against libpmix, check the loader takes ours with
+/// LD_LIBRARY_PATH, run it on both: the sorted output lines of each.
+fn both(s: &Setup, name: &str) -> (Vec<String>, Vec<String>) {
+    let exe = interop::build_c(name, &s.out).unwrap_or_else(|e| panic!("{e}"));
+    assert_loads_ours(&exe, &s.lib);
     let (ok_c, lines_c, err_c) = run(&s.pmixw, &exe, None);
     assert!(ok_c, "{name} with libpmix: {lines_c:?}\n{err_c}");
     let (ok, lines, err) = run(&s.pmixw, &exe, Some(&s.lib));
@@ -193,6 +201,53 @@ fn an_open_mpi_program_runs_on_ours_under_pmixw_run() {
             .filter(|l| *l == format!("pmix-capi: {call}"))
             .count();
         assert!(count >= n as usize, "{call} traced {count} times:\n{err}");
+    }
+}
+
+/// interop/c/mpi_ring.c built with Open MPI 5.0.11's mpicc (the PyPI
+/// wheel, whose libraries import libpmix 5's helpers and
+/// `pmix_framework_names`): the loader takes ours for the wheel's
+/// libraries, and the ring under `pmixw run -n 2` prints on ours what it
+/// prints on the wheel's libpmix 5.0.11, every rank through our calls.
+/// Both runs use Open MPI's tcp transport (`OMPI_MCA_btl=self,tcp`): with
+/// its default, shared memory, the ranks on ours disagree on whether they
+/// share the node and the ring hangs (spec-notes/capi.md, "What runs where").
+#[test]
+fn an_open_mpi_5_program_runs_on_ours_under_pmixw_run() {
+    let Some(s) = setup() else { return };
+    let Some(mpicc) = process::require("Open MPI 5.0.11 mpicc", hosts::mpicc5()) else {
+        return;
+    };
+    let exe = hosts::grid::compile_c(&mpicc, "mpi_ring", &s.out.join("mpi_ring5"), &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_loads_ours(&exe, &s.lib);
+    let btl = ("OMPI_MCA_btl", "self,tcp");
+    let (ok_c, lines_c, err_c) = run_n(&s.pmixw, &[exe.as_os_str()], None, N, &[btl]);
+    assert!(ok_c, "on libpmix 5.0.11: {lines_c:?}\n{err_c}");
+    interop::assert_mpi_ring(&lines_c.join("\n"), N, &err_c);
+    let (ok, lines, err) = run_n(
+        &s.pmixw,
+        &[exe.as_os_str()],
+        Some(&s.lib),
+        N,
+        &[btl, ("PMIX_CAPI_TRACE", "1")],
+    );
+    assert!(ok, "on ours: {lines:?}\n{err}");
+    assert_eq!(lines, lines_c);
+    // every rank initialized through us, exchanged its modex and finalized,
+    // and used libpmix 5's helpers (which 4.1.4 never calls)
+    for call in [
+        "PMIx_Init",
+        "PMIx_Fence_nb",
+        "PMIx_Finalize",
+        "PMIx_Load_nspace",
+        "PMIx_Info_destruct",
+    ] {
+        let count = err
+            .lines()
+            .filter(|l| *l == format!("pmix-capi: {call}"))
+            .count();
+        assert!(count >= N as usize, "{call} traced {count} times:\n{err}");
     }
 }
 
