@@ -210,13 +210,7 @@ fn read_peer(mut s: TcpStream, token: String, ev: Sender<Ev>) {
         match s.read(&mut buf) {
             Ok(0) => conn.closed(),
             Ok(n) => conn.handle_input(&buf[..n], Instant::now()),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock
-                        | std::io::ErrorKind::TimedOut
-                        | std::io::ErrorKind::Interrupted
-                ) => {}
+            Err(e) if pmix_wire::pmi::client::fd::no_bytes_yet(&e) => {}
             Err(_) => conn.closed(),
         }
         conn.handle_timeout(Instant::now());

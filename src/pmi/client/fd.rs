@@ -157,13 +157,7 @@ impl Conn {
                     self.client.handle_input(&buf[..n], Instant::now());
                     self.traffic.0.entry(r.name()).or_default().received += n as u64;
                 }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock
-                            | std::io::ErrorKind::TimedOut
-                            | std::io::ErrorKind::Interrupted
-                    ) => {}
+                Err(e) if no_bytes_yet(&e) => {}
                 Err(e) => return Err(Error::Io(format!("{}: {e}", r.name()))),
             }
         }
@@ -213,6 +207,18 @@ impl Conn {
             }),
         }
     }
+}
+
+/// A read that timed out or was interrupted: nothing came yet, and the
+/// socket is still good (a blocking read with a timeout, as the PMI-2
+/// driver and `pmixw run`'s bridge readers wait).
+pub fn no_bytes_yet(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock
+            | std::io::ErrorKind::TimedOut
+            | std::io::ErrorKind::Interrupted
+    )
 }
 
 #[cfg(test)]
