@@ -836,6 +836,44 @@ fn want_lines(prog: &str, n: u32) -> Vec<String> {
     v
 }
 
+/// The two unmodified programs of the "pmix-wire's libpmix" rows: a
+/// libpmix client (interop/c/pmix_kvs.c) and an Open MPI 4.1.4 program
+/// (interop/c/mpi_ring.c), built.
+fn kvs_and_ring(ctx: &Ctx, mpicc: &Path) -> Result<[(&'static str, PathBuf); 2], String> {
+    Ok([
+        (
+            "pmix_kvs",
+            crate::cbuild::build_c("pmix_kvs", &crate::cbuild::default_out_dir())?,
+        ),
+        (
+            "mpi_ring",
+            build_mpi(mpicc, "mpi_ring", &build_dir(ctx), "ompi414")?,
+        ),
+    ])
+}
+
+/// How many times our library's trace (`PMIX_CAPI_TRACE=1`) says `call`
+/// in a run's output.
+fn traced(out: &str, call: &str) -> usize {
+    let line = format!("pmix-capi: {call}");
+    out.lines().filter(|l| *l == line).count()
+}
+
+/// Open MPI 4.1.4's `mpirun -n N` as the grid runs it (as root, more
+/// ranks than cores), in the scratch directory; the rank's command line
+/// follows.
+fn mpirun4_cmd(mpirun: &Path, n: u32, ctx: &Ctx) -> Command {
+    let mut c = Command::new(mpirun);
+    c.args([
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "-n",
+        &n.to_string(),
+    ])
+    .current_dir(&ctx.scratch);
+    c
+}
+
 /// Unmodified programs, each run twice by the launcher `launch` makes
 /// (given `n` and the command line of one rank): on libpmix, and with
 /// each rank started as `env LD_LIBRARY_PATH=<ours> PMIX_CAPI_TRACE=1
@@ -857,16 +895,12 @@ fn ours_under(
         .and_then(|_| mpicc4())
         .and_then(|cc| our_libpmix(ctx).map(|l| (cc, l)));
     absent_or(found, |(cc, lib)| {
-        let progs = [
-            crate::cbuild::build_c("pmix_kvs", &crate::cbuild::default_out_dir()),
-            build_mpi(&cc, "mpi_ring", &build_dir(ctx), "ompi414"),
-        ];
+        let progs = match kvs_and_ring(ctx, &cc) {
+            Ok(p) => p,
+            Err(e) => return Outcome::Fail(e),
+        };
         let mut done = Vec::new();
-        for (name, exe) in ["pmix_kvs", "mpi_ring"].into_iter().zip(progs) {
-            let exe = match exe {
-                Ok(e) => e,
-                Err(e) => return Outcome::Fail(e),
-            };
+        for (name, exe) in progs {
             let ld = format!("LD_LIBRARY_PATH={}", lib.display());
             let mut runs = Vec::new();
             for ours in [false, true] {
@@ -882,18 +916,13 @@ fn ours_under(
                         Ok(x) => x,
                         Err(e) => return Outcome::Fail(format!("{name} on {which}: {e}")),
                     };
-                let traced = |call: &str| {
-                    out.lines()
-                        .filter(|l| *l == format!("pmix-capi: {call}"))
-                        .count()
-                };
                 let got = result_lines(&out);
                 if !ok || got != want_lines(name, n) {
                     return Outcome::Fail(format!(
                         "{name} on {which}: launcher ok {ok}, output:\n{out}"
                     ));
                 }
-                let (inits, fins) = (traced("PMIx_Init"), traced("PMIx_Finalize"));
+                let (inits, fins) = (traced(&out, "PMIx_Init"), traced(&out, "PMIx_Finalize"));
                 if ours && (inits < n as usize || fins < n as usize) {
                     return Outcome::Fail(format!(
                         "{name} on ours: {inits} PMIx_Init and {fins} PMIx_Finalize traced for {n} ranks:\n{out}"
@@ -933,28 +962,18 @@ fn mpirun4_on_our_server(ctx: &Ctx) -> Outcome {
             .and_then(|cc| our_libpmix(ctx).map(|l| (m, cc, l)))
     });
     absent_or(found, |(m, cc, lib)| {
-        let progs = [
-            crate::cbuild::build_c("pmix_kvs", &crate::cbuild::default_out_dir()),
-            build_mpi(&cc, "mpi_ring", &build_dir(ctx), "ompi414"),
-        ];
-        for (name, exe) in ["pmix_kvs", "mpi_ring"].into_iter().zip(progs) {
-            let exe = match exe {
-                Ok(e) => e,
-                Err(e) => return Outcome::Fail(e),
-            };
+        let progs = match kvs_and_ring(ctx, &cc) {
+            Ok(p) => p,
+            Err(e) => return Outcome::Fail(e),
+        };
+        for (name, exe) in progs {
             for ours in [false, true] {
-                let mut c = Command::new(&m);
-                c.args([
-                    "--allow-run-as-root",
-                    "--oversubscribe",
-                    "-n",
-                    &N.to_string(),
-                ]);
+                let mut c = mpirun4_cmd(&m, N, ctx);
                 if ours {
                     c.env("LD_LIBRARY_PATH", &lib).env("PMIX_CAPI_TRACE", "1");
                     c.args(["env", "-u", "LD_LIBRARY_PATH", "-u", "PMIX_CAPI_TRACE"]);
                 }
-                c.arg(&exe).current_dir(&ctx.scratch);
+                c.arg(&exe);
                 let which = if ours { "ours" } else { "libpmix" };
                 let (ok, out) = match run_logged(c, ctx, &format!("mpirun4-srv-{name}-{which}")) {
                     Ok(x) => x,
@@ -965,12 +984,8 @@ fn mpirun4_on_our_server(ctx: &Ctx) -> Outcome {
                         "{name}, mpirun on {which}: launcher ok {ok}, output:\n{out}"
                     ));
                 }
-                let traced = |call: &str| {
-                    out.lines()
-                        .filter(|l| *l == format!("pmix-capi: {call}"))
-                        .count()
-                };
-                if ours && (traced("PMIx_server_init") == 0 || traced("PMIx_Init") > 0) {
+                if ours && (traced(&out, "PMIx_server_init") == 0 || traced(&out, "PMIx_Init") > 0)
+                {
                     return Outcome::Fail(format!(
                         "{name}: mpirun did not serve on ours (or a rank left libpmix):\n{out}"
                     ));
@@ -986,15 +1001,8 @@ fn mpirun4_on_our_server(ctx: &Ctx) -> Outcome {
 fn ours_under_mpirun4(ctx: &Ctx) -> Outcome {
     absent_or(mpirun4(), |m| {
         ours_under(ctx, "mpirun4-ours", N, &[], &|n, argv| {
-            let mut c = Command::new(&m);
-            c.args([
-                "--allow-run-as-root",
-                "--oversubscribe",
-                "-n",
-                &n.to_string(),
-            ])
-            .args(argv)
-            .current_dir(&ctx.scratch);
+            let mut c = mpirun4_cmd(&m, n, ctx);
+            c.args(argv);
             c
         })
     })
