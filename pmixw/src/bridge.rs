@@ -335,9 +335,10 @@ impl Inbound {
         });
     }
 
-    /// Bytes read from the connection at `now`.
+    /// Bytes read from the connection at `now`: a Hello deadline `now` has
+    /// passed expires first ([`Inbound::handle_timeout`]), as in every core.
     pub fn handle_input(&mut self, data: &[u8], now: Instant) {
-        let _ = now;
+        self.handle_timeout(now);
         if self.done {
             return;
         }
@@ -549,6 +550,11 @@ mod tests {
         c.handle_timeout(t0 + HELLO_TIMEOUT);
         assert_eq!(c.poll_event(), refused(Refusal::NoHello));
         assert_eq!(c.poll_timeout(), None);
+        // a Hello that comes after the deadline is refused as none
+        let mut c = Inbound::new("t0k", t0);
+        c.handle_input(&hello("t0k", 1), t0 + HELLO_TIMEOUT);
+        assert_eq!(c.poll_event(), refused(Refusal::NoHello));
+        assert_eq!(c.poll_event(), None);
         let mut c = Inbound::new("t0k", t0);
         c.handle_input(&hello("other", 1), t0);
         assert_eq!(c.poll_event(), refused(Refusal::WrongToken));

@@ -407,10 +407,12 @@ impl Client {
         !self.waiting.is_empty()
     }
 
-    /// Bytes from the server, at `now` (deadlines run from the send:
-    /// [`Client::send_by`]).
+    /// Bytes from the server, at `now`: a deadline `now` has passed
+    /// expires first ([`Client::handle_timeout`]), as in every core, so an
+    /// answer that comes late is late whether or not the driver woke the
+    /// core at its deadline.
     pub fn handle_input(&mut self, data: &[u8], now: Instant) {
-        let _ = now;
+        self.handle_timeout(now);
         self.buf.extend_from_slice(data);
     }
 
@@ -915,6 +917,12 @@ mod tests {
         }));
         assert_eq!(c.poll_event(), timeout);
         // the late answer changes nothing: the connection is over
+        c.handle_input(b"28    cmd=kvs-fence-response;rc=0;", t0 + limit);
+        assert_eq!(c.poll_event(), timeout);
+        // an answer that comes after its deadline is late even when the
+        // driver did not wake the core at the deadline
+        let mut c = ready();
+        c.send_by(&Request::KvsFence, t0, limit).unwrap();
         c.handle_input(b"28    cmd=kvs-fence-response;rc=0;", t0 + limit);
         assert_eq!(c.poll_event(), timeout);
     }

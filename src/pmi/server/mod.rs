@@ -570,11 +570,11 @@ impl Server {
         self.out.transmits.pop_front()
     }
 
-    /// Bytes from a connection, at `now` (the PMI wire has no deadline
-    /// inside a message; `now` keeps the verbs of every core, and the
-    /// naming deadline runs from [`Server::open`]).
+    /// Bytes from a connection, at `now`: what `now` has passed expires
+    /// first ([`Server::handle_timeout`]), as in every core, so bytes of a
+    /// connection past its naming deadline are not read.
     pub fn handle_input(&mut self, conn: ConnId, data: &[u8], now: Instant) {
-        let _ = now;
+        self.handle_timeout(now);
         let lim = self.limits;
         let Some(c) = self.conns.get_mut(&conn) else {
             return;

@@ -705,6 +705,15 @@ fn an_anonymous_connection_must_name_itself_in_time() {
     assert_eq!(s.poll_transmit(), Some(Transmit::Close(1)));
     assert_eq!(s.poll_transmit(), None);
     assert_eq!(s.poll_timeout(), None);
+    // bytes of a connection past its deadline are not read: it is closed
+    s.open(4, None, t0());
+    s.handle_input(
+        4,
+        b"cmd=init pmi_version=1 pmi_subversion=1\n",
+        t0() + IDENTIFY_TIMEOUT,
+    );
+    assert_eq!(s.poll_transmit(), Some(Transmit::Close(4)));
+    assert_eq!(s.poll_transmit(), None);
     // the named ones still answer
     assert_eq!(
         ask(&mut s, 0, "cmd=init pmi_version=1 pmi_subversion=1\n")[0],
