@@ -7,7 +7,7 @@ use pmix_codec::Format;
 use pmix_types::enums::Scope;
 use pmix_types::hex::decode as hex;
 use pmix_types::{Proc, Value, RANK_WILDCARD};
-use pmix_wire::client::{ClientEnv, ClientError, Core, EnvError, Event};
+use pmix_wire::client::{ClientEnv, ClientError, Core, EnvError, Event, GetPlan};
 use std::time::Instant;
 
 fn env() -> ClientEnv {
@@ -151,6 +151,42 @@ fn reserved_keys_resolve_locally_only_for_our_own_job() {
     assert!(c.resolves_locally(&r1, "pmixfoo"));
     assert!(!c.resolves_locally(&r1, "ch.str"));
     assert!(!c.resolves_locally(&Proc::new("otherjob", 0), "pmix.job.size"));
+}
+
+/// PMIX_OPTIONAL answers from what the client holds; PMIX_IMMEDIATE asks
+/// the server, carrying the flag (so that the server answers at once from
+/// its own store), as libpmix 4.2.2's and 5.0.11's clients do: Open MPI 5
+/// gets a local peer's shared-memory modex (`btl.sm.5.0`) so, and without
+/// the GET a rank finds its peer unreachable.
+#[test]
+fn optional_stays_local_and_immediate_asks_the_server() {
+    let c = connected();
+    let r1 = Proc::new("chjob", 1);
+    let flag = |k: &str| vec![pmix_types::Info::new(k, Value::Bool(true))];
+    assert_eq!(
+        c.plan_get(&r1, "btl.sm.5.0", &flag("pmix.optional")),
+        GetPlan::NotFound
+    );
+    assert_eq!(
+        c.plan_get(&r1, "btl.sm.5.0", &flag("pmix.immediate")),
+        GetPlan::Ask(Request::Get {
+            nspace: Some("chjob".into()),
+            rank: 1,
+            info: flag("pmix.immediate"),
+            key: Some(Some("btl.sm.5.0".into())),
+        })
+    );
+    // a false flag is no flag
+    let off = vec![pmix_types::Info::new("pmix.optional", Value::Bool(false))];
+    assert!(matches!(
+        c.plan_get(&r1, "btl.sm.5.0", &off),
+        GetPlan::Ask(_)
+    ));
+    // what the client holds is answered locally either way
+    assert_eq!(
+        c.plan_get(&r1, "pmix.lrank", &flag("pmix.immediate")),
+        GetPlan::Local(Value::Uint16(1))
+    );
 }
 
 #[test]

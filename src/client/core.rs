@@ -811,19 +811,20 @@ impl Core {
     /// PMIx_Get's decision: the local cache first (job info, our own puts,
     /// earlier fetches); a reserved (`pmix`…) key of our own job is
     /// resolved from the job data alone (the PMIx_Get RFC; libpmix 4.2.2's
-    /// client does the same); PMIX_OPTIONAL / PMIX_IMMEDIATE in `extra`
-    /// never ask the server; anything else is a GET.
+    /// client does the same); PMIX_OPTIONAL in `extra` never asks the
+    /// server; anything else is a GET — PMIX_IMMEDIATE included, which the
+    /// request carries so that the server answers from what it holds at
+    /// once instead of waiting or asking its host (libpmix 4.2.2's and
+    /// 5.0.11's clients send it too; Open MPI 5 fetches a peer's
+    /// shared-memory modex so).
     pub fn plan_get(&self, proc: &Proc, key: &str, extra: &[Info]) -> GetPlan {
         if let Some(v) = self.get_local(proc, key) {
             return GetPlan::Local(v);
         }
-        let immediate = extra.iter().any(|i| {
-            matches!(
-                i.key.as_pstring().as_bytes(),
-                b"pmix.immediate" | b"pmix.optional"
-            ) && i.value == Value::Bool(true)
+        let optional = extra.iter().any(|i| {
+            i.key.as_pstring().as_bytes() == b"pmix.optional" && i.value == Value::Bool(true)
         });
-        if self.resolves_locally(proc, key) || immediate {
+        if self.resolves_locally(proc, key) || optional {
             return GetPlan::NotFound;
         }
         GetPlan::Ask(Request::Get {

@@ -113,14 +113,16 @@ impl GetOpts {
         self.optional = yes;
         self
     }
-    /// `PMIX_IMMEDIATE`: as `optional`, never wait for the server.
+    /// `PMIX_IMMEDIATE`: what is not held locally is asked of the server,
+    /// which answers from what it holds at once (NOT_FOUND if nothing),
+    /// never waiting for the key or asking its host.
     pub fn immediate(mut self, yes: bool) -> Self {
         self.immediate = yes;
         self
     }
-    /// Whether the answer comes from local data alone.
+    /// Whether the answer comes from local data alone (`optional`).
     pub fn is_local_only(&self) -> bool {
-        self.optional || self.immediate
+        self.optional
     }
     /// The attributes the request carries.
     pub fn to_info(&self) -> Vec<Info> {
