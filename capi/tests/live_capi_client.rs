@@ -11,7 +11,7 @@
 //! `pmixw run -n 4` on ours, which the trace of our calls
 //! (PMIX_CAPI_TRACE) shows it used; the same program built with Open MPI
 //! 5.0.11's mpicc (the PyPI wheel) prints on ours under `pmixw run -n 2`
-//! what it prints on the wheel's libpmix 5.0.11 (over tcp).
+//! what it prints on the wheel's libpmix 5.0.11 (over shared memory).
 //!
 //! pmixw is the binary of the same cargo build (target/<profile>/pmixw,
 //! which `cargo live` and `cargo test --workspace` build); without it the
@@ -208,10 +208,12 @@ fn an_open_mpi_program_runs_on_ours_under_pmixw_run() {
 /// wheel, whose libraries import libpmix 5's helpers and
 /// `pmix_framework_names`): the loader takes ours for the wheel's
 /// libraries, and the ring under `pmixw run -n 2` prints on ours what it
-/// prints on the wheel's libpmix 5.0.11, every rank through our calls.
-/// Both runs use Open MPI's tcp transport (`OMPI_MCA_btl=self,tcp`): with
-/// its default, shared memory, the ranks on ours disagree on whether they
-/// share the node and the ring hangs (spec-notes/capi.md, "What runs where").
+/// prints on the wheel's libpmix 5.0.11, every rank through our calls, with
+/// Open MPI's default transports: shared memory between the two ranks,
+/// whose modex (`btl.sm.5.0`) each rank gets of the other with
+/// PMIX_IMMEDIATE, which our client asks the server (before it did not,
+/// and one rank found the other unreachable: the ring hung); and once more
+/// with `OMPI_MCA_btl=self,sm`, so that a fall back to tcp cannot hide it.
 #[test]
 fn an_open_mpi_5_program_runs_on_ours_under_pmixw_run() {
     let Some(s) = setup() else { return };
@@ -221,21 +223,24 @@ fn an_open_mpi_5_program_runs_on_ours_under_pmixw_run() {
     let exe = hosts::grid::compile_c(&mpicc, "mpi_ring", &s.out.join("mpi_ring5"), &[])
         .unwrap_or_else(|e| panic!("{e}"));
     assert_loads_ours(&exe, &s.lib);
-    let btl = ("OMPI_MCA_btl", "self,tcp");
-    let (ok_c, lines_c, err_c) = run_n(&s.pmixw, &[exe.as_os_str()], None, N, &[btl]);
-    assert!(ok_c, "on libpmix 5.0.11: {lines_c:?}\n{err_c}");
-    interop::assert_mpi_ring(&lines_c.join("\n"), N, &err_c);
-    let (ok, lines, err) = run_n(
-        &s.pmixw,
-        &[exe.as_os_str()],
-        Some(&s.lib),
-        N,
-        &[btl, ("PMIX_CAPI_TRACE", "1")],
-    );
-    assert!(ok, "on ours: {lines:?}\n{err}");
-    assert_eq!(lines, lines_c);
-    // every rank initialized through us, exchanged its modex and finalized,
-    // and used libpmix 5's helpers (which 4.1.4 never calls)
+    for btl in [None, Some(("OMPI_MCA_btl", "self,sm"))] {
+        let (ok_c, lines_c, err_c) =
+            run_n(&s.pmixw, &[exe.as_os_str()], None, N, &Vec::from_iter(btl));
+        assert!(ok_c, "{btl:?} on libpmix 5.0.11: {lines_c:?}\n{err_c}");
+        interop::assert_mpi_ring(&lines_c.join("\n"), N, &err_c);
+        let mut env = Vec::from_iter(btl);
+        env.push(("PMIX_CAPI_TRACE", "1"));
+        let (ok, lines, err) = run_n(&s.pmixw, &[exe.as_os_str()], Some(&s.lib), N, &env);
+        assert!(ok, "{btl:?} on ours: {lines:?}\n{err}");
+        assert_eq!(lines, lines_c, "{btl:?}");
+        traced_open_mpi_5(&err);
+    }
+}
+
+/// Every rank of an Open MPI 5 job on ours (stderr `err` of a traced run)
+/// initialized through us, exchanged its modex and finalized, and used
+/// libpmix 5's helpers (which 4.1.4 never calls).
+fn traced_open_mpi_5(err: &str) {
     for call in [
         "PMIx_Init",
         "PMIx_Fence_nb",
@@ -423,4 +428,80 @@ fn concurrent_calls_from_threads_answer_right_on_ours() {
         .collect();
     assert_eq!(theirs, want, "libpmix");
     assert_eq!(ours, want);
+}
+
+/// Open MPI 4.1.4's mpi_ring under PRRTE 5.0.11's `prterun -n 2` with no
+/// launcher hint (no `FLUX_JOB_ID`): Open MPI 4.1.4 does not take PRRTE
+/// 5's environment for a launch, so each rank starts as a singleton, whose
+/// ess module forks its own daemon (`orted`, which inherits the rank's
+/// LD_LIBRARY_PATH and so serves the singleton through our server half:
+/// PMIx_server_init in our trace) and connects to it. On libpmix and on
+/// ours each rank prints "rank 0 of 1"; the same lines on both, each rank
+/// on ours traced through PMIx_Init and its daemon through
+/// PMIx_server_init, the run on libpmix not at all.
+#[test]
+fn open_mpi_4_singletons_under_prterun_run_on_ours_as_on_libpmix() {
+    let Some(s) = setup() else { return };
+    let Some(mpicc) = process::require("Open MPI 4.1.4 mpicc", hosts::mpicc4()) else {
+        return;
+    };
+    let Some(prterun) = process::require("PRRTE 5.0.11 prterun", hosts::prterun5()) else {
+        return;
+    };
+    let exe = hosts::grid::compile_c(&mpicc, "mpi_ring", &s.out.join("mpi_ring_single"), &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let run = |ours: bool| {
+        let mut c = Command::new(&prterun);
+        c.args(["--allow-run-as-root", "--map-by", ":OVERSUBSCRIBE", "-n"])
+            .arg(N.to_string())
+            .arg("env");
+        if ours {
+            c.arg(format!("LD_LIBRARY_PATH={}", s.lib.display()))
+                .arg("PMIX_CAPI_TRACE=1");
+        }
+        c.arg(&exe)
+            .current_dir(&s.out)
+            .env_remove("FLUX_JOB_ID")
+            .env_remove("LD_LIBRARY_PATH")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (v, _) in pmix_codec::select::SERVER_URI_VARS {
+            c.env_remove(v);
+        }
+        let what = format!("prterun of mpi_ring, ours {ours}");
+        let o = process::output_within(c.spawn().unwrap(), process::HANG, &what);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(o.status.success(), "{what}: {:?}\n{text}", o.status);
+        let mut lines: Vec<String> = text
+            .lines()
+            .filter(|l| l.starts_with("mpi rank "))
+            .map(String::from)
+            .collect();
+        lines.sort();
+        let traced = |call: &str| {
+            text.lines()
+                .filter(|l| *l == format!("pmix-capi: {call}"))
+                .count()
+        };
+        (lines, traced("PMIx_Init"), traced("PMIx_server_init"), text)
+    };
+    let (theirs, inits_c, servers_c, text_c) = run(false);
+    let want =
+        vec!["mpi rank 0 of 1: ring from 0, sum 0, bcast broadcast: ok".to_string(); N as usize];
+    assert_eq!(theirs, want, "on libpmix:\n{text_c}");
+    assert_eq!(
+        (inits_c, servers_c),
+        (0, 0),
+        "libpmix's run called ours:\n{text_c}"
+    );
+    let (ours, inits, servers, text) = run(true);
+    assert_eq!(ours, theirs, "on ours:\n{text}");
+    assert!(
+        inits >= N as usize && servers >= N as usize,
+        "{inits} PMIx_Init, {servers} PMIx_server_init traced for {N} singletons:\n{text}"
+    );
 }
