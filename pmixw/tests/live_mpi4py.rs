@@ -340,15 +340,6 @@ fn ours_env(lib: &Path) -> Vec<String> {
 #[test]
 fn mpi4py_comm_session_dynproc_on_our_libpmix_under_mpirun_and_prterun() {
     use pmix_test_kit::hosts;
-    let prterun_args = [
-        "--allow-run-as-root",
-        "--map-by",
-        ":OVERSUBSCRIBE",
-        "-n",
-        "2",
-        "-x",
-        "OUT",
-    ];
     subset_on_ours_under(
         "Open MPI 4.1.4",
         &hosts::mpi4py_ompi4_venv(),
@@ -362,7 +353,7 @@ fn mpi4py_comm_session_dynproc_on_our_libpmix_under_mpirun_and_prterun() {
             (
                 "prterun5",
                 hosts::prterun5(),
-                &prterun_args[..],
+                PRTE_ARGS,
                 Some("FLUX_JOB_ID=prterun"),
             ),
         ],
@@ -385,25 +376,28 @@ fn mpi4py_comm_session_dynproc_on_our_libpmix_under_mpirun_and_prterun() {
 #[test]
 fn mpi4py_comm_session_dynproc_open_mpi_5_on_our_libpmix_under_mpirun_and_prterun() {
     use pmix_test_kit::hosts;
-    let args = [
-        "--allow-run-as-root",
-        "--map-by",
-        ":OVERSUBSCRIBE",
-        "-n",
-        "2",
-        "-x",
-        "OUT",
-    ];
     subset_on_ours_under(
         "Open MPI 5.0.11",
         &hosts::venv_dir(),
         &[
-            ("mpirun5", hosts::mpirun5(), &args[..], None),
-            ("prterun5", hosts::prterun5(), &args[..], None),
+            ("mpirun5", hosts::mpirun5(), PRTE_ARGS, None),
+            ("prterun5", hosts::prterun5(), PRTE_ARGS, None),
         ],
         &["pmix-capi: PMIx_Load_nspace"],
     );
 }
+
+/// The arguments of PRRTE 5.0.11's launchers (`prterun`, and the wheel's
+/// `mpirun` over it) before the program: 2 ranks as root, `OUT` passed on.
+const PRTE_ARGS: &[&str] = &[
+    "--allow-run-as-root",
+    "--map-by",
+    ":OVERSUBSCRIBE",
+    "-n",
+    "2",
+    "-x",
+    "OUT",
+];
 
 /// A reference launcher: its tag, where it is, its arguments before the
 /// program, and a `K=V` the ranks are given on both libraries.
