@@ -17,6 +17,10 @@
 //! - jctrl.c: OpenPMIx's jctrl request (preemptible, checkpoint method)
 //!   and what follows from it; cleanup registration; what no host here
 //!   does (restart, provision) is NOT_SUPPORTED.
+//! - hbeat.c: OpenPMIx 4.2.2's jctrl example's calls (its job-control
+//!   request with the checkpoint method's type unset, heartbeat
+//!   monitoring, PMIx_Heartbeat, a fence): a silent rank is alerted for,
+//!   a beating one is not (issue #36 item 4).
 //! - beside.c: 8 ranks, each beside a helper it forked that connected
 //!   first as the same rank (staying connected, or gone before the rank
 //!   connects).
@@ -455,6 +459,60 @@ fn job_control(kind: Kind) {
         .expect("cleanup_file line");
     assert!(!Path::new(file.trim()).exists(), "{file} left behind");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The lines of `out` that start with `prefix`, status names as 4.2.2
+/// spells them (5.0.11's carry a `PMIX_` prefix).
+fn lines_of(out: &str, prefix: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| l.starts_with(prefix))
+        .map(|l| l.replace(" PMIX_", " "))
+        .collect()
+}
+
+fn heartbeat(kind: Kind) {
+    let Some(exe) = build(kind, "hbeat") else {
+        return;
+    };
+    let dir = scratch(&format!("{kind:?}-hbeat"));
+    // the reference: mpirun 4.1.4 accepts the example's requests and beats
+    // (and raises no alert for the silent rank within 5 s: spec-notes/server.md)
+    if kind == Kind::C422 {
+        if let Some((code, out)) = reference(Launcher::Mpirun4, 2, &exe, &["5"], &dir) {
+            assert_eq!(code, 0, "{out}");
+            for s in ["example", "monitor", "fence"] {
+                assert_eq!(
+                    lines_of(&out, &format!("status {s} ")),
+                    vec![format!("status {s} SUCCESS"); 2],
+                    "mpirun 4.1.4 {s}: {out}"
+                );
+            }
+            println!("mpirun 4.1.4 alerts: {:?}", lines_of(&out, "alert "));
+        }
+    }
+    let (code, out) = ours(2, &exe, &["60"], &dir);
+    assert_eq!(code, 0, "{out}");
+    for s in ["example", "monitor", "fence"] {
+        assert_eq!(
+            lines_of(&out, &format!("status {s} ")),
+            vec![format!("status {s} SUCCESS"); 2],
+            "{kind:?} {s}: {out}"
+        );
+    }
+    // rank 1 (silent, PROC_LOCAL) is alerted for, to itself; rank 0 beats
+    // and hears of nobody
+    assert_eq!(lines_of(&out, "alert "), ["alert 1 1"], "{kind:?}: {out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn libpmix_422_heartbeat_monitoring_alerts_for_the_silent_rank() {
+    heartbeat(Kind::C422);
+}
+
+#[test]
+fn libpmix_5011_heartbeat_monitoring_alerts_for_the_silent_rank() {
+    heartbeat(Kind::C5011);
 }
 
 #[test]

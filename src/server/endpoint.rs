@@ -8,7 +8,7 @@
 
 use super::jobs::{Job, RankState};
 use super::{
-    collective, connection, dstore, events, group, info_true, jobctl, jobinfo, modex, name, pubsub,
+    collective, connection, dstore, events, group, info_true, jobctl, jobinfo, modex, monitor, name, pubsub,
     query, requests, tool_peers, CollKind, ConnId, ConnState, HostEvent, JobSpec, Limits, NodeMap,
     Output, Refusal, Transmit, Verify, RANK_WILDCARD,
 };
@@ -66,6 +66,8 @@ pub struct Server {
     pub(super) groups: group::Groups,
     /// Checkpoint methods, preemptible processes, cleanups (jobctl.rs).
     pub(super) jobctl: jobctl::State,
+    /// Heartbeat monitors (monitor.rs).
+    pub(super) monitors: monitor::Monitors,
 }
 
 impl Server {
@@ -87,6 +89,7 @@ impl Server {
             tools: tool_peers::Tools::default(),
             groups: group::Groups::default(),
             jobctl: jobctl::State::default(),
+            monitors: monitor::Monitors::default(),
         }
     }
 
@@ -252,6 +255,7 @@ impl Server {
             .into_iter()
             .chain(self.pubsub.next_deadline())
             .chain(self.conns.next_deadline())
+            .chain(self.monitors.next_deadline())
             .min()
     }
 
@@ -267,6 +271,7 @@ impl Server {
         for (conn, t) in self.pubsub.take_due(now) {
             self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
         }
+        self.monitors_due(now);
     }
 
     /// Bytes received on a connection, at `now`.
@@ -304,6 +309,7 @@ impl Server {
         self.pubsub.drop_conn(id);
         self.requests.drop_conn(id);
         self.jobinfo.drop_conn(id);
+        self.monitors.drop_conn(id);
         if let ConnState::Client { proc } = c.state {
             self.client_closed(id, proc, c.finalized);
         }
@@ -334,6 +340,7 @@ impl Server {
             return Err(Refusal::BadRequest(t));
         };
         if t == tag::HEARTBEAT && payload.is_empty() {
+            self.monitors.beat(id);
             return Ok(());
         }
         // garbage after the handshake drops this peer only, and the
@@ -454,6 +461,11 @@ impl Server {
                 targets,
                 directives,
             } => self.job_control(id, t, proc, targets, &directives),
+            Request::Monitor {
+                monitor,
+                error,
+                directives,
+            } => self.monitor(id, t, proc, &monitor, error, &directives, now),
             Request::Spawn { info, apps } => {
                 let request = self.requests.spawn((id, t));
                 self.out.push_back(Output::Host(HostEvent::Spawn {
