@@ -728,3 +728,48 @@ fn heartbeat_monitors_alert_for_silent_ranks_alone() {
     pair.drive();
     assert_eq!(status(pair.reply(ps[0], t)), -47);
 }
+
+/// Issue #36 item 6: a group built by invitation exists once its leader
+/// notifies PMIX_GROUP_CONSTRUCT_COMPLETE to the members (as libpmix's
+/// PMIx_Group_invite does): a fence over `(group, WILDCARD)` spans those
+/// members and completes without the rank left out.
+#[test]
+fn a_group_announced_by_its_leader_can_fence() {
+    use pmix_types::{DataArray, DataType};
+    let mut pair = Pair::new(&[("ag", 4)]);
+    let ps: Vec<usize> = (0..4).map(|r| pair.init("ag", r)).collect();
+    let members: Vec<Value> = [0u32, 2, 3]
+        .iter()
+        .map(|r| Value::Proc(Box::new(Proc::new("ag", *r))))
+        .collect();
+    let t = pair.send(
+        ps[0],
+        &Request::Notify {
+            status: pmix_types::status::codes::PMIX_GROUP_CONSTRUCT_COMPLETE,
+            range: pmix_types::names::data_range::CUSTOM,
+            info: vec![
+                Info::new(
+                    "pmix.evrange",
+                    Value::DataArray(Box::new(DataArray::new(DataType::Proc, members).unwrap())),
+                ),
+                Info::new("pmix.evnondef", Value::Bool(true)),
+                Info::new("pmix.grp.id", Value::String(Some("ourgroup".into()))),
+            ],
+        },
+    );
+    pair.drive();
+    assert!(ok(&pair.reply(ps[0], t).unwrap()));
+    let fence = Request::Fence {
+        procs: vec![Proc::new("ourgroup", RANK_WILDCARD)],
+        info: vec![],
+    };
+    let tags: Vec<(usize, u32)> = [0usize, 2, 3]
+        .iter()
+        .map(|&r| (r, pair.send(ps[r], &fence)))
+        .collect();
+    pair.drive();
+    for (r, t) in tags {
+        let reply = pair.reply(ps[r], t);
+        assert!(reply.as_ref().is_some_and(ok), "rank {r}: {reply:?}");
+    }
+}
