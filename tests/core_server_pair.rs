@@ -663,7 +663,10 @@ fn heartbeat_monitors_alert_for_silent_ranks_alone() {
         assert_eq!(status(pair.reply(p, t)), 0);
     }
     assert_eq!(pair.server.monitors(), 3);
-    assert_eq!(pair.server.poll_timeout(), Some(pair.now + Duration::from_secs(1)));
+    assert_eq!(
+        pair.server.poll_timeout(),
+        Some(pair.now + Duration::from_secs(1))
+    );
     // (receiving rank, alert source) in arrival order, taken from each peer
     let alerts = |pair: &mut Pair| -> Vec<(usize, u32)> {
         let mut got = Vec::new();

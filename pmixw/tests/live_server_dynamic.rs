@@ -544,7 +544,10 @@ fn local_cids(kind: Kind) {
     };
     for r in 0..3 {
         for s in ["construct", "destruct", "fence"] {
-            assert!(lines.contains(&format!("{s} {r} SUCCESS")), "{s} {r}: {lines:?}");
+            assert!(
+                lines.contains(&format!("{s} {r} SUCCESS")),
+                "{s} {r}: {lines:?}"
+            );
         }
         assert!(lines.contains(&format!("ctxid {r} some")), "{lines:?}");
         // every member reads every member's, the group live and gone
@@ -576,11 +579,20 @@ fn async_groups(kind: Kind) {
         assert!(lines.contains(&format!("complete {r} 1")), "{lines:?}");
     }
     for r in [0, 2, 3] {
-        assert!(lines.contains(&format!("groupfence {r} SUCCESS")), "{lines:?}");
+        assert!(
+            lines.contains(&format!("groupfence {r} SUCCESS")),
+            "{lines:?}"
+        );
     }
     for r in [1, 2, 3] {
-        assert!(lines.contains(&format!("termconstruct {r} SUCCESS")), "{lines:?}");
-        assert!(lines.contains(&format!("termfence {r} SUCCESS")), "{lines:?}");
+        assert!(
+            lines.contains(&format!("termconstruct {r} SUCCESS")),
+            "{lines:?}"
+        );
+        assert!(
+            lines.contains(&format!("termfence {r} SUCCESS")),
+            "{lines:?}"
+        );
     }
     for r in 0..4 {
         assert!(lines.contains(&format!("fence {r} SUCCESS")), "{lines:?}");

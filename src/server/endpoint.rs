@@ -8,9 +8,9 @@
 
 use super::jobs::{Job, RankState};
 use super::{
-    collective, connection, dstore, events, group, info_true, jobctl, jobinfo, modex, monitor, name, pubsub,
-    query, requests, tool_peers, CollKind, ConnId, ConnState, HostEvent, JobSpec, Limits, NodeMap,
-    Output, Refusal, Transmit, Verify, RANK_WILDCARD,
+    collective, connection, dstore, events, group, info_true, jobctl, jobinfo, modex, monitor,
+    name, pubsub, query, requests, tool_peers, CollKind, ConnId, ConnState, HostEvent, JobSpec,
+    Limits, NodeMap, Output, Refusal, Transmit, Verify, RANK_WILDCARD,
 };
 use crate::link::Incoming;
 use pmix_codec::frame::tag;
@@ -465,7 +465,14 @@ impl Server {
                 monitor,
                 error,
                 directives,
-            } => self.monitor(id, t, proc, &monitor, error, &directives, now),
+            } => {
+                let ask = monitor::Ask {
+                    what: &monitor,
+                    error,
+                    directives: &directives,
+                };
+                self.monitor(id, t, proc, ask, now)
+            }
             Request::Spawn { info, apps } => {
                 let request = self.requests.spawn((id, t));
                 self.out.push_back(Output::Host(HostEvent::Spawn {

@@ -140,18 +140,22 @@ fn string_of(v: &Value) -> Option<String> {
     }
 }
 
+/// A MONITOR request's fields: what to monitor, the status to raise, its
+/// attributes.
+pub(super) struct Ask<'a> {
+    pub(super) what: &'a Info,
+    pub(super) error: i32,
+    pub(super) directives: &'a [Info],
+}
+
 impl Server {
     /// MONITOR from `proc` on connection `id`, at `now`.
-    pub(super) fn monitor(
-        &mut self,
-        id: ConnId,
-        t: u32,
-        proc: Proc,
-        what: &Info,
-        error: i32,
-        directives: &[Info],
-        now: Instant,
-    ) {
+    pub(super) fn monitor(&mut self, id: ConnId, t: u32, proc: Proc, ask: Ask, now: Instant) {
+        let Ask {
+            what,
+            error,
+            directives,
+        } = ask;
         let given = |k: &str| {
             directives
                 .iter()
@@ -226,7 +230,7 @@ impl Server {
                 Value::Proc(Box::new(source.clone())),
             )];
             if r == range::PROC_LOCAL {
-                self.deliver_to(&[source.clone()], code, &source, info);
+                self.deliver_to(std::slice::from_ref(&source), code, &source, info);
             } else {
                 self.deliver_event(None, code, &source, info, r);
             }
