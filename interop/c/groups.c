@@ -25,28 +25,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "waits.h"
+
 static pmix_proc_t me;
-static volatile int flag = 0;
-
-static void on_reg(pmix_status_t s, size_t ref, void *d) {
-    (void) s;
-    (void) ref;
-    (void) d;
-    flag = 1;
-}
-
-static void wait_flag(void) {
-    for (int i = 0; i < 60000 && !flag; i++) {
-        usleep(1000);
-    }
-}
-
-static void reg(pmix_status_t code, pmix_notification_fn_t fn) {
-    flag = 0;
-    PMIx_Register_event_handler(&code, 1, NULL, 0, fn, on_reg, NULL);
-    wait_flag();
-}
-
 static volatile int complete = 0;
 static void on_complete(size_t id, pmix_status_t status, const pmix_proc_t *source,
                         pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
@@ -87,20 +68,6 @@ static void on_invited(size_t id, pmix_status_t status, const pmix_proc_t *sourc
     if (cbfunc) {
         cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
     }
-}
-
-static volatile int built = 0;
-static pmix_status_t built_status;
-static void on_built(pmix_status_t st, pmix_info_t *info, size_t ninfo, void *cbdata,
-                     pmix_release_cbfunc_t release_fn, void *release_cbdata) {
-    (void) info;
-    (void) ninfo;
-    (void) cbdata;
-    built_status = st;
-    if (release_fn) {
-        release_fn(release_cbdata);
-    }
-    built = 1;
 }
 
 static pmix_status_t group_fence(const char *grp) {
@@ -211,13 +178,8 @@ static int async(uint32_t n) {
         pmix_info_t term;
         bool yes = true;
         PMIX_INFO_LOAD(&term, PMIX_GROUP_NOTIFY_TERMINATION, &yes, PMIX_BOOL);
-        rc = PMIx_Group_construct_nb("tg", procs, 3, &term, 1, on_built, NULL);
-        if (PMIX_SUCCESS == rc) {
-            for (int i = 0; i < 60000 && !built; i++) {
-                usleep(1000);
-            }
-            rc = built ? built_status : PMIX_ERR_TIMEOUT;
-        }
+        w_arm();
+        rc = w_wait(PMIx_Group_construct_nb("tg", procs, 3, &term, 1, w_info_cb, NULL), 60000);
         printf("termconstruct %u %s\n", me.rank, PMIx_Error_string(rc));
         rc = group_fence("tg");
         printf("termfence %u %s\n", me.rank, PMIx_Error_string(rc));
@@ -241,8 +203,8 @@ int main(int argc, char **argv) {
         n = val->data.uint32;
         PMIX_VALUE_RELEASE(val);
     }
-    reg(PMIX_GROUP_INVITED, on_invited);
-    reg(PMIX_GROUP_CONSTRUCT_COMPLETE, on_complete);
+    w_register(PMIX_GROUP_INVITED, on_invited);
+    w_register(PMIX_GROUP_CONSTRUCT_COMPLETE, on_complete);
     rc = PMIx_Fence(&wild, 1, NULL, 0);
     int bad = 0;
     const char *mode = argc > 1 ? argv[1] : "lclcid";

@@ -26,9 +26,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "waits.h"
+
 static volatile int alerts[64];
 static volatile int nalerts = 0;
-static volatile int registered = 0;
 
 static void on_alert(size_t id, pmix_status_t status, const pmix_proc_t *source,
                      pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
@@ -47,41 +48,6 @@ static void on_alert(size_t id, pmix_status_t status, const pmix_proc_t *source,
     }
 }
 
-static void on_reg(pmix_status_t s, size_t ref, void *d) {
-    (void) s;
-    (void) ref;
-    (void) d;
-    registered = 1;
-}
-
-static volatile int done = 0;
-static pmix_status_t result;
-static void on_info(pmix_status_t st, pmix_info_t *info, size_t ninfo, void *cbdata,
-                    pmix_release_cbfunc_t release_fn, void *release_cbdata) {
-    (void) info;
-    (void) ninfo;
-    (void) cbdata;
-    result = st;
-    if (release_fn) {
-        release_fn(release_cbdata);
-    }
-    done = 1;
-}
-
-static volatile int fenced = 0;
-static pmix_status_t fence_status;
-static void on_fence(pmix_status_t st, void *cbdata) {
-    (void) cbdata;
-    fence_status = st;
-    fenced = 1;
-}
-
-static void wait_done(void) {
-    while (!done) {
-        usleep(1000);
-    }
-}
-
 int main(int argc, char **argv) {
     int wait_ms = 1000 * (argc > 1 ? atoi(argv[1]) : 60);
     pmix_proc_t me;
@@ -91,10 +57,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     pmix_status_t code = PMIX_MONITOR_HEARTBEAT_ALERT;
-    PMIx_Register_event_handler(&code, 1, NULL, 0, on_alert, on_reg, NULL);
-    while (!registered) {
-        usleep(1000);
-    }
+    w_register(code, on_alert);
 
     /* the example's job-control request: the method's type is never set */
     pmix_info_t *info;
@@ -108,12 +71,8 @@ int main(int argc, char **argv) {
     pmix_status_t ev = PMIX_JCTRL_CHECKPOINT;
     PMIX_INFO_LOAD(&m[0], PMIX_JOB_CTRL_CHECKPOINT_SIGNAL, &sig, PMIX_INT);
     PMIX_INFO_LOAD(&m[1], PMIX_JOB_CTRL_CHECKPOINT_EVENT, &ev, PMIX_STATUS);
-    done = 0;
-    rc = PMIx_Job_control_nb(NULL, 0, info, 2, on_info, NULL);
-    if (PMIX_SUCCESS == rc) {
-        wait_done();
-        rc = result;
-    }
+    w_arm();
+    rc = w_wait(PMIx_Job_control_nb(NULL, 0, info, 2, w_info_cb, NULL), 60000);
     printf("status example %s\n", PMIx_Error_string(rc));
     /* the array was never typed: free it by hand, then the rest */
     PMIX_DATA_ARRAY_FREE(info[1].value.data.darray);
@@ -129,43 +88,34 @@ int main(int argc, char **argv) {
     PMIX_INFO_LOAD(&dirs[1], PMIX_MONITOR_HEARTBEAT_TIME, &window, PMIX_UINT32);
     PMIX_INFO_LOAD(&dirs[2], PMIX_MONITOR_HEARTBEAT_DROPS, &drops, PMIX_UINT32);
     PMIX_INFO_LOAD(&dirs[3], PMIX_RANGE, &range, PMIX_DATA_RANGE);
-    done = 0;
-    rc = PMIx_Process_monitor_nb(&mon, PMIX_MONITOR_HEARTBEAT_ALERT, dirs, 4, on_info, NULL);
-    if (PMIX_SUCCESS == rc) {
-        wait_done();
-        rc = result;
-    }
+    w_arm();
+    rc = w_wait(PMIx_Process_monitor_nb(&mon, PMIX_MONITOR_HEARTBEAT_ALERT, dirs, 4, w_info_cb,
+                                        NULL),
+                60000);
     printf("status monitor %s\n", PMIx_Error_string(rc));
     fflush(stdout);
 
     pmix_info_t nocollect;
     bool no = false;
     PMIX_INFO_LOAD(&nocollect, PMIX_COLLECT_DATA, &no, PMIX_BOOL);
+    pmix_status_t fence_status;
     if (0 == me.rank) {
         /* beat until every rank has reached the fence */
-        rc = PMIx_Fence_nb(NULL, 0, &nocollect, 1, on_fence, NULL);
-        if (PMIX_SUCCESS != rc) {
-            fence_status = rc;
-            fenced = 1;
-        }
-        while (!fenced) {
+        w_arm();
+        rc = PMIx_Fence_nb(NULL, 0, &nocollect, 1, w_op_cb, NULL);
+        while (PMIX_SUCCESS == rc && !w_done) {
             PMIx_Heartbeat();
             usleep(20000);
         }
+        fence_status = w_wait(rc, 0);
         printf("status heartbeat done\n");
     } else {
         for (int i = 0; i < wait_ms && 0 == nalerts; i++) {
             usleep(1000);
         }
         printf("status heartbeat done\n");
-        rc = PMIx_Fence_nb(NULL, 0, &nocollect, 1, on_fence, NULL);
-        if (PMIX_SUCCESS != rc) {
-            fence_status = rc;
-            fenced = 1;
-        }
-        while (!fenced) {
-            usleep(1000);
-        }
+        w_arm();
+        fence_status = w_wait(PMIx_Fence_nb(NULL, 0, &nocollect, 1, w_op_cb, NULL), 600000);
     }
     for (int i = 0; i < nalerts; i++) {
         printf("alert %d %d\n", (int) me.rank, alerts[i]);

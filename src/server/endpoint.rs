@@ -64,10 +64,9 @@ pub struct Server {
     pub(super) tools: tool_peers::Tools,
     /// Process groups (group.rs).
     pub(super) groups: group::Groups,
-    /// Checkpoint methods, preemptible processes, cleanups (jobctl.rs).
+    /// Checkpoint methods, preemptible processes, cleanups (jobctl.rs);
+    /// heartbeat monitors (monitor.rs): the standard's process management.
     pub(super) jobctl: jobctl::State,
-    /// Heartbeat monitors (monitor.rs).
-    pub(super) monitors: monitor::Monitors,
 }
 
 impl Server {
@@ -89,7 +88,6 @@ impl Server {
             tools: tool_peers::Tools::default(),
             groups: group::Groups::default(),
             jobctl: jobctl::State::default(),
-            monitors: monitor::Monitors::default(),
         }
     }
 
@@ -255,7 +253,7 @@ impl Server {
             .into_iter()
             .chain(self.pubsub.next_deadline())
             .chain(self.conns.next_deadline())
-            .chain(self.monitors.next_deadline())
+            .chain(self.jobctl.monitors.next_deadline())
             .min()
     }
 
@@ -309,7 +307,7 @@ impl Server {
         self.pubsub.drop_conn(id);
         self.requests.drop_conn(id);
         self.jobinfo.drop_conn(id);
-        self.monitors.drop_conn(id);
+        self.jobctl.monitors.drop_conn(id);
         if let ConnState::Client { proc } = c.state {
             self.client_closed(id, proc, c.finalized);
         }
@@ -340,7 +338,7 @@ impl Server {
             return Err(Refusal::BadRequest(t));
         };
         if t == tag::HEARTBEAT && payload.is_empty() {
-            self.monitors.beat(id);
+            self.jobctl.monitors.beat(id);
             return Ok(());
         }
         // garbage after the handshake drops this peer only, and the

@@ -62,6 +62,8 @@ pub(super) struct State {
     preemptible: std::collections::BTreeSet<(String, u32)>,
     /// Cleanups by namespace.
     cleanups: std::collections::BTreeMap<String, Vec<Cleanup>>,
+    /// Heartbeat monitors (monitor.rs, the same chapter of the standard).
+    pub(super) monitors: super::monitor::Monitors,
 }
 
 /// What a JOB_CONTROL request asks, once read.

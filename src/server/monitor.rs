@@ -172,10 +172,10 @@ impl Server {
                         Some(Value::DataRange(r)) => *r,
                         _ => range::NAMESPACE,
                     };
-                    let k = self.monitors.next;
-                    self.monitors.next += 1;
+                    let k = self.jobctl.monitors.next;
+                    self.jobctl.monitors.next += 1;
                     let due = now + Duration::from_secs(window.into());
-                    self.monitors.trackers.insert(
+                    self.jobctl.monitors.trackers.insert(
                         k,
                         Tracker {
                             conn: id,
@@ -191,18 +191,19 @@ impl Server {
                             due,
                         },
                     );
-                    self.monitors.deadlines.insert(due, k);
+                    self.jobctl.monitors.deadlines.insert(due, k);
                     codes::PMIX_SUCCESS
                 }
             }
             // a heartbeat sent as a request rather than on tag 1
             "pmix.monitor.beat" => {
-                self.monitors.beat(id);
+                self.jobctl.monitors.beat(id);
                 codes::PMIX_SUCCESS
             }
             "pmix.monitor.cancel" => {
                 let which = string_of(&what.value);
-                self.monitors
+                self.jobctl
+                    .monitors
                     .retain(|m| m.conn != id || (which.is_some() && m.id != which));
                 codes::PMIX_SUCCESS
             }
@@ -224,7 +225,7 @@ impl Server {
 
     /// Windows that ended by `now`: raise their alerts.
     pub(super) fn monitors_due(&mut self, now: Instant) {
-        for (code, source, r) in self.monitors.take_due(now) {
+        for (code, source, r) in self.jobctl.monitors.take_due(now) {
             let info = vec![Info::new(
                 "pmix.evproc",
                 Value::Proc(Box::new(source.clone())),
@@ -240,6 +241,6 @@ impl Server {
     /// How many heartbeat monitors are running (their requesters still
     /// connected).
     pub fn monitors(&self) -> usize {
-        self.monitors.len()
+        self.jobctl.monitors.len()
     }
 }
