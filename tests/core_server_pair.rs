@@ -600,3 +600,179 @@ fn a_closed_connection_leaves_nothing_waiting_in_any_area() {
     let after = pair::drain(&mut pair.server);
     assert_eq!(after.sends().count(), 0, "{:?}", after.transmits);
 }
+
+/// Issue #36 item 4: heartbeat monitoring on the core's own deadlines.
+/// Rank 0 beats all along, rank 1 stops after its third beat, rank 2
+/// (range PROC_LOCAL, no drops) never beats. The silent ranks are alerted
+/// for, once each, after their windows and drops have passed on the
+/// virtual clock; rank 2's alert reaches rank 2 alone, rank 1's the whole
+/// namespace; no alert ever names rank 0. A monitor without a window is
+/// BAD_PARAM; a cancel or a closed connection ends its monitors.
+#[test]
+fn heartbeat_monitors_alert_for_silent_ranks_alone() {
+    use pmix_types::status::codes::PMIX_MONITOR_HEARTBEAT_ALERT as ALERT;
+    let mut pair = Pair::new(&[("hb", 3)]);
+    let ps: Vec<usize> = (0..3).map(|r| pair.init("hb", r)).collect();
+    let status = |r: Option<Reply>| match r {
+        Some(Reply::Infos { status, .. }) | Some(Reply::Status(status)) => status,
+        other => panic!("{other:?}"),
+    };
+    let monitor = |btime: Option<u32>, drops: u32, range: Option<DataRange>| {
+        let mut directives = vec![
+            Info::new("pmix.monitor.id", Value::String(Some("m1".into()))),
+            Info::new("pmix.monitor.bdrop", Value::Uint32(drops)),
+        ];
+        if let Some(b) = btime {
+            directives.push(Info::new("pmix.monitor.btime", Value::Uint32(b)));
+        }
+        if let Some(r) = range {
+            directives.push(Info::new("pmix.range", Value::DataRange(r.wire())));
+        }
+        Request::Monitor {
+            monitor: Info::new("pmix.monitor.mbeat", Value::Undef),
+            error: ALERT,
+            directives,
+        }
+    };
+    for &p in &ps {
+        let t = pair.send(
+            p,
+            &Request::RegEvents {
+                codes: vec![ALERT],
+                info: vec![],
+            },
+        );
+        pair.drive();
+        assert!(ok(&pair.reply(p, t).unwrap()));
+    }
+    let t = pair.send(ps[0], &monitor(None, 0, None));
+    pair.drive();
+    assert_eq!(
+        status(pair.reply(ps[0], t)),
+        pmix_types::status::codes::PMIX_ERR_BAD_PARAM
+    );
+    assert_eq!(pair.server.monitors(), 0);
+    assert_eq!(pair.server.poll_timeout(), None);
+    for (p, m) in [
+        (ps[0], monitor(Some(2), 1, None)),
+        (ps[1], monitor(Some(2), 1, Some(DataRange::NAMESPACE))),
+        (ps[2], monitor(Some(1), 0, Some(DataRange::PROC_LOCAL))),
+    ] {
+        let t = pair.send(p, &m);
+        pair.drive();
+        assert_eq!(status(pair.reply(p, t)), 0);
+    }
+    assert_eq!(pair.server.monitors(), 3);
+    assert_eq!(
+        pair.server.poll_timeout(),
+        Some(pair.now + Duration::from_secs(1))
+    );
+    // (receiving rank, alert source) in arrival order, taken from each peer
+    let alerts = |pair: &mut Pair| -> Vec<(usize, u32)> {
+        let mut got = Vec::new();
+        for (r, &p) in ps.iter().enumerate() {
+            for (_, e) in pair.peers[p].events.drain(..) {
+                if let Event::Notice(n) = e {
+                    assert_eq!(n.status, ALERT);
+                    got.push((r, n.source.rank));
+                }
+            }
+        }
+        got
+    };
+    let mut seen = Vec::new();
+    for s in 0..10u32 {
+        pair.core(ps[0]).heartbeat().unwrap();
+        if s < 3 {
+            pair.core(ps[1]).heartbeat().unwrap();
+        }
+        pair.drive();
+        pair.advance(Duration::from_secs(1));
+        seen.push((s + 1, alerts(&mut pair)));
+    }
+    for (at, got) in &seen {
+        let want: Vec<(usize, u32)> = match at {
+            // rank 2's first window ended silent: to rank 2 only
+            1 => vec![(2, 2)],
+            // rank 1's last beat counted in the window ending at 4; the
+            // windows ending at 6 and 8 were silent, one more than its drop
+            8 => vec![(0, 1), (1, 1), (2, 1)],
+            _ => vec![],
+        };
+        assert_eq!(got, &want, "at {at} s: {seen:?}");
+    }
+    // rank 1 cancels by id, rank 2 goes away: rank 0's monitor alone runs
+    let t = pair.send(
+        ps[1],
+        &Request::Monitor {
+            monitor: Info::new("pmix.monitor.cancel", Value::String(Some("m1".into()))),
+            error: 0,
+            directives: vec![],
+        },
+    );
+    pair.drive();
+    assert_eq!(status(pair.reply(ps[1], t)), 0);
+    let gone = pair.peers[ps[2]].conn;
+    pair.server.closed(gone);
+    pair.peers[ps[2]].closed = true;
+    assert_eq!(pair.server.monitors(), 1);
+    // rank 0 now falls silent too: alerted after two more silent windows
+    pair.advance(Duration::from_secs(4));
+    assert_eq!(alerts(&mut pair), vec![(0, 0), (1, 0)]);
+    // a file monitor is not offered
+    let t = pair.send(
+        ps[0],
+        &Request::Monitor {
+            monitor: Info::new("pmix.monitor.fmon", Value::String(Some("/f".into()))),
+            error: ALERT,
+            directives: vec![],
+        },
+    );
+    pair.drive();
+    assert_eq!(status(pair.reply(ps[0], t)), -47);
+}
+
+/// Issue #36 item 6: a group built by invitation exists once its leader
+/// notifies PMIX_GROUP_CONSTRUCT_COMPLETE to the members (as libpmix's
+/// PMIx_Group_invite does): a fence over `(group, WILDCARD)` spans those
+/// members and completes without the rank left out.
+#[test]
+fn a_group_announced_by_its_leader_can_fence() {
+    use pmix_types::{DataArray, DataType};
+    let mut pair = Pair::new(&[("ag", 4)]);
+    let ps: Vec<usize> = (0..4).map(|r| pair.init("ag", r)).collect();
+    let members: Vec<Value> = [0u32, 2, 3]
+        .iter()
+        .map(|r| Value::Proc(Box::new(Proc::new("ag", *r))))
+        .collect();
+    let t = pair.send(
+        ps[0],
+        &Request::Notify {
+            status: pmix_types::status::codes::PMIX_GROUP_CONSTRUCT_COMPLETE,
+            range: pmix_types::names::data_range::CUSTOM,
+            info: vec![
+                Info::new(
+                    "pmix.evrange",
+                    Value::DataArray(Box::new(DataArray::new(DataType::Proc, members).unwrap())),
+                ),
+                Info::new("pmix.evnondef", Value::Bool(true)),
+                Info::new("pmix.grp.id", Value::String(Some("ourgroup".into()))),
+            ],
+        },
+    );
+    pair.drive();
+    assert!(ok(&pair.reply(ps[0], t).unwrap()));
+    let fence = Request::Fence {
+        procs: vec![Proc::new("ourgroup", RANK_WILDCARD)],
+        info: vec![],
+    };
+    let tags: Vec<(usize, u32)> = [0usize, 2, 3]
+        .iter()
+        .map(|&r| (r, pair.send(ps[r], &fence)))
+        .collect();
+    pair.drive();
+    for (r, t) in tags {
+        let reply = pair.reply(ps[r], t);
+        assert!(reply.as_ref().is_some_and(ok), "rank {r}: {reply:?}");
+    }
+}

@@ -24,6 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "waits.h"
+
 static volatile sig_atomic_t usr2 = 0;
 static volatile int events = 0;
 static void on_usr2(int s) {
@@ -48,38 +50,11 @@ static void on_ckpt(size_t id, pmix_status_t status, const pmix_proc_t *source,
     }
 }
 
-static volatile int done = 0, registered = 0;
-static pmix_status_t result;
-static void on_done(pmix_status_t st, pmix_info_t *info, size_t ninfo, void *cbdata,
-                    pmix_release_cbfunc_t release_fn, void *release_cbdata) {
-    (void) info;
-    (void) ninfo;
-    (void) cbdata;
-    result = st;
-    if (release_fn) {
-        release_fn(release_cbdata);
-    }
-    done = 1;
-}
-static void on_reg(pmix_status_t s, size_t ref, void *d) {
-    (void) s;
-    (void) ref;
-    (void) d;
-    registered = 1;
-}
-
 /* Make one request and wait for its completion. */
 static pmix_status_t request(const pmix_proc_t *targets, size_t nt, pmix_info_t *info,
                              size_t ninfo) {
-    done = 0;
-    pmix_status_t rc = PMIx_Job_control_nb(targets, nt, info, ninfo, on_done, NULL);
-    if (PMIX_SUCCESS != rc) {
-        return rc;
-    }
-    while (!done) {
-        usleep(1000);
-    }
-    return result;
+    w_arm();
+    return w_wait(PMIx_Job_control_nb(targets, nt, info, ninfo, w_info_cb, NULL), 600000);
 }
 
 int main(int argc, char **argv) {
@@ -91,10 +66,7 @@ int main(int argc, char **argv) {
     }
     signal(SIGUSR2, on_usr2);
     pmix_status_t code = PMIX_JCTRL_CHECKPOINT;
-    PMIx_Register_event_handler(&code, 1, NULL, 0, on_ckpt, on_reg, NULL);
-    while (!registered) {
-        usleep(1000);
-    }
+    w_register(code, on_ckpt);
     for (int a = 1; a < argc && 0 == me.rank; a++) {
         const char *what = argv[a];
         pmix_info_t info[2];

@@ -709,6 +709,20 @@ impl Core {
         Ok(())
     }
 
+    /// Queue a heartbeat (`PMIx_Heartbeat`): an empty message on tag 1,
+    /// unanswered, that a server monitoring this process counts
+    /// (`PMIx_Process_monitor` with `pmix.monitor.mbeat`).
+    pub fn heartbeat(&mut self) -> Result<()> {
+        if !self.link.connected() {
+            return Err(ClientError::NotConnected {
+                command: cmd::MONITOR,
+            });
+        }
+        let f = self.link.frame(pmix_codec::frame::tag::HEARTBEAT, &[])?;
+        self.out.extend_from_slice(&f);
+        Ok(())
+    }
+
     /// Queue a request; returns the tag its reply will carry (`None` for
     /// commands the server does not answer).
     pub fn send(&mut self, req: &Request) -> Result<Option<u32>> {

@@ -8,9 +8,9 @@
 
 use super::jobs::{Job, RankState};
 use super::{
-    collective, connection, dstore, events, group, info_true, jobctl, jobinfo, modex, name, pubsub,
-    query, requests, tool_peers, CollKind, ConnId, ConnState, HostEvent, JobSpec, Limits, NodeMap,
-    Output, Refusal, Transmit, Verify, RANK_WILDCARD,
+    collective, connection, dstore, events, group, info_true, jobctl, jobinfo, modex, monitor,
+    name, pubsub, query, requests, tool_peers, CollKind, ConnId, ConnState, HostEvent, JobSpec,
+    Limits, NodeMap, Output, Refusal, Transmit, Verify, RANK_WILDCARD,
 };
 use crate::link::Incoming;
 use pmix_codec::frame::tag;
@@ -64,7 +64,8 @@ pub struct Server {
     pub(super) tools: tool_peers::Tools,
     /// Process groups (group.rs).
     pub(super) groups: group::Groups,
-    /// Checkpoint methods, preemptible processes, cleanups (jobctl.rs).
+    /// Checkpoint methods, preemptible processes, cleanups (jobctl.rs);
+    /// heartbeat monitors (monitor.rs): the standard's process management.
     pub(super) jobctl: jobctl::State,
 }
 
@@ -252,6 +253,7 @@ impl Server {
             .into_iter()
             .chain(self.pubsub.next_deadline())
             .chain(self.conns.next_deadline())
+            .chain(self.jobctl.monitors.next_deadline())
             .min()
     }
 
@@ -267,6 +269,7 @@ impl Server {
         for (conn, t) in self.pubsub.take_due(now) {
             self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
         }
+        self.monitors_due(now);
     }
 
     /// Bytes received on a connection, at `now`.
@@ -304,6 +307,7 @@ impl Server {
         self.pubsub.drop_conn(id);
         self.requests.drop_conn(id);
         self.jobinfo.drop_conn(id);
+        self.jobctl.monitors.drop_conn(id);
         if let ConnState::Client { proc } = c.state {
             self.client_closed(id, proc, c.finalized);
         }
@@ -334,6 +338,7 @@ impl Server {
             return Err(Refusal::BadRequest(t));
         };
         if t == tag::HEARTBEAT && payload.is_empty() {
+            self.jobctl.monitors.beat(id);
             return Ok(());
         }
         // garbage after the handshake drops this peer only, and the
@@ -454,6 +459,18 @@ impl Server {
                 targets,
                 directives,
             } => self.job_control(id, t, proc, targets, &directives),
+            Request::Monitor {
+                monitor,
+                error,
+                directives,
+            } => {
+                let ask = monitor::Ask {
+                    what: &monitor,
+                    error,
+                    directives: &directives,
+                };
+                self.monitor(id, t, proc, ask, now)
+            }
             Request::Spawn { info, apps } => {
                 let request = self.requests.spawn((id, t));
                 self.out.push_back(Output::Host(HostEvent::Spawn {

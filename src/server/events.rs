@@ -135,6 +135,10 @@ impl Server {
         mut info: Vec<Info>,
     ) {
         self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
+        // a leader's PMIx_Group_invite announcing its group (group.rs)
+        if code == codes::PMIX_GROUP_CONSTRUCT_COMPLETE {
+            self.group_announced(&info);
+        }
         // beyond this node, the host spreads it (and answers nothing)
         if !matches!(range, range::LOCAL | range::PROC_LOCAL) {
             self.out.push_back(Output::Host(HostEvent::Notified {

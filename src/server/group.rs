@@ -35,10 +35,19 @@ struct Group {
     data: HashMap<(String, u32), Vec<Info>>,
 }
 
+/// How many destructed groups keep their members' contributions for
+/// GETs (the oldest go first).
+pub const RETIRED_GROUPS_KEPT: usize = 256;
+
 /// The groups of a server.
 #[derive(Default)]
 pub struct Groups {
     list: Vec<Group>,
+    /// Destructed groups, newest last: what their members contributed
+    /// stays readable (OpenPMIx's group_lcl_cid example reads every
+    /// member's PMIX_GROUP_LOCAL_CID, qualified by the context id, after
+    /// PMIx_Group_destruct).
+    retired: std::collections::VecDeque<Group>,
     next_ctxid: u64,
 }
 
@@ -140,7 +149,8 @@ impl Server {
     /// A value a member contributed to a group (`pmix.grp.lclid`, or any
     /// key of its `pmix.grp.info`), for a GET naming that member. The
     /// group is the one the qualifiers name (`pmix.grp.id` or
-    /// `pmix.grp.ctxid`), else the newest holding the key.
+    /// `pmix.grp.ctxid`), else the newest holding the key; a live group
+    /// before one destructed.
     pub(super) fn group_value(
         &self,
         target: &(String, u32),
@@ -167,6 +177,7 @@ impl Server {
             .iter()
             .rev()
             .filter(|g| g.done)
+            .chain(self.groups.retired.iter().rev())
             .filter(|g| by_id.as_ref().is_none_or(|id| *id == g.id))
             .filter(|g| by_ctx.is_none_or(|c| c == g.ctxid))
             .find_map(|g| {
@@ -199,6 +210,40 @@ impl Server {
         let ctxid = g.ctxid;
         self.groups.list.push(g);
         ctxid
+    }
+
+    /// A leader's PMIx_Group_invite completed: libpmix's client (4.2.2
+    /// and 5.0.11 alike) builds such a group with events alone (INVITED,
+    /// INVITE_ACCEPTED) and then notifies PMIX_GROUP_CONSTRUCT_COMPLETE
+    /// to the members (range CUSTOM, `pmix.evrange`) with `pmix.grp.id`,
+    /// "servers will intercept and update their membership lists": the
+    /// group exists from here, with those members and no context id, so
+    /// that a fence over `(group, WILDCARD)` spans them.
+    pub(super) fn group_announced(&mut self, info: &[Info]) {
+        let Some(members) = super::jobctl::custom_range(super::range::CUSTOM, info) else {
+            return;
+        };
+        let id = match info
+            .iter()
+            .find(|i| i.key.as_bytes() == b"pmix.grp.id")
+            .map(|i| &i.value)
+        {
+            Some(Value::String(Some(s))) => s.to_string(),
+            _ => return,
+        };
+        if members.is_empty() || self.jobs.contains_key(&id) {
+            return;
+        }
+        let members = self.expand(&members);
+        self.groups.list.retain(|old| !(old.done && old.id == id));
+        self.groups.list.push(Group {
+            id,
+            data: members.iter().map(|m| (m.clone(), Vec::new())).collect(),
+            members,
+            done: true,
+            want_ctxid: false,
+            ctxid: NO_CONTEXT_ID,
+        });
     }
 
     /// The major release a client's handshake announced ("5.0.11" → 5),
@@ -275,9 +320,16 @@ impl Server {
 
     /// The destruct of `group` completed.
     pub(super) fn group_destructed(&mut self, members: &BTreeSet<(String, u32)>) {
-        self.groups
-            .list
-            .retain(|g| !(g.done && g.members == *members));
+        let (gone, keep) = std::mem::take(&mut self.groups.list)
+            .into_iter()
+            .partition(|g| g.done && g.members == *members);
+        self.groups.list = keep;
+        for g in gone {
+            if self.groups.retired.len() == RETIRED_GROUPS_KEPT {
+                self.groups.retired.pop_front();
+            }
+            self.groups.retired.push_back(g);
+        }
     }
 
     /// PMIx_Group_leave: `proc` is no longer a member of `group`; the

@@ -62,6 +62,8 @@ pub(super) struct State {
     preemptible: std::collections::BTreeSet<(String, u32)>,
     /// Cleanups by namespace.
     cleanups: std::collections::BTreeMap<String, Vec<Cleanup>>,
+    /// Heartbeat monitors (monitor.rs, the same chapter of the standard).
+    pub(super) monitors: super::monitor::Monitors,
 }
 
 /// What a JOB_CONTROL request asks, once read.
@@ -107,8 +109,19 @@ fn list_of(v: &Value) -> Vec<String> {
     }
 }
 
-/// The INFOs of a `pmix.jctrl.ckmethod` value (an INFO array).
+/// The INFOs of a `pmix.jctrl.ckmethod` value (an INFO array). An
+/// undefined value is what OpenPMIx 4.2.2's own jctrl example sends (it
+/// fills the array in but never sets the value's type, so libpmix packs
+/// PMIX_UNDEF and no array): the process has a method we cannot read, and
+/// is checkpointed by the default, the PMIX_JCTRL_CHECKPOINT event
+/// (mpirun 4.1.4 accepts it too: spec-notes/server.md).
 fn method_of(v: &Value) -> Option<CkptMethod> {
+    if matches!(v, Value::Undef) {
+        return Some(CkptMethod {
+            signal: None,
+            event: true,
+        });
+    }
     let Value::DataArray(a) = v else {
         return None;
     };
@@ -404,6 +417,14 @@ mod tests {
         assert_eq!(
             actions(&d("pmix.jctrl.preempt", Value::Bool(true))),
             vec![Action::Preemptible]
+        );
+        // OpenPMIx 4.2.2's jctrl example: the method's type never set
+        assert_eq!(
+            actions(&d("pmix.jctrl.ckmethod", Value::Undef)),
+            vec![Action::Method(CkptMethod {
+                signal: None,
+                event: true
+            })]
         );
     }
 

@@ -83,6 +83,7 @@ mod jobinfo;
 mod jobs;
 pub mod limits;
 mod modex;
+mod monitor;
 #[cfg(feature = "tokio")]
 pub mod net;
 mod pubsub;

@@ -223,7 +223,27 @@ impl Server {
             .as_deref()
             .and_then(|k| Some((k, self.group_value(&(ns.clone(), rank), k, info)?)))
         {
-            let r = match Self::blob_of(fmt, &Proc::new(&ns, rank), &[kval(k, v)]) {
+            // asked with qualifiers (the context id): the value in the
+            // form libpmix's client stores qualified and then finds,
+            // `pmix.qual.val` = [the value, the qualifiers], as libpmix's
+            // server builds it from a group's data
+            let quals: Vec<Info> = info
+                .iter()
+                .filter(|i| i.flags & pmix_types::directives::QUALIFIER != 0)
+                .cloned()
+                .collect();
+            let kv = if quals.is_empty() {
+                kval(k, v)
+            } else {
+                let items = std::iter::once(Info::new(k, v))
+                    .chain(quals)
+                    .map(|i| Value::Info(Box::new(i)))
+                    .collect();
+                let a = pmix_types::DataArray::new(pmix_types::DataType::Info, items)
+                    .expect("INFO elements");
+                kval("pmix.qual.val", Value::DataArray(Box::new(a)))
+            };
+            let r = match Self::blob_of(fmt, &Proc::new(&ns, rank), &[kv]) {
                 Some(b) => Reply::Get {
                     status: codes::PMIX_SUCCESS,
                     blobs: vec![b],

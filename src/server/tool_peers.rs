@@ -135,7 +135,9 @@ impl Server {
         version: &str,
         req: &Request,
     ) -> bool {
-        // tools are not ranks of a job: init, queries, lookups, events, finalize
+        // tools are not ranks of a job: init, queries, lookups, events,
+        // job control, spawns (what `prun` and `pmixw run --dvm` ask),
+        // finalize
         match req {
             Request::Req => {
                 let r = Self::tool_job_info(proc, version);
@@ -147,7 +149,8 @@ impl Server {
             | Request::Lookup { .. }
             | Request::RegEvents { .. }
             | Request::DeregEvents { .. }
-            | Request::Log { .. } => return false,
+            | Request::Log { .. }
+            | Request::Spawn { .. } => return false,
             Request::Finalize => self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS)),
             _ => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
         }

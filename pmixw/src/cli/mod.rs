@@ -3,6 +3,7 @@
 //! subcommand, so each has its own `--help`.
 
 mod debug;
+mod dvm;
 mod host;
 mod probe;
 mod query;
@@ -53,6 +54,8 @@ enum Cmd {
     Relay(RelayArgs),
     /// Launch N ranks of PROG on this node under a pmix-wire PMIx server
     Run(RunArgs),
+    /// Serve jobs on this node until SIGINT/SIGTERM, one PMIx server for all (submit with `pmixw run --dvm`)
+    Dvm,
     /// Run as each rank of a job under any PMIx launcher: check that PMIx works
     Probe(ProbeArgs),
     /// Connect to a PMIx server as a tool and print its answers
@@ -235,6 +238,9 @@ pub(crate) struct RunArgs {
     /// PMI-1/PMI-2: give the ranks PMI_PORT and PMI_ID instead of a PMI_FD each
     #[arg(long)]
     pub pmi_port: bool,
+    /// Submit the job to this node's `pmixw dvm` and wait for it (PMIx programs; -n, --timeout and PROG only)
+    #[arg(long)]
+    pub dvm: bool,
     /// The program and its arguments. A bare `:` starts another application
     /// of the same job (`PROG ARGS : -n M --mpi WIRE PROG2 ARGS2`, mpiexec's
     /// MPMD form; -n and --mpi above are the first one's, a later one has
@@ -601,6 +607,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             interop_cmd(&o, a.only.as_deref())
         }
         Cmd::Run(a) => run::run(a),
+        Cmd::Dvm => dvm::dvm(),
         Cmd::Probe(a) => probe::probe_cmd(a),
         Cmd::Query(a) => query::query_cmd(a),
         Cmd::Doctor(a) => debug::doctor_cmd(&Opts {

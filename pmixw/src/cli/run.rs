@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 const USAGE: &str = "usage: pmixw run -n N [--nspace NAME] [--dialect v41|v4|v3|v21|v20] \
-[--mpi pmix|pmi1|pmi2|auto] [--pmi-port] [--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] [--dstore] [-v] PROG [ARGS...] \
+[--mpi pmix|pmi1|pmi2|auto] [--pmi-port] [--timeout SECONDS] [--grace SECONDS] [--keep-going] [--system] [--stats] [--dstore] [--dvm] [-v] PROG [ARGS...] \
 [: [-n M] [--mpi WIRE] PROG2 [ARGS...]]...";
 
 /// The URI variable a client of dialect `d` finds (libpmix 4.2.2 picks the
@@ -88,6 +88,7 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         let v: f64 = s.parse().map_err(|_| format!("{name}: seconds\n{USAGE}"))?;
         Ok(Duration::from_secs_f64(v.clamp(0.0, 1e9)))
     };
+    let to_dvm = args.dvm;
     // (the flags that need no reading are taken as they are, below)
     let super::RunArgs {
         n,
@@ -116,6 +117,9 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         None => Duration::from_secs(1),
     };
     let n = Some(n).filter(|n| *n > 0).ok_or(USAGE)?;
+    if to_dvm {
+        return super::dvm::submit(n, &prog, timeout);
+    }
     let (exe, argv) = prog.split_first().ok_or(USAGE)?;
     // --dstore: libpmix 4.2.x clients read job and peer data from a ds21
     // shared-memory store in the tmpdir (spec-notes/dstore.md); offered

@@ -40,7 +40,7 @@ fn resident_mb(pid: Option<u32>) -> Option<f32> {
 }
 
 /// Files removed when dropped (on every return of [`run`]).
-struct Files(Vec<std::path::PathBuf>);
+pub(super) struct Files(Vec<std::path::PathBuf>);
 impl Drop for Files {
     fn drop(&mut self) {
         for f in &self.0 {
@@ -52,7 +52,7 @@ impl Drop for Files {
 /// Publish the server as this node's system server: `pmix.sys.<host>` in
 /// `$PMIX_SYSTEM_TMPDIR` (else the tmpdir), with the content of its own
 /// `pmix.<host>.tool.<pid>` file. Refused while a live server holds it.
-fn system_rendezvous() -> Result<Files, String> {
+pub(super) fn system_rendezvous() -> Result<Files, String> {
     use pmix_wire::server::net::rendezvous;
     let host = net::hostname();
     let own = std::env::temp_dir().join(format!("pmix.{host}.tool.{}", std::process::id()));
@@ -205,52 +205,66 @@ impl Single {
         apps: &[pmix_types::App],
         ranks: &mut Ranks,
     ) {
-        // what prterun tells a child: its parent, its apps
-        let here = std::env::current_dir()
-            .ok()
-            .map(|d| d.display().to_string());
-        let specs: Vec<AppSpec> = apps
-            .iter()
-            .map(|a| AppSpec {
-                size: a.maxprocs.max(1) as u32,
-                argv: a.argv.iter().map(|s| s.to_string()).collect(),
-                wdir: a.cwd.as_ref().map(|c| c.to_string()).or(here.clone()),
-            })
-            .collect();
         let mut start = PmixStart::new(&self.server, self.dialect);
-        // its ranks follow every rank started so far
-        start.spawn = Some((requester, specs, ranks.0.len() as u32));
-        let apps: Vec<host::LaunchApp> = apps
-            .iter()
-            .map(|a| host::LaunchApp {
-                cmd: a.cmd.as_ref().map(|c| c.to_string()).unwrap_or_default(),
-                // argv[0] is the command itself
-                argv: a.argv.iter().skip(1).map(|a| a.to_string()).collect(),
-                n: a.maxprocs.max(1) as u32,
-                env: a
-                    .env
-                    .iter()
-                    .filter_map(|kv| {
-                        let kv = kv.to_string();
-                        let (k, v) = kv.split_once('=')?;
-                        Some((k.to_string(), v.to_string()))
-                    })
-                    .collect(),
-                wdir: a.cwd.as_ref().map(|c| c.to_string()),
-            })
-            .collect();
-        let (ns, result) = host::spawn_job(
+        let (ns, result) = spawn_apps(
             &mut start,
             ranks,
             &self.nspace,
             &mut self.spawned_jobs,
-            &apps,
+            requester,
+            apps,
         );
         self.namespaces.push(ns.clone());
         self.running_spawns.push(ns.clone());
         let result = result.map(|()| ns).map_err(|_| codes::PMIX_ERR_NOT_FOUND);
         self.server.call(move |s| s.spawned(request, result));
     }
+}
+
+/// Start the job a PMIx_Spawn of `requester` asks for (named after
+/// `parent` and the `seq`-th spawn): its namespace, and whether every rank
+/// started. What prterun tells a child (its parent, its apps) is
+/// registered with it; its ranks follow every rank in `ranks`.
+pub(super) fn spawn_apps(
+    start: &mut PmixStart,
+    ranks: &mut Ranks,
+    parent: &str,
+    seq: &mut u32,
+    requester: Proc,
+    apps: &[pmix_types::App],
+) -> (String, Result<(), String>) {
+    let here = std::env::current_dir()
+        .ok()
+        .map(|d| d.display().to_string());
+    let specs: Vec<AppSpec> = apps
+        .iter()
+        .map(|a| AppSpec {
+            size: a.maxprocs.max(1) as u32,
+            argv: a.argv.iter().map(|s| s.to_string()).collect(),
+            wdir: a.cwd.as_ref().map(|c| c.to_string()).or(here.clone()),
+        })
+        .collect();
+    start.spawn = Some((requester, specs, ranks.0.len() as u32));
+    let apps: Vec<host::LaunchApp> = apps
+        .iter()
+        .map(|a| host::LaunchApp {
+            cmd: a.cmd.as_ref().map(|c| c.to_string()).unwrap_or_default(),
+            // argv[0] is the command itself
+            argv: a.argv.iter().skip(1).map(|a| a.to_string()).collect(),
+            n: a.maxprocs.max(1) as u32,
+            env: a
+                .env
+                .iter()
+                .filter_map(|kv| {
+                    let kv = kv.to_string();
+                    let (k, v) = kv.split_once('=')?;
+                    Some((k.to_string(), v.to_string()))
+                })
+                .collect(),
+            wdir: a.cwd.as_ref().map(|c| c.to_string()),
+        })
+        .collect();
+    host::spawn_job(start, ranks, parent, seq, &apps)
 }
 
 impl host::Wire for Single {
@@ -352,7 +366,7 @@ pub(super) fn announce(server: &net::Running, event: i32, source: Proc, code: i3
 /// (PMIX_REGISTER_CLEANUP and _DIR, as libpmix's server does when a
 /// namespace ends), only what this user owns and never through a symbolic
 /// link.
-fn clean_up(server: &net::Running, namespaces: &[String]) {
+pub(super) fn clean_up(server: &net::Running, namespaces: &[String]) {
     use std::os::unix::fs::MetadataExt;
     use std::path::Path;
     let ns = namespaces.to_vec();
@@ -406,7 +420,7 @@ fn clean_up(server: &net::Running, namespaces: &[String]) {
 /// (src/mca/state/dvm/state_dvm.c): from the job's rank 0, range SESSION,
 /// for non-default handlers, with the job's status (its first non-zero
 /// exit, else 0) and the job as the affected process.
-fn job_ended(server: &net::Running, ns: &str, code: i32) {
+pub(super) fn job_ended(server: &net::Running, ns: &str, code: i32) {
     let source = Proc::new(ns, 0);
     let info = vec![
         Info::new("pmix.evnondef", Value::Bool(true)),
