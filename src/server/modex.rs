@@ -234,6 +234,21 @@ impl Server {
             return;
         }
         let state = self.has_key(&(ns.clone(), rank), key.as_deref());
+        // a key the job info gives the rank itself (`pmix.appnum`, …),
+        // which it never commits: answered from there, as prterun does
+        if !matches!(state, KeyState::Here) {
+            if let Some(kv) = key.as_deref().and_then(|k| self.rank_value(&ns, rank, k)) {
+                let r = match Self::blob_of(fmt, &Proc::new(&ns, rank), &[kv]) {
+                    Some(b) => Reply::Get {
+                        status: codes::PMIX_SUCCESS,
+                        blobs: vec![b],
+                    },
+                    None => Reply::Status(codes::PMIX_ERR_BAD_PARAM),
+                };
+                self.reply(id, t, &r);
+                return;
+            }
+        }
         if let KeyState::Here = state {
             self.answer_get(id, t, &(ns, rank));
         } else if matches!(state, KeyState::OtherScope) || info_true(info, "pmix.immediate") {
