@@ -4,11 +4,12 @@
  * pmix-wire.
  *
  *   bare_tool         attach, then query the namespaces (PMIX_QUERY_NAMESPACES)
- *                     and, of each that is not the server's own, read the
- *                     job size (rank WILDCARD) and rank 0's appnum
+ *                     and, of each that has a size (rank WILDCARD), resolve
+ *                     its nodes and read rank 0's appnum
  *
  * One line per check: "ok tool_init NSPACE:RANK SERVER", "ok namespaces
- * LIST", "ok job_size NS N", "ok appnum NS 0 N" or "fail CHECK STATUS".
+ * LIST", "ok job_size NS N", "ok resolve_nodes NS LIST", "ok appnum NS 0 N" or
+ * "fail CHECK ...".
  */
 #include <pmix_tool.h>
 #include <stdio.h>
@@ -69,6 +70,12 @@ int main(void) {
             continue;
         }
         PMIX_VALUE_RELEASE(v);
+        /* the job's nodes (a 5.0.11 tool asks its server) */
+        char *nodes = NULL;
+        rc = PMIx_Resolve_nodes(ns, &nodes);
+        printf("%s resolve_nodes %s %s\n", PMIX_SUCCESS == rc && nodes ? "ok" : "fail", ns,
+               PMIX_SUCCESS == rc ? (nodes ? nodes : "(null)") : PMIx_Error_string(rc));
+        free(nodes);
         p.rank = 0;
         v = NULL;
         rc = PMIx_Get(&p, PMIX_APPNUM, NULL, 0, &v);

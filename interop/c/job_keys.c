@@ -39,15 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* libpmix's dictionary entry (pmix_regattr_input_t, 4.2.2 and 5.0.11) */
-typedef struct {
-    uint32_t index;
-    char *name;
-    char *string;
-    pmix_data_type_t type;
-    char **description;
-} dict_entry_t;
-extern dict_entry_t pmix_dictionary[];
+#include "dictionary.h"
 
 static pmix_proc_t me;
 
@@ -140,10 +132,7 @@ static void try_key(const char *prefix, const char *realm, const char *key) {
 
 static void dump(const char *prefix) {
     static const char *realms[] = {"job", "node", "app", "session", "proc"};
-    /* 4.2.2's list ends with an index UINT32_MAX, 5.0.11's has no end
-     * entry (its length is a constant of its private headers): every
-     * entry's index is its position, so the first that is not ends both */
-    for (size_t i = 0; i == pmix_dictionary[i].index && NULL != pmix_dictionary[i].name; i++) {
+    for (size_t i = 0; !dict_end(i); i++) {
         const char *key = pmix_dictionary[i].string;
         if (NULL == key || 0 != strncmp(key, "pmix.", 5)) {
             continue;
@@ -223,6 +212,22 @@ static void resolve(void) {
     resolve_ns("_any", NULL, any);
 }
 
+/* PMIx_Spawn of one rank of this program with argument `mode`; prints
+ * "ok spawn STATUS NSPACE" (or fail) */
+static pmix_status_t spawn_self(const char *self, const char *mode, char *child) {
+    pmix_app_t *app;
+    PMIX_APP_CREATE(app, 1);
+    app->cmd = strdup(self);
+    app->argv = (char **) calloc(3, sizeof(char *));
+    app->argv[0] = strdup(self);
+    app->argv[1] = strdup(mode);
+    app->maxprocs = 1;
+    pmix_status_t rc = PMIx_Spawn(NULL, 0, app, 1, child);
+    printf("%s spawn %s %s\n", PMIX_SUCCESS == rc ? "ok" : "fail", PMIx_Error_string(rc), child);
+    PMIX_APP_FREE(app, 1);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     const char *mode = argc > 1 ? argv[1] : "dump";
@@ -241,18 +246,8 @@ int main(int argc, char **argv) {
         }
     } else if (0 == strcmp(mode, "spawn")) {
         if (0 == me.rank) {
-            pmix_app_t *app;
-            PMIX_APP_CREATE(app, 1);
-            app->cmd = strdup(argv[0]);
-            app->argv = (char **) calloc(3, sizeof(char *));
-            app->argv[0] = strdup(argv[0]);
-            app->argv[1] = strdup("child");
-            app->maxprocs = 1;
             char child[PMIX_MAX_NSLEN + 1] = "";
-            rc = PMIx_Spawn(NULL, 0, app, 1, child);
-            printf("%s spawn %s %s\n", PMIX_SUCCESS == rc ? "ok" : "fail", PMIx_Error_string(rc),
-                   child);
-            PMIX_APP_FREE(app, 1);
+            spawn_self(argv[0], "child", child);
         }
     } else if (0 == strcmp(mode, "resolve")) {
         resolve();
@@ -271,17 +266,8 @@ int main(int argc, char **argv) {
         }
     } else if (0 == strcmp(mode, "resolve_spawn")) {
         /* one rank: spawn one child of "resolve_parent", connect, resolve */
-        pmix_app_t *app;
-        PMIX_APP_CREATE(app, 1);
-        app->cmd = strdup(argv[0]);
-        app->argv = (char **) calloc(3, sizeof(char *));
-        app->argv[0] = strdup(argv[0]);
-        app->argv[1] = strdup("resolve_parent");
-        app->maxprocs = 1;
         char child[PMIX_MAX_NSLEN + 1] = "";
-        rc = PMIx_Spawn(NULL, 0, app, 1, child);
-        printf("%s spawn %s %s\n", PMIX_SUCCESS == rc ? "ok" : "fail", PMIx_Error_string(rc), child);
-        PMIX_APP_FREE(app, 1);
+        rc = spawn_self(argv[0], "resolve_parent", child);
         if (PMIX_SUCCESS == rc) {
             /* before the connect: a namespace this client has no data of */
             char host[256] = "";

@@ -152,7 +152,7 @@ fn job(ours: bool, n: u32, prog: &Path, args: &[&str], dir: &Path) -> Option<Str
 
 /// The `key REALM KEY TYPE VALUE` lines of `out` (with `prefix` in front):
 /// realm and key → the rest.
-fn keys(out: &str, prefix: &str) -> BTreeMap<(String, String), String> {
+fn keys(out: &str, prefix: &str) -> Keys {
     out.lines()
         .filter_map(|l| l.strip_prefix(prefix)?.strip_prefix("key "))
         .filter_map(|l| {
@@ -202,29 +202,35 @@ fn compare(what: &str, theirs: &str, ours: &str, prefix: &str) {
     }
 }
 
+/// job_keys MODE on `n` ranks under prterun and `pmixw run` for `kind`,
+/// compared ([`compare`]); both key maps (lines with `prefix`), or None
+/// when a peer is missing.
+type Keys = BTreeMap<(String, String), String>;
+fn both(kind: Kind, mode: &str, n: u32, prefix: &str) -> Option<(Keys, Keys)> {
+    let exe = build(kind, "job_keys")?;
+    let dir = scratch(&format!("{kind:?}-{mode}"));
+    let theirs = job(false, n, &exe, &[mode], &dir)?;
+    let ours = job(true, n, &exe, &[mode], &dir).unwrap();
+    compare(&format!("{kind:?} {mode}"), &theirs, &ours, prefix);
+    let _ = std::fs::remove_dir_all(&dir);
+    Some((keys(&theirs, prefix), keys(&ours, prefix)))
+}
+
 /// Item 2: the job's keys, both clients, prterun against `pmixw run`;
 /// PMIX_LOCAL_PROCS is every local rank of the job as a PROC array.
 #[test]
 fn a_job_gets_every_key_prterun_gives() {
     for kind in KINDS {
-        let Some(exe) = build(kind, "job_keys") else {
+        let Some((_, ours)) = both(kind, "dump", 2, "") else {
             return;
         };
-        let dir = scratch(&format!("{kind:?}-dump"));
-        let Some(theirs) = job(false, 2, &exe, &["dump"], &dir) else {
-            return;
-        };
-        let ours = job(true, 2, &exe, &["dump"], &dir).unwrap();
-        compare(&format!("{kind:?} job"), &theirs, &ours, "");
-        let o = keys(&ours, "");
-        let lprocs = o
+        let lprocs = ours
             .get(&("node".into(), "pmix.lprocs".into()))
-            .unwrap_or_else(|| panic!("{kind:?}: no node pmix.lprocs\n{ours}"));
+            .unwrap_or_else(|| panic!("{kind:?}: no node pmix.lprocs\n{ours:?}"));
         assert!(
             lprocs.starts_with("PMIX_DATA_ARRAY PMIX_PROC[2] ") && lprocs.ends_with(":1"),
             "{kind:?}: {lprocs}"
         );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 
@@ -233,22 +239,11 @@ fn a_job_gets_every_key_prterun_gives() {
 #[test]
 fn a_spawned_child_gets_every_key_prterun_gives() {
     for kind in KINDS {
-        let Some(exe) = build(kind, "job_keys") else {
+        let Some((theirs, ours)) = both(kind, "spawn", 1, "child ") else {
             return;
         };
-        let dir = scratch(&format!("{kind:?}-spawn"));
-        let Some(theirs) = job(false, 1, &exe, &["spawn"], &dir) else {
-            return;
-        };
-        let ours = job(true, 1, &exe, &["spawn"], &dir).unwrap();
-        compare(&format!("{kind:?} child"), &theirs, &ours, "child ");
-        let nrank = |out: &str| {
-            keys(out, "child ")
-                .get(&("proc".into(), "pmix.nrank".into()))
-                .cloned()
-        };
-        assert_eq!(nrank(&ours), nrank(&theirs), "{kind:?}: pmix.nrank");
-        let _ = std::fs::remove_dir_all(&dir);
+        let nrank = ("proc".to_string(), "pmix.nrank".to_string());
+        assert_eq!(ours.get(&nrank), theirs.get(&nrank), "{kind:?}: pmix.nrank");
     }
 }
 
@@ -364,6 +359,10 @@ fn waiting_job(env: &[(&str, &Path)], unset: &[&str], tmpdir: &Path, release: &P
     job
 }
 
+/// A tool-search case: its name, the environment both the job and the
+/// tools get, and the directory the tools search.
+type Case<'a> = (&'a str, Vec<(&'a str, &'a Path)>, &'a Path);
+
 /// Item 1: a tool calling PMIx_tool_init(&proc, NULL, 0) attaches to the
 /// one job that runs and reads its namespace and size (and a 5.0.11 tool
 /// rank 0's appnum, as under prterun), both libraries, wherever the tool's search looks: the tmpdir, a
@@ -383,7 +382,7 @@ fn a_tool_with_no_attributes_attaches() {
     let (tmp, sys) = (base.join("tmp"), base.join("sys"));
     std::fs::create_dir_all(&tmp).unwrap();
     std::fs::create_dir_all(&sys).unwrap();
-    let cases: [(&str, Vec<(&str, &Path)>, &Path); 3] = [
+    let cases: [Case; 3] = [
         ("TMPDIR", vec![("TMPDIR", &tmp)], &tmp),
         (
             "PMIX_SYSTEM_TMPDIR elsewhere",
@@ -423,6 +422,12 @@ fn a_tool_with_no_attributes_attaches() {
                 assert!(
                     out.contains(&format!("ok appnum {ns} 0 0")),
                     "{kind:?} {case}: {out}"
+                );
+                // and resolves the job's nodes through the server
+                let host = net::hostname();
+                assert!(
+                    out.contains(&format!("ok resolve_nodes {ns} {host}")),
+                    "{case}: {out}"
                 );
             }
             assert!(

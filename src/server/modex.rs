@@ -218,12 +218,21 @@ impl Server {
             self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
             return;
         }
-        // what a member contributed to a group it belongs to (group.rs)
-        if let Some((k, v)) = key
-            .as_deref()
-            .and_then(|k| Some((k, self.group_value(&(ns.clone(), rank), k, info)?)))
-        {
-            let r = match Self::blob_of(fmt, &Proc::new(&ns, rank), &[kval(k, v)]) {
+        let state = self.has_key(&(ns.clone(), rank), key.as_deref());
+        // what a member contributed to a group it belongs to (group.rs);
+        // else a key the job info gives the rank itself (`pmix.appnum`,
+        // …), which it never commits: answered from there, as prterun does
+        let known = key.as_deref().and_then(|k| {
+            self.group_value(&(ns.clone(), rank), k, info)
+                .map(|v| kval(k, v))
+                .or_else(|| {
+                    (!matches!(state, KeyState::Here))
+                        .then(|| self.rank_value(&ns, rank, k))
+                        .flatten()
+                })
+        });
+        if let Some(kv) = known {
+            let r = match Self::blob_of(fmt, &Proc::new(&ns, rank), &[kv]) {
                 Some(b) => Reply::Get {
                     status: codes::PMIX_SUCCESS,
                     blobs: vec![b],
@@ -232,22 +241,6 @@ impl Server {
             };
             self.reply(id, t, &r);
             return;
-        }
-        let state = self.has_key(&(ns.clone(), rank), key.as_deref());
-        // a key the job info gives the rank itself (`pmix.appnum`, …),
-        // which it never commits: answered from there, as prterun does
-        if !matches!(state, KeyState::Here) {
-            if let Some(kv) = key.as_deref().and_then(|k| self.rank_value(&ns, rank, k)) {
-                let r = match Self::blob_of(fmt, &Proc::new(&ns, rank), &[kv]) {
-                    Some(b) => Reply::Get {
-                        status: codes::PMIX_SUCCESS,
-                        blobs: vec![b],
-                    },
-                    None => Reply::Status(codes::PMIX_ERR_BAD_PARAM),
-                };
-                self.reply(id, t, &r);
-                return;
-            }
         }
         if let KeyState::Here = state {
             self.answer_get(id, t, &(ns, rank));

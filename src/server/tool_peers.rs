@@ -147,7 +147,9 @@ impl Server {
             | Request::Lookup { .. }
             | Request::RegEvents { .. }
             | Request::DeregEvents { .. }
-            | Request::Log { .. } => return false,
+            | Request::Log { .. }
+            | Request::ResolvePeers { .. }
+            | Request::ResolveNode { .. } => return false,
             Request::Finalize => self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS)),
             _ => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
         }
