@@ -18,8 +18,8 @@ use pmix_codec::msg::{Reply, Request};
 use pmix_codec::registry::Registry;
 use pmix_codec::Format;
 use pmix_types::status::codes;
-use pmix_types::Proc;
 use pmix_types::Rank;
+use pmix_types::{PString, Proc};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -480,8 +480,23 @@ impl Server {
                     apps,
                 }));
             }
+            // resolve.rs: what a 5.0+ client asks whenever it is connected
+            Request::ResolvePeers { node, nspace } => {
+                let (node, ns) = (pstring(node), pstring(nspace));
+                let r = self.resolve_peers(&node, &ns);
+                self.reply(id, t, &r);
+            }
+            Request::ResolveNode { nspace } => {
+                let r = self.resolve_node(&pstring(nspace));
+                self.reply(id, t, &r);
+            }
             _ => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
         }
         Ok(())
     }
+}
+
+/// A request's optional STRING as text ("" for none or NULL).
+fn pstring(s: Option<PString>) -> String {
+    s.map(|s| s.to_string()).unwrap_or_default()
 }

@@ -46,6 +46,22 @@ pub(super) struct JobInfoCache {
     /// ([`Server::await_nodes`]), with the REQs (connection, tag) held
     /// until it does.
     awaiting_nodes: BTreeMap<String, Vec<(ConnId, u32)>>,
+    /// What the host said of this node, session and ranks beyond
+    /// libpmix's own job data ([`Server::set_host_facts`]); None:
+    /// libpmix 4.2.2's layout.
+    host_info: Option<HostFacts>,
+}
+
+/// What a launcher tells every job beyond libpmix's server's job data
+/// ([`Server::set_host_facts`]; prterun gives all of these).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostFacts {
+    /// This node's facts, in its node array (`pmix.pmem`, …).
+    pub node: Vec<Info>,
+    /// The session's, in the session array (`pmix.tmpdir`, `pmix.fqdn`).
+    pub session: Vec<Info>,
+    /// Every rank's here, in its own data (`pmix.ppid`).
+    pub rank: Vec<Info>,
 }
 
 impl JobInfoCache {
@@ -79,6 +95,17 @@ impl JobInfoCache {
 }
 
 impl Server {
+    /// Give every job's data what a launcher gives beyond libpmix's
+    /// server (prterun, issue #36 item 2): each node array also lists the
+    /// job's ranks there as `pmix.lprocs` (a PROC array), a job on one
+    /// node has that node's `pmix.hname` at job level too, and `facts`
+    /// go in this node's array, the session array and every rank's data.
+    /// Not called, the job info is libpmix 4.2.2's, byte for byte.
+    pub fn set_host_facts(&mut self, facts: HostFacts) {
+        self.jobinfo.host_info = Some(facts);
+        self.job_info_changed();
+    }
+
     /// The job data changed: forget every job-info reply built from it,
     /// and its framed copies.
     pub(super) fn job_info_changed(&self) {
@@ -155,13 +182,18 @@ impl Server {
         }
         // a spawned job's parent and applications (spawn.rs)
         kvals.extend(self.origin_job_kvals(nspace));
-        kvals.push(kval(
-            "pmix.ssn.arr",
-            info_array(vec![
-                Info::new("pmix.session.id", Value::Uint32(u32::MAX)),
-                Info::new("pmix.univ.size", Value::Uint32(n)),
-            ]),
-        ));
+        if let (Some(_), [(host, _)]) = (&self.jobinfo.host_info, map.nodes.as_slice()) {
+            // prterun: a libpmix 4.2.2 client reads the node's name at
+            // rank WILDCARD without a node qualifier from here
+            kvals.push(kval("pmix.hname", pstr(host)));
+        }
+        let host = self.jobinfo.host_info.as_ref();
+        let mut session = vec![
+            Info::new("pmix.session.id", Value::Uint32(u32::MAX)),
+            Info::new("pmix.univ.size", Value::Uint32(n)),
+        ];
+        session.extend(host.iter().flat_map(|h| h.session.iter().cloned()));
+        kvals.push(kval("pmix.ssn.arr", info_array(session)));
         // this node's array first; as libpmix's hash module builds it,
         // pmix.hname included twice
         let order = std::iter::once(map.me).chain((0..map.nodes.len()).filter(|i| *i != map.me));
@@ -175,45 +207,37 @@ impl Server {
                 .collect::<Vec<_>>()
                 .join(",");
             let size = ranks.len() as u32;
-            kvals.push(kval(
-                "pmix.node.arr",
-                info_array(vec![
-                    Info::new("pmix.hname", pstr(host)),
-                    Info::new("pmix.node.size", Value::Uint32(size)),
-                    Info::new("pmix.hname", pstr(host)),
-                    Info::new("pmix.nodeid", Value::Uint32(id as u32)),
-                    Info::new("pmix.lpeers", pstr(&peers)),
-                    Info::new(
-                        "pmix.lldr",
-                        Value::ProcRank(ranks.first().copied().unwrap_or(0)),
-                    ),
-                    Info::new("pmix.local.size", Value::Uint32(size)),
-                ]),
-            ));
-        }
-        // every rank's node and its place there
-        let mut place = vec![(0usize, 0u16); n as usize];
-        for (id, (_, ranks)) in map.nodes.iter().enumerate() {
-            for (k, r) in ranks.iter().enumerate() {
-                if let Some(p) = place.get_mut(*r as usize) {
-                    *p = (id, k as u16);
+            let mut items = vec![
+                Info::new("pmix.hname", pstr(host)),
+                Info::new("pmix.node.size", Value::Uint32(size)),
+                Info::new("pmix.hname", pstr(host)),
+                Info::new("pmix.nodeid", Value::Uint32(id as u32)),
+                Info::new("pmix.lpeers", pstr(&peers)),
+                Info::new(
+                    "pmix.lldr",
+                    Value::ProcRank(ranks.first().copied().unwrap_or(0)),
+                ),
+                Info::new("pmix.local.size", Value::Uint32(size)),
+            ];
+            if let Some(h) = self.jobinfo.host_info.as_ref() {
+                // prterun's PMIX_LOCAL_PROCS: the job's procs on the node
+                let procs = ranks
+                    .iter()
+                    .map(|r| Value::Proc(Box::new(pmix_types::Proc::new(nspace, *r))))
+                    .collect();
+                if let Ok(a) = DataArray::new(DataType::Proc, procs) {
+                    items.push(Info::new("pmix.lprocs", Value::DataArray(Box::new(a))));
+                }
+                if id == map.me {
+                    items.extend(h.node.iter().cloned());
                 }
             }
+            kvals.push(kval("pmix.node.arr", info_array(items)));
         }
-        for (r, (id, lrank)) in place.into_iter().enumerate() {
-            let host = map.nodes.get(id).map(|n| n.0.as_str()).unwrap_or("");
+        for r in 0..n {
             let mut b = DataBuffer::new(*fmt);
-            let (app, origin) = self.origin_rank_kvals(nspace, r as u32);
-            let items = [
-                kval("pmix.lrank", Value::Uint16(lrank)),
-                kval("pmix.nrank", Value::Uint16(lrank)),
-                kval("pmix.appnum", Value::Uint32(app)),
-                kval("pmix.hname", pstr(host)),
-                kval("pmix.nodeid", Value::Uint32(id as u32)),
-            ];
-            b.pack(DataType::ProcRank, &[Value::ProcRank(r as u32)])
-                .ok()?;
-            for k in items.into_iter().chain(origin) {
+            b.pack(DataType::ProcRank, &[Value::ProcRank(r)]).ok()?;
+            for k in self.rank_kvals(nspace, r, map) {
                 b.pack(DataType::Kval, &[Value::Kval(Box::new(k))]).ok()?;
             }
             kvals.push(kval(
@@ -225,6 +249,78 @@ impl Server {
             nspace: Some(PString::from(nspace)),
             kvals,
         })
+    }
+}
+
+impl Server {
+    /// What rank `r` of `nspace` is told of itself in the job info (its
+    /// `pmix.pblob`): its local and node rank, appnum, node name and id,
+    /// then its origin's keys (spawn.rs) and the host's facts.
+    fn rank_kvals(&self, nspace: &str, r: u32, map: &NodeMap) -> Vec<Kval> {
+        let (id, lrank) = map
+            .nodes
+            .iter()
+            .enumerate()
+            .find_map(|(id, (_, ranks))| {
+                let k = ranks.iter().position(|x| *x == r)?;
+                Some((id, k as u16))
+            })
+            .unwrap_or((0, 0));
+        // the node rank counts the ranks the host started on the node
+        // before this job's (prterun: a child of a 1-rank job is node rank
+        // 1), known when the job has one node and the host gave an offset
+        let offset = self.jobs.get(nspace).and_then(|j| j.origin.offset);
+        let before = match (map.nodes.len(), offset) {
+            (1, Some(off)) => off,
+            _ => 0,
+        };
+        let nrank = u16::try_from(before.saturating_add(u32::from(lrank))).unwrap_or(u16::MAX);
+        let host = map.nodes.get(id).map(|n| n.0.as_str()).unwrap_or("");
+        let (app, origin) = self.origin_rank_kvals(nspace, r);
+        let facts = self
+            .jobinfo
+            .host_info
+            .iter()
+            .flat_map(|h| h.rank.iter())
+            .map(|i| Kval {
+                key: Some(PString::from(i.key.to_string().as_str())),
+                value: i.value.clone(),
+            });
+        [
+            kval("pmix.lrank", Value::Uint16(lrank)),
+            kval("pmix.nrank", Value::Uint16(nrank)),
+            kval("pmix.appnum", Value::Uint32(app)),
+            kval("pmix.hname", pstr(host)),
+            kval("pmix.nodeid", Value::Uint32(id as u32)),
+        ]
+        .into_iter()
+        .chain(origin)
+        .chain(facts)
+        .collect()
+    }
+
+    /// Rank `rank` of `nspace`'s own value of `key` from the job info (a
+    /// tool's GET of a rank's `pmix.appnum`, …: the rank may never have
+    /// committed anything), if the job info holds one.
+    pub(super) fn rank_value(&self, nspace: &str, rank: u32, key: &str) -> Option<Kval> {
+        let j = self.jobs.get(nspace)?;
+        if rank >= j.spec.nprocs {
+            return None;
+        }
+        let single;
+        let map = match &j.nodes {
+            Some(m) => m,
+            None => {
+                single = NodeMap {
+                    nodes: vec![(j.spec.hostname.clone(), (0..j.spec.nprocs).collect())],
+                    me: 0,
+                };
+                &single
+            }
+        };
+        self.rank_kvals(nspace, rank, map)
+            .into_iter()
+            .find(|k| k.key.as_ref().is_some_and(|k| k.to_string() == key))
     }
 }
 

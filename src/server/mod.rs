@@ -19,7 +19,8 @@
 //! (`pubsub.rs`), collectives (`collective.rs`, `fence.rs`, `hosted.rs`),
 //! queries (`query.rs`), event registrations (`events.rs`), the job-info
 //! cache (`jobinfo.rs`), requests out with the host (`requests.rs`), tools
-//! (`tool_peers.rs`), groups (`group.rs`) and job control (`jobctl.rs`).
+//! (`tool_peers.rs`), groups (`group.rs`), job control (`jobctl.rs`) and
+//! peer and node resolution (`resolve.rs`).
 //! `endpoint.rs` also holds the driver's verbs and the request router.
 //!
 //! A host embedding the server (what `pmixw run` does): start it on a
@@ -89,12 +90,14 @@ pub mod net;
 mod pubsub;
 pub mod query;
 mod requests;
+mod resolve;
 mod shared_store;
 mod spawn;
 mod tool_peers;
 mod verify;
 
 pub use endpoint::Server;
+pub use jobinfo::HostFacts;
 use jobs::Committed;
 pub use jobs::NodeMap;
 pub use limits::{Limits, Refusal};

@@ -218,31 +218,43 @@ impl Server {
             self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
             return;
         }
-        // what a member contributed to a group it belongs to (group.rs)
-        if let Some((k, v)) = key
+        let state = self.has_key(&(ns.clone(), rank), key.as_deref());
+        // what a member contributed to a group it belongs to (group.rs);
+        // else a key the job info gives the rank itself (`pmix.appnum`,
+        // …), which it never commits: answered from there, as prterun does
+        let group = key
             .as_deref()
-            .and_then(|k| Some((k, self.group_value(&(ns.clone(), rank), k, info)?)))
-        {
-            // asked with qualifiers (the context id): the value in the
-            // form libpmix's client stores qualified and then finds,
-            // `pmix.qual.val` = [the value, the qualifiers], as libpmix's
-            // server builds it from a group's data
-            let quals: Vec<Info> = info
-                .iter()
-                .filter(|i| i.flags & pmix_types::directives::QUALIFIER != 0)
-                .cloned()
-                .collect();
-            let kv = if quals.is_empty() {
-                kval(k, v)
-            } else {
-                let items = std::iter::once(Info::new(k, v))
-                    .chain(quals)
-                    .map(|i| Value::Info(Box::new(i)))
+            .and_then(|k| Some((k, self.group_value(&(ns.clone(), rank), k, info)?)));
+        let known = match group {
+            Some((k, v)) => {
+                // asked with qualifiers (the context id): the value in the
+                // form libpmix's client stores qualified and then finds,
+                // `pmix.qual.val` = [the value, the qualifiers], as libpmix's
+                // server builds it from a group's data
+                let quals: Vec<Info> = info
+                    .iter()
+                    .filter(|i| i.flags & pmix_types::directives::QUALIFIER != 0)
+                    .cloned()
                     .collect();
-                let a = pmix_types::DataArray::new(pmix_types::DataType::Info, items)
-                    .expect("INFO elements");
-                kval("pmix.qual.val", Value::DataArray(Box::new(a)))
-            };
+                Some(if quals.is_empty() {
+                    kval(k, v)
+                } else {
+                    let items = std::iter::once(Info::new(k, v))
+                        .chain(quals)
+                        .map(|i| Value::Info(Box::new(i)))
+                        .collect();
+                    let a = pmix_types::DataArray::new(pmix_types::DataType::Info, items)
+                        .expect("INFO elements");
+                    kval("pmix.qual.val", Value::DataArray(Box::new(a)))
+                })
+            }
+            None => key.as_deref().and_then(|k| {
+                (!matches!(state, KeyState::Here))
+                    .then(|| self.rank_value(&ns, rank, k))
+                    .flatten()
+            }),
+        };
+        if let Some(kv) = known {
             let r = match Self::blob_of(fmt, &Proc::new(&ns, rank), &[kv]) {
                 Some(b) => Reply::Get {
                     status: codes::PMIX_SUCCESS,
@@ -253,7 +265,6 @@ impl Server {
             self.reply(id, t, &r);
             return;
         }
-        let state = self.has_key(&(ns.clone(), rank), key.as_deref());
         if let KeyState::Here = state {
             self.answer_get(id, t, &(ns, rank));
         } else if matches!(state, KeyState::OtherScope) || info_true(info, "pmix.immediate") {

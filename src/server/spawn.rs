@@ -3,7 +3,8 @@
 //! prterun gives them (spec-notes/server.md, "What a spawned job is told"):
 //! per rank `pmix.parent` (the process that called PMIx_Spawn: a child
 //! that finds none believes it is the parent and spawns again),
-//! `pmix.appnum`, `pmix.apprank`, `pmix.grank` and `pmix.reinc`; per job
+//! `pmix.appnum`, `pmix.apprank`, `pmix.grank` and `pmix.reinc` (also
+//! for a job the host described the apps of: `pmixw run`'s own); per job
 //! `pmix.job.napps`, `pmix.offset`, `pmix.spawned` (which prterun does not
 //! give; the standard defines it) and one `pmix.app.arr` per application (`pmix.appnum`
 //! first, as libpmix's hash module requires, then `pmix.app.size`,
@@ -137,6 +138,8 @@ impl Server {
         }
         if let Some(p) = &o.parent {
             out.push(kval("pmix.parent", Value::Proc(Box::new(p.clone()))));
+        }
+        if o.parent.is_some() || !o.apps.is_empty() {
             // started for the first time (no host here restarts a rank)
             out.push(kval("pmix.reinc", Value::Uint32(0)));
         }

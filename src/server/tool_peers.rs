@@ -150,7 +150,9 @@ impl Server {
             | Request::RegEvents { .. }
             | Request::DeregEvents { .. }
             | Request::Log { .. }
-            | Request::Spawn { .. } => return false,
+            | Request::Spawn { .. }
+            | Request::ResolvePeers { .. }
+            | Request::ResolveNode { .. } => return false,
             Request::Finalize => self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS)),
             _ => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
         }

@@ -16,7 +16,7 @@ use super::host::{self, catch_signals, Ending, Job, Outcome, Ranks};
 use pmix_types::status::codes;
 use pmix_types::RANK_WILDCARD;
 use pmix_types::{Info, Proc, Value};
-use pmix_wire::server::{net, AppSpec, HostEvent, JobSpec};
+use pmix_wire::server::{net, AppSpec, HostEvent, HostFacts, JobSpec};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitCode, ExitStatus};
 use std::time::Duration;
@@ -73,6 +73,55 @@ pub(super) fn system_rendezvous() -> Result<Files, String> {
     Ok(Files(written))
 }
 
+/// The directory a libpmix 4.2.2 or 5.0.11 tool searches for servers'
+/// rendezvous files, with no attribute and by pid or namespace alike:
+/// `$PMIX_SYSTEM_TMPDIR`, else `$TMPDIR`, `$TEMP`, `$TMP`, else /tmp
+/// (spec-notes/client.md, "How a libpmix tool finds its server").
+fn tool_search_dir() -> std::path::PathBuf {
+    ["PMIX_SYSTEM_TMPDIR", "TMPDIR", "TEMP", "TMP"]
+        .iter()
+        .find_map(|k| std::env::var_os(k).filter(|v| !v.is_empty()))
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| "/tmp".into())
+}
+
+/// The server writes its tool files in the tmpdir (`$TMPDIR`, else /tmp);
+/// where libpmix tools look elsewhere (`PMIX_SYSTEM_TMPDIR` set, or only
+/// `TEMP`/`TMP`), the same files there too, removed on every exit. A
+/// directory we cannot write is a warning: tools then need `--pid`.
+fn tool_search_copies(nspace: &str) -> Option<Files> {
+    use pmix_wire::server::net::rendezvous;
+    let dir = tool_search_dir();
+    let ours = std::env::temp_dir();
+    let same = |a: &std::path::Path, b: &std::path::Path| {
+        a == b
+            || a.canonicalize()
+                .ok()
+                .is_some_and(|x| b.canonicalize().ok() == Some(x))
+    };
+    if same(&dir, &ours) {
+        return None;
+    }
+    let host = net::hostname();
+    let pid = std::process::id();
+    let own = ours.join(format!("pmix.{host}.tool.{pid}"));
+    let text = std::fs::read_to_string(&own).ok()?;
+    let names = [
+        format!("pmix.{host}.tool.{pid}"),
+        format!("pmix.{host}.tool.{nspace}"),
+    ];
+    match rendezvous::write(&dir, &names, &text) {
+        Ok(w) => Some(Files(w)),
+        Err(e) => {
+            eprintln!(
+                "pmixw run: warning: cannot write the tool rendezvous files in {} ({e}); tools that search there will not find this job",
+                dir.display()
+            );
+            None
+        }
+    }
+}
+
 /// Start our server for a job of one namespace `ns` of `nprocs` ranks on
 /// `host`: tools (pquery, pps) find it through files in the tmpdir, and
 /// with `dstore` libpmix 4.2.x clients find a ds21 store there.
@@ -97,6 +146,37 @@ pub(super) fn start_server(
     )
 }
 
+/// What prterun tells a job beyond libpmix's job data and `pmixw run`
+/// can say too (issue 36, spec-notes/keys.md): the node's physical memory
+/// (`pmix.pmem`, /proc/meminfo's MemTotal in bytes); the session's
+/// temporary directory (`pmix.tmpdir`: the tmpdir tools and the ds21
+/// store use) and `pmix.fqdn` false (the node's name as the host reports
+/// it, not fully qualified); each rank's parent (`pmix.ppid`: this
+/// launcher, which starts every rank itself).
+pub(super) fn host_facts() -> HostFacts {
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map(|kb| kb.saturating_mul(1024));
+    let tmpdir = std::env::temp_dir().display().to_string();
+    HostFacts {
+        node: mem
+            .map(|b| Info::new("pmix.pmem", Value::Uint64(b)))
+            .into_iter()
+            .collect(),
+        session: vec![
+            Info::new("pmix.tmpdir", Value::String(Some(tmpdir.as_str().into()))),
+            Info::new("pmix.fqdn", Value::Bool(false)),
+        ],
+        rank: vec![Info::new("pmix.ppid", Value::Pid(std::process::id()))],
+    }
+}
+
 pub fn run(job: &Job) -> Result<ExitCode, String> {
     let (nspace, app) = (&job.nspace, job.app());
     let n = app.n;
@@ -113,6 +193,8 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
             by_ns.display()
         );
     }
+    // the directory a libpmix tool searches, when it is not ours
+    let _tool_files = tool_search_copies(nspace);
     // --system: also this node's system server (`pmix.sys.<host>`)
     let _system_file = if job.system {
         Some(system_rendezvous()?)
@@ -122,9 +204,22 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
 
     server.call({
         let (ns, exe) = (nspace.clone(), app.exe.clone());
+        // what prterun tells a job of its app, node and session (issue 36)
+        let spec = AppSpec {
+            size: n,
+            argv: std::iter::once(app.exe.clone())
+                .chain(app.argv.iter().cloned())
+                .collect(),
+            wdir: std::env::current_dir()
+                .ok()
+                .map(|d| d.display().to_string()),
+        };
         move |s| {
             s.set_executable(&ns, &exe);
             s.set_memory_probe(Box::new(resident_mb));
+            s.set_apps(&ns, vec![spec]);
+            s.set_offset(&ns, 0);
+            s.set_host_facts(host_facts());
         }
     });
     let mut ranks = Ranks(Vec::new());
