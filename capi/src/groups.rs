@@ -72,7 +72,7 @@ fn expand(procs: &[Proc]) -> Result<Vec<Proc>, Status> {
 
 /// PMIx_Group_construct: the results libpmix 5.0.11 gives — PMIX_GROUP_ID,
 /// PMIX_GROUP_MEMBERSHIP (the members, sorted) and PMIX_GROUP_CONTEXT_ID
-/// (SIZE_MAX when the host assigned none).
+/// (SIZE_MAX when the host assigned none) — with the context id first.
 fn construct(grp: &str, procs: &[Proc], directives: Vec<Info>) -> Result<Vec<Info>, Status> {
     let opts = directives.into_iter().fold(GroupOpts::new(), GroupOpts::info);
     let ctxid = with_client(|c, _| c.group_construct(grp, procs, opts).map_err(cerr))?;
@@ -82,10 +82,12 @@ fn construct(grp: &str, procs: &[Proc], directives: Vec<Info>) -> Result<Vec<Inf
         .map(|p| Value::Proc(Box::new(p)))
         .collect();
     let array = DataArray::new(DataType::Proc, members).map_err(|_| PMIX_ERROR)?;
+    // the context id first: libpmix 4.2.2 gives it alone, and programs
+    // built on it (OpenPMIx's group examples) read results[0]
     Ok(vec![
+        Info::new("pmix.grp.ctxid", Value::Size(ctxid.unwrap_or(u64::MAX))),
         Info::new("pmix.grp.id", Value::String(Some(PString::from(grp)))),
         Info::new("pmix.grp.mbrs", Value::DataArray(Box::new(array))),
-        Info::new("pmix.grp.ctxid", Value::Size(ctxid.unwrap_or(u64::MAX))),
     ])
 }
 

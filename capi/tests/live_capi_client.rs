@@ -452,7 +452,7 @@ fn groups_answer_as_libpmix_5_does() {
         "rank 0: construct gall rc=0 nres=3",
         "rank 0: construct gall result pmix.grp.mbrs type=39 type=22 size=3 0 1 2",
         "rank 0: construct gall result pmix.grp.ctxid type=4 set",
-        "rank 1: construct_nb gpair rc=0 cb=0 keys pmix.grp.id pmix.grp.mbrs pmix.grp.ctxid",
+        "rank 1: construct_nb gpair rc=0 cb=0 keys pmix.grp.ctxid pmix.grp.id pmix.grp.mbrs",
         "rank 2: destruct never rc=-46",
         "rank 0: invite ginv rc=0 nres=0",
         "rank 2: invited code=-159 group=ginv from=0",

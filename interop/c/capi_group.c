@@ -58,13 +58,24 @@ static void print_results(const char *step, pmix_status_t rc, pmix_info_t *res, 
     }
 }
 
+static int by_name(const void *a, const void *b) {
+    return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
 static void info_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
                       pmix_release_cbfunc_t release_fn, void *release_cbdata) {
     waiter_t *w = cbdata;
     w->status = status;
+    /* the keys in name order (libpmix 5.0.11 and ours order them apart) */
+    const char *keys[16];
+    size_t n = ninfo < 16 ? ninfo : 16;
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = info[i].key;
+    }
+    qsort(keys, n, sizeof keys[0], by_name);
     size_t used = 0;
-    for (size_t i = 0; i < ninfo && used < sizeof w->text - 40; i++) {
-        used += snprintf(w->text + used, sizeof w->text - used, " %s", info[i].key);
+    for (size_t i = 0; i < n && used < sizeof w->text - 40; i++) {
+        used += snprintf(w->text + used, sizeof w->text - used, " %s", keys[i]);
     }
     if (release_fn) {
         release_fn(release_cbdata);

@@ -1,0 +1,180 @@
+//! Debian's OpenPMIx 4.2.2 client examples (libpmix-dev's documentation
+//! folder, `dpkg -L libpmix-dev`) on our libpmix.so.2. They include
+//! `examples.h`, which the package does not ship: interop/c/examples.h is
+//! our own (written for pmix-wire from what the examples use). Each is
+//! built at test time from the installed folder against libpmix 4.2.2,
+//! run under `pmixw run -n 2` once on libpmix and once with
+//! LD_LIBRARY_PATH naming ours: the same exit status and the same lines
+//! (stdout and stderr, sorted, pids and namespace suffixes masked). Which
+//! examples run and why the others do not: spec-notes/capi.md, "Debian's
+//! OpenPMIx examples".
+
+use pmix_test_kit::{cbuild, hosts, process};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The client examples that run here, and the exit status both libraries
+/// give (fault.c and bad_exit.c end their job with a rank's exit 1).
+const EXAMPLES: &[(&str, i32)] = &[
+    ("client2", 0),
+    ("hello", 0),
+    ("pub", 0),
+    ("pubi", 0),
+    ("dmodex", 0),
+    ("fault", 1),
+    ("bad_exit", 1),
+    ("group", 0),
+    ("asyncgroup", 0),
+    ("group_dmodex", 0),
+    ("group_lcl_cid", 0),
+    ("jctrl", 0),
+    ("log", 0),
+    ("nodeinfo", 0),
+];
+
+/// target/<profile>, where cargo put pmixw (and deps/, this package's cdylib).
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+}
+
+/// The installed examples folder (the one holding client.c), from dpkg.
+fn examples_dir() -> Result<PathBuf, String> {
+    let out = Command::new("dpkg")
+        .args(["-L", "libpmix-dev"])
+        .output()
+        .map_err(|e| format!("dpkg: {e}"))?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find(|l| l.ends_with("/examples/client.c"))
+        .and_then(|l| Path::new(l).parent().map(Path::to_path_buf))
+        .filter(|d| d.join("client.c").is_file())
+        .ok_or_else(|| {
+            "libpmix-dev's examples are not installed (apt-get install -y libpmix-dev)".into()
+        })
+}
+
+/// pids, job ids and namespace suffixes masked: a run of 4 or more digits,
+/// or 6 hex digits with a digit among them (pmixw's namespace tag), is `N`.
+fn masked(line: &str) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |w: &mut String, out: &mut String| {
+        let digits = w.chars().all(|c| c.is_ascii_digit());
+        let tag = w.len() == 6
+            && w.chars().all(|c| c.is_ascii_hexdigit())
+            && w.chars().any(|c| c.is_ascii_digit());
+        if (digits && w.len() >= 4) || tag {
+            out.push('N');
+        } else {
+            out.push_str(w);
+        }
+        w.clear();
+    };
+    for c in line.chars() {
+        if c.is_ascii_alphanumeric() {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+/// `pmixw run -n 2 exe` (on ours if `lib`, traced): its exit status, its
+/// lines, masked and sorted, our trace and not-supported notices left
+/// out, and how many PMIx_Init calls our trace shows.
+fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>) -> (Option<i32>, Vec<String>, usize) {
+    let mut c = Command::new(pmixw);
+    c.args(["run", "-n", "2", "--timeout", "120"])
+        .arg(exe)
+        .env_remove("FLUX_JOB_ID");
+    for (v, _) in pmix_codec::select::SERVER_URI_VARS {
+        c.env_remove(v);
+    }
+    if let Some(l) = lib {
+        c.env("LD_LIBRARY_PATH", l).env("PMIX_CAPI_TRACE", "1");
+    }
+    let child = c
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = process::output_within(child, process::HANG, &format!("pmixw run {exe:?}"));
+    let all: Vec<String> = [&o.stdout, &o.stderr]
+        .iter()
+        .flat_map(|b| {
+            String::from_utf8_lossy(b)
+                .lines()
+                .map(masked)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let inits = all.iter().filter(|l| *l == "pmix-capi: PMIx_Init").count();
+    let mut lines: Vec<String> = all
+        .into_iter()
+        .filter(|l| !l.starts_with("pmix-capi: "))
+        .collect();
+    lines.sort();
+    (o.status.code(), lines, inits)
+}
+
+#[test]
+fn openpmix_client_examples_run_on_ours_as_on_libpmix() {
+    if process::require("cc and libpmix 4.2.2", hosts::libpmix4_dev()).is_none() {
+        return;
+    }
+    let Some(dir) = process::require("OpenPMIx 4.2.2's examples", examples_dir()) else {
+        return;
+    };
+    let pmixw = profile_dir().join("pmixw");
+    let Some(pmixw) = process::require(
+        "pmixw of this build",
+        if pmixw.is_file() {
+            Ok(pmixw)
+        } else {
+            Err(format!(
+                "{} not built (cargo build -p pmixw)",
+                pmixw.display()
+            ))
+        },
+    ) else {
+        return;
+    };
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi_examples");
+    let lib = out.join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::copy(
+        profile_dir().join("deps/libpmix.so"),
+        lib.join("libpmix.so.2"),
+    )
+    .unwrap();
+    let flags = Command::new("pkg-config")
+        .args(["--cflags", "--libs", "pmix"])
+        .output()
+        .unwrap();
+    let mut extra: Vec<String> = vec![
+        "-pthread".into(),
+        format!("-I{}", cbuild::script("").display()),
+    ];
+    extra.extend(
+        String::from_utf8_lossy(&flags.stdout)
+            .split_whitespace()
+            .map(String::from),
+    );
+    for (name, status) in EXAMPLES {
+        let src = dir.join(format!("{name}.c"));
+        let exe = cbuild::compile_file(Path::new("cc"), &src, &out.join(name), &extra)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (code_c, theirs, inits_c) = run(&pmixw, &exe, None);
+        assert_eq!(code_c, Some(*status), "{name} on libpmix: {theirs:#?}");
+        assert!(!theirs.is_empty(), "{name} printed nothing on libpmix");
+        assert_eq!(inits_c, 0, "{name}: libpmix's run called ours");
+        let (code, ours, inits) = run(&pmixw, &exe, Some(&lib));
+        assert_eq!(code, code_c, "{name} on ours: {ours:#?}");
+        assert_eq!(ours, theirs, "{name}");
+        assert_eq!(inits, 2, "{name}: every rank initialized through ours");
+    }
+}
