@@ -15,7 +15,7 @@ use crate::conv::*;
 use crate::events::{deregister, register_hook};
 use crate::guard::exports;
 use crate::services::{
-    in_background, info_cb, infos, op_nb, pmix_info_cbfunc_t, pmix_op_cbfunc_t, procs_of, Opaque,
+    in_background, info_cb, infos, op_nb, out_array, pmix_info_cbfunc_t, pmix_op_cbfunc_t, procs_of, Opaque,
 };
 use pmix_types::enums::DataRange;
 use pmix_types::status::codes::*;
@@ -212,19 +212,14 @@ fn join(leader: Option<Proc>, opt: pmix_group_opt_t) -> Result<Vec<Info>, Status
     Ok(info)
 }
 
-/// `infos` as a new C array in `*results`, their count in `*nresults`.
+/// `is` as a new C array in `*results`, their count in `*nresults`.
 ///
 /// # Safety
 /// `results` and `nresults` are writable.
 unsafe fn out_infos(is: Vec<Info>, results: *mut *mut pmix_info_t, nresults: *mut usize) -> Result<(), Status> {
     let vals: Vec<Value> = is.into_iter().map(|i| Value::Info(Box::new(i))).collect();
-    let p = if vals.is_empty() { ptr::null_mut() } else { c_elems(DataType::Info, &vals)? };
     // SAFETY: the caller's contract
-    unsafe {
-        *results = p as *mut pmix_info_t;
-        *nresults = vals.len();
-    }
-    Ok(())
+    unsafe { out_array(DataType::Info, &vals, results, nresults) }
 }
 
 /// The arguments of construct and invite, checked: the group, the
@@ -261,6 +256,34 @@ fn infos_nb(
         let data = data;
         info_cb(cb, data.0, call());
     })
+}
+
+/// [`destruct`] or [`leave`].
+type ByName = fn(&str, &[Info]) -> Result<(), Status>;
+
+/// Destruct or leave (`call`) the group `grp` with the infos: here, or
+/// on a thread of its own that hands the status to `cbfunc` if one is
+/// given. `ours_only` (a destruct): a group not ours is NOT_FOUND at once.
+///
+/// # Safety
+/// `grp` is NULL or a C string, `info` holds `ninfo` infos (or is NULL).
+unsafe fn by_name(
+    name: &'static str,
+    grp: *const c_char,
+    info: *const pmix_info_t,
+    ninfo: usize,
+    (ours_only, call): (bool, ByName),
+    cbfunc: pmix_op_cbfunc_t,
+    cbdata: *mut c_void,
+) -> pmix_status_t {
+    status((|| {
+        // SAFETY: the caller's contract
+        let (g, is) = unsafe { (group_arg(grp)?, infos(info, ninfo)?) };
+        if ours_only && !mine().contains(&g) {
+            return Err(PMIX_ERR_NOT_FOUND);
+        }
+        op_nb(name, cbfunc, cbdata, move || call(&g, &is))
+    })())
 }
 
 exports! {
@@ -305,11 +328,8 @@ exports! {
 
     /// `PMIx_Group_destruct`: end `grp` (a collective over its members).
     fn PMIx_Group_destruct(grp: *const c_char, info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
-        status((|| {
-            // SAFETY: NULL or a C string; ninfo infos
-            let (g, is) = unsafe { (group_arg(grp)?, infos(info, ninfo)?) };
-            destruct(&g, &is)
-        })())
+        // SAFETY: as by_name takes them
+        unsafe { by_name("PMIx_Group_destruct", grp, info, ninfo, (true, destruct), None, ptr::null_mut()) }
     }
 
     /// `PMIx_Group_destruct_nb`: as PMIx_Group_destruct; `cbfunc` gets the status.
@@ -320,14 +340,8 @@ exports! {
         cbfunc: pmix_op_cbfunc_t,
         cbdata: *mut c_void
     ) -> pmix_status_t {
-        status((|| {
-            // SAFETY: NULL or a C string; ninfo infos
-            let (g, is) = unsafe { (group_arg(grp)?, infos(info, ninfo)?) };
-            if !mine().contains(&g) {
-                return Err(PMIX_ERR_NOT_FOUND);
-            }
-            op_nb("PMIx_Group_destruct_nb", cbfunc, cbdata, move || destruct(&g, &is))
-        })())
+        // SAFETY: as by_name takes them
+        unsafe { by_name("PMIx_Group_destruct_nb", grp, info, ninfo, (true, destruct), cbfunc, cbdata) }
     }
 
     /// `PMIx_Group_invite`: invite `procs` to `grp` and wait for their answers; then tell them the group is complete (PMIX_GROUP_CONSTRUCT_COMPLETE).
@@ -413,11 +427,8 @@ exports! {
 
     /// `PMIx_Group_leave`: leave `grp` (its other members hear PMIX_GROUP_LEFT).
     fn PMIx_Group_leave(grp: *const c_char, info: *const pmix_info_t, ninfo: usize) -> pmix_status_t {
-        status((|| {
-            // SAFETY: NULL or a C string; ninfo infos
-            let (g, is) = unsafe { (group_arg(grp)?, infos(info, ninfo)?) };
-            leave(&g, &is)
-        })())
+        // SAFETY: as by_name takes them
+        unsafe { by_name("PMIx_Group_leave", grp, info, ninfo, (false, leave), None, ptr::null_mut()) }
     }
 
     /// `PMIx_Group_leave_nb`: as PMIx_Group_leave; `cbfunc` gets the status.
@@ -428,10 +439,7 @@ exports! {
         cbfunc: pmix_op_cbfunc_t,
         cbdata: *mut c_void
     ) -> pmix_status_t {
-        status((|| {
-            // SAFETY: NULL or a C string; ninfo infos
-            let (g, is) = unsafe { (group_arg(grp)?, infos(info, ninfo)?) };
-            op_nb("PMIx_Group_leave_nb", cbfunc, cbdata, move || leave(&g, &is))
-        })())
+        // SAFETY: as by_name takes them
+        unsafe { by_name("PMIx_Group_leave_nb", grp, info, ninfo, (false, leave), cbfunc, cbdata) }
     }
 }

@@ -216,7 +216,7 @@ unsafe fn group_nb(
 ///
 /// # Safety
 /// `out` and `n` are writable.
-unsafe fn out_array<T>(ty: DataType, vals: &[Value], out: *mut *mut T, n: *mut usize) -> Result<(), Status> {
+pub(crate) unsafe fn out_array<T>(ty: DataType, vals: &[Value], out: *mut *mut T, n: *mut usize) -> Result<(), Status> {
     let p = if vals.is_empty() { ptr::null_mut() } else { c_elems(ty, vals)? };
     // SAFETY: the caller's contract
     unsafe {

@@ -17,9 +17,11 @@
 //! which `cargo live` and `cargo test --workspace` build); without it the
 //! test skips (fails under CI).
 
+mod common;
+use common::pmixw_output;
 use pmix_test_kit::{hosts, interop, process};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const N: u32 = 2;
 
@@ -67,25 +69,7 @@ fn run_n(
     n: u32,
     env: &[(&str, &str)],
 ) -> (bool, Vec<String>, String) {
-    let what = format!("pmixw run {cmd:?}");
-    let mut c = Command::new(pmixw);
-    c.args(["run", "-n", &n.to_string(), "--timeout", "120"])
-        .args(cmd)
-        .envs(env.iter().copied())
-        // an outer job's variables would make pmixw's ranks think they are its
-        .env_remove("FLUX_JOB_ID");
-    for (v, _) in pmix_codec::select::SERVER_URI_VARS {
-        c.env_remove(v);
-    }
-    if let Some(l) = lib {
-        c.env("LD_LIBRARY_PATH", l);
-    }
-    let child = c
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = process::output_within(child, process::HANG, &what);
+    let o = pmixw_output(pmixw, cmd, lib, n, env);
     let mut lines: Vec<String> = String::from_utf8_lossy(&o.stdout)
         .lines()
         .map(String::from)
@@ -342,20 +326,9 @@ fn pmix_abort_ends_the_job_with_its_status_on_ours() {
     let Some(s) = setup() else { return };
     let exe = interop::build_c("capi_abort", &s.out).unwrap_or_else(|e| panic!("{e}"));
     for lib in [None, Some(s.lib.as_path())] {
-        let mut c = Command::new(&s.pmixw);
-        c.args(["run", "-n", "2", "--timeout", "120"]).arg(&exe);
-        for (v, _) in pmix_codec::select::SERVER_URI_VARS {
-            c.env_remove(v);
-        }
-        if let Some(l) = lib {
-            c.env("LD_LIBRARY_PATH", l).env("PMIX_CAPI_TRACE", "1");
-        }
-        let child = c
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let o = process::output_within(child, process::HANG, "pmixw run capi_abort");
+        let trace = [("PMIX_CAPI_TRACE", "1")];
+        let env: &[(&str, &str)] = if lib.is_some() { &trace } else { &[] };
+        let o = pmixw_output(&s.pmixw, &[exe.as_os_str()], lib, 2, env);
         let err = String::from_utf8_lossy(&o.stderr);
         let which = if lib.is_some() { "ours" } else { "libpmix" };
         assert_eq!(o.status.code(), Some(7), "{which}: {err}");

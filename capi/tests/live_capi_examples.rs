@@ -9,9 +9,11 @@
 //! examples run and why the others do not: spec-notes/capi.md, "Debian's
 //! OpenPMIx examples".
 
+mod common;
+use common::pmixw_output;
 use pmix_test_kit::{cbuild, hosts, process};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// The client examples that run here, and the exit status both libraries
 /// give (fault.c and bad_exit.c end their job with a rank's exit 1).
@@ -87,22 +89,9 @@ fn masked(line: &str) -> String {
 /// lines, masked and sorted, our trace and not-supported notices left
 /// out, and how many PMIx_Init calls our trace shows.
 fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>) -> (Option<i32>, Vec<String>, usize) {
-    let mut c = Command::new(pmixw);
-    c.args(["run", "-n", "2", "--timeout", "120"])
-        .arg(exe)
-        .env_remove("FLUX_JOB_ID");
-    for (v, _) in pmix_codec::select::SERVER_URI_VARS {
-        c.env_remove(v);
-    }
-    if let Some(l) = lib {
-        c.env("LD_LIBRARY_PATH", l).env("PMIX_CAPI_TRACE", "1");
-    }
-    let child = c
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = process::output_within(child, process::HANG, &format!("pmixw run {exe:?}"));
+    let trace = [("PMIX_CAPI_TRACE", "1")];
+    let env: &[(&str, &str)] = if lib.is_some() { &trace } else { &[] };
+    let o = pmixw_output(pmixw, &[exe.as_os_str()], lib, 2, env);
     let all: Vec<String> = [&o.stdout, &o.stderr]
         .iter()
         .flat_map(|b| {

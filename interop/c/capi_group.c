@@ -98,24 +98,41 @@ static void reg_done(pmix_status_t status, size_t ref, void *cbdata) {
 
 static waiter_t invited, joined, left;
 
+/* the PMIX_GROUP_ID among a notice's infos */
+static const char *group_of(const pmix_info_t info[], size_t ninfo) {
+    for (size_t i = 0; i < ninfo; i++) {
+        if (0 == strcmp(info[i].key, PMIX_GROUP_ID) && PMIX_STRING == info[i].value.type) {
+            return info[i].value.data.string;
+        }
+    }
+    return "?";
+}
+
+/* the first notice a handler hears, in `w`; `then` (if any) called with its group */
+static void heard(waiter_t *w, pmix_status_t status, const pmix_proc_t *source,
+                  const pmix_info_t info[], size_t ninfo, void (*then)(const char *, const pmix_proc_t *)) {
+    const char *grp = group_of(info, ninfo);
+    if (!w->done) {
+        snprintf(w->text, sizeof w->text, "code=%d group=%s from=%u", status, grp,
+                 source ? source->rank : 99);
+        w->done = 1;
+        if (then) {
+            then(grp, source);
+        }
+    }
+}
+
+static void accept_invitation(const char *grp, const pmix_proc_t *leader) {
+    PMIx_Group_join_nb(grp, leader, PMIX_GROUP_ACCEPT, NULL, 0, info_done, &joined);
+}
+
 static void on_invited(size_t id, pmix_status_t status, const pmix_proc_t *source,
                        pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
                        pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata) {
     (void) id;
     (void) results;
     (void) nresults;
-    const char *grp = "?";
-    for (size_t i = 0; i < ninfo; i++) {
-        if (0 == strcmp(info[i].key, PMIX_GROUP_ID) && PMIX_STRING == info[i].value.type) {
-            grp = info[i].value.data.string;
-        }
-    }
-    if (!invited.done) {
-        snprintf(invited.text, sizeof invited.text, "code=%d group=%s from=%u", status, grp,
-                 source ? source->rank : 99);
-        invited.done = 1;
-        PMIx_Group_join_nb(grp, source, PMIX_GROUP_ACCEPT, NULL, 0, info_done, &joined);
-    }
+    heard(&invited, status, source, info, ninfo, accept_invitation);
     if (cbfunc) {
         cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
     }
@@ -127,17 +144,7 @@ static void on_left(size_t id, pmix_status_t status, const pmix_proc_t *source,
     (void) id;
     (void) results;
     (void) nresults;
-    const char *grp = "?";
-    for (size_t i = 0; i < ninfo; i++) {
-        if (0 == strcmp(info[i].key, PMIX_GROUP_ID) && PMIX_STRING == info[i].value.type) {
-            grp = info[i].value.data.string;
-        }
-    }
-    if (!left.done) {
-        snprintf(left.text, sizeof left.text, "code=%d group=%s from=%u", status, grp,
-                 source ? source->rank : 99);
-        left.done = 1;
-    }
+    heard(&left, status, source, info, ninfo, NULL);
     if (cbfunc) {
         cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
     }
