@@ -5,15 +5,17 @@
 //! built at test time from the installed folder against libpmix 4.2.2,
 //! run under `pmixw run -n 2` once on libpmix and once with
 //! LD_LIBRARY_PATH naming ours: the same exit status and the same lines
-//! (stdout and stderr, sorted, pids and namespace suffixes masked). Which
-//! examples run and why the others do not: spec-notes/capi.md, "Debian's
-//! OpenPMIx examples".
+//! (stdout and stderr, sorted, pids and namespace suffixes masked). Then
+//! those of them that PRRTE 5.0.11's `prterun -n 2` serves, our library
+//! for the ranks only (`env LD_LIBRARY_PATH=… exe`; prterun keeps the
+//! wheel's libpmix 5.0.11): the same again. Which examples run and why the
+//! others do not: spec-notes/capi.md, "Debian's OpenPMIx examples".
 
 mod common;
 use common::pmixw_output;
 use pmix_test_kit::{cbuild, hosts, process};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 /// The client examples that run here, and the exit status both libraries
 /// give (fault.c and bad_exit.c end their job with a rank's exit 1).
@@ -32,6 +34,23 @@ const EXAMPLES: &[(&str, i32)] = &[
     ("jctrl", 0),
     ("log", 0),
     ("nodeinfo", 0),
+];
+
+/// Those of [`EXAMPLES`] run under prterun too (bad_exit's job does not
+/// end there on libpmix either; group_dmodex and group_lcl_cid print the
+/// context id, which prterun's answer gives libpmix 4.2.2 and ours apart).
+const UNDER_PRTERUN: &[&str] = &[
+    "client2",
+    "hello",
+    "pub",
+    "pubi",
+    "dmodex",
+    "fault",
+    "group",
+    "asyncgroup",
+    "jctrl",
+    "log",
+    "nodeinfo",
 ];
 
 /// target/<profile>, where cargo put pmixw (and deps/, this package's cdylib).
@@ -85,26 +104,69 @@ fn masked(line: &str) -> String {
     out
 }
 
-/// `pmixw run -n 2 exe` (on ours if `lib`, traced): its exit status, its
-/// lines, masked and sorted, our trace and not-supported notices left
-/// out, and how many PMIx_Init calls our trace shows.
+/// `pmixw run -n 2 exe` (on ours if `lib`, traced): see [`lines`].
 fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>) -> (Option<i32>, Vec<String>, usize) {
     let trace = [("PMIX_CAPI_TRACE", "1")];
     let env: &[(&str, &str)] = if lib.is_some() { &trace } else { &[] };
-    let o = pmixw_output(pmixw, &[exe.as_os_str()], lib, 2, env);
+    lines(&pmixw_output(pmixw, &[exe.as_os_str()], lib, 2, env))
+}
+
+/// `prterun -n 2 exe`, each rank on ours if `lib` (traced): see [`lines`].
+fn run_prterun(
+    prterun: &Path,
+    exe: &Path,
+    lib: Option<&Path>,
+) -> (Option<i32>, Vec<String>, usize) {
+    let mut c = Command::new(prterun);
+    c.args([
+        "--allow-run-as-root",
+        "--map-by",
+        ":OVERSUBSCRIBE",
+        "-n",
+        "2",
+    ]);
+    if let Some(l) = lib {
+        c.arg("env")
+            .arg(format!("LD_LIBRARY_PATH={}", l.display()))
+            .arg("PMIX_CAPI_TRACE=1");
+    }
+    for (v, _) in pmix_codec::select::SERVER_URI_VARS {
+        c.env_remove(v);
+    }
+    let child = c
+        .arg(exe)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    lines(&process::output_within(
+        child,
+        process::HANG,
+        &format!("prterun {exe:?}"),
+    ))
+}
+
+/// A run's exit status, its lines (NULs dropped: prterun's log channel
+/// writes them), masked and sorted, our trace and not-supported notices
+/// and the host's own libpmix 5.0.11 error log left out, and how many
+/// PMIx_Init calls our trace shows.
+fn lines(o: &std::process::Output) -> (Option<i32>, Vec<String>, usize) {
     let all: Vec<String> = [&o.stdout, &o.stderr]
         .iter()
         .flat_map(|b| {
             String::from_utf8_lossy(b)
+                .replace('\0', "")
                 .lines()
                 .map(masked)
                 .collect::<Vec<_>>()
         })
         .collect();
     let inits = all.iter().filter(|l| *l == "pmix-capi: PMIx_Init").count();
+    // the host's libpmix (built under /openmpi-5.0.11/) logs what it
+    // cannot read of libpmix 4.2.2's messages: not the program's output
     let mut lines: Vec<String> = all
         .into_iter()
-        .filter(|l| !l.starts_with("pmix-capi: "))
+        .filter(|l| !l.starts_with("pmix-capi: ") && !l.contains("/openmpi-5.0.11/"))
         .collect();
     lines.sort();
     (o.status.code(), lines, inits)
@@ -165,5 +227,17 @@ fn openpmix_client_examples_run_on_ours_as_on_libpmix() {
         assert_eq!(code, code_c, "{name} on ours: {ours:#?}");
         assert_eq!(ours, theirs, "{name}");
         assert_eq!(inits, 2, "{name}: every rank initialized through ours");
+    }
+    let Some(prterun) = process::require("PRRTE 5.0.11's prterun", hosts::prterun5()) else {
+        return;
+    };
+    for name in UNDER_PRTERUN {
+        let exe = out.join(name);
+        let (code_c, theirs, _) = run_prterun(&prterun, &exe, None);
+        assert!(!theirs.is_empty(), "{name} printed nothing under prterun");
+        let (code, ours, inits) = run_prterun(&prterun, &exe, Some(&lib));
+        assert_eq!(code, code_c, "{name} under prterun on ours: {ours:#?}");
+        assert_eq!(ours, theirs, "{name} under prterun");
+        assert_eq!(inits, 2, "{name} under prterun: every rank through ours");
     }
 }
