@@ -181,27 +181,27 @@ static void pdata_procs_apps(void) {
            c.bitmap ? "set" : "NULL");
 }
 
+/* `load` of `src` into `dst` (`cap` bytes, filled with 'z' first): its
+ * length and whether the last byte is the NUL */
+static void load_into(const char *what, void (*load)(char *, const char *), char *dst, size_t cap,
+                      const char *src) {
+    memset(dst, 'z', cap);
+    load(dst, src);
+    printf("load %s %s len=%zu last=%d\n", what, src ? (strlen(src) > 20 ? "long" : src) : "NULL",
+           strnlen(dst, cap), dst[cap - 1]);
+}
+
 static void keys_and_names(void) {
     char longer[700];
     memset(longer, 'k', sizeof longer - 1);
     longer[sizeof longer - 1] = 0;
     pmix_key_t k;
-    memset(k, 'z', sizeof k);
-    PMIx_Load_key(k, "pmix.short");
-    printf("load key \"%s\" len=%zu\n", k, strlen(k));
-    memset(k, 'z', sizeof k);
-    PMIx_Load_key(k, longer);
-    printf("load key long len=%zu last=%d\n", strnlen(k, sizeof k), k[PMIX_MAX_KEYLEN]);
     pmix_nspace_t ns;
-    memset(ns, 'z', sizeof ns);
-    PMIx_Load_nspace(ns, "job-1");
-    printf("load nspace \"%s\" len=%zu\n", ns, strlen(ns));
-    memset(ns, 'z', sizeof ns);
-    PMIx_Load_nspace(ns, longer);
-    printf("load nspace long len=%zu last=%d\n", strnlen(ns, sizeof ns), ns[PMIX_MAX_NSLEN]);
-    memset(ns, 'z', sizeof ns);
-    PMIx_Load_nspace(ns, NULL);
-    printf("load nspace NULL len=%zu\n", strnlen(ns, sizeof ns));
+    load_into("key", PMIx_Load_key, k, sizeof k, "pmix.short");
+    load_into("key", PMIx_Load_key, k, sizeof k, longer);
+    load_into("nspace", PMIx_Load_nspace, ns, sizeof ns, "job-1");
+    load_into("nspace", PMIx_Load_nspace, ns, sizeof ns, longer);
+    load_into("nspace", PMIx_Load_nspace, ns, sizeof ns, NULL);
 
     const char *pairs[][2] = {
         {"pmix.a", "pmix.a"}, {"pmix.a", "pmix.b"}, {"pmix.a", "pmix.ab"}, {"", ""}, {"x", ""},
