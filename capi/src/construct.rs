@@ -80,8 +80,9 @@ exports! {
     /// `PMIx_Info_destruct` (`PMIX_INFO_DESTRUCT`): free what the info's value holds.
     fn PMIx_Info_destruct(p: *mut pmix_info_t) {
         if !p.is_null() {
+            // the value only: key and directives stay, as libpmix 5.0.11 leaves them
             // SAFETY: one constructed info
-            unsafe { destruct_elem(DataType::Info, p as *mut u8) }
+            unsafe { destruct_value(&mut (*p).value) }
         }
     }
 
@@ -118,15 +119,25 @@ exports! {
         }
     }
 
-    /// `PMIx_Proc_construct` (`PMIX_PROC_CONSTRUCT`): empty namespace, rank 0.
+    /// `PMIx_Proc_construct` (`PMIX_PROC_CONSTRUCT`): empty namespace, rank PMIX_RANK_UNDEF.
     fn PMIx_Proc_construct(p: *mut pmix_proc_t) {
         // SAFETY: one proc or NULL
-        unsafe { zero(p, 1) }
+        unsafe { zero(p, 1) };
+        if !p.is_null() {
+            // no rank yet, as libpmix 5.0.11 constructs a proc
+            // SAFETY: checked non-NULL
+            unsafe { (*p).rank = pmix_types::RANK_UNDEF };
+        }
     }
 
     /// `PMIx_Proc_create` (`PMIX_PROC_CREATE`): `n` constructed procs (NULL for 0).
     fn PMIx_Proc_create(n: usize) -> *mut pmix_proc_t {
-        create(n)
+        let p: *mut pmix_proc_t = create(n);
+        for k in 0..if p.is_null() { 0 } else { n } {
+            // SAFETY: n procs
+            unsafe { (*p.add(k)).rank = pmix_types::RANK_UNDEF };
+        }
+        p
     }
 
     /// `PMIx_Proc_free` (`PMIX_PROC_FREE`): free an array of procs (they hold no pointers).

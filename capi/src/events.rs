@@ -17,7 +17,8 @@ use pmix_types::DataType;
 use std::ffi::c_void;
 use std::ptr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use pmix_types::{Info, Proc};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// `pmix_event_notification_cbfunc_fn_t`: what a handler calls when done.
@@ -49,24 +50,41 @@ pub type pmix_notification_fn_t = Option<
 pub type pmix_hdlr_reg_cbfunc_t =
     Option<unsafe extern "C" fn(status: pmix_status_t, refid: usize, cbdata: *mut c_void)>;
 
+/// A C handler's function.
+type CHandler = unsafe extern "C" fn(
+    usize,
+    pmix_status_t,
+    *const pmix_proc_t,
+    *mut pmix_info_t,
+    usize,
+    *mut pmix_info_t,
+    usize,
+    pmix_event_notification_cbfunc_fn_t,
+    *mut c_void,
+);
+
+/// A handler of this library's own (a group invitation's leader counting
+/// its answers): the notice's code, source and infos.
+pub(crate) type Hook = Arc<dyn Fn(i32, &Proc, &[Info]) + Send + Sync>;
+
+#[derive(Clone)]
+enum Call {
+    C(CHandler),
+    Ours(Hook),
+}
+
 struct Handler {
     id: usize,
     /// The codes it hears; empty: every code.
     codes: Vec<i32>,
-    f: unsafe extern "C" fn(
-        usize,
-        pmix_status_t,
-        *const pmix_proc_t,
-        *mut pmix_info_t,
-        usize,
-        *mut pmix_info_t,
-        usize,
-        pmix_event_notification_cbfunc_fn_t,
-        *mut c_void,
-    ),
+    f: Call,
+    /// PMIX_EVENT_HDLR_NAME and PMIX_EVENT_RETURN_OBJECT as registered:
+    /// given back after the notice's infos at each call, as libpmix does.
+    name: Option<Info>,
+    object: Option<usize>,
 }
 // SAFETY: a C function pointer, callable from any thread (the standard
-// lets handlers run on the library's own thread)
+// lets handlers run on the library's own thread), or a Send + Sync closure
 unsafe impl Send for Handler {}
 
 struct Table {
@@ -130,22 +148,40 @@ fn deliver_forever() {
             std::thread::sleep(Duration::from_millis(1));
             continue;
         };
-        let chain: Vec<(usize, _)> = table()
+        let chain: Vec<(usize, Call, Option<Info>, Option<usize>)> = table()
             .handlers
             .iter()
             .filter(|h| h.codes.is_empty() || h.codes.contains(&n.status))
-            .map(|h| (h.id, h.f))
+            .map(|h| (h.id, h.f.clone(), h.name.clone(), h.object))
             .collect();
         let mut src: pmix_proc_t = pmix_proc_t {
             nspace: [0; PMIX_MAX_NSLEN + 1],
             rank: n.source.rank,
         };
         write_fixed(&mut src.nspace, n.source.nspace.as_bytes());
-        let infos = Ok(n.info.iter().cloned().map(|i| pmix_types::Value::Info(Box::new(i))).collect());
-        let (_, info, ninfo) = c_array_of(DataType::Info, infos);
-        for (id, f) in chain {
+        for (id, f, name, object) in chain {
+            let f = match f {
+                Call::C(f) => f,
+                Call::Ours(hook) => {
+                    hook(n.status, &n.source, &n.info);
+                    continue;
+                }
+            };
+            let mut all: Vec<pmix_types::Value> =
+                n.info.iter().cloned().map(|i| pmix_types::Value::Info(Box::new(i))).collect();
+            all.extend(name.map(|i| pmix_types::Value::Info(Box::new(i))));
+            if object.is_some() {
+                let obj = Info::new("pmix.evobject", pmix_types::Value::Pointer);
+                all.push(pmix_types::Value::Info(Box::new(obj)));
+            }
+            let (_, info, ninfo) = c_array_of(DataType::Info, Ok(all));
+            if let (Some(obj), false) = (object, info.is_null()) {
+                // the pointer does not travel in a Value: set it in place
+                // SAFETY: `ninfo` infos made by c_array_of, the last the object's
+                unsafe { (*(info as *mut pmix_info_t).add(ninfo - 1)).value.data.ptr = obj as *mut c_void };
+            }
             // SAFETY: the registered handler, given the notice's data,
-            // which lives until every handler of the chain returned
+            // which lives until it returned
             unsafe {
                 f(
                     id,
@@ -159,10 +195,61 @@ fn deliver_forever() {
                     ptr::null_mut(),
                 )
             };
+            // SAFETY: made by c_array_of
+            unsafe { free_c_array(DataType::Info, info, ninfo) };
         }
-        // SAFETY: made by c_array_of
-        unsafe { free_c_array(DataType::Info, info, ninfo) };
     }
+}
+
+/// The PMIX_EVENT_RETURN_OBJECT pointer among `n` infos at `info` (the
+/// address itself, which a Value does not keep).
+///
+/// # Safety
+/// `info` is NULL or holds `n` infos.
+unsafe fn return_object(info: *const pmix_info_t, n: usize) -> Option<usize> {
+    if info.is_null() {
+        return None;
+    }
+    // SAFETY: the caller's contract
+    let all = unsafe { std::slice::from_raw_parts(info, n) };
+    all.iter()
+        .find(|i| read_key(&i.key).as_bytes() == b"pmix.evobject" && i.value.r#type == DataType::Pointer as u16)
+        // SAFETY: a POINTER value holds `ptr`
+        .map(|i| unsafe { i.value.data.ptr } as usize)
+}
+
+/// Tell the server to forward `codes`, add `f` to the table and start
+/// delivering: the handler's reference.
+fn register(codes: Vec<i32>, info: &[Info], f: Call, object: Option<usize>) -> Result<usize, Status> {
+    // the server forwards the codes; without one (a singleton) the
+    // handler hears this process's own notifications only
+    match with_client(|c, _| c.register_events(&codes, info).map_err(cerr)) {
+        Ok(()) | Err(PMIX_ERR_UNREACH) => {}
+        Err(e) => return Err(e),
+    }
+    let id = {
+        let mut t = table();
+        let id = t.next;
+        t.next += 1;
+        let name = info.iter().find(|i| i.key.as_bytes() == b"pmix.evname").cloned();
+        t.handlers.push(Handler { id, codes, f, name, object });
+        id
+    };
+    start_delivery();
+    Ok(id)
+}
+
+/// Register one of this library's own handlers for `codes`: its reference.
+pub(crate) fn register_hook(codes: &[i32], hook: Hook) -> Result<usize, Status> {
+    register(codes.to_vec(), &[], Call::Ours(hook), None)
+}
+
+/// Forget the handler `id` (false if there was none).
+pub(crate) fn deregister(id: usize) -> bool {
+    let mut t = table();
+    let before = t.handlers.len();
+    t.handlers.retain(|h| h.id != id);
+    t.handlers.len() < before
 }
 
 exports! {
@@ -189,21 +276,9 @@ exports! {
             };
             // SAFETY: ninfo infos
             let is = unsafe { read_infos(info, ninfo) }?;
-            // the server forwards the codes; without one (a singleton) the
-            // handler hears this process's own notifications only
-            match with_client(|c, _| c.register_events(&cs, &is).map_err(cerr)) {
-                Ok(()) | Err(PMIX_ERR_UNREACH) => {}
-                Err(e) => return Err(e),
-            }
-            let id = {
-                let mut t = table();
-                let id = t.next;
-                t.next += 1;
-                t.handlers.push(Handler { id, codes: cs, f });
-                id
-            };
-            start_delivery();
-            Ok(id)
+            // SAFETY: ninfo infos (checked above)
+            let object = unsafe { return_object(info, ninfo) };
+            register(cs, &is, Call::C(f), object)
         })();
         match (cbfunc, r) {
             (None, Ok(id)) => i32::try_from(id).unwrap_or(PMIX_ERROR),
@@ -222,12 +297,10 @@ exports! {
 
     /// `PMIx_Deregister_event_handler`: forget the handler `evhdlr_ref`.
     fn PMIx_Deregister_event_handler(evhdlr_ref: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-        let rc = {
-            let mut t = table();
-            let before = t.handlers.len();
-            t.handlers.retain(|h| h.id != evhdlr_ref);
-            if t.handlers.len() < before { PMIX_SUCCESS } else { PMIX_ERR_BAD_PARAM }
-        };
+        // an unknown reference is SUCCESS too, as libpmix 4.2.2 answers
+        // (OpenPMIx's fault.c example deregisters one it never had)
+        deregister(evhdlr_ref);
+        let rc = PMIX_SUCCESS;
         match cbfunc {
             Some(cb) => {
                 // SAFETY: the caller's callback with its own data

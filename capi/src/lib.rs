@@ -29,5 +29,5 @@ macro_rules! export_modules {
     };
 }
 export_modules!(
-    client, services, events, server, data, value, construct, strings, stubs, frameworks
+    client, services, events, groups, server, data, value, construct, strings, stubs, frameworks
 );

@@ -45,7 +45,7 @@ pub type pmix_spawn_cbfunc_t =
 /// Run `call` (a blocking call's body, checked and read already) on a
 /// thread of its own and hand its status to `cbfunc`; without a callback
 /// run it here and return its status.
-fn op_nb(
+pub(crate) fn op_nb(
     name: &'static str,
     cbfunc: pmix_op_cbfunc_t,
     cbdata: *mut c_void,
@@ -99,7 +99,7 @@ unsafe extern "C" fn release_infos(cbdata: *mut c_void) {
 }
 
 /// Call a `pmix_info_cbfunc_t` with `r`'s infos (the callback releases them).
-fn info_cb(
+pub(crate) fn info_cb(
     cb: unsafe extern "C" fn(pmix_status_t, *mut pmix_info_t, usize, *mut c_void, pmix_release_cbfunc_t, *mut c_void),
     cbdata: *mut c_void,
     r: Result<Vec<Info>, Status>,
@@ -113,12 +113,12 @@ fn info_cb(
 
 /// A C pointer handed to another thread (the caller's cbdata: the
 /// standard lets the callback run on any thread).
-struct Opaque(*mut c_void);
+pub(crate) struct Opaque(pub(crate) *mut c_void);
 // SAFETY: the pointer is only handed back to the caller's callback
 unsafe impl Send for Opaque {}
 
 /// Run `f` on a new thread (named for the call), guarded as the exports are.
-fn in_background(name: &'static str, f: impl FnOnce() + Send + 'static) -> Result<(), Status> {
+pub(crate) fn in_background(name: &'static str, f: impl FnOnce() + Send + 'static) -> Result<(), Status> {
     std::thread::Builder::new()
         .name(format!("pmix-capi {name}"))
         .spawn(move || guarded(name, f))
@@ -130,7 +130,7 @@ fn in_background(name: &'static str, f: impl FnOnce() + Send + 'static) -> Resul
 ///
 /// # Safety
 /// `info` is NULL or holds `n` infos.
-unsafe fn infos(info: *const pmix_info_t, n: usize) -> Result<Vec<Info>, Status> {
+pub(crate) unsafe fn infos(info: *const pmix_info_t, n: usize) -> Result<Vec<Info>, Status> {
     if info.is_null() && n > 0 {
         return Err(PMIX_ERR_BAD_PARAM);
     }
@@ -142,7 +142,7 @@ unsafe fn infos(info: *const pmix_info_t, n: usize) -> Result<Vec<Info>, Status>
 ///
 /// # Safety
 /// `procs` is NULL or holds `n` procs.
-unsafe fn procs_of(procs: *const pmix_proc_t, n: usize) -> Result<Vec<Proc>, Status> {
+pub(crate) unsafe fn procs_of(procs: *const pmix_proc_t, n: usize) -> Result<Vec<Proc>, Status> {
     if procs.is_null() && n > 0 {
         return Err(PMIX_ERR_BAD_PARAM);
     }
@@ -216,7 +216,7 @@ unsafe fn group_nb(
 ///
 /// # Safety
 /// `out` and `n` are writable.
-unsafe fn out_array<T>(ty: DataType, vals: &[Value], out: *mut *mut T, n: *mut usize) -> Result<(), Status> {
+pub(crate) unsafe fn out_array<T>(ty: DataType, vals: &[Value], out: *mut *mut T, n: *mut usize) -> Result<(), Status> {
     let p = if vals.is_empty() { ptr::null_mut() } else { c_elems(ty, vals)? };
     // SAFETY: the caller's contract
     unsafe {

@@ -31,9 +31,6 @@ not_supported! {
     PMIx_Fabric_register PMIx_Fabric_register_nb PMIx_Fabric_update PMIx_Fabric_update_nb
     PMIx_Fabric_deregister PMIx_Fabric_deregister_nb
     PMIx_Get_credential PMIx_Get_credential_nb PMIx_Validate_credential PMIx_Validate_credential_nb
-    PMIx_Group_construct PMIx_Group_construct_nb PMIx_Group_destruct PMIx_Group_destruct_nb
-    PMIx_Group_invite PMIx_Group_invite_nb PMIx_Group_join PMIx_Group_join_nb
-    PMIx_Group_leave PMIx_Group_leave_nb
     PMIx_IOF_pull PMIx_IOF_push PMIx_IOF_deregister
     PMIx_Process_monitor PMIx_Process_monitor_nb
     PMIx_Register_attributes

@@ -32,6 +32,14 @@ unsafe fn loaded(ty: DataType, data: *const c_void) -> Result<Option<Value>, Sta
     unsafe { read_elem(ty, data as *const u8) }.map(Some)
 }
 
+/// A POINTER value's copy holds the same pointer (a Value keeps none).
+fn keep_pointer(dest: &mut pmix_value_t, src: &pmix_value_t) {
+    if src.r#type == DataType::Pointer.code() {
+        // SAFETY: a POINTER value holds `ptr`
+        dest.data.ptr = unsafe { src.data.ptr };
+    }
+}
+
 /// Load `data` of `type` into `val` (its old contents are not freed).
 ///
 /// # Safety
@@ -45,6 +53,15 @@ unsafe fn load(
         return Err(PMIX_ERR_BAD_PARAM);
     }
     let ty = DataType::from_code(code).ok_or(PMIX_ERR_UNKNOWN_DATA_TYPE)?;
+    if ty == DataType::Pointer {
+        // the pointer itself (`data`), as libpmix loads it: what
+        // PMIX_EVENT_RETURN_OBJECT hands an event handler back
+        // SAFETY: checked non-NULL
+        let val = unsafe { &mut *val };
+        val.r#type = code;
+        val.data.ptr = data as *mut c_void;
+        return Ok(());
+    }
     // SAFETY: the caller's contract
     let v = unsafe { loaded(ty, data) }?;
     // SAFETY: checked non-NULL
@@ -203,7 +220,10 @@ exports! {
             // SAFETY: checked non-NULL
             let v = unsafe { read_value(src) }?;
             // SAFETY: checked non-NULL
-            write_value(unsafe { &mut *dest }, &v)
+            let (d, src) = unsafe { (&mut *dest, &*src) };
+            write_value(d, &v)?;
+            keep_pointer(d, src);
+            Ok(())
         })())
     }
 
@@ -285,7 +305,10 @@ exports! {
             let d = unsafe { &mut *dest };
             write_fixed(&mut d.key, i.key.as_bytes());
             d.flags = i.flags;
-            write_value(&mut d.value, &i.value)
+            write_value(&mut d.value, &i.value)?;
+            // SAFETY: checked non-NULL
+            keep_pointer(&mut d.value, unsafe { &(*src).value });
+            Ok(())
         })())
     }
 

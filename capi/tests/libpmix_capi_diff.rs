@@ -205,6 +205,63 @@ fn the_same_program_prints_the_same_with_libpmix_and_ours() {
 
 /// One bad argument per run: where libpmix crashes (it dereferences the
 /// NULL), ours must answer PMIX_ERR_BAD_PARAM; elsewhere both the same.
+/// interop/c/capi_helpers.c: libpmix 5's 27 helper functions (the
+/// buffer, value, info, pdata, proc, app, query and cpuset constructors
+/// and destructors, the key and namespace loads and checks,
+/// Argv_append_nosize), which libpmix 4.2.2 does not have, called outright
+/// and linked once to the wheel's libpmix 5.0.11 and once to ours: the
+/// same lines (what each leaves in the structs, the loads' truncation,
+/// the checks' answers, the buffer's moves).
+#[test]
+fn libpmix_5_helpers_answer_as_libpmix_5_does() {
+    if process::require("cc and libpmix 4.2.2", hosts::libpmix4_dev()).is_none() {
+        return;
+    }
+    let Some(lib5) = process::require("libpmix 5.0.11", hosts::libpmix5()) else {
+        return;
+    };
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi_helpers");
+    std::fs::create_dir_all(&out).unwrap();
+    let lib = our_lib(&out);
+    let build = |l: &Path, dir: &str| {
+        hosts::grid::build_with_lib("capi_helpers", l, &out.join(dir))
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let (theirs, ours) = (build(&lib5, "theirs"), build(&lib, "ours"));
+    let t = Command::new(&theirs).output().unwrap();
+    let o = Command::new(&ours)
+        .env("LD_LIBRARY_PATH", lib.parent().unwrap())
+        .env("PMIX_CAPI_TRACE", "1")
+        .output()
+        .unwrap();
+    assert!(t.status.success(), "libpmix 5.0.11: {:?}", t.status);
+    assert!(
+        o.status.success(),
+        "ours: {:?}\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        text(&t).lines().count() > 50,
+        "too little output:\n{}",
+        text(&t)
+    );
+    assert_eq!(text(&o), text(&t));
+    // every helper was ours
+    let trace = String::from_utf8_lossy(&o.stderr);
+    for f in [
+        "PMIx_Data_buffer_unload",
+        "PMIx_Proc_construct",
+        "PMIx_Argv_append_nosize",
+        "PMIx_Cpuset_construct",
+    ] {
+        assert!(
+            trace.lines().any(|l| l == format!("pmix-capi: {f}")),
+            "{f} not traced"
+        );
+    }
+}
+
 #[test]
 fn bad_arguments_give_the_same_status_or_bad_param_where_libpmix_crashes() {
     let Some(p) = Pair::get("capi_diff") else {

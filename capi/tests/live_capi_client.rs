@@ -17,6 +17,8 @@
 //! which `cargo live` and `cargo test --workspace` build); without it the
 //! test skips (fails under CI).
 
+mod common;
+use common::pmixw_output;
 use pmix_test_kit::{hosts, interop, process};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -67,25 +69,7 @@ fn run_n(
     n: u32,
     env: &[(&str, &str)],
 ) -> (bool, Vec<String>, String) {
-    let what = format!("pmixw run {cmd:?}");
-    let mut c = Command::new(pmixw);
-    c.args(["run", "-n", &n.to_string(), "--timeout", "120"])
-        .args(cmd)
-        .envs(env.iter().copied())
-        // an outer job's variables would make pmixw's ranks think they are its
-        .env_remove("FLUX_JOB_ID");
-    for (v, _) in pmix_codec::select::SERVER_URI_VARS {
-        c.env_remove(v);
-    }
-    if let Some(l) = lib {
-        c.env("LD_LIBRARY_PATH", l);
-    }
-    let child = c
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = process::output_within(child, process::HANG, &what);
+    let o = pmixw_output(pmixw, cmd, lib, n, env);
     let mut lines: Vec<String> = String::from_utf8_lossy(&o.stdout)
         .lines()
         .map(String::from)
@@ -347,20 +331,9 @@ fn pmix_abort_ends_the_job_with_its_status_on_ours() {
     let Some(s) = setup() else { return };
     let exe = interop::build_c("capi_abort", &s.out).unwrap_or_else(|e| panic!("{e}"));
     for lib in [None, Some(s.lib.as_path())] {
-        let mut c = Command::new(&s.pmixw);
-        c.args(["run", "-n", "2", "--timeout", "120"]).arg(&exe);
-        for (v, _) in pmix_codec::select::SERVER_URI_VARS {
-            c.env_remove(v);
-        }
-        if let Some(l) = lib {
-            c.env("LD_LIBRARY_PATH", l).env("PMIX_CAPI_TRACE", "1");
-        }
-        let child = c
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let o = process::output_within(child, process::HANG, "pmixw run capi_abort");
+        let trace = [("PMIX_CAPI_TRACE", "1")];
+        let env: &[(&str, &str)] = if lib.is_some() { &trace } else { &[] };
+        let o = pmixw_output(&s.pmixw, &[exe.as_os_str()], lib, 2, env);
         let err = String::from_utf8_lossy(&o.stderr);
         let which = if lib.is_some() { "ours" } else { "libpmix" };
         assert_eq!(o.status.code(), Some(7), "{which}: {err}");
@@ -503,5 +476,89 @@ fn open_mpi_4_singletons_under_prterun_run_on_ours_as_on_libpmix() {
     assert!(
         inits >= N as usize && servers >= N as usize,
         "{inits} PMIx_Init, {servers} PMIx_server_init traced for {N} singletons:\n{text}"
+    );
+}
+
+/// interop/c/capi_group.c under `pmixw run -n 3`, built on 4.2.2's
+/// headers and linked to the wheel's libpmix 5.0.11: every rank constructs
+/// a group of the job with a context id (its results: PMIX_GROUP_ID, the
+/// membership, the context id), fences across it and destructs it; a
+/// destruct of an unknown group and a construct without procs fail; two
+/// ranks construct and destruct with the `_nb` forms; rank 0 invites the
+/// others, who join from their PMIX_GROUP_INVITED handler. The same lines
+/// on ours as on libpmix 5.0.11, through our Group calls. Then its
+/// `leave` step (a member leaves, the others hear PMIX_GROUP_LEFT and
+/// destruct without it) on ours as on libpmix 4.2.2 (5.0.11's
+/// PMIx_Group_leave crashes: spec-notes/divergences.md).
+#[test]
+fn groups_answer_as_libpmix_5_does() {
+    let Some(s) = setup() else { return };
+    let Some(lib5) = process::require("libpmix 5.0.11", hosts::libpmix5()) else {
+        return;
+    };
+    let exe = pmix_test_kit::cbuild::build_with_lib("capi_group", &lib5, &s.out)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_loads_ours(&exe, &s.lib);
+    let n = 3;
+    let (ok_c, theirs, err_c) = run_n(&s.pmixw, &[exe.as_os_str()], None, n, &[]);
+    assert!(ok_c, "on libpmix 5.0.11: {theirs:?}\n{err_c}");
+    for want in [
+        "rank 0: construct gall rc=0 nres=3",
+        "rank 0: construct gall result pmix.grp.mbrs type=39 type=22 size=3 0 1 2",
+        "rank 0: construct gall result pmix.grp.ctxid type=4 set",
+        "rank 1: construct_nb gpair rc=0 cb=0 keys pmix.grp.ctxid pmix.grp.id pmix.grp.mbrs",
+        "rank 2: destruct never rc=-46",
+        "rank 0: invite ginv rc=0 nres=0",
+        "rank 2: invited code=-159 group=ginv from=0",
+        "rank 2: join_nb cb=0 keys pmix.evrange",
+    ] {
+        assert!(
+            theirs.iter().any(|l| l == want),
+            "libpmix 5.0.11: no {want:?} in {theirs:#?}"
+        );
+    }
+    let (ok, ours, err) = run_n(
+        &s.pmixw,
+        &[exe.as_os_str()],
+        Some(&s.lib),
+        n,
+        &[("PMIX_CAPI_TRACE", "1")],
+    );
+    assert!(ok, "on ours: {ours:?}\n{err}");
+    assert_eq!(ours, theirs);
+    for call in [
+        "PMIx_Group_construct",
+        "PMIx_Group_construct_nb",
+        "PMIx_Group_destruct",
+        "PMIx_Group_destruct_nb",
+        "PMIx_Group_invite",
+        "PMIx_Group_join_nb",
+    ] {
+        assert!(
+            err.lines().any(|l| l == format!("pmix-capi: {call}")),
+            "{call} not traced:\n{err}"
+        );
+    }
+
+    let exe4 = interop::build_c("capi_group", &s.out).unwrap_or_else(|e| panic!("{e}"));
+    let cmd = [exe4.as_os_str(), "leave".as_ref()];
+    let (ok_c, theirs, err_c) = run_n(&s.pmixw, &cmd, None, n, &[]);
+    assert!(ok_c, "leave on libpmix 4.2.2: {theirs:?}\n{err_c}");
+    for want in [
+        "rank 2: leave gleave rc=0",
+        "rank 0: left code=-160 group=gleave from=2",
+        "rank 1: destruct gleave rc=0",
+    ] {
+        assert!(
+            theirs.iter().any(|l| l == want),
+            "libpmix 4.2.2: no {want:?} in {theirs:#?}"
+        );
+    }
+    let (ok, ours, err) = run_n(&s.pmixw, &cmd, Some(&s.lib), n, &[("PMIX_CAPI_TRACE", "1")]);
+    assert!(ok, "leave on ours: {ours:?}\n{err}");
+    assert_eq!(ours, theirs);
+    assert!(
+        err.lines().any(|l| l == "pmix-capi: PMIx_Group_leave"),
+        "{err}"
     );
 }

@@ -71,6 +71,21 @@ pub fn compile_c(
     exe: &Path,
     extra: &[String],
 ) -> Result<PathBuf, String> {
+    compile_file(compiler, &script(&format!("{name}.c")), exe, extra)
+}
+
+/// [`compile_c`] of any C file `src` (a program from outside this
+/// package: Debian's OpenPMIx examples, built at test time).
+pub fn compile_file(
+    compiler: &Path,
+    src: &Path,
+    exe: &Path,
+    extra: &[String],
+) -> Result<PathBuf, String> {
+    let name = src
+        .file_stem()
+        .ok_or("source path without a name")?
+        .to_string_lossy();
     let dir = exe.parent().ok_or("executable path without a directory")?;
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     // private to this call: two threads of one test process may build the
@@ -81,7 +96,7 @@ pub fn compile_c(
     let o = Command::new(compiler)
         .args(["-O1", "-o"])
         .arg(&tmp)
-        .arg(script(&format!("{name}.c")))
+        .arg(src)
         .args(extra)
         .output()
         .map_err(|e| format!("cannot run {}: {e}", compiler.display()))?;

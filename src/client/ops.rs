@@ -651,6 +651,22 @@ pub fn group_destruct(group: &str, extra: &[Info]) -> impl Operation<Output = ()
     )
 }
 
+/// PMIx_Group_leave: this process leaves `group` (the other members hear
+/// PMIX_GROUP_LEFT).
+pub fn group_leave(group: &str, extra: &[Info]) -> impl Operation<Output = ()> {
+    let (group, info) = (PString::from(group), extra.to_vec());
+    ask(
+        "group leave",
+        move |_| {
+            Ok(Request::GroupLeave {
+                group: Some(group),
+                info,
+            })
+        },
+        status,
+    )
+}
+
 /// PMIx_Abort (procs empty: our namespace).
 pub fn abort(
     status: impl Into<StatusCode>,
@@ -739,6 +755,8 @@ macro_rules! operations {
                 = ops::group_construct(group, procs, opts);
             /// PMIx_Group_destruct.
             fn group_destruct(group: &str, extra: &[Info]) -> () = ops::group_destruct(group, extra);
+            /// PMIx_Group_leave.
+            fn group_leave(group: &str, extra: &[Info]) -> () = ops::group_leave(group, extra);
             /// PMIx_Abort (procs empty: our namespace).
             fn abort(status: impl Into<StatusCode>, msg: &str, procs: &[Proc]) -> ()
                 = ops::abort(status, msg, procs);

@@ -1,6 +1,43 @@
-//! What the capi tests share.
+//! What the capi tests share (each test file uses part of it).
+#![allow(dead_code)]
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// `pmixw run -n <n> --timeout 120 <cmd>` with `env`, no outer job's
+/// server or job id in its environment, LD_LIBRARY_PATH=`lib` if given:
+/// its output, within the test kit's hang limit.
+pub fn pmixw_output(
+    pmixw: &Path,
+    cmd: &[&OsStr],
+    lib: Option<&Path>,
+    n: u32,
+    env: &[(&str, &str)],
+) -> Output {
+    let mut c = Command::new(pmixw);
+    c.args(["run", "-n", &n.to_string(), "--timeout", "120"])
+        .args(cmd)
+        .envs(env.iter().copied())
+        // an outer job's variables would make pmixw's ranks think they are its
+        .env_remove("FLUX_JOB_ID");
+    for (v, _) in pmix_codec::select::SERVER_URI_VARS {
+        c.env_remove(v);
+    }
+    if let Some(l) = lib {
+        c.env("LD_LIBRARY_PATH", l);
+    }
+    let child = c
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    pmix_test_kit::process::output_within(
+        child,
+        pmix_test_kit::process::HANG,
+        &format!("pmixw run {cmd:?}"),
+    )
+}
 
 /// Our libpmix.so.2 (and libpmix.so to link with) in a directory of its own.
 pub fn our_lib(out: &Path) -> PathBuf {
