@@ -105,3 +105,55 @@ fn one_and_two_node_jobs_and_slurms_pmix_plugin() {
     c.stop();
     assert!(!dir.exists(), "the scratch directory is removed");
 }
+
+/// Eight slurmd on this machine (the multi-node benches use up to
+/// slurm::MAX_NODES): one step of one task on every node, each node
+/// running its own; then every daemon is gone and the directory removed.
+#[test]
+fn eight_nodes_run_one_step() {
+    let Some(c) = slurm::for_test(8) else { return };
+    let dir = c.dir().to_path_buf();
+    assert_eq!(c.nodes().len(), 8);
+    let o = srun(
+        &c,
+        &[
+            "-N",
+            "8",
+            "--ntasks-per-node=1",
+            "printenv",
+            "SLURMD_NODENAME",
+        ],
+    );
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stderr),
+        c.logs()
+    );
+    let mut names: Vec<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    let want: Vec<String> = {
+        let mut w: Vec<String> = (1..=8).map(|i| format!("n{i}")).collect();
+        w.sort();
+        w
+    };
+    assert_eq!(names, want);
+    let conf = c.conf().display().to_string();
+    c.stop();
+    assert!(!dir.exists(), "the scratch directory is removed");
+    // no daemon of this cluster is left: none names its slurm.conf
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            cmd.contains(&conf).then_some(cmd)
+        })
+        .collect();
+    assert!(left.is_empty(), "left running: {left:?}");
+}
