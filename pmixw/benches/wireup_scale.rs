@@ -42,7 +42,8 @@
 
 use pmix_test_kit::slurm::{Cluster, MAX_NODES, TASKS_PER_NODE};
 use pmix_test_kit::wireup::{
-    become_subreaper, list, meminfo_kib, ms, nproc_limit, once, Run, PHASES,
+    alternate, become_subreaper, list, meminfo_kib, ms, nproc_limit, phases_line, traffic_lines,
+    warm_up, Run,
 };
 use std::path::PathBuf;
 use std::process::exit;
@@ -112,28 +113,9 @@ fn main() {
     let mut summary = Vec::new();
     let mut skipped = Vec::new();
     for &k in &nodes {
-        let ks = k.to_string();
-        // the first job on a node loads Slurm's plugins there: one job of
-        // each side first, not measured; their ranks' RSS sizes the points
-        let warm = [
-            once(
-                &c,
-                c.srun()
-                    .args(["--mpi=pmix", "-N", &ks, "--ntasks-per-node=1"])
-                    .arg(&light)
-                    .args(&rank_args),
-                k,
-            ),
-            once(
-                &c,
-                c.srun()
-                    .args(["--mpi=pmi2", "-N", &ks, "--ntasks-per-node=1", pmixw])
-                    .args(["run", "-n", &ks])
-                    .arg(&light)
-                    .args(&rank_args),
-                k,
-            ),
-        ];
+        // one unmeasured job of each side first; their ranks' RSS sizes
+        // the points
+        let warm = warm_up(&c, k, pmixw, &light, &rank_args);
         let rss = warm
             .iter()
             .map(|r| r.rank_rss_kib)
@@ -173,29 +155,8 @@ fn main() {
                 skipped.push((k, n, why));
                 continue;
             }
-            let (ns, pers) = (n.to_string(), per.to_string());
-            let (mut slurm, mut ours) = (Vec::new(), Vec::new());
-            for _ in 0..reps {
-                slurm.push(once(
-                    &c,
-                    c.srun()
-                        .args(["--mpi=pmix", "-N", &ks, "--ntasks-per-node", &pers])
-                        .args(["-n", &ns])
-                        .arg(&light)
-                        .args(&rank_args),
-                    k,
-                ));
-                ours.push(once(
-                    &c,
-                    c.srun()
-                        .env("PMIXW_TRAFFIC", "1")
-                        .args(["--mpi=pmi2", "-N", &ks, "--ntasks-per-node=1", pmixw])
-                        .args(["run", "-n", &ns, "--timeout", "600"])
-                        .arg(&light)
-                        .args(&rank_args),
-                    k,
-                ));
-            }
+            let (mut slurm, mut ours) =
+                alternate(&c, (k, n, reps), pmixw, (&light, &rank_args), &[]);
             let wall_s = median_by(&mut slurm, |r| ms(r.wall));
             let cpu_s = median_by(&mut slurm, Run::launcher_cpu_ms);
             let wall_o = median_by(&mut ours, |r| ms(r.wall));
@@ -206,9 +167,9 @@ fn main() {
             println!("    wall median: srun --mpi=pmix {wall_s:.0} ms, ours {wall_o:.0} ms");
             let stepds = |v: &[Run]| v.iter().map(|r| r.stepds).min().unwrap_or(0);
             println!(
-                "    launcher CPU median (srun + stepds{}): srun --mpi=pmix {cpu_s:.0} ms, ours {cpu_o:.0} ms \
+                "    launcher CPU median (srun + stepds + pmixw run, less the ranks' own): \
+                 srun --mpi=pmix {cpu_s:.0} ms, ours {cpu_o:.0} ms \
                  ({} and {} of {k} stepds reaped per job, at least)",
-                " + pmixw run, less the ranks' own",
                 stepds(&slurm),
                 stepds(&ours)
             );
@@ -219,30 +180,15 @@ fn main() {
             let t = &o.traffic;
             let per_rank = |key: &str| *t.get(key).unwrap_or(&0) as f64 / n as f64;
             println!(
-                "    ours between nodes, per rank: {:.0} B and {:.3} messages (fence data {:.0} B; \
-                 PMI-2 put {:.3} msgs {:.0} B, fence {:.3}, get {:.3} msgs {:.0} B; bridge {:.3} \
-                 frames {:.1} B; {} node reports)",
+                "    ours between nodes, per rank in all: {:.0} B, {:.3} messages",
                 per_rank("put_bytes") + per_rank("get_bytes") + per_rank("bridge_bytes"),
                 per_rank("put") + per_rank("fence") + per_rank("get") + per_rank("bridge_frames"),
-                per_rank("data"),
-                per_rank("put"),
-                per_rank("put_bytes"),
-                per_rank("fence"),
-                per_rank("get"),
-                per_rank("get_bytes"),
-                per_rank("bridge_frames"),
-                per_rank("bridge_bytes"),
-                t.get("nodes").copied().unwrap_or(0),
             );
+            println!("{}", traffic_lines(o, n, k));
             for (who, r) in [("srun", s), ("ours", o)] {
                 println!(
-                    "    phases {who:>4} (ms, last rank): {}; rank RSS max {} KiB",
-                    PHASES
-                        .iter()
-                        .zip(r.phases)
-                        .map(|(p, v)| format!("{p} {v:.0}"))
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    "{}; rank RSS max {} KiB",
+                    phases_line(who, r),
                     r.rank_rss_kib
                 );
             }

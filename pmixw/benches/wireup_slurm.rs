@@ -30,7 +30,7 @@
 
 use pmix_test_kit::interop::build_c;
 use pmix_test_kit::slurm::Cluster;
-use pmix_test_kit::wireup::{list, ms, once, Run, PHASES};
+use pmix_test_kit::wireup::{alternate, list, ms, phases_line, traffic_lines, warm_up, Run};
 use std::path::PathBuf;
 use std::process::exit;
 
@@ -60,50 +60,13 @@ fn main() {
     );
     let mut summary = Vec::new();
     for &k in &nodes {
-        // the first job on a node loads Slurm's plugins there (it took
-        // ~1 s once): one job of each side first, not measured
-        let ks = k.to_string();
-        once(
-            &c,
-            c.srun()
-                .args(["--mpi=pmix", "-N", &ks, "--ntasks-per-node=1"])
-                .arg(&client),
-            k,
-        );
-        once(
-            &c,
-            c.srun()
-                .args(["--mpi=pmi2", "-N", &ks, "--ntasks-per-node=1", pmixw])
-                .args(["run", "-n", &ks])
-                .arg(&client),
-            k,
-        );
+        warm_up(&c, k, pmixw, &client, &[]);
         for &n in &sizes {
             if n < k {
                 continue;
             }
-            let per = (n / k).max(1).to_string();
-            let ns = n.to_string();
-            let (mut slurm, mut ours) = (Vec::new(), Vec::new());
-            for _ in 0..reps {
-                slurm.push(once(
-                    &c,
-                    c.srun()
-                        .args(["--mpi=pmix", "-N", &ks, "--ntasks-per-node", &per])
-                        .arg(&client),
-                    k,
-                ));
-                ours.push(once(
-                    &c,
-                    c.srun()
-                        .env("PMIXW_TRAFFIC", "1")
-                        .args(["--mpi=pmi2", "-N", &ks, "--ntasks-per-node=1", pmixw])
-                        .args(["run", "-n", &ns, "--timeout", "300"])
-                        .args(dstore.then_some("--dstore"))
-                        .arg(&client),
-                    k,
-                ));
-            }
+            let flags: &[&str] = if dstore { &["--dstore"] } else { &[] };
+            let (mut slurm, mut ours) = alternate(&c, (k, n, reps), pmixw, (&client, &[]), flags);
             slurm.sort_by_key(|r| r.wall);
             ours.sort_by_key(|r| r.wall);
             let (s, o) = (&slurm[reps / 2], &ours[reps / 2]);
@@ -122,39 +85,9 @@ fn main() {
                 walls(&slurm),
                 walls(&ours)
             );
-            let t = &o.traffic;
-            let per_rank = |key: &str| *t.get(key).unwrap_or(&0) as f64 / n as f64;
-            let per_node_ms = |key: &str| *t.get(key).unwrap_or(&0) as f64 / k.max(1) as f64 / 1e3;
-            println!(
-                "    ours between nodes, per rank: fence data {:.0} B; PMI-2 put {:.2} msgs \
-                 {:.0} B, fence {:.3}, get {:.2} msgs {:.0} B; bridge {:.3} frames {:.1} B \
-                 ({} node reports)",
-                per_rank("data"),
-                per_rank("put"),
-                per_rank("put_bytes"),
-                per_rank("fence"),
-                per_rank("get"),
-                per_rank("get_bytes"),
-                per_rank("bridge_frames"),
-                per_rank("bridge_bytes"),
-                t.get("nodes").copied().unwrap_or(0),
-            );
-            println!(
-                "    ours, PMI-2 waits per node (ms): put {:.1}, fence {:.1}, get {:.1}",
-                per_node_ms("put_us"),
-                per_node_ms("fence_us"),
-                per_node_ms("get_us")
-            );
+            println!("{}", traffic_lines(o, n, k));
             for (who, r) in [("srun", s), ("ours", o)] {
-                println!(
-                    "    phases {who:>4} (ms, last rank): {}",
-                    PHASES
-                        .iter()
-                        .zip(r.phases)
-                        .map(|(p, v)| format!("{p} {v:.0}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
+                println!("{}", phases_line(who, r));
             }
             summary.push((k, n, ratio));
         }

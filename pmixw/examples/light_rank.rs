@@ -107,7 +107,7 @@ fn rank() -> Result<(), Box<dyn std::error::Error>> {
     t[3] = now_us();
     // P peers spread evenly over the others: me + 1 + j·N/P
     let peers = peers.min(n.saturating_sub(1) as usize) as u32;
-    let step = if peers == 0 { 1 } else { (n / peers).max(1) };
+    let step = n.checked_div(peers).unwrap_or(1).max(1);
     for j in 0..peers {
         let r = (me + 1 + j * step) % n;
         let r = if r == me { (r + 1) % n } else { r };

@@ -17,6 +17,7 @@
 
 use crate::slurm::{which, Cluster};
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -247,4 +248,119 @@ pub fn nproc_limit() -> Option<u64> {
         .nth(2)?
         .parse()
         .ok()
+}
+
+/// The first job on a node loads Slurm's plugins there (it took ~1 s
+/// once): one job of each side on `k` nodes, one rank a node, before the
+/// measured ones (Slurm's `--mpi=pmix`, then ours through PMI-2).
+pub fn warm_up(c: &Cluster, k: usize, pmixw: &str, prog: &Path, args: &[String]) -> [Run; 2] {
+    let ks = k.to_string();
+    [
+        once(
+            c,
+            c.srun()
+                .args(["--mpi=pmix", "-N", &ks, "--ntasks-per-node=1"])
+                .arg(prog)
+                .args(args),
+            k,
+        ),
+        once(
+            c,
+            c.srun()
+                .args(["--mpi=pmi2", "-N", &ks, "--ntasks-per-node=1", pmixw])
+                .args(["run", "-n", &ks])
+                .arg(prog)
+                .args(args),
+            k,
+        ),
+    ]
+}
+
+/// What our nodes exchanged with each other per rank of a job of `n`
+/// (the nodes' `PMIXW_TRAFFIC` reports summed), and the nodes' PMI-2 waits
+/// (of `k` nodes): two lines.
+pub fn traffic_lines(r: &Run, n: usize, k: usize) -> String {
+    let t = &r.traffic;
+    let per_rank = |key: &str| *t.get(key).unwrap_or(&0) as f64 / n.max(1) as f64;
+    let per_node_ms = |key: &str| *t.get(key).unwrap_or(&0) as f64 / k.max(1) as f64 / 1e3;
+    format!(
+        "    ours between nodes, per rank: fence data {:.0} B; PMI-2 put {:.2} msgs \
+         {:.0} B, fence {:.3}, get {:.2} msgs {:.0} B; bridge {:.3} frames {:.1} B \
+         ({} node reports)\n    ours, PMI-2 waits per node (ms): put {:.1}, fence {:.1}, get {:.1}",
+        per_rank("data"),
+        per_rank("put"),
+        per_rank("put_bytes"),
+        per_rank("fence"),
+        per_rank("get"),
+        per_rank("get_bytes"),
+        per_rank("bridge_frames"),
+        per_rank("bridge_bytes"),
+        t.get("nodes").copied().unwrap_or(0),
+        per_node_ms("put_us"),
+        per_node_ms("fence_us"),
+        per_node_ms("get_us")
+    )
+}
+
+/// When the last rank of `r` ended each phase, one line for side `who`.
+pub fn phases_line(who: &str, r: &Run) -> String {
+    format!(
+        "    phases {who:>4} (ms, last rank): {}",
+        PHASES
+            .iter()
+            .zip(r.phases)
+            .map(|(p, v)| format!("{p} {v:.0}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// `reps` jobs of each side of N = `n` ranks of `prog args` on `k` nodes,
+/// alternating, Slurm's first: `srun --mpi=pmix -N k -n N
+/// --ntasks-per-node=⌈N/k⌉` and ours, `srun --mpi=pmi2 -N k
+/// --ntasks-per-node=1 pmixw run -n N --timeout 600 OURS_FLAGS` with
+/// `PMIXW_TRAFFIC` set. (Slurm's runs, ours.)
+pub fn alternate(
+    c: &Cluster,
+    (k, n, reps): (usize, usize, usize),
+    pmixw: &str,
+    (prog, args): (&Path, &[String]),
+    ours_flags: &[&str],
+) -> (Vec<Run>, Vec<Run>) {
+    let (ks, ns, per) = (
+        k.to_string(),
+        n.to_string(),
+        n.div_ceil(k.max(1)).to_string(),
+    );
+    let (mut slurm, mut ours) = (Vec::new(), Vec::new());
+    for _ in 0..reps {
+        slurm.push(once(
+            c,
+            c.srun()
+                .args([
+                    "--mpi=pmix",
+                    "-N",
+                    &ks,
+                    "-n",
+                    &ns,
+                    "--ntasks-per-node",
+                    &per,
+                ])
+                .arg(prog)
+                .args(args),
+            k,
+        ));
+        ours.push(once(
+            c,
+            c.srun()
+                .env("PMIXW_TRAFFIC", "1")
+                .args(["--mpi=pmi2", "-N", &ks, "--ntasks-per-node=1", pmixw])
+                .args(["run", "-n", &ns, "--timeout", "600"])
+                .args(ours_flags)
+                .arg(prog)
+                .args(args),
+            k,
+        ));
+    }
+    (slurm, ours)
 }
