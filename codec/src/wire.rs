@@ -325,7 +325,6 @@ impl<'a> Enc<'a> {
             Ints::Flex if s.len() < 63 => self.out.push(((s.len() + 1) * 2) as u8),
             _ => self.count32(s.len() + 1)?,
         }
-        self.out.reserve(s.len() + 1);
         self.out.extend_from_slice(s);
         self.out.push(0);
         Ok(())
@@ -989,6 +988,23 @@ impl<'a> Dec<'a> {
     #[inline]
     fn c_text(&mut self) -> Result<(Option<&'a [u8]>, usize)> {
         let at = self.pos;
+        // the common short string: a one-byte flex length (even: not
+        // negative; not 0: not NULL) and its body, NUL-terminated, in the
+        // input; anything else (and every error) takes the general path
+        if self.ints == Ints::Flex {
+            if let Some(&b) = self.buf[..self.end].get(at) {
+                if b & 0x81 == 0 && b != 0 {
+                    let n = (b >> 1) as usize;
+                    if let Some((0, text)) = self.buf[..self.end]
+                        .get(at + 1..at + 1 + n)
+                        .and_then(|body| body.split_last())
+                    {
+                        self.pos = at + 1 + n;
+                        return Ok((Some(text), at));
+                    }
+                }
+            }
+        }
         let len = self.i32()?;
         if len == 0 {
             return Ok((None, at));

@@ -29,108 +29,10 @@
 //!     nice -n 19 cargo bench -p pmixw --bench wireup_slurm
 
 use pmix_test_kit::interop::build_c;
-use pmix_test_kit::slurm::{which, Cluster};
-use std::collections::BTreeMap;
+use pmix_test_kit::slurm::Cluster;
+use pmix_test_kit::wireup::{alternate, list, ms, phases_line, traffic_lines, warm_up, Run};
 use std::path::PathBuf;
-use std::process::{exit, Command, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
-/// The phases each client stamps (interop/c/bench_wireup.c).
-const PHASES: [&str; 6] = ["start", "init", "commit", "fence", "get", "finalize"];
-
-struct Run {
-    wall: Duration,
-    /// Per phase: when the last rank ended it, in ms after the launch.
-    phases: [f64; 6],
-    /// Our nodes' traffic counters, summed over the nodes (ours only).
-    traffic: BTreeMap<String, u64>,
-}
-
-fn once(c: &Cluster, cmd: &mut Command) -> Run {
-    settle(c);
-    let epoch_us = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as i64);
-    let start = Instant::now();
-    let o = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output()
-        .expect("srun");
-    let wall = start.elapsed();
-    if !o.status.success() {
-        eprintln!(
-            "!! job failed: {cmd:?}\n{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        exit(1);
-    }
-    let out = String::from_utf8_lossy(&o.stdout);
-    let mut phases = [0f64; 6];
-    for (i, p) in PHASES.iter().enumerate() {
-        let tag = format!("t {p} ");
-        let last = out
-            .lines()
-            .filter_map(|l| l.strip_prefix(&tag)?.trim().parse::<i64>().ok())
-            .max();
-        phases[i] = last.map_or(0.0, |t| (t - epoch_us) as f64 / 1e3);
-    }
-    // "pmixw-traffic node=<i> key=value …", one line per node
-    let mut traffic = BTreeMap::new();
-    for l in String::from_utf8_lossy(&o.stderr).lines() {
-        let Some(rest) = l.trim().strip_prefix("pmixw-traffic ") else {
-            continue;
-        };
-        for kv in rest.split_whitespace() {
-            if let Some((k, v)) = kv.split_once('=') {
-                if k != "node" {
-                    *traffic.entry(k.to_string()).or_insert(0) += v.parse::<u64>().unwrap_or(0);
-                }
-            }
-        }
-        *traffic.entry("nodes".into()).or_insert(0) += 1;
-    }
-    Run {
-        wall,
-        phases,
-        traffic,
-    }
-}
-
-/// Wait (up to 30 s) until no job is left and every node is idle: a job
-/// submitted while the last one's nodes are still completing waits for
-/// the scheduler's next pass ("queued and waiting for resources", 0.3-3 s
-/// seen), which is no part of either side's wireup.
-fn settle(c: &Cluster) {
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(30) {
-        let out = |prog: &str, args: &[&str]| {
-            Command::new(which(prog).unwrap_or_else(|| prog.into()))
-                .envs(c.env())
-                .args(args)
-                .output()
-                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-                .unwrap_or_default()
-        };
-        let jobs = out("squeue", &["-h"]);
-        let nodes = out("sinfo", &["-h", "-N", "-o", "%t"]);
-        if jobs.trim().is_empty() && nodes.lines().all(|l| l.trim() == "idle") {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-fn list(var: &str, default: &[usize]) -> Vec<usize> {
-    std::env::var(var)
-        .ok()
-        .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect())
-        .unwrap_or_else(|| default.to_vec())
-}
+use std::process::exit;
 
 fn main() {
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
@@ -158,46 +60,13 @@ fn main() {
     );
     let mut summary = Vec::new();
     for &k in &nodes {
-        // the first job on a node loads Slurm's plugins there (it took
-        // ~1 s once): one job of each side first, not measured
-        let ks = k.to_string();
-        once(
-            &c,
-            c.srun()
-                .args(["--mpi=pmix", "-N", &ks, "--ntasks-per-node=1"])
-                .arg(&client),
-        );
-        once(
-            &c,
-            c.srun()
-                .args(["--mpi=pmi2", "-N", &ks, "--ntasks-per-node=1", pmixw])
-                .args(["run", "-n", &ks])
-                .arg(&client),
-        );
+        warm_up(&c, k, pmixw, &client, &[]);
         for &n in &sizes {
             if n < k {
                 continue;
             }
-            let per = (n / k).max(1).to_string();
-            let ns = n.to_string();
-            let (mut slurm, mut ours) = (Vec::new(), Vec::new());
-            for _ in 0..reps {
-                slurm.push(once(
-                    &c,
-                    c.srun()
-                        .args(["--mpi=pmix", "-N", &ks, "--ntasks-per-node", &per])
-                        .arg(&client),
-                ));
-                ours.push(once(
-                    &c,
-                    c.srun()
-                        .env("PMIXW_TRAFFIC", "1")
-                        .args(["--mpi=pmi2", "-N", &ks, "--ntasks-per-node=1", pmixw])
-                        .args(["run", "-n", &ns, "--timeout", "300"])
-                        .args(dstore.then_some("--dstore"))
-                        .arg(&client),
-                ));
-            }
+            let flags: &[&str] = if dstore { &["--dstore"] } else { &[] };
+            let (mut slurm, mut ours) = alternate(&c, (k, n, reps), pmixw, (&client, &[]), flags);
             slurm.sort_by_key(|r| r.wall);
             ours.sort_by_key(|r| r.wall);
             let (s, o) = (&slurm[reps / 2], &ours[reps / 2]);
@@ -216,39 +85,9 @@ fn main() {
                 walls(&slurm),
                 walls(&ours)
             );
-            let t = &o.traffic;
-            let per_rank = |key: &str| *t.get(key).unwrap_or(&0) as f64 / n as f64;
-            let per_node_ms = |key: &str| *t.get(key).unwrap_or(&0) as f64 / k.max(1) as f64 / 1e3;
-            println!(
-                "    ours between nodes, per rank: fence data {:.0} B; PMI-2 put {:.2} msgs \
-                 {:.0} B, fence {:.3}, get {:.2} msgs {:.0} B; bridge {:.3} frames {:.1} B \
-                 ({} node reports)",
-                per_rank("data"),
-                per_rank("put"),
-                per_rank("put_bytes"),
-                per_rank("fence"),
-                per_rank("get"),
-                per_rank("get_bytes"),
-                per_rank("bridge_frames"),
-                per_rank("bridge_bytes"),
-                t.get("nodes").copied().unwrap_or(0),
-            );
-            println!(
-                "    ours, PMI-2 waits per node (ms): put {:.1}, fence {:.1}, get {:.1}",
-                per_node_ms("put_us"),
-                per_node_ms("fence_us"),
-                per_node_ms("get_us")
-            );
+            println!("{}", traffic_lines(o, n, k));
             for (who, r) in [("srun", s), ("ours", o)] {
-                println!(
-                    "    phases {who:>4} (ms, last rank): {}",
-                    PHASES
-                        .iter()
-                        .zip(r.phases)
-                        .map(|(p, v)| format!("{p} {v:.0}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
+                println!("{}", phases_line(who, r));
             }
             summary.push((k, n, ratio));
         }

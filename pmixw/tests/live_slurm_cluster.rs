@@ -15,6 +15,25 @@ fn srun(c: &Cluster, args: &[&str]) -> std::process::Output {
     )
 }
 
+/// `srun -N nodes --ntasks-per-node=per printenv SLURMD_NODENAME`, which
+/// must succeed: the node name each task ran on, sorted.
+fn node_names(c: &Cluster, nodes: usize, per: usize) -> Vec<String> {
+    let (n, p) = (nodes.to_string(), format!("--ntasks-per-node={per}"));
+    let o = srun(c, &["-N", &n, &p, "printenv", "SLURMD_NODENAME"]);
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stderr),
+        c.logs()
+    );
+    let mut names: Vec<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    names
+}
+
 #[test]
 fn one_and_two_node_jobs_and_slurms_pmix_plugin() {
     let Some(c) = slurm::for_test(2) else { return };
@@ -29,28 +48,7 @@ fn one_and_two_node_jobs_and_slurms_pmix_plugin() {
     );
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "n1");
     // two nodes, one task each: every node runs its share
-    let o = srun(
-        &c,
-        &[
-            "-N",
-            "2",
-            "--ntasks-per-node=2",
-            "printenv",
-            "SLURMD_NODENAME",
-        ],
-    );
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&o.stderr),
-        c.logs()
-    );
-    let mut names: Vec<String> = String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect();
-    names.sort();
-    assert_eq!(names, ["n1", "n1", "n2", "n2"]);
+    assert_eq!(node_names(&c, 2, 2), ["n1", "n1", "n2", "n2"]);
     // a task's exit status reaches srun
     let o = srun(
         &c,
@@ -104,4 +102,32 @@ fn one_and_two_node_jobs_and_slurms_pmix_plugin() {
     }
     c.stop();
     assert!(!dir.exists(), "the scratch directory is removed");
+}
+
+/// Eight slurmd on this machine (the multi-node benches use up to
+/// slurm::MAX_NODES): one step of one task on every node, each node
+/// running its own; then every daemon is gone and the directory removed.
+#[test]
+fn eight_nodes_run_one_step() {
+    let Some(c) = slurm::for_test(8) else { return };
+    let dir = c.dir().to_path_buf();
+    assert_eq!(c.nodes().len(), 8);
+    let mut want: Vec<String> = (1..=8).map(|i| format!("n{i}")).collect();
+    want.sort();
+    assert_eq!(node_names(&c, 8, 1), want);
+    let dir_s = dir.display().to_string();
+    c.stop();
+    assert!(!dir.exists(), "the scratch directory is removed");
+    // no daemon of this cluster is left: none names its directory
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            cmd.contains(&dir_s).then_some(cmd)
+        })
+        .collect();
+    assert!(left.is_empty(), "left running: {left:?}");
 }

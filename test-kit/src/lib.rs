@@ -15,6 +15,8 @@
 //! - [`captures`]: the annotated capture files;
 //! - [`bench`](mod@bench): what the server benches share; [`load`]: the
 //!   server-load simulator behind `cargo bench --bench server_load`;
+//!   [`wireup`]: one timed job on the private Slurm cluster with its
+//!   launchers' CPU, for the multi-node wireup benches;
 //!   [`samples`]: a value of every type.
 //!
 //! No stability promise: this crate changes with the tests.
@@ -32,6 +34,7 @@ pub mod pair;
 pub mod samples;
 pub mod server_target;
 pub mod targets;
+pub mod wireup;
 
 /// The repository's root (the folder of the workspace's Cargo.toml), where
 /// `corpus/`, `interop/c/` and `target/` are found.

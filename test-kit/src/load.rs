@@ -31,7 +31,11 @@
 //! job-info reply (and libpmix's fence reply, which can carry every rank's
 //! data) is read as a stream: its first item checked, the rest dropped
 //! unread by the kernel (`request_head`). Raises its RLIMIT_NOFILE to the
-//! hard limit (N = 10 000 needs 10 000 descriptors in each process). Not a
+//! hard limit, and past it to N + 4 096 where it may (root; N = 100 000
+//! needs 100 000 descriptors in the server's process and in the
+//! generators'); past `BENCH_PER_SOURCE` clients (default 20 000, within
+//! the ~28 000 ephemeral ports of one source address) they connect from
+//! further loopback addresses, 127.0.0.2, 127.0.0.3, …. Not a
 //! test: nothing asserts a figure; it fails only if a client fails.
 //!
 //! ```text
@@ -40,6 +44,7 @@
 //! BENCH_GEN=2 ...              # two generator processes
 //! BENCH_REPS=9 ...             # nine repetitions of each N
 //! BENCH_OURS_ONLY=1 ...        # our server only (to profile it)
+//! BENCH_N=100000 BENCH_REPS=1 ...   # where memory and descriptors allow
 //! ```
 
 use crate::bench::status_kib;
@@ -59,7 +64,15 @@ use std::path::Path;
 use std::process::{exit, Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn raise_nofile() {
+/// Raise RLIMIT_NOFILE to the hard limit, and past it to `need` where
+/// the process may (root, CAP_SYS_RESOURCE; at most /proc/sys/fs/nr_open):
+/// N = 100 000 needs 100 000 descriptors in the server's process and in the
+/// generators', beyond the usual hard limit of a login.
+fn raise_nofile(need: u64) {
+    let nr_open: u64 = std::fs::read_to_string("/proc/sys/fs/nr_open")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0);
     // SAFETY: getrlimit/setrlimit on a local struct
     unsafe {
         let mut r = libc::rlimit {
@@ -67,10 +80,49 @@ fn raise_nofile() {
             rlim_max: 0,
         };
         if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 {
+            let want = need.min(nr_open) as libc::rlim_t;
+            if r.rlim_max < want {
+                let more = libc::rlimit {
+                    rlim_cur: want,
+                    rlim_max: want,
+                };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &more) == 0 {
+                    return;
+                }
+            }
             r.rlim_cur = r.rlim_max;
             libc::setrlimit(libc::RLIMIT_NOFILE, &r);
         }
     }
+}
+
+/// The clients one source address carries (`BENCH_PER_SOURCE`, default
+/// 20 000): every connection to the server's one port needs a source
+/// port of its own, and Linux has ~28 000 ephemeral ports
+/// (ip_local_port_range) per source address. Past the first such share,
+/// client i binds 127.0.0.(2 + i / PER_SOURCE) — every 127/8 address is
+/// this machine's loopback — so N = 100 000 fits.
+fn per_source() -> u32 {
+    std::env::var("BENCH_PER_SOURCE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(20_000)
+}
+
+/// The source address for client `i` of a job of `n`, or None (the
+/// kernel's choice, 127.0.0.1) while the job fits one source address.
+fn source_for(i: u32, n: u32, per: u32) -> Option<std::net::Ipv4Addr> {
+    if n <= per {
+        return None;
+    }
+    let host = 2 + i / per;
+    Some(std::net::Ipv4Addr::new(
+        127,
+        0,
+        (host >> 8) as u8,
+        host as u8,
+    ))
 }
 
 fn cpu_ms() -> u64 {
@@ -254,6 +306,7 @@ impl Sim {
         (uid, gid): (u32, u32),
         n: u32,
         rcvbuf: usize,
+        source: Option<std::net::Ipv4Addr>,
     ) -> Result<Sim, String> {
         use std::os::fd::FromRawFd;
         let ns = env.proc.nspace.to_string();
@@ -277,6 +330,31 @@ impl Sim {
                     libc::SO_RCVBUF,
                     rcvbuf as i32,
                 );
+            }
+            if let Some(ip) = source {
+                // the port is chosen at connect, by the whole 4-tuple
+                set_int(
+                    fd.as_raw_fd(),
+                    libc::IPPROTO_IP,
+                    libc::IP_BIND_ADDRESS_NO_PORT,
+                    1,
+                );
+                let src = libc::sockaddr_in {
+                    sin_family: libc::AF_INET as libc::sa_family_t,
+                    sin_port: 0,
+                    sin_addr: libc::in_addr {
+                        s_addr: u32::from(ip).to_be(),
+                    },
+                    sin_zero: [0; 8],
+                };
+                if libc::bind(
+                    fd.as_raw_fd(),
+                    (&src as *const libc::sockaddr_in).cast(),
+                    std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+                ) < 0
+                {
+                    return Err(os_err(&format!("bind {ip}")));
+                }
             }
             let r = libc::connect(
                 fd.as_raw_fd(),
@@ -656,6 +734,7 @@ fn generate(a: &[String]) {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(RCVBUF);
+    let per = per_source();
     let fail = |e: String| -> ! {
         eprintln!("!! a simulated client failed: {e}");
         exit(1)
@@ -698,7 +777,8 @@ fn generate(a: &[String]) {
                 gds: "hash".into(),
                 server_version: None,
             };
-            let mut s = Sim::connect(&sin, env, ids, n, rcvbuf).unwrap_or_else(|e| fail(e));
+            let mut s = Sim::connect(&sin, env, ids, n, rcvbuf, source_for(r, n, per))
+                .unwrap_or_else(|e| fail(e));
             let idx = sims.len();
             let pending = s.transmit().unwrap_or_else(|e| fail(e));
             ctl(
@@ -1254,7 +1334,19 @@ fn show(who: &str, n: u32, r: &Run) {
 /// bench, building libpmix's server into `out`.
 pub fn main(out: &Path) {
     let args: Vec<String> = std::env::args().collect();
-    raise_nofile();
+    // the largest N of the run (or of this process), a descriptor each and
+    // room for the rest
+    let most: u64 = match args.get(1).map(String::as_str) {
+        Some("serve" | "null") => args.get(2).and_then(|n| n.parse().ok()).unwrap_or(0),
+        Some("gen") => args.get(7).and_then(|n| n.parse().ok()).unwrap_or(0),
+        _ => std::env::var("BENCH_N")
+            .unwrap_or_default()
+            .split(',')
+            .filter_map(|v| v.trim().parse().ok())
+            .max()
+            .unwrap_or(0),
+    };
+    raise_nofile(most + 4096);
     match args.get(1).map(String::as_str) {
         Some("serve") => return serve(args[2].parse().expect("N")),
         Some("gen") => return generate(&args[2..]),

@@ -32,29 +32,67 @@ pub enum StrError {
 }
 
 /// The position of the first NUL in `b`. Short strings (keys, names) are
-/// scanned a word at a time, longer ones with SIMD (`memchr`), whose
-/// set-up costs more than a short string's whole scan.
+/// scanned a word at a time, 32 bytes per step with one branch, and the
+/// last partial word read overlapping the one before it (no byte loop);
+/// longer ones with SIMD (`memchr`), whose set-up costs more than a short
+/// string's whole scan.
 #[inline]
 pub fn find_nul(b: &[u8]) -> Option<usize> {
     if b.len() >= 64 {
         return memchr::memchr(0, b);
     }
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let words = b.chunks_exact(8);
-    let rest = words.remainder();
-    for (k, w) in words.enumerate() {
-        let mut a = [0u8; 8];
-        a.copy_from_slice(w);
-        let x = u64::from_le_bytes(a);
-        // non-zero exactly when some byte of x is zero
-        if x.wrapping_sub(LO) & !x & HI != 0 {
-            return w.iter().position(|&c| c == 0).map(|i| 8 * k + i);
+    if b.len() < 8 {
+        return b.iter().position(|&c| c == 0);
+    }
+    let mut quads = b.chunks_exact(32);
+    for (k, q) in quads.by_ref().enumerate() {
+        let z = has_zero(word(q, 0))
+            | has_zero(word(q, 8))
+            | has_zero(word(q, 16))
+            | has_zero(word(q, 24));
+        if z != 0 {
+            return first_nul(b, 32 * k);
         }
     }
-    rest.iter()
-        .position(|&c| c == 0)
-        .map(|i| b.len() - rest.len() + i)
+    let mut at = b.len() - quads.remainder().len();
+    while at + 8 <= b.len() {
+        if has_zero(word(b, at)) != 0 {
+            return first_nul(b, at);
+        }
+        at += 8;
+    }
+    if at == b.len() {
+        return None;
+    }
+    // the last bytes, read as the word that ends the string (its first
+    // bytes were checked already and hold no NUL)
+    let end = b.len() - 8;
+    if has_zero(word(b, end)) != 0 {
+        return first_nul(b, end);
+    }
+    None
+}
+
+/// The first NUL of `b` at or after `from` (the word there holds one).
+#[cold]
+fn first_nul(b: &[u8], from: usize) -> Option<usize> {
+    b[from..].iter().position(|&c| c == 0).map(|i| from + i)
+}
+
+/// Non-zero exactly when some byte of `x` is zero.
+#[inline(always)]
+fn has_zero(x: u64) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    x.wrapping_sub(LO) & !x & HI
+}
+
+/// The eight bytes of `b` from `at` as a word (`at + 8 <= b.len()`).
+#[inline(always)]
+fn word(b: &[u8], at: usize) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(a)
 }
 
 /// A non-NULL C string: any bytes but NUL. The NUL terminator of the wire

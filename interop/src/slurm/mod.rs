@@ -20,9 +20,23 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// How long the daemons get to come up, and to stop before SIGKILL.
+/// How long the daemons of a cluster of up to two nodes get to come up
+/// (each further node adds [`START_PER_NODE`]), and to stop before SIGKILL.
 pub const START_LIMIT: Duration = Duration::from_secs(40);
+/// What each node past the second adds to [`START_LIMIT`] (16 slurmd
+/// starting together on two loaded cores register one after another).
+pub const START_PER_NODE: Duration = Duration::from_secs(5);
 const STOP_LIMIT: Duration = Duration::from_secs(10);
+
+/// The most nodes a cluster may have: every slurmd is a daemon of its own
+/// (~10 MB, a port, a spool directory) on this one machine, and 16 are
+/// what the multi-node benches use (pmixw/benches/wireup_scale.rs).
+pub const MAX_NODES: usize = 16;
+
+/// The tasks a node may run (`CPUs=` and `MaxTasksPerNode=`): 4 096 ranks on
+/// one node, the most the wireup benches start there (Slurm's default is
+/// 512 tasks per node).
+pub const TASKS_PER_NODE: usize = 4096;
 
 /// The programs a cluster needs; [`missing`] names those not found.
 pub const PROGRAMS: &[&str] = &["munged", "munge", "slurmctld", "slurmd", "srun", "sinfo"];
@@ -126,9 +140,16 @@ fn io(what: &'static str) -> impl Fn(std::io::Error) -> String {
 }
 
 impl Cluster {
-    /// Start munged, slurmctld and `nodes` slurmd (named n1, n2, …), and
-    /// wait until every node is idle.
+    /// Start munged, slurmctld and `nodes` slurmd (named n1, n2, …; at most
+    /// [`MAX_NODES`]), and wait until every node is idle (up to
+    /// [`START_LIMIT`], plus [`START_PER_NODE`] for each node past the
+    /// second).
     pub fn start(nodes: usize) -> Result<Cluster, String> {
+        if nodes > MAX_NODES {
+            return Err(format!(
+                "{nodes} nodes asked for, at most {MAX_NODES} (slurm::MAX_NODES) on one machine"
+            ));
+        }
         let miss = missing();
         if !miss.is_empty() {
             return Err(format!("not installed: {}", miss.join(" ")));
@@ -272,10 +293,11 @@ MailProg=/bin/true
 KillWait=2
 "
         );
+        s.push_str(&format!("MaxTasksPerNode={TASKS_PER_NODE}\n"));
         for n in &self.nodes {
             let p = port()?;
             s.push_str(&format!(
-                "NodeName={n} NodeHostname={host} NodeAddr=127.0.0.1 Port={p} CPUs=256 State=UNKNOWN\n"
+                "NodeName={n} NodeHostname={host} NodeAddr=127.0.0.1 Port={p} CPUs={TASKS_PER_NODE} State=UNKNOWN\n"
             ));
         }
         s.push_str(&format!(
@@ -311,8 +333,9 @@ KillWait=2
                     return Err(format!("{name} exited ({st}) waiting for {what}"));
                 }
             }
-            if start.elapsed() > START_LIMIT {
-                return Err(format!("no {what} after {START_LIMIT:?}"));
+            let limit = START_LIMIT + START_PER_NODE * self.nodes.len().saturating_sub(2) as u32;
+            if start.elapsed() > limit {
+                return Err(format!("no {what} after {limit:?}"));
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -418,5 +441,16 @@ fn stepds_of(conf: &Path) -> Vec<u32> {
 impl Drop for Cluster {
     fn drop(&mut self) {
         self.shutdown();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn more_nodes_than_the_bound_are_refused_before_anything_starts() {
+        let e = super::Cluster::start(super::MAX_NODES + 1)
+            .err()
+            .expect("17 nodes refused");
+        assert!(e.contains("at most 16"), "{e}");
     }
 }

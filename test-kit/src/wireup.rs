@@ -1,0 +1,366 @@
+//! What the multi-node wireup benches share (pmixw/benches/wireup_slurm.rs,
+//! wireup_scale.rs): one job under the private Slurm cluster, timed, with
+//! the phase stamps its ranks print (`t <phase> <µs since the epoch>`,
+//! interop/c/bench_wireup.c and pmixw/examples/light_rank.rs), our nodes'
+//! `PMIXW_TRAFFIC` reports, and the launchers' own CPU.
+//!
+//! The launchers' CPU: a job step's `slurmstepd` is no child of ours
+//! (slurmd daemonizes it), so the bench makes itself a child subreaper
+//! ([`become_subreaper`], before the cluster starts): each step's stepd,
+//! orphaned, becomes our child, and when it exits we reap it
+//! ([`reap_stepds`]). Then the CPU of our terminated children
+//! (`getrusage(RUSAGE_CHILDREN)`) grows, over one job, by srun's, every
+//! stepd's and everything the stepds waited for: the tasks (ours:
+//! `pmixw run` and its ranks; Slurm's: the ranks). The ranks report their
+//! own CPU (`cpu <ns>`, from /proc/self/schedstat, the light rank only), and
+//! what is left is the launchers': srun, slurmstepd and, for ours, `pmixw run`.
+
+use crate::slurm::{which, Cluster};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// The phases each rank stamps.
+pub const PHASES: [&str; 6] = ["start", "init", "commit", "fence", "get", "finalize"];
+
+/// One job.
+pub struct Run {
+    /// srun's wall time.
+    pub wall: Duration,
+    /// Per phase: when the last rank ended it, in ms after the launch.
+    pub phases: [f64; 6],
+    /// Our nodes' traffic counters, summed over the nodes (ours only).
+    pub traffic: BTreeMap<String, u64>,
+    /// CPU of srun, the stepds and their descendants, in µs (0 unless the
+    /// bench is a subreaper and every stepd was reaped).
+    pub tree_cpu_us: u64,
+    /// The ranks' own CPU as they reported it (`cpu <ns>` lines), in µs.
+    pub rank_cpu_us: u64,
+    /// How many stepds were reaped after the job.
+    pub stepds: usize,
+    /// The largest peak RSS a rank reported (`rss <KiB>` lines), in KiB.
+    pub rank_rss_kib: u64,
+}
+
+impl Run {
+    /// The launchers' CPU (srun, slurmstepd, `pmixw run`), in ms: the
+    /// tree's less the ranks' own.
+    pub fn launcher_cpu_ms(&self) -> f64 {
+        self.tree_cpu_us.saturating_sub(self.rank_cpu_us) as f64 / 1e3
+    }
+}
+
+/// Make this process the subreaper of its descendants (Linux
+/// `PR_SET_CHILD_SUBREAPER`): orphaned stepds become its children. Call it
+/// before the cluster starts.
+pub fn become_subreaper() -> bool {
+    // SAFETY: prctl with integer arguments only
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 }
+}
+
+/// CPU (user + system) of this process's terminated, waited-for children
+/// and their waited-for descendants, in µs.
+pub fn children_cpu_us() -> u64 {
+    // SAFETY: getrusage on a zeroed local struct
+    unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru);
+        let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+        us(ru.ru_utime) + us(ru.ru_stime)
+    }
+}
+
+/// Our zombie children named `slurmstepd`.
+fn zombie_stepds() -> Vec<i32> {
+    let me = std::process::id().to_string();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            // "pid (comm) state ppid …"
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            let Some((comm, rest)) = stat.split_once(" (").and_then(|(_, r)| r.rsplit_once(") "))
+            else {
+                return false;
+            };
+            let mut f = rest.split_whitespace();
+            comm == "slurmstepd" && f.next() == Some("Z") && f.next() == Some(me.as_str())
+        })
+        .collect()
+}
+
+/// Reap the stepds of the last job (`want` of them, one per node of the
+/// step) as they exit, waiting up to `limit`; how many were reaped. Only
+/// zombies named slurmstepd whose parent we are are waited for, so the
+/// cluster's own daemons (our children too) are left alone.
+pub fn reap_stepds(want: usize, limit: Duration) -> usize {
+    let start = Instant::now();
+    let mut got = 0;
+    while got < want && start.elapsed() < limit {
+        for pid in zombie_stepds() {
+            let mut status = 0;
+            // SAFETY: waitpid on one pid that is our zombie child
+            if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } == pid {
+                got += 1;
+            }
+        }
+        if got < want {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    got
+}
+
+/// Wait (up to 30 s) until no job is left and every node is idle: a job
+/// submitted while the last one's nodes are still completing waits for
+/// the scheduler's next pass ("queued and waiting for resources", 0.3-3 s
+/// seen), which is no part of either side's wireup.
+pub fn settle(c: &Cluster) {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(30) {
+        let out = |prog: &str, args: &[&str]| {
+            Command::new(which(prog).unwrap_or_else(|| prog.into()))
+                .envs(c.env())
+                .args(args)
+                .output()
+                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                .unwrap_or_default()
+        };
+        let jobs = out("squeue", &["-h"]);
+        let nodes = out("sinfo", &["-h", "-N", "-o", "%t"]);
+        if jobs.trim().is_empty() && nodes.lines().all(|l| l.trim() == "idle") {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Run one job on `nodes` nodes (after [`settle`]), exit the bench with its
+/// output if it fails; then reap its stepds (up to 10 s) and count the
+/// tree's CPU.
+pub fn once(c: &Cluster, cmd: &mut Command, nodes: usize) -> Run {
+    settle(c);
+    // stepds of an earlier job that ended late are not this job's
+    reap_stepds(usize::MAX, Duration::ZERO);
+    let cpu0 = children_cpu_us();
+    let epoch_us = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64);
+    let start = Instant::now();
+    let o = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("srun");
+    let wall = start.elapsed();
+    if !o.status.success() {
+        eprintln!(
+            "!! job failed: {cmd:?}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        std::process::exit(1);
+    }
+    let stepds = reap_stepds(nodes, Duration::from_secs(10));
+    let tree_cpu_us = children_cpu_us().saturating_sub(cpu0);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let mut phases = [0f64; 6];
+    for (i, p) in PHASES.iter().enumerate() {
+        let tag = format!("t {p} ");
+        let last = out
+            .lines()
+            .filter_map(|l| l.strip_prefix(&tag)?.trim().parse::<i64>().ok())
+            .max();
+        phases[i] = last.map_or(0.0, |t| (t - epoch_us) as f64 / 1e3);
+    }
+    let rank_cpu_us = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("cpu ")?.trim().parse::<u64>().ok())
+        .sum::<u64>()
+        / 1_000;
+    let rank_rss_kib = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("rss ")?.trim().parse::<u64>().ok())
+        .max()
+        .unwrap_or(0);
+    // "pmixw-traffic node=<i> key=value …", one line per node
+    let mut traffic = BTreeMap::new();
+    for l in String::from_utf8_lossy(&o.stderr).lines() {
+        let Some(rest) = l.trim().strip_prefix("pmixw-traffic ") else {
+            continue;
+        };
+        for kv in rest.split_whitespace() {
+            if let Some((k, v)) = kv.split_once('=') {
+                if k != "node" {
+                    *traffic.entry(k.to_string()).or_insert(0) += v.parse::<u64>().unwrap_or(0);
+                }
+            }
+        }
+        *traffic.entry("nodes".into()).or_insert(0) += 1;
+    }
+    Run {
+        wall,
+        phases,
+        traffic,
+        tree_cpu_us,
+        rank_cpu_us,
+        stepds,
+        rank_rss_kib,
+    }
+}
+
+/// A comma-separated list of counts from the environment, or `default`.
+pub fn list(var: &str, default: &[usize]) -> Vec<usize> {
+    std::env::var(var)
+        .ok()
+        .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_else(|| default.to_vec())
+}
+
+/// Milliseconds of a duration.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// A line of /proc/meminfo in KiB (`MemAvailable`, …), 0 if absent.
+pub fn meminfo_kib(key: &str) -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// This process's soft limit on processes (RLIMIT_NPROC, from
+/// /proc/self/limits), or None when unlimited or unknown.
+pub fn nproc_limit() -> Option<u64> {
+    std::fs::read_to_string("/proc/self/limits")
+        .ok()?
+        .lines()
+        .find(|l| l.starts_with("Max processes"))?
+        .split_whitespace()
+        .nth(2)?
+        .parse()
+        .ok()
+}
+
+/// The first job on a node loads Slurm's plugins there (it took ~1 s
+/// once): one job of each side on `k` nodes, one rank a node, before the
+/// measured ones (Slurm's `--mpi=pmix`, then ours through PMI-2).
+pub fn warm_up(c: &Cluster, k: usize, pmixw: &str, prog: &Path, args: &[String]) -> [Run; 2] {
+    let ks = k.to_string();
+    [
+        once(
+            c,
+            c.srun()
+                .args(["--mpi=pmix", "-N", &ks, "--ntasks-per-node=1"])
+                .arg(prog)
+                .args(args),
+            k,
+        ),
+        once(
+            c,
+            c.srun()
+                .args(["--mpi=pmi2", "-N", &ks, "--ntasks-per-node=1", pmixw])
+                .args(["run", "-n", &ks])
+                .arg(prog)
+                .args(args),
+            k,
+        ),
+    ]
+}
+
+/// What our nodes exchanged with each other per rank of a job of `n`
+/// (the nodes' `PMIXW_TRAFFIC` reports summed), and the nodes' PMI-2 waits
+/// (of `k` nodes): two lines.
+pub fn traffic_lines(r: &Run, n: usize, k: usize) -> String {
+    let t = &r.traffic;
+    let per_rank = |key: &str| *t.get(key).unwrap_or(&0) as f64 / n.max(1) as f64;
+    let per_node_ms = |key: &str| *t.get(key).unwrap_or(&0) as f64 / k.max(1) as f64 / 1e3;
+    format!(
+        "    ours between nodes, per rank: fence data {:.0} B; PMI-2 put {:.2} msgs \
+         {:.0} B, fence {:.3}, get {:.2} msgs {:.0} B; bridge {:.3} frames {:.1} B \
+         ({} node reports)\n    ours, PMI-2 waits per node (ms): put {:.1}, fence {:.1}, get {:.1}",
+        per_rank("data"),
+        per_rank("put"),
+        per_rank("put_bytes"),
+        per_rank("fence"),
+        per_rank("get"),
+        per_rank("get_bytes"),
+        per_rank("bridge_frames"),
+        per_rank("bridge_bytes"),
+        t.get("nodes").copied().unwrap_or(0),
+        per_node_ms("put_us"),
+        per_node_ms("fence_us"),
+        per_node_ms("get_us")
+    )
+}
+
+/// When the last rank of `r` ended each phase, one line for side `who`.
+pub fn phases_line(who: &str, r: &Run) -> String {
+    format!(
+        "    phases {who:>4} (ms, last rank): {}",
+        PHASES
+            .iter()
+            .zip(r.phases)
+            .map(|(p, v)| format!("{p} {v:.0}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// `reps` jobs of each side of N = `n` ranks of `prog args` on `k` nodes,
+/// alternating, Slurm's first: `srun --mpi=pmix -N k -n N
+/// --ntasks-per-node=⌈N/k⌉` and ours, `srun --mpi=pmi2 -N k
+/// --ntasks-per-node=1 pmixw run -n N --timeout 600 OURS_FLAGS` with
+/// `PMIXW_TRAFFIC` set. (Slurm's runs, ours.)
+pub fn alternate(
+    c: &Cluster,
+    (k, n, reps): (usize, usize, usize),
+    pmixw: &str,
+    (prog, args): (&Path, &[String]),
+    ours_flags: &[&str],
+) -> (Vec<Run>, Vec<Run>) {
+    let (ks, ns, per) = (
+        k.to_string(),
+        n.to_string(),
+        n.div_ceil(k.max(1)).to_string(),
+    );
+    let (mut slurm, mut ours) = (Vec::new(), Vec::new());
+    for _ in 0..reps {
+        slurm.push(once(
+            c,
+            c.srun()
+                .args([
+                    "--mpi=pmix",
+                    "-N",
+                    &ks,
+                    "-n",
+                    &ns,
+                    "--ntasks-per-node",
+                    &per,
+                ])
+                .arg(prog)
+                .args(args),
+            k,
+        ));
+        ours.push(once(
+            c,
+            c.srun()
+                .env("PMIXW_TRAFFIC", "1")
+                .args(["--mpi=pmi2", "-N", &ks, "--ntasks-per-node=1", pmixw])
+                .args(["run", "-n", &ns, "--timeout", "600"])
+                .args(ours_flags)
+                .arg(prog)
+                .args(args),
+            k,
+        ));
+    }
+    (slurm, ours)
+}
