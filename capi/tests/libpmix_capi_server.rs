@@ -158,3 +158,30 @@ fn a_clients_abort_reaches_the_hosts_abort_upcall() {
         assert!(host.iter().any(|l| l == want), "no {want:?} in {host:#?}");
     }
 }
+
+/// A client gone without PMIx_Finalize (interop/c/capi_lost.c: init,
+/// put, commit, exit 3): libpmix 4.2.2's server makes no upcall for it
+/// (no client_finalized: a host built for 4.x hears it for a finalize
+/// only), and neither does ours; the host's lines are the same on both.
+#[test]
+fn a_client_lost_without_finalize_is_no_finalize_for_the_host() {
+    let Some((out, theirs, ours)) = hosts_built() else {
+        return;
+    };
+    let client = interop::build_c("capi_lost", &out).unwrap_or_else(|e| panic!("{e}"));
+    let t = run(&theirs, &out.join("tmp-lost-theirs"), &client, &[]);
+    let o = run(&ours, &out.join("tmp-lost-ours"), &client, &[]);
+    let (th, tc) = lines(&t);
+    let (oh, oc) = lines(&o);
+    assert_eq!(
+        th, oh,
+        "the host's lines differ (libpmix 4.2.2 left, ours right)"
+    );
+    assert_eq!(tc, oc, "the clients' lines differ");
+    for want in [
+        "upcalls of rank 0: connected 1 finalized 0 aborted 0 exit 3",
+        "upcalls of rank 1: connected 1 finalized 0 aborted 0 exit 3",
+    ] {
+        assert!(th.iter().any(|l| l == want), "no {want:?} in {th:#?}");
+    }
+}
