@@ -217,6 +217,28 @@ fn open_mpi_414_mpirun_serves_its_ranks_on_our_libpmix() {
     );
 }
 
+/// Slurm's slurmstepd with our library as its libpmix (a private mount
+/// namespace per slurmd, issue 35): libpmix 4.2.2 ranks served by our
+/// server code on one node, as on slurmstepd's own libpmix.
+#[test]
+fn slurmstepd_serves_its_ranks_on_our_libpmix_on_one_node() {
+    expect(
+        "srun --mpi=pmix (1 node) on pmix-wire's libpmix",
+        "2 ranks of pmix_kvs and mpi_ring (also with async modex) on libpmix 4.2.2, 1 node(s), served by our library",
+    );
+}
+
+/// The same across two nodes: the fences go through Slurm's fence_nb
+/// (its collective between the two slurmstepds) and back, and with Open
+/// MPI's async modex a rank's peers' data through its direct_modex.
+#[test]
+fn slurmstepd_serves_its_ranks_on_our_libpmix_on_two_nodes() {
+    expect(
+        "srun --mpi=pmix (2 nodes) on pmix-wire's libpmix",
+        "4 ranks of pmix_kvs and mpi_ring (also with async modex) on libpmix 4.2.2, 2 node(s), served by our library",
+    );
+}
+
 /// Every row is one of the tests above.
 #[test]
 fn every_row_is_tested() {
@@ -242,6 +264,8 @@ fn every_row_is_tested() {
         "PRRTE 5.0.11 prterun with pmix-wire's libpmix",
         "Slurm srun --mpi=pmix, 1 node, with pmix-wire's libpmix",
         "Slurm srun --mpi=pmix, 2 nodes, with pmix-wire's libpmix",
+        "srun --mpi=pmix (1 node) on pmix-wire's libpmix",
+        "srun --mpi=pmix (2 nodes) on pmix-wire's libpmix",
     ];
     let mut rows: Vec<&str> = grid::ROWS.iter().map(|r| r.peer).collect();
     let mut tested = tested.to_vec();
