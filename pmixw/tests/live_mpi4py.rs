@@ -332,6 +332,19 @@ fn ours_env(lib: &Path) -> Vec<String> {
     ]
 }
 
+/// mpi4py's sdist, the python with mpi4py for Open MPI 4.1.4 and our
+/// libpmix's directory (copied into `scratch`), or None (skipped).
+fn ompi4_and_our_libpmix(scratch: &str) -> Option<(PathBuf, PathBuf, PathBuf)> {
+    use pmix_test_kit::hosts::{self, grid};
+    let src = process::require("mpi4py's test suite", suite())?;
+    let venv = hosts::mpi4py_ompi4_venv();
+    let py = process::require("mpi4py for Open MPI 4.1.4", python_with_mpi4py(&venv))?;
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(scratch);
+    let ctx = grid::Ctx::new(env!("CARGO_BIN_EXE_pmixw").into(), scratch);
+    let lib = process::require("pmix-wire's libpmix", grid::our_libpmix(&ctx))?;
+    Some((src, py, lib))
+}
+
 /// mpi4py's comm, session and dynproc tests with Open MPI 4.1.4 under
 /// the reference launchers, Open MPI 4.1.4's `mpirun -n 2` and PRRTE
 /// 5.0.11's `prterun -n 2` (the ranks told `FLUX_JOB_ID`, as under
@@ -341,17 +354,8 @@ fn ours_env(lib: &Path) -> Vec<String> {
 /// every rank's PMIx_Init in our trace. (test_spawn: see the top.)
 #[test]
 fn mpi4py_comm_session_dynproc_on_our_libpmix_under_mpirun_and_prterun() {
-    use pmix_test_kit::hosts::{self, grid};
-    let Some(src) = process::require("mpi4py's test suite", suite()) else {
-        return;
-    };
-    let venv = hosts::mpi4py_ompi4_venv();
-    let Some(py) = process::require("mpi4py for Open MPI 4.1.4", python_with_mpi4py(&venv)) else {
-        return;
-    };
-    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpi4py-capi-hosts");
-    let ctx = grid::Ctx::new(env!("CARGO_BIN_EXE_pmixw").into(), scratch);
-    let Some(lib) = process::require("pmix-wire's libpmix", grid::our_libpmix(&ctx)) else {
+    use pmix_test_kit::hosts;
+    let Some((src, py, lib)) = ompi4_and_our_libpmix("mpi4py-capi-hosts") else {
         return;
     };
     let tests = ["test_comm", "test_session", "test_dynproc"];
@@ -425,18 +429,8 @@ fn mpi4py_comm_session_dynproc_on_our_libpmix_under_mpirun_and_prterun() {
 /// PMIx_server_setup_fork for both ranks (traced in the forked child).
 #[test]
 fn mpi4py_comm_session_dynproc_under_slurmstepd_on_our_libpmix() {
-    use pmix_test_kit::hosts::{self, grid};
     use pmix_test_kit::slurm;
-    let Some(src) = process::require("mpi4py's test suite", suite()) else {
-        return;
-    };
-    let venv = hosts::mpi4py_ompi4_venv();
-    let Some(py) = process::require("mpi4py for Open MPI 4.1.4", python_with_mpi4py(&venv)) else {
-        return;
-    };
-    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpi4py-capi-srun");
-    let ctx = grid::Ctx::new(env!("CARGO_BIN_EXE_pmixw").into(), scratch);
-    let Some(lib) = process::require("pmix-wire's libpmix", grid::our_libpmix(&ctx)) else {
+    let Some((src, py, lib)) = ompi4_and_our_libpmix("mpi4py-capi-srun") else {
         return;
     };
     let Some(theirs_cluster) = slurm::for_test(1) else {
