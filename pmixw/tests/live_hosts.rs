@@ -241,6 +241,18 @@ fn slurmstepd_serves_its_ranks_on_our_libpmix_on_two_nodes() {
     );
 }
 
+/// Our client under slurmstepd serving with our library (issue 35): our
+/// server half reached through Slurm, in the newest dialect, where only
+/// spawn is not offered (under libpmix's slurmstepd publish and lookup are
+/// not either).
+#[test]
+fn our_client_under_slurmstepd_on_our_libpmix_on_one_node() {
+    expect(
+        "Slurm srun --mpi=pmix, 1 node, slurmstepd on pmix-wire's libpmix",
+        "2 ranks, dialect v61",
+    );
+}
+
 /// Every row is one of the tests above.
 #[test]
 fn every_row_is_tested() {
@@ -268,6 +280,7 @@ fn every_row_is_tested() {
         "Slurm srun --mpi=pmix, 2 nodes, with pmix-wire's libpmix",
         "srun --mpi=pmix (1 node) on pmix-wire's libpmix",
         "srun --mpi=pmix (2 nodes) on pmix-wire's libpmix",
+        "Slurm srun --mpi=pmix, 1 node, slurmstepd on pmix-wire's libpmix",
     ];
     let mut rows: Vec<&str> = grid::ROWS.iter().map(|r| r.peer).collect();
     let mut tested = tested.to_vec();

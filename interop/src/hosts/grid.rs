@@ -178,6 +178,11 @@ pub const ROWS: &[Row] = &[
     },
     Row {
         role: "client",
+        peer: "Slurm srun --mpi=pmix, 1 node, slurmstepd on pmix-wire's libpmix",
+        run: probe_under_slurm_on_ours_1,
+    },
+    Row {
+        role: "client",
         peer: "Open MPI 4.1.4 mpirun with pmix-wire's libpmix",
         run: ours_under_mpirun4,
     },
@@ -449,14 +454,53 @@ fn probe_under_mpirun5(ctx: &Ctx) -> Outcome {
 /// `n` ranks of the probe under Slurm's own PMIx plugin (libpmix 4.2.2
 /// in slurmstepd) on `nodes` nodes of the private cluster.
 fn probe_under_slurm(nodes: u32, n: u32, ctx: &Ctx) -> Outcome {
-    ctx.slurm.with(|c| {
-        let mut cmd = c.srun();
-        cmd.args(["--mpi=pmix", "-N", &nodes.to_string(), "-n", &n.to_string()])
-            .arg(&ctx.pmixw)
-            .args(["probe", "--events"])
-            .current_dir(&ctx.scratch);
-        probe_verdict(run_logged(cmd, ctx, &format!("slurm{nodes}")), n)
+    ctx.slurm
+        .with(|c| probe_verdict(probe_run(c, nodes, n, ctx, &format!("slurm{nodes}")), n))
+}
+
+/// `srun --mpi=pmix -N nodes -n n pmixw probe --events` on cluster `c`.
+fn probe_run(
+    c: &crate::slurm::Cluster,
+    nodes: u32,
+    n: u32,
+    ctx: &Ctx,
+    tag: &str,
+) -> Result<(bool, String), String> {
+    let mut cmd = c.srun();
+    cmd.args(["--mpi=pmix", "-N", &nodes.to_string(), "-n", &n.to_string()])
+        .arg(&ctx.pmixw)
+        .args(["probe", "--events"])
+        .current_dir(&ctx.scratch);
+    run_logged(cmd, ctx, tag)
+}
+
+/// Our client (`pmixw probe --events`) under `srun --mpi=pmix` of the
+/// cluster whose slurmstepd serves with our library
+/// ([`srun_on_our_server`]'s): our server half hosting our client through
+/// Slurm; every rank's setup_fork must be in our trace. One node only:
+/// across two, the probe's lookup of data published on the other node
+/// finds nothing (spec-notes/capi.md, "What runs where").
+fn probe_under_slurm_on_ours(nodes: u32, n: u32, ctx: &Ctx) -> Outcome {
+    absent_or(our_libpmix(ctx), |lib| {
+        let lib = lib.join("libpmix.so.2");
+        let start = || crate::slurm::Cluster::start_serving(2, &lib);
+        ctx.slurm_ours.with_start(start, |c| {
+            let run = probe_run(c, nodes, n, ctx, &format!("slurm{nodes}-probe-on-ours"));
+            let forks = run
+                .as_ref()
+                .map_or(0, |(_, out)| traced(out, "PMIx_server_setup_fork"));
+            match probe_verdict(run, n) {
+                Outcome::Pass(_) if forks < n as usize => Outcome::Fail(format!(
+                    "{forks} setup_fork traced for {n} ranks: slurmstepd not on ours"
+                )),
+                v => v,
+            }
+        })
     })
+}
+
+fn probe_under_slurm_on_ours_1(ctx: &Ctx) -> Outcome {
+    probe_under_slurm_on_ours(1, N, ctx)
 }
 
 fn probe_under_slurm_1(ctx: &Ctx) -> Outcome {
