@@ -141,6 +141,24 @@ struct State {
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
 
+/// Each registered namespace's client environment (the core's
+/// client_env for its rank 0), kept apart from [`STATE`] and the loop:
+/// hosts call `PMIx_server_setup_fork` in the forked child (Slurm's
+/// slurmstepd does, between fork and exec), where no other thread of
+/// ours runs, so setup_fork must not wait for the loop. This lock is held
+/// only to copy a list in or out.
+/// A registered namespace: its name, its size, its client environment.
+type JobEnv = (String, u32, Vec<(String, String)>);
+
+static ENVS: Mutex<Vec<JobEnv>> = Mutex::new(Vec::new());
+
+/// Whether the server runs (read where STATE's lock must not be taken).
+static RUNNING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn envs() -> MutexGuard<'static, Vec<JobEnv>> {
+    ENVS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn state() -> MutexGuard<'static, Option<State>> {
     STATE.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -193,6 +211,30 @@ fn on_thread(name: &'static str, cbdata: *mut c_void, f: impl FnOnce(*mut c_void
         Ok(_) => PMIX_SUCCESS,
         Err(_) => PMIX_ERR_OUT_OF_RESOURCE,
     }
+}
+
+/// A fence's participants as libpmix hands them to its host: a
+/// namespace all of whose ranks take part as its WILDCARD (Slurm finds
+/// the nodes of a collective from these).
+fn wildcarded(procs: Vec<Proc>) -> Vec<Proc> {
+    let sizes: Vec<(String, u32)> = envs().iter().map(|(n, k, _)| (n.clone(), *k)).collect();
+    let mut out: Vec<Proc> = Vec::new();
+    for p in procs {
+        let ns = p.nspace.to_string();
+        let whole = |q: &Proc| q.nspace.to_string() == ns && q.rank == u32::from(pmix_types::Rank::WILDCARD);
+        if out.iter().any(whole) {
+            continue;
+        }
+        let n = sizes.iter().find(|(m, _)| *m == ns).map(|(_, k)| *k);
+        // the participants are a set, sorted: count this namespace's
+        let mine = out.iter().filter(|q| q.nspace.to_string() == ns).count() as u32 + 1;
+        out.push(p);
+        if n == Some(mine) {
+            out.retain(|q| q.nspace.to_string() != ns);
+            out.push(Proc::at(&ns, pmix_types::Rank::WILDCARD));
+        }
+    }
+    out
 }
 
 /// The pmix_proc_t of `p`.
@@ -303,9 +345,15 @@ unsafe extern "C" fn modex_answer(
         // SAFETY: the host hands back the cbdata upcall gave it, once
         let request = unsafe { ModexRequest::take(cbdata) };
         request.answer(status, copy_bytes(data, ndata));
+        // released later, on a thread of its own, as libpmix releases it
+        // from its progress thread: the host may call this callback
+        // holding the lock its release function takes (Slurm 22.05's
+        // collectives do; releasing here deadlocked its slurmstepd)
         if let Some(r) = release {
             // SAFETY: the host's release function for its data
-            unsafe { r(release_data) }
+            // (without a thread to be had, the data leaks rather than
+            // deadlock the host)
+            let _ = on_thread("modex release", release_data, move |d| unsafe { r(d) });
         }
     })
 }
@@ -339,6 +387,9 @@ fn upcall(m: &Module, e: HostEvent) {
                 unsafe { f(&c, object_of(&p), Some(ignore_op), std::ptr::null_mut()) };
             }
         }
+        // a client gone without PMIx_Finalize (HostEvent::Lost) is no
+        // upcall, as in libpmix 4.2.2 (capi_lost.c's test): a
+        // client_finalized for it would tell ORTE it finalized
         HostEvent::Finalized(p) => {
             if let Some(f) = m.finalized {
                 let c = c_proc(&p);
@@ -359,7 +410,7 @@ fn upcall(m: &Module, e: HostEvent) {
         HostEvent::Fence { request, procs, collect, data } => {
             let req = ModexRequest::Fence(request);
             let Some(f) = m.fence_nb else { return req.answer(PMIX_ERR_NOT_SUPPORTED, Vec::new()) };
-            let cp = CArray::procs(&procs);
+            let cp = CArray::procs(&wildcarded(procs));
             let ci = CArray::infos(vec![Info::new("pmix.collect", Value::Bool(collect))]);
             let mut bytes = data.to_vec();
             let cb = req.into_cbdata();
@@ -507,6 +558,58 @@ const CORE_KEYS: &[&str] = &[
     "pmix.hname", "pmix.nodeid", "pmix.job.info",
 ];
 
+/// The text of a string or regex info value, without a `raw:` prefix
+/// (the form our PMIx_generate_regex/ppn write).
+fn map_text(v: &Value) -> Option<String> {
+    let t = match v {
+        Value::String(Some(s)) => s.to_string_lossy().into_owned(),
+        Value::Regex(r) => match &**r {
+            pmix_types::Regex::Text(t) => t.to_string_lossy().into_owned(),
+            pmix_types::Regex::Packed(Some(t)) => t.to_string_lossy().into_owned(),
+            pmix_types::Regex::Blob(b) => String::from_utf8_lossy(b).trim_end_matches('\0').to_string(),
+            pmix_types::Regex::Packed(None) => return None,
+        },
+        _ => return None,
+    };
+    Some(t.strip_prefix("raw:").unwrap_or(&t).to_string())
+}
+
+/// The job's layout from the host's PMIX_NODE_MAP (node names, comma
+/// separated) and PMIX_PROC_MAP (each node's ranks, comma separated,
+/// nodes separated by `;`), in the plain or `raw:` form; this node is
+/// the one PMIX_NODEID names, else the one named `me`. None when the
+/// maps are missing, disagree or do not name this node (every rank is
+/// then local). libpmix's compressed `pmix[…]` form is not read.
+fn node_map(given: &[Info], me: &str) -> Option<pmix_wire::server::NodeMap> {
+    let find = |k: &str| given.iter().find(|i| i.key.to_string() == k).and_then(|i| map_text(&i.value));
+    let (nodes, procs) = (find("pmix.nmap")?, find("pmix.pmap")?);
+    if nodes.starts_with("pmix") {
+        return None;
+    }
+    let names: Vec<&str> = nodes.split(',').collect();
+    let ranks: Vec<Vec<u32>> = procs
+        .split(';')
+        .map(|n| n.split(',').filter(|r| !r.is_empty()).map(|r| r.trim().parse().ok()).collect::<Option<Vec<u32>>>())
+        .collect::<Option<_>>()?;
+    if names.len() != ranks.len() {
+        return None;
+    }
+    let id = given.iter().find(|i| i.key.to_string() == "pmix.nodeid").and_then(|i| uint_of(&i.value));
+    let me = match id {
+        Some(id) => usize::try_from(id).ok().filter(|&i| i < names.len())?,
+        None => names.iter().position(|n| *n == me)?,
+    };
+    let nodes = names
+        .into_iter()
+        .zip(ranks)
+        .map(|(n, mut r)| {
+            r.sort_unstable();
+            (n.to_string(), r)
+        })
+        .collect();
+    Some(pmix_wire::server::NodeMap { nodes, me })
+}
+
 /// The server's own name: PMIX_SERVER_NSPACE and PMIX_SERVER_RANK of its
 /// init's infos, else the net driver's (`pmixw-server`, our pid).
 fn identity(given: &[Info]) -> Proc {
@@ -624,6 +727,7 @@ exports! {
             .spawn(move || upcalls(m, events))
             .ok();
         *st = Some(State { running, upcalls, clients: Vec::new(), dmodex: Vec::new() });
+        RUNNING.store(true, std::sync::atomic::Ordering::Release);
         crate::client::init_as_server(identity(&given));
         PMIX_SUCCESS
     }
@@ -632,6 +736,8 @@ exports! {
     /// wait for the upcall thread to end.
     fn PMIx_server_finalize() -> pmix_status_t {
         let Some(s) = state().take() else { return PMIX_ERR_INIT };
+        RUNNING.store(false, std::sync::atomic::Ordering::Release);
+        envs().clear();
         crate::client::finalize_as_server();
         s.running.stop();
         if let Some(t) = s.upcalls {
@@ -654,18 +760,38 @@ exports! {
         };
         let size = given.iter().find(|i| i.key.to_string() == "pmix.job.size").and_then(|i| uint_of(&i.value));
         let Some(nprocs) = size.or_else(|| u32::try_from(nlocalprocs).ok()) else { return PMIX_ERR_BAD_PARAM };
-        let hostname = given
-            .iter()
-            .find(|i| i.key.to_string() == "pmix.hname")
-            .and_then(|i| match &i.value {
-                Value::String(Some(s)) => Some(s.to_string_lossy().into_owned()),
-                _ => None,
-            })
+        let named = given.iter().find(|i| i.key.to_string() == "pmix.hname").and_then(|i| match &i.value {
+            Value::String(Some(s)) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        });
+        let layout = node_map(&given, named.as_deref().unwrap_or(&net::hostname()));
+        // this node's name: the host's PMIX_HOSTNAME, else its node map's
+        // (Slurm gives only the latter, with PMIX_NODEID), else ours
+        let hostname = named
+            .or_else(|| layout.as_ref().map(|m| m.nodes[m.me].0.clone()))
             .unwrap_or_else(net::hostname);
+        let layout = layout.filter(|m| m.nodes.len() > 1);
         let info = given.into_iter().filter(|i| !CORE_KEYS.contains(&i.key.to_string().as_str())).collect();
-        let spec = JobSpec { nspace: ns.to_string_lossy().into_owned(), nprocs, hostname, info };
-        match call(move |s| s.register_nspace(spec)) {
-            Ok(()) => {
+        let name = ns.to_string_lossy().into_owned();
+        let spec = JobSpec { nspace: name.clone(), nprocs, hostname, info };
+        let uri = match with(|s| Ok(s.running.uri().to_string())) {
+            Ok(u) => u,
+            Err(e) => return e,
+        };
+        let registered = call(move |s| {
+            let ns = spec.nspace.clone();
+            s.register_nspace(spec);
+            if let Some(map) = layout {
+                s.set_nodes(&ns, map);
+            }
+            s.client_env(&ns, 0u32, &uri)
+        });
+        match registered {
+            Ok(env) => {
+                let mut all = envs();
+                all.retain(|(n, _, _)| *n != name);
+                all.push((name, nprocs, env));
+                drop(all);
                 complete("register_nspace", cbfunc, cbdata, PMIX_SUCCESS);
                 PMIX_SUCCESS
             }
@@ -681,6 +807,7 @@ exports! {
             s.clients.retain(|c| Some(c.proc.nspace.to_string()) != ns);
             Ok(())
         });
+        envs().retain(|(n, _, _)| Some(n) != ns.as_ref());
         complete("deregister_nspace", cbfunc, cbdata, PMIX_SUCCESS);
     }
 
@@ -726,14 +853,20 @@ exports! {
             return PMIX_ERR_BAD_PARAM;
         }
         let p = unsafe { read_proc(proc) };
-        let uri = match with(|s| Ok(s.running.uri().to_string())) {
-            Ok(u) => u,
-            Err(e) => return e,
+        let ns = p.nspace.to_string();
+        // no call to the loop nor STATE's lock: this may run in a forked
+        // child (see ENVS)
+        if !RUNNING.load(std::sync::atomic::Ordering::Acquire) {
+            return PMIX_ERR_INIT;
+        }
+        let Some(mut vars) = envs().iter().find(|(n, _, _)| *n == ns).map(|(_, _, e)| e.clone()) else {
+            return PMIX_ERR_NOT_FOUND;
         };
-        let vars = match call(move |s| s.client_env(&p.nspace.to_string(), p.rank, &uri)) {
-            Ok(v) => v,
-            Err(e) => return e,
-        };
+        for (k, v) in vars.iter_mut() {
+            if k == "PMIX_RANK" {
+                *v = pmix_types::Rank::from(p.rank).wire().to_string();
+            }
+        }
         for (k, v) in vars {
             if let Err(e) = unsafe { setenv_in(env, &k, &v) } {
                 return e;
@@ -790,5 +923,55 @@ exports! {
     fn PMIx_server_IOF_deliver(source: *const pmix_proc_t, channel: u16, bo: *const pmix_byte_object_t, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
         let _ = (source, channel, bo, info, ninfo, cbfunc, cbdata);
         PMIX_ERR_NOT_SUPPORTED
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(k: &str, v: &str) -> Info {
+        Info::new(k, Value::String(Some(v.into())))
+    }
+
+    #[test]
+    fn the_node_map_is_read_from_slurms_infos() {
+        // what Slurm 22.05's slurmstepd of the second node registers
+        // (its maps made by our PMIx_generate_regex/ppn)
+        let given = vec![
+            Info::new("pmix.nodeid", Value::Uint32(1)),
+            s("pmix.nmap", "raw:n1,n2"),
+            s("pmix.pmap", "raw:0,1,2;3"),
+        ];
+        let m = node_map(&given, "elsewhere").expect("a layout");
+        assert_eq!(m.nodes, vec![("n1".to_string(), vec![0, 1, 2]), ("n2".to_string(), vec![3])]);
+        assert_eq!(m.me, 1);
+        // without PMIX_NODEID, by this node's name; plain lists too
+        let given = vec![s("pmix.nmap", "a,b"), s("pmix.pmap", "1,0;2")];
+        let m = node_map(&given, "a").expect("a layout");
+        assert_eq!((m.me, m.nodes[0].1.clone()), (0, vec![0, 1]));
+        // maps that disagree, a node id out of range, a bad rank, libpmix's
+        // compressed form, a name not in the map: no layout
+        for bad in [
+            vec![s("pmix.nmap", "a,b"), s("pmix.pmap", "0")],
+            vec![Info::new("pmix.nodeid", Value::Uint32(2)), s("pmix.nmap", "a,b"), s("pmix.pmap", "0;1")],
+            vec![s("pmix.nmap", "a,b"), s("pmix.pmap", "0;x")],
+            vec![s("pmix.nmap", "pmix[a]"), s("pmix.pmap", "pmix[0]")],
+            vec![s("pmix.nmap", "b,c"), s("pmix.pmap", "0;1")],
+        ] {
+            assert_eq!(node_map(&bad, "a"), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_whole_namespace_goes_to_the_host_as_its_wildcard() {
+        envs().push(("wc.test".into(), 3, Vec::new()));
+        let all: Vec<Proc> = (0..3).map(|r| Proc::at("wc.test", r.into())).collect();
+        assert_eq!(wildcarded(all.clone()), vec![Proc::at("wc.test", pmix_types::Rank::WILDCARD)]);
+        // a part of it, or an unknown namespace, as given
+        assert_eq!(wildcarded(all[..2].to_vec()), all[..2].to_vec());
+        let other = vec![Proc::at("wc.other", 0u32.into())];
+        assert_eq!(wildcarded(other.clone()), other);
+        envs().retain(|(n, _, _)| n != "wc.test");
     }
 }

@@ -9,7 +9,9 @@
 //! libpmix 4.2.2 clients across two Slurm nodes through PMI-2; and
 //! unmodified libpmix and Open MPI 4.1.4 programs on pmix-wire's
 //! libpmix.so.2 (for the ranks only) under mpirun, prterun and srun, each
-//! judged against the same program on libpmix.
+//! judged against the same program on libpmix; mpirun and slurmstepd
+//! serving libpmix ranks with our library, and hostile peers beside such
+//! a Slurm job.
 //! A peer that is not installed is a skip that says so, and a failure
 //! under CI (where `.ci/setup` installs it).
 
@@ -217,6 +219,40 @@ fn open_mpi_414_mpirun_serves_its_ranks_on_our_libpmix() {
     );
 }
 
+/// Slurm's slurmstepd with our library as its libpmix (a private mount
+/// namespace per slurmd, issue 35): libpmix 4.2.2 ranks served by our
+/// server code on one node, as on slurmstepd's own libpmix.
+#[test]
+fn slurmstepd_serves_its_ranks_on_our_libpmix_on_one_node() {
+    expect(
+        "srun --mpi=pmix (1 node) on pmix-wire's libpmix",
+        "2 ranks of pmix_kvs and mpi_ring (also with async modex) on libpmix 4.2.2, 1 node(s), served by our library",
+    );
+}
+
+/// The same across two nodes: the fences go through Slurm's fence_nb
+/// (its collective between the two slurmstepds) and back, and with Open
+/// MPI's async modex a rank's peers' data through its direct_modex.
+#[test]
+fn slurmstepd_serves_its_ranks_on_our_libpmix_on_two_nodes() {
+    expect(
+        "srun --mpi=pmix (2 nodes) on pmix-wire's libpmix",
+        "4 ranks of pmix_kvs and mpi_ring (also with async modex) on libpmix 4.2.2, 2 node(s), served by our library",
+    );
+}
+
+/// Our client under slurmstepd serving with our library (issue 35): our
+/// server half reached through Slurm, in the newest dialect, where only
+/// spawn is not offered (under libpmix's slurmstepd publish and lookup are
+/// not either).
+#[test]
+fn our_client_under_slurmstepd_on_our_libpmix_on_one_node() {
+    expect(
+        "Slurm srun --mpi=pmix, 1 node, slurmstepd on pmix-wire's libpmix",
+        "2 ranks, dialect v61",
+    );
+}
+
 /// Every row is one of the tests above.
 #[test]
 fn every_row_is_tested() {
@@ -242,6 +278,9 @@ fn every_row_is_tested() {
         "PRRTE 5.0.11 prterun with pmix-wire's libpmix",
         "Slurm srun --mpi=pmix, 1 node, with pmix-wire's libpmix",
         "Slurm srun --mpi=pmix, 2 nodes, with pmix-wire's libpmix",
+        "srun --mpi=pmix (1 node) on pmix-wire's libpmix",
+        "srun --mpi=pmix (2 nodes) on pmix-wire's libpmix",
+        "Slurm srun --mpi=pmix, 1 node, slurmstepd on pmix-wire's libpmix",
     ];
     let mut rows: Vec<&str> = grid::ROWS.iter().map(|r| r.peer).collect();
     let mut tested = tested.to_vec();
@@ -451,4 +490,83 @@ fn an_absent_peer_fails_under_ci_and_is_skipped_elsewhere() {
             "CI={ci}: {text}"
         );
     }
+}
+
+/// Hostile peers beside a Slurm job on our library (issue 35): slurmstepd
+/// serving with pmix-wire's libpmix (`Cluster::start_serving`, one node)
+/// runs three libpmix 4.2.2 clients (interop/c/pmix_kvs.c, each first
+/// writing the server's address it was given, then waiting a little),
+/// while the test kit's attackers (idle connections, forged claims of
+/// every rank, a liar about its uid, garbage, oversized and truncated
+/// frames, then slowloris, connect/close churn and late forged claims)
+/// go at the same server. Every good rank completes, srun succeeds (so
+/// slurmstepd lived through it), and the slowloris is cut off.
+#[test]
+fn hostile_peers_beside_a_slurm_job_on_our_libpmix() {
+    use pmix_test_kit::{cbuild, hostile, slurm};
+    use std::time::Duration;
+    let ctx = ctx("hostile-srun");
+    let Some(lib) = process::require("pmix-wire's libpmix", grid::our_libpmix(&ctx)) else {
+        return;
+    };
+    let Some(kvs) = process::require(
+        "libpmix 4.2.2 and cc",
+        pmix_test_kit::hosts::libpmix4_dev()
+            .and_then(|_| cbuild::build_c("pmix_kvs", &cbuild::default_out_dir())),
+    ) else {
+        return;
+    };
+    let miss = slurm::missing();
+    let slurm_found = match miss.is_empty() {
+        true => Ok(()),
+        false => Err(format!("Slurm not installed ({})", miss.join(" "))),
+    };
+    if process::require("Slurm", slurm_found).is_none() {
+        return;
+    }
+    let cluster = slurm::Cluster::start_serving(1, &lib.join("libpmix.so.2"))
+        .unwrap_or_else(|e| panic!("the cluster serving with our libpmix: {e}"));
+    let n = 3u32;
+    let addr_file = ctx.scratch.join("addr");
+    let mut srun = cluster.srun();
+    srun.args(["--mpi=pmix", "-N", "1", "-n", &n.to_string(), "sh", "-c"])
+        .arg(r#"echo "$PMIX_NAMESPACE $PMIX_SERVER_URI41" > "$ADDR.$PMIX_RANK.tmp" && mv "$ADDR.$PMIX_RANK.tmp" "$ADDR.$PMIX_RANK"; sleep 3; exec "$0""#)
+        .arg(&kvs)
+        .env("ADDR", &addr_file)
+        .current_dir(&ctx.scratch)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let job = process::Kill(srun.spawn().unwrap());
+    let first = ctx.scratch.join("addr.0");
+    process::wait_until("rank 0 wrote its server's address", || first.exists());
+    let text = std::fs::read_to_string(&first).unwrap();
+    let (ns, uri) = text
+        .trim()
+        .split_once(' ')
+        .unwrap_or_else(|| panic!("{text:?}"));
+    let addr = uri
+        .rsplit_once("//")
+        .unwrap_or_else(|| panic!("{uri}"))
+        .1
+        .to_string();
+    let mut attack = hostile::Attack::before(&addr, ns, n);
+    attack.during();
+    let (ok, out) = process::finish(job, Duration::from_secs(120), "srun beside hostile peers");
+    let mut got: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("pmix rank "))
+        .collect();
+    got.sort();
+    let want: Vec<String> = (0..n)
+        .map(|r| format!("pmix rank {r} of {n}: kvs ok"))
+        .collect();
+    assert!(
+        ok && got == want,
+        "srun ok {ok}, output:\n{out}\n{}",
+        cluster.logs()
+    );
+    assert!(attack.slowloris_cut_off(), "slowloris was not cut off");
+    drop(attack);
+    cluster.stop();
+    let _ = std::fs::remove_dir_all(&ctx.scratch);
 }

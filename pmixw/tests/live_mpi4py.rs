@@ -25,7 +25,10 @@
 //! 5.0.11, each judged against the same run on libpmix; and the suite with
 //! Open MPI 5.0.11 under `pmixw run`, and its comm, session and dynproc
 //! tests under the wheel's `mpirun` and `prterun` 5.0.11, judged against
-//! the same runs on the wheel's libpmix 5.0.11.
+//! the same runs on the wheel's libpmix 5.0.11. And the other way round (issue #35): the
+//! comm, session and dynproc tests under `srun --mpi=pmix` with the ranks
+//! on libpmix and slurmstepd serving them with our library, judged against
+//! slurmstepd on its own libpmix.
 
 use pmix_test_kit::process;
 
@@ -134,8 +137,9 @@ fn run_with(
         .env("OUT", &out)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(out.join("launcher.err")).unwrap())
         .spawn()
         .unwrap();
     let st = process::output_within(c, process::HANG, &format!("mpi4py under {tag}")).status;
@@ -333,6 +337,19 @@ fn ours_env(lib: &Path) -> Vec<String> {
     ]
 }
 
+/// mpi4py's sdist, the python with mpi4py for Open MPI 4.1.4 and our
+/// libpmix's directory (copied into `scratch`), or None (skipped).
+fn ompi4_and_our_libpmix(scratch: &str) -> Option<(PathBuf, PathBuf, PathBuf)> {
+    use pmix_test_kit::hosts::{self, grid};
+    let src = process::require("mpi4py's test suite", suite())?;
+    let venv = hosts::mpi4py_ompi4_venv();
+    let py = process::require("mpi4py for Open MPI 4.1.4", python_with_mpi4py(&venv))?;
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(scratch);
+    let ctx = grid::Ctx::new(env!("CARGO_BIN_EXE_pmixw").into(), scratch);
+    let lib = process::require("pmix-wire's libpmix", grid::our_libpmix(&ctx))?;
+    Some((src, py, lib))
+}
+
 /// mpi4py's comm, session and dynproc tests with Open MPI 4.1.4 under
 /// the reference launchers, Open MPI 4.1.4's `mpirun -n 2` and PRRTE
 /// 5.0.11's `prterun -n 2` (the ranks told `FLUX_JOB_ID`, as under
@@ -478,6 +495,66 @@ fn subset_on_ours_under(mpi: &str, venv: &Path, launchers: &[Launcher], calls: &
             );
         }
     }
+}
+
+/// mpi4py's comm, session and dynproc tests with Open MPI 4.1.4 under
+/// `srun --mpi=pmix -N 1 -n 2` of a private Slurm cluster, the ranks on
+/// libpmix 4.2.2 both times: served by slurmstepd's own libpmix, then by
+/// ours (a cluster whose slurmstepd opens our library, issue 35). The
+/// same failures, errors and skips or fewer; srun's stderr shows our
+/// PMIx_server_setup_fork for both ranks (traced in the forked child).
+#[test]
+fn mpi4py_comm_session_dynproc_under_slurmstepd_on_our_libpmix() {
+    use pmix_test_kit::slurm;
+    let Some((src, py, lib)) = ompi4_and_our_libpmix("mpi4py-capi-srun") else {
+        return;
+    };
+    let Some(theirs_cluster) = slurm::for_test(1) else {
+        return;
+    };
+    let ours_cluster = slurm::Cluster::start_serving(1, &lib.join("libpmix.so.2"))
+        .unwrap_or_else(|e| panic!("the cluster serving with our libpmix: {e}"));
+    let tests = ["test_comm", "test_session", "test_dynproc"];
+    let env_bin = slurm::which("env").expect("env");
+    let srun = slurm::which("srun").expect("srun");
+    let mut runs = Vec::new();
+    for (tag, c) in [
+        ("srun-libpmix", &theirs_cluster),
+        ("srun-ours", &ours_cluster),
+    ] {
+        let conf = format!("SLURM_CONF={}", c.conf().display());
+        let srun = srun.to_string_lossy();
+        let pre = [conf.as_str(), &srun, "--mpi=pmix", "-N", "1", "-n", "2"];
+        runs.push(run_with(tag, &env_bin, &pre, &py, &src, &[], &tests));
+    }
+    let err = |tag: &str| {
+        let p =
+            PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mpi4py-{tag}/launcher.err"));
+        std::fs::read_to_string(p).unwrap_or_default()
+    };
+    let forks = |tag: &str| {
+        err(tag)
+            .lines()
+            .filter(|l| *l == "pmix-capi: PMIx_server_setup_fork")
+            .count()
+    };
+    theirs_cluster.stop();
+    ours_cluster.stop();
+    compare(
+        "Open MPI 4.1.4 under srun, slurmstepd on our libpmix",
+        &runs[1],
+        &runs[0],
+    );
+    for (r, (s, text)) in runs[1].iter().enumerate() {
+        assert!(s.ran.is_some_and(|n| n > 0), "srun rank {r}:\n{text}");
+    }
+    assert_eq!(forks("srun-libpmix"), 0, "{}", err("srun-libpmix"));
+    assert_eq!(
+        forks("srun-ours"),
+        2,
+        "slurmstepd did not serve on ours:\n{}",
+        err("srun-ours")
+    );
 }
 
 #[test]

@@ -45,6 +45,9 @@ pub struct Ctx {
     pub pmixw: PathBuf,
     pub scratch: PathBuf,
     pub slurm: SlurmSlot,
+    /// A second cluster whose slurmstepd serves with pmix-wire's libpmix
+    /// (started by the first row that asks for it).
+    pub slurm_ours: SlurmSlot,
 }
 
 impl Ctx {
@@ -53,6 +56,7 @@ impl Ctx {
             pmixw,
             scratch,
             slurm: SlurmSlot::default(),
+            slurm_ours: SlurmSlot::default(),
         }
     }
 }
@@ -65,6 +69,15 @@ impl SlurmSlot {
     /// Run `f` with the cluster, started on first use. Absent when Slurm
     /// is not installed; a failure when it is but does not start.
     fn with(&self, f: impl FnOnce(&crate::slurm::Cluster) -> Outcome) -> Outcome {
+        self.with_start(|| crate::slurm::Cluster::start(2), f)
+    }
+
+    /// [`SlurmSlot::with`], the cluster started by `start` on first use.
+    fn with_start(
+        &self,
+        start: impl Fn() -> Result<crate::slurm::Cluster, String>,
+        f: impl FnOnce(&crate::slurm::Cluster) -> Outcome,
+    ) -> Outcome {
         let miss = crate::slurm::missing();
         if !miss.is_empty() {
             return Outcome::Absent(format!(
@@ -78,7 +91,7 @@ impl SlurmSlot {
             // a second and third try get fresh ports
             let mut last = String::new();
             for _ in 0..3 {
-                match crate::slurm::Cluster::start(2) {
+                match start() {
                     Ok(c) => return Ok(c),
                     Err(e) => last = e,
                 }
@@ -165,6 +178,11 @@ pub const ROWS: &[Row] = &[
     },
     Row {
         role: "client",
+        peer: "Slurm srun --mpi=pmix, 1 node, slurmstepd on pmix-wire's libpmix",
+        run: probe_under_slurm_on_ours_1,
+    },
+    Row {
+        role: "client",
         peer: "Open MPI 4.1.4 mpirun with pmix-wire's libpmix",
         run: ours_under_mpirun4,
     },
@@ -187,6 +205,16 @@ pub const ROWS: &[Row] = &[
         role: "server",
         peer: "Open MPI 4.1.4 mpirun on pmix-wire's libpmix",
         run: mpirun4_on_our_server,
+    },
+    Row {
+        role: "server",
+        peer: "srun --mpi=pmix (1 node) on pmix-wire's libpmix",
+        run: srun1_on_our_server,
+    },
+    Row {
+        role: "server",
+        peer: "srun --mpi=pmix (2 nodes) on pmix-wire's libpmix",
+        run: srun2_on_our_server,
     },
     Row {
         role: "server",
@@ -250,6 +278,7 @@ pub fn run(ctx: &Ctx, only: Option<&str>) -> Vec<Cell> {
         })
         .collect();
     ctx.slurm.stop();
+    ctx.slurm_ours.stop();
     cells
 }
 
@@ -425,14 +454,53 @@ fn probe_under_mpirun5(ctx: &Ctx) -> Outcome {
 /// `n` ranks of the probe under Slurm's own PMIx plugin (libpmix 4.2.2
 /// in slurmstepd) on `nodes` nodes of the private cluster.
 fn probe_under_slurm(nodes: u32, n: u32, ctx: &Ctx) -> Outcome {
-    ctx.slurm.with(|c| {
-        let mut cmd = c.srun();
-        cmd.args(["--mpi=pmix", "-N", &nodes.to_string(), "-n", &n.to_string()])
-            .arg(&ctx.pmixw)
-            .args(["probe", "--events"])
-            .current_dir(&ctx.scratch);
-        probe_verdict(run_logged(cmd, ctx, &format!("slurm{nodes}")), n)
+    ctx.slurm
+        .with(|c| probe_verdict(probe_run(c, nodes, n, ctx, &format!("slurm{nodes}")), n))
+}
+
+/// `srun --mpi=pmix -N nodes -n n pmixw probe --events` on cluster `c`.
+fn probe_run(
+    c: &crate::slurm::Cluster,
+    nodes: u32,
+    n: u32,
+    ctx: &Ctx,
+    tag: &str,
+) -> Result<(bool, String), String> {
+    let mut cmd = c.srun();
+    cmd.args(["--mpi=pmix", "-N", &nodes.to_string(), "-n", &n.to_string()])
+        .arg(&ctx.pmixw)
+        .args(["probe", "--events"])
+        .current_dir(&ctx.scratch);
+    run_logged(cmd, ctx, tag)
+}
+
+/// Our client (`pmixw probe --events`) under `srun --mpi=pmix` of the
+/// cluster whose slurmstepd serves with our library
+/// ([`srun_on_our_server`]'s): our server half hosting our client through
+/// Slurm; every rank's setup_fork must be in our trace. One node only:
+/// across two, the probe's lookup of data published on the other node
+/// finds nothing (spec-notes/capi.md, "What runs where").
+fn probe_under_slurm_on_ours(nodes: u32, n: u32, ctx: &Ctx) -> Outcome {
+    absent_or(our_libpmix(ctx), |lib| {
+        let lib = lib.join("libpmix.so.2");
+        let start = || crate::slurm::Cluster::start_serving(2, &lib);
+        ctx.slurm_ours.with_start(start, |c| {
+            let run = probe_run(c, nodes, n, ctx, &format!("slurm{nodes}-probe-on-ours"));
+            let forks = run
+                .as_ref()
+                .map_or(0, |(_, out)| traced(out, "PMIx_server_setup_fork"));
+            match probe_verdict(run, n) {
+                Outcome::Pass(_) if forks < n as usize => Outcome::Fail(format!(
+                    "{forks} setup_fork traced for {n} ranks: slurmstepd not on ours"
+                )),
+                v => v,
+            }
+        })
     })
+}
+
+fn probe_under_slurm_on_ours_1(ctx: &Ctx) -> Outcome {
+    probe_under_slurm_on_ours(1, N, ctx)
 }
 
 fn probe_under_slurm_1(ctx: &Ctx) -> Outcome {
@@ -996,6 +1064,98 @@ fn mpirun4_on_our_server(ctx: &Ctx) -> Outcome {
             "{N} ranks of pmix_kvs and mpi_ring on libpmix 4.2.2, served by our library, as by libpmix"
         ))
     })
+}
+
+/// Slurm's slurmstepd with our library as the libpmix its PMIx plugin
+/// opens (a second private cluster, each slurmd in a private mount
+/// namespace: [`crate::slurm::Cluster::start_serving`]): `srun --mpi=pmix`
+/// of a libpmix client and an Open MPI program (ranks on libpmix 4.2.2)
+/// on `nodes` nodes, `n` ranks, each judged against the same job on the
+/// cluster whose slurmstepd keeps libpmix. On ours every rank's stderr
+/// shows the PMIx_server_setup_fork slurmstepd made for it (our trace,
+/// in the forked child) and no rank's PMIx_Init; on libpmix no trace.
+/// Across nodes the fence goes through the host's fence_nb (Slurm's
+/// collective between the slurmstepds) and back; the ring is run a
+/// second time with Open MPI's async modex, whose ranks fetch their
+/// peers' data through the host's direct_modex (issue 35).
+fn srun_on_our_server(nodes: u32, n: u32, ctx: &Ctx) -> Outcome {
+    let found = libpmix4_dev()
+        .and_then(|_| mpicc4())
+        .and_then(|cc| our_libpmix(ctx).map(|l| (cc, l.join("libpmix.so.2"))));
+    absent_or(found, |(cc, lib)| {
+        let progs = match kvs_and_ring(ctx, &cc) {
+            Ok(p) => p,
+            Err(e) => return Outcome::Fail(e),
+        };
+        // and Open MPI's ring without a collecting fence in MPI_Init
+        // (its async modex): each rank then fetches its peers' data on
+        // demand, across nodes through the host's direct_modex
+        let ring = progs[1].1.clone();
+        let async_modex = [
+            "OMPI_MCA_pmix_base_async_modex=1",
+            "OMPI_MCA_pmix_base_collect_data=0",
+        ];
+        let runs = progs
+            .into_iter()
+            .map(|(name, exe)| (name, exe, &[][..]))
+            .chain([("mpi_ring", ring, &async_modex[..])]);
+        for (name, exe, env) in runs {
+            for ours in [false, true] {
+                let which = if ours { "ours" } else { "libpmix" };
+                let run = |cl: &crate::slurm::Cluster| {
+                    let mut c = cl.srun();
+                    c.args(["--mpi=pmix", "-N", &nodes.to_string(), "-n", &n.to_string()])
+                        .arg("env")
+                        .args(env)
+                        .arg(&exe)
+                        .current_dir(&ctx.scratch);
+                    let tag = format!("srun{nodes}-srv-{name}{}-{which}", env.len());
+                    let (ok, out) = match run_logged(c, ctx, &tag) {
+                        Ok(x) => x,
+                        Err(e) => return Outcome::Fail(format!("{name} on {which}: {e}")),
+                    };
+                    if !ok || result_lines(&out) != want_lines(name, n) {
+                        return Outcome::Fail(format!(
+                            "{name}, slurmstepd on {which}: srun ok {ok}, output:\n{out}\n{}",
+                            cl.logs()
+                        ));
+                    }
+                    let forks = traced(&out, "PMIx_server_setup_fork");
+                    let served = if ours {
+                        forks >= n as usize
+                    } else {
+                        forks == 0
+                    };
+                    if !served || traced(&out, "PMIx_Init") > 0 {
+                        return Outcome::Fail(format!(
+                            "{name}: {forks} setup_fork traced for {n} ranks on {which} (or a rank left libpmix):\n{out}"
+                        ));
+                    }
+                    Outcome::Pass(String::new())
+                };
+                let got = if ours {
+                    let start = || crate::slurm::Cluster::start_serving(2, &lib);
+                    ctx.slurm_ours.with_start(start, run)
+                } else {
+                    ctx.slurm.with(run)
+                };
+                if !matches!(got, Outcome::Pass(_)) {
+                    return got;
+                }
+            }
+        }
+        Outcome::Pass(format!(
+            "{n} ranks of pmix_kvs and mpi_ring (also with async modex) on libpmix 4.2.2, {nodes} node(s), served by our library in slurmstepd, as by libpmix"
+        ))
+    })
+}
+
+fn srun1_on_our_server(ctx: &Ctx) -> Outcome {
+    srun_on_our_server(1, N, ctx)
+}
+
+fn srun2_on_our_server(ctx: &Ctx) -> Outcome {
+    srun_on_our_server(2, 2 * N, ctx)
 }
 
 fn ours_under_mpirun4(ctx: &Ctx) -> Outcome {

@@ -6,6 +6,15 @@
 //! drop) stops exactly the daemons it started, by pid, and removes the
 //! directory.
 //!
+//! [`Cluster::start_serving`] makes slurmstepd serve its ranks with
+//! another libpmix (pmix-wire's): Slurm's PMIx plugin opens libpmix by
+//! the absolute path compiled into it (`<dir>/libpmix.so`, no `NEEDED`
+//! entry, nothing in slurm.conf or mpi.conf names it), so each slurmd
+//! runs in a private mount namespace (`unshare --mount`) where that
+//! directory is an overlay of symbolic links to the real files but for
+//! `libpmix.so`, which is the given library. The ranks still load the
+//! real `libpmix.so.2`; nothing changes outside those daemons.
+//!
 //! ```no_run
 //! let c = pmix_interop::slurm::Cluster::start(2)?;
 //! let out = c.srun().args(["-N", "2", "hostname"]).output().map_err(|e| e.to_string())?;
@@ -126,11 +135,61 @@ fn user() -> String {
         .unwrap_or_else(|| "root".into())
 }
 
+/// The directory Slurm's PMIx plugin opens `libpmix.so` from: the
+/// absolute path compiled into `mpi_pmix*.so` (found beside the
+/// libslurmfull.so slurmd links) that holds a `libpmix.so`.
+pub fn plugin_libpmix_dir() -> Result<PathBuf, String> {
+    let slurmd = which("slurmd").ok_or("slurmd not installed")?;
+    let ldd = Command::new("ldd")
+        .arg(&slurmd)
+        .output()
+        .map_err(|e| format!("ldd: {e}"))?;
+    let text = String::from_utf8_lossy(&ldd.stdout);
+    let full = text
+        .lines()
+        .find_map(|l| {
+            l.split("=>")
+                .nth(1)?
+                .split_whitespace()
+                .next()
+                .filter(|p| p.contains("libslurmfull"))
+        })
+        .map(PathBuf::from)
+        .ok_or("slurmd links no libslurmfull.so")?;
+    let plugins = full.parent().ok_or("libslurmfull.so has no directory")?;
+    for name in [
+        "mpi_pmix_v5.so",
+        "mpi_pmix_v4.so",
+        "mpi_pmix_v3.so",
+        "mpi_pmix.so",
+    ] {
+        let Ok(bytes) = std::fs::read(plugins.join(name)) else {
+            continue;
+        };
+        let found = bytes
+            .split(|&b| b == 0)
+            .filter(|s| s.first() == Some(&b'/') && s.len() < 4096)
+            .filter_map(|s| std::str::from_utf8(s).ok())
+            .map(PathBuf::from)
+            .find(|d| d.join("libpmix.so").exists());
+        if let Some(d) = found {
+            return Ok(d);
+        }
+    }
+    Err(format!(
+        "no Slurm PMIx plugin in {} names a libpmix directory",
+        plugins.display()
+    ))
+}
+
 /// A running private cluster.
 pub struct Cluster {
     dir: PathBuf,
     conf: PathBuf,
     nodes: Vec<String>,
+    /// The libpmix slurmstepd serves with instead of the plugin's
+    /// ([`Cluster::start_serving`]).
+    libpmix: Option<PathBuf>,
     /// (what, process), in start order; stopped in reverse.
     daemons: Vec<(String, Child)>,
 }
@@ -145,6 +204,22 @@ impl Cluster {
     /// [`START_LIMIT`], plus [`START_PER_NODE`] for each node past the
     /// second).
     pub fn start(nodes: usize) -> Result<Cluster, String> {
+        Cluster::start_with(nodes, None)
+    }
+
+    /// As [`Cluster::start`], with every slurmstepd's PMIx plugin
+    /// opening `libpmix` (a copy) in place of its own libpmix.so, and
+    /// `PMIX_CAPI_TRACE=1` in the daemons' environment (pmix-wire's
+    /// library then traces its calls; the ranks, forked by slurmstepd,
+    /// print its PMIx_server_setup_fork on their stderr).
+    pub fn start_serving(nodes: usize, libpmix: &Path) -> Result<Cluster, String> {
+        for p in ["unshare", "mount"] {
+            which(p).ok_or_else(|| format!("not installed: {p}"))?;
+        }
+        Cluster::start_with(nodes, Some(libpmix.to_path_buf()))
+    }
+
+    fn start_with(nodes: usize, libpmix: Option<PathBuf>) -> Result<Cluster, String> {
         if nodes > MAX_NODES {
             return Err(format!(
                 "{nodes} nodes asked for, at most {MAX_NODES} (slurm::MAX_NODES) on one machine"
@@ -159,6 +234,7 @@ impl Cluster {
             conf: dir.join("slurm.conf"),
             dir,
             nodes: (1..=nodes.max(1)).map(|i| format!("n{i}")).collect(),
+            libpmix,
             daemons: Vec::new(),
         };
         match c.boot() {
@@ -225,13 +301,30 @@ impl Cluster {
                 .args(["-D", "-i", "-f"])
                 .arg(&conf_path),
         )?;
+        let overlay = match self.libpmix.clone() {
+            Some(lib) => Some(self.overlay(&lib)?),
+            None => None,
+        };
         for n in self.nodes.clone() {
-            self.spawn(
-                &format!("slurmd {n}"),
-                Command::new(which("slurmd").unwrap_or_default())
-                    .args(["-D", "-N", &n, "-f"])
-                    .arg(&conf_path),
-            )?;
+            let slurmd = which("slurmd").unwrap_or_default();
+            let mut cmd = match &overlay {
+                None => Command::new(slurmd),
+                Some((dir, orig, ovl)) => {
+                    // the real directory stays reachable at `orig` (the
+                    // overlay's links point there), then the overlay
+                    // covers it: in this namespace only
+                    let mut c = Command::new(which("unshare").unwrap_or_default());
+                    c.args(["--mount", "--propagation", "private", "sh", "-c"])
+                        .arg(r#"mount --bind "$1" "$2" && mount --bind "$3" "$1" && shift 3 && exec "$@""#)
+                        .arg("sh")
+                        .args([dir, orig, ovl])
+                        .arg(slurmd)
+                        .env("PMIX_CAPI_TRACE", "1");
+                    c
+                }
+            };
+            cmd.args(["-D", "-N", &n, "-f"]).arg(&conf_path);
+            self.spawn(&format!("slurmd {n}"), &mut cmd)?;
         }
         let want = self.nodes.len();
         let sinfo = which("sinfo").unwrap_or_default();
@@ -248,6 +341,31 @@ impl Cluster {
                         == want
                 })
         })
+    }
+
+    /// The plugin's libpmix directory, an empty mount point for it and
+    /// the overlay: a link to each of its files, but `libpmix.so`, a copy
+    /// of `lib`.
+    fn overlay(&self, lib: &Path) -> Result<(PathBuf, PathBuf, PathBuf), String> {
+        let dir = plugin_libpmix_dir()?;
+        let (orig, ovl) = (
+            self.dir.join("libpmix/orig"),
+            self.dir.join("libpmix/overlay"),
+        );
+        for d in [&orig, &ovl] {
+            std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        }
+        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for e in entries.flatten() {
+            let name = e.file_name();
+            if name != "libpmix.so" {
+                std::os::unix::fs::symlink(orig.join(&name), ovl.join(&name))
+                    .map_err(|e| format!("overlay link: {e}"))?;
+            }
+        }
+        std::fs::copy(lib, ovl.join("libpmix.so"))
+            .map_err(|e| format!("{}: {e}", lib.display()))?;
+        Ok((dir, orig, ovl))
     }
 
     fn config(&self) -> Result<String, String> {
