@@ -5,6 +5,7 @@
 mod debug;
 mod host;
 mod probe;
+mod procgroup;
 mod query;
 mod run;
 mod run_joint;

@@ -152,6 +152,9 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         // across nodes (PMI-2): rank r on node r % nodes
         cyclic: args.cyclic,
     };
+    // a rank's orphaned descendants come to this launcher, which ends
+    // them with the rank's process group (procgroup.rs)
+    super::procgroup::become_subreaper();
     if mpmd {
         // several applications: one job, each served its own wire
         return super::run_joint::run(&job);
