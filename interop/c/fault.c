@@ -17,6 +17,9 @@
  *          get        inside a get of a key the next rank never puts, while
  *                     the peers wait in a get of the victim's key (PMIx)
  *          finalized  after a finalize that completed the job's sequence
+ *          hold       no death: the victim enters the fence 3 s late (and
+ *                     reports as a peer does), the others wait in it; for
+ *                     what the launcher's own end does to them
  *   KIND   kill (SIGKILL), segv (SIGSEGV, no core file), exit (status 3
  *          without finalizing), abort (PMIx_Abort / PMI abort, status 7)
  *
@@ -288,6 +291,21 @@ static void victim_run(void) {
     else
         pmi_init();
     if (strcmp(stage, "init") == 0) die();
+    if (strcmp(stage, "hold") == 0) {
+        /* late into the fence the others wait in, then as a peer */
+        sleep(3);
+        if (is_pmix()) {
+            px_put();
+            px_fence(1);
+            pmix_check("finalize", PMIx_Finalize(NULL, 0));
+        } else {
+            pmi_put();
+            pmi_fence();
+            pmi_finalize();
+        }
+        printf("fault peer %d: done\n", me);
+        exit(0);
+    }
     if (strcmp(stage, "fence") == 0 || strcmp(stage, "fence0") == 0) {
         int collect = strcmp(stage, "fence") == 0;
         if (is_pmix()) {

@@ -126,11 +126,17 @@ impl Drop for Ranks {
 }
 
 impl Ranks {
-    /// SIGTERM to the running ranks, then up to `grace` for them to end.
-    pub(super) fn end_within(&mut self, grace: Duration) {
+    /// SIGTERM to the running ranks, then up to `grace` for them to end,
+    /// or until `again` says a second signal came (then at once: the
+    /// caller kills what is left).
+    pub(super) fn end_within(&mut self, grace: Duration, again: impl Fn() -> bool) {
         self.signal_running(libc::SIGTERM);
         let deadline = Instant::now() + grace;
         while self.0.iter_mut().any(|r| r.status.is_none()) && Instant::now() < deadline {
+            if again() {
+                eprintln!("pmixw run: signalled again; killing the job");
+                return;
+            }
             for r in self.0.iter_mut().filter(|r| r.status.is_none()) {
                 if let Ok(Some(st)) = r.child.try_wait() {
                     r.status = Some(exit_code(st));
@@ -484,8 +490,16 @@ impl Ending {
         caught: &[(i32, Arc<AtomicBool>)],
     ) -> Option<Outcome> {
         if let Some(&(sig, _)) = caught.iter().find(|(_, f)| f.load(Ordering::Relaxed)) {
+            // as mpirun: SIGTERM to every rank, SIGKILL after the grace;
+            // a second signal (a second ^C) kills them at once (from now
+            // on, before the line that says the first was seen)
+            for (_, f) in caught {
+                f.store(false, Ordering::Relaxed);
+            }
             eprintln!("pmixw run: signal {sig}; ending the job");
-            ranks.end_within(self.grace);
+            ranks.end_within(self.grace, || {
+                caught.iter().any(|(_, f)| f.load(Ordering::Relaxed))
+            });
             return Some(Outcome::Signal(sig));
         }
         let now = Instant::now();
