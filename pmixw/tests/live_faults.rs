@@ -146,10 +146,9 @@ fn in_session(sid: u32) -> Vec<String> {
     out
 }
 
-/// Run `cmd` as the leader of a new session (its pid the session's id),
-/// with `tmp` as TMPDIR, stdin from `stdin`; wait (hang guard only), then
-/// list what is left in the session and in `tmp`.
-fn run_in_session(mut cmd: Command, tmp: &Path, stdin: Stdio) -> Run {
+/// Start `cmd` as the leader of a new session (its pid the session's id)
+/// with `tmp` as TMPDIR, stdin from `stdin`, stdout and stderr piped.
+fn session_leader(cmd: &mut Command, tmp: &Path, stdin: Stdio) -> std::process::Child {
     cmd.env("TMPDIR", tmp)
         .stdin(stdin)
         .stdout(Stdio::piped())
@@ -161,8 +160,15 @@ fn run_in_session(mut cmd: Command, tmp: &Path, stdin: Stdio) -> Run {
             Ok(())
         });
     }
+    cmd.spawn().unwrap()
+}
+
+/// Run `cmd` as the leader of a new session (its pid the session's id),
+/// with `tmp` as TMPDIR, stdin from `stdin`; wait (hang guard only), then
+/// list what is left in the session and in `tmp`.
+fn run_in_session(mut cmd: Command, tmp: &Path, stdin: Stdio) -> Run {
     let start = Instant::now();
-    let child = cmd.spawn().unwrap();
+    let child = session_leader(&mut cmd, tmp, stdin);
     let sid = child.id();
     let out = process::output_within(child, Duration::from_secs(120), "pmixw run (fault case)");
     let secs = start.elapsed().as_secs_f64();
@@ -448,20 +454,8 @@ fn start_in_session(
     env: &[(&str, &Path)],
 ) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixw"));
-    cmd.args(args)
-        .env("TMPDIR", tmp)
-        .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    // SAFETY: setsid between fork and exec is async-signal-safe
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::setsid();
-            Ok(())
-        });
-    }
-    let mut child = cmd.spawn().unwrap();
+    cmd.args(args).envs(env.iter().copied());
+    let mut child = session_leader(&mut cmd, tmp, Stdio::null());
     let err = process::lines_of(child.stderr.take().unwrap());
     (child, err)
 }
