@@ -422,6 +422,26 @@ fn a_helper_gone_after_finalizing_leaves_the_rank_dormant_until_it_exits() {
     assert!(matches!(pair.reply(r1, t1), Some(Reply::Status(s)) if s != 0));
 }
 
+/// A rank whose process ended before it ever connected (killed before
+/// PMIx_Init, or half-way into its handshake): the host's report of the
+/// exit fails the fence its peers wait in, and a later one, as a lost
+/// connection would (before, they waited until the launcher ended them).
+#[test]
+fn a_rank_that_exits_before_connecting_fails_the_fence_its_peers_wait_in() {
+    let mut pair = Pair::new(&[("nc", 3)]);
+    let r0 = pair.init("nc", 0);
+    let r2 = pair.init("nc", 2);
+    let t0 = pair.send(r0, &fence("nc"));
+    pair.drive();
+    assert_eq!(pair.reply(r0, t0), None, "waiting for ranks 1 and 2");
+    pair.server.set_proc_exit("nc", 1, 137);
+    pair.drive();
+    assert!(matches!(pair.reply(r0, t0), Some(Reply::Status(s)) if s != 0));
+    let t2 = pair.send(r2, &fence("nc"));
+    pair.drive();
+    assert!(matches!(pair.reply(r2, t2), Some(Reply::Status(s)) if s != 0));
+}
+
 /// Issue #24 item 4: what a process says of itself is accepted and acted
 /// on: preemptible, its checkpoint method (a checkpoint then comes as its
 /// signal through the host, and as the event), a cleanup for the host to

@@ -352,7 +352,8 @@ impl Server {
     }
 
     /// The host reports that a rank's launched process ended: a rank whose
-    /// connections had all ended after finalizing is now gone.
+    /// connections had all ended after finalizing is now gone, and so is
+    /// one that never connected.
     pub(super) fn rank_exited(&mut self, nspace: &str, rank: u32) {
         let Some(r) = self.rank_mut(nspace, rank) else {
             return;
@@ -360,6 +361,12 @@ impl Server {
         if r.dormant && r.conns.is_empty() {
             r.dormant = false;
             self.rank_gone(&Proc::new(nspace, rank), true);
+        } else if r.conns.is_empty() && !r.finalized && !r.lost {
+            // it ended before it ever connected (or before its handshake
+            // completed): nothing else would tell the collectives and
+            // gets that wait for it
+            r.lost = true;
+            self.rank_gone(&Proc::new(nspace, rank), false);
         }
     }
 

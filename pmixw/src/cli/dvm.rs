@@ -128,7 +128,7 @@ pub fn dvm() -> Result<ExitCode, String> {
             ranks.0.retain(|r| r.nspace != ns);
         }
     }
-    ranks.end_within(Duration::from_secs(1));
+    ranks.end_within(Duration::from_secs(1), || false);
     let all: Vec<String> = jobs.keys().cloned().collect();
     run_pmix::clean_up(&server, &all);
     drop(ranks);

@@ -16,8 +16,9 @@
 //! rank's environment, what the server is told once a rank runs) is a
 //! [`Starter`].
 
+use super::procgroup;
 use pmix_types::{Proc, RANK_WILDCARD};
-use pmix_wire::server::{net, HostEvent};
+use pmix_wire::server::HostEvent;
 use std::os::fd::OwnedFd;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command, ExitStatus};
@@ -107,25 +108,35 @@ pub(super) struct Rank {
     pub(super) finalized: bool,
 }
 
-/// A job's ranks; those still running are killed when it is dropped.
+/// A job's ranks, each the leader of its own process group
+/// (procgroup.rs); those still running are killed when it is dropped,
+/// with whatever is left in their groups.
 pub(super) struct Ranks(pub(super) Vec<Rank>);
 impl Drop for Ranks {
     fn drop(&mut self) {
         for r in &mut self.0 {
             if r.status.is_none() {
-                let _ = r.child.kill();
+                procgroup::signal_group(r.child.id(), libc::SIGKILL);
                 let _ = r.child.wait();
+                r.status = Some(128 + libc::SIGKILL);
             }
         }
+        self.end_groups(Duration::ZERO);
     }
 }
 
 impl Ranks {
-    /// SIGTERM to the running ranks, then up to `grace` for them to end.
-    pub(super) fn end_within(&mut self, grace: Duration) {
+    /// SIGTERM to the running ranks, then up to `grace` for them to end,
+    /// or until `again` says a second signal came (then at once: the
+    /// caller kills what is left).
+    pub(super) fn end_within(&mut self, grace: Duration, again: impl Fn() -> bool) {
         self.signal_running(libc::SIGTERM);
         let deadline = Instant::now() + grace;
         while self.0.iter_mut().any(|r| r.status.is_none()) && Instant::now() < deadline {
+            if again() {
+                eprintln!("pmixw run: signalled again; killing the job");
+                return;
+            }
             for r in self.0.iter_mut().filter(|r| r.status.is_none()) {
                 if let Ok(Some(st)) = r.child.try_wait() {
                     r.status = Some(exit_code(st));
@@ -135,14 +146,21 @@ impl Ranks {
         }
     }
 
+    /// What is left in the groups of ranks that have all ended (a rank's
+    /// descendants): ended, SIGTERM then SIGKILL after `grace`.
+    pub(super) fn end_groups(&mut self, grace: Duration) {
+        let groups: Vec<u32> = self.0.iter().map(|r| r.child.id()).collect();
+        procgroup::end_groups(&groups, grace);
+    }
+
     /// A kill or signal a client or tool asked for (the core has already
-    /// answered): to the running ranks it names.
+    /// answered): to the running ranks it names, each with its group.
     pub(super) fn control(&mut self, e: &HostEvent) {
         match e {
             HostEvent::Kill { targets, .. } => {
                 for r in self.0.iter_mut().filter(|r| r.status.is_none()) {
                     if hits(targets, &r.nspace, r.rank) {
-                        let _ = r.child.kill();
+                        procgroup::signal_group(r.child.id(), libc::SIGKILL);
                     }
                 }
             }
@@ -151,7 +169,7 @@ impl Ranks {
             } => {
                 for r in self.0.iter().filter(|r| r.status.is_none()) {
                     if hits(targets, &r.nspace, r.rank) {
-                        net::signal_pid(r.child.id(), *signal);
+                        procgroup::signal_group(r.child.id(), *signal);
                     }
                 }
             }
@@ -185,10 +203,11 @@ impl Ranks {
         }
     }
 
+    /// `sig` to every running rank's process group.
     pub(super) fn signal_running(&mut self, sig: i32) {
         for r in &mut self.0 {
             if r.status.is_none() {
-                net::signal_pid(r.child.id(), sig);
+                procgroup::signal_group(r.child.id(), sig);
             }
         }
     }
@@ -319,9 +338,12 @@ pub(super) fn start_rank(
     if let Some(d) = &app.wdir {
         c.current_dir(d);
     }
-    let child = c
+    // its own process group, ended as one; stdin for rank 0 only
+    let feed = procgroup::prepare(&mut c, rank);
+    let mut child = c
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", app.cmd))?;
+    procgroup::started(&mut child, feed);
     drop(keep);
     wire.started(name, rank, child.id());
     ranks.0.push(Rank {
@@ -403,6 +425,22 @@ impl Ending {
         });
     }
 
+    /// Whether a rank whose connection went before `rank` of `ns`'s (or
+    /// before it was reaped, when its own never went) is still running.
+    pub(super) fn lost_before_running(&self, ns: &str, rank: u32, ranks: &Ranks) -> bool {
+        let mine = self
+            .lost
+            .iter()
+            .position(|(n, r)| n == ns && *r == rank)
+            .unwrap_or(self.lost.len());
+        self.lost[..mine].iter().any(|(n, r)| {
+            ranks
+                .0
+                .iter()
+                .any(|x| x.rank == *r && x.nspace == *n && x.status.is_none())
+        })
+    }
+
     /// Rank `rank` aborted asking `status` (logged): if this is what ends
     /// the job, the status it ends with (0 becomes 1), for the caller to
     /// tell the others; None when the job was already ending.
@@ -452,8 +490,16 @@ impl Ending {
         caught: &[(i32, Arc<AtomicBool>)],
     ) -> Option<Outcome> {
         if let Some(&(sig, _)) = caught.iter().find(|(_, f)| f.load(Ordering::Relaxed)) {
+            // as mpirun: SIGTERM to every rank, SIGKILL after the grace;
+            // a second signal (a second ^C) kills them at once (from now
+            // on, before the line that says the first was seen)
+            for (_, f) in caught {
+                f.store(false, Ordering::Relaxed);
+            }
             eprintln!("pmixw run: signal {sig}; ending the job");
-            ranks.end_within(self.grace);
+            ranks.end_within(self.grace, || {
+                caught.iter().any(|(_, f)| f.load(Ordering::Relaxed))
+            });
             return Some(Outcome::Signal(sig));
         }
         let now = Instant::now();
@@ -530,6 +576,9 @@ pub(super) fn drive(
     // ended before this
     let child_exited = Arc::new(AtomicBool::new(true));
     let sigchld = signal_hook::flag::register(libc::SIGCHLD, child_exited.clone()).is_ok();
+    // failures reaped but not yet taken: (namespace, rank, status, reaped at)
+    let mut pending: Vec<(String, u32, ExitStatus, Instant)> = Vec::new();
+    const HOLD: Duration = Duration::from_millis(200);
     let outcome = loop {
         wire.poll();
         // reap before serving: the servers queue a rank's abort or finalize
@@ -542,14 +591,40 @@ pub(super) fn drive(
             wire.exited(&r.nspace, r.rank, exit_code(st));
         }
         wire.serve(&mut ranks, &mut ending);
-        let mut failed: Vec<(String, u32, ExitStatus)> = reaped
-            .into_iter()
-            .map(|(i, st)| (&ranks.0[i], st))
-            .filter(|(r, st)| exit_code(*st) != 0 && !r.finalized)
-            .map(|(r, st)| (r.nspace.clone(), r.rank, st))
-            .collect();
-        ending.first_ended_first(&mut failed, |(ns, rank, _)| (ns.clone(), *rank));
-        for (ns, rank, st) in failed {
+        for &(i, st) in &reaped {
+            let r = &ranks.0[i];
+            if r.finalized && exit_code(st) != 0 {
+                // no failure of the job's, but its status, and said why
+                eprintln!(
+                    "pmixw run: rank {} of {} {} after finalizing",
+                    r.rank,
+                    r.nspace,
+                    match st.signal() {
+                        Some(s) => format!("was killed by signal {s}"),
+                        None => format!("exited with status {}", exit_code(st)),
+                    }
+                );
+            }
+        }
+        pending.extend(
+            reaped
+                .into_iter()
+                .map(|(i, st)| (&ranks.0[i], st))
+                .filter(|(r, st)| exit_code(*st) != 0 && !r.finalized)
+                .map(|(r, st)| (r.nspace.clone(), r.rank, st, Instant::now())),
+        );
+        ending.first_ended_first(&mut pending, |(ns, rank, _, _)| (ns.clone(), *rank));
+        // a failure waits (a moment at most) for a rank whose connection
+        // went before its own and which is not reaped yet: a rank killed
+        // by SIGSEGV closes its sockets before it can be reaped, and the
+        // peers its end failed can exit and be reaped first
+        let ready = pending
+            .iter()
+            .position(|(ns, rank, _, at)| {
+                at.elapsed() < HOLD && ending.lost_before_running(ns, *rank, &ranks)
+            })
+            .unwrap_or(pending.len());
+        for (ns, rank, st, _) in pending.drain(..ready) {
             if let Some(code) = ending.failed(&ns, rank, st) {
                 wire.failed(&ns, rank, st, code);
             }
@@ -558,7 +633,10 @@ pub(super) fn drive(
             break o;
         }
     };
-    if !matches!(outcome, Outcome::Done(_)) {
+    if matches!(outcome, Outcome::Done(_)) {
+        // every rank has ended: what they leave in their groups goes too
+        ranks.end_groups(ending.grace);
+    } else {
         // the job was ended (a signal) or runs out of time: what is left
         // is killed before the wire stops
         drop(ranks);
@@ -718,7 +796,12 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(i, s)| Rank {
-                    child: Command::new("sh").args(["-c", s]).spawn().unwrap(),
+                    child: std::os::unix::process::CommandExt::process_group(
+                        Command::new("sh").args(["-c", s]),
+                        0,
+                    )
+                    .spawn()
+                    .unwrap(),
                     nspace: "job".into(),
                     rank: i as u32,
                     status: None,

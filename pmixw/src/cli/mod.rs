@@ -6,6 +6,7 @@ mod debug;
 mod dvm;
 mod host;
 mod probe;
+mod procgroup;
 mod query;
 mod run;
 mod run_joint;

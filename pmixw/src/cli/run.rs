@@ -83,7 +83,33 @@ fn run_nonce() -> u32 {
         .finish() as u32
 }
 
+/// TMPDIR must take a file (the rendezvous files, the ranks' own):
+/// refused at start, in one line, rather than failing later in a rank.
+fn check_tmpdir() -> Result<(), String> {
+    let dir = std::env::temp_dir();
+    let probe = dir.join(format!(".pmixw-probe.{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(format!(
+            "TMPDIR {}: cannot create a file there ({e})",
+            dir.display()
+        )),
+    }
+}
+
 pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
+    if let Err(e) = check_tmpdir() {
+        // a start-up fault, not a usage error: status 1, as mpirun's
+        eprintln!("pmixw run: {e}");
+        return Ok(ExitCode::from(1));
+    }
     let secs = |s: String, name: &str| -> Result<Duration, String> {
         let v: f64 = s.parse().map_err(|_| format!("{name}: seconds\n{USAGE}"))?;
         Ok(Duration::from_secs_f64(v.clamp(0.0, 1e9)))
@@ -156,6 +182,9 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
         // across nodes (PMI-2): rank r on node r % nodes
         cyclic: args.cyclic,
     };
+    // a rank's orphaned descendants come to this launcher, which ends
+    // them with the rank's process group (procgroup.rs)
+    super::procgroup::become_subreaper();
     if mpmd {
         // several applications: one job, each served its own wire
         return super::run_joint::run(&job);

@@ -1,0 +1,156 @@
+//! Each rank of `pmixw run` in its own process group, ended as a group,
+//! and the launcher's stdin given to one rank: what Open MPI 4.1.4's
+//! mpirun and PRRTE 5.0.11's prterun do (spec-notes/robustness.md,
+//! "Launcher faults"). A rank's descendants (`sh -c 'sleep 20'`, a helper
+//! a program forks) end with the job instead of outliving it re-parented
+//! to init.
+//!
+//! A process group that is not the terminal's foreground group is
+//! stopped (SIGTTIN) when it reads the terminal, so a rank never reads
+//! it: rank 0 of the first job gets the launcher's stdin (a file or pipe
+//! as it is; a terminal through a pipe this launcher feeds while it is
+//! itself in the foreground, as mpirun and prterun do), every other rank
+//! /dev/null, as with both of them.
+
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Whether a rank of this run has been given the launcher's stdin.
+static STDIN_GIVEN: AtomicBool = AtomicBool::new(false);
+
+/// Once, before the first rank starts: orphaned descendants of the ranks
+/// are re-parented to this launcher instead of init, so that the end of
+/// a rank's group can be waited for (and its zombies reaped) here, not
+/// left to an init that may never reap them (a container's).
+pub(super) fn become_subreaper() {
+    // SAFETY: prctl with integer arguments only
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
+}
+
+/// Rank `rank`'s command `c` made to start in a process group of its own,
+/// with the stdin it gets: true when it is the run's stdin target (rank 0
+/// of the first job) and the launcher's stdin is a terminal, so that
+/// [`started`] must feed it.
+pub(super) fn prepare(c: &mut Command, rank: u32) -> bool {
+    c.process_group(0);
+    if rank != 0 || STDIN_GIVEN.swap(true, Ordering::AcqRel) {
+        c.stdin(Stdio::null());
+        return false;
+    }
+    // SAFETY: isatty on fd 0
+    if unsafe { libc::isatty(0) } == 1 {
+        c.stdin(Stdio::piped());
+        return true;
+    }
+    // a file or a pipe reads the same from any process group
+    c.stdin(Stdio::inherit());
+    false
+}
+
+/// The rank has started: when [`prepare`] said so, a thread copies the
+/// terminal into its stdin until either ends.
+pub(super) fn started(child: &mut Child, feed: bool) {
+    if let Some(to) = child.stdin.take().filter(|_| feed) {
+        let _ = std::thread::Builder::new()
+            .name("stdin".into())
+            .spawn(move || forward_terminal(to));
+    }
+}
+
+/// Copy the terminal on fd 0 into `to`, reading only while this launcher
+/// is the terminal's foreground group (in the background a read would
+/// stop it; mpirun and prterun read stdin only in the foreground too).
+fn forward_terminal(mut to: ChildStdin) {
+    let mut buf = [0u8; 4096];
+    loop {
+        // SAFETY: plain calls on fd 0 and this process
+        let fg = unsafe { libc::tcgetpgrp(0) == libc::getpgrp() };
+        if !fg {
+            std::thread::sleep(Duration::from_millis(200));
+            continue;
+        }
+        let mut p = libc::pollfd {
+            fd: 0,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one pollfd, on the stack
+        if unsafe { libc::poll(&mut p, 1, 200) } <= 0 {
+            continue;
+        }
+        // SAFETY: as above
+        if unsafe { libc::tcgetpgrp(0) != libc::getpgrp() } {
+            continue;
+        }
+        match std::io::stdin().lock().read(&mut buf) {
+            // end of input (^D): the rank sees its end
+            Ok(0) | Err(_) => return,
+            Ok(k) => {
+                if to.write_all(&buf[..k]).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// `sig` to the process group `pgid` (a rank's, led by it).
+pub(super) fn signal_group(pgid: u32, sig: i32) {
+    if let Ok(g) = i32::try_from(pgid) {
+        if g > 1 {
+            // SAFETY: kill(2) of a negative pid: one process group
+            unsafe {
+                libc::kill(-g, sig);
+            }
+        }
+    }
+}
+
+/// Whether any process is left in group `pgid`; reaps those of them that
+/// are this launcher's children by now (orphans re-parented to it).
+/// Call only once the group's leader has been reaped.
+fn group_left(pgid: u32) -> bool {
+    let g: libc::id_t = pgid;
+    loop {
+        // SAFETY: a zeroed siginfo_t for waitid to fill
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waitid on one process group, non-blocking
+        let rc = unsafe { libc::waitid(libc::P_PGID, g, &mut info, libc::WEXITED | libc::WNOHANG) };
+        // SAFETY: si_pid of what waitid filled (0 when nothing was reaped)
+        if rc != 0 || unsafe { info.si_pid() } == 0 {
+            break;
+        }
+    }
+    // SAFETY: signal 0 to a group only checks that it exists
+    i32::try_from(g).is_ok_and(|g| unsafe { libc::kill(-g, 0) } == 0)
+}
+
+/// End what is left of the groups `pgids` (their leaders, the ranks, all
+/// reaped): SIGTERM, up to `grace` for them to go, then SIGKILL, and
+/// wait until they have gone (bounded: a process stuck in the kernel is
+/// not waited for forever).
+pub(super) fn end_groups(pgids: &[u32], grace: Duration) {
+    let left = |gs: &[u32]| -> Vec<u32> { gs.iter().copied().filter(|&g| group_left(g)).collect() };
+    let mut gs = left(pgids);
+    for (sig, within) in [
+        (libc::SIGTERM, grace),
+        (libc::SIGKILL, Duration::from_secs(5)),
+    ] {
+        if gs.is_empty() {
+            return;
+        }
+        for &g in &gs {
+            signal_group(g, sig);
+        }
+        let deadline = Instant::now() + within;
+        while !gs.is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+            gs = left(&gs);
+        }
+    }
+}

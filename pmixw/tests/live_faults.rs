@@ -1,0 +1,658 @@
+//! The fault matrix of `pmixw run` (issue 38, spec-notes/robustness.md
+//! "Launcher faults"): one table of stages × kinds of death × wires, each
+//! case a job of 3 ranks of `interop/c/fault.c` in which rank 1 dies at
+//! that stage in that way. Each case checks the launcher's exit status,
+//! its line naming the rank and why, what the peers saw (an error, not a
+//! hang, when they were blocked on the victim), that nothing is left in
+//! the job's session (the ranks' descendants included) and that its
+//! private TMPDIR is empty; it prints the time until every rank was
+//! gone. Cases run 4 at a time; each is bounded by a hang guard only.
+//! Also: a rank's descendants end with the job, and stdin reaches rank 0
+//! only, from a pipe and from a terminal.
+
+use pmix_test_kit::{interop, process};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Where a rank dies: (name, served on the PMIx wire, on the PMI wires).
+const STAGES: &[(&str, bool, bool)] = &[
+    ("before", true, true),
+    ("handshake", true, true),
+    ("init", true, true),
+    ("fence", true, true),
+    ("fence0", true, true),
+    // a PMI get answers at once: nothing waits in it
+    ("get", true, false),
+    ("finalized", true, true),
+];
+
+/// How it dies: (name, the launcher's status for it, its line).
+const KINDS: &[(&str, i32, &str)] = &[
+    ("kill", 137, "was killed by signal 9"),
+    ("segv", 139, "was killed by signal 11"),
+    ("exit", 3, "exited with status 3"),
+    ("abort", 7, "aborted with status 7"),
+];
+
+const WIRES: &[&str] = &["pmix", "pmi1", "pmi2"];
+
+/// What the peers of a case must report.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Peers {
+    /// Every peer prints "failed": it was waiting on the victim.
+    Error,
+    /// Every peer completes.
+    Done,
+    /// Each peer fails or completes: the victim died inside a fence it had
+    /// entered, and a server may complete the fence with its contribution
+    /// when the late peer's arrival is read before the victim's end.
+    Either,
+    /// The job's end is the host's (an abort): each peer completes, fails
+    /// or is ended by the launcher, within its grace.
+    Ended,
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    wire: &'static str,
+    stage: &'static str,
+    kind: &'static str,
+    status: i32,
+    line: String,
+    peers: Peers,
+}
+
+/// Every case of the table.
+fn cases() -> Vec<Case> {
+    let mut out = Vec::new();
+    for &wire in WIRES {
+        for &(stage, pmix, pmi) in STAGES {
+            if !(if wire == "pmix" { pmix } else { pmi }) {
+                continue;
+            }
+            for &(kind, status, line) in KINDS {
+                // no abort without a connection (before, handshake) or
+                // after it ended (finalized)
+                if kind == "abort" && matches!(stage, "before" | "handshake" | "finalized") {
+                    continue;
+                }
+                // PMI-2's abort carries no status: 1, as MPICH's mpiexec
+                let (status, line) = match (wire, kind) {
+                    ("pmi2", "abort") => (1, "aborted with status 1".to_string()),
+                    _ => (status, line.to_string()),
+                };
+                let (line, peers) = match (stage, kind) {
+                    ("finalized", _) => (
+                        format!("rank 1 of fault-X {line} after finalizing"),
+                        Peers::Done,
+                    ),
+                    (_, "abort") => (format!("rank 1 {line}"), Peers::Ended),
+                    ("fence" | "fence0", _) => (
+                        format!("rank 1 of fault-X {line} before finalizing"),
+                        Peers::Either,
+                    ),
+                    _ => (
+                        format!("rank 1 of fault-X {line} before finalizing"),
+                        Peers::Error,
+                    ),
+                };
+                out.push(Case {
+                    wire,
+                    stage,
+                    kind,
+                    status,
+                    line,
+                    peers,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A job run in a session of its own, with its outcome.
+struct Run {
+    out: Output,
+    secs: f64,
+    /// Processes of the job's session still there after it ended.
+    left: Vec<String>,
+    /// Files left in its private TMPDIR.
+    files: Vec<String>,
+}
+
+/// The processes of session `sid`: "pid state command".
+fn in_session(sid: u32) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp session ...
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        let f: Vec<&str> = stat[close + 2..].split(' ').collect();
+        if f.get(3).and_then(|s| s.parse::<u32>().ok()) == Some(sid) {
+            out.push(format!(
+                "{} {} {}",
+                e.file_name().to_string_lossy(),
+                f[0],
+                &stat[..close + 1]
+            ));
+        }
+    }
+    out
+}
+
+/// Start `cmd` as the leader of a new session (its pid the session's id)
+/// with `tmp` as TMPDIR, stdin from `stdin`, stdout and stderr piped.
+fn session_leader(cmd: &mut Command, tmp: &Path, stdin: Stdio) -> std::process::Child {
+    cmd.env("TMPDIR", tmp)
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: setsid between fork and exec is async-signal-safe
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    cmd.spawn().unwrap()
+}
+
+/// Run `cmd` as the leader of a new session (its pid the session's id),
+/// with `tmp` as TMPDIR, stdin from `stdin`; wait (hang guard only), then
+/// list what is left in the session and in `tmp`.
+fn run_in_session(mut cmd: Command, tmp: &Path, stdin: Stdio) -> Run {
+    let start = Instant::now();
+    let child = session_leader(&mut cmd, tmp, stdin);
+    let sid = child.id();
+    let out = process::output_within(child, Duration::from_secs(120), "pmixw run (fault case)");
+    let secs = start.elapsed().as_secs_f64();
+    // what a killed rank's group leaves goes within the launcher's run;
+    // a moment for the kernel to finish reaping what just exited
+    let mut left = in_session(sid);
+    for _ in 0..50 {
+        if left.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        left = in_session(sid);
+    }
+    let files = std::fs::read_dir(tmp)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    Run {
+        out,
+        secs,
+        left,
+        files,
+    }
+}
+
+/// A fresh private directory under the build tree.
+fn fresh_dir(name: &str) -> PathBuf {
+    let d = interop::default_out_dir()
+        .parent()
+        .unwrap()
+        .join("faults")
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn fault_program() -> Option<PathBuf> {
+    process::require(
+        "libpmix 4.2.2 (the fault matrix's program)",
+        pmix_test_kit::hosts::libpmix4_dev()
+            .and_then(|_| interop::build_c("fault", &interop::default_out_dir())),
+    )
+}
+
+/// One case: its problems (empty when it passed) and a line for the log.
+fn check(exe: &Path, c: &Case, root: &Path, i: usize) -> (Vec<String>, String) {
+    let tmp = root.join(format!("tmp{i}"));
+    let sync = root.join(format!("sync{i}"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::create_dir_all(&sync).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixw"));
+    // a generous grace: peers get their errors at once, the grace only
+    // bounds a hang
+    cmd.args(["run", "--grace", "5", "--mpi", c.wire, "-n", "3"])
+        .arg(exe)
+        .args([c.wire, c.stage, c.kind, "1"])
+        .env("FAULT_SYNC", &sync);
+    let r = run_in_session(cmd, &tmp, Stdio::null());
+    let stdout = String::from_utf8_lossy(&r.out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&r.out.stderr).into_owned();
+    let mut bad = Vec::new();
+    let status = r.out.status.code().unwrap_or(-1);
+    if status != c.status {
+        bad.push(format!("status {status}, not {}", c.status));
+    }
+    // the namespace is the program's name, a pid and a number
+    let said = stderr
+        .lines()
+        .map(|l| {
+            let mut w: Vec<&str> = l.split(' ').collect();
+            for x in w.iter_mut() {
+                if x.starts_with("fault-") {
+                    *x = "fault-X";
+                }
+            }
+            w.join(" ")
+        })
+        .any(|l| l.contains(&c.line));
+    if !said {
+        bad.push(format!("no line {:?}", c.line));
+    }
+    for p in [0, 2] {
+        let me = format!("fault peer {p}: ");
+        let failed = stdout
+            .lines()
+            .any(|l| l.starts_with(&me) && l.contains(" failed: "));
+        let done = stdout.lines().any(|l| l == format!("{me}done"));
+        let ok = match c.peers {
+            Peers::Error => failed,
+            Peers::Done => done,
+            Peers::Either => done || failed,
+            Peers::Ended => true,
+        };
+        if !ok {
+            bad.push(format!("peer {p}: not {:?}", c.peers));
+        }
+    }
+    if !r.left.is_empty() {
+        bad.push(format!("left in the session: {:?}", r.left));
+    }
+    if !r.files.is_empty() {
+        bad.push(format!("left in TMPDIR: {:?}", r.files));
+    }
+    let log = format!(
+        "{:<5} {:<10} {:<6} status {:>3} in {:.2} s{}",
+        c.wire,
+        c.stage,
+        c.kind,
+        status,
+        r.secs,
+        if bad.is_empty() {
+            String::new()
+        } else {
+            format!("  FAIL: {}", bad.join("; "))
+        }
+    );
+    if !bad.is_empty() {
+        bad.push(format!("stdout:\n{stdout}stderr:\n{stderr}"));
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    let _ = std::fs::remove_dir_all(&sync);
+    (bad, log)
+}
+
+#[test]
+fn every_death_at_every_stage_on_every_wire_ends_the_job_cleanly() {
+    let Some(exe) = fault_program() else { return };
+    let root = fresh_dir("matrix");
+    let all = cases();
+    assert_eq!(all.len(), 25 + 21 + 21, "the table's cases");
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(c) = all.get(i) else { break };
+                let (bad, log) = check(&exe, c, &root, i);
+                println!("{log}");
+                results.lock().unwrap().push((i, bad));
+            });
+        }
+    });
+    let _ = std::fs::remove_dir_all(&root);
+    let mut failed: Vec<(usize, Vec<String>)> = results
+        .into_inner()
+        .unwrap()
+        .into_iter()
+        .filter(|(_, b)| !b.is_empty())
+        .collect();
+    failed.sort_by_key(|(i, _)| *i);
+    assert!(
+        failed.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failed.len(),
+        all.len(),
+        failed
+            .iter()
+            .map(|(i, b)| format!("{:?}: {}", all[*i], b.join("\n")))
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    );
+}
+
+/// `pmixw run` of `sh -c SCRIPT` on `n` ranks, in a session of its own.
+fn sh_job(n: u32, script: &str, stdin: Stdio, name: &str) -> Run {
+    let tmp = fresh_dir(name);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixw"));
+    cmd.args(["run", "-n", &n.to_string(), "sh", "-c", script]);
+    let r = run_in_session(cmd, &tmp, stdin);
+    let _ = std::fs::remove_dir_all(&tmp);
+    r
+}
+
+/// The issue's case: rank 1 fails while the others' shells wait in a
+/// child `sleep 20`; each rank's process group ends with the job, so no
+/// `sleep` outlives it (before, both were left, re-parented to init).
+#[test]
+fn a_ranks_descendants_end_with_the_job() {
+    let r = sh_job(
+        3,
+        r#"if [ "$PMIX_RANK" = 1 ]; then sleep 1; exit 3; fi; sleep 20"#,
+        Stdio::null(),
+        "descendants",
+    );
+    let err = String::from_utf8_lossy(&r.out.stderr);
+    println!("ended in {:.2} s", r.secs);
+    assert_eq!(r.out.status.code(), Some(3), "{err}");
+    assert!(r.left.is_empty(), "left: {:?}\n{err}", r.left);
+    assert!(r.files.is_empty(), "{:?}", r.files);
+    // a rank that ends well, leaving a child behind: the child is ended
+    // with the job (its group), the job's status stays 0
+    let r = sh_job(2, "sleep 30 & exit 0", Stdio::null(), "orphan");
+    assert_eq!(r.out.status.code(), Some(0));
+    assert!(r.left.is_empty(), "left: {:?}", r.left);
+}
+
+const READ: &str = r#"read x; echo "rank $PMIX_RANK got <$x>""#;
+
+/// As mpirun and prterun: the launcher's stdin goes to rank 0, every
+/// other rank reads /dev/null.
+#[test]
+fn stdin_from_a_pipe_reaches_rank_0_only() {
+    let tmp = fresh_dir("stdin-pipe");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixw"));
+    cmd.args(["run", "--keep-going", "-n", "2", "sh", "-c", READ])
+        .env("TMPDIR", &tmp)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"hi\n").unwrap();
+    let out = process::output_within(child, Duration::from_secs(120), "pmixw run reading stdin");
+    let _ = std::fs::remove_dir_all(&tmp);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("rank 0 got <hi>"), "{text}");
+    assert!(text.contains("rank 1 got <>"), "{text}");
+}
+
+/// A terminal: the ranks are not in its foreground group (each has its
+/// own), so reading it would stop them (SIGTTIN); the launcher, in the
+/// foreground, feeds rank 0 what is typed through a pipe.
+#[test]
+fn stdin_from_a_terminal_reaches_rank_0_through_the_launcher() {
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty fills two fds; no name, termios or size asked
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty");
+    // SAFETY: both fds are ours from here on
+    let (master, slave) = unsafe {
+        use std::os::fd::FromRawFd;
+        (
+            std::fs::File::from_raw_fd(master),
+            std::os::fd::OwnedFd::from_raw_fd(slave),
+        )
+    };
+    let tmp = fresh_dir("stdin-tty");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixw"));
+    cmd.args(["run", "--keep-going", "-n", "2", "sh", "-c", READ])
+        .env("TMPDIR", &tmp)
+        .stdin(Stdio::from(slave))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: setsid and ioctl between fork and exec: async-signal-safe;
+    // the terminal becomes the launcher's controlling terminal, the
+    // launcher its foreground group
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            libc::ioctl(0, libc::TIOCSCTTY, 0);
+            Ok(())
+        });
+    }
+    let child = cmd.spawn().unwrap();
+    use std::io::Write;
+    (&master).write_all(b"typed\n").unwrap();
+    let out = process::output_within(child, Duration::from_secs(120), "pmixw run on a terminal");
+    let _ = std::fs::remove_dir_all(&tmp);
+    drop(master);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("rank 0 got <typed>"), "{text}");
+    assert!(text.contains("rank 1 got <>"), "{text}");
+}
+
+/// Start `pmixw run ARGS` as a session leader with `tmp` as TMPDIR, its
+/// stderr read line by line.
+fn start_in_session(
+    args: &[&str],
+    tmp: &Path,
+    env: &[(&str, &Path)],
+) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixw"));
+    cmd.args(args).envs(env.iter().copied());
+    let mut child = session_leader(&mut cmd, tmp, Stdio::null());
+    let err = process::lines_of(child.stderr.take().unwrap());
+    (child, err)
+}
+
+/// Wait (hang guard) until the session `sid` is empty; its leftovers.
+fn session_empties(sid: u32) -> Vec<String> {
+    let start = Instant::now();
+    loop {
+        let left: Vec<String> = in_session(sid)
+            .into_iter()
+            .filter(|l| l.split(' ').nth(1) != Some("Z"))
+            .collect();
+        if left.is_empty() || start.elapsed() > Duration::from_secs(120) {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Wait (hang guard) until `n` files `ready.R` are in `dir`.
+fn ranks_ready(dir: &Path, n: u32) {
+    process::wait_until("the ranks set their traps", || {
+        (0..n).all(|r| dir.join(format!("ready.{r}")).exists())
+    });
+}
+
+fn kill(pid: u32, sig: i32) {
+    // SAFETY: kill(2) of one positive pid, our child
+    unsafe {
+        libc::kill(pid as i32, sig);
+    }
+}
+
+/// SIGINT, SIGTERM and SIGHUP to the launcher: every rank gets SIGTERM
+/// (as mpirun 4.1.4's ranks do; prterun 5.0.11 ends them too), the run
+/// exits 128 + the signal, nothing is left in its session or TMPDIR.
+#[test]
+fn a_signalled_launcher_ends_every_rank_with_sigterm() {
+    for (sig, name) in [
+        (libc::SIGINT, "int"),
+        (libc::SIGTERM, "term"),
+        (libc::SIGHUP, "hup"),
+    ] {
+        let tmp = fresh_dir(&format!("sig-{name}"));
+        let sync = fresh_dir(&format!("sig-{name}-sync"));
+        let script = r#"for s in INT TERM HUP; do trap "echo rank $PMIX_RANK got $s; exit 9" $s; done
+            touch "$SYNC/ready.$PMIX_RANK"; sleep 600 & wait"#;
+        let (child, err) = start_in_session(
+            &["run", "-n", "2", "sh", "-c", script],
+            &tmp,
+            &[("SYNC", &sync)],
+        );
+        let sid = child.id();
+        ranks_ready(&sync, 2);
+        kill(sid, sig);
+        let out = process::output_within(child, Duration::from_secs(120), "signalled pmixw run");
+        let left = session_empties(sid);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let said: Vec<String> = err.try_iter().collect();
+        assert_eq!(out.status.code(), Some(128 + sig), "{said:?}");
+        for r in 0..2 {
+            assert!(text.contains(&format!("rank {r} got TERM")), "{text}");
+        }
+        assert!(
+            said.iter()
+                .any(|l| l.contains(&format!("signal {sig}; ending the job"))),
+            "{said:?}"
+        );
+        assert!(left.is_empty(), "{left:?}");
+        assert_eq!(
+            std::fs::read_dir(&tmp).unwrap().count(),
+            0,
+            "files left in TMPDIR"
+        );
+        let _ = std::fs::remove_dir_all(&tmp);
+        let _ = std::fs::remove_dir_all(&sync);
+    }
+}
+
+/// Ranks that ignore SIGTERM: a second SIGINT kills them at once instead
+/// of after the grace (600 s here, beyond the hang guard); mpirun 4.1.4
+/// and prterun 5.0.11 exit at once too, but leave those ranks running.
+#[test]
+fn a_second_sigint_kills_the_job_at_once() {
+    let tmp = fresh_dir("sig-twice");
+    let sync = fresh_dir("sig-twice-sync");
+    let script =
+        r#"trap "" TERM; touch "$SYNC/ready.$PMIX_RANK"; sleep 600 & while :; do wait; done"#;
+    let (child, err) = start_in_session(
+        &["run", "--grace", "600", "-n", "2", "sh", "-c", script],
+        &tmp,
+        &[("SYNC", &sync)],
+    );
+    let sid = child.id();
+    ranks_ready(&sync, 2);
+    kill(sid, libc::SIGINT);
+    let first = err
+        .recv_timeout(process::HANG)
+        .expect("the launcher's line on the first SIGINT");
+    assert!(first.contains("signal 2; ending the job"), "{first}");
+    kill(sid, libc::SIGINT);
+    let out = process::output_within(
+        child,
+        Duration::from_secs(120),
+        "pmixw run after a second SIGINT",
+    );
+    let left = session_empties(sid);
+    let said: Vec<String> = err.try_iter().collect();
+    assert_eq!(out.status.code(), Some(130), "{said:?}");
+    assert!(
+        said.iter()
+            .any(|l| l.contains("signalled again; killing the job")),
+        "{said:?}"
+    );
+    assert!(left.is_empty(), "{left:?}");
+    let _ = std::fs::remove_dir_all(&tmp);
+    let _ = std::fs::remove_dir_all(&sync);
+}
+
+/// SIGKILL of the launcher while the ranks wait in a fence: on every wire
+/// they see the server gone (libpmix: UNREACHABLE; PMI: the socket
+/// closed) and exit; as with mpirun 4.1.4 and prterun 5.0.11, the files
+/// the launcher could not remove stay (its rendezvous files; their
+/// session directories), and the next launcher in that TMPDIR takes them
+/// over as a dead server's and leaves none.
+#[test]
+fn ranks_of_a_killed_launcher_notice_and_exit() {
+    let Some(exe) = fault_program() else { return };
+    for wire in WIRES {
+        let tmp = fresh_dir(&format!("killed-{wire}"));
+        let sync = fresh_dir(&format!("killed-{wire}-sync"));
+        let exe = exe.display().to_string();
+        let (mut child, _err) = start_in_session(
+            &[
+                "run", "--nspace", "killed", "--mpi", wire, "-n", "2", &exe, wire, "hold", "none",
+                "1",
+            ],
+            &tmp,
+            &[("FAULT_SYNC", &sync)],
+        );
+        let sid = child.id();
+        process::wait_until("the held rank started", || sync.join("victim").exists());
+        // the peer is in (or on its way into) the fence; the held rank
+        // sleeps 3 s before it
+        std::thread::sleep(Duration::from_millis(300));
+        let killed = Instant::now();
+        kill(sid, libc::SIGKILL);
+        let _ = child.wait();
+        let left = session_empties(sid);
+        println!(
+            "{wire}: ranks gone {:.2} s after the launcher's SIGKILL",
+            killed.elapsed().as_secs_f64()
+        );
+        assert!(left.is_empty(), "{wire}: {left:?}");
+        let next = Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["run", "--nspace", "killed", "-n", "1", "true"])
+            .env("TMPDIR", &tmp)
+            .output()
+            .unwrap();
+        assert!(
+            next.status.success(),
+            "{}",
+            String::from_utf8_lossy(&next.stderr)
+        );
+        let files: Vec<_> = std::fs::read_dir(&tmp)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert!(files.is_empty(), "{wire}: {files:?}");
+        let _ = std::fs::remove_dir_all(&tmp);
+        let _ = std::fs::remove_dir_all(&sync);
+    }
+}
+
+/// A TMPDIR that cannot take a file: refused at start in one line, status 1.
+#[test]
+fn an_unusable_tmpdir_is_refused_in_one_line() {
+    let dir = fresh_dir("bad-tmpdir");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    for bad in [dir.join("missing"), file] {
+        let out = Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["run", "-n", "1", "true"])
+            .env("TMPDIR", &bad)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with(&format!(
+                "pmixw run: TMPDIR {}: cannot create a file there",
+                bad.display()
+            )),
+            "{err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
