@@ -1,4 +1,7 @@
-//! OpenPMIx 7.0's delete conversation in memory (core tier, issue 39):
+//! OpenPMIx 7.0's roles in memory (core tier, issue 39): the delete
+//! conversation and the version floors.
+//!
+//! The delete conversation:
 //! our server answers the two 7.0 clients of
 //! `corpus/releases/captures/v7.0.0a1-server_v7.0.0a1-client_delete.txt`
 //! as the 7.0 server did (handshake, job data, COMMIT with delete scopes,
@@ -288,4 +291,92 @@ fn our_client_commits_a_delete_as_the_7_0_client_does() {
     let mut old = Core::new(vars, 0, 0).unwrap();
     let refused = old.delete(Scope::DEL_GLOBAL, "ch.str").unwrap_err();
     assert!(refused.to_string().contains("-47"), "{refused}");
+}
+
+/// A connect request of release `version` speaking `bfrops`, as rank `rank`.
+fn hello_of(rank: u32, version: &str, bfrops: &str) -> Vec<u8> {
+    use pmix_codec::handshake::ConnectRequest;
+    let req = ConnectRequest {
+        psec: "native".into(),
+        credential: bytes::Bytes::from(vec![0; 8]),
+        flag: 0,
+        uid_gid: None,
+        proc: Some(Proc::new("chjob", rank)),
+        version: version.into(),
+        bfrops: Some(bfrops.into()),
+        buffer_type: Some(1),
+        gds: Some("hash".into()),
+        info: None,
+        trailing: bytes::Bytes::new(),
+    };
+    pmix_codec::frame::frame(-1, u32::MAX, &req.encode().unwrap(), HeaderOrder::Little).unwrap()
+}
+
+/// With 7.0's floor set, our server refuses a 2.0 client (NOT_SUPPORTED in
+/// its handshake reply, the reason logged as a refusal) and serves a 2.1
+/// one; without a floor (the default) it serves the 2.0 client too.
+#[test]
+fn the_server_floor_is_opt_in_and_refuses_with_its_reason() {
+    use pmix_wire::server::{Limits, Transmit};
+    for floor in [Some(pmix_codec::select::OPENPMIX7_MIN_CLIENT), None] {
+        let mut s = Server::new();
+        s.set_limits(Limits {
+            min_peer_version: floor,
+            ..Limits::default()
+        });
+        s.register_nspace(JobSpec {
+            nspace: "chjob".into(),
+            nprocs: 2,
+            hostname: "vm".into(),
+            info: vec![],
+        });
+        let now = Instant::now();
+        let (old, new) = (s.open(), s.open());
+        s.handle_input(old, &hello_of(0, "2.0.3", "v20"), now);
+        s.handle_input(new, &hello_of(1, "2.2.5", "v21"), now);
+        let out = drain(&mut s);
+        let status = |c: u64| -> i32 {
+            let b = out.sends().find(|(x, _)| *x == c).unwrap().1;
+            i32::from_be_bytes(b[..4].try_into().unwrap())
+        };
+        assert_eq!(status(new), 0);
+        let closed = out
+            .transmits
+            .iter()
+            .any(|t| matches!(t, Transmit::Close(c) if *c == old));
+        if floor.is_some() {
+            assert_eq!(
+                status(old),
+                pmix_types::status::codes::PMIX_ERR_NOT_SUPPORTED
+            );
+            assert!(closed);
+            let (c, why) = s.poll_refusal().unwrap();
+            assert_eq!(c, old);
+            let why = why.to_string();
+            assert!(why.contains("2.0.3") && why.contains("2.1"), "{why}");
+        } else {
+            assert_eq!(status(old), 0);
+            assert!(!closed);
+        }
+    }
+}
+
+/// Our client refuses, when asked to, a server older than 7.0's floor for
+/// servers (3.2), naming both; a 3.2 server or one that gives no version
+/// passes.
+#[test]
+fn the_client_floor_refuses_an_older_server_with_its_reason() {
+    let floor = pmix_codec::select::OPENPMIX7_MIN_SERVER;
+    let mut env = env_of(0);
+    for (v, ok) in [(Some("3.1.6"), false), (Some("3.2.5"), true), (None, true)] {
+        env.server_version = v.map(str::to_string);
+        match env.require_server_at_least(floor) {
+            Ok(()) => assert!(ok, "{v:?}"),
+            Err(e) => {
+                assert!(!ok, "{v:?}");
+                let why = e.to_string();
+                assert!(why.contains("3.1.6") && why.contains("3.2"), "{why}");
+            }
+        }
+    }
 }
