@@ -380,3 +380,64 @@ fn the_client_floor_refuses_an_older_server_with_its_reason() {
         }
     }
 }
+
+/// A query for PMIX_QUERY_SUPPORTED_QUALIFIERS goes under 7.0's string to
+/// a 7.0 server and under the string of 6.1 and earlier to a 4.2.2 server;
+/// our server answers it under either, under the string asked.
+#[test]
+fn renamed_attributes_go_by_the_servers_release_and_are_read_under_both() {
+    use pmix_wire::client::ops::{self, Operation, Start};
+    for (version, want) in [("7.0.0a1", "pmix.qry.supqual"), ("4.2.2", "pmix.qry.quals")] {
+        let mut env = env_of(0);
+        env.server_version = Some(version.into());
+        if version == "4.2.2" {
+            env.format = pmix_codec::Format::V41;
+        }
+        let mut core = Core::new(env, 0, 0).unwrap();
+        let q = pmix_types::Query {
+            keys: vec!["pmix.qry.supqual".into()],
+            qualifiers: vec![],
+        };
+        let Start::Ask(Request::Query { queries }) = ops::query(q).start(&mut core).unwrap() else {
+            panic!("a query request")
+        };
+        assert_eq!(queries[0].keys, vec![pmix_types::PString::from(want)]);
+    }
+    // our server: both strings are the supported-qualifiers query
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: "chjob".into(),
+        nprocs: 1,
+        hostname: "vm".into(),
+        info: vec![],
+    });
+    let now = Instant::now();
+    let c = s.open();
+    s.handle_input(
+        c,
+        &pmix_test_kit::hostile::connect_frame("chjob", 0, vec![0; 8]),
+        now,
+    );
+    for (t, key) in [(301u32, "pmix.qry.quals"), (302, "pmix.qry.supqual")] {
+        let q = Request::Query {
+            queries: vec![pmix_types::Query {
+                keys: vec![key.into()],
+                qualifiers: vec![],
+            }],
+        };
+        drain(&mut s);
+        s.handle_input(c, &pmix_test_kit::hostile::request_frame(t, &q), now);
+        let out = drain(&mut s);
+        let (_, b) = out.sends().find(|(x, _)| *x == c).unwrap();
+        match Reply::decode(&pmix_codec::Format::V41, 15, &b[16..]).unwrap() {
+            Reply::Query { status: 0, info } => {
+                assert_eq!(info.len(), 1);
+                assert_eq!(info[0].key.as_pstring().as_str(), Some(key));
+                assert!(
+                    matches!(&info[0].value, Value::String(Some(v)) if v.as_str().unwrap().contains("pmix.nspace"))
+                );
+            }
+            other => panic!("{key}: {other:?}"),
+        }
+    }
+}
