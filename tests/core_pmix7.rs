@@ -20,6 +20,19 @@ use std::time::Instant;
 
 const CAPTURE: &str = "corpus/releases/captures/v7.0.0a1-server_v7.0.0a1-client_delete.txt";
 
+/// Our server core for the captures' job: namespace "chjob" of `n` ranks
+/// on host "vm".
+fn chjob(n: u32) -> Server {
+    let mut s = Server::new();
+    s.register_nspace(JobSpec {
+        nspace: "chjob".into(),
+        nprocs: n,
+        hostname: "vm".into(),
+        info: vec![],
+    });
+    s
+}
+
 fn capture() -> Vec<(Vec<u8>, Vec<u8>, usize, usize)> {
     let text = std::fs::read_to_string(pmix_test_kit::repo().join(CAPTURE)).unwrap();
     connections(&text)
@@ -61,13 +74,7 @@ fn replies(stream: &[u8]) -> (Vec<u8>, Vec<(u32, Vec<u8>)>) {
 fn our_server_answers_the_7_0_delete_conversation_as_7_0_did() {
     let conns = capture();
     assert_eq!(conns.len(), 2);
-    let mut s = Server::new();
-    s.register_nspace(JobSpec {
-        nspace: "chjob".into(),
-        nprocs: 2,
-        hostname: "vm".into(),
-        info: vec![],
-    });
+    let mut s = chjob(2);
     let now = Instant::now();
     let ids: Vec<u64> = conns.iter().map(|_| s.open()).collect();
     let msgs: Vec<Vec<Vec<u8>>> = conns.iter().map(|c| messages(&c.0)).collect();
@@ -137,13 +144,7 @@ fn our_server_answers_the_7_0_delete_conversation_as_7_0_did() {
 fn no_data_delete_goes_to_a_client_older_than_7_0() {
     let conns = capture();
     let msgs: Vec<Vec<Vec<u8>>> = conns.iter().map(|c| messages(&c.0)).collect();
-    let mut s = Server::new();
-    s.register_nspace(JobSpec {
-        nspace: "chjob".into(),
-        nprocs: 2,
-        hostname: "vm".into(),
-        info: vec![],
-    });
+    let mut s = chjob(2);
     let now = Instant::now();
     let (a, b) = (s.open(), s.open());
     // rank 1 as a 4.2.2 client announcing v41
@@ -319,16 +320,10 @@ fn hello_of(rank: u32, version: &str, bfrops: &str) -> Vec<u8> {
 fn the_server_floor_is_opt_in_and_refuses_with_its_reason() {
     use pmix_wire::server::{Limits, Transmit};
     for floor in [Some(pmix_codec::select::OPENPMIX7_MIN_CLIENT), None] {
-        let mut s = Server::new();
+        let mut s = chjob(2);
         s.set_limits(Limits {
             min_peer_version: floor,
             ..Limits::default()
-        });
-        s.register_nspace(JobSpec {
-            nspace: "chjob".into(),
-            nprocs: 2,
-            hostname: "vm".into(),
-            info: vec![],
         });
         let now = Instant::now();
         let (old, new) = (s.open(), s.open());
@@ -404,13 +399,7 @@ fn renamed_attributes_go_by_the_servers_release_and_are_read_under_both() {
         assert_eq!(queries[0].keys, vec![pmix_types::PString::from(want)]);
     }
     // our server: both strings are the supported-qualifiers query
-    let mut s = Server::new();
-    s.register_nspace(JobSpec {
-        nspace: "chjob".into(),
-        nprocs: 1,
-        hostname: "vm".into(),
-        info: vec![],
-    });
+    let mut s = chjob(1);
     let now = Instant::now();
     let c = s.open();
     s.handle_input(

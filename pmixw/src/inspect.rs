@@ -106,7 +106,7 @@ pub fn shmem3_segments(format: &Format, r: &Reply) -> Option<Json> {
             other => json!({ "error": format!("not a BYTE_OBJECT: {}", other.data_type()) }),
         })
         .collect();
-    (!segs.is_empty()).then(|| Json::Array(segs))
+    (!segs.is_empty()).then_some(Json::Array(segs))
 }
 
 impl Conversation {
