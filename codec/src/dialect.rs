@@ -268,40 +268,56 @@ impl std::fmt::Display for Dialect {
 /// say it: a 7.0 peer talking to a 4.2.2 server speaks v41, but 7.0's v41.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum Release {
-    /// OpenPMIx 6.1 and earlier (4.2.2, 5.0.x): a typeless DATA_ARRAY is
+    /// OpenPMIx 6.0 and earlier (4.2.2, 5.0.x): a typeless DATA_ARRAY is
     /// `tag(UNDEF) SIZE(size)`.
     #[default]
     UpTo6,
+    /// OpenPMIx 6.1.x: the bytes of [`UpTo6`](Release::UpTo6); its header
+    /// numbers LOST_PRECISION and CHANGE_SIGN -400 and -401
+    /// ([`pmix_types::status::Numbering`]). Only 6.1 speaks [`Dialect::V61`].
+    V61,
     /// OpenPMIx 7.0 (master from 7.0.0a1): in every dialect from v21 on, a
     /// typeless DATA_ARRAY is `tag(UNDEF)` alone; v12 and v20 are unchanged.
     V7,
 }
 
 impl Release {
-    /// The family a dialect alone implies: [`Dialect::V7`] is 7.0's.
+    /// The family a dialect alone implies: [`Dialect::V7`] is 7.0's,
+    /// [`Dialect::V61`] 6.1's (7.0's v61 is our `V7`).
     pub const fn of_dialect(d: Dialect) -> Release {
         match d {
             Dialect::V7 => Release::V7,
+            Dialect::V61 => Release::V61,
             _ => Release::UpTo6,
         }
     }
 
     /// The release family of a PMIx version string as a handshake carries
-    /// it ("7.0.0a1" → V7, "6.1.0" or "4.2.2rc2" → UpTo6); `None` if the
-    /// string has no leading major number.
+    /// it ("7.0.0a1" → V7, "6.1.0" → V61, "6.0.0" or "4.2.2rc2" → UpTo6);
+    /// `None` if the string has no leading major number.
     pub fn from_version(v: &str) -> Option<Release> {
-        let digits: String = v
-            .trim()
-            .trim_start_matches(['v', 'V'])
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        let major: u32 = digits.parse().ok()?;
-        Some(if major >= 7 {
-            Release::V7
-        } else {
-            Release::UpTo6
+        let mut parts = v.trim().trim_start_matches(['v', 'V']).split('.');
+        let num = |s: Option<&str>| -> Option<u32> {
+            let digits: String = s?.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        };
+        let major = num(parts.next())?;
+        let minor = num(parts.next()).unwrap_or(0);
+        Some(match (major, minor) {
+            (m, _) if m >= 7 => Release::V7,
+            (6, n) if n >= 1 => Release::V61,
+            _ => Release::UpTo6,
         })
+    }
+
+    /// How this release numbers the status codes (`pmix_types::status::Numbering`).
+    pub const fn status_numbering(self) -> pmix_types::status::Numbering {
+        use pmix_types::status::Numbering;
+        match self {
+            Release::UpTo6 => Numbering::Before61,
+            Release::V61 => Numbering::V61,
+            Release::V7 => Numbering::V7,
+        }
     }
 }
 
@@ -348,7 +364,7 @@ impl Format {
     /// in 7.0's legacy v12/v20, no in [`Dialect::V7`] and 7.0's v21 … v61.
     pub fn undef_array_has_size(&self) -> bool {
         self.dialect.undef_array_has_size()
-            && (self.release == Release::UpTo6 || self.dialect.is_legacy())
+            && (self.release_family() != Release::V7 || self.dialect.is_legacy())
     }
     /// libpmix 4.2.2's own default: v41, non-described.
     pub const V41: Format = Format::new(Dialect::V41, BufferType::NonDesc);

@@ -6,7 +6,7 @@
 //! except the optional info blob at its end, which is packed in the dialect
 //! the peer announces.
 
-use crate::dialect::{BufferType, Format};
+use crate::dialect::{BufferType, Format, Release};
 use crate::error::{Error, ErrorKind, Result};
 use crate::select::from_module_list;
 use bytes::Bytes;
@@ -128,11 +128,19 @@ impl<'a> Cursor<'a> {
 }
 
 impl ConnectRequest {
-    /// The wire format the peer will use for everything after the handshake.
+    /// The wire format the peer will use for everything after the handshake,
+    /// of the release its version string names (a 7.0 client speaking v41
+    /// packs 7.0's v41: spec-notes/pmix7.md).
     pub fn format(&self) -> Option<Format> {
         let d = from_module_list(self.bfrops.as_ref()?.as_str()?)?;
         let bt = BufferType::from_code(self.buffer_type?)?;
-        Some(Format::new(d, bt))
+        let f = Format::new(d, bt);
+        Some(
+            match self.version.as_str().and_then(Release::from_version) {
+                Some(r) => f.of_release(r),
+                None => f,
+            },
+        )
     }
 
     /// Parse a request body (the bytes after the 16-byte header).

@@ -30,7 +30,7 @@ fn blob_len(b: &[u8], release: Release) -> Option<usize> {
     let size_field = b.get(SIZE_FIELD_AT..)?;
     let l = nul_at(size_field)?;
     match release {
-        Release::UpTo6 => Some(BLOB_FIXED + l + 1),
+        Release::UpTo6 | Release::V61 => Some(BLOB_FIXED + l + 1),
         Release::V7 => {
             let n = size_field[..l].strip_prefix(b"size=")?.strip_suffix(b":")?;
             if n.is_empty() || n.len() > 10 || !n.iter().all(u8::is_ascii_digit) {

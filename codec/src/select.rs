@@ -65,6 +65,31 @@ pub fn from_version(v: &str) -> Option<Dialect> {
     })
 }
 
+/// The (major, minor) of a PMIx version string ("7.0.0a1" → (7, 0),
+/// "4.2.2rc2" → (4, 2)); `None` without a leading major number.
+pub fn version_major_minor(v: &str) -> Option<(u32, u32)> {
+    let mut parts = v.trim().trim_start_matches(['v', 'V']).split('.');
+    let num = |s: Option<&str>| -> Option<u32> {
+        let digits: String = s?.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    };
+    let major = num(parts.next())?;
+    Some((major, num(parts.next()).unwrap_or(0)))
+}
+
+/// OpenPMIx 7.0's version floors (OpenPMIx PR #4261, 2026-09-15; not in
+/// the 7.0.0a1 snapshot): its server accepts clients and tools from 2.1
+/// on, its client connects only to servers from 3.2 on.
+pub const OPENPMIX7_MIN_CLIENT: (u32, u32) = (2, 1);
+/// See [`OPENPMIX7_MIN_CLIENT`].
+pub const OPENPMIX7_MIN_SERVER: (u32, u32) = (3, 2);
+
+/// Whether a peer of version `v` is at or above `floor` (major, minor); a
+/// version that does not parse is not.
+pub fn version_at_least(v: &str, floor: (u32, u32)) -> bool {
+    version_major_minor(v).is_some_and(|mm| mm >= floor)
+}
+
 /// The PMIX_SERVER_URI* variables, in the order a client checks them:
 /// libpmix 6.1 generates `URI<nn>` from its component names (URI61 …
 /// URI12, with URI20); 4.2.2 checks URI41, URI4, URI3, URI21 and URI2.
@@ -117,6 +142,13 @@ mod tests {
 
     #[test]
     fn versions() {
+        assert!(version_at_least("7.0.0a1", OPENPMIX7_MIN_SERVER));
+        assert!(version_at_least("3.2.5", OPENPMIX7_MIN_SERVER));
+        assert!(!version_at_least("3.1.6", OPENPMIX7_MIN_SERVER));
+        assert!(version_at_least("2.1.0", OPENPMIX7_MIN_CLIENT));
+        assert!(!version_at_least("2.0.3", OPENPMIX7_MIN_CLIENT));
+        assert!(!version_at_least("1.2.5", OPENPMIX7_MIN_CLIENT));
+        assert!(!version_at_least("garbage", (0, 0)));
         assert_eq!(from_version("4.2.2rc2"), Some(Dialect::V41));
         assert_eq!(from_version("4.2.2"), Some(Dialect::V41));
         assert_eq!(from_version("3.2.5"), Some(Dialect::V3));

@@ -259,7 +259,8 @@ fn typeless_data_array_by_release() {
     );
     assert!(encode(&new, DataType::DataArray, &two).is_err());
     assert_eq!(Release::from_version("7.0.0a1"), Some(Release::V7));
-    assert_eq!(Release::from_version("6.1.0"), Some(Release::UpTo6));
+    assert_eq!(Release::from_version("6.1.0"), Some(Release::V61));
+    assert_eq!(Release::from_version("6.0.0"), Some(Release::UpTo6));
     assert_eq!(Release::from_version("4.2.2rc2"), Some(Release::UpTo6));
     assert_eq!(Release::from_version("x"), None);
 }
@@ -278,4 +279,69 @@ fn data_delete_of_the_7_0_capture() {
     assert_eq!(d.key.as_ref().and_then(|k| k.as_str()), Some("ch.str"));
     assert_eq!(d.encode(&fmt).unwrap(), bytes);
     assert!(DataDelete::decode(&fmt, &bytes[..bytes.len() - 1]).is_err());
+}
+
+/// The status of a message goes out in the numbering of the peer's
+/// release and is read into ours (7.0's): LOST_PRECISION and CHANGE_SIGN
+/// are -202/-203 for 7.0 (its vectors), -400/-401 for 6.1 (its header),
+/// and -400/-401 stay PROC_KILLED_BY_CMD / PROC_FAILED_TO_START from every
+/// release (4.2.2's and 5.0.11's `PMIx_Error_string`, 7.0's header).
+#[test]
+fn status_codes_by_the_peers_release() {
+    use pmix_codec::msg::{cmd, Reply};
+    use pmix_types::status::codes;
+    let dir = vectors_dir().join("v7.0.0a1/v61");
+    let v7 = Format::new(Dialect::V61, BufferType::NonDesc).of_release(Release::V7);
+    let v61 = Format::new(Dialect::V61, BufferType::NonDesc);
+    let v41 = Format::V41;
+    assert_eq!(v61.release_family(), Release::V61);
+    for (code, file, six_one) in [
+        (
+            codes::PMIX_ERR_LOST_PRECISION,
+            "STATUS_err_lost_precision",
+            -400,
+        ),
+        (codes::PMIX_ERR_CHANGE_SIGN, "STATUS_err_change_sign", -401),
+    ] {
+        let theirs = std::fs::read(dir.join(format!("{file}.bin"))).unwrap();
+        let r = Reply::Status(code);
+        assert_eq!(r.encode(&v7).unwrap(), theirs, "{file}");
+        assert_eq!(Reply::decode(&v7, cmd::COMMIT, &theirs).unwrap(), r);
+        // a bare STATUS value is not a message's status: written as given
+        let raw = encode(
+            &v61,
+            DataType::Status,
+            &[pmix_types::Value::Status(six_one)],
+        )
+        .unwrap();
+        assert_eq!(r.encode(&v61).unwrap(), raw, "{file} to 6.1");
+        // an older peer has no name for it: ours goes unchanged
+        assert_eq!(
+            Reply::decode(&v41, cmd::COMMIT, &r.encode(&v41).unwrap()).unwrap(),
+            r
+        );
+    }
+    // 6.1's -400 in a reply: PROC_KILLED_BY_CMD, as in every release
+    let killed = Reply::Status(-400).encode(&v61).unwrap();
+    assert_eq!(killed, [0x02, 0x9f, 0x06]);
+    assert_eq!(
+        Reply::decode(&v61, cmd::COMMIT, &killed).unwrap(),
+        Reply::Status(codes::PMIX_ERR_PROC_KILLED_BY_CMD)
+    );
+    // the new codes are 7.0's bytes for every release
+    for (code, file) in [
+        (codes::PMIX_ERR_NOT_A_MEMBER, "STATUS_err_not_a_member"),
+        (
+            codes::PMIX_ALLOC_TIMEOUT_WARNING,
+            "STATUS_alloc_timeout_warning",
+        ),
+        (codes::PMIX_DVM_IS_READY, "STATUS_dvm_is_ready"),
+        (codes::PMIX_ERR_DVM_MOD, "STATUS_err_dvm_mod"),
+        (codes::PMIX_ERR_IOF_XOFF, "STATUS_err_iof_xoff"),
+    ] {
+        let theirs = std::fs::read(dir.join(format!("{file}.bin"))).unwrap();
+        for f in [v7, v61] {
+            assert_eq!(Reply::Status(code).encode(&f).unwrap(), theirs, "{file}");
+        }
+    }
 }

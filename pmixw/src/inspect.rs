@@ -50,7 +50,63 @@ pub struct Conversation {
     /// The dialect and buffer type the client announced (v41 non-described
     /// if it announced none that we know).
     pub format: String,
+    /// The release the client's handshake names ("OpenPMIx 7.0 (7.0.0a1)"),
+    /// when its version string has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release: Option<String>,
     pub entries: Vec<Entry>,
+}
+
+/// A handshake's version string as the release family it names
+/// (`pmix_codec::Release`): "OpenPMIx 7.0 (7.0.0a1)", "OpenPMIx 6.1
+/// (6.1.0)", "OpenPMIx 6.0 or earlier (4.2.2rc2)".
+pub fn release_name(version: &str) -> Option<String> {
+    use pmix_codec::Release;
+    let family = match Release::from_version(version)? {
+        Release::V7 => "OpenPMIx 7.0",
+        Release::V61 => "OpenPMIx 6.1",
+        Release::UpTo6 => "OpenPMIx 6.0 or earlier",
+    };
+    Some(format!("{family} ({version})"))
+}
+
+/// The segments a 7.0 server's shmem3 gds names in its job-info reply: per
+/// `PMIX_GDS_SHMEM3_SEG_BLOB` kval, the string KVALs its BYTE_OBJECT packs
+/// (NSPACEID, SMSEGID, SEG_PATH, SEG_SIZE, SEG_HADR, SEG_ARBS, SEG_ARSZ:
+/// capture `v7.0.0a1-server_v7.0.0a1-client_gds-default`), as
+/// `{"PMIX_GDS_SHMEM3_SEG_PATH": "/tmp/…", …}`; `None` if there are none.
+/// Their addresses and paths are the server's, valid in its run only.
+pub fn shmem3_segments(format: &Format, r: &Reply) -> Option<Json> {
+    let Reply::JobInfo { kvals, .. } = r else {
+        return None;
+    };
+    let segs: Vec<Json> = kvals
+        .iter()
+        .filter(|k| k.key.as_ref().and_then(|s| s.as_str()) == Some("PMIX_GDS_SHMEM3_SEG_BLOB"))
+        .map(|k| match &k.value {
+            pmix_types::Value::ByteObject(b) => {
+                match pmix_codec::decode(format, pmix_types::DataType::Kval, &b.0) {
+                    Ok(vals) => {
+                        let mut m = serde_json::Map::new();
+                        for v in vals {
+                            if let pmix_types::Value::Kval(kv) = v {
+                                let key = kv.key.as_ref().map_or(String::new(), |s| s.to_string());
+                                let val = match &kv.value {
+                                    pmix_types::Value::String(Some(s)) => json!(s.to_string()),
+                                    other => to_json(other),
+                                };
+                                m.insert(key, val);
+                            }
+                        }
+                        Json::Object(m)
+                    }
+                    Err(e) => json!({ "error": e.to_string() }),
+                }
+            }
+            other => json!({ "error": format!("not a BYTE_OBJECT: {}", other.data_type()) }),
+        })
+        .collect();
+    (!segs.is_empty()).then_some(Json::Array(segs))
 }
 
 impl Conversation {
@@ -143,7 +199,13 @@ fn server_entry(
         ),
         (_, Some(c)) => (
             "reply",
-            Reply::decode(format, c, &m.payload).map(|x| to_json(&x)),
+            Reply::decode(format, c, &m.payload).map(|x| {
+                let mut j = to_json(&x);
+                if let (Some(segs), Json::Object(o)) = (shmem3_segments(format, &x), &mut j) {
+                    o.insert("shmem3_segments".into(), segs);
+                }
+                j
+            }),
         ),
         (_, None) => (
             "reply",
@@ -199,6 +261,7 @@ pub fn inspect(client: &[u8], server: &[u8], max_message: usize) -> Conversation
     // the handshake: the client's first message
     let mut format = Format::V41;
     let mut flag = None;
+    let mut release = None;
     if let Some((at, m)) = client_frames.next() {
         let mut e = entry(Side::Client, at, "handshake");
         e.header = Some(m.header);
@@ -207,6 +270,7 @@ pub fn inspect(client: &[u8], server: &[u8], max_message: usize) -> Conversation
                 if let Some(f) = r.format() {
                     format = f;
                 }
+                release = r.version.as_str().and_then(release_name);
                 flag = Some(r.flag);
                 e.message = to_json(&r);
             }
@@ -271,6 +335,7 @@ pub fn inspect(client: &[u8], server: &[u8], max_message: usize) -> Conversation
     entries.extend(tail);
     Conversation {
         format: format!("{} {:?}", format.dialect, format.buffer_type),
+        release,
         entries,
     }
 }
@@ -278,6 +343,9 @@ pub fn inspect(client: &[u8], server: &[u8], max_message: usize) -> Conversation
 /// The conversation as text, one entry per paragraph.
 pub fn render_text(c: &Conversation) -> String {
     let mut s = format!("format: {}\n", c.format);
+    if let Some(r) = &c.release {
+        s.push_str(&format!("release: {r}\n"));
+    }
     for e in &c.entries {
         let side = match e.side {
             Side::Client => "C->S",
@@ -473,6 +541,7 @@ impl Live {
 pub fn render_entry(e: &Entry) -> String {
     let c = Conversation {
         format: String::new(),
+        release: None,
         entries: vec![e.clone()],
     };
     let t = render_text(&c);

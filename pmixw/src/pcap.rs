@@ -305,6 +305,7 @@ impl PcapConnection {
     pub fn conversation(&self) -> Conversation {
         Conversation {
             format: self.format.clone(),
+            release: None,
             entries: self.messages.clone(),
         }
     }

@@ -62,6 +62,54 @@ fn info_in_v3_fully_described_round_trips_through_raw_bytes() {
     assert_eq!(v, want);
 }
 
+/// `--dialect v61` reads 7.0's types 74 and 75 (only 7.0's v61 has them:
+/// corpus/releases/vectors/v7.0.0a1/v61/), and 6.1's typeless array as 6.1
+/// wrote it, with its size.
+#[test]
+fn decode_v61_reads_7_0s_regex2_and_alloc_inherit() {
+    let vectors = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus/releases/vectors/v7.0.0a1/v61");
+    for (ty, case, want) in [
+        (
+            "ALLOC_INHERIT",
+            "ALLOC_INHERIT_child",
+            serde_json::json!([2]),
+        ),
+        (
+            "VALUE",
+            "VALUE_alloc_inherit",
+            serde_json::json!([{"type": "ALLOC_INHERIT", "value": 2}]),
+        ),
+        (
+            "REGEX2",
+            "REGEX2_raw_nodes3",
+            serde_json::json!([{"type": "raw", "data": "6e6f646530312c6e6f646530322c6e6f64653033"}]),
+        ),
+    ] {
+        let bytes = std::fs::read(vectors.join(format!("{case}.bin"))).unwrap();
+        let out = ok(&pmixw(
+            &["decode", "--type", ty, "--dialect", "v61"],
+            &bytes,
+        ));
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v, want, "{case}");
+    }
+    // 6.1.0's typeless array (tag, size 0): read whole as 6.1's
+    let out = ok(&pmixw(
+        &[
+            "decode",
+            "--type",
+            "DATA_ARRAY",
+            "--dialect",
+            "v61",
+            "--hex",
+        ],
+        b"02 00 00",
+    ));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v, serde_json::json!([{"type": "UNDEF", "size": 0}]));
+}
+
 #[test]
 fn decode_errors_say_where() {
     // a STRING whose length (4) runs past the end of the input

@@ -1,5 +1,5 @@
 //! `pmixw inspect` over every connection of corpus/releases/captures (3.2.5,
-//! 4.2.2, 5.0.11, 6.1.0 clients, tools and servers): the raw byte stream of
+//! 4.2.2, 5.0.11, 6.1.0 and 7.0.0a1 clients, tools and servers): the raw byte stream of
 //! each side, rebuilt from the capture's hex, decodes with no error, every
 //! captured message appears exactly once, and every reply is paired with
 //! the request whose tag it carries.
@@ -287,4 +287,55 @@ fn every_captured_message_is_typed_and_reencodes() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     assert!(conns >= 27, "{conns} connections");
     eprintln!("{conns} connections, {messages} messages verified");
+}
+
+/// 7.0 by name: a 7.0 client's conversation says its release, and the
+/// shmem3 job-info reply of the `_gds-default` capture shows its two
+/// segments (job and session), each with its path and addresses; a 4.2.2
+/// client's says its own release and has no segments.
+#[test]
+fn inspect_names_7_0_and_reads_the_shmem3_job_info() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/releases/captures");
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    let conns = connections(&read("v7.0.0a1-server_v7.0.0a1-client_gds-default.txt"));
+    let conv = inspect(
+        &conns[0].0,
+        &conns[0].1,
+        pmix_codec::frame::DEFAULT_MAX_MESSAGE,
+    );
+    assert_eq!(conv.release.as_deref(), Some("OpenPMIx 7.0 (7.0.0a1)"));
+    assert!(pmixw::inspect::render_text(&conv).contains("release: OpenPMIx 7.0 (7.0.0a1)"));
+    let segs: Vec<&serde_json::Value> = conv
+        .entries
+        .iter()
+        .filter_map(|e| e.message.get("shmem3_segments"))
+        .collect();
+    assert_eq!(segs.len(), 1, "one job-info reply");
+    let segs = segs[0].as_array().unwrap();
+    assert_eq!(segs.len(), 2);
+    for (seg, id, kind) in [(&segs[0], "0", "jobdata"), (&segs[1], "1", "session")] {
+        assert_eq!(seg["PMIX_GDS_SHMEM3_NSPACEID"], "chjob");
+        assert_eq!(seg["PMIX_GDS_SHMEM3_SMSEGID"], id);
+        let path = seg["PMIX_GDS_SHMEM3_SEG_PATH"].as_str().unwrap();
+        assert!(
+            path.starts_with("/tmp/pmix-gds-shmem3.") && path.contains(kind),
+            "{path}"
+        );
+        for k in ["SEG_SIZE", "SEG_HADR", "SEG_ARBS", "SEG_ARSZ"] {
+            let v = seg[format!("PMIX_GDS_SHMEM3_{k}")]
+                .as_str()
+                .unwrap_or_else(|| panic!("{seg}"));
+            assert!(u64::from_str_radix(v, 16).is_ok(), "{k} {v}");
+        }
+    }
+    let old = connections(&read("v7.0.0a1-server_4.2.2-client.txt"));
+    let conv = inspect(&old[0].0, &old[0].1, pmix_codec::frame::DEFAULT_MAX_MESSAGE);
+    assert_eq!(
+        conv.release.as_deref(),
+        Some("OpenPMIx 6.0 or earlier (4.2.2rc2)")
+    );
+    assert!(conv
+        .entries
+        .iter()
+        .all(|e| e.message.get("shmem3_segments").is_none()));
 }

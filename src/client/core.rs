@@ -13,7 +13,7 @@ use bytes::Bytes;
 use pmix_codec::frame::{self, DEFAULT_MAX_MESSAGE};
 use pmix_codec::handshake::{peer_type, ConnectRequest};
 pub use pmix_codec::msg::ReplyKind;
-use pmix_codec::msg::{cmd, command_name, EventNotice, Reply, Request};
+use pmix_codec::msg::{cmd, command_name, DataDelete, EventNotice, Reply, Request};
 use pmix_codec::{DataBuffer, Format};
 use pmix_types::status::codes;
 use pmix_types::status::StatusCode;
@@ -199,6 +199,15 @@ pub enum EnvError {
     /// A rendezvous file without its URI line.
     #[error("empty rendezvous file")]
     EmptyRendezvous,
+    /// The server's release (PMIX_VERSION) is older than the floor the
+    /// caller asked for ([`ClientEnv::require_server_at_least`]).
+    #[error("the server is PMIx {version}, older than the {}.{} required", floor.0, floor.1)]
+    ServerBelowFloor {
+        /// PMIX_VERSION as given.
+        version: String,
+        /// The floor (major, minor).
+        floor: (u32, u32),
+    },
     /// A rendezvous file's server version that implies no dialect.
     #[error("unknown server version {0:?}")]
     UnknownVersion(String),
@@ -337,6 +346,12 @@ mod scope {
     pub const REMOTE: u8 = 2;
     /// `PMIX_GLOBAL`: visible to every process.
     pub const GLOBAL: u8 = 3;
+    /// `PMIX_INTERNAL`: the process's own store only.
+    pub const INTERNAL: u8 = 4;
+    /// `PMIX_DEL_LOCAL` (7.0): a commit's section of keys deleted for local peers.
+    pub const DEL_LOCAL: u8 = 5;
+    /// `PMIX_DEL_REMOTE` (7.0): the same for remote peers.
+    pub const DEL_REMOTE: u8 = 6;
 }
 
 /// What a client learns from the environment its server gives it.
@@ -366,6 +381,16 @@ impl ClientEnv {
             return Err(EnvError::NamespaceTooLong.into());
         }
         let (format, uri) = pmix_codec::select::from_env(&get).ok_or(EnvError::NoServerUri)?;
+        // the server's release decides its bytes and status numbers where
+        // the dialect alone does not (a 7.0 server on v41: pmix7.md)
+        let server_version = get("PMIX_VERSION");
+        let format = match server_version
+            .as_deref()
+            .and_then(pmix_codec::Release::from_version)
+        {
+            Some(r) => format.of_release(r.max(format.release)),
+            None => format,
+        };
         let security = get("PMIX_SECURITY_MODE").unwrap_or_else(|| "native".into());
         if !security.split(',').any(|m| m.trim() == "native") {
             return Err(EnvError::NoNativeSecurity(security).into());
@@ -376,8 +401,28 @@ impl ClientEnv {
             format,
             security,
             gds: get("PMIX_GDS_MODULE").unwrap_or_else(|| "hash".into()),
-            server_version: get("PMIX_VERSION"),
+            server_version,
         })
+    }
+
+    /// Refuse a server older than `floor` (major, minor), as OpenPMIx 7.0's
+    /// client refuses servers before 3.2
+    /// (`pmix_codec::select::OPENPMIX7_MIN_SERVER`). Ours sets no floor of
+    /// its own: it speaks every dialect from v12 on. A server that gives no
+    /// PMIX_VERSION passes (its URI variable already chose a dialect we
+    /// speak); the refusal is logged with its reason.
+    pub fn require_server_at_least(&self, floor: (u32, u32)) -> Result<()> {
+        match &self.server_version {
+            Some(v) if !pmix_codec::select::version_at_least(v, floor) => {
+                let e = EnvError::ServerBelowFloor {
+                    version: v.clone(),
+                    floor,
+                };
+                tracing::warn!(target: "pmix_wire::client", "{e}");
+                Err(e.into())
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Whether a LOG request carries its TIME field, decided as libpmix
@@ -473,6 +518,9 @@ pub enum Event {
     },
     /// An unsolicited event notification (tag 0).
     Notice(EventNotice),
+    /// A 7.0 server's DATA_DELETE (tag 4): another client deleted a key it
+    /// had committed; the core has dropped what it held of it.
+    Deleted(DataDelete),
     /// A deadline passed ([`Core::handle_timeout`]): the handshake's
     /// (`tag: None`) or that of the request sent with `tag`, whose reply,
     /// should it still come, is dropped.
@@ -506,6 +554,12 @@ pub struct Core {
     cache: HashMap<(PString, u32), HashMap<String, Value>>,
     /// Staged puts in put order (libpmix keeps that order on the wire).
     puts: Vec<(u8, Kval)>,
+    /// What earlier commits sent, for local and for remote peers: a commit
+    /// after a delete sends it all again, as 7.0's client does.
+    sent: [Vec<Kval>; 2],
+    /// Keys deleted since the last commit, for local (0) and remote (1)
+    /// peers: the next commit's DEL_LOCAL and DEL_REMOTE sections.
+    dels: [Vec<PString>; 2],
     /// The namespace the server's job-info reply named (after init).
     pub job_nspace: Option<PString>,
     /// Tools: the server's identity from the handshake reply.
@@ -570,6 +624,8 @@ impl Core {
             events: VecDeque::new(),
             cache: HashMap::new(),
             puts: Vec::new(),
+            sent: [Vec::new(), Vec::new()],
+            dels: [Vec::new(), Vec::new()],
             job_nspace: None,
             server: None,
             uid,
@@ -686,6 +742,20 @@ impl Core {
                 self.events.push_back(Event::Notice(n));
                 continue;
             }
+            if m.header.tag == frame::tag::DATA_DELETE {
+                // a 7.0 server: another client deleted a committed key
+                let d = DataDelete::decode(&self.env.format, &m.payload)
+                    .map_err(codec("data delete"))?;
+                self.absorb_delete(&d);
+                self.events.push_back(Event::Deleted(d));
+                continue;
+            }
+            if m.header.tag == frame::tag::IOF_CONTROL {
+                // 7.0's IO flow control, for a process forwarding IO: we
+                // forward none and know no capture of its layout
+                tracing::debug!(target: "pmix_wire::client", "IOF control message ignored");
+                continue;
+            }
             if self.expired.remove(&m.header.tag) {
                 // the reply to a request that timed out: nobody waits for it
                 continue;
@@ -721,6 +791,18 @@ impl Core {
         let f = self.link.frame(pmix_codec::frame::tag::HEARTBEAT, &[])?;
         self.out.extend_from_slice(&f);
         Ok(())
+    }
+
+    /// A DATA_DELETE: the key is no longer the source's, whatever we
+    /// fetched of it before.
+    fn absorb_delete(&mut self, d: &DataDelete) {
+        let Some(key) = d.key.as_ref().and_then(|k| k.as_str()) else {
+            return;
+        };
+        let ns = d.source.nspace.as_pstring().clone();
+        if let Some(m) = self.cache.get_mut(&(ns, d.source.rank)) {
+            m.remove(key);
+        }
     }
 
     /// Queue a request; returns the tag its reply will carry (`None` for
@@ -851,6 +933,14 @@ impl Core {
 
     /// PMIx_Put: stage a value (visible to our own gets at once).
     pub fn put(&mut self, scope: pmix_types::enums::Scope, key: &str, value: Value) {
+        if scope.is_delete() {
+            // PMIx_Put(PMIX_DEL_*, key, NULL): [`Core::delete`] says
+            // whether the server has deletes; this form cannot
+            if let Err(e) = self.delete(scope, key) {
+                tracing::warn!(target: "pmix_wire::client", "delete of {key}: {e}");
+            }
+            return;
+        }
         let scope = scope.wire();
         let kv = Kval {
             key: Some(key.into()),
@@ -869,8 +959,74 @@ impl Core {
         self.cache.entry(me).or_default().insert(key.into(), value);
     }
 
+    /// PMIx_Put with one of 7.0's delete scopes (DEL_LOCAL, DEL_REMOTE,
+    /// DEL_GLOBAL, DEL_INTERNAL): the key is no longer ours for those
+    /// peers; the next commit says so in its DEL_LOCAL and DEL_REMOTE
+    /// sections, then sends everything still committed (7.0's
+    /// `mark_deleted` and `_commitfn`; capture
+    /// `v7.0.0a1-server_v7.0.0a1-client_delete`). A server older than 7.0
+    /// has no delete: PMIX_ERR_NOT_SUPPORTED, as 7.0's client answers
+    /// against 4.2.2, and nothing changes; any other scope: BAD_PARAM.
+    pub fn delete(&mut self, scope: pmix_types::enums::Scope, key: &str) -> Result<()> {
+        let status = |code| ClientError::Status { op: "put", code };
+        if !scope.is_delete() {
+            return Err(status(codes::PMIX_ERR_BAD_PARAM));
+        }
+        if self.env.format.release_family() < pmix_codec::Release::V7 {
+            return Err(status(codes::PMIX_ERR_NOT_SUPPORTED));
+        }
+        let me = (
+            self.env.proc.nspace.as_pstring().clone(),
+            self.env.proc.rank,
+        );
+        if let Some(m) = self.cache.get_mut(&me) {
+            m.remove(key);
+        }
+        let Ok(k) = PString::from_bytes(key.as_bytes()) else {
+            return Err(status(codes::PMIX_ERR_BAD_PARAM));
+        };
+        let sides: &[usize] = match scope.wire() {
+            5 => &[0],
+            6 => &[1],
+            7 => &[0, 1],
+            // internal data never left the process
+            _ => &[],
+        };
+        let same = |kv: &Kval| kv.key.as_ref() == Some(&k);
+        for &side in sides {
+            self.sent[side].retain(|kv| !same(kv));
+            if !self.dels[side].contains(&k) {
+                self.dels[side].push(k.clone());
+            }
+        }
+        // staged puts of the key lose the deleted sides
+        let (gone_l, gone_r) = (sides.contains(&0), sides.contains(&1));
+        let internal = scope.wire() == 8;
+        self.puts.retain_mut(|(sc, kv)| {
+            if !same(kv) {
+                return true;
+            }
+            if *sc == scope::INTERNAL {
+                return !internal;
+            }
+            let l = (*sc == scope::LOCAL || *sc == scope::GLOBAL) && !gone_l;
+            let r = (*sc == scope::REMOTE || *sc == scope::GLOBAL) && !gone_r;
+            *sc = match (l, r) {
+                (true, true) => scope::GLOBAL,
+                (true, false) => scope::LOCAL,
+                (false, true) => scope::REMOTE,
+                (false, false) => return false,
+            };
+            true
+        });
+        Ok(())
+    }
+
     /// PMIx_Commit's request: one blob of KVALs for LOCAL and one for
     /// REMOTE; a GLOBAL put goes into both (as libpmix 4.2.2 sends it).
+    /// After a delete ([`Core::delete`]): first a DEL_LOCAL and a
+    /// DEL_REMOTE section naming the deleted keys (KVALs of no value),
+    /// then everything still committed, not only the new puts.
     pub fn commit_request(&mut self) -> Result<Request> {
         let fmt = self.env.format;
         let mut local = Vec::new();
@@ -883,8 +1039,32 @@ impl Core {
                 remote.push(kv);
             }
         }
+        for (side, new) in [(0, &local), (1, &remote)] {
+            for kv in new {
+                match self.sent[side].iter_mut().find(|o| o.key == kv.key) {
+                    Some(o) => *o = kv.clone(),
+                    None => self.sent[side].push(kv.clone()),
+                }
+            }
+        }
+        let dels = std::mem::take(&mut self.dels);
+        let resync = dels.iter().any(|d| !d.is_empty());
+        if resync {
+            local = self.sent[0].clone();
+            remote = self.sent[1].clone();
+        }
+        let undef = |k: &PString| Kval {
+            key: Some(k.clone()),
+            value: Value::Undef,
+        };
+        let [dl, dr] = dels.map(|d| d.iter().map(undef).collect::<Vec<_>>());
         let mut blobs = Vec::new();
-        for (sc, kvs) in [(scope::LOCAL, local), (scope::REMOTE, remote)] {
+        for (sc, kvs) in [
+            (scope::DEL_LOCAL, dl),
+            (scope::DEL_REMOTE, dr),
+            (scope::LOCAL, local),
+            (scope::REMOTE, remote),
+        ] {
             if kvs.is_empty() {
                 continue;
             }

@@ -431,7 +431,33 @@ pub fn query(queries: impl Into<Queries>) -> impl Operation<Output = Vec<Info>> 
     let queries = queries.into().0;
     ask(
         "query",
-        move |_| Ok(Request::Query { queries }),
+        move |core| {
+            // the renamed attributes under the server's release's strings
+            let v7 = core.env.format.release_family() >= pmix_codec::Release::V7;
+            let rename = |k: &pmix_types::PString| {
+                let s = k.as_str().unwrap_or_default();
+                match pmix_types::attrs::key_for_release(s, v7) {
+                    t if t == s => k.clone(),
+                    t => t.into(),
+                }
+            };
+            let queries = queries
+                .into_iter()
+                .map(|mut q| {
+                    q.keys = q.keys.iter().map(rename).collect();
+                    for i in &mut q.qualifiers {
+                        let k = i.key.as_pstring();
+                        let k = k.as_str().unwrap_or_default();
+                        let t = pmix_types::attrs::key_for_release(k, v7);
+                        if t != k {
+                            i.key = t.into();
+                        }
+                    }
+                    q
+                })
+                .collect();
+            Ok(Request::Query { queries })
+        },
         |op, _, r| match r {
             Reply::Query { status: 0, info } => Ok(info),
             Reply::Query { status: code, .. } | Reply::Status(code) => {

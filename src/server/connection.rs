@@ -438,6 +438,18 @@ impl Server {
             ));
             Err(why)
         };
+        if let Some(floor) = self.limits().min_peer_version {
+            let version = req.version.as_str().unwrap_or("").to_string();
+            if !pmix_codec::select::version_at_least(&version, floor) {
+                let why = Refusal::VersionBelowFloor { version, floor };
+                if req.flag == peer_type::SIMPLE_CLIENT {
+                    return refuse(self, codes::PMIX_ERR_NOT_SUPPORTED, why);
+                }
+                self.refuse_tool(id, codes::PMIX_ERR_NOT_SUPPORTED);
+                self.handshake_done(id);
+                return Err(why);
+            }
+        }
         if req.flag != peer_type::SIMPLE_CLIENT {
             let ok = self.tool_handshake(id, req);
             self.handshake_done(id);

@@ -359,6 +359,16 @@ impl Server {
                     self.answer_req(id, t, &me.0);
                 }
             }
+            // a 7.0 client that switched gds module asks again; we serve
+            // the hash form only, which it can always fall back to
+            Request::GdsFallback { module } => {
+                let hash = module.as_ref().and_then(|m| m.as_str()) == Some("hash");
+                if !hash {
+                    self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED));
+                } else if !self.jobinfo.hold(&me.0, id, t) {
+                    self.answer_req(id, t, &me.0);
+                }
+            }
             Request::Commit { blobs } => {
                 return self.commit(id, t, &fmt, proc, blobs).map_err(malformed)
             }

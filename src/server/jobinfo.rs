@@ -132,7 +132,10 @@ impl Server {
         if let Some(r) = self.jobinfo.replies.borrow().get(&key) {
             return Some(r.clone());
         }
-        let r = self.build_job_info(fmt, nspace)?;
+        let mut r = self.build_job_info(fmt, nspace)?;
+        if fmt.release_family() >= pmix_codec::Release::V7 {
+            without_array_end(&mut r);
+        }
         self.jobinfo.replies.borrow_mut().insert(key, r.clone());
         Some(r)
     }
@@ -566,5 +569,27 @@ impl Server {
             },
         );
         Some(framed)
+    }
+}
+
+/// 7.0's server flags no element of the session and node arrays
+/// PMIX_INFO_ARRAY_END, where 4.2.2's flags the last (capture
+/// `v7.0.0a1-server_v7.0.0a1-client_delete`, `pmix.ssn.arr` and
+/// `pmix.node.arr`; 4.2.2 and 7.0 clients read either).
+fn without_array_end(r: &mut Reply) {
+    let Reply::JobInfo { kvals, .. } = r else {
+        return;
+    };
+    for k in kvals {
+        if let pmix_types::Value::DataArray(a) = &mut k.value {
+            let pmix_types::DataArray::Typed { elements, .. } = &mut **a else {
+                continue;
+            };
+            for e in elements {
+                if let pmix_types::Value::Info(i) = e {
+                    i.flags &= !super::INFO_ARRAY_END;
+                }
+            }
+        }
     }
 }

@@ -50,6 +50,8 @@ pub(super) struct RankState {
 pub(super) struct Committed {
     kvals: Vec<Kval>,
     wire: Option<(Format, Bytes)>,
+    /// Keys the rank deleted (7.0's delete scopes) and has not put again.
+    deleted: Vec<String>,
 }
 
 impl Committed {
@@ -69,6 +71,13 @@ impl Committed {
     /// then exactly `items`.
     pub(super) fn commit(&mut self, items: Vec<Kval>, wire: Option<(Format, Bytes)>) {
         let mut exact = self.kvals.is_empty();
+        if !self.deleted.is_empty() {
+            self.deleted.retain(|d| {
+                !items
+                    .iter()
+                    .any(|k| k.key.as_ref().and_then(|p| p.as_str()) == Some(d))
+            });
+        }
         for k in items {
             if let Some(old) = self.kvals.iter_mut().find(|o| o.key == k.key) {
                 *old = k;
@@ -78,6 +87,27 @@ impl Committed {
             }
         }
         self.wire = if exact { wire } else { None };
+    }
+
+    /// Whether the rank deleted `key` and has not put it again.
+    pub(super) fn was_deleted(&self, key: &str) -> bool {
+        self.deleted.iter().any(|k| k == key)
+    }
+
+    /// Drop the KVAL of `key` (a 7.0 client's delete scope); whether
+    /// there was one.
+    pub(super) fn delete(&mut self, key: &str) -> bool {
+        if !self.was_deleted(key) {
+            self.deleted.push(key.to_string());
+        }
+        let before = self.kvals.len();
+        self.kvals
+            .retain(|k| k.key.as_ref().map(|p| p.as_bytes()) != Some(key.as_bytes()));
+        let gone = self.kvals.len() != before;
+        if gone {
+            self.wire = None;
+        }
+        gone
     }
 
     /// The KVALs packed in `fmt`, one after the other.

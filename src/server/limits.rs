@@ -22,6 +22,12 @@ pub struct Limits {
     /// Reply bytes queued for a peer that does not read them; past this
     /// the peer is dropped, alone.
     pub max_queued_bytes: usize,
+    /// The oldest PMIx release (major, minor) whose clients and tools are
+    /// served; `None` (the default): every release whose dialect we speak,
+    /// v12 on. OpenPMIx 7.0 serves 2.1 on
+    /// (`pmix_codec::select::OPENPMIX7_MIN_CLIENT`); we speak the dialects
+    /// it dropped, so refusing those peers would only lose them.
+    pub min_peer_version: Option<(u32, u32)>,
 }
 
 impl Default for Limits {
@@ -31,6 +37,7 @@ impl Default for Limits {
             max_pending_handshakes: 4096,
             max_conns_per_uid: 32768,
             max_queued_bytes: 16 << 20,
+            min_peer_version: None,
         }
     }
 }
@@ -91,6 +98,14 @@ pub enum Refusal {
     /// An unverified connection held the rank and its verified process took it over.
     #[error("{0} was claimed by an unverified connection; the verified rank displaced it")]
     Displaced(String),
+    /// The peer's release is older than [`Limits::min_peer_version`].
+    #[error("PMIx {version} is older than the {}.{} this server serves from", floor.0, floor.1)]
+    VersionBelowFloor {
+        /// The version string of its handshake.
+        version: String,
+        /// The floor (major, minor).
+        floor: (u32, u32),
+    },
     /// A tool or launcher handshake when tools are not accepted.
     #[error("tool handshake (peer type {0}) refused")]
     ToolRefused(u8),

@@ -12,7 +12,7 @@ use pmix_codec::msg::Reply;
 use pmix_codec::{DataBuffer, Format};
 use pmix_types::status::codes;
 use pmix_types::Rank;
-use pmix_types::{DataType, Hex, Info, Kval, Proc, Value};
+use pmix_types::{DataType, Hex, Info, Kval, PString, Proc, Value};
 use std::time::{Duration, Instant};
 
 /// On one node, how many peers' data a GET reply brings at most besides
@@ -73,6 +73,9 @@ impl Modex {
 pub(super) enum KeyState {
     Here,
     OtherScope,
+    /// The rank deleted it (7.0's delete scopes) and has not put it again:
+    /// NOT_FOUND at once, as 7.0's server answers the other ranks.
+    Deleted,
     Absent,
 }
 
@@ -267,7 +270,9 @@ impl Server {
         }
         if let KeyState::Here = state {
             self.answer_get(id, t, &(ns, rank));
-        } else if matches!(state, KeyState::OtherScope) || info_true(info, "pmix.immediate") {
+        } else if matches!(state, KeyState::OtherScope | KeyState::Deleted)
+            || info_true(info, "pmix.immediate")
+        {
             self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
         } else {
             let Some(target) = self.jobs.get(&ns).and_then(|j| j.ranks.get(rank as usize)) else {
@@ -447,7 +452,7 @@ impl Server {
             }
             match self.has_key(&g.target, g.key.as_deref()) {
                 KeyState::Here => self.answer_get(g.conn, g.tag, &g.target),
-                KeyState::OtherScope => {
+                KeyState::OtherScope | KeyState::Deleted => {
                     self.reply(g.conn, g.tag, &Reply::Status(codes::PMIX_ERR_NOT_FOUND))
                 }
                 KeyState::Absent => self.modex.gets.push(g),
@@ -498,6 +503,8 @@ impl Server {
             KeyState::Here
         } else if has(other) {
             KeyState::OtherScope
+        } else if visible.was_deleted(key) {
+            KeyState::Deleted
         } else {
             KeyState::Absent
         }
@@ -516,6 +523,19 @@ impl Server {
     ) -> Result<(), pmix_codec::Error> {
         let fmt = *fmt;
         let me = name(&proc);
+        // a 7.0 client's delete sections (scopes 5-8) come first; each
+        // names its keys as KVALs of no value (spec-notes/pmix7.md)
+        let (deletes, blobs): (Vec<_>, Vec<_>) = blobs
+            .into_iter()
+            .partition(|(scope, _)| (5..=8).contains(scope));
+        let mut deleted = Vec::new();
+        for (scope, buf) in &deletes {
+            for k in pmix_codec::msg::commit_kvals(&fmt, buf)? {
+                if let Some(key) = k.key {
+                    deleted.push((*scope, key));
+                }
+            }
+        }
         let mut local = Vec::new();
         let mut remote = Vec::new();
         // each section's KVALs as they came, for replies in the same format
@@ -605,9 +625,66 @@ impl Server {
             r.remote.commit(remote, rw);
             r.committed = true;
         }
+        self.apply_deletes(id, &proc, &deleted);
         self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
         self.out.push_back(Output::Host(HostEvent::Committed(proc)));
         self.resolve_gets(&me);
         Ok(())
+    }
+
+    /// A commit's deletes: DEL_LOCAL (5) drops the key from what local
+    /// peers get, DEL_REMOTE (6) from what remote peers get, DEL_GLOBAL (7)
+    /// from both; DEL_INTERNAL (8) names the client's own internal keys,
+    /// which the server never held. Each delete as it came goes to every
+    /// other client of the job whose release is 7.0 or later as a
+    /// DATA_DELETE on tag 4, as the 7.0 server sends it (capture
+    /// `v7.0.0a1-server_v7.0.0a1-client_delete`); older clients have no
+    /// such tag and are sent nothing.
+    fn apply_deletes(&mut self, id: ConnId, proc: &Proc, deleted: &[(u8, PString)]) {
+        if deleted.is_empty() {
+            return;
+        }
+        let me = name(proc);
+        if let Some(r) = self
+            .jobs
+            .get_mut(&me.0)
+            .and_then(|j| j.ranks.get_mut(me.1 as usize))
+        {
+            for (scope, key) in deleted {
+                let Some(key) = key.as_str() else { continue };
+                if matches!(scope, 5 | 7) {
+                    r.local.delete(key);
+                }
+                if matches!(scope, 6 | 7) {
+                    r.remote.delete(key);
+                }
+            }
+        }
+        let peers: Vec<ConnId> = self
+            .jobs
+            .get(&me.0)
+            .map(|j| {
+                j.ranks
+                    .iter()
+                    .flat_map(|r| r.conns.iter().copied())
+                    .collect()
+            })
+            .unwrap_or_default();
+        for peer in peers.into_iter().filter(|c| *c != id) {
+            let Some(f) = self.fmt_of(peer) else { continue };
+            if f.release_family() < pmix_codec::Release::V7 {
+                continue;
+            }
+            for (scope, key) in deleted {
+                let msg = pmix_codec::msg::DataDelete {
+                    source: proc.clone(),
+                    scope: *scope,
+                    key: Some(key.clone()),
+                };
+                if let Ok(b) = msg.encode(&f) {
+                    self.send(peer, pmix_codec::frame::tag::DATA_DELETE, &b);
+                }
+            }
+        }
     }
 }

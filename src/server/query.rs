@@ -581,7 +581,10 @@ impl Server {
                 Answer::Value(pstr(&f.join(",")))
             }
             "pmix.qry.attrs" => attribute_support(q).map_or(Answer::NotFound, Answer::Value),
-            "pmix.qry.quals" => Answer::Value(pstr(
+            // PMIX_QUERY_SUPPORTED_QUALIFIERS under its string through 6.1
+            // and 7.0's (attrs::RENAMED_IN_7); the answer goes under the
+            // string asked
+            "pmix.qry.quals" | "pmix.qry.supqual" => Answer::Value(pstr(
                 "pmix.nspace,pmix.rank,pmix.procid,pmix.pset.nm,pmix.grp.id",
             )),
             k if k.starts_with("pmix.qry.") => Answer::Unsupported,

@@ -44,6 +44,18 @@ impl Server {
     /// Tools, launchers and singletons: an identity (assigned for flags 3
     /// and 6, else the one announced), then the tool reply (protocol.md
     /// §4.3.2). Singletons (flag 9) are not served.
+    /// A tool's handshake refused with `status` (no identity assigned).
+    pub(super) fn refuse_tool(&mut self, id: ConnId, status: i32) {
+        let r = ToolReply {
+            status,
+            assigned: None,
+            server: self.tools.identity.clone(),
+            security_status: 0,
+        }
+        .encode();
+        self.out.push_back(Output::Send(id, r.into()));
+    }
+
     pub(super) fn tool_handshake(&mut self, id: ConnId, req: &ConnectRequest) -> bool {
         let fmt = req.format();
         let assigned = matches!(

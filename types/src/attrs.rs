@@ -535,3 +535,110 @@ pub fn attribute_name(key: &str) -> &str {
 pub fn attribute_string(name: &str) -> Option<&'static str> {
     ATTRIBUTES.iter().find(|(_, n)| *n == name).map(|(s, _)| *s)
 }
+
+/// An attribute whose string OpenPMIx 7.0 changed: through 6.1 it shared
+/// its string with another attribute; 7.0 gave it a string of its own
+/// (`pmix_common.h.in` of v4.2.2, v5.0.11, v6.1.0 and master `494e9d9d0`;
+/// vector `v7.0.0a1/*/INFO_v7_renamed_keys`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Renamed {
+    /// The macro ("PMIX_QUERY_SUPPORTED_QUALIFIERS").
+    pub name: &'static str,
+    /// Its string through 6.1 ("pmix.qry.quals").
+    pub before_7: &'static str,
+    /// Its string from 7.0 ("pmix.qry.supqual").
+    pub from_7: &'static str,
+    /// The attribute that keeps `before_7` in every release.
+    pub shares_with: &'static str,
+}
+
+/// The four attributes 7.0 renamed. PMIX_PROGRESS_THREAD_NAME is new in
+/// 6.1; the other three are in 4.2.2 already.
+pub const RENAMED_IN_7: &[Renamed] = &[
+    Renamed {
+        name: "PMIX_QUERY_SUPPORTED_QUALIFIERS",
+        before_7: "pmix.qry.quals",
+        from_7: "pmix.qry.supqual",
+        shares_with: "PMIX_QUERY_QUALIFIERS",
+    },
+    Renamed {
+        name: "PMIX_PROGRESS_THREAD_NAME",
+        before_7: "pmix.evname",
+        from_7: "pmix.pthrdnm",
+        shares_with: "PMIX_EVENT_HDLR_NAME",
+    },
+    Renamed {
+        name: "PMIX_JOB_CTRL_CHECKPOINT_TIMEOUT",
+        before_7: "pmix.jctrl.ckptsig",
+        from_7: "pmix.jctrl.ckpttime",
+        shares_with: "PMIX_JOB_CTRL_CHECKPOINT_SIGNAL",
+    },
+    Renamed {
+        name: "PMIX_FABRIC_DEVICE_COORDINATES",
+        before_7: "pmix.fab.coord",
+        from_7: "pmix.fabdev.coord",
+        shares_with: "PMIX_FABRIC_COORDINATES",
+    },
+];
+
+/// The string a peer of 7.0 or later (`v7`) or of an older release uses
+/// for the attribute we call `key`. We call the renamed attributes by
+/// their 7.0 strings, which name one attribute each; to an older peer
+/// they go as the string its release gives them. Any other key, the old
+/// shared strings included, is every release's.
+pub fn key_for_release(key: &str, v7: bool) -> &str {
+    match RENAMED_IN_7.iter().find(|r| r.from_7 == key) {
+        Some(r) if !v7 => r.before_7,
+        _ => key,
+    }
+}
+
+/// Whether `key`, as a peer sent it, names the renamed attribute `r`:
+/// its 7.0 string from any peer, or its old string from a peer older than
+/// 7.0 (where that string also names [`Renamed::shares_with`]).
+pub fn names_renamed(key: &str, r: &Renamed, peer_v7: bool) -> bool {
+    key == r.from_7 || (!peer_v7 && key == r.before_7)
+}
+
+/// `PMIX_GROUP_ENDPT_DATA` (`pmix.grp.endpt`): through 6.1 a BYTE_OBJECT;
+/// from 7.0 a DATA_ARRAY of INFO (first `pmix.procid`, then `pmix.scope`,
+/// then the member's puts; vectors `v7.0.0a1/*/INFO_group_endpt_data`).
+pub const GROUP_ENDPT_DATA: &str = "pmix.grp.endpt";
+
+/// The type `pmix.grp.endpt` has in a peer's release (see
+/// [`GROUP_ENDPT_DATA`]); both are accepted from any peer.
+pub fn group_endpt_data_type(v7: bool) -> crate::DataType {
+    if v7 {
+        crate::DataType::DataArray
+    } else {
+        crate::DataType::ByteObject
+    }
+}
+
+#[cfg(test)]
+mod renamed_tests {
+    use super::*;
+
+    #[test]
+    fn renamed_attributes_go_as_the_peers_release_names_them() {
+        for r in RENAMED_IN_7 {
+            assert_eq!(key_for_release(r.from_7, true), r.from_7);
+            assert_eq!(key_for_release(r.from_7, false), r.before_7);
+            // the shared string stays every release's
+            assert_eq!(key_for_release(r.before_7, true), r.before_7);
+            assert!(names_renamed(r.from_7, r, false) && names_renamed(r.from_7, r, true));
+            assert!(names_renamed(r.before_7, r, false));
+            assert!(!names_renamed(r.before_7, r, true));
+            // 4.2.2's dictionary names the shared string by the other attribute
+            if r.name != "PMIX_PROGRESS_THREAD_NAME" {
+                assert_eq!(
+                    attribute_string(r.shares_with),
+                    Some(r.before_7),
+                    "{}",
+                    r.name
+                );
+            }
+        }
+        assert_eq!(key_for_release("pmix.job.size", false), "pmix.job.size");
+    }
+}

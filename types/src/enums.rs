@@ -140,6 +140,22 @@ wire_newtype! {
     GLOBAL = names::scope::GLOBAL => "PMIX_GLOBAL";
     /// `PMIX_INTERNAL`: the putting process's own store only.
     INTERNAL = names::scope::INTERNAL => "PMIX_INTERNAL";
+    /// `PMIX_DEL_LOCAL` (7.0): delete from the local scope. Its string is
+    /// 4.2.2's `PMIx_Scope_string` ("UNKNOWN SCOPE"), as for 6-8.
+    DEL_LOCAL = names::scope::DEL_LOCAL => "PMIX_DEL_LOCAL";
+    /// `PMIX_DEL_REMOTE` (7.0): delete from the remote scope.
+    DEL_REMOTE = names::scope::DEL_REMOTE => "PMIX_DEL_REMOTE";
+    /// `PMIX_DEL_GLOBAL` (7.0): delete from both.
+    DEL_GLOBAL = names::scope::DEL_GLOBAL => "PMIX_DEL_GLOBAL";
+    /// `PMIX_DEL_INTERNAL` (7.0): delete from the internal store.
+    DEL_INTERNAL = names::scope::DEL_INTERNAL => "PMIX_DEL_INTERNAL";
+}
+
+impl Scope {
+    /// One of 7.0's delete scopes (5-8).
+    pub const fn is_delete(self) -> bool {
+        matches!(self.wire(), 5..=8)
+    }
 }
 
 wire_newtype! {
@@ -436,7 +452,7 @@ mod tests {
 
     #[test]
     fn known_values_and_values() {
-        assert_eq!(Scope::KNOWN.len(), 5);
+        assert_eq!(Scope::KNOWN.len(), 9);
         assert_eq!(DataRange::KNOWN.len(), 9);
         assert_eq!(Persistence::KNOWN.len(), 6);
         assert_eq!(ProcState::KNOWN.len(), 23);

@@ -245,6 +245,14 @@ pub mod scope {
     pub const GLOBAL: u8 = 3;
     /// `PMIX_INTERNAL`: keep in the process's own store, share with no one.
     pub const INTERNAL: u8 = 4;
+    /// `PMIX_DEL_LOCAL` (7.0): remove the key from what local peers see.
+    pub const DEL_LOCAL: u8 = 5;
+    /// `PMIX_DEL_REMOTE` (7.0): remove the key from what remote peers see.
+    pub const DEL_REMOTE: u8 = 6;
+    /// `PMIX_DEL_GLOBAL` (7.0): remove the key from both.
+    pub const DEL_GLOBAL: u8 = 7;
+    /// `PMIX_DEL_INTERNAL` (7.0): remove the key from the internal store.
+    pub const DEL_INTERNAL: u8 = 8;
 }
 
 /// `pmix_persistence_t` values.

@@ -177,6 +177,74 @@ pub const STATUS_NAMES: &[(&str, Status)] = &[
     ("PMIX_ERR_SYS_OTHER", -330),
 ];
 
+/// The status macros later releases added, with the release that added
+/// them (name, value, since), each from that release's `pmix_common.h.in`
+/// (OpenPMIx tags v5.0.11, v6.1.0 and master `494e9d9d0`, 7.0.0a1): 4.2.2
+/// and 5.0.11 have none of them, and none of their values has another
+/// name in 4.2.2 or 5.0.11 (spec-notes/pmix7.md, "Status codes").
+/// [`STATUS_NAMES`] stays libpmix 4.2.2's, which our C library exports.
+/// The values are 7.0's: 6.1.0 numbered LOST_PRECISION and CHANGE_SIGN
+/// -400 and -401 ([`Numbering`]).
+pub const LATER_STATUS_NAMES: &[(&str, Status, &str)] = &[
+    ("PMIX_ERR_NOT_A_MEMBER", -66, "7.0"),
+    ("PMIX_ALLOC_TIMEOUT_WARNING", -194, "7.0"),
+    ("PMIX_DVM_IS_READY", -195, "7.0"),
+    ("PMIX_ERR_DVM_MOD", -196, "7.0"),
+    ("PMIX_ERR_LOST_PRECISION", -202, "6.1"),
+    ("PMIX_ERR_CHANGE_SIGN", -203, "6.1"),
+    ("PMIX_ERR_IOF_XOFF", -405, "7.0"),
+];
+
+/// The codes whose number changed between releases: (name, 7.0's value,
+/// 6.1's value). 6.1.0's header gives -400 and -401 two names each
+/// (PROC_KILLED_BY_CMD and LOST_PRECISION, PROC_FAILED_TO_START and
+/// CHANGE_SIGN); 4.2.2, 5.0.11 and 7.0 give them only the first.
+pub const RENUMBERED: &[(&str, Status, Status)] = &[
+    ("PMIX_ERR_LOST_PRECISION", -202, -400),
+    ("PMIX_ERR_CHANGE_SIGN", -203, -401),
+];
+
+/// Which numbering of the status codes a peer's release uses. Ours (every
+/// [`Status`] in this crate) is 7.0's, which agrees with 4.2.2's and
+/// 5.0.11's on every code they have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Numbering {
+    /// 4.2.2, 5.0.x, 6.0.x: no LOST_PRECISION or CHANGE_SIGN; -400 and
+    /// -401 are PROC_KILLED_BY_CMD and PROC_FAILED_TO_START.
+    Before61,
+    /// 6.1.x: LOST_PRECISION and CHANGE_SIGN are -400 and -401, beside
+    /// PROC_KILLED_BY_CMD and PROC_FAILED_TO_START.
+    V61,
+    /// 7.0 and later: LOST_PRECISION and CHANGE_SIGN are -202 and -203.
+    V7,
+}
+
+impl Numbering {
+    /// The code as a peer of this numbering must receive it. A 6.1 peer
+    /// gets LOST_PRECISION and CHANGE_SIGN as -400 and -401, its own
+    /// numbers for them; other peers get ours (an older peer has no name
+    /// for -202, which is better than the wrong name -400 would give it).
+    pub fn to_peer(self, code: Status) -> Status {
+        match self {
+            Numbering::V61 => RENUMBERED
+                .iter()
+                .find(|(_, ours, _)| *ours == code)
+                .map_or(code, |(_, _, theirs)| *theirs),
+            Numbering::Before61 | Numbering::V7 => code,
+        }
+    }
+
+    /// A code a peer of this numbering sent, in ours. Every release keeps
+    /// -400 and -401 as PROC_KILLED_BY_CMD and PROC_FAILED_TO_START, so
+    /// that is what they mean from any peer, 6.1 included: 6.1.0's library
+    /// returns LOST_PRECISION and CHANGE_SIGN only from its local value
+    /// conversion (`bfrop_base_get_number.c`), never in a message, while
+    /// the process codes travel in events (spec-notes/pmix7.md).
+    pub fn from_peer(self, code: Status) -> Status {
+        code
+    }
+}
+
 /// `PMIx_Error_string` for every code it knows: (code, text).
 const ERROR_STRINGS: &[(Status, &str)] = &[
     (0, "SUCCESS"),
@@ -342,6 +410,12 @@ pub fn status_name(code: Status) -> Option<&'static str> {
         .iter()
         .find(|(_, v)| *v == code)
         .map(|(n, _)| *n)
+        .or_else(|| {
+            LATER_STATUS_NAMES
+                .iter()
+                .find(|(_, v, _)| *v == code)
+                .map(|(n, _, _)| *n)
+        })
 }
 
 /// The code of a macro name, with or without the `PMIX_` prefix.
@@ -356,6 +430,12 @@ pub fn status_from_name(name: &str) -> Option<Status> {
         .iter()
         .find(|(n, _)| *n == full)
         .map(|(_, v)| *v)
+        .or_else(|| {
+            LATER_STATUS_NAMES
+                .iter()
+                .find(|(n, _, _)| *n == full)
+                .map(|(_, v, _)| *v)
+        })
 }
 
 /// A `pmix_status_t` with its name: what an API returns where a caller
@@ -647,6 +727,20 @@ pub mod codes {
     pub const PMIX_EVENT_ACTION_DEFERRED: Status = -333;
     /// `PMIX_EVENT_ACTION_COMPLETE` (-334): "EVENT-ACTION-COMPLETE".
     pub const PMIX_EVENT_ACTION_COMPLETE: Status = -334;
+    /// `PMIX_ERR_NOT_A_MEMBER` (-66), new in 7.0.
+    pub const PMIX_ERR_NOT_A_MEMBER: Status = -66;
+    /// `PMIX_ALLOC_TIMEOUT_WARNING` (-194), new in 7.0.
+    pub const PMIX_ALLOC_TIMEOUT_WARNING: Status = -194;
+    /// `PMIX_DVM_IS_READY` (-195), new in 7.0.
+    pub const PMIX_DVM_IS_READY: Status = -195;
+    /// `PMIX_ERR_DVM_MOD` (-196), new in 7.0.
+    pub const PMIX_ERR_DVM_MOD: Status = -196;
+    /// `PMIX_ERR_LOST_PRECISION` (-202 from 7.0; 6.1 numbered it -400).
+    pub const PMIX_ERR_LOST_PRECISION: Status = -202;
+    /// `PMIX_ERR_CHANGE_SIGN` (-203 from 7.0; 6.1 numbered it -401).
+    pub const PMIX_ERR_CHANGE_SIGN: Status = -203;
+    /// `PMIX_ERR_IOF_XOFF` (-405), new in 7.0.
+    pub const PMIX_ERR_IOF_XOFF: Status = -405;
     /// `PMIX_ERR_SILENT` (-2): "SILENT_ERROR".
     pub const PMIX_ERR_SILENT: Status = -2;
     /// `PMIX_ERR_DEBUGGER_RELEASE` (-3): "DEBUGGER-RELEASE".
@@ -769,9 +863,33 @@ mod tests {
             status_name(-50),
             Some("PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER")
         );
+        // the later releases' names, at 7.0's numbers
+        assert_eq!(status_name(-202), Some("PMIX_ERR_LOST_PRECISION"));
+        assert_eq!(status_name(-400), Some("PMIX_ERR_PROC_KILLED_BY_CMD"));
+        assert_eq!(status_from_name("err_iof_xoff"), Some(-405));
         assert_eq!(
             status_from_name("err_not_found"),
             Some(codes::PMIX_ERR_NOT_FOUND)
         );
+    }
+
+    #[test]
+    fn renumbered_codes_by_release() {
+        let lp = codes::PMIX_ERR_LOST_PRECISION;
+        let cs = codes::PMIX_ERR_CHANGE_SIGN;
+        assert_eq!(Numbering::V61.to_peer(lp), -400);
+        assert_eq!(Numbering::V61.to_peer(cs), -401);
+        assert_eq!(Numbering::V7.to_peer(lp), -202);
+        assert_eq!(Numbering::Before61.to_peer(lp), -202);
+        // -400 is PROC_KILLED_BY_CMD in every release and stays it
+        for n in [Numbering::Before61, Numbering::V61, Numbering::V7] {
+            assert_eq!(n.to_peer(codes::PMIX_ERR_PROC_KILLED_BY_CMD), -400);
+            assert_eq!(n.from_peer(-400), codes::PMIX_ERR_PROC_KILLED_BY_CMD);
+            assert_eq!(n.from_peer(-202), lp);
+        }
+        // no later name takes a value 4.2.2 names
+        for (n, v, _) in LATER_STATUS_NAMES {
+            assert!(STATUS_NAMES.iter().all(|(_, w)| w != v), "{n}");
+        }
     }
 }

@@ -399,13 +399,16 @@ pub(crate) struct St;
 impl Kind for St {
     type T = i32;
     fn get(r: &mut Rd, field: &'static str) -> Result<i32> {
+        // in our numbering (7.0's) from the peer's (spec-notes/pmix7.md)
         let s = r.one::<StatusI>().field(field)?;
+        let s = r.fmt.release_family().status_numbering().from_peer(s);
         r.status = s;
         Ok(s)
     }
     fn put(w: &mut Wr, v: &i32, field: &'static str) -> Result<()> {
         w.status = *v;
-        w.one::<StatusI>(v).field(field)
+        let theirs = w.fmt.release_family().status_numbering().to_peer(*v);
+        w.one::<StatusI>(&theirs).field(field)
     }
 }
 

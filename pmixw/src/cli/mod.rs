@@ -447,10 +447,37 @@ fn decode_cmd(o: &Opts) -> Result<ExitCode, String> {
     }
     let ty = need_type(o)?;
     let bytes = input_bytes(o)?;
-    let values =
-        pmix_codec::decode(&o.format, ty, &bytes).map_err(|e| format!("decode failed: {e}"))?;
+    let values = decode_v61_of_any_release(&o.format, ty, &bytes)
+        .map_err(|e| format!("decode failed: {e}"))?;
     emit(&(values_to_json(&values) + "\n"))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `v61` names 6.1's component and 7.0's alike: the bytes are read as
+/// 6.1's, and if they hold a type only 7.0's v61 has (REGEX2, ALLOC_INHERIT)
+/// they can only be 7.0's, and are read as 7.0's (`Dialect::V7`:
+/// spec-notes/pmix7.md).
+fn decode_v61_of_any_release(
+    fmt: &pmix_codec::Format,
+    ty: DataType,
+    bytes: &[u8],
+) -> pmix_codec::Result<Vec<Value>> {
+    use pmix_codec::ErrorKind::{NotRegistered, ValueTypeNotRegistered};
+    let first = pmix_codec::decode(fmt, ty, bytes);
+    let only_7_0 = |t: &DataType| matches!(t, DataType::Regex2 | DataType::AllocInherit);
+    match &first {
+        Err(e)
+            if fmt.dialect == Dialect::V61
+                && matches!(&e.kind, NotRegistered { ty, .. } | ValueTypeNotRegistered { ty, .. } if only_7_0(ty)) =>
+        {
+            let v7 = pmix_codec::Format {
+                dialect: Dialect::V7,
+                ..*fmt
+            };
+            pmix_codec::decode(&v7, ty, bytes)
+        }
+        _ => first,
+    }
 }
 
 fn encode_cmd(o: &Opts) -> Result<ExitCode, String> {
