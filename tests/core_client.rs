@@ -508,3 +508,51 @@ fn operations_start_and_read_replies_on_the_core_alone() {
         "{e:?}"
     );
 }
+
+/// A GET with qualifiers (a group member's local context id) answered as
+/// libpmix's server answers it and as ours does (server/modex.rs):
+/// `pmix.qual.val`, an INFO array of the value under its key and then the
+/// qualifiers. The value is the answer; it is not kept under the bare key
+/// (a GET without those qualifiers must ask again), and a `pmix.qual.val`
+/// for another key is no answer.
+#[test]
+fn a_qualified_answer_is_the_value_and_is_not_cached_under_its_key() {
+    use pmix_codec::msg::Reply;
+    use pmix_types::{DataArray, DataType, Info, Kval};
+    let mut c = connected();
+    let r1 = Proc::new("chjob", 1);
+    let reply_for = |c: &Core, key: &str| {
+        let mut b = pmix_codec::DataBuffer::new(c.format());
+        b.pack(DataType::Proc, &[Value::Proc(Box::new(r1.clone()))])
+            .unwrap();
+        let items = vec![
+            Value::Info(Box::new(Info::new(key, Value::Size(7)))),
+            Value::Info(Box::new(Info::new("pmix.grp.id", Value::from("g1")))),
+        ];
+        let a = DataArray::new(DataType::Info, items).unwrap();
+        b.pack(
+            DataType::Kval,
+            &[Value::Kval(Box::new(Kval {
+                key: Some("pmix.qual.val".into()),
+                value: Value::DataArray(Box::new(a)),
+            }))],
+        )
+        .unwrap();
+        Reply::Get {
+            status: 0,
+            blobs: vec![bytes::Bytes::copy_from_slice(b.as_bytes())],
+        }
+    };
+    let r = reply_for(&c, "pmix.grp.lcid");
+    assert_eq!(
+        c.absorb_get(&r1, "pmix.grp.lcid", r).unwrap(),
+        Value::Size(7)
+    );
+    assert_eq!(c.get_local(&r1, "pmix.grp.lcid"), None);
+    assert_eq!(c.get_local(&r1, "pmix.qual.val"), None);
+    let r = reply_for(&c, "other.key");
+    assert_eq!(
+        c.absorb_get(&r1, "pmix.grp.lcid", r).unwrap_err().status(),
+        -46
+    );
+}

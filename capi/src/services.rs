@@ -647,6 +647,57 @@ exports! {
         })())
     }
 
+    /// `PMIx_Process_monitor_nb`: ask the server to monitor this process
+    /// (`monitor`: what, e.g. PMIX_MONITOR_HEARTBEAT; `error`: the status to
+    /// raise); `cbfunc` gets its answers. PMIX_SEND_HEARTBEAT (what the
+    /// PMIx_Heartbeat macro passes) sends one heartbeat instead, with no
+    /// reply and no callback, as libpmix 4.2.2 does.
+    fn PMIx_Process_monitor_nb(monitor: *const pmix_info_t, error: pmix_status_t, directives: *const pmix_info_t, ndirs: usize, cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
+        status((|| {
+            if monitor.is_null() {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            // SAFETY: one info, ndirs infos
+            let (what, ds) = unsafe { (infos(monitor, 1)?, infos(directives, ndirs)?) };
+            let what = what.into_iter().next().ok_or(PMIX_ERR_BAD_PARAM)?;
+            if what.key.as_pstring().as_bytes() == b"pmix.monitor.beat" {
+                return with_client(|c, _| c.heartbeat().map_err(cerr));
+            }
+            let run = move || with_client(|c, _| c.monitor(what, error, &ds).map_err(cerr));
+            let Some(cb) = cbfunc else { return run().map(|_| ()) };
+            let data = Opaque(cbdata);
+            in_background("PMIx_Process_monitor_nb", move || {
+                let data = data;
+                info_cb(cb, data.0, run());
+            })
+        })())
+    }
+
+    /// `PMIx_Process_monitor`: as PMIx_Process_monitor_nb, its answers in a new info array.
+    fn PMIx_Process_monitor(monitor: *const pmix_info_t, error: pmix_status_t, directives: *const pmix_info_t, ndirs: usize, results: *mut *mut pmix_info_t, nresults: *mut usize) -> pmix_status_t {
+        status((|| {
+            if monitor.is_null() {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            // SAFETY: one info, ndirs infos
+            let (what, ds) = unsafe { (infos(monitor, 1)?, infos(directives, ndirs)?) };
+            let what = what.into_iter().next().ok_or(PMIX_ERR_BAD_PARAM)?;
+            if what.key.as_pstring().as_bytes() == b"pmix.monitor.beat" {
+                return with_client(|c, _| c.heartbeat().map_err(cerr));
+            }
+            let got = with_client(|c, _| c.monitor(what, error, &ds).map_err(cerr))?;
+            if got.is_empty() {
+                return Ok(());
+            }
+            if results.is_null() || nresults.is_null() {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            let vals: Vec<Value> = got.into_iter().map(|i| Value::Info(Box::new(i))).collect();
+            // SAFETY: checked non-NULL
+            unsafe { out_array(DataType::Info, &vals, results, nresults) }
+        })())
+    }
+
     /// `PMIx_Progress`: nothing to do (no progress thread waits to be driven).
     fn PMIx_Progress() {}
 }

@@ -186,6 +186,13 @@ impl Client {
         }
     }
 
+    /// PMIx_Heartbeat (PMIx_Process_monitor with PMIX_SEND_HEARTBEAT): one
+    /// heartbeat to a server that monitors this process; no reply.
+    pub fn heartbeat(&mut self) -> Result<()> {
+        self.core.heartbeat()?;
+        self.flush()
+    }
+
     /// PMIx_Put: `c.put(Scope::GLOBAL, "my.key", 7u32)`.
     pub fn put(&mut self, scope: Scope, key: &str, value: impl Into<Value>) {
         self.core.put(scope, key, value.into())

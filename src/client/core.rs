@@ -914,6 +914,29 @@ impl Core {
     /// 5.0.11's clients send it too; Open MPI 5 fetches a peer's
     /// shared-memory modex so).
     pub fn plan_get(&self, proc: &Proc, key: &str, extra: &[Info]) -> GetPlan {
+        // with qualifiers (a group's context id, …): only the server holds
+        // the value those qualifiers find, and it is asked at once, as
+        // libpmix 4.2.2's client asks for a qualified value (adding
+        // PMIX_IMMEDIATE unless given); [`Core::absorb_get`] reads the
+        // `pmix.qual.val` answer
+        if extra
+            .iter()
+            .any(|i| i.flags & pmix_types::directives::QUALIFIER != 0)
+        {
+            let mut info = extra.to_vec();
+            if !extra
+                .iter()
+                .any(|i| i.key.as_pstring().as_bytes() == b"pmix.immediate")
+            {
+                info.push(Info::new("pmix.immediate", Value::Bool(true)));
+            }
+            return GetPlan::Ask(Request::Get {
+                nspace: Some(proc.nspace.as_pstring().clone()),
+                rank: proc.rank,
+                info,
+                key: Some(Some(key.into())),
+            });
+        }
         if let Some(v) = self.get_local(proc, key) {
             return GetPlan::Local(v);
         }
@@ -1132,6 +1155,7 @@ impl Core {
                         code: status,
                     });
                 }
+                let mut qualified = None;
                 for blob in blobs {
                     let mut b = DataBuffer::from_bytes(self.env.format, blob);
                     let p = match b.unpack_one(DataType::Proc).map_err(codec("get"))? {
@@ -1147,15 +1171,26 @@ impl Core {
                         .cache
                         .entry((p.nspace.as_pstring().clone(), p.rank))
                         .or_default();
+                    let asked = p.nspace == proc.nspace && p.rank == proc.rank;
                     while !b.unread().is_empty() {
                         if let Value::Kval(kv) =
                             b.unpack_one(DataType::Kval).map_err(codec("get"))?
                         {
-                            if let Some(k) = kv.key {
-                                m.insert(k.to_string_lossy().into_owned(), kv.value);
+                            let Some(k) = kv.key else { continue };
+                            if k.as_bytes() == QUALIFIED_VALUE.as_bytes() {
+                                // a value only these qualifiers find: the
+                                // answer, never cached under its bare key
+                                if let Some(v) = qualified_value(&kv.value, key).filter(|_| asked) {
+                                    qualified = Some(v);
+                                }
+                                continue;
                             }
+                            m.insert(k.to_string_lossy().into_owned(), kv.value);
                         }
                     }
+                }
+                if let Some(v) = qualified {
+                    return Ok(v);
                 }
                 self.get_local(proc, key).ok_or(ClientError::Status {
                     op: "get",
@@ -1171,6 +1206,24 @@ impl Core {
                 got: other.kind(),
             }),
         }
+    }
+}
+
+/// The key of a value a server gives for a GET with qualifiers
+/// (`pmix.qual.val`): an INFO array, the value under its key first, then
+/// the qualifiers it was found with (what libpmix's server sends and its
+/// client keeps apart from the bare key).
+const QUALIFIED_VALUE: &str = "pmix.qual.val";
+
+/// The value under `key` in a `pmix.qual.val` array, if it holds one.
+fn qualified_value(v: &Value, key: &str) -> Option<Value> {
+    let Value::DataArray(a) = v else { return None };
+    let pmix_types::DataArray::Typed { elements, .. } = a.as_ref() else {
+        return None;
+    };
+    match elements.first()? {
+        Value::Info(i) if i.key.as_bytes() == key.as_bytes() => Some(i.value.clone()),
+        _ => None,
     }
 }
 
