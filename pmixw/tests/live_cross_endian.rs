@@ -323,27 +323,48 @@ fn dumped(d: &Path) -> Conversations {
 
 /// `PMIXW run -n 2 --nspace xe srv_client all`, each rank through a
 /// recording relay: the output and the recordings per rank.
-fn hosted_battery(pmixw: &[OsString], tag: &str, client: &Path) -> (String, Vec<Conversations>) {
+fn hosted_battery(
+    pmixw: &[OsString],
+    tag: &str,
+    client: &Path,
+) -> (String, Vec<Conversations>, Masks) {
     let dir = scratch(tag);
     let w = wrapper(&dir);
     // the ranks (wrapper, relay, client) may run as nobody: they write
     // their relay's dump here
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
-    let o = common::run_within(
-        command(pmixw)
-            .args(["run", "-n", "2", "--timeout", "500", "--nspace", "xe"])
-            .args(unprivileged())
-            .arg(&w)
-            .arg(client)
-            .arg("all")
-            .env("XE_DIR", &dir)
-            .env("XE_RELAY", env!("CARGO_BIN_EXE_pmixw"))
-            .env("XE_PORT_0", free_port().to_string())
-            .env("XE_PORT_1", free_port().to_string()),
-        common::HANG,
-        &format!("{tag}: pmixw run srv_client"),
-    );
+    let child = command(pmixw)
+        .args(["run", "-n", "2", "--timeout", "500", "--nspace", "xe"])
+        .args(unprivileged())
+        .arg(&w)
+        .arg(client)
+        .arg("all")
+        .env("XE_DIR", &dir)
+        .env("XE_RELAY", env!("CARGO_BIN_EXE_pmixw"))
+        .env("XE_PORT_0", free_port().to_string())
+        .env("XE_PORT_1", free_port().to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{tag}: cannot start pmixw run ({e})"));
+    // what differs between the two runs by design: this run's scratch
+    // directory (in the app's argv) and the launcher's pid (`pmix.ppid`,
+    // which pmixw run gives every rank as prterun does; under qemu-user
+    // the s390x pmixw keeps the pid it was started with)
+    let mut pid = pmix_codec::DataBuffer::new(pmix_codec::Format::V41);
+    pid.pack(
+        pmix_types::DataType::Pid,
+        &[pmix_types::Value::Pid(child.id())],
+    )
+    .unwrap();
+    let mut ppid = b"pmix.ppid\0\x05".to_vec();
+    ppid.extend_from_slice(&pid.as_bytes()[1..]);
+    let masks = vec![
+        sub(dir.to_str().unwrap(), "SCRATCH"),
+        (ppid, b"PPID".to_vec()),
+    ];
+    let o = common::output_within(child, common::HANG, &format!("{tag}: pmixw run srv_client"));
     let out = String::from_utf8_lossy(&o.stdout).to_string();
     let err = String::from_utf8_lossy(&o.stderr).to_string();
     assert!(o.status.success(), "{tag}: {out}\n{err}");
@@ -351,7 +372,7 @@ fn hosted_battery(pmixw: &[OsString], tag: &str, client: &Path) -> (String, Vec<
         .map(|r| dumped(&dir.join(format!("rank{r}"))))
         .collect();
     let _ = std::fs::remove_dir_all(&dir);
-    (out, recs)
+    (out, recs, masks)
 }
 
 /// srv_client's battery passed on both ranks.
@@ -386,15 +407,15 @@ fn x86_libpmix_clients_see_the_s390x_server_as_the_x86_one() {
     let Some(client) = c_program("srv_client") else {
         return;
     };
-    let (be_out, be_recs) = hosted_battery(&be, "be-server", &client);
+    let (be_out, be_recs, be_masks) = hosted_battery(&be, "be-server", &client);
     battery_passed(&be_out, "s390x pmixw run");
-    let (le_out, le_recs) = hosted_battery(&x86(), "le-server", &client);
+    let (le_out, le_recs, le_masks) = hosted_battery(&x86(), "le-server", &client);
     battery_passed(&le_out, "x86 pmixw run");
     for r in 0..2 {
         let n = same_conversation(
             &format!("rank {r}"),
-            (&be_recs[r], &Masks::new()),
-            (&le_recs[r], &Masks::new()),
+            (&be_recs[r], &be_masks),
+            (&le_recs[r], &le_masks),
         );
         eprintln!("rank {r}: {n} messages alike");
     }
