@@ -556,3 +556,44 @@ fn a_qualified_answer_is_the_value_and_is_not_cached_under_its_key() {
         -46
     );
 }
+
+/// A 5.0 or later server keeps no group membership: libpmix 5.0.11's
+/// client packs in GROUP_DESTRUCT the members its construct's reply gave
+/// ("the server isn't storing it"), and prterun's server refuses a destruct
+/// without them (Open MPI 5's MPI_Comm_create_from_group then fails). Ours
+/// does the same; after a 4.x reply (a context id alone) the destruct stays
+/// in the 4.x form, and a group destructed is forgotten.
+#[test]
+fn a_destruct_carries_the_members_a_5_0_servers_construct_gave() {
+    use pmix_codec::msg::{GroupReply, Reply};
+    use pmix_wire::client::ops::{self, Operation, Start};
+    use pmix_wire::client::GroupOpts;
+    let mut c = connected();
+    let members = vec![Proc::new("chjob", 0), Proc::new("chjob", 1)];
+    let destruct = |c: &mut Core, g: &str| match ops::group_destruct(g, &[]).start(c).unwrap() {
+        Start::Ask(Request::GroupDestruct { procs, .. }) => procs,
+        other => panic!("{other:?}"),
+    };
+    let mut op = ops::group_construct("g5", &members, GroupOpts::new());
+    assert!(matches!(op.start(&mut c).unwrap(), Start::Ask(_)));
+    let v5 = Reply::Group {
+        status: 0,
+        body: GroupReply::V5 {
+            members: members.clone(),
+            ctxid: 3,
+            blobs: vec![],
+        },
+    };
+    assert_eq!(op.finish(&mut c, v5).unwrap(), Some(3));
+    assert_eq!(destruct(&mut c, "g5"), Some(members.clone()));
+    assert_eq!(destruct(&mut c, "g5"), None);
+    let mut op = ops::group_construct("g4", &members, GroupOpts::new());
+    op.start(&mut c).unwrap();
+    let v4 = Reply::Group {
+        status: 0,
+        body: GroupReply::V4 { ctxid: 4 },
+    };
+    assert_eq!(op.finish(&mut c, v4).unwrap(), Some(4));
+    assert_eq!(destruct(&mut c, "g4"), None);
+    assert_eq!(destruct(&mut c, "never"), None);
+}

@@ -567,6 +567,10 @@ pub struct Core {
     /// The effective uid announced in the handshake (PUBLISH, LOOKUP and
     /// UNPUBLISH carry it).
     uid: u32,
+    /// Groups this client constructed, with the membership a 5.0 or later
+    /// server gave back (None: a 4.x server's reply, which names none):
+    /// what GROUP_DESTRUCT carries to such a server, which does not keep it.
+    groups: HashMap<PString, Option<Vec<Proc>>>,
 }
 
 impl Core {
@@ -629,7 +633,22 @@ impl Core {
             job_nspace: None,
             server: None,
             uid,
+            groups: HashMap::new(),
         })
+    }
+
+    /// `group` was constructed: its membership as the server's reply gave
+    /// it (None: a 4.x server's, which gives none).
+    pub fn group_constructed(&mut self, group: &str, members: Option<Vec<Proc>>) {
+        self.groups.insert(group.into(), members);
+    }
+
+    /// The membership GROUP_DESTRUCT of `group` carries: a 5.0 or later
+    /// server's from its construct reply (libpmix 5.0.11's client packs it,
+    /// "the server isn't storing it"); None (the 4.x form) for a group
+    /// constructed with a 4.x server, or not constructed here. Forgotten.
+    pub fn group_destructed(&mut self, group: &str) -> Option<Vec<Proc>> {
+        self.groups.remove(&PString::from(group)).flatten()
     }
 
     /// The effective uid this client announced.

@@ -637,28 +637,54 @@ pub fn group_construct(
     procs: &[Proc],
     opts: GroupOpts,
 ) -> impl Operation<Output = Option<u64>> {
-    let (group, procs) = (PString::from(group), procs.to_vec());
-    ask(
-        "group construct",
-        move |_| {
-            Ok(Request::GroupConstruct {
-                group: Some(group),
-                procs,
-                info: opts.to_info(),
-            })
-        },
-        |op, _, r| match r {
-            Reply::Group { status: 0, body } => Ok(match body {
-                GroupReply::None => None,
-                GroupReply::V4 { ctxid } | GroupReply::V5 { ctxid, .. } => Some(ctxid),
-                GroupReply::V6 { ctxid, .. } => ctxid,
-            }),
+    let group = PString::from(group);
+    GroupConstruct {
+        req: Some(Request::GroupConstruct {
+            group: Some(group.clone()),
+            procs: procs.to_vec(),
+            info: opts.to_info(),
+        }),
+        group,
+    }
+}
+
+/// [`group_construct`]'s operation: its reply's membership is kept under
+/// the group's name ([`Core::group_constructed`]), which its destruct
+/// then carries to a 5.0 or later server.
+struct GroupConstruct {
+    group: PString,
+    req: Option<Request>,
+}
+
+impl Operation for GroupConstruct {
+    type Output = Option<u64>;
+    fn name(&self) -> &'static str {
+        "group construct"
+    }
+    fn start(&mut self, _: &mut Core) -> Result<Start<Option<u64>>> {
+        let op = self.name();
+        self.req
+            .take()
+            .map(Start::Ask)
+            .ok_or(ClientError::Reused { op })
+    }
+    fn finish(self, core: &mut Core, r: Reply) -> Result<Option<u64>> {
+        let op = self.name();
+        let (members, ctxid) = match r {
+            Reply::Group { status: 0, body } => match body {
+                GroupReply::None => (None, None),
+                GroupReply::V4 { ctxid } => (None, Some(ctxid)),
+                GroupReply::V5 { ctxid, members, .. } => (Some(members), Some(ctxid)),
+                GroupReply::V6 { ctxid, members, .. } => (Some(members), ctxid),
+            },
             Reply::Group { status: code, .. } | Reply::Status(code) => {
-                Err(ClientError::Status { op, code })
+                return Err(ClientError::Status { op, code })
             }
-            r => Err(unexpected(op, &r)),
-        },
-    )
+            r => return Err(unexpected(op, &r)),
+        };
+        core.group_constructed(&self.group.to_string_lossy(), members);
+        Ok(ctxid)
+    }
 }
 
 /// PMIx_Group_destruct.
@@ -666,10 +692,10 @@ pub fn group_destruct(group: &str, extra: &[Info]) -> impl Operation<Output = ()
     let (group, info) = (PString::from(group), extra.to_vec());
     ask(
         "group destruct",
-        move |_| {
+        move |core| {
             Ok(Request::GroupDestruct {
+                procs: core.group_destructed(&group.to_string_lossy()),
                 group: Some(group),
-                procs: None,
                 info,
             })
         },
