@@ -286,22 +286,12 @@ fn openpmix_client_examples_run_on_ours_as_on_libpmix() {
     }
     if let Some(prterun) = process::require("PRRTE 5.0.11's prterun", hosts::prterun5()) {
         same_under("prterun", UNDER_PRTERUN, &out, &lib, &|| {
-            let mut c = Command::new(&prterun);
-            c.args([
-                "--allow-run-as-root",
-                "--map-by",
-                ":OVERSUBSCRIBE",
-                "-n",
-                "2",
-            ]);
-            c
+            hosts::prterun_n(&prterun, 2)
         });
     }
     if let Some(mpirun) = process::require("Open MPI 4.1.4's mpirun", hosts::mpirun4()) {
         same_under("mpirun", UNDER_MPIRUN4, &out, &lib, &|| {
-            let mut c = Command::new(&mpirun);
-            c.args(["--allow-run-as-root", "--oversubscribe", "-n", "2"]);
-            c
+            hosts::mpirun4_n(&mpirun, 2)
         });
     }
     // one cluster for every example (skipped, or a failure in CI, where
