@@ -118,22 +118,14 @@ fn doctor_query_and_probe_leave_every_launcher_alive() {
     }
     if let Some(m) = process::require("Open MPI 4.1.4 mpirun", pmix_test_kit::hosts::mpirun4()) {
         for (name, script) in HARMLESS {
-            let mut c = Command::new(&m);
-            c.args(["--allow-run-as-root", "--oversubscribe", "-n", "2"]);
+            let c = pmix_test_kit::hosts::mpirun4_n(&m, 2);
             let (ok, out) = under(c, script, "mpirun");
             check_harmless("mpirun 4.1.4", name, ok, &out);
         }
     }
     if let Some(p) = process::require("PRRTE 5.0.11 prterun", pmix_test_kit::hosts::prterun5()) {
         for (name, script) in HARMLESS {
-            let mut c = Command::new(&p);
-            c.args([
-                "--allow-run-as-root",
-                "--map-by",
-                ":OVERSUBSCRIBE",
-                "-n",
-                "2",
-            ]);
+            let c = pmix_test_kit::hosts::prterun_n(&p, 2);
             let (ok, out) = under(c, script, "prterun");
             check_harmless("prterun 5.0.11", name, ok, &out);
         }

@@ -931,14 +931,8 @@ fn traced(out: &str, call: &str) -> usize {
 /// ranks than cores), in the scratch directory; the rank's command line
 /// follows.
 fn mpirun4_cmd(mpirun: &Path, n: u32, ctx: &Ctx) -> Command {
-    let mut c = Command::new(mpirun);
-    c.args([
-        "--allow-run-as-root",
-        "--oversubscribe",
-        "-n",
-        &n.to_string(),
-    ])
-    .current_dir(&ctx.scratch);
+    let mut c = super::mpirun4_n(mpirun, n);
+    c.current_dir(&ctx.scratch);
     c
 }
 

