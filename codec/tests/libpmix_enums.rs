@@ -77,7 +77,19 @@ fn every_constant_has_the_value_of_its_c_macro() {
     let Some(header) = header_values() else {
         return;
     };
-    let ours = ours();
+    // 7.0's delete scopes are newer than the installed 4.2.2 header: their
+    // values come from the 7.0 vectors (tests/core_pmix7.rs), and the
+    // header must not know them
+    let ours: Vec<_> = ours()
+        .into_iter()
+        .filter(|(t, c, _)| {
+            let newer = *t == "Scope" && c.starts_with("PMIX_DEL_");
+            if newer {
+                assert!(!header.contains_key(&(t.to_string(), c.to_string())), "{c}");
+            }
+            !newer
+        })
+        .collect();
     for (t, c, v) in &ours {
         let want = header.get(&(t.to_string(), c.to_string()));
         assert_eq!(want, Some(v), "{t}::{c}");

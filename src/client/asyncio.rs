@@ -167,6 +167,16 @@ impl AsyncClient {
         }
     }
 
+    /// PMIx_Heartbeat (PMIx_Process_monitor with PMIX_SEND_HEARTBEAT): one
+    /// heartbeat to a server that monitors this process; no reply.
+    pub async fn heartbeat(&mut self) -> Result<()> {
+        self.core.heartbeat()?;
+        while let Some(b) = self.core.poll_transmit() {
+            self.sock.write_all(&b).await?;
+        }
+        Ok(())
+    }
+
     /// Send any request and wait for its reply, within [`Self::timeout`]
     /// (for the commands without an operation of their own).
     pub async fn request(&mut self, req: &Request, op: &'static str) -> Result<Reply> {
