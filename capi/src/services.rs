@@ -138,6 +138,31 @@ pub(crate) unsafe fn infos(info: *const pmix_info_t, n: usize) -> Result<Vec<Inf
     unsafe { read_infos(info, n) }
 }
 
+/// PMIx_Process_monitor(_nb)'s arguments, checked: the monitor and the
+/// directives to ask the server with, or None when the monitor is
+/// PMIX_SEND_HEARTBEAT (the PMIx_Heartbeat macro's), whose one heartbeat
+/// is sent here, with no reply, as libpmix 4.2.2 sends it.
+///
+/// # Safety
+/// `monitor` is NULL or one info; `directives` is NULL or holds `ndirs`.
+unsafe fn monitor_request(
+    monitor: *const pmix_info_t,
+    directives: *const pmix_info_t,
+    ndirs: usize,
+) -> Result<Option<(Info, Vec<Info>)>, Status> {
+    if monitor.is_null() {
+        return Err(PMIX_ERR_BAD_PARAM);
+    }
+    // SAFETY: the caller's contract
+    let (what, ds) = unsafe { (infos(monitor, 1)?, infos(directives, ndirs)?) };
+    let what = what.into_iter().next().ok_or(PMIX_ERR_BAD_PARAM)?;
+    if what.key.as_pstring().as_bytes() == b"pmix.monitor.beat" {
+        with_client(|c, _| c.heartbeat().map_err(cerr))?;
+        return Ok(None);
+    }
+    Ok(Some((what, ds)))
+}
+
 /// The procs at `procs`, checked.
 ///
 /// # Safety
@@ -654,15 +679,10 @@ exports! {
     /// reply and no callback, as libpmix 4.2.2 does.
     fn PMIx_Process_monitor_nb(monitor: *const pmix_info_t, error: pmix_status_t, directives: *const pmix_info_t, ndirs: usize, cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
         status((|| {
-            if monitor.is_null() {
-                return Err(PMIX_ERR_BAD_PARAM);
-            }
             // SAFETY: one info, ndirs infos
-            let (what, ds) = unsafe { (infos(monitor, 1)?, infos(directives, ndirs)?) };
-            let what = what.into_iter().next().ok_or(PMIX_ERR_BAD_PARAM)?;
-            if what.key.as_pstring().as_bytes() == b"pmix.monitor.beat" {
-                return with_client(|c, _| c.heartbeat().map_err(cerr));
-            }
+            let Some((what, ds)) = (unsafe { monitor_request(monitor, directives, ndirs) })? else {
+                return Ok(());
+            };
             let run = move || with_client(|c, _| c.monitor(what, error, &ds).map_err(cerr));
             let Some(cb) = cbfunc else { return run().map(|_| ()) };
             let data = Opaque(cbdata);
@@ -676,15 +696,10 @@ exports! {
     /// `PMIx_Process_monitor`: as PMIx_Process_monitor_nb, its answers in a new info array.
     fn PMIx_Process_monitor(monitor: *const pmix_info_t, error: pmix_status_t, directives: *const pmix_info_t, ndirs: usize, results: *mut *mut pmix_info_t, nresults: *mut usize) -> pmix_status_t {
         status((|| {
-            if monitor.is_null() {
-                return Err(PMIX_ERR_BAD_PARAM);
-            }
             // SAFETY: one info, ndirs infos
-            let (what, ds) = unsafe { (infos(monitor, 1)?, infos(directives, ndirs)?) };
-            let what = what.into_iter().next().ok_or(PMIX_ERR_BAD_PARAM)?;
-            if what.key.as_pstring().as_bytes() == b"pmix.monitor.beat" {
-                return with_client(|c, _| c.heartbeat().map_err(cerr));
-            }
+            let Some((what, ds)) = (unsafe { monitor_request(monitor, directives, ndirs) })? else {
+                return Ok(());
+            };
             let got = with_client(|c, _| c.monitor(what, error, &ds).map_err(cerr))?;
             if got.is_empty() {
                 return Ok(());
