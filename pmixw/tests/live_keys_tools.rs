@@ -40,6 +40,10 @@ const NOT_GIVEN: &[(&str, &str)] = &[
         "no per-rank session directory: pmixw run creates none",
     ),
     (
+        "pmix.tmpdir",
+        "prterun's own session directory; Open MPI 4.1.4 removes that directory whole at finalize, so pmixw run, which has none, must not name the user's tmpdir there (a_users_tmpdir_outlives_an_open_mpi_job)",
+    ),
+    (
         "pmix.alias",
         "prterun lists the node's other names and addresses; pmixw run serves one node on loopback and knows no other name for it",
     ),
@@ -513,4 +517,41 @@ fn a_tool_with_no_attributes_attaches() {
         drop(job);
     }
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// The tmpdir is the user's: an Open MPI 4.1.4 job under `pmixw run`
+/// leaves it and what it held. Open MPI 4.1.4 removes the directory a job
+/// is told as `pmix.tmpdir`, whole, at finalize; pmixw run once gave the
+/// tmpdir itself there, and every Open MPI job then deleted the user's
+/// tmpdir (with TMPDIR unset: /tmp's files).
+#[test]
+fn a_users_tmpdir_outlives_an_open_mpi_job() {
+    use pmix_test_kit::{hosts, process};
+    let Some(mpicc) = process::require("Open MPI 4.1.4 mpicc", hosts::mpicc4()) else {
+        return;
+    };
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tmpdir-outlives");
+    let _ = std::fs::remove_dir_all(&dir);
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::write(tmp.join("the-users-file"), "mine").unwrap();
+    let exe = hosts::grid::compile_c(&mpicc, "mpi_ring", &dir.join("mpi_ring"), &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let o = process::run_within(
+        Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["run", "-n", "2", "--timeout", "120"])
+            .arg(&exe)
+            .env("TMPDIR", &tmp),
+        LIMIT,
+        "pmixw run mpi_ring",
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        std::fs::read_to_string(tmp.join("the-users-file"))
+            .ok()
+            .as_deref(),
+        Some("mine"),
+        "the tmpdir or its file is gone"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -163,16 +163,15 @@ pub(super) fn host_facts() -> HostFacts {
                 .and_then(|kb| kb.parse::<u64>().ok())
         })
         .map(|kb| kb.saturating_mul(1024));
-    let tmpdir = std::env::temp_dir().display().to_string();
+    // no `pmix.tmpdir`: prterun gives its own session directory there,
+    // and Open MPI 4.1.4 removes what it is given, whole, at finalize
+    // (given the user's tmpdir, it removed the user's files)
     HostFacts {
         node: mem
             .map(|b| Info::new("pmix.pmem", Value::Uint64(b)))
             .into_iter()
             .collect(),
-        session: vec![
-            Info::new("pmix.tmpdir", Value::String(Some(tmpdir.as_str().into()))),
-            Info::new("pmix.fqdn", Value::Bool(false)),
-        ],
+        session: vec![Info::new("pmix.fqdn", Value::Bool(false))],
         rank: vec![Info::new("pmix.ppid", Value::Pid(std::process::id()))],
     }
 }
