@@ -933,6 +933,14 @@ impl Core {
     /// 5.0.11's clients send it too; Open MPI 5 fetches a peer's
     /// shared-memory modex so).
     pub fn plan_get(&self, proc: &Proc, key: &str, extra: &[Info]) -> GetPlan {
+        let ask = |info| {
+            GetPlan::Ask(Request::Get {
+                nspace: Some(proc.nspace.as_pstring().clone()),
+                rank: proc.rank,
+                info,
+                key: Some(Some(key.into())),
+            })
+        };
         // with qualifiers (a group's context id, …): only the server holds
         // the value those qualifiers find, and it is asked at once, as
         // libpmix 4.2.2's client asks for a qualified value (adding
@@ -949,12 +957,7 @@ impl Core {
             {
                 info.push(Info::new("pmix.immediate", Value::Bool(true)));
             }
-            return GetPlan::Ask(Request::Get {
-                nspace: Some(proc.nspace.as_pstring().clone()),
-                rank: proc.rank,
-                info,
-                key: Some(Some(key.into())),
-            });
+            return ask(info);
         }
         if let Some(v) = self.get_local(proc, key) {
             return GetPlan::Local(v);
@@ -965,12 +968,7 @@ impl Core {
         if self.resolves_locally(proc, key) || optional {
             return GetPlan::NotFound;
         }
-        GetPlan::Ask(Request::Get {
-            nspace: Some(proc.nspace.as_pstring().clone()),
-            rank: proc.rank,
-            info: extra.to_vec(),
-            key: Some(Some(key.into())),
-        })
+        ask(extra.to_vec())
     }
 
     /// PMIx_Put: stage a value (visible to our own gets at once).
