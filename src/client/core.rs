@@ -946,10 +946,7 @@ impl Core {
         // libpmix 4.2.2's client asks for a qualified value (adding
         // PMIX_IMMEDIATE unless given); [`Core::absorb_get`] reads the
         // `pmix.qual.val` answer
-        if extra
-            .iter()
-            .any(|i| i.flags & pmix_types::directives::QUALIFIER != 0)
-        {
+        if extra.iter().any(Info::is_qualifier) {
             let mut info = extra.to_vec();
             if !extra
                 .iter()

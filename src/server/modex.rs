@@ -234,11 +234,7 @@ impl Server {
                 // form libpmix's client stores qualified and then finds,
                 // `pmix.qual.val` = [the value, the qualifiers], as libpmix's
                 // server builds it from a group's data
-                let quals: Vec<Info> = info
-                    .iter()
-                    .filter(|i| i.flags & pmix_types::directives::QUALIFIER != 0)
-                    .cloned()
-                    .collect();
+                let quals: Vec<Info> = info.iter().filter(|i| i.is_qualifier()).cloned().collect();
                 Some(if quals.is_empty() {
                     kval(k, v)
                 } else {
