@@ -29,9 +29,13 @@ const VICTIM: u32 = 2;
 /// A case's hang guard: far below the PMI-2 fence timeout (a day), so a
 /// case that passes was ended by the fault, not by a timeout.
 const GUARD: Duration = Duration::from_secs(120);
-/// How long what a job leaves (a slurmstepd finishing its step, the
-/// kernel reaping) may take to go once srun has exited: a hang guard.
+/// How long a step's slurmstepd may take to go once srun has exited
+/// (it reports the step's end to slurmctld first): a hang guard.
 const SETTLE: Duration = Duration::from_secs(20);
+/// How long the job's processes may take to go once srun has exited (the
+/// kernel reaping what was just killed): far below what a leftover of a
+/// case (a `sleep 10`) runs.
+const SETTLE_PROCS: Duration = Duration::from_secs(3);
 /// The same for the reference (Slurm's PMIx plugin can leave a step's
 /// slurmstepd for good, after PMIx_Abort): it is printed, not awaited.
 const SETTLE_SLURM: Duration = Duration::from_secs(3);
@@ -45,11 +49,14 @@ enum Fault {
     NodeRanks,
     /// n2's `pmixw run` is killed (SIGKILL) while the ranks wait in a fence.
     Launcher,
+    /// n2's `pmixw run` is killed (SIGKILL) while its ranks (`sh`, no
+    /// PMIx client to notice) wait in a child `sleep 10`.
+    LauncherBusy,
     /// Every bridge connection between the two `pmixw run` is shut down
     /// while the ranks wait in a fence.
     Bridge,
     /// Rank 2 (`sh`) exits 3 while every other rank's `sh` waits in a
-    /// child `sleep 20`: the descendants must end with the job.
+    /// child `sleep 10`: the descendants must end with the job.
     Descendants,
 }
 
@@ -59,6 +66,7 @@ impl Fault {
             Fault::Rank(stage, kind) => format!("rank {VICTIM} {kind} at {stage}"),
             Fault::NodeRanks => "n2's ranks killed in a fence".into(),
             Fault::Launcher => "n2's pmixw killed in a fence".into(),
+            Fault::LauncherBusy => "n2's pmixw killed, its ranks not PMIx".into(),
             Fault::Bridge => "the bridge cut in a fence".into(),
             Fault::Descendants => format!("rank {VICTIM} exits 3, the others' children wait"),
         }
@@ -66,7 +74,10 @@ impl Fault {
 
     /// Whether the fault is the test's doing (once the ranks wait).
     fn external(&self) -> bool {
-        matches!(self, Fault::NodeRanks | Fault::Launcher | Fault::Bridge)
+        matches!(
+            self,
+            Fault::NodeRanks | Fault::Launcher | Fault::LauncherBusy | Fault::Bridge
+        )
     }
 
     /// The ranks' command line.
@@ -77,6 +88,13 @@ impl Fault {
             Fault::Rank(stage, kind) => {
                 vec![exe, "pmix".into(), stage.to_string(), kind.to_string(), v]
             }
+            Fault::LauncherBusy => vec![
+                "sh".into(),
+                "-c".into(),
+                format!(
+                    r#"if [ "$PMIX_RANK" = {VICTIM} ]; then echo $$ > "$FAULT_SYNC/victim"; fi; sleep 10"#
+                ),
+            ],
             Fault::Descendants => vec![
                 "sh".into(),
                 "-c".into(),
@@ -451,7 +469,8 @@ fn run_case(
             .into_iter()
             .filter(|p| !before.contains(p))
             .collect();
-        if (left.is_empty() && stepds.is_empty()) || srun_at.elapsed() > settle {
+        let waited = srun_at.elapsed();
+        if (left.is_empty() || waited > SETTLE_PROCS) && (stepds.is_empty() || waited > settle) {
             break;
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -485,7 +504,7 @@ fn run_case(
         .collect();
     // a killed `pmixw run` leaves its rendezvous files: the next server
     // in that TMPDIR removes them as a dead server's
-    let swept = if fault == Fault::Launcher && under == Under::Pmixw {
+    let swept = if matches!(fault, Fault::Launcher | Fault::LauncherBusy) && under == Under::Pmixw {
         let next = Command::new(env!("CARGO_BIN_EXE_pmixw"))
             .args(["run", "-n", "1", "true"])
             .env("TMPDIR", tmp.join("n2"))
@@ -537,7 +556,7 @@ fn act(fault: Fault, marker: &str, srun: u32) -> String {
                 v.iter().map(|p| p.rank).collect::<Vec<_>>()
             )
         }
-        Fault::Launcher => {
+        Fault::Launcher | Fault::LauncherBusy => {
             let v: Vec<&JobProc> = on(&procs, "n2").filter(|p| p.comm == "pmixw").collect();
             for p in &v {
                 kill(p.pid, libc::SIGKILL);
@@ -605,6 +624,9 @@ struct Want {
     /// Whether they may complete instead: the victim died inside a fence
     /// it had entered with its data.
     or_done: bool,
+    /// Whether they may be ended without a word instead: a task killed by
+    /// a signal (n2's `pmixw run`) makes srun end the whole step at once.
+    or_ended: bool,
 }
 
 fn want(f: Fault) -> Want {
@@ -650,6 +672,7 @@ fn want(f: Fault) -> Want {
                     "fence failed: "
                 }),
                 or_done: stage == "fence",
+                or_ended: false,
             }
         }
         Fault::NodeRanks => Want {
@@ -658,6 +681,7 @@ fn want(f: Fault) -> Want {
             lines: vec![n1(137, "rank * was killed by signal 9")],
             error: Some("fence failed: "),
             or_done: false,
+            or_ended: false,
         },
         // srun: the task killed by SIGKILL; n1 loses the node
         Fault::Launcher => Want {
@@ -669,14 +693,27 @@ fn want(f: Fault) -> Want {
             ],
             error: Some("fence failed: "),
             or_done: false,
+            or_ended: true,
+        },
+        Fault::LauncherBusy => Want {
+            status: 137,
+            exit_code: "0:9".into(),
+            lines: vec![
+                "srun: error: n2: task 1: Killed".into(),
+                "pmixw run (node 0, n1): the job ends with status 1: lost node 1 (n2)".into(),
+            ],
+            error: None,
+            or_done: false,
+            or_ended: false,
         },
         // whichever node sees its connection go first ends the job
         Fault::Bridge => Want {
             status: 1,
             exit_code: "1:0".into(),
-            lines: vec!["the job ends with status 1: * lost node *".into()],
+            lines: vec!["the job ends with status 1: *lost node *".into()],
             error: Some("fence failed: "),
             or_done: false,
+            or_ended: false,
         },
         Fault::Descendants => Want {
             status: 3,
@@ -684,6 +721,7 @@ fn want(f: Fault) -> Want {
             lines: vec![n1(3, "rank 2 exited with status 3")],
             error: None,
             or_done: false,
+            or_ended: false,
         },
     }
 }
@@ -724,7 +762,7 @@ fn judge(f: Fault, o: &Outcome) -> Vec<String> {
     if let Some(e) = w.error {
         for r in [0, 1] {
             let p = o.peer(r);
-            if !(p.starts_with(e) || (w.or_done && p == "done")) {
+            if !(p.starts_with(e) || (w.or_done && p == "done") || (w.or_ended && p.is_empty())) {
                 bad.push(format!("rank {r} on n1: {p:?}, not {e:?}…"));
             }
         }
@@ -739,7 +777,9 @@ fn judge(f: Fault, o: &Outcome) -> Vec<String> {
     let files: Vec<&String> = o
         .files
         .iter()
-        .filter(|n| !(f == Fault::Launcher && n.starts_with("n2/pmix.")))
+        .filter(|n| {
+            !(matches!(f, Fault::Launcher | Fault::LauncherBusy) && n.starts_with("n2/pmix."))
+        })
         .collect();
     if !files.is_empty() {
         bad.push(format!("left in TMPDIR: {files:?}"));
@@ -771,6 +811,7 @@ fn faults_on_one_node_end_the_job_on_both_as_srun_sees_it() {
     faults.extend([
         Fault::NodeRanks,
         Fault::Launcher,
+        Fault::LauncherBusy,
         Fault::Bridge,
         Fault::Descendants,
     ]);
@@ -782,7 +823,9 @@ fn faults_on_one_node_end_the_job_on_both_as_srun_sees_it() {
         }
         for under in [Under::Pmixw, Under::Slurm] {
             // no pmixw, no bridge under Slurm's own server
-            if under == Under::Slurm && matches!(f, Fault::Launcher | Fault::Bridge) {
+            if under == Under::Slurm
+                && matches!(f, Fault::Launcher | Fault::LauncherBusy | Fault::Bridge)
+            {
                 continue;
             }
             let tag = format!("f{i}{}", if under == Under::Slurm { "s" } else { "p" });

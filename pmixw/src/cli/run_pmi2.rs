@@ -485,6 +485,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
             }
         }
     }
+    let guard = Guard::start(ranks.0.iter().map(|r| r.child.id()));
     let booted = booting
         .join()
         .map_err(|_| "pmixw run: the boot exchange failed".to_string());
@@ -534,6 +535,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
         asked: Vec::new(),
         failing: None,
         told: false,
+        said: false,
         unreachable: Vec::new(),
         idle: false,
     };
@@ -548,7 +550,59 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
     }
     let code = host::drive(&mut wire, ranks, ending, &caught);
     wire.server.stop();
+    guard.done();
     Ok(code)
+}
+
+/// The watch kept on this node's ranks for when `pmixw run` itself is
+/// killed (SIGKILL: nothing of ours runs then). Each rank leads a process
+/// group of its own, which Slurm's process tracking of the step does not
+/// follow (proctrack/pgid ends the task's group only): the ranks of a
+/// killed `pmixw run` ran on, holding the step's output open, and srun
+/// waited for them (spec-notes/robustness.md "Across nodes"). So a `sh`,
+/// in a group of its own and deaf to the job's signals, reads the ranks'
+/// group ids on a pipe; when the pipe ends without `done` (this process
+/// is gone) it kills each group.
+struct Guard(Option<(std::process::Child, std::process::ChildStdin)>);
+
+impl Guard {
+    const SCRIPT: &'static str = r#"trap '' INT TERM HUP
+g=
+while read -r w; do
+  if [ "$w" = done ]; then exit 0; fi
+  g="$g $w"
+done
+for p in $g; do kill -9 "-$p" 2>/dev/null; done"#;
+
+    /// Watch the process groups `pgids` (none watched if `sh` cannot start).
+    fn start(pgids: impl Iterator<Item = u32>) -> Guard {
+        use std::os::unix::process::CommandExt;
+        let child = std::process::Command::new("sh")
+            .args(["-c", Self::SCRIPT])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .process_group(0)
+            .spawn();
+        let Ok(mut child) = child else {
+            return Guard(None);
+        };
+        let Some(mut to) = child.stdin.take() else {
+            return Guard(None);
+        };
+        let list: String = pgids.map(|p| format!("{p}\n")).collect();
+        let _ = to.write_all(list.as_bytes());
+        Guard(Some((child, to)))
+    }
+
+    /// The ranks have ended (their groups too): the watch ends.
+    fn done(mut self) {
+        if let Some((mut child, mut to)) = self.0.take() {
+            let _ = to.write_all(b"done\n");
+            drop(to);
+            let _ = child.wait();
+        }
+    }
 }
 
 /// This node's share of a job across nodes, as the host loop sees it.
@@ -584,8 +638,10 @@ struct Bridge {
     /// Once the job ends: the error every waiting and later fence and
     /// direct-modex request of this node's ranks fails with.
     failing: Option<i32>,
-    /// Whether the other nodes were told of the end.
+    /// Whether the other nodes were told of the end, and the line saying
+    /// why it ends was printed.
     told: bool,
+    said: bool,
     /// Nodes this one cannot reach, not heard from yet, and until when
     /// their own connection may still say its Hello.
     unreachable: Vec<(usize, Instant)>,
@@ -608,6 +664,9 @@ impl Bridge {
     /// fails with `err`, and so does every later one, so that a rank
     /// blocked in one gets an error and can end within the grace.
     fn ends(&mut self, code: i32, why: String, tell: bool, err: i32) {
+        // said now: a task killed by a signal makes srun end the whole
+        // step, the other nodes' `pmixw run` with it, soon after
+        self.say(code, &why);
         if tell && !self.told {
             self.told = true;
             self.peers.broadcast(&Msg::End {
@@ -623,6 +682,13 @@ impl Bridge {
         for (_, request) in std::mem::take(&mut self.asked) {
             self.server.call(move |s| s.dmodex_done(request, Err(err)));
         }
+    }
+
+    /// The line that says why the job ends.
+    fn say(&mut self, status: i32, why: &str) {
+        self.said = true;
+        let (me, name) = (self.me, &self.name);
+        eprintln!("pmixw run (node {me}, {name}): the job ends with status {status}: {why}");
     }
 
     /// Rank `rank` aborted asking `status`: the job ends with it (0 is 1).
@@ -866,8 +932,9 @@ impl host::Wire for Bridge {
             (None, Outcome::Signal(sig)) => (128 + sig, format!("signal {sig}"), true),
             (None, Outcome::Done(code)) => (code, String::new(), true),
         };
-        let (me, name) = (self.me, &self.name);
-        eprintln!("pmixw run (node {me}, {name}): the job ends with status {status}: {message}");
+        if !self.said {
+            self.say(status, &message);
+        }
         if tell && !self.told {
             self.peers.broadcast(&Msg::End {
                 status,
