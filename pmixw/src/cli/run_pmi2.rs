@@ -537,6 +537,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
         told: false,
         said: false,
         unreachable: Vec::new(),
+        guard: Some(guard),
         idle: false,
     };
     if let Some((code, why, tell)) = reason {
@@ -550,7 +551,6 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
     }
     let code = host::drive(&mut wire, ranks, ending, &caught);
     wire.server.stop();
-    guard.done();
     Ok(code)
 }
 
@@ -595,7 +595,7 @@ for p in $g; do kill -9 "-$p" 2>/dev/null; done"#;
         Guard(Some((child, to)))
     }
 
-    /// The ranks have ended (their groups too): the watch ends.
+    /// The ranks have ended, their groups too: the watch ends.
     fn done(mut self) {
         if let Some((mut child, mut to)) = self.0.take() {
             let _ = to.write_all(b"done\n");
@@ -645,6 +645,8 @@ struct Bridge {
     /// Nodes this one cannot reach, not heard from yet, and until when
     /// their own connection may still say its Hello.
     unreachable: Vec<(usize, Instant)>,
+    /// The watch on the ranks' groups, ended once they are (`finish`).
+    guard: Option<Guard>,
     /// Whether the last round had nothing to do.
     idle: bool,
 }
@@ -709,23 +711,24 @@ impl Bridge {
 
     fn serve_host(&mut self, e: HostEvent, ranks: &mut Ranks, ending: &mut Ending) {
         match e {
-            HostEvent::Fence { request, .. } if self.failing.is_some() => {
-                let err = self.failing.unwrap_or(codes::PMIX_ERROR);
-                self.server.call(move |s| s.fence_done(request, err, &[]));
-            }
             HostEvent::Fence {
                 request,
                 collect,
                 data,
                 ..
-            } => {
-                self.fences.push(request);
-                let _ = self.work.send(Work::Fence {
-                    request,
-                    collect,
-                    data: data.to_vec(),
-                });
-            }
+            } => match self.failing {
+                Some(err) => {
+                    self.server.call(move |s| s.fence_done(request, err, &[]));
+                }
+                None => {
+                    self.fences.push(request);
+                    let _ = self.work.send(Work::Fence {
+                        request,
+                        collect,
+                        data: data.to_vec(),
+                    });
+                }
+            },
             HostEvent::DirectModex { request, proc } => {
                 let owner = (proc.nspace.to_string() == self.nspace)
                     .then(|| self.node_of.get(proc.rank as usize).copied())
@@ -736,17 +739,15 @@ impl Bridge {
                     nspace: self.nspace.clone(),
                     rank: proc.rank,
                 };
-                let result = match owner {
-                    None => Err(codes::PMIX_ERR_NOT_FOUND),
+                let result = match (owner, self.failing) {
+                    (None, _) => Err(codes::PMIX_ERR_NOT_FOUND),
                     // the job is ending
-                    Some(_) if self.failing.is_some() => {
-                        Err(self.failing.unwrap_or(codes::PMIX_ERROR))
-                    }
-                    Some(j) if self.peers.send(j, &dmodex) => {
+                    (Some(_), Some(err)) => Err(err),
+                    (Some(j), None) if self.peers.send(j, &dmodex) => {
                         self.asked.push((j, request));
                         return;
                     }
-                    Some(_) => Err(codes::PMIX_ERR_UNREACH),
+                    (Some(_), None) => Err(codes::PMIX_ERR_UNREACH),
                 };
                 self.server.call(move |s| s.dmodex_done(request, result));
             }
@@ -905,6 +906,11 @@ impl host::Wire for Bridge {
     }
 
     fn finish(&mut self, o: Outcome) -> ExitCode {
+        // the ranks and their groups are gone: no group id is watched
+        // past its end (it could be another's by then)
+        if let Some(g) = self.guard.take() {
+            g.done();
+        }
         let (status, message, tell) = match (self.reason.take(), o) {
             (Some(r), _) => r,
             (None, Outcome::Done(0)) => {
