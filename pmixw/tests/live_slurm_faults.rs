@@ -438,8 +438,9 @@ fn run_case(
                 .ok()
                 .and_then(|s| s.trim().parse().ok());
             if victim.is_some() && fault.external() {
-                // the victim holds 3 s after its init: the others are in
-                // the fence by then
+                // the victim (fault.c `hold`) enters the fence 3 s after
+                // its init, the others are in it by then (`sh` ranks: in
+                // their `sleep`)
                 std::thread::sleep(Duration::from_millis(1000));
                 did = act(fault, &marker, srun);
                 fault_at = Some(Instant::now());
