@@ -486,6 +486,12 @@ KillWait=2
         c
     }
 
+    /// The slurmstepd processes of this cluster still running (a step's
+    /// daemon, forked by slurmd, is no child of ours).
+    pub fn stepds(&self) -> Vec<u32> {
+        stepds_of(&self.conf)
+    }
+
     /// The daemons' log files, concatenated (for failure messages).
     pub fn logs(&self) -> String {
         let mut out = String::new();

@@ -10,8 +10,12 @@
 //! a failed rank, a lost node), so that every node stops with the job's
 //! status. The node's job runs in the host loop of every wire (host.rs),
 //! its end decided by the same rules (the first rank to end is the
-//! failure), but at once: no grace period, no `--keep-going`. Facts and
-//! evidence: spec-notes/pmi2.md.
+//! failure; no `--keep-going`): the other nodes are told at once, every
+//! fence and direct-modex request of the node's ranks still waiting fails
+//! (so that a rank blocked in one gets an error, not a kill), and the
+//! ranks get the job's grace to end before SIGTERM. Facts and evidence:
+//! spec-notes/pmi2.md; the faults: spec-notes/robustness.md "Across
+//! nodes".
 
 use super::host::{self, Ending, Job, Outcome, Ranks};
 use super::run_pmix::{start_server, PmixStart};
@@ -33,6 +37,10 @@ use std::time::{Duration, Instant};
 /// node that fails meanwhile ends the job through the bridge at once).
 pub const DEFAULT_PMI2_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_FENCE_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
+
+/// How long a node this one cannot reach has for its own connection to
+/// say its Hello before it is lost.
+const UNREACHABLE_WAIT: Duration = Duration::from_secs(1);
 
 pub(super) fn secs_var(name: &str) -> Option<Duration> {
     std::env::var(name)
@@ -227,16 +235,19 @@ struct Peers {
 }
 
 impl Peers {
-    fn send(&mut self, j: usize, m: &Msg) {
-        if let Some(Some(s)) = self.to.get_mut(j) {
-            let frame = m.encode();
-            if s.write_all(&frame).is_err() {
-                self.to[j] = None;
-            } else {
-                self.frames += 1;
-                self.bytes += frame.len() as u64;
-            }
+    /// Send `m` to node `j`; false when its connection is gone.
+    fn send(&mut self, j: usize, m: &Msg) -> bool {
+        let Some(Some(s)) = self.to.get_mut(j) else {
+            return false;
+        };
+        let frame = m.encode();
+        if s.write_all(&frame).is_err() {
+            self.to[j] = None;
+            return false;
         }
+        self.frames += 1;
+        self.bytes += frame.len() as u64;
+        true
     }
     fn broadcast(&mut self, m: &Msg) {
         for j in 0..self.to.len() {
@@ -382,13 +393,23 @@ fn boot(
             peers.to.push(None);
             continue;
         }
-        let s = a
+        let Some(s) = a
             .to_socket_addrs()
             .ok()
             .into_iter()
             .flatten()
-            .find_map(|sa| TcpStream::connect_timeout(&sa, limit.min(Duration::from_secs(30))).ok())
-            .ok_or_else(|| format!("pmixw run: cannot reach node {j} ({}) at {a}", names[j]))?;
+            .find_map(|sa| {
+                TcpStream::connect_timeout(&sa, limit.min(Duration::from_secs(30))).ok()
+            })
+        else {
+            // a node that already ended the job (a rank dead at once) is
+            // gone before this one reached it: its own connection says
+            // why; the main loop judges (Bridge::unreachable)
+            eprintln!("pmixw run: cannot reach node {j} ({}) at {a}", names[j]);
+            peers.to.push(None);
+            let _ = ev_tx.send(Ev::Unreachable(j));
+            continue;
+        };
         let _ = s.set_nodelay(true);
         // a node that stops reading cannot stall this one for longer
         let _ = s.set_write_timeout(Some(limit));
@@ -464,6 +485,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
             }
         }
     }
+    let guard = Guard::start(ranks.0.iter().map(|r| r.child.id()));
     let booted = booting
         .join()
         .map_err(|_| "pmixw run: the boot exchange failed".to_string());
@@ -490,11 +512,9 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
     }
     drop(ev_tx);
 
-    // a job across nodes ends at once: no grace, nor --keep-going
-    let mut ending = Ending::new(Duration::ZERO, false, job.timeout);
-    if let Some((code, ..)) = reason {
-        ending.ended(code);
-    }
+    // a job across nodes ends on every node at once (no --keep-going);
+    // its ranks get the job's grace, as on one node
+    let mut ending = Ending::new(job.grace, false, job.timeout);
     let mut wire = Bridge {
         server,
         nspace,
@@ -510,12 +530,79 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
         held: Vec::new(),
         limit,
         timeout: job.timeout,
-        reason,
+        reason: None,
+        fences: Vec::new(),
+        asked: Vec::new(),
+        failing: None,
+        told: false,
+        said: false,
+        unreachable: Vec::new(),
+        guard: Some(guard),
         idle: false,
     };
+    if let Some((code, why, tell)) = reason {
+        wire.end(
+            &mut ending,
+            code,
+            why,
+            tell,
+            codes::PMIX_ERR_LOST_CONNECTION,
+        );
+    }
     let code = host::drive(&mut wire, ranks, ending, &caught);
     wire.server.stop();
     Ok(code)
+}
+
+/// The watch kept on this node's ranks for when `pmixw run` itself is
+/// killed (SIGKILL: nothing of ours runs then). Each rank leads a process
+/// group of its own, which Slurm's process tracking of the step does not
+/// follow (proctrack/pgid ends the task's group only): the ranks of a
+/// killed `pmixw run` ran on, holding the step's output open, and srun
+/// waited for them (spec-notes/robustness.md "Across nodes"). So a `sh`,
+/// in a group of its own and deaf to the job's signals, reads the ranks'
+/// group ids on a pipe; when the pipe ends without `done` (this process
+/// is gone) it kills each group.
+struct Guard(Option<(std::process::Child, std::process::ChildStdin)>);
+
+impl Guard {
+    const SCRIPT: &'static str = r#"trap '' INT TERM HUP
+g=
+while read -r w; do
+  if [ "$w" = done ]; then exit 0; fi
+  g="$g $w"
+done
+for p in $g; do kill -9 "-$p" 2>/dev/null; done"#;
+
+    /// Watch the process groups `pgids` (none watched if `sh` cannot start).
+    fn start(pgids: impl Iterator<Item = u32>) -> Guard {
+        use std::os::unix::process::CommandExt;
+        let child = std::process::Command::new("sh")
+            .args(["-c", Self::SCRIPT])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .process_group(0)
+            .spawn();
+        let Ok(mut child) = child else {
+            return Guard(None);
+        };
+        let Some(mut to) = child.stdin.take() else {
+            return Guard(None);
+        };
+        let list: String = pgids.map(|p| format!("{p}\n")).collect();
+        let _ = to.write_all(list.as_bytes());
+        Guard(Some((child, to)))
+    }
+
+    /// The ranks have ended, their groups too: the watch ends.
+    fn done(mut self) {
+        if let Some((mut child, mut to)) = self.0.take() {
+            let _ = to.write_all(b"done\n");
+            drop(to);
+            let _ = child.wait();
+        }
+    }
 }
 
 /// This node's share of a job across nodes, as the host loop sees it.
@@ -544,23 +631,73 @@ struct Bridge {
     /// Why the job ends (its status, the message, whether the other
     /// nodes are to be told), once it does.
     reason: Option<(i32, String, bool)>,
+    /// This node's fences waiting for PMI-2, and its direct-modex requests
+    /// waiting for another node (the node, the request).
+    fences: Vec<u64>,
+    asked: Vec<(usize, u64)>,
+    /// Once the job ends: the error every waiting and later fence and
+    /// direct-modex request of this node's ranks fails with.
+    failing: Option<i32>,
+    /// Whether the other nodes were told of the end, and the line saying
+    /// why it ends was printed.
+    told: bool,
+    said: bool,
+    /// Nodes this one cannot reach, not heard from yet, and until when
+    /// their own connection may still say its Hello.
+    unreachable: Vec<(usize, Instant)>,
+    /// The watch on the ranks' groups, ended once they are (`finish`).
+    guard: Option<Guard>,
     /// Whether the last round had nothing to do.
     idle: bool,
 }
 
 impl Bridge {
-    /// The job ends with `code` for `why`, unless it already was ending.
-    fn end(&mut self, ending: &mut Ending, code: i32, why: String, tell: bool) {
+    /// The job ends with `code` for `why`, unless it already was ending;
+    /// the ranks' waiting requests fail with `err`.
+    fn end(&mut self, ending: &mut Ending, code: i32, why: String, tell: bool, err: i32) {
         if ending.ended(code).is_some() {
-            self.reason = Some((code, why, tell));
+            self.ends(code, why, tell, err);
         }
+    }
+
+    /// The job ends now with `code` for `why`: the other nodes are told
+    /// (when `tell`) at once, not once this node's ranks are gone; every
+    /// fence and direct-modex request of this node's ranks still waiting
+    /// fails with `err`, and so does every later one, so that a rank
+    /// blocked in one gets an error and can end within the grace.
+    fn ends(&mut self, code: i32, why: String, tell: bool, err: i32) {
+        // said now: a task killed by a signal makes srun end the whole
+        // step, the other nodes' `pmixw run` with it, soon after
+        self.say(code, &why);
+        if tell && !self.told {
+            self.told = true;
+            self.peers.broadcast(&Msg::End {
+                status: code,
+                message: why.clone(),
+            });
+        }
+        self.reason = Some((code, why, tell));
+        self.failing = Some(err);
+        for request in std::mem::take(&mut self.fences) {
+            self.server.call(move |s| s.fence_done(request, err, &[]));
+        }
+        for (_, request) in std::mem::take(&mut self.asked) {
+            self.server.call(move |s| s.dmodex_done(request, Err(err)));
+        }
+    }
+
+    /// The line that says why the job ends.
+    fn say(&mut self, status: i32, why: &str) {
+        self.said = true;
+        let (me, name) = (self.me, &self.name);
+        eprintln!("pmixw run (node {me}, {name}): the job ends with status {status}: {why}");
     }
 
     /// Rank `rank` aborted asking `status`: the job ends with it (0 is 1).
     fn aborted(&mut self, ending: &mut Ending, rank: u32, status: i32, message: String) {
         if let Some(st) = ending.aborted(rank, status, &message) {
             let m = format!("rank {rank} aborted with status {status}: {message}");
-            self.reason = Some((st, m, true));
+            self.ends(st, m, true, codes::PMIX_ERR_PROC_ABORTED);
         }
     }
 
@@ -579,32 +716,40 @@ impl Bridge {
                 collect,
                 data,
                 ..
-            } => {
-                let _ = self.work.send(Work::Fence {
-                    request,
-                    collect,
-                    data: data.to_vec(),
-                });
-            }
+            } => match self.failing {
+                Some(err) => {
+                    self.server.call(move |s| s.fence_done(request, err, &[]));
+                }
+                None => {
+                    self.fences.push(request);
+                    let _ = self.work.send(Work::Fence {
+                        request,
+                        collect,
+                        data: data.to_vec(),
+                    });
+                }
+            },
             HostEvent::DirectModex { request, proc } => {
                 let owner = (proc.nspace.to_string() == self.nspace)
                     .then(|| self.node_of.get(proc.rank as usize).copied())
                     .flatten()
                     .filter(|j| *j != self.me);
-                match owner {
-                    Some(j) => self.peers.send(
-                        j,
-                        &Msg::Dmodex {
-                            request,
-                            nspace: self.nspace.clone(),
-                            rank: proc.rank,
-                        },
-                    ),
-                    None => {
-                        self.server
-                            .call(move |s| s.dmodex_done(request, Err(codes::PMIX_ERR_NOT_FOUND)));
+                let dmodex = Msg::Dmodex {
+                    request,
+                    nspace: self.nspace.clone(),
+                    rank: proc.rank,
+                };
+                let result = match (owner, self.failing) {
+                    (None, _) => Err(codes::PMIX_ERR_NOT_FOUND),
+                    // the job is ending
+                    (Some(_), Some(err)) => Err(err),
+                    (Some(j), None) if self.peers.send(j, &dmodex) => {
+                        self.asked.push((j, request));
+                        return;
                     }
-                }
+                    (Some(_), None) => Err(codes::PMIX_ERR_UNREACH),
+                };
+                self.server.call(move |s| s.dmodex_done(request, result));
             }
             HostEvent::Committed(p) => {
                 let (now, later): (Vec<_>, Vec<_>) =
@@ -612,7 +757,7 @@ impl Bridge {
                 self.held = later;
                 for (j, request, r) in now {
                     if let Some(blob) = self.answer(r) {
-                        self.peers.send(
+                        let _ = self.peers.send(
                             j,
                             &Msg::DmodexReply {
                                 request,
@@ -653,14 +798,16 @@ impl Bridge {
     fn serve_bridge(&mut self, e: Ev, ending: &mut Ending) {
         match e {
             Ev::Peer(j, Msg::Dmodex { request, rank, .. }) => match self.answer(rank) {
-                Some(blob) => self.peers.send(
-                    j,
-                    &Msg::DmodexReply {
-                        request,
-                        status: 0,
-                        blob,
-                    },
-                ),
+                Some(blob) => {
+                    let _ = self.peers.send(
+                        j,
+                        &Msg::DmodexReply {
+                            request,
+                            status: 0,
+                            blob,
+                        },
+                    );
+                }
                 None => self.held.push((j, request, rank)),
             },
             Ev::Peer(
@@ -671,6 +818,7 @@ impl Bridge {
                     blob,
                 },
             ) => {
+                self.asked.retain(|(_, q)| *q != request);
                 let r = if status == 0 { Ok(blob) } else { Err(status) };
                 self.server.call(move |s| s.dmodex_done(request, r));
             }
@@ -688,26 +836,30 @@ impl Bridge {
             }
             Ev::Peer(j, Msg::End { status, message }) => {
                 let why = format!("node {j} ({}): {message}", self.names[j]);
-                self.end(ending, status, why, false);
+                self.end(ending, status, why, false, codes::PMIX_ERR_LOST_CONNECTION);
             }
             Ev::Peer(j, Msg::Done) => self.done[j] = true,
             Ev::Peer(j, Msg::Hello { .. }) => self.heard[j] = true,
+            // judged a moment later: the node's own connection, which
+            // reports its end, may not have said its Hello yet
             Ev::Unreachable(j) if !self.heard[j] && !self.done[j] => {
-                let why = format!("lost node {j} ({})", self.names[j]);
-                self.end(ending, 1, why, true);
+                self.unreachable
+                    .push((j, Instant::now() + UNREACHABLE_WAIT));
             }
             Ev::PeerGone(j) if !self.done[j] => {
                 let why = format!("lost node {j} ({})", self.names[j]);
-                self.end(ending, 1, why, true);
+                self.end(ending, 1, why, true, codes::PMIX_ERR_UNREACH);
             }
             Ev::FenceDone(request, Ok(data)) => {
+                self.fences.retain(|q| *q != request);
                 self.server
                     .call(move |s| s.fence_done(request, codes::PMIX_SUCCESS, &data));
             }
             Ev::FenceDone(request, Err(m)) => {
+                self.fences.retain(|q| *q != request);
                 self.server
                     .call(move |s| s.fence_done(request, codes::PMIX_ERROR, &[]));
-                self.end(ending, 1, m, true);
+                self.end(ending, 1, m, true, codes::PMIX_ERROR);
             }
             Ev::Unreachable(_) | Ev::PeerGone(_) | Ev::Finalized(..) => {}
         }
@@ -731,13 +883,34 @@ impl host::Wire for Bridge {
             self.idle = false;
             self.serve_bridge(e, ending);
         }
+        let now = Instant::now();
+        let (due, later) = std::mem::take(&mut self.unreachable)
+            .into_iter()
+            .partition(|(_, at)| *at <= now);
+        self.unreachable = later;
+        for (j, _) in due {
+            if !self.heard[j] && !self.done[j] {
+                let why = format!("lost node {j} ({})", self.names[j]);
+                self.end(ending, 1, why, true, codes::PMIX_ERR_UNREACH);
+            }
+        }
     }
 
-    fn failed(&mut self, _ns: &str, rank: u32, _st: std::process::ExitStatus, code: i32) {
-        self.reason = Some((code, format!("rank {rank} exited with status {code}"), true));
+    fn failed(&mut self, _ns: &str, rank: u32, st: std::process::ExitStatus, code: i32) {
+        use std::os::unix::process::ExitStatusExt;
+        let why = match st.signal() {
+            Some(sig) => format!("rank {rank} was killed by signal {sig}"),
+            None => format!("rank {rank} exited with status {code}"),
+        };
+        self.ends(code, why, true, codes::PMIX_ERR_LOST_CONNECTION);
     }
 
     fn finish(&mut self, o: Outcome) -> ExitCode {
+        // the ranks and their groups are gone: no group id is watched
+        // past its end (it could be another's by then)
+        if let Some(g) = self.guard.take() {
+            g.done();
+        }
         let (status, message, tell) = match (self.reason.take(), o) {
             (Some(r), _) => r,
             (None, Outcome::Done(0)) => {
@@ -765,9 +938,10 @@ impl host::Wire for Bridge {
             (None, Outcome::Signal(sig)) => (128 + sig, format!("signal {sig}"), true),
             (None, Outcome::Done(code)) => (code, String::new(), true),
         };
-        let (me, name) = (self.me, &self.name);
-        eprintln!("pmixw run (node {me}, {name}): the job ends with status {status}: {message}");
-        if tell {
+        if !self.said {
+            self.say(status, &message);
+        }
+        if tell && !self.told {
             self.peers.broadcast(&Msg::End {
                 status,
                 message: message.clone(),
