@@ -336,7 +336,7 @@ impl<'a> Enc<'a> {
     }
 
     /// A C string: INT32 length including the NUL, the bytes, the NUL; NULL is length 0.
-    #[inline]
+    #[inline(always)]
     pub fn str(&mut self, s: Option<&PString>) -> Result<()> {
         match s {
             None => self.i32(0),
@@ -1163,6 +1163,29 @@ mod tests {
         );
         assert_eq!(flex(u64::MAX), [0xff; 9]);
         assert_eq!(flex(zigzag(i64::MIN)), [0xff; 9]);
+    }
+
+    /// A run of `n` integers (item by item for a few, into zeroed room
+    /// for more) is the concatenation of their encodings, after bytes
+    /// already in the vector.
+    #[test]
+    fn flex_encode_all_is_each_encoding_in_turn() {
+        let values: Vec<u64> = (0..64)
+            .flat_map(|i| [1u64 << i, (1u64 << i) - 1, 0x7f, 0x80])
+            .collect();
+        for n in 0..12 {
+            for start in 0..values.len() - n {
+                let items = &values[start..start + n];
+                let mut want = vec![0xaa];
+                for &u in items {
+                    flex_encode(&mut want, u);
+                }
+                let mut got = vec![0xaa];
+                // one more item offered than taken: exactly n are written
+                flex_encode_all(&mut got, n, values[start..].iter().copied());
+                assert_eq!(got, want, "{items:?}");
+            }
+        }
     }
 
     /// The word-at-a-time decoder against every width, with the value at
