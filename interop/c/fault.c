@@ -1,7 +1,9 @@
 /* pmix-wire: the fault matrix's rank (pmixw/tests/live_faults.rs). Every
  * rank of a job runs `fault WIRE STAGE KIND VICTIM`; rank VICTIM dies at
  * STAGE by KIND, every other rank (a peer) goes through the job's normal
- * sequence and reports what became of it. Written for pmix-wire.
+ * sequence and reports what became of it. VICTIM may be a list (`1,2`),
+ * KIND too (one kind for every victim, or one each, in order): several
+ * ranks die at the same stage. Written for pmix-wire.
  *
  *   WIRE   pmix  libpmix 4.2.2's client (PMIx_Init, Put, Commit, Fence, Get)
  *          pmi1  the simple PMI-1 wire over PMI_FD, spoken here
@@ -21,14 +23,15 @@
  *                     reports as a peer does), the others wait in it; for
  *                     what the launcher's own end does to them
  *   KIND   kill (SIGKILL), segv (SIGSEGV, no core file), exit (status 3
- *          without finalizing), abort (PMIx_Abort / PMI abort, status 7)
+ *          without finalizing), abort (PMIx_Abort / PMI abort, status 7
+ *          for the first victim, 8 for the second, ...; PMI-2's has none)
  *
  * Peers: init, put "fault.key", commit, fence (with data unless STAGE is
- * fence0), get the victim's key, finalize; at STAGE get the get of the
- * victim's key comes before the fence; at STAGE fence and fence0 the
- * last rank enters the fence only once the victim has died (the victim
- * writes its pid to $FAULT_SYNC/victim, when set), so that the victim dies
- * inside a fence it has entered and the others wait in. Each prints one
+ * fence0), get the (first) victim's key, finalize; at STAGE get the get of
+ * the victim's key comes before the fence; at STAGE fence and fence0 the
+ * last rank enters the fence only once every victim has died (victim R
+ * writes its pid to $FAULT_SYNC/victim.R, when set), so that the victims
+ * die inside a fence they have entered and the others wait in. Each prints one
  * line: "fault peer R: done" (exit 0) or "fault peer R: OP failed: WHY" (exit 5). The victim
  * prints "fault victim R: STAGE KIND" before it dies. */
 #include <pmix.h>
@@ -44,6 +47,9 @@
 
 static const char *wire, *stage, *kind;
 static int me = -1, size = 0, victim, fd = -1;
+/* every victim, and which of them this rank is (-1: a peer) */
+#define MAX_VICTIMS 16
+static int victims[MAX_VICTIMS], nvictims = 0, my_victim = -1;
 
 static void die(void);
 
@@ -243,12 +249,13 @@ static void die(void) {
     }
     if (strcmp(kind, "exit") == 0) exit(3);
     if (strcmp(kind, "abort") == 0) {
+        int status = 7 + my_victim;
         if (is_pmix()) {
-            PMIx_Abort(7, "fault abort", NULL, 0);
+            PMIx_Abort(status, "fault abort", NULL, 0);
         } else {
-            char ans[4096];
-            pmi_send(v() == 1 ? "cmd=abort exitcode=7\n"
-                              : "cmd=abort;isworldabort=TRUE;msg=fault abort;");
+            char ans[4096], q[128];
+            snprintf(q, sizeof q, "cmd=abort exitcode=%d\n", status);
+            pmi_send(v() == 1 ? q : "cmd=abort;isworldabort=TRUE;msg=fault abort;");
             answer("abort", ans, sizeof ans);
         }
         /* the host ends the job; waiting here is its business */
@@ -344,13 +351,13 @@ static void victim_run(void) {
     exit(16); /* an unknown stage */
 }
 
-/* the late peer's wait: until the victim (its pid in $FAULT_SYNC/victim)
+/* the late peer's wait: until victim R (its pid in $FAULT_SYNC/victim.R)
  * has died, 20 s at most (a hang guard; the test's own bound is longer) */
-static void wait_for_victim(void) {
+static void wait_for_one(int r) {
     const char *dir = getenv("FAULT_SYNC");
     char path[4096], st[512];
     if (!dir) return;
-    snprintf(path, sizeof path, "%s/victim", dir);
+    snprintf(path, sizeof path, "%s/victim.%d", dir, r);
     for (int i = 0; i < 2000; i++, usleep(10 * 1000)) {
         FILE *f = fopen(path, "r");
         int pid = 0;
@@ -366,8 +373,13 @@ static void wait_for_victim(void) {
         st[n] = 0;
         char *e = strrchr(st, ')');
         if (e && e[1] == ' ' && (e[2] == 'Z' || e[2] == 'X')) return;
-        snprintf(path, sizeof path, "%s/victim", dir);
+        snprintf(path, sizeof path, "%s/victim.%d", dir, r);
     }
+}
+
+/* until every victim has died */
+static void wait_for_victim(void) {
+    for (int i = 0; i < nvictims; i++) wait_for_one(victims[i]);
 }
 
 static void peer_run(void) {
@@ -404,19 +416,34 @@ int main(int argc, char **argv) {
     }
     wire = argv[1];
     stage = argv[2];
-    kind = argv[3];
-    victim = atoi(argv[4]);
+    static char kinds[256];
+    snprintf(kinds, sizeof kinds, "%s", argv[3]);
+    for (const char *p = argv[4]; *p && nvictims < MAX_VICTIMS;) {
+        victims[nvictims++] = atoi(p);
+        p = strchr(p, ',') ? strchr(p, ',') + 1 : "";
+    }
+    if (nvictims == 0) return 2;
+    victim = victims[0];
     const char *r = getenv(is_pmix() ? "PMIX_RANK" : "PMI_RANK");
     const char *s = is_pmix() ? NULL : getenv("PMI_SIZE");
     if (!r) return 10;
     me = atoi(r);
     size = s ? atoi(s) : 0;
+    for (int i = 0; i < nvictims; i++)
+        if (victims[i] == me) my_victim = i;
+    /* this victim's kind: the list's entry (else its last) */
+    kind = strtok(kinds, ",");
+    for (int i = 0; i < my_victim; i++) {
+        const char *k = strtok(NULL, ",");
+        if (k) kind = k;
+    }
+    if (!kind) return 2;
     if (!is_pmix()) {
         const char *f = getenv("PMI_FD");
         if (!f) return 10;
         fd = atoi(f);
     }
-    if (me == victim && getenv("FAULT_SYNC")) {
+    if (my_victim >= 0 && getenv("FAULT_SYNC")) {
         char path[4096];
         snprintf(path, sizeof path, "%s/victim.tmp.%d", getenv("FAULT_SYNC"), (int)getpid());
         FILE *f = fopen(path, "w");
@@ -424,11 +451,11 @@ int main(int argc, char **argv) {
             fprintf(f, "%d\n", (int)getpid());
             fclose(f);
             char to[4096];
-            snprintf(to, sizeof to, "%s/victim", getenv("FAULT_SYNC"));
+            snprintf(to, sizeof to, "%s/victim.%d", getenv("FAULT_SYNC"), me);
             rename(path, to);
         }
     }
-    if (me == victim)
+    if (my_victim >= 0)
         victim_run();
     else
         peer_run();

@@ -10,7 +10,7 @@
 //! Also: a rank's descendants end with the job, and stdin reaches rank 0
 //! only, from a pipe and from a terminal.
 
-use pmix_test_kit::{interop, process};
+use pmix_test_kit::{ds_client, interop, process};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -38,6 +38,11 @@ const KINDS: &[(&str, i32, &str)] = &[
 
 const WIRES: &[&str] = &["pmix", "pmi1", "pmi2"];
 
+/// The stores a case's PMIx ranks read job and peer data from: the
+/// server's answers, and the ds21 shared-memory store (`--dstore`,
+/// libpmix 4.2.2 clients; PMI ranks have no store).
+const STORES: &[bool] = &[false, true];
+
 /// What the peers of a case must report.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Peers {
@@ -57,6 +62,8 @@ enum Peers {
 #[derive(Debug, Clone)]
 struct Case {
     wire: &'static str,
+    /// Under the ds21 store (`--dstore`).
+    dstore: bool,
     stage: &'static str,
     kind: &'static str,
     status: i32,
@@ -67,7 +74,13 @@ struct Case {
 /// Every case of the table.
 fn cases() -> Vec<Case> {
     let mut out = Vec::new();
-    for &wire in WIRES {
+    for (&wire, &dstore) in WIRES
+        .iter()
+        .flat_map(|w| STORES.iter().map(move |d| (w, d)))
+    {
+        if dstore && wire != "pmix" {
+            continue;
+        }
         for &(stage, pmix, pmi) in STAGES {
             if !(if wire == "pmix" { pmix } else { pmi }) {
                 continue;
@@ -100,6 +113,7 @@ fn cases() -> Vec<Case> {
                 };
                 out.push(Case {
                     wire,
+                    dstore,
                     stage,
                     kind,
                     status,
@@ -227,9 +241,13 @@ fn check(exe: &Path, c: &Case, root: &Path, i: usize) -> (Vec<String>, String) {
     // a generous grace: peers get their errors at once, the grace only
     // bounds a hang
     cmd.args(["run", "--grace", "5", "--mpi", c.wire, "-n", "3"])
-        .arg(exe)
-        .args([c.wire, c.stage, c.kind, "1"])
-        .env("FAULT_SYNC", &sync);
+        .env("FAULT_SYNC", &sync)
+        .env_remove("PMIXW_DSTORE");
+    if c.dstore {
+        // libpmix says which store each client took
+        cmd.arg("--dstore").env("PMIX_MCA_gds_base_verbose", "2");
+    }
+    cmd.arg(exe).args([c.wire, c.stage, c.kind, "1"]);
     let r = run_in_session(cmd, &tmp, Stdio::null());
     let stdout = String::from_utf8_lossy(&r.out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&r.out.stderr).into_owned();
@@ -270,6 +288,14 @@ fn check(exe: &Path, c: &Case, root: &Path, i: usize) -> (Vec<String>, String) {
             bad.push(format!("peer {p}: not {:?}", c.peers));
         }
     }
+    // under the store, both peers (which initialise in every case) took
+    // it; its segment files are what the TMPDIR check below finds first
+    if c.dstore {
+        let ds21 = ds_client::job_info_stored_with(&stderr, "ds21");
+        if ds21 < 2 || ds_client::job_info_stored_with(&stderr, "hash") > 0 {
+            bad.push(format!("{ds21} clients took the ds21 store, not 2 or 3"));
+        }
+    }
     if !r.left.is_empty() {
         bad.push(format!("left in the session: {:?}", r.left));
     }
@@ -277,8 +303,9 @@ fn check(exe: &Path, c: &Case, root: &Path, i: usize) -> (Vec<String>, String) {
         bad.push(format!("left in TMPDIR: {:?}", r.files));
     }
     let log = format!(
-        "{:<5} {:<10} {:<6} status {:>3} in {:.2} s{}",
+        "{:<5} {:<4} {:<10} {:<6} status {:>3} in {:.2} s{}",
         c.wire,
+        if c.dstore { "ds21" } else { "" },
         c.stage,
         c.kind,
         status,
@@ -302,7 +329,8 @@ fn every_death_at_every_stage_on_every_wire_ends_the_job_cleanly() {
     let Some(exe) = fault_program() else { return };
     let root = fresh_dir("matrix");
     let all = cases();
-    assert_eq!(all.len(), 25 + 21 + 21, "the table's cases");
+    // PMIx without and with the ds21 store, PMI-1, PMI-2
+    assert_eq!(all.len(), 25 + 25 + 21 + 21, "the table's cases");
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|s| {
@@ -597,7 +625,7 @@ fn ranks_of_a_killed_launcher_notice_and_exit() {
             &[("FAULT_SYNC", &sync)],
         );
         let sid = child.id();
-        process::wait_until("the held rank started", || sync.join("victim").exists());
+        process::wait_until("the held rank started", || sync.join("victim.1").exists());
         // the peer is in (or on its way into) the fence; the held rank
         // sleeps 3 s before it
         std::thread::sleep(Duration::from_millis(300));
@@ -655,4 +683,147 @@ fn an_unusable_tmpdir_is_refused_in_one_line() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The processes of session `sid` other than its leader (the launcher):
+/// (pid, state).
+fn ranks_states(sid: u32) -> Vec<(u32, String)> {
+    in_session(sid)
+        .into_iter()
+        .filter_map(|l| {
+            let mut w = l.split(' ');
+            let pid: u32 = w.next()?.parse().ok()?;
+            let st = w.next()?.to_string();
+            (pid != sid).then_some((pid, st))
+        })
+        .collect()
+}
+
+/// The launcher's state (R, S, T, ...) in its session `sid`.
+fn launcher_state(sid: u32) -> String {
+    in_session(sid)
+        .into_iter()
+        .find_map(|l| {
+            let mut w = l.split(' ');
+            (w.next()? == sid.to_string()).then(|| w.next().unwrap_or("").to_string())
+        })
+        .unwrap_or_default()
+}
+
+/// Wait (hang guard) until `lines` holds every one of `want`, reading
+/// what `rx` brings.
+fn lines_arrive(rx: &std::sync::mpsc::Receiver<String>, lines: &mut Vec<String>, want: &[String]) {
+    let start = Instant::now();
+    while !want.iter().all(|w| lines.contains(w)) {
+        assert!(
+            start.elapsed() < process::HANG,
+            "no {want:?} in {lines:?} (hang guard)"
+        );
+        if let Ok(l) = rx.recv_timeout(Duration::from_millis(50)) {
+            lines.push(l);
+        }
+    }
+}
+
+/// Ranks of `sh` trapping SIGUSR1, SIGUSR2, SIGTSTP, SIGCONT and SIGTERM
+/// (a line each; TERM then exits 9), waiting in a loop of `sleep`s for
+/// `$SYNC/end`.
+const TRAPS: &str = r#"for s in USR1 USR2 TSTP CONT; do trap "echo rank $PMIX_RANK got $s" $s; done
+    trap "echo rank $PMIX_RANK got TERM; exit 9" TERM
+    touch "$SYNC/ready.$PMIX_RANK"
+    while [ ! -e "$SYNC/end" ]; do sleep 0.05; done"#;
+
+/// As mpirun 4.1.4 and prterun 5.0.11 (checked by hand): SIGUSR1 and
+/// SIGUSR2 to the launcher reach every rank's group; SIGTSTP stops every
+/// rank's group (as SIGSTOP: no rank sees a SIGTSTP) while the launcher
+/// runs on; SIGCONT continues them; the job then ends as it would have
+/// (status 0), nothing left.
+#[test]
+fn usr1_usr2_tstp_and_cont_are_forwarded_to_every_rank() {
+    let tmp = fresh_dir("fwd");
+    let sync = fresh_dir("fwd-sync");
+    let (mut child, err) = start_in_session(
+        &["run", "-n", "2", "sh", "-c", TRAPS],
+        &tmp,
+        &[("SYNC", &sync)],
+    );
+    let sid = child.id();
+    let out = process::lines_of(child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    ranks_ready(&sync, 2);
+    let got = |s: &str| -> Vec<String> { (0..2).map(|r| format!("rank {r} got {s}")).collect() };
+    kill(sid, libc::SIGUSR1);
+    lines_arrive(&out, &mut lines, &got("USR1"));
+    kill(sid, libc::SIGUSR2);
+    lines_arrive(&out, &mut lines, &got("USR2"));
+    kill(sid, libc::SIGTSTP);
+    process::wait_until("every rank's group stopped", || {
+        let s = ranks_states(sid);
+        !s.is_empty() && s.iter().all(|(_, st)| st == "T")
+    });
+    assert_ne!(launcher_state(sid), "T", "the launcher runs on");
+    kill(sid, libc::SIGCONT);
+    lines_arrive(&out, &mut lines, &got("CONT"));
+    process::wait_until("every rank running again", || {
+        ranks_states(sid).iter().all(|(_, st)| st != "T")
+    });
+    std::fs::write(sync.join("end"), "").unwrap();
+    let o = process::output_within(child, Duration::from_secs(120), "pmixw run, forwarding");
+    lines.extend(out.iter());
+    let said: Vec<String> = err.try_iter().collect();
+    let left = session_empties(sid);
+    assert_eq!(o.status.code(), Some(0), "{said:?}\n{lines:?}");
+    assert!(
+        !lines.iter().any(|l| l.contains("got TSTP")),
+        "a rank saw SIGTSTP, not SIGSTOP: {lines:?}"
+    );
+    for sig in [libc::SIGUSR1, libc::SIGUSR2, libc::SIGTSTP, libc::SIGCONT] {
+        assert!(
+            said.iter()
+                .any(|l| l == &format!("pmixw run: forwarding signal {sig} to the job")),
+            "{sig}: {said:?}"
+        );
+    }
+    assert!(left.is_empty(), "{left:?}");
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "TMPDIR");
+    let _ = std::fs::remove_dir_all(&tmp);
+    let _ = std::fs::remove_dir_all(&sync);
+}
+
+/// Ranks stopped by a forwarded SIGTSTP, then the launcher signalled
+/// (SIGTERM): the ranks get the SIGTERM (continued to act on it) and the
+/// job ends 143 without waiting out a grace of 600 s (beyond the hang
+/// guard) for the SIGKILL.
+#[test]
+fn stopped_ranks_end_with_a_signalled_launcher() {
+    let tmp = fresh_dir("fwd-stop-term");
+    let sync = fresh_dir("fwd-stop-term-sync");
+    let (mut child, err) = start_in_session(
+        &["run", "--grace", "600", "-n", "2", "sh", "-c", TRAPS],
+        &tmp,
+        &[("SYNC", &sync)],
+    );
+    let sid = child.id();
+    let out = process::lines_of(child.stdout.take().unwrap());
+    ranks_ready(&sync, 2);
+    kill(sid, libc::SIGTSTP);
+    process::wait_until("every rank's group stopped", || {
+        let s = ranks_states(sid);
+        !s.is_empty() && s.iter().all(|(_, st)| st == "T")
+    });
+    kill(sid, libc::SIGTERM);
+    let o = process::output_within(child, Duration::from_secs(120), "pmixw run, stopped ranks");
+    let lines: Vec<String> = out.iter().collect();
+    let said: Vec<String> = err.try_iter().collect();
+    let left = session_empties(sid);
+    assert_eq!(o.status.code(), Some(143), "{said:?}\n{lines:?}");
+    for r in 0..2 {
+        assert!(
+            lines.contains(&format!("rank {r} got TERM")),
+            "{lines:?}\n{said:?}"
+        );
+    }
+    assert!(left.is_empty(), "{left:?}");
+    let _ = std::fs::remove_dir_all(&tmp);
+    let _ = std::fs::remove_dir_all(&sync);
 }
