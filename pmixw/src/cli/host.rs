@@ -203,11 +203,17 @@ impl Ranks {
         }
     }
 
-    /// `sig` to every running rank's process group.
+    /// `sig` to every running rank's process group (a SIGTERM followed by
+    /// a SIGCONT when a forwarded SIGTSTP may have stopped them: a stopped
+    /// process acts on SIGTERM only once continued).
     pub(super) fn signal_running(&mut self, sig: i32) {
+        let cont = sig == libc::SIGTERM && procgroup::stop_forwarded();
         for r in &mut self.0 {
             if r.status.is_none() {
                 procgroup::signal_group(r.child.id(), sig);
+                if cont {
+                    procgroup::signal_group(r.child.id(), libc::SIGCONT);
+                }
             }
         }
     }
@@ -564,12 +570,14 @@ pub(super) trait Wire {
 /// The host loop of every wire: reap the ranks (when SIGCHLD says one may
 /// have ended), let the wire serve, end the job on the first failure (the
 /// first rank to end, [`Ending::first_ended_first`]), an abort, a caught
-/// signal or the timeout, until every rank has ended.
+/// signal or the timeout, until every rank has ended; pass `forward`'s
+/// signals on to the running ranks.
 pub(super) fn drive(
     wire: &mut dyn Wire,
     mut ranks: Ranks,
     mut ending: Ending,
     caught: &[(i32, Arc<AtomicBool>)],
+    forward: &procgroup::Forward,
 ) -> std::process::ExitCode {
     // not by asking each rank every round (N waitpid calls a loop, taken
     // from the ranks' own cores at N = 256); set at first: ranks may have
@@ -581,6 +589,9 @@ pub(super) fn drive(
     const HOLD: Duration = Duration::from_millis(200);
     let outcome = loop {
         wire.poll();
+        for sig in forward.take() {
+            ranks.signal_running(sig);
+        }
         // reap before serving: the servers queue a rank's abort or finalize
         // before its reply, so for an exit seen here the event that
         // explains it is already waiting
@@ -820,7 +831,13 @@ mod tests {
         // rank 0 ends well before rank 1 fails (else the job may end it
         // first: a SIGTERM, 143, as the loop must)
         ranks.0[0].child.wait().unwrap();
-        drive(&mut w, ranks, Ending::new(Duration::ZERO, false, None), &[]);
+        drive(
+            &mut w,
+            ranks,
+            Ending::new(Duration::ZERO, false, None),
+            &[],
+            &Default::default(),
+        );
         assert_eq!(w.finished, Some(Outcome::Done(3)));
         assert_eq!(w.failed, [(1, 3)]);
         let mut exited = w.exited.clone();
@@ -840,7 +857,13 @@ mod tests {
         for r in &mut ranks.0 {
             r.child.wait().unwrap();
         }
-        drive(&mut w, ranks, Ending::new(Duration::ZERO, false, None), &[]);
+        drive(
+            &mut w,
+            ranks,
+            Ending::new(Duration::ZERO, false, None),
+            &[],
+            &Default::default(),
+        );
         assert_eq!(w.failed, [(1, 5)]);
         assert_eq!(w.finished, Some(Outcome::Done(5)));
     }
@@ -858,13 +881,25 @@ mod tests {
             ..Watcher::default()
         };
         let ranks = sh_ranks(&["exec sleep 30", "exec sleep 30"]);
-        drive(&mut w, ranks, Ending::new(Duration::ZERO, false, None), &[]);
+        drive(
+            &mut w,
+            ranks,
+            Ending::new(Duration::ZERO, false, None),
+            &[],
+            &Default::default(),
+        );
         assert_eq!(w.finished, Some(Outcome::Done(1)));
         assert!(w.failed.is_empty(), "{:?}", w.failed);
 
         let mut w = Watcher::default();
         let ranks = sh_ranks(&["exit 4", "sleep 0.2; exit 0"]);
-        drive(&mut w, ranks, Ending::new(Duration::ZERO, true, None), &[]);
+        drive(
+            &mut w,
+            ranks,
+            Ending::new(Duration::ZERO, true, None),
+            &[],
+            &Default::default(),
+        );
         assert_eq!(w.finished, Some(Outcome::Done(4)));
         assert!(w.failed.is_empty(), "{:?}", w.failed);
         let mut exited = w.exited.clone();

@@ -11,15 +11,77 @@
 //! as it is; a terminal through a pipe this launcher feeds while it is
 //! itself in the foreground, as mpirun and prterun do), every other rank
 //! /dev/null, as with both of them.
+//!
+//! SIGUSR1, SIGUSR2 and SIGCONT sent to the launcher go on to every
+//! running rank's group, SIGTSTP as SIGSTOP (the ranks stop, the launcher
+//! runs on): what mpirun 4.1.4 and prterun 5.0.11 do, checked by hand
+//! (spec-notes/robustness.md, "The launcher signalled or killed").
 
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Whether a rank of this run has been given the launcher's stdin.
 static STDIN_GIVEN: AtomicBool = AtomicBool::new(false);
+
+/// Whether a SIGTSTP has been passed on (as SIGSTOP) and no SIGCONT
+/// since: the ranks may be stopped, and a SIGTERM that ends them must be
+/// followed by a SIGCONT to be acted on.
+static STOPPED: AtomicBool = AtomicBool::new(false);
+
+/// The signals passed on to the ranks: (caught, sent to each group).
+const FORWARDED: [(i32, i32); 4] = [
+    (libc::SIGUSR1, libc::SIGUSR1),
+    (libc::SIGUSR2, libc::SIGUSR2),
+    (libc::SIGTSTP, libc::SIGSTOP),
+    (libc::SIGCONT, libc::SIGCONT),
+];
+
+/// The forwarded signals, caught from [`forward_signals`] on: one flag
+/// each (two of the same signal within one round of the host loop are
+/// passed on once, as the kernel merges a pending signal).
+#[derive(Default)]
+pub(super) struct Forward(Vec<(i32, Arc<AtomicBool>)>);
+
+/// Catch the [`FORWARDED`] signals from now on (before, SIGUSR1 and
+/// SIGUSR2 ended the launcher, SIGTSTP stopped it alone).
+pub(super) fn forward_signals() -> Forward {
+    Forward(
+        FORWARDED
+            .iter()
+            .map(|&(s, _)| {
+                let f = Arc::new(AtomicBool::new(false));
+                let _ = signal_hook::flag::register(s, f.clone());
+                (s, f)
+            })
+            .collect(),
+    )
+}
+
+impl Forward {
+    /// What was caught since the last call, in [`FORWARDED`]'s order (a
+    /// stop before a continue: caught in one round, the ranks run on):
+    /// each signal to be sent to every running rank's group.
+    pub(super) fn take(&self) -> Vec<i32> {
+        let mut out = Vec::new();
+        for ((caught, f), &(_, send)) in self.0.iter().zip(FORWARDED.iter()) {
+            if f.swap(false, Ordering::AcqRel) {
+                eprintln!("pmixw run: forwarding signal {caught} to the job");
+                STOPPED.store(send == libc::SIGSTOP, Ordering::Release);
+                out.push(send);
+            }
+        }
+        out
+    }
+}
+
+/// Whether the ranks may be stopped by a forwarded SIGTSTP.
+pub(super) fn stop_forwarded() -> bool {
+    STOPPED.load(Ordering::Acquire)
+}
 
 /// Once, before the first rank starts: orphaned descendants of the ranks
 /// are re-parented to this launcher instead of init, so that the end of
