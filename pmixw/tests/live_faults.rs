@@ -231,6 +231,19 @@ fn fault_program() -> Option<PathBuf> {
     )
 }
 
+/// A case's `--grace`: generous, since peers get their errors at once and
+/// the grace only bounds a hang; after an abort it is what the job's end
+/// takes (the peers are ended by SIGTERM once it has passed, the host's
+/// part), so there 1 s: the matrix's abort cases were three quarters of
+/// its time with 5 s.
+fn grace(abort: bool) -> &'static str {
+    if abort {
+        "1"
+    } else {
+        "5"
+    }
+}
+
 /// One case: its problems (empty when it passed) and a line for the log.
 fn check(exe: &Path, c: &Case, root: &Path, i: usize) -> (Vec<String>, String) {
     let tmp = root.join(format!("tmp{i}"));
@@ -238,9 +251,8 @@ fn check(exe: &Path, c: &Case, root: &Path, i: usize) -> (Vec<String>, String) {
     std::fs::create_dir_all(&tmp).unwrap();
     std::fs::create_dir_all(&sync).unwrap();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixw"));
-    // a generous grace: peers get their errors at once, the grace only
-    // bounds a hang
-    cmd.args(["run", "--grace", "5", "--mpi", c.wire, "-n", "3"])
+    cmd.args(["run", "--grace", grace(c.kind == "abort")])
+        .args(["--mpi", c.wire, "-n", "3"])
         .env("FAULT_SYNC", &sync)
         .env_remove("PMIXW_DSTORE");
     if c.dstore {
@@ -324,27 +336,34 @@ fn check(exe: &Path, c: &Case, root: &Path, i: usize) -> (Vec<String>, String) {
     (bad, log)
 }
 
-#[test]
-fn every_death_at_every_stage_on_every_wire_ends_the_job_cleanly() {
-    let Some(exe) = fault_program() else { return };
-    let root = fresh_dir("matrix");
-    let all = cases();
-    // PMIx without and with the ds21 store, PMI-1, PMI-2
-    assert_eq!(all.len(), 25 + 25 + 21 + 21, "the table's cases");
+/// Run `check` on every case, 4 at a time (the index gives each its own
+/// directories under `root`), printing each case's line; fail with every
+/// case that failed.
+fn run_cases<C: std::fmt::Debug + Sync>(
+    all: &[C],
+    root: &Path,
+    check: impl Fn(&C, &Path, usize) -> (Vec<String>, String) + Sync,
+) {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(Vec::new());
+    let start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..4 {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(c) = all.get(i) else { break };
-                let (bad, log) = check(&exe, c, &root, i);
+                let (bad, log) = check(c, root, i);
                 println!("{log}");
                 results.lock().unwrap().push((i, bad));
             });
         }
     });
-    let _ = std::fs::remove_dir_all(&root);
+    println!(
+        "{} cases in {:.1} s",
+        all.len(),
+        start.elapsed().as_secs_f64()
+    );
+    let _ = std::fs::remove_dir_all(root);
     let mut failed: Vec<(usize, Vec<String>)> = results
         .into_inner()
         .unwrap()
@@ -362,6 +381,183 @@ fn every_death_at_every_stage_on_every_wire_ends_the_job_cleanly() {
             .map(|(i, b)| format!("{:?}: {}", all[*i], b.join("\n")))
             .collect::<Vec<_>>()
             .join("\n\n")
+    );
+}
+
+#[test]
+fn every_death_at_every_stage_on_every_wire_ends_the_job_cleanly() {
+    let Some(exe) = fault_program() else { return };
+    let all = cases();
+    // PMIx without and with the ds21 store, PMI-1, PMI-2
+    assert_eq!(all.len(), 25 + 25 + 21 + 21, "the table's cases");
+    run_cases(&all, &fresh_dir("matrix"), |c, root, i| {
+        check(&exe, c, root, i)
+    });
+}
+
+/// Where several ranks die at once: (stage, on the PMI wires too).
+const SEVERAL_STAGES: &[(&str, bool)] = &[("init", true), ("fence", true), ("get", false)];
+
+/// How the two victims (ranks 1 and 2 of 4) die, each its own way.
+const SEVERAL_KINDS: &[(&str, &str)] = &[
+    ("kill", "kill"),
+    ("kill", "segv"),
+    ("exit", "segv"),
+    ("abort", "kill"),
+    ("abort", "abort"),
+];
+
+/// A case of several ranks dying at the same stage.
+#[derive(Debug, Clone)]
+struct Several {
+    wire: &'static str,
+    stage: &'static str,
+    kinds: (&'static str, &'static str),
+}
+
+fn several_cases() -> Vec<Several> {
+    let mut out = Vec::new();
+    for &wire in WIRES {
+        for &(stage, pmi) in SEVERAL_STAGES {
+            if wire != "pmix" && !pmi {
+                continue;
+            }
+            for &kinds in SEVERAL_KINDS {
+                out.push(Several { wire, stage, kinds });
+            }
+        }
+    }
+    out
+}
+
+/// The launcher's word on a rank's end, from one of its lines: (rank,
+/// the status it stands for). `rank R of NS was killed by signal S
+/// before finalizing` (128 + S), `… exited with status S before
+/// finalizing`, `rank R aborted with status S: …`.
+fn end_said(line: &str) -> Option<(u32, i32)> {
+    let rest = line.strip_prefix("pmixw run: rank ")?;
+    let (rank, rest) = rest.split_once(' ')?;
+    let rank = rank.parse().ok()?;
+    let num = |after: &str| -> Option<i32> {
+        let t = rest.split_once(after)?.1;
+        t.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+    };
+    if rest.starts_with("aborted with status ") {
+        return Some((rank, num("status ")?));
+    }
+    if !rest.ends_with(" before finalizing") {
+        return None;
+    }
+    if rest.contains(" was killed by signal ") {
+        return Some((rank, 128 + num("signal ")?));
+    }
+    Some((rank, num("exited with status ")?))
+}
+
+/// One case of [`several_cases`]: ranks 1 and 2 of 4 die at the stage.
+/// The job's status is the first rank to end's, as the launcher saw it:
+/// its first line naming a rank's end (a failure before finalizing or an
+/// abort) names a victim, with the job's status; both victims are named;
+/// the peers (0 and 3) got an error when they waited on the victims (no
+/// abort: the job's end is then the host's); nothing is left.
+fn check_several(exe: &Path, c: &Several, root: &Path, i: usize) -> (Vec<String>, String) {
+    let tmp = root.join(format!("tmp{i}"));
+    let sync = root.join(format!("sync{i}"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::create_dir_all(&sync).unwrap();
+    let kinds = format!("{},{}", c.kinds.0, c.kinds.1);
+    let abort = c.kinds.0 == "abort" || c.kinds.1 == "abort";
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixw"));
+    cmd.args(["run", "--grace", grace(abort), "--mpi", c.wire, "-n", "4"])
+        .env("FAULT_SYNC", &sync)
+        .env_remove("PMIXW_DSTORE")
+        .arg(exe)
+        .args([c.wire, c.stage, &kinds, "1,2"]);
+    let r = run_in_session(cmd, &tmp, Stdio::null());
+    let stdout = String::from_utf8_lossy(&r.out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&r.out.stderr).into_owned();
+    let mut bad = Vec::new();
+    let status = r.out.status.code().unwrap_or(-1);
+    let ends: Vec<(u32, i32)> = stderr.lines().filter_map(end_said).collect();
+    match ends.first() {
+        Some(&(rank, st)) if (rank == 1 || rank == 2) && st == status => {}
+        first => bad.push(format!(
+            "status {status}, the first end said {first:?}: not a victim's with that status"
+        )),
+    }
+    for v in [1, 2] {
+        if !ends.iter().any(|&(r, _)| r == v) {
+            bad.push(format!("victim {v}'s end not said"));
+        }
+    }
+    for p in [0, 3] {
+        let me = format!("fault peer {p}: ");
+        let failed = stdout
+            .lines()
+            .any(|l| l.starts_with(&me) && l.contains(" failed: "));
+        let done = stdout.lines().any(|l| l == format!("{me}done"));
+        let ok = abort || failed || (c.stage == "fence" && done);
+        if !ok {
+            bad.push(format!("peer {p}: neither an error nor (fence) done"));
+        }
+    }
+    if !r.left.is_empty() {
+        bad.push(format!("left in the session: {:?}", r.left));
+    }
+    if !r.files.is_empty() {
+        bad.push(format!("left in TMPDIR: {:?}", r.files));
+    }
+    let log = format!(
+        "{:<5} {:<6} {:<11} status {:>3} (first said: {:?}) in {:.2} s{}",
+        c.wire,
+        c.stage,
+        kinds,
+        status,
+        ends.first(),
+        r.secs,
+        if bad.is_empty() {
+            String::new()
+        } else {
+            format!("  FAIL: {}", bad.join("; "))
+        }
+    );
+    if !bad.is_empty() {
+        bad.push(format!("stdout:\n{stdout}stderr:\n{stderr}"));
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    let _ = std::fs::remove_dir_all(&sync);
+    (bad, log)
+}
+
+/// Two ranks die at the same stage, by the same signal or different
+/// ones, or abort: the first to end sets the status, nothing is left.
+#[test]
+fn several_ranks_dying_at_once_end_the_job_with_the_first_ones_status() {
+    let Some(exe) = fault_program() else { return };
+    let all = several_cases();
+    assert_eq!(all.len(), 15 + 10 + 10, "the table's cases");
+    run_cases(&all, &fresh_dir("several"), |c, root, i| {
+        check_several(&exe, c, root, i)
+    });
+}
+
+#[test]
+fn the_launchers_lines_say_which_rank_ended_how() {
+    assert_eq!(
+        end_said("pmixw run: rank 2 of j-1 was killed by signal 9 before finalizing"),
+        Some((2, 137))
+    );
+    assert_eq!(
+        end_said("pmixw run: rank 1 of j-1 exited with status 3 before finalizing"),
+        Some((1, 3))
+    );
+    assert_eq!(
+        end_said("pmixw run: rank 1 aborted with status 8: fault abort"),
+        Some((1, 8))
+    );
+    assert_eq!(
+        end_said("pmixw run: rank 1 of j-1 exited with status 3 after finalizing"),
+        None
     );
 }
 
