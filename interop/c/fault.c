@@ -19,6 +19,18 @@
  *          get        inside a get of a key the next rank never puts, while
  *                     the peers wait in a get of the victim's key (PMIx)
  *          finalized  after a finalize that completed the job's sequence
+ *          spawn      (PMIx) inside PMIx_Spawn: the victim asks for a child
+ *                     job of one rank (this program, as a child) and dies
+ *                     before its answer can arrive; the child, if started,
+ *                     waits in a PMIx_Connect with the victim
+ *          connect    (PMIx) the victim's PMIx_Spawn completes, then it
+ *                     dies while its child waits in a PMIx_Connect with it
+ *          spawnchild (PMIx) the victim's child dies inside its init (half
+ *                     a connection header); the victim (which reports as
+ *                     a peer does) waits in PMIx_Spawn, then in a
+ *                     PMIx_Connect with the child
+ *          connectchild (PMIx) the child dies after its init while the
+ *                     victim waits in a PMIx_Connect with it
  *          hold       no death: the victim enters the fence 3 s late (and
  *                     reports as a peer does), the others wait in it; for
  *                     what the launcher's own end does to them
@@ -33,7 +45,10 @@
  * writes its pid to $FAULT_SYNC/victim.R, when set), so that the victims
  * die inside a fence they have entered and the others wait in. Each prints one
  * line: "fault peer R: done" (exit 0) or "fault peer R: OP failed: WHY" (exit 5). The victim
- * prints "fault victim R: STAGE KIND" before it dies. */
+ * prints "fault victim R: STAGE KIND" before it dies. A spawned child is
+ * run as `fault child STAGE KIND PARENT-NSPACE PARENT-RANK` and reports as
+ * "fault child R: ..." (at STAGE spawnchild and connectchild it is the
+ * one that dies, "fault victim R: ..."). */
 #include <pmix.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -45,7 +60,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static const char *wire, *stage, *kind;
+static const char *wire, *stage, *kind, *role = "peer";
 static int me = -1, size = 0, victim, fd = -1;
 /* every victim, and which of them this rank is (-1: a peer) */
 #define MAX_VICTIMS 16
@@ -54,7 +69,7 @@ static int victims[MAX_VICTIMS], nvictims = 0, my_victim = -1;
 static void die(void);
 
 static void peer_failed(const char *op, const char *why) {
-    printf("fault peer %d: %s failed: %s\n", me, op, why);
+    printf("fault %s %d: %s failed: %s\n", role, me, op, why);
     fflush(stdout);
     exit(5);
 }
@@ -233,6 +248,84 @@ static void nop_value_cb(pmix_status_t status, pmix_value_t *kv, void *cbdata) {
     (void)cbdata;
 }
 
+/* ---- spawn and connect ---- */
+
+/* PMIx_Spawn of one rank of this program as a child of this rank; with
+ * `wait`, until it has been answered (the child's namespace in `child`) */
+static void px_spawn(int wait, char *child) {
+    static char exe[4096], rank[16];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) peer_failed("spawn", "no /proc/self/exe");
+    exe[n] = 0;
+    snprintf(rank, sizeof rank, "%d", me);
+    static char *argv[7];
+    argv[0] = exe;
+    argv[1] = "child";
+    argv[2] = (char *)stage;
+    argv[3] = (char *)kind;
+    argv[4] = self.nspace;
+    argv[5] = rank;
+    argv[6] = NULL;
+    pmix_app_t app;
+    memset(&app, 0, sizeof app);
+    app.cmd = exe;
+    app.argv = argv;
+    app.maxprocs = 1;
+    if (wait)
+        pmix_check("spawn", PMIx_Spawn(NULL, 0, &app, 1, child));
+    else
+        PMIx_Spawn_nb(NULL, 0, &app, 1, NULL, NULL);
+}
+
+/* PMIx_Connect of rank `rank` of `ns` with every rank of `other` */
+static void px_connect(const char *ns, int rank, const char *other) {
+    pmix_proc_t procs[2];
+    PMIX_LOAD_PROCID(&procs[0], ns, (pmix_rank_t)rank);
+    PMIX_LOAD_PROCID(&procs[1], other, PMIX_RANK_WILDCARD);
+    pmix_check("connect", PMIx_Connect(procs, 2, NULL, 0));
+}
+
+static int is(const char *s) { return strcmp(stage, s) == 0; }
+
+/* the victim's part at the spawn and connect stages */
+static void spawner_run(void) {
+    char child[PMIX_MAX_NSLEN + 1] = {0};
+    px_init();
+    if (is("spawn")) {
+        px_spawn(0, child);
+        usleep(1000);
+        die();
+    }
+    px_spawn(1, child);
+    if (is("connect")) die();
+    /* spawnchild, connectchild: the child dies, this rank waits */
+    px_connect(self.nspace, me, child);
+    printf("fault peer %d: done\n", me);
+    exit(0);
+}
+
+static void die_in_handshake(void);
+
+/* a spawned child: `fault child STAGE KIND PARENT-NSPACE PARENT-RANK` */
+static int child_main(char **argv) {
+    wire = "pmix";
+    role = "child";
+    my_victim = 0; /* its abort's status: 7 */
+    stage = argv[2];
+    kind = argv[3];
+    me = getenv("PMIX_RANK") ? atoi(getenv("PMIX_RANK")) : 0;
+    if (is("spawnchild")) die_in_handshake();
+    px_init();
+    if (is("connectchild")) {
+        /* the parent is in (or on its way into) the connect */
+        usleep(300 * 1000);
+        die();
+    }
+    px_connect(argv[4], atoi(argv[5]), self.nspace);
+    printf("fault child %d: done\n", me);
+    return 0;
+}
+
 /* ---- the victim ---- */
 
 static int is_pmix(void) { return strcmp(wire, "pmix") == 0; }
@@ -291,6 +384,7 @@ static void die_in_handshake(void) {
 }
 
 static void victim_run(void) {
+    if (is("spawn") || is("connect") || is("spawnchild") || is("connectchild")) spawner_run();
     if (strcmp(stage, "before") == 0) die();
     if (strcmp(stage, "handshake") == 0) die_in_handshake();
     if (is_pmix())
@@ -410,6 +504,7 @@ static void peer_run(void) {
 }
 
 int main(int argc, char **argv) {
+    if (argc == 6 && strcmp(argv[1], "child") == 0) return child_main(argv);
     if (argc != 5) {
         fprintf(stderr, "usage: fault pmix|pmi1|pmi2 STAGE KIND VICTIM\n");
         return 2;

@@ -26,6 +26,13 @@ const STAGES: &[(&str, bool, bool)] = &[
     // a PMI get answers at once: nothing waits in it
     ("get", true, false),
     ("finalized", true, true),
+    // PMIx_Spawn and PMIx_Connect: the victim dies inside its spawn, or
+    // after it while its child waits in a connect with it; its child dies
+    // inside its init, or after it while the victim waits in a connect
+    ("spawn", true, false),
+    ("connect", true, false),
+    ("spawnchild", true, false),
+    ("connectchild", true, false),
 ];
 
 /// How it dies: (name, the launcher's status for it, its line).
@@ -69,6 +76,9 @@ struct Case {
     status: i32,
     line: String,
     peers: Peers,
+    /// A line (its start) the rank waiting on the victim prints: its
+    /// error (a spawn's or connect's), not a hang.
+    waiter: Option<&'static str>,
 }
 
 /// Every case of the table.
@@ -86,11 +96,17 @@ fn cases() -> Vec<Case> {
                 continue;
             }
             for &(kind, status, line) in KINDS {
-                // no abort without a connection (before, handshake) or
-                // after it ended (finalized)
-                if kind == "abort" && matches!(stage, "before" | "handshake" | "finalized") {
+                // no abort without a connection (before, handshake, the
+                // child's spawnchild) or after it ended (finalized)
+                if kind == "abort"
+                    && matches!(stage, "before" | "handshake" | "finalized" | "spawnchild")
+                {
                     continue;
                 }
+                // at spawnchild and connectchild the one that dies is the
+                // child, rank 0 of the spawned job
+                let child = matches!(stage, "spawnchild" | "connectchild");
+                let who = if child { 0 } else { 1 };
                 // PMI-2's abort carries no status: 1, as MPICH's mpiexec
                 let (status, line) = match (wire, kind) {
                     ("pmi2", "abort") => (1, "aborted with status 1".to_string()),
@@ -101,15 +117,23 @@ fn cases() -> Vec<Case> {
                         format!("rank 1 of fault-X {line} after finalizing"),
                         Peers::Done,
                     ),
-                    (_, "abort") => (format!("rank 1 {line}"), Peers::Ended),
+                    (_, "abort") => (format!("rank {who} {line}"), Peers::Ended),
                     ("fence" | "fence0", _) => (
                         format!("rank 1 of fault-X {line} before finalizing"),
                         Peers::Either,
                     ),
                     _ => (
-                        format!("rank 1 of fault-X {line} before finalizing"),
+                        format!("rank {who} of fault-X {line} before finalizing"),
                         Peers::Error,
                     ),
+                };
+                // who waits on the victim in a spawn or connect gets an
+                // error (after an abort the host ends the job instead)
+                let waiter = match (stage, kind) {
+                    (_, "abort") => None,
+                    ("connect", _) => Some("fault child 0: connect failed: "),
+                    ("spawnchild" | "connectchild", _) => Some("fault peer 1: "),
+                    _ => None,
                 };
                 out.push(Case {
                     wire,
@@ -119,6 +143,7 @@ fn cases() -> Vec<Case> {
                     status,
                     line,
                     peers,
+                    waiter,
                 });
             }
         }
@@ -301,12 +326,36 @@ fn check(exe: &Path, c: &Case, root: &Path, i: usize) -> (Vec<String>, String) {
         }
     }
     // under the store, both peers (which initialise in every case) took
-    // it; its segment files are what the TMPDIR check below finds first
+    // it, and no client's init the hash store (a spawned child takes ds21
+    // too);
+    // its segment files are what the TMPDIR check below finds first
     if c.dstore {
-        let ds21 = ds_client::job_info_stored_with(&stderr, "ds21");
-        if ds21 < 2 || ds_client::job_info_stored_with(&stderr, "hash") > 0 {
-            bad.push(format!("{ds21} clients took the ds21 store, not 2 or 3"));
+        // (libpmix's client stores a spawn's answer with hash whatever
+        // the store: pmix_client_spawn.c, not the job's own data)
+        let init: String = stderr
+            .lines()
+            .filter(|l| !l.contains("pmix_client_spawn.c"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let ds21 = ds_client::job_info_stored_with(&init, "ds21");
+        let hash = ds_client::job_info_stored_with(&init, "hash");
+        if ds21 < 2 || hash > 0 {
+            bad.push(format!(
+                "{ds21} clients took the ds21 store (not 2 or more), {hash} hash"
+            ));
         }
+    }
+    let mut said_by_waiter = String::new();
+    let waited = c.waiter.map(|w| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(w) && l.contains(" failed: "))
+            .map(str::to_string)
+    });
+    match &waited {
+        Some(None) => bad.push(format!("no error for the waiting rank ({:?})", c.waiter)),
+        Some(Some(l)) => said_by_waiter = format!(" ({l})"),
+        None => {}
     }
     if !r.left.is_empty() {
         bad.push(format!("left in the session: {:?}", r.left));
@@ -315,7 +364,7 @@ fn check(exe: &Path, c: &Case, root: &Path, i: usize) -> (Vec<String>, String) {
         bad.push(format!("left in TMPDIR: {:?}", r.files));
     }
     let log = format!(
-        "{:<5} {:<4} {:<10} {:<6} status {:>3} in {:.2} s{}",
+        "{:<5} {:<4} {:<12} {:<6} status {:>3} in {:.2} s{said_by_waiter}{}",
         c.wire,
         if c.dstore { "ds21" } else { "" },
         c.stage,
@@ -389,7 +438,8 @@ fn every_death_at_every_stage_on_every_wire_ends_the_job_cleanly() {
     let Some(exe) = fault_program() else { return };
     let all = cases();
     // PMIx without and with the ds21 store, PMI-1, PMI-2
-    assert_eq!(all.len(), 25 + 25 + 21 + 21, "the table's cases");
+    // (each 25 + 15 at the spawn and connect stages)
+    assert_eq!(all.len(), 40 + 40 + 21 + 21, "the table's cases");
     run_cases(&all, &fresh_dir("matrix"), |c, root, i| {
         check(&exe, c, root, i)
     });

@@ -134,7 +134,7 @@ impl Ranks {
         let deadline = Instant::now() + grace;
         while self.0.iter_mut().any(|r| r.status.is_none()) && Instant::now() < deadline {
             if again() {
-                eprintln!("pmixw run: signalled again; killing the job");
+                say("pmixw run: signalled again; killing the job");
                 return;
             }
             for r in self.0.iter_mut().filter(|r| r.status.is_none()) {
@@ -231,6 +231,14 @@ pub(super) fn catch_signals() -> Vec<(i32, Arc<AtomicBool>)> {
         .collect()
 }
 
+/// One line of the launcher's to stderr, in one write: the ranks share
+/// that stderr, and a line written in pieces (as `eprintln!` writes its
+/// arguments) can be split by theirs.
+pub(super) fn say(line: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().write_all(format!("{line}\n").as_bytes());
+}
+
 /// A rank's exit as a launcher reports it: its code, or 128 + the signal.
 pub(super) fn exit_code(st: std::process::ExitStatus) -> i32 {
     st.code()
@@ -318,7 +326,7 @@ pub(super) fn spawn_job(
     for a in apps {
         for _ in 0..a.n {
             if let Err(e) = start_rank(wire, ranks, &name, total, rank, a) {
-                eprintln!("pmixw run: {e}");
+                say(&format!("pmixw run: {e}"));
                 return (name, Err(e));
             }
             rank += 1;
@@ -451,7 +459,9 @@ impl Ending {
     /// the job, the status it ends with (0 becomes 1), for the caller to
     /// tell the others; None when the job was already ending.
     pub(super) fn aborted(&mut self, rank: u32, status: i32, message: &str) -> Option<i32> {
-        eprintln!("pmixw run: rank {rank} aborted with status {status}: {message}");
+        say(&format!(
+            "pmixw run: rank {rank} aborted with status {status}: {message}"
+        ));
         self.ended(if status == 0 { 1 } else { status })
     }
 
@@ -473,13 +483,13 @@ impl Ending {
     /// others; None when the job was already ending or goes on.
     pub(super) fn failed(&mut self, ns: &str, rank: u32, st: ExitStatus) -> Option<i32> {
         let code = exit_code(st);
-        eprintln!(
+        say(&format!(
             "pmixw run: rank {rank} of {ns} {} before finalizing",
             match st.signal() {
                 Some(s) => format!("was killed by signal {s}"),
                 None => format!("exited with status {code}"),
             }
-        );
+        ));
         if self.keep_going || self.failed.is_some() || self.aborted.is_some() {
             return None;
         }
@@ -502,7 +512,7 @@ impl Ending {
             for (_, f) in caught {
                 f.store(false, Ordering::Relaxed);
             }
-            eprintln!("pmixw run: signal {sig}; ending the job");
+            say(&format!("pmixw run: signal {sig}; ending the job"));
             ranks.end_within(self.grace, || {
                 caught.iter().any(|(_, f)| f.load(Ordering::Relaxed))
             });
@@ -526,7 +536,7 @@ impl Ending {
             return Some(Outcome::Done(code));
         }
         if let Some(t) = self.timeout.filter(|t| self.start.elapsed() >= *t) {
-            eprintln!("pmixw run: timeout after {t:?}; killing the job");
+            say(&format!("pmixw run: timeout after {t:?}; killing the job"));
             return Some(Outcome::Timeout);
         }
         None
@@ -606,7 +616,7 @@ pub(super) fn drive(
             let r = &ranks.0[i];
             if r.finalized && exit_code(st) != 0 {
                 // no failure of the job's, but its status, and said why
-                eprintln!(
+                say(&format!(
                     "pmixw run: rank {} of {} {} after finalizing",
                     r.rank,
                     r.nspace,
@@ -614,7 +624,7 @@ pub(super) fn drive(
                         Some(s) => format!("was killed by signal {s}"),
                         None => format!("exited with status {}", exit_code(st)),
                     }
-                );
+                ));
             }
         }
         pending.extend(
