@@ -1,14 +1,17 @@
 //! The fault matrix of `pmixw run` (issue 38, spec-notes/robustness.md
-//! "Launcher faults"): one table of stages × kinds of death × wires, each
-//! case a job of 3 ranks of `interop/c/fault.c` in which rank 1 dies at
-//! that stage in that way. Each case checks the launcher's exit status,
+//! "Launcher faults"): one table of stages × kinds of death × wires ×
+//! stores (PMIx also under the ds21 store), each case a job of 3 ranks of
+//! `interop/c/fault.c` in which rank 1 (or the child it spawned) dies at
+//! that stage in that way, and one of two ranks dying at once. Each case
+//! checks the launcher's exit status,
 //! its line naming the rank and why, what the peers saw (an error, not a
 //! hang, when they were blocked on the victim), that nothing is left in
 //! the job's session (the ranks' descendants included) and that its
 //! private TMPDIR is empty; it prints the time until every rank was
 //! gone. Cases run 4 at a time; each is bounded by a hang guard only.
-//! Also: a rank's descendants end with the job, and stdin reaches rank 0
-//! only, from a pipe and from a terminal.
+//! Also: a rank's descendants end with the job, stdin reaches rank 0
+//! only, from a pipe and from a terminal, and the launcher's signals go on
+//! to the ranks (SIGUSR1, SIGUSR2, SIGCONT; SIGTSTP as SIGSTOP).
 
 use pmix_test_kit::{ds_client, interop, process};
 use std::os::unix::process::CommandExt;
@@ -945,6 +948,17 @@ fn ranks_states(sid: u32) -> Vec<(u32, String)> {
         .collect()
 }
 
+/// Whether every process of session `sid` but the launcher is stopped:
+/// in state T; or D, a shell stopped in a vfork waiting for its stopped
+/// child's exec (dash forks each `sleep` so); or Z, a `sleep` that ended
+/// just before its stopped shell could reap it.
+fn ranks_stopped(sid: u32) -> bool {
+    let s = ranks_states(sid);
+    s.iter().any(|(_, st)| st == "T")
+        && s.iter()
+            .all(|(_, st)| matches!(st.as_str(), "T" | "D" | "Z"))
+}
+
 /// The launcher's state (R, S, T, ...) in its session `sid`.
 fn launcher_state(sid: u32) -> String {
     in_session(sid)
@@ -967,6 +981,19 @@ fn lines_arrive(rx: &std::sync::mpsc::Receiver<String>, lines: &mut Vec<String>,
         );
         if let Ok(l) = rx.recv_timeout(Duration::from_millis(50)) {
             lines.push(l);
+        }
+    }
+}
+
+/// Kills what is left of session `sid` when dropped: a test that fails
+/// with the ranks stopped leaves nothing behind.
+struct SessionGuard(u32);
+impl Drop for SessionGuard {
+    fn drop(&mut self) {
+        for l in in_session(self.0) {
+            if let Some(pid) = l.split(' ').next().and_then(|p| p.parse().ok()) {
+                kill(pid, libc::SIGKILL);
+            }
         }
     }
 }
@@ -994,6 +1021,7 @@ fn usr1_usr2_tstp_and_cont_are_forwarded_to_every_rank() {
         &[("SYNC", &sync)],
     );
     let sid = child.id();
+    let _guard = SessionGuard(sid);
     let out = process::lines_of(child.stdout.take().unwrap());
     let mut lines = Vec::new();
     ranks_ready(&sync, 2);
@@ -1003,15 +1031,14 @@ fn usr1_usr2_tstp_and_cont_are_forwarded_to_every_rank() {
     kill(sid, libc::SIGUSR2);
     lines_arrive(&out, &mut lines, &got("USR2"));
     kill(sid, libc::SIGTSTP);
-    process::wait_until("every rank's group stopped", || {
-        let s = ranks_states(sid);
-        !s.is_empty() && s.iter().all(|(_, st)| st == "T")
-    });
+    process::wait_until("every rank's group stopped", || ranks_stopped(sid));
     assert_ne!(launcher_state(sid), "T", "the launcher runs on");
     kill(sid, libc::SIGCONT);
     lines_arrive(&out, &mut lines, &got("CONT"));
     process::wait_until("every rank running again", || {
-        ranks_states(sid).iter().all(|(_, st)| st != "T")
+        ranks_states(sid)
+            .iter()
+            .all(|(_, st)| st != "T" && st != "D")
     });
     std::fs::write(sync.join("end"), "").unwrap();
     let o = process::output_within(child, Duration::from_secs(120), "pmixw run, forwarding");
@@ -1050,13 +1077,11 @@ fn stopped_ranks_end_with_a_signalled_launcher() {
         &[("SYNC", &sync)],
     );
     let sid = child.id();
+    let _guard = SessionGuard(sid);
     let out = process::lines_of(child.stdout.take().unwrap());
     ranks_ready(&sync, 2);
     kill(sid, libc::SIGTSTP);
-    process::wait_until("every rank's group stopped", || {
-        let s = ranks_states(sid);
-        !s.is_empty() && s.iter().all(|(_, st)| st == "T")
-    });
+    process::wait_until("every rank's group stopped", || ranks_stopped(sid));
     kill(sid, libc::SIGTERM);
     let o = process::output_within(child, Duration::from_secs(120), "pmixw run, stopped ranks");
     let lines: Vec<String> = out.iter().collect();
