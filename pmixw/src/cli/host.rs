@@ -439,20 +439,25 @@ impl Ending {
         });
     }
 
-    /// Whether a rank whose connection went before `rank` of `ns`'s (or
-    /// before it was reaped, when its own never went) is still running.
-    pub(super) fn lost_before_running(&self, ns: &str, rank: u32, ranks: &Ranks) -> bool {
+    /// The processes of the ranks whose connections went before `rank`
+    /// of `ns`'s (or before it was reaped, when its own never went) and
+    /// which are still running (not reaped).
+    pub(super) fn lost_before_running(&self, ns: &str, rank: u32, ranks: &Ranks) -> Vec<u32> {
         let mine = self
             .lost
             .iter()
             .position(|(n, r)| n == ns && *r == rank)
             .unwrap_or(self.lost.len());
-        self.lost[..mine].iter().any(|(n, r)| {
-            ranks
-                .0
-                .iter()
-                .any(|x| x.rank == *r && x.nspace == *n && x.status.is_none())
-        })
+        self.lost[..mine]
+            .iter()
+            .filter_map(|(n, r)| {
+                ranks
+                    .0
+                    .iter()
+                    .find(|x| x.rank == *r && x.nspace == *n && x.status.is_none())
+                    .map(|x| x.child.id())
+            })
+            .collect()
     }
 
     /// Rank `rank` aborted asking `status` (logged): if this is what ends
@@ -597,6 +602,7 @@ pub(super) fn drive(
     // failures reaped but not yet taken: (namespace, rank, status, reaped at)
     let mut pending: Vec<(String, u32, ExitStatus, Instant)> = Vec::new();
     const HOLD: Duration = Duration::from_millis(200);
+    const HOLD_EXITING: Duration = Duration::from_secs(5);
     let outcome = loop {
         wire.poll();
         for sig in forward.take() {
@@ -635,14 +641,20 @@ pub(super) fn drive(
                 .map(|(r, st)| (r.nspace.clone(), r.rank, st, Instant::now())),
         );
         ending.first_ended_first(&mut pending, |(ns, rank, _, _)| (ns.clone(), *rank));
-        // a failure waits (a moment at most) for a rank whose connection
-        // went before its own and which is not reaped yet: a rank killed
-        // by SIGSEGV closes its sockets before it can be reaped, and the
-        // peers its end failed can exit and be reaped first
+        // a failure waits for a rank whose connection went before its own
+        // and which is not reaped yet: a rank killed by SIGSEGV closes its
+        // sockets before it can be reaped, and the peers its end failed
+        // can exit and be reaped first. A moment at most, or while that
+        // rank is exiting (on a loaded machine a killed rank's exit took
+        // longer than the moment: its peer's status became the job's)
         let ready = pending
             .iter()
             .position(|(ns, rank, _, at)| {
-                at.elapsed() < HOLD && ending.lost_before_running(ns, *rank, &ranks)
+                let before = ending.lost_before_running(ns, *rank, &ranks);
+                !before.is_empty()
+                    && (at.elapsed() < HOLD
+                        || (at.elapsed() < HOLD_EXITING
+                            && before.iter().any(|&p| procgroup::exiting(p))))
             })
             .unwrap_or(pending.len());
         for (ns, rank, st, _) in pending.drain(..ready) {

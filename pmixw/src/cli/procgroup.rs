@@ -161,6 +161,24 @@ fn forward_terminal(mut to: ChildStdin) {
     }
 }
 
+/// Whether process `pid` is on its way out: the kernel has begun its
+/// exit (PF_EXITING in /proc/PID/stat's flags) or it is a zombie, not yet
+/// reaped. A rank's sockets close inside its exit, so a rank whose
+/// connection went and which is exiting will be reaped soon.
+pub(super) fn exiting(pid: u32) -> bool {
+    const PF_EXITING: u64 = 0x4;
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // pid (comm) state ppid pgrp session tty_nr tpgid flags ...
+    let Some(close) = stat.rfind(')') else {
+        return false;
+    };
+    let f: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+    let flags: u64 = f.get(6).and_then(|s| s.parse().ok()).unwrap_or(0);
+    matches!(f.first(), Some(&"Z" | &"X")) || flags & PF_EXITING != 0
+}
+
 /// `sig` to the process group `pgid` (a rank's, led by it).
 pub(super) fn signal_group(pgid: u32, sig: i32) {
     if let Ok(g) = i32::try_from(pgid) {
@@ -214,5 +232,27 @@ pub(super) fn end_groups(pgids: &[u32], grace: Duration) {
             std::thread::sleep(Duration::from_millis(5));
             gs = left(&gs);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exiting;
+
+    #[test]
+    fn a_running_process_is_not_exiting_and_an_unreaped_one_is() {
+        assert!(!exiting(std::process::id()));
+        let mut c = std::process::Command::new("true").spawn().unwrap();
+        let pid = c.id();
+        // SAFETY: a zeroed siginfo_t for waitid to fill; WNOWAIT leaves
+        // the child to be reaped below
+        let rc = unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT)
+        };
+        assert_eq!(rc, 0);
+        assert!(exiting(pid), "an ended, unreaped child");
+        c.wait().unwrap();
+        assert!(!exiting(pid), "reaped: no such process");
     }
 }
