@@ -360,31 +360,43 @@ fn check(exe: &Path, c: &Case, root: &Path, i: usize) -> (Vec<String>, String) {
         Some(Some(l)) => said_by_waiter = format!(" ({l})"),
         None => {}
     }
-    if !r.left.is_empty() {
-        bad.push(format!("left in the session: {:?}", r.left));
-    }
-    if !r.files.is_empty() {
-        bad.push(format!("left in TMPDIR: {:?}", r.files));
-    }
-    let log = format!(
-        "{:<5} {:<4} {:<12} {:<6} status {:>3} in {:.2} s{said_by_waiter}{}",
+    let head = format!(
+        "{:<5} {:<4} {:<12} {:<6} status {:>3} in {:.2} s{said_by_waiter}",
         c.wire,
         if c.dstore { "ds21" } else { "" },
         c.stage,
         c.kind,
         status,
         r.secs,
-        if bad.is_empty() {
-            String::new()
-        } else {
-            format!("  FAIL: {}", bad.join("; "))
-        }
     );
-    if !bad.is_empty() {
-        bad.push(format!("stdout:\n{stdout}stderr:\n{stderr}"));
+    case_done(bad, head, &r, &[&tmp, &sync])
+}
+
+/// A case's end: what is left in its session and TMPDIR added to its
+/// problems `bad`, its log line (`head`, then why it failed), its output
+/// kept when it failed, its directories `dirs` removed.
+fn case_done(mut bad: Vec<String>, head: String, r: &Run, dirs: &[&Path]) -> (Vec<String>, String) {
+    if !r.left.is_empty() {
+        bad.push(format!("left in the session: {:?}", r.left));
     }
-    let _ = std::fs::remove_dir_all(&tmp);
-    let _ = std::fs::remove_dir_all(&sync);
+    if !r.files.is_empty() {
+        bad.push(format!("left in TMPDIR: {:?}", r.files));
+    }
+    let log = if bad.is_empty() {
+        head
+    } else {
+        format!("{head}  FAIL: {}", bad.join("; "))
+    };
+    if !bad.is_empty() {
+        bad.push(format!(
+            "stdout:\n{}stderr:\n{}",
+            String::from_utf8_lossy(&r.out.stdout),
+            String::from_utf8_lossy(&r.out.stderr)
+        ));
+    }
+    for d in dirs {
+        let _ = std::fs::remove_dir_all(d);
+    }
     (bad, log)
 }
 
@@ -554,32 +566,16 @@ fn check_several(exe: &Path, c: &Several, root: &Path, i: usize) -> (Vec<String>
             bad.push(format!("peer {p}: neither an error nor (fence) done"));
         }
     }
-    if !r.left.is_empty() {
-        bad.push(format!("left in the session: {:?}", r.left));
-    }
-    if !r.files.is_empty() {
-        bad.push(format!("left in TMPDIR: {:?}", r.files));
-    }
-    let log = format!(
-        "{:<5} {:<6} {:<11} status {:>3} (first said: {:?}) in {:.2} s{}",
+    let head = format!(
+        "{:<5} {:<6} {:<11} status {:>3} (first said: {:?}) in {:.2} s",
         c.wire,
         c.stage,
         kinds,
         status,
         ends.first(),
         r.secs,
-        if bad.is_empty() {
-            String::new()
-        } else {
-            format!("  FAIL: {}", bad.join("; "))
-        }
     );
-    if !bad.is_empty() {
-        bad.push(format!("stdout:\n{stdout}stderr:\n{stderr}"));
-    }
-    let _ = std::fs::remove_dir_all(&tmp);
-    let _ = std::fs::remove_dir_all(&sync);
-    (bad, log)
+    case_done(bad, head, &r, &[&tmp, &sync])
 }
 
 /// Two ranks die at the same stage, by the same signal or different

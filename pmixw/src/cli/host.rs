@@ -846,6 +846,17 @@ mod tests {
 
     /// The first failure ends the job with its status: the wire is told
     /// once, the rank still running is ended, every exit is reported.
+    /// [`drive`] with no grace, timeout or signals (`keep_going` as said).
+    fn drive_plain(w: &mut Watcher, ranks: Ranks, keep_going: bool) {
+        drive(
+            w,
+            ranks,
+            Ending::new(Duration::ZERO, keep_going, None),
+            &[],
+            &Default::default(),
+        );
+    }
+
     #[test]
     fn the_loop_ends_the_job_with_its_first_failure() {
         let mut w = Watcher::default();
@@ -853,13 +864,7 @@ mod tests {
         // rank 0 ends well before rank 1 fails (else the job may end it
         // first: a SIGTERM, 143, as the loop must)
         ranks.0[0].child.wait().unwrap();
-        drive(
-            &mut w,
-            ranks,
-            Ending::new(Duration::ZERO, false, None),
-            &[],
-            &Default::default(),
-        );
+        drive_plain(&mut w, ranks, false);
         assert_eq!(w.finished, Some(Outcome::Done(3)));
         assert_eq!(w.failed, [(1, 3)]);
         let mut exited = w.exited.clone();
@@ -879,13 +884,7 @@ mod tests {
         for r in &mut ranks.0 {
             r.child.wait().unwrap();
         }
-        drive(
-            &mut w,
-            ranks,
-            Ending::new(Duration::ZERO, false, None),
-            &[],
-            &Default::default(),
-        );
+        drive_plain(&mut w, ranks, false);
         assert_eq!(w.failed, [(1, 5)]);
         assert_eq!(w.finished, Some(Outcome::Done(5)));
     }
@@ -903,25 +902,13 @@ mod tests {
             ..Watcher::default()
         };
         let ranks = sh_ranks(&["exec sleep 30", "exec sleep 30"]);
-        drive(
-            &mut w,
-            ranks,
-            Ending::new(Duration::ZERO, false, None),
-            &[],
-            &Default::default(),
-        );
+        drive_plain(&mut w, ranks, false);
         assert_eq!(w.finished, Some(Outcome::Done(1)));
         assert!(w.failed.is_empty(), "{:?}", w.failed);
 
         let mut w = Watcher::default();
         let ranks = sh_ranks(&["exit 4", "sleep 0.2; exit 0"]);
-        drive(
-            &mut w,
-            ranks,
-            Ending::new(Duration::ZERO, true, None),
-            &[],
-            &Default::default(),
-        );
+        drive_plain(&mut w, ranks, true);
         assert_eq!(w.finished, Some(Outcome::Done(4)));
         assert!(w.failed.is_empty(), "{:?}", w.failed);
         let mut exited = w.exited.clone();
