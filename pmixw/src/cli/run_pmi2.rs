@@ -438,6 +438,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
     let app = job.app();
     let n = app.n;
     let caught = host::catch_signals();
+    let forward = super::procgroup::forward_signals();
     let limit = secs_var("PMIXW_PMI2_TIMEOUT").unwrap_or(DEFAULT_PMI2_TIMEOUT);
     let (mut pmi, me, nodes, fence_limit, jobid) = connect(n, job.timeout)?;
     let nspace = format!("pmixw-{jobid}");
@@ -549,7 +550,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
             codes::PMIX_ERR_LOST_CONNECTION,
         );
     }
-    let code = host::drive(&mut wire, ranks, ending, &caught);
+    let code = host::drive(&mut wire, ranks, ending, &caught, &forward);
     wire.server.stop();
     Ok(code)
 }

@@ -181,6 +181,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
     let n = app.n;
     // caught from here on: the job is ended and the rendezvous files removed
     let caught = catch_signals();
+    let forward = super::procgroup::forward_signals();
     let server = start_server(nspace, n, net::hostname(), job.dstore)
         .map_err(|e| format!("cannot start the server: {e}"))?;
     // a live server already holds the name tools attach by
@@ -235,7 +236,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
         namespaces: vec![nspace.clone()],
         running_spawns: Vec::new(),
     };
-    let code = host::drive(&mut wire, ranks, job.ending(), &caught);
+    let code = host::drive(&mut wire, ranks, job.ending(), &caught, &forward);
     wire.server.stop();
     Ok(code)
 }
