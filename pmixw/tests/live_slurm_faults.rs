@@ -94,14 +94,14 @@ impl Fault {
                 "sh".into(),
                 "-c".into(),
                 format!(
-                    r#"if [ "$PMIX_RANK" = {VICTIM} ]; then echo $$ > "$FAULT_SYNC/victim"; fi; sleep 10"#
+                    r#"if [ "$PMIX_RANK" = {VICTIM} ]; then echo $$ > "$FAULT_SYNC/victim.{VICTIM}"; fi; sleep 10"#
                 ),
             ],
             Fault::Descendants => vec![
                 "sh".into(),
                 "-c".into(),
                 format!(
-                    r#"if [ "$PMIX_RANK" = {VICTIM} ]; then echo $$ > "$FAULT_SYNC/victim"; sleep 1; exit 3; fi; sleep 10"#
+                    r#"if [ "$PMIX_RANK" = {VICTIM} ]; then echo $$ > "$FAULT_SYNC/victim.{VICTIM}"; sleep 1; exit 3; fi; sleep 10"#
                 ),
             ],
             // the victim holds: it enters the fence 3 s late
@@ -414,7 +414,8 @@ fn run_case(
         drain(child.stdout.take().unwrap()),
         drain(child.stderr.take().unwrap()),
     );
-    let victim_file = sync.join("victim");
+    // fault.c: victim R writes its pid to victim.R
+    let victim_file = sync.join(format!("victim.{VICTIM}"));
     let mut victim: Option<u32> = None;
     let mut fault_at: Option<Instant> = None;
     let mut did = String::new();
