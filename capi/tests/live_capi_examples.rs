@@ -15,14 +15,18 @@
 //! spec-notes/capi.md, "Debian's OpenPMIx examples".
 
 mod common;
-use common::pmixw_output;
+use common::pmixw_output_in;
 use pmix_test_kit::{cbuild, hosts, process, slurm};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The client examples that run here, and the exit status both libraries
 /// give (fault.c and bad_exit.c end their job with a rank's exit 1).
+/// Each runs in the folder they are built in: dynamic.c's rank 0 spawns
+/// `<its cwd>/client` (client.c, built before it).
 const EXAMPLES: &[(&str, i32)] = &[
+    ("client", 0),
+    ("dynamic", 0),
     ("client2", 0),
     ("hello", 0),
     ("pub", 0),
@@ -43,6 +47,8 @@ const EXAMPLES: &[(&str, i32)] = &[
 /// end there on libpmix either; group_dmodex and group_lcl_cid print the
 /// context id, which prterun's answer gives libpmix 4.2.2 and ours apart).
 const UNDER_PRTERUN: &[&str] = &[
+    "client",
+    "dynamic",
     "client2",
     "hello",
     "pub",
@@ -66,6 +72,8 @@ const UNDER_PRTERUN: &[&str] = &[
 /// kills it at rank 0's exit is a race, on libpmix too. Under `srun
 /// --mpi=pmix` all of them run.
 const UNDER_MPIRUN4: &[&str] = &[
+    "client",
+    "dynamic",
     "client2",
     "hello",
     "pub",
@@ -153,7 +161,7 @@ fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>) -> (Option<i32>, Vec<String
     let mut cmd: Vec<&std::ffi::OsStr> = vec!["--nspace".as_ref(), ns];
     cmd.extend(RANK_SH.iter().map(|a| a.as_ref() as &std::ffi::OsStr));
     cmd.push(exe.as_os_str());
-    lines(&pmixw_output(pmixw, &cmd, lib, 2, &[]))
+    lines(&pmixw_output_in(pmixw, &cmd, lib, 2, &[], exe.parent()))
 }
 
 /// `launcher` (its command line up to the rank's) starting each rank as
@@ -169,6 +177,9 @@ fn run_under(mut launcher: Command, exe: &Path, lib: Option<&Path>) -> (Option<i
         launcher.env_remove(v);
     }
     launcher.args(RANK_SH).arg(exe);
+    if let Some(d) = exe.parent() {
+        launcher.current_dir(d);
+    }
     let what = format!("{launcher:?}");
     lines(&process::run_within(&mut launcher, process::HANG, &what))
 }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int me = -1;
+static int me = 0;
 
 #define OUT(...)                                                                                   \
     do {                                                                                           \
@@ -188,6 +188,40 @@ static void uninitialised(const char *when)
     PMIx_Cpuset_destruct(&c);
 }
 
+/* what libpmix 4.2.2 crashes on (NULL arguments, a locality string of
+ * no fields, a topology used after PMIx_Topology_destruct of the one
+ * PMIx_Load_topology handed out): run on pmix-wire's library only */
+static void edge(void)
+{
+    pmix_topology_t t;
+    pmix_cpuset_t c;
+    pmix_locality_t loc = 0x1234;
+    pmix_status_t rc;
+
+    relative("hwloc:", "hwloc:");
+    relative("hwloc:CR0", "hwloc:");
+    relative("hwloc:C:CR", "hwloc:C1:CR");
+    OUT("edge load NULL rc=%d", PMIx_Load_topology(NULL));
+    OUT("edge get_cpuset NULL rc=%d", PMIx_Get_cpuset(NULL, PMIX_CPUBIND_PROCESS));
+    PMIX_CPUSET_CONSTRUCT(&c);
+    OUT("edge parse NULL rc=%d", PMIx_Parse_cpuset_string(NULL, &c));
+    OUT("edge parse into NULL rc=%d", PMIx_Parse_cpuset_string("hwloc:1", NULL));
+    OUT("edge relative NULL rc=%d", PMIx_Get_relative_locality(NULL, "hwloc:CR0", &loc));
+    OUT("edge relative into NULL rc=%d", PMIx_Get_relative_locality("hwloc:CR0", "hwloc:CR0", NULL));
+    PMIx_Topology_destruct(NULL);
+    PMIx_Cpuset_destruct(NULL);
+    PMIX_TOPOLOGY_CONSTRUCT(&t);
+    rc = PMIx_Load_topology(&t);
+    topology("edge load", rc, &t);
+    PMIx_Topology_destruct(&t);
+    topology("edge destructed", 0, &t);
+    PMIX_TOPOLOGY_CONSTRUCT(&t);
+    rc = PMIx_Load_topology(&t);
+    topology("edge load after destruct", rc, &t);
+    topo_value("edge topo", &t);
+    PMIx_Topology_destruct(&t);
+}
+
 int main(int argc, char **argv)
 {
     pmix_proc_t myproc, proc;
@@ -196,9 +230,9 @@ int main(int argc, char **argv)
     pmix_cpuset_t c;
     pmix_value_t *val = NULL;
     char *mine = NULL;
-    (void) argc;
-    (void) argv;
 
+    /* before init, the rank the launcher's environment gives (0 alone) */
+    me = NULL == getenv("PMIX_RANK") ? 0 : atoi(getenv("PMIX_RANK"));
     uninitialised("before");
     /* without a server, libpmix 4.2.2 starts a singleton and answers
      * PMIX_ERR_UNREACH, initialized */
@@ -208,6 +242,11 @@ int main(int argc, char **argv)
         return 1;
     }
     me = PMIX_RANK_WILDCARD == myproc.rank ? -2 : (int) myproc.rank;
+    if (argc > 1 && 0 == strcmp(argv[1], "edge")) {
+        edge();
+        PMIx_Finalize(NULL, 0);
+        return 0;
+    }
 
     PMIX_TOPOLOGY_CONSTRUCT(&t1);
     rc = PMIx_Load_topology(&t1);

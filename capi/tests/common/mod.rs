@@ -15,7 +15,22 @@ pub fn pmixw_output(
     n: u32,
     env: &[(&str, &str)],
 ) -> Output {
+    pmixw_output_in(pmixw, cmd, lib, n, env, None)
+}
+
+/// [`pmixw_output`] run in the directory `cwd` if given.
+pub fn pmixw_output_in(
+    pmixw: &Path,
+    cmd: &[&OsStr],
+    lib: Option<&Path>,
+    n: u32,
+    env: &[(&str, &str)],
+    cwd: Option<&Path>,
+) -> Output {
     let mut c = Command::new(pmixw);
+    if let Some(d) = cwd {
+        c.current_dir(d);
+    }
     c.args(["run", "-n", &n.to_string(), "--timeout", "120"])
         .args(cmd)
         .envs(env.iter().copied())
