@@ -719,7 +719,7 @@ fn read_topology(t: &pmix_topology_t) -> Result<Topology, Status> {
     let xml = unsafe { h.xml(t.topology) }.ok_or(PMIX_ERROR)?;
     // SAFETY: as above
     let support = unsafe { h.support(t.topology, None) };
-    if support.len() != crate::hwloc::SUPPORT_SIZES.iter().sum::<usize>() {
+    if support.len() != pmix_codec::HWLOC_SUPPORT_BYTES {
         return Err(PMIX_ERR_NOT_SUPPORTED);
     }
     Ok(Topology {
