@@ -46,7 +46,9 @@ pub struct Support {
 /// hwloc 2.8 and later (API 0x20800: 6, 11 and 15 flags), as a topology
 /// carries them after its XML on the wire (pmix-codec's 32 bytes).
 pub const SUPPORT_SIZES: [usize; 3] = [6, 11, 15];
-const _: () = assert!(SUPPORT_SIZES[0] + SUPPORT_SIZES[1] + SUPPORT_SIZES[2] == pmix_codec::HWLOC_SUPPORT_BYTES);
+const _: () = assert!(
+    SUPPORT_SIZES[0] + SUPPORT_SIZES[1] + SUPPORT_SIZES[2] == pmix_codec::HWLOC_SUPPORT_BYTES
+);
 
 macro_rules! hwloc_fns {
     ($($field:ident = $sym:literal : fn($($a:ty),*) $(-> $r:ty)?;)*) => {

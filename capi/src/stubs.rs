@@ -34,7 +34,7 @@ not_supported! {
     PMIx_tool_attach_to_server PMIx_tool_connect_to_server PMIx_tool_disconnect
     PMIx_tool_get_servers PMIx_tool_set_server
     PMIx_server_collect_inventory PMIx_server_deliver_inventory
-    PMIx_server_generate_locality_string PMIx_server_generate_cpuset_string
+    PMIx_server_generate_locality_string
     PMIx_server_define_process_set PMIx_server_delete_process_set
     PMIx_server_register_resources PMIx_server_deregister_resources
 }

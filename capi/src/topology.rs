@@ -352,6 +352,34 @@ exports! {
         }
     }
 
+    /// `PMIx_server_generate_cpuset_string`: an hwloc cpuset as `hwloc:<list>` (PMIX_CPUSET's form), malloc'd; no cpuset or bitmap answers BAD_PARAM (the string NULL), another source NOT_FOUND.
+    fn PMIx_server_generate_cpuset_string(cpuset: *const pmix_cpuset_t, cpuset_string: *mut *mut c_char) -> pmix_status_t {
+        status((|| {
+            if cpuset_string.is_null() {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            // SAFETY: checked non-NULL, the caller's pointer
+            unsafe { *cpuset_string = std::ptr::null_mut() };
+            // SAFETY: NULL or the caller's cpuset
+            let Some(c) = (unsafe { cpuset.as_ref() }) else {
+                return Err(PMIX_ERR_BAD_PARAM);
+            };
+            if c.bitmap.is_null() || c.source.is_null() {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            if !is_hwloc(c.source) {
+                return Err(PMIX_ERR_NOT_FOUND);
+            }
+            let h = hwloc::get().ok_or(PMIX_ERR_NOT_SUPPORTED)?;
+            // SAFETY: an hwloc bitmap (source hwloc, non-NULL)
+            let l = unsafe { h.list(c.bitmap) }.ok_or(PMIX_ERROR)?;
+            let s = c_strdup(&[b"hwloc:".as_slice(), &l].concat())?;
+            // SAFETY: checked non-NULL above
+            unsafe { *cpuset_string = s };
+            Ok(())
+        })())
+    }
+
     /// `PMIx_Get_relative_locality`: the PMIX_LOCALITY_* bits two processes of this node share, from their locality strings (no hwloc needed); strings not of hwloc's form answer NOT_FOUND.
     fn PMIx_Get_relative_locality(locality1: *const c_char, locality2: *const c_char, locality: *mut u16) -> pmix_status_t {
         status((|| {

@@ -337,6 +337,9 @@ const KNOWN_GEN: &[(&str, &str)] = &[
     ("DATA_ARRAY\tof_regex", "PMIx_generate_regex's form, as REGEX/nodes3"),
     ("VALUE\tdata_buffer", "libpmix 4.2.2 packs a DATA_BUFFER inside a value as an empty one (bfrops.md 4.6); we pack its bytes"),
     ("INFO\tv_data_buffer", "libpmix's DATA_BUFFER-in-a-value defect, as VALUE/data_buffer"),
+    ("PROC_CPUSET\t0-3_8", "libpmix 4.2.2 cannot pack a cpuset with a CPU in it (PMIX_ERROR, bfrops.md 4.13); we pack its list"),
+    ("VALUE\tproc_cpuset", "libpmix's cpuset defect, as PROC_CPUSET/0-3_8"),
+    ("INFO\tv_proc_cpuset", "libpmix's cpuset defect, as PROC_CPUSET/0-3_8"),
 ];
 
 /// The interop harness's generator (interop/c/gen.c: a broad set of cases
