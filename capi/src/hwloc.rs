@@ -121,6 +121,12 @@ pub fn get() -> Option<&'static Hwloc> {
     .as_ref()
 }
 
+/// `b` up to its first NUL as a C string.
+fn c_string(b: &[u8]) -> std::ffi::CString {
+    let n = b.iter().position(|c| *c == 0).unwrap_or(b.len());
+    std::ffi::CString::new(&b[..n]).unwrap_or_default()
+}
+
 impl Hwloc {
     /// A bitmap's list form ("0-3,8"), None if hwloc cannot print it.
     ///
@@ -143,13 +149,7 @@ impl Hwloc {
     /// A new bitmap of a list form ("0-3,8", as hwloc reads it), None if
     /// hwloc cannot allocate one.
     pub fn parse(&self, list: &[u8]) -> Option<Bitmap> {
-        let c = std::ffi::CString::new(
-            list.iter()
-                .copied()
-                .take_while(|&b| b != 0)
-                .collect::<Vec<u8>>(),
-        )
-        .ok()?;
+        let c = c_string(list);
         // SAFETY: no arguments
         let b = unsafe { (self.bitmap_alloc)() };
         if b.is_null() {
@@ -172,13 +172,7 @@ impl Hwloc {
         }
         let ok = (|| {
             if let Some(x) = xml {
-                let c = std::ffi::CString::new(
-                    x.iter()
-                        .copied()
-                        .take_while(|&b| b != 0)
-                        .collect::<Vec<u8>>(),
-                )
-                .ok()?;
+                let c = c_string(x);
                 let len = c_int::try_from(c.as_bytes_with_nul().len()).ok()?;
                 // SAFETY: t is a fresh topology, c a NUL-terminated buffer of len bytes
                 if unsafe { (self.set_xmlbuffer)(t, c.as_ptr(), len) } != 0 {

@@ -13,22 +13,7 @@ use pmix_types::status::codes::*;
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Mutex;
 
-/// `pmix_locality_t`'s bits (the standard's PMIX_LOCALITY_*).
-pub const SHARE_HWTHREAD: u16 = 0x0001;
-/// PMIX_LOCALITY_SHARE_CORE.
-pub const SHARE_CORE: u16 = 0x0002;
-/// PMIX_LOCALITY_SHARE_L1CACHE.
-pub const SHARE_L1CACHE: u16 = 0x0004;
-/// PMIX_LOCALITY_SHARE_L2CACHE.
-pub const SHARE_L2CACHE: u16 = 0x0008;
-/// PMIX_LOCALITY_SHARE_L3CACHE.
-pub const SHARE_L3CACHE: u16 = 0x0010;
-/// PMIX_LOCALITY_SHARE_PACKAGE.
-pub const SHARE_PACKAGE: u16 = 0x0020;
-/// PMIX_LOCALITY_SHARE_NUMA.
-pub const SHARE_NUMA: u16 = 0x0040;
-/// PMIX_LOCALITY_SHARE_NODE.
-pub const SHARE_NODE: u16 = 0x4000;
+use pmix_types::names::locality::*;
 
 /// The fields of a locality string (`NM`, `SK`, `L3` … `HT` and the
 /// objects' indices, as libpmix's server writes them) and the bit each
@@ -244,6 +229,23 @@ fn initialized() -> Result<(), pmix_status_t> {
     }
 }
 
+/// The checks a call handed a struct to fill makes first: the pointer
+/// (BAD_PARAM), PMIx_Init (INIT), the struct's source if it names one
+/// (hwloc's, else NOT_FOUND).
+fn check_source<T>(p: *mut T, source: impl Fn(&T) -> *const c_char) -> Result<&'static mut T, pmix_status_t> {
+    if p.is_null() {
+        return Err(PMIX_ERR_BAD_PARAM);
+    }
+    initialized()?;
+    // SAFETY: checked non-NULL, the caller's struct for this call
+    let t = unsafe { &mut *p };
+    let s = source(t);
+    if !s.is_null() && !is_hwloc(s) {
+        return Err(PMIX_ERR_NOT_FOUND);
+    }
+    Ok(t)
+}
+
 fn status(r: Result<(), pmix_status_t>) -> pmix_status_t {
     r.err().unwrap_or(PMIX_SUCCESS)
 }
@@ -252,15 +254,7 @@ exports! {
     /// `PMIx_Load_topology`: this machine's hwloc topology (discovered once per process, the same one every call), its source "hwloc:<version>" if `topo` names none; a source other than hwloc answers PMIX_ERR_NOT_FOUND, no hwloc NOT_SUPPORTED.
     fn PMIx_Load_topology(topo: *mut pmix_topology_t) -> pmix_status_t {
         status((|| {
-            if topo.is_null() {
-                return Err(PMIX_ERR_BAD_PARAM);
-            }
-            initialized()?;
-            // SAFETY: checked non-NULL, the caller's struct
-            let t = unsafe { &mut *topo };
-            if !t.source.is_null() && !is_hwloc(t.source) {
-                return Err(PMIX_ERR_NOT_FOUND);
-            }
+            let t = check_source(topo, |t| t.source)?;
             let h = hwloc::get().ok_or(PMIX_ERR_NOT_SUPPORTED)?;
             let (shared, source) = shared(h).ok_or(PMIX_ERR_NOT_SUPPORTED)?;
             if t.source.is_null() {
@@ -282,15 +276,7 @@ exports! {
     /// `PMIx_Get_cpuset`: the process's (PMIX_CPUBIND_PROCESS) or the calling thread's (PMIX_CPUBIND_THREAD) binding as an hwloc bitmap, source "hwloc".
     fn PMIx_Get_cpuset(cpuset: *mut pmix_cpuset_t, r#ref: u8) -> pmix_status_t {
         status((|| {
-            if cpuset.is_null() {
-                return Err(PMIX_ERR_BAD_PARAM);
-            }
-            initialized()?;
-            // SAFETY: checked non-NULL, the caller's struct
-            let c = unsafe { &mut *cpuset };
-            if !c.source.is_null() && !is_hwloc(c.source) {
-                return Err(PMIX_ERR_NOT_FOUND);
-            }
+            let c = check_source(cpuset, |c| c.source)?;
             let flag = match r#ref {
                 0 => hwloc::CPUBIND_PROCESS,
                 1 => hwloc::CPUBIND_THREAD,

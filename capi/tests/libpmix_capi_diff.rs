@@ -114,33 +114,13 @@ fn text(o: &Output) -> String {
 /// The differences of one run that are not listed; marks listed ones seen.
 fn compare(section: &str, theirs: &str, ours: &str, seen: &mut Vec<&'static str>) -> Vec<String> {
     let (t, o): (Vec<&str>, Vec<&str>) = (theirs.lines().collect(), ours.lines().collect());
-    let mut bad = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < t.len() || j < o.len() {
-        let (a, b) = (t.get(i).copied(), o.get(j).copied());
-        if a == b {
-            i += 1;
-            j += 1;
-            continue;
-        }
-        match a.and_then(|a| {
-            KNOWN
-                .iter()
-                .find(|(s, l, _, _)| *s == section && a.starts_with(l))
-        }) {
-            Some((_, l, n, _)) => {
-                seen.push(l);
-                i += 1;
-                j += n;
-            }
-            None => {
-                bad.push(format!("{section}: libpmix {a:?}, ours {b:?}"));
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    bad
+    let listed = |a: &str| {
+        KNOWN
+            .iter()
+            .find(|(s, l, _, _)| *s == section && a.starts_with(l))
+            .map(|(_, l, n, _)| (*l, *n))
+    };
+    common::compare_listed(section, &t, &o, listed, seen)
 }
 
 #[test]

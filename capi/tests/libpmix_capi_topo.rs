@@ -139,29 +139,13 @@ fn compare(
     ours: &[String],
     seen: &mut Vec<&'static str>,
 ) -> Vec<String> {
-    let mut bad = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < theirs.len() || j < ours.len() {
-        let (a, b) = (theirs.get(i), ours.get(j));
-        if a.is_some() && a == b {
-            i += 1;
-            j += 1;
-            continue;
-        }
-        match a.and_then(|a| KNOWN.iter().find(|(l, _, _)| a.starts_with(l))) {
-            Some((l, n, _)) => {
-                seen.push(l);
-                i += 1;
-                j += n;
-            }
-            None => {
-                bad.push(format!("{what}: libpmix {a:?}, ours {b:?}"));
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    bad
+    let listed = |a: &str| {
+        KNOWN
+            .iter()
+            .find(|(l, _, _)| a.starts_with(l))
+            .map(|(l, n, _)| (*l, *n))
+    };
+    common::compare_listed(what, theirs, ours, listed, seen)
 }
 
 fn compare_runs(

@@ -72,3 +72,43 @@ pub fn our_lib(out: &Path) -> PathBuf {
     }
     dir.join("libpmix.so")
 }
+
+/// The lines of `theirs` (libpmix's) and `ours` that differ, but for the
+/// listed ones: `listed` gives, for a line of libpmix's, the start it is
+/// listed under and how many of our lines stand in its place (the start
+/// is pushed to `seen`, so that a test can tell a listed difference that
+/// no longer shows). Each difference is a line of text naming `what`.
+pub fn compare_listed<S: AsRef<str>>(
+    what: &str,
+    theirs: &[S],
+    ours: &[S],
+    listed: impl Fn(&str) -> Option<(&'static str, usize)>,
+    seen: &mut Vec<&'static str>,
+) -> Vec<String> {
+    let mut bad = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < theirs.len() || j < ours.len() {
+        let (a, b) = (
+            theirs.get(i).map(AsRef::as_ref),
+            ours.get(j).map(AsRef::as_ref),
+        );
+        if a.is_some() && a == b {
+            i += 1;
+            j += 1;
+            continue;
+        }
+        match a.and_then(&listed) {
+            Some((l, n)) => {
+                seen.push(l);
+                i += 1;
+                j += n;
+            }
+            None => {
+                bad.push(format!("{what}: libpmix {a:?}, ours {b:?}"));
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    bad
+}
