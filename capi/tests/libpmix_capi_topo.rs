@@ -182,7 +182,7 @@ fn compare_runs(
 fn the_topology_calls_answer_as_libpmix_does() {
     let Some(b) = build() else { return };
     let mut seen = Vec::new();
-    let (theirs, ours) = (singleton(&b, false, &[]), singleton(&b, true, &[]));
+    let (theirs, ours) = (singleton(b, false, &[]), singleton(b, true, &[]));
     assert!(
         theirs.status.success() && ours.status.success(),
         "{theirs:?}\n{ours:?}"
@@ -226,7 +226,7 @@ fn the_topology_calls_answer_as_libpmix_does() {
 #[test]
 fn what_libpmix_crashes_on_answers_on_ours() {
     let Some(b) = build() else { return };
-    let o = singleton(&b, true, &["edge"]);
+    let o = singleton(b, true, &["edge"]);
     assert!(o.status.success(), "{o:?}");
     let lines = by_rank(&o).remove("0").unwrap_or_default();
     for want in EDGE {
