@@ -63,22 +63,17 @@ const UNDER_PRTERUN: &[&str] = &[
 ];
 
 /// Those of [`EXAMPLES`] run under Open MPI 4.1.4's mpirun too. Left
-/// out: dynamic, whose parent's PMIX_LOCAL_RANK of a spawned child is
-/// answered there, on ours, only once that child commits (libpmix 4.2.2's
-/// server defers a GET of a local rank's key it holds no committed data
-/// of, for 2 s, then PMIX_ERR_TIMEOUT; libpmix's client reads the key from
-/// the server's shared-memory store instead): client.c commits soon after
-/// it starts, so the example passes, but on a loaded machine that is a
-/// race (spec-notes/capi.md, "Debian's OpenPMIx examples"); pubi, whose job does not always end there, on libpmix either (ORTE
+/// out: pubi, whose job does not always end there, on libpmix either (ORTE
 /// answers rank 1's lookup with an empty publisher namespace, which the
 /// example calls wrong, so rank 1 finalizes without the closing fence;
 /// rank 0's fence then fails with PMIX_ERR_PARTIAL_SUCCESS, or, in one of
 /// four runs on libpmix here, waits for ever); bad_exit, whose ranks do not
 /// synchronise: whether rank 1 prints its query's answer before mpirun
 /// kills it at rank 0's exit is a race, on libpmix too. Under `srun
-/// --mpi=pmix` all of them run but dynamic ([`NOT_UNDER_SRUN`]).
+/// --mpi=pmix` all of them run.
 const UNDER_MPIRUN4: &[&str] = &[
     "client",
+    "dynamic",
     "client2",
     "hello",
     "pub",
@@ -92,11 +87,6 @@ const UNDER_MPIRUN4: &[&str] = &[
     "log",
     "nodeinfo",
 ];
-
-/// Those of [`EXAMPLES`] not run under `srun --mpi=pmix`: dynamic, for
-/// the reason it is not run under mpirun (slurmstepd's server is libpmix
-/// 4.2.2's too).
-const NOT_UNDER_SRUN: &[&str] = &["dynamic"];
 
 /// target/<profile>, where cargo put pmixw (and deps/, this package's cdylib).
 fn profile_dir() -> PathBuf {
@@ -318,11 +308,7 @@ fn openpmix_client_examples_run_on_ours_as_on_libpmix() {
     // one cluster for every example (skipped, or a failure in CI, where
     // Slurm is not installed)
     if let Some(cluster) = slurm::for_test(1) {
-        let all: Vec<&str> = EXAMPLES
-            .iter()
-            .map(|(name, _)| *name)
-            .filter(|name| !NOT_UNDER_SRUN.contains(name))
-            .collect();
+        let all: Vec<&str> = EXAMPLES.iter().map(|(name, _)| *name).collect();
         same_under("srun", &all, &out, &lib, &|| {
             let mut c = cluster.srun();
             c.args(["--quiet", "--mpi=pmix", "-N", "1", "-n", "2"]);

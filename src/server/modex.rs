@@ -190,6 +190,18 @@ impl Server {
             self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
             return;
         };
+        if rank == RANK_WILDCARD && key.is_none() {
+            let blobs = self.job_data_blobs(fmt, &ns);
+            self.reply(
+                id,
+                t,
+                &Reply::Get {
+                    status: codes::PMIX_SUCCESS,
+                    blobs,
+                },
+            );
+            return;
+        }
         if rank == RANK_WILDCARD {
             // job-, session-, node- or app-level data, where libpmix's
             // server looks for it (jobinfo.rs); not held: SUCCESS with no
