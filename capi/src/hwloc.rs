@@ -103,11 +103,14 @@ hwloc_fns! {
 pub fn get() -> Option<&'static Hwloc> {
     static H: OnceLock<Option<Hwloc>> = OnceLock::new();
     H.get_or_init(|| {
+        // global, as a library linked with hwloc has it: hwloc's own
+        // plugins (its PCI discovery, hwloc_pci.so) take its symbols from
+        // the process, and fail to load beside a local copy
         // SAFETY: a NUL-terminated name; the handle is kept for the process
         let handle = unsafe {
             libc::dlopen(
                 c"libhwloc.so.15".as_ptr(),
-                libc::RTLD_NOW | libc::RTLD_LOCAL,
+                libc::RTLD_NOW | libc::RTLD_GLOBAL,
             )
         };
         if handle.is_null() {

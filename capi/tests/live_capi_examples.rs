@@ -161,7 +161,14 @@ fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>) -> (Option<i32>, Vec<String
     let mut cmd: Vec<&std::ffi::OsStr> = vec!["--nspace".as_ref(), ns];
     cmd.extend(RANK_SH.iter().map(|a| a.as_ref() as &std::ffi::OsStr));
     cmd.push(exe.as_os_str());
-    lines(&pmixw_output_in(pmixw, &cmd, lib, 2, &[], exe.parent()))
+    // client.c loads the topology: hwloc says which of its plugins load
+    // (its PCI discovery among them), the same on both libraries
+    let env: &[(&str, &str)] = if ns == "client" {
+        &[("HWLOC_PLUGINS_VERBOSE", "1")]
+    } else {
+        &[]
+    };
+    lines(&pmixw_output_in(pmixw, &cmd, lib, 2, env, exe.parent()))
 }
 
 /// `launcher` (its command line up to the rank's) starting each rank as
