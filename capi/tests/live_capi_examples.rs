@@ -112,9 +112,11 @@ fn examples_dir() -> Result<PathBuf, String> {
 
 /// pids, job ids and namespace suffixes masked: a run of 4 or more digits,
 /// or 6 hex digits with a digit among them (pmixw's namespace tag), is `N`;
-/// so is the job family of mpirun's process names (`[[717,1],0]`), which
-/// may be shorter.
+/// so is the job family of mpirun's process names (`[[717,1],0]`), and a
+/// pid the examples print (`pid 393`, `Client 393: Running`), which may
+/// be shorter (pids wrap around).
 fn masked(line: &str) -> String {
+    let line = pids_masked(line);
     let line = match line.split_once("[[") {
         Some((head, tail)) if tail.starts_with(|c: char| c.is_ascii_digit()) => {
             let rest = tail.trim_start_matches(|c: char| c.is_ascii_digit());
@@ -145,6 +147,31 @@ fn masked(line: &str) -> String {
         }
     }
     flush(&mut word, &mut out);
+    out
+}
+
+/// The number after `pid ` and a line's `Client <pid>:` as `N`.
+fn pids_masked(line: &str) -> String {
+    let digits = |s: &str| s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let mut out = String::new();
+    let mut rest = line;
+    if let Some(tail) = rest.strip_prefix("Client ") {
+        let n = digits(tail);
+        if n > 0 && tail[n..].starts_with(':') {
+            out.push_str("Client N");
+            rest = &tail[n..];
+        }
+    }
+    while let Some(at) = rest.find("pid ") {
+        let (head, tail) = rest.split_at(at + 4);
+        out.push_str(head);
+        let n = digits(tail);
+        if n > 0 {
+            out.push('N');
+        }
+        rest = &tail[n..];
+    }
+    out.push_str(rest);
     out
 }
 
@@ -323,4 +350,18 @@ fn openpmix_client_examples_run_on_ours_as_on_libpmix() {
         });
         cluster.stop();
     }
+}
+
+#[test]
+fn pids_of_any_length_are_masked() {
+    assert_eq!(masked("Client 393: Running"), "Client N: Running");
+    assert_eq!(
+        masked("Client ns job rank 0 pid 394: Running"),
+        "Client ns job rank 0 pid N: Running"
+    );
+    assert_eq!(masked("Client ns 12345 rank 1: x"), "Client ns N rank 1: x");
+    assert_eq!(
+        masked("Client job:0 num procs 2"),
+        "Client job:0 num procs 2"
+    );
 }
