@@ -150,8 +150,11 @@ fn masked(line: &str) -> String {
     out
 }
 
-/// The number after `pid ` and a line's `Client <pid>:` as `N`.
+/// The number after `pid `, a line's `Client <pid>:` and the pid in
+/// prterun's namespaces (`prterun-vm-327@1`) as `N`.
 fn pids_masked(line: &str) -> String {
+    let owned = before_at_masked(line);
+    let line: &str = &owned;
     let digits = |s: &str| s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     let mut out = String::new();
     let mut rest = line;
@@ -172,6 +175,25 @@ fn pids_masked(line: &str) -> String {
         rest = &tail[n..];
     }
     out.push_str(rest);
+    out
+}
+
+/// Each run of digits right before an `@` as `N`.
+fn before_at_masked(line: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in line.split('@').enumerate() {
+        if i > 0 {
+            out.push('@');
+        }
+        let is_last = i == line.matches('@').count();
+        let kept = part.trim_end_matches(|c: char| c.is_ascii_digit());
+        if !is_last && kept.len() < part.len() {
+            out.push_str(kept);
+            out.push('N');
+        } else {
+            out.push_str(part);
+        }
+    }
     out
 }
 
