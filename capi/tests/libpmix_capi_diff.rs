@@ -461,10 +461,7 @@ fn the_interop_unpacker_reads_libpmix_bytes_as_libpmix_does() {
 /// destructing every case's values).
 #[test]
 fn our_library_is_clean_under_valgrind() {
-    let Some(vg) = process::require(
-        "valgrind (apt-get install valgrind)",
-        hosts::in_path("valgrind").ok_or_else(|| "no valgrind on PATH".to_string()),
-    ) else {
+    let Some(vg) = common::valgrind() else {
         return;
     };
     let Some(p) = Pair::get("capi_diff") else {
@@ -485,29 +482,8 @@ fn our_library_is_clean_under_valgrind() {
         .collect();
     let unpack = out.join("memcheck-unpack.in");
     std::fs::write(&unpack, inputs).unwrap();
-    let check = |exe: &Path, args: &[&str], stdin: Option<&Path>| -> String {
-        let mut c = Command::new(&vg);
-        c.args(["-q", "--error-exitcode=99"])
-            .arg(exe)
-            .args(args)
-            .env("LD_LIBRARY_PATH", &p.lib_dir);
-        if let Some(f) = stdin {
-            c.stdin(std::fs::File::open(f).unwrap());
-        }
-        let o = c.output().unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_ne!(
-            o.status.code(),
-            Some(99),
-            "{} {args:?}: valgrind found errors:\n{err}",
-            exe.display()
-        );
-        assert!(
-            !err.contains("Invalid ") && !err.contains("uninitialised"),
-            "{} {args:?}:\n{err}",
-            exe.display()
-        );
-        String::from_utf8_lossy(&o.stdout).into_owned()
+    let check = |exe: &Path, args: &[&str], stdin: Option<&Path>| {
+        common::memcheck(&vg, exe, args, &p.lib_dir, stdin)
     };
     for section in ["pack", "helpers", "strings"] {
         check(&p.ours, &[section], None);

@@ -250,36 +250,10 @@ fn what_libpmix_crashes_on_answers_on_ours() {
 /// memory (valgrind comes from .ci/setup).
 #[test]
 fn the_topology_calls_are_clean_under_valgrind() {
-    let Some(vg) = process::require(
-        "valgrind (apt-get install valgrind)",
-        hosts::in_path("valgrind").ok_or_else(|| "no valgrind on PATH".to_string()),
-    ) else {
-        return;
-    };
+    let Some(vg) = common::valgrind() else { return };
     let Some(b) = build() else { return };
     for args in [&[][..], &["edge"][..]] {
-        let mut c = Command::new(&vg);
-        c.args(["-q", "--error-exitcode=99"])
-            .arg(&b.exe)
-            .args(args)
-            .env("LD_LIBRARY_PATH", &b.lib_dir);
-        for (v, _) in pmix_codec::select::SERVER_URI_VARS {
-            c.env_remove(v);
-        }
-        let o = process::run_within(&mut c, process::HANG, "valgrind capi_topo");
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_ne!(
-            o.status.code(),
-            Some(99),
-            "{args:?}: valgrind found errors:\n{err}"
-        );
-        assert!(
-            !err.contains("Invalid ") && !err.contains("uninitialised"),
-            "{args:?}:\n{err}"
-        );
-        assert!(
-            String::from_utf8_lossy(&o.stdout).contains("load rc=0 source=hwloc:"),
-            "{args:?}: {o:?}"
-        );
+        let out = common::memcheck(&vg, &b.exe, args, &b.lib_dir, None);
+        assert!(out.contains("load rc=0 source=hwloc:"), "{args:?}: {out}");
     }
 }

@@ -112,3 +112,49 @@ pub fn compare_listed<S: AsRef<str>>(
     }
     bad
 }
+
+/// valgrind, if on PATH (a skip, or a failure in CI, without it).
+pub fn valgrind() -> Option<PathBuf> {
+    pmix_test_kit::process::require(
+        "valgrind (apt-get install valgrind)",
+        pmix_test_kit::hosts::in_path("valgrind").ok_or_else(|| "no valgrind on PATH".to_string()),
+    )
+}
+
+/// `exe args` on our library (`lib_dir` on LD_LIBRARY_PATH) under
+/// valgrind `vg`, fed `stdin` if given: asserts that valgrind found no
+/// invalid read, write or free and no use of uninitialised memory; the
+/// program's stdout.
+pub fn memcheck(
+    vg: &Path,
+    exe: &Path,
+    args: &[&str],
+    lib_dir: &Path,
+    stdin: Option<&Path>,
+) -> String {
+    let mut c = Command::new(vg);
+    c.args(["-q", "--error-exitcode=99"])
+        .arg(exe)
+        .args(args)
+        .env("LD_LIBRARY_PATH", lib_dir);
+    for (v, _) in pmix_codec::select::SERVER_URI_VARS {
+        c.env_remove(v);
+    }
+    if let Some(f) = stdin {
+        c.stdin(std::fs::File::open(f).unwrap());
+    }
+    let o = pmix_test_kit::process::run_within(&mut c, pmix_test_kit::process::HANG, "valgrind");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_ne!(
+        o.status.code(),
+        Some(99),
+        "{} {args:?}: valgrind found errors:\n{err}",
+        exe.display()
+    );
+    assert!(
+        !err.contains("Invalid ") && !err.contains("uninitialised"),
+        "{} {args:?}:\n{err}",
+        exe.display()
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
