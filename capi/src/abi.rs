@@ -229,6 +229,14 @@ c_structs! {
         /// Its bitmap.
         bitmap: *mut c_void,
     }
+    /// `pmix_topology_t`: a machine's topology, the name of the library
+    /// that made it and that library's object.
+    struct pmix_topology_t {
+        /// The library that made the topology (e.g. "hwloc").
+        source: *mut c_char,
+        /// Its object (an `hwloc_topology_t` for hwloc).
+        topology: *mut c_void,
+    }
     /// `pmix_endpoint_t`: a fabric endpoint.
     struct pmix_endpoint_t {
         /// The device's UUID.

@@ -965,7 +965,42 @@ impl Core {
         if self.resolves_locally(proc, key) || optional {
             return GetPlan::NotFound;
         }
+        if is_reserved(key)
+            && proc.nspace != self.env.proc.nspace
+            && proc.rank != RANK_WILDCARD
+            && self.whole_job_data()
+        {
+            // a reserved key of a rank of another namespace is that job's
+            // data (a spawned child's PMIX_LOCAL_RANK, …): of a 4.x server
+            // the namespace's whole job data is asked for (its WILDCARD
+            // rank, no key), which it sends at once with each rank's part
+            // (`pmix.pdata` arrays), and the answer is looked up in it.
+            // Asked of the rank itself, libpmix 4.2.2's server waits until
+            // that rank commits (2 s, then TIMEOUT) and a rank that never
+            // commits is never answered; libpmix's client reads the key
+            // from its server's shared-memory store instead.
+            return GetPlan::Ask(Request::Get {
+                nspace: Some(proc.nspace.as_pstring().clone()),
+                rank: RANK_WILDCARD,
+                info: extra.to_vec(),
+                key: Some(None),
+            });
+        }
         ask(extra.to_vec())
+    }
+
+    /// Whether a rank's reserved key of another namespace is asked as
+    /// that namespace's whole job data: of a libpmix 4.x server
+    /// (PMIX_VERSION 4.…), which answers that at once and defers the
+    /// rank's own. libpmix 5.0.11's server answers the rank's key from the
+    /// job data itself, and cannot read a GET without a key (it logs
+    /// UNPACK_READ_PAST_END_OF_BUFFER and never answers: seen under
+    /// prterun 5.0.11); others are asked for the rank's key as before.
+    fn whole_job_data(&self) -> bool {
+        self.env
+            .server_version
+            .as_deref()
+            .is_some_and(|v| v.starts_with("4."))
     }
 
     /// PMIx_Put: stage a value (visible to our own gets at once).
@@ -1170,6 +1205,7 @@ impl Core {
                     });
                 }
                 let mut qualified = None;
+                let mut proc_data = Vec::new();
                 for blob in blobs {
                     let mut b = DataBuffer::from_bytes(self.env.format, blob);
                     let p = match b.unpack_one(DataType::Proc).map_err(codec("get"))? {
@@ -1199,9 +1235,18 @@ impl Core {
                                 }
                                 continue;
                             }
+                            if k.as_bytes() == PROC_DATA.as_bytes() {
+                                // one rank's job data in the job's
+                                // (libpmix's server): filed under that rank
+                                proc_data.push((p.nspace.as_pstring().clone(), kv.value));
+                                continue;
+                            }
                             m.insert(k.to_string_lossy().into_owned(), kv.value);
                         }
                     }
+                }
+                for (ns, v) in proc_data {
+                    self.file_proc_data(ns, &v);
                 }
                 if let Some(v) = qualified {
                     return Ok(v);
@@ -1219,6 +1264,37 @@ impl Core {
                 op: "get",
                 got: other.kind(),
             }),
+        }
+    }
+}
+
+/// `PMIX_PROC_DATA`: one rank's data in a job's, an INFO array whose
+/// first element is its `pmix.rank`.
+const PROC_DATA: &str = "pmix.pdata";
+
+impl Core {
+    /// File a `pmix.pdata` array of namespace `ns` under the rank its first
+    /// element names (nothing if it names none).
+    fn file_proc_data(&mut self, ns: PString, v: &Value) {
+        let Value::DataArray(a) = v else { return };
+        let pmix_types::DataArray::Typed { elements, .. } = a.as_ref() else {
+            return;
+        };
+        let rank = match elements.first() {
+            Some(Value::Info(i)) if i.key.as_bytes() == b"pmix.rank" => match i.value {
+                Value::ProcRank(r) | Value::Uint32(r) => r,
+                _ => return,
+            },
+            _ => return,
+        };
+        let m = self.cache.entry((ns, rank)).or_default();
+        for e in &elements[1..] {
+            if let Value::Info(i) = e {
+                m.insert(
+                    i.key.as_pstring().to_string_lossy().into_owned(),
+                    i.value.clone(),
+                );
+            }
         }
     }
 }

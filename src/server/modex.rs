@@ -191,21 +191,17 @@ impl Server {
             return;
         };
         if rank == RANK_WILDCARD {
-            // job-, session-, node- or app-level data, where libpmix's
-            // server looks for it (jobinfo.rs); not held: SUCCESS with no
-            // blob, as libpmix's get_job_data answers
-            let kv: Vec<Kval> = key
-                .as_deref()
-                .and_then(|k| self.job_level(fmt, &ns, k, info))
-                .into_iter()
-                .collect();
-            let blobs = if kv.is_empty() {
-                Vec::new()
-            } else {
-                match Self::blob_of(fmt, &Proc::new(&ns, RANK_WILDCARD), &kv) {
-                    Some(b) => vec![b],
-                    None => Vec::new(),
-                }
+            let blobs = match key.as_deref() {
+                // no key: the whole job data (jobinfo.rs)
+                None => self.job_data_blobs(fmt, &ns),
+                // job-, session-, node- or app-level data, where libpmix's
+                // server looks for it (jobinfo.rs); not held: SUCCESS with
+                // no blob, as libpmix's get_job_data answers
+                Some(k) => self
+                    .job_level(fmt, &ns, k, info)
+                    .and_then(|kv| Self::blob_of(fmt, &Proc::new(&ns, RANK_WILDCARD), &[kv]))
+                    .into_iter()
+                    .collect(),
             };
             self.reply(
                 id,
