@@ -240,7 +240,7 @@ fn slurmstepd_serves_its_ranks_on_our_libpmix_on_one_node() {
 /// (its collective between the two slurmstepds) and back, and with Open
 /// MPI's async modex a rank's peers' data through its direct_modex. On
 /// libpmix's slurmstepd only Open MPI 5.0.11's ring may fail (it does, in
-/// MPI_Init, with 3 of its 4 ranks on one node: its 4.2.2 server gives
+/// MPI_Init, with 3 of its 4 ranks on one node, its 4.2.2 server giving
 /// the 5.0.11 clients no PMIX_LOCAL_PEERS); on ours every run passes.
 #[test]
 fn slurmstepd_serves_its_ranks_on_our_libpmix_on_two_nodes() {

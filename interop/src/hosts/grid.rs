@@ -1073,9 +1073,11 @@ fn mpirun4_on_our_server(ctx: &Ctx) -> Outcome {
 /// mpi_ring (Slurm 22.05's plugin is built for PMIx v4: on its own
 /// slurmstepd they meet a 4.2.2 server). Every run must pass on ours;
 /// one that fails on libpmix's slurmstepd is named in the reason (on two
-/// nodes, 3 ranks on n1 and 1 on n2, Open MPI 5.0.11's ring aborts in
-/// MPI_Init there: the 4.2.2 server gives its 5.0.11 clients no
-/// PMIX_LOCAL_PEERS nor PMIX_LOCAL_SIZE; ours does). On ours every rank's stderr
+/// nodes Slurm puts 3 ranks on n1 and 1 on n2, and Open MPI 5.0.11's ring
+/// aborts in MPI_Init there, as it does whenever a node runs 3 of its
+/// ranks (2 a node pass), while every 5.0.11 rank's get of
+/// PMIX_LOCAL_PEERS is NOT_FOUND from the 4.2.2 server; on ours it
+/// passes). On ours every rank's stderr
 /// shows the PMIx_server_setup_fork slurmstepd made for it (our trace, in
 /// the forked child) and no rank's PMIx_Init; on libpmix no trace. Across
 /// nodes the fence goes through the host's fence_nb (Slurm's collective
