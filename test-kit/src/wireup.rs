@@ -1,8 +1,9 @@
 //! What the multi-node wireup benches share (pmixw/benches/wireup_slurm.rs,
-//! wireup_scale.rs): one job under the private Slurm cluster, timed, with
-//! the phase stamps its ranks print (`t <phase> <µs since the epoch>`,
-//! interop/c/bench_wireup.c and pmixw/examples/light_rank.rs), our nodes'
-//! `PMIXW_TRAFFIC` reports, and the launchers' own CPU.
+//! wireup_scale.rs, wireup_stepd.rs): one job under the private Slurm
+//! cluster, timed, with the phase stamps its ranks print (`t <phase> <µs
+//! since the epoch>`, interop/c/bench_wireup.c and
+//! pmixw/examples/light_rank.rs), our nodes' `PMIXW_TRAFFIC` reports, the
+//! launchers' own CPU, the stepds' own CPU and (sampled) peak RSS.
 //!
 //! The launchers' CPU: a job step's `slurmstepd` is no child of ours
 //! (slurmd daemonizes it), so the bench makes itself a child subreaper
@@ -12,8 +13,11 @@
 //! (`getrusage(RUSAGE_CHILDREN)`) grows, over one job, by srun's, every
 //! stepd's and everything the stepds waited for: the tasks (ours:
 //! `pmixw run` and its ranks; Slurm's: the ranks). The ranks report their
-//! own CPU (`cpu <ns>`, from /proc/self/schedstat, the light rank only), and
-//! what is left is the launchers': srun, slurmstepd and, for ours, `pmixw run`.
+//! own CPU (`cpu <ns>`: the light rank from /proc/self/schedstat,
+//! bench_wireup.c from getrusage), and what is left is the launchers':
+//! srun, slurmstepd and, for ours, `pmixw run`. Each stepd's own usage
+//! comes from the `wait4` that reaps it (its and its tasks'), less the
+//! ranks' reports.
 
 use crate::slurm::{which, Cluster};
 use std::collections::BTreeMap;
