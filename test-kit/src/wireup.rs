@@ -139,7 +139,7 @@ fn tv_us(t: libc::timeval) -> u64 {
     t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64
 }
 
-/// Samples the peak RSS (`VmHWM` of /proc/<pid>/status) of a cluster's
+/// Samples the peak RSS (`VmHWM` of `/proc/<pid>/status`) of a cluster's
 /// slurmstepds while a job runs, from a thread of its own, every
 /// [`StepdRss::EVERY`]: VmHWM only grows, so the last sample of a stepd
 /// is its peak up to then (what it reaches in its last few ms before it
