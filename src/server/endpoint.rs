@@ -8,7 +8,7 @@
 
 use super::jobs::{Job, RankState};
 use super::{
-    collective, connection, dstore, events, group, info_true, jobctl, jobinfo, modex, monitor,
+    collective, connection, dstore, events, group, info_true, iof, jobctl, jobinfo, modex, monitor,
     name, pubsub, query, requests, tool_peers, CollKind, ConnId, ConnState, HostEvent, JobSpec,
     Limits, NodeMap, Output, Refusal, Transmit, Verify, RANK_WILDCARD,
 };
@@ -67,6 +67,8 @@ pub struct Server {
     /// Checkpoint methods, preemptible processes, cleanups (jobctl.rs);
     /// heartbeat monitors (monitor.rs): the standard's process management.
     pub(super) jobctl: jobctl::State,
+    /// IO forwarding: pulls, kept output, requests out with the host (iof.rs).
+    pub(super) iof: iof::Iof,
 }
 
 impl Server {
@@ -88,6 +90,7 @@ impl Server {
             tools: tool_peers::Tools::default(),
             groups: group::Groups::default(),
             jobctl: jobctl::State::default(),
+            iof: iof::Iof::default(),
         }
     }
 
@@ -308,6 +311,7 @@ impl Server {
         self.requests.drop_conn(id);
         self.jobinfo.drop_conn(id);
         self.jobctl.monitors.drop_conn(id);
+        self.iof.drop_conn(id);
         if let ConnState::Client { proc } = c.state {
             self.client_closed(id, proc, c.finalized);
         }
@@ -422,6 +426,8 @@ impl Server {
                 if let Some(c) = self.conns.get_mut(&id) {
                     c.finalized = true;
                 }
+                // its pulls end with it (libpmix 4.2.2's finalize too)
+                self.iof.drop_conn(id);
                 // before the reply, as for an abort
                 self.out.push_back(Output::Host(HostEvent::Finalized(proc)));
                 self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
@@ -500,6 +506,22 @@ impl Server {
                 let r = self.resolve_node(&pstring(nspace));
                 self.reply(id, t, &r);
             }
+            // iof.rs: tools and clients alike
+            Request::IofPull {
+                procs,
+                directives,
+                channels,
+                local_id,
+            } => self.iof_pull(id, t, proc, procs, directives, channels, local_id),
+            Request::IofDereg {
+                directives,
+                remote_id,
+            } => self.iof_dereg(id, t, proc, directives, remote_id),
+            Request::IofPush {
+                targets,
+                directives,
+                data,
+            } => self.iof_push(id, t, proc, targets, directives, data),
             _ => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
         }
         Ok(())
