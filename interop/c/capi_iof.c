@@ -238,7 +238,7 @@ int main(int argc, char **argv) {
 
     int status;
     waitpid(tool, &status, 0);
-    printf("tool exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    printf("the tool exited %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     pthread_mutex_lock(&lock);
     printf("iof_pull upcalls %d: %s\n", pulls, pull_seen);
     printf("iof_pull stop upcalls %d: %s\n", stops, stop_seen);
