@@ -29,5 +29,6 @@ macro_rules! export_modules {
     };
 }
 export_modules!(
-    client, services, events, groups, server, data, value, construct, strings, stubs, frameworks
+    client, services, events, iof, groups, server, data, value, construct, strings, stubs,
+    frameworks
 );

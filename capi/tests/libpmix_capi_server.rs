@@ -216,7 +216,9 @@ fn a_host_forwards_output_to_a_libpmix_tool_on_ours_as_on_libpmix() {
         for (v, _) in pmix_codec::select::SERVER_URI_VARS {
             c.env_remove(v);
         }
-        c.env_remove("CLIENT_LD_LIBRARY_PATH");
+        if !env.iter().any(|(k, _)| *k == "CLIENT_LD_LIBRARY_PATH") {
+            c.env_remove("CLIENT_LD_LIBRARY_PATH");
+        }
         let child = c
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
