@@ -8,7 +8,7 @@
 
 use super::jobs::{Job, RankState};
 use super::{
-    collective, connection, dstore, events, group, info_true, iof, jobctl, jobinfo, modex, monitor,
+    collective, connection, dstore, events, group, info_true, jobctl, jobinfo, modex, monitor,
     name, pubsub, query, requests, tool_peers, CollKind, ConnId, ConnState, HostEvent, JobSpec,
     Limits, NodeMap, Output, Refusal, Transmit, Verify, RANK_WILDCARD,
 };
@@ -65,10 +65,9 @@ pub struct Server {
     /// Process groups (group.rs).
     pub(super) groups: group::Groups,
     /// Checkpoint methods, preemptible processes, cleanups (jobctl.rs);
-    /// heartbeat monitors (monitor.rs): the standard's process management.
+    /// heartbeat monitors (monitor.rs), IO forwarding (iof.rs): the
+    /// standard's process management.
     pub(super) jobctl: jobctl::State,
-    /// IO forwarding: pulls, kept output, requests out with the host (iof.rs).
-    pub(super) iof: iof::Iof,
 }
 
 impl Server {
@@ -90,7 +89,6 @@ impl Server {
             tools: tool_peers::Tools::default(),
             groups: group::Groups::default(),
             jobctl: jobctl::State::default(),
-            iof: iof::Iof::default(),
         }
     }
 
@@ -311,7 +309,7 @@ impl Server {
         self.requests.drop_conn(id);
         self.jobinfo.drop_conn(id);
         self.jobctl.monitors.drop_conn(id);
-        self.iof.drop_conn(id);
+        self.jobctl.iof.drop_conn(id);
         if let ConnState::Client { proc } = c.state {
             self.client_closed(id, proc, c.finalized);
         }
@@ -427,7 +425,7 @@ impl Server {
                     c.finalized = true;
                 }
                 // its pulls end with it (libpmix 4.2.2's finalize too)
-                self.iof.drop_conn(id);
+                self.jobctl.iof.drop_conn(id);
                 // before the reply, as for an abort
                 self.out.push_back(Output::Host(HostEvent::Finalized(proc)));
                 self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));

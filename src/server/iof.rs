@@ -158,19 +158,19 @@ impl Server {
     /// (the default), the host ([`HostEvent::IofPull`]), or nobody
     /// (PMIX_ERR_NOT_SUPPORTED).
     pub fn set_iof_pull(&mut self, mode: IofMode) {
-        self.iof.pull = mode;
+        self.jobctl.iof.pull = mode;
     }
 
     /// Who answers a tool's stdin (PMIx_IOF_push): the host
     /// ([`IofMode::AskHost`]: [`HostEvent::Stdin`]), else nobody
     /// (PMIX_ERR_NOT_SUPPORTED, the default).
     pub fn set_iof_stdin(&mut self, mode: IofMode) {
-        self.iof.stdin = mode;
+        self.jobctl.iof.stdin = mode;
     }
 
     /// How many pull registrations the core holds.
     pub fn iof_registrations(&self) -> usize {
-        self.iof.registrations()
+        self.jobctl.iof.registrations()
     }
 
     /// Output of `source` on `channel` (`pmix_iof_channel_t` bits), with
@@ -194,20 +194,20 @@ impl Server {
             data,
             info,
         };
-        let ids: Vec<u64> = self.iof.regs.keys().copied().collect();
+        let ids: Vec<u64> = self.jobctl.iof.regs.keys().copied().collect();
         let mut sent = false;
         for id in ids {
             sent |= self.iof_send(id, &c);
         }
         if !sent {
-            self.iof.keep(c);
+            self.jobctl.iof.keep(c);
         }
         codes::PMIX_SUCCESS
     }
 
     /// Output `c` to registration `id`, if it matches: whether it was sent.
     fn iof_send(&mut self, id: u64, c: &Cached) -> bool {
-        let Some(r) = self.iof.regs.get(&id) else {
+        let Some(r) = self.jobctl.iof.regs.get(&id) else {
             return false;
         };
         if !r.active
@@ -247,7 +247,7 @@ impl Server {
     /// Registration `id` answered SUCCESS: its reply (the id), then the
     /// kept output it matches, in the order it came (libpmix's `_iofreg`).
     fn iof_activate(&mut self, id: u64, t: u32) {
-        let Some(r) = self.iof.regs.get_mut(&id) else {
+        let Some(r) = self.jobctl.iof.regs.get_mut(&id) else {
             return;
         };
         r.active = true;
@@ -260,11 +260,11 @@ impl Server {
                 id: Some(id),
             },
         );
-        let cached = std::mem::take(&mut self.iof.cache);
-        self.iof.cache_bytes = 0;
+        let cached = std::mem::take(&mut self.jobctl.iof.cache);
+        self.jobctl.iof.cache_bytes = 0;
         for c in cached {
             if !self.iof_send(id, &c) {
-                self.iof.keep(c);
+                self.jobctl.iof.keep(c);
             }
         }
     }
@@ -280,17 +280,25 @@ impl Server {
         channels: u16,
         local_id: u64,
     ) {
-        if self.iof.pull == IofMode::NotSupported {
+        if self.jobctl.iof.pull == IofMode::NotSupported {
             self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED));
             return;
         }
-        if self.iof.regs.values().filter(|r| r.conn == conn).count() >= MAX_PULLS_PER_CONN {
+        if self
+            .jobctl
+            .iof
+            .regs
+            .values()
+            .filter(|r| r.conn == conn)
+            .count()
+            >= MAX_PULLS_PER_CONN
+        {
             self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_OUT_OF_RESOURCE));
             return;
         }
-        let id = self.iof.next_reg;
-        self.iof.next_reg += 1;
-        self.iof.regs.insert(
+        let id = self.jobctl.iof.next_reg;
+        self.jobctl.iof.next_reg += 1;
+        self.jobctl.iof.regs.insert(
             id,
             Reg {
                 conn,
@@ -301,11 +309,11 @@ impl Server {
                 active: false,
             },
         );
-        if self.iof.pull == IofMode::Serve {
+        if self.jobctl.iof.pull == IofMode::Serve {
             self.iof_activate(id, t);
             return;
         }
-        let request = self.iof.ask(conn, t, Asked::Pull(id));
+        let request = self.jobctl.iof.ask(conn, t, Asked::Pull(id));
         self.out.push_back(Output::Host(HostEvent::IofPull {
             request,
             requester,
@@ -327,11 +335,12 @@ impl Server {
         mut directives: Vec<Info>,
         remote_id: u64,
     ) {
-        if self.iof.pull == IofMode::NotSupported {
+        if self.jobctl.iof.pull == IofMode::NotSupported {
             self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED));
             return;
         }
         let mine = self
+            .jobctl
             .iof
             .regs
             .get(&remote_id)
@@ -340,15 +349,15 @@ impl Server {
             self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
             return;
         }
-        self.iof.regs.remove(&remote_id);
-        if self.iof.pull == IofMode::Serve {
+        self.jobctl.iof.regs.remove(&remote_id);
+        if self.jobctl.iof.pull == IofMode::Serve {
             self.reply(conn, t, &Reply::Status(codes::PMIX_SUCCESS));
             return;
         }
         // libpmix tells its host with the directives and PMIX_IOF_STOP
         // added, no processes and no channels
         directives.push(Info::new("pmix.iof.stop", Value::Bool(true)));
-        let request = self.iof.ask(conn, t, Asked::Status);
+        let request = self.jobctl.iof.ask(conn, t, Asked::Status);
         self.out.push_back(Output::Host(HostEvent::IofPull {
             request,
             requester,
@@ -369,11 +378,11 @@ impl Server {
         directives: Vec<Info>,
         data: Option<Bytes>,
     ) {
-        if self.iof.stdin != IofMode::AskHost {
+        if self.jobctl.iof.stdin != IofMode::AskHost {
             self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED));
             return;
         }
-        let request = self.iof.ask(conn, t, Asked::Status);
+        let request = self.jobctl.iof.ask(conn, t, Asked::Status);
         self.out.push_back(Output::Host(HostEvent::Stdin {
             request,
             source,
@@ -388,13 +397,13 @@ impl Server {
     /// with its id, and gets the kept output it matches), or the status
     /// the requester is answered with (a pull is then forgotten).
     pub fn iof_done(&mut self, request: u64, status: i32) {
-        let Some((conn, t, what)) = self.iof.asked.remove(&request) else {
+        let Some((conn, t, what)) = self.jobctl.iof.asked.remove(&request) else {
             return;
         };
         match what {
             Asked::Pull(id) if status == codes::PMIX_SUCCESS => self.iof_activate(id, t),
             Asked::Pull(id) => {
-                self.iof.regs.remove(&id);
+                self.jobctl.iof.regs.remove(&id);
                 self.reply(conn, t, &Reply::Status(status));
             }
             Asked::Status => self.reply(conn, t, &Reply::Status(status)),

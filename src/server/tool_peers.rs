@@ -174,7 +174,7 @@ impl Server {
             | Request::IofDereg { .. }
             | Request::IofPush { .. } => return false,
             Request::Finalize => {
-                self.iof.drop_conn(id);
+                self.jobctl.iof.drop_conn(id);
                 self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS))
             }
             _ => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
