@@ -44,7 +44,11 @@ fn run(host: &Path, tmp: &Path, client: &Path, env: &[(&str, &str)]) -> Output {
     if !env.iter().any(|(k, _)| *k == "CLIENT_LD_LIBRARY_PATH") {
         c.env_remove("CLIENT_LD_LIBRARY_PATH");
     }
-    let o = c.output().unwrap();
+    succeeded(host, c.output().unwrap())
+}
+
+/// The host's output, once it exited 0.
+fn succeeded(host: &Path, o: Output) -> Output {
     assert!(
         o.status.success(),
         "{} failed: {}\n{}{}",
@@ -224,14 +228,9 @@ fn a_host_forwards_output_to_a_libpmix_tool_on_ours_as_on_libpmix() {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        let o = process::output_within(child, process::HANG, "capi_iof");
-        assert!(
-            o.status.success(),
-            "{} failed: {}\n{}{}",
-            host.display(),
-            o.status,
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
+        let o = succeeded(
+            host,
+            process::output_within(child, process::HANG, "capi_iof"),
         );
         let text = String::from_utf8_lossy(&o.stdout).into_owned();
         let (mut tool, host): (Vec<String>, Vec<String>) = text

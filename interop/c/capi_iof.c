@@ -29,10 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capi_host.h"
+
 #define NS "capi-iof"
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 
 /* what the upcalls saw, printed by the main thread at the end */
 static int pulls, stops;
@@ -76,6 +76,7 @@ static pmix_status_t h_stdin(const pmix_proc_t *source, const pmix_proc_t target
                              size_t ntargets, const pmix_info_t dirs[], size_t ndirs,
                              const pmix_byte_object_t *bo, pmix_op_cbfunc_t cb, void *d) {
     (void) source;
+    (void) dirs;
     pthread_mutex_lock(&lock);
     snprintf(push_seen, sizeof push_seen, "ntargets %zu", ntargets);
     for (size_t i = 0; i < ntargets; i++)
@@ -108,27 +109,6 @@ static pmix_server_module_t module = {
     .push_stdin = h_stdin,
 };
 
-/* wait for *count to reach want for at most 60 s */
-static void wait_for(volatile int *count, int want) {
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    t.tv_sec += 60;
-    pthread_mutex_lock(&lock);
-    while (*count < want)
-        if (pthread_cond_timedwait(&cond, &lock, &t) != 0) break;
-    pthread_mutex_unlock(&lock);
-}
-
-struct done { volatile int fired; pmix_status_t rc; };
-static void done_cb(pmix_status_t rc, void *d) {
-    struct done *x = d;
-    pthread_mutex_lock(&lock);
-    x->rc = rc;
-    x->fired = 1;
-    pthread_cond_broadcast(&cond);
-    pthread_mutex_unlock(&lock);
-}
-
 /* one PMIx_server_IOF_deliver with a callback: its status, then the callback's */
 static void deliver(const char *what, const char *ns, pmix_rank_t rank, pmix_iof_channel_t ch,
                     const char *text, const pmix_info_t *info, size_t ninfo) {
@@ -143,13 +123,6 @@ static void deliver(const char *what, const char *ns, pmix_rank_t rank, pmix_iof
     printf("deliver %s %s callback %d %s\n", what, PMIx_Error_string(rc), d.fired,
            d.fired ? PMIx_Error_string(d.rc) : "-");
     fflush(stdout);
-}
-
-static const char *getenv_in(char **env, const char *name) {
-    size_t n = strlen(name);
-    for (char **e = env; e && *e; e++)
-        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=') return *e + n + 1;
-    return NULL;
 }
 
 int main(int argc, char **argv) {

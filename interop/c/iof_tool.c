@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "waits.h"
+
 #define NS "capi-iof"
 #define WANT 4
 
@@ -44,23 +46,6 @@ static void on_pull(pmix_status_t status, size_t refid, void *cbdata) {
     pull_id = refid;
     pulled = PMIX_SUCCESS == status ? 1 : -1;
     pthread_mutex_unlock(&lock);
-}
-
-static volatile int op_flag = 0;
-static volatile pmix_status_t op_status = PMIX_ERROR;
-static void on_op(pmix_status_t status, void *cbdata) {
-    (void) cbdata;
-    op_status = status;
-    op_flag = 1;
-}
-
-/* a non-blocking operation started: wait (at most 60 s) for its callback */
-static pmix_status_t op_wait(pmix_status_t rc) {
-    if (PMIX_SUCCESS != rc) return rc;
-    for (int i = 0; i < 60000 && !op_flag; i++) usleep(1000);
-    rc = op_flag ? op_status : PMIX_ERR_TIMEOUT;
-    op_flag = 0;
-    return rc;
 }
 
 int main(int argc, char **argv) {
@@ -96,9 +81,11 @@ int main(int argc, char **argv) {
     pmix_byte_object_t bo;
     bo.bytes = (char *) "tool stdin\n";
     bo.size = strlen(bo.bytes);
-    rc = op_wait(PMIx_IOF_push(&r0, 1, &bo, NULL, 0, on_op, NULL));
+    w_arm();
+    rc = w_wait(PMIx_IOF_push(&r0, 1, &bo, NULL, 0, w_op_cb, NULL), 60000);
     printf("tool push %s\n", PMIx_Error_string(rc));
-    rc = op_wait(PMIx_IOF_deregister(pull_id, NULL, 0, on_op, NULL));
+    w_arm();
+    rc = w_wait(PMIx_IOF_deregister(pull_id, NULL, 0, w_op_cb, NULL), 60000);
     printf("tool deregister %s\n", PMIx_Error_string(rc));
     rc = PMIx_tool_finalize();
     printf("tool finalize %s\n", PMIx_Error_string(rc));
