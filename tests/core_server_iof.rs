@@ -196,7 +196,7 @@ fn a_host_decides_pulls_and_takes_stdin() {
             stop: false,
         }) => {
             assert_eq!(requester, Proc::new("watch", 0));
-            assert_eq!(procs, [j0.clone()]);
+            assert_eq!(procs, std::slice::from_ref(&j0));
             assert_eq!(directives[0].key.as_bytes(), b"pmix.iof.tag");
             request
         }

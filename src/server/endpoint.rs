@@ -510,7 +510,7 @@ impl Server {
                 directives,
                 channels,
                 local_id,
-            } => self.iof_pull(id, t, proc, procs, directives, channels, local_id),
+            } => self.iof_pull((id, t), proc, procs, directives, channels, local_id),
             Request::IofDereg {
                 directives,
                 remote_id,

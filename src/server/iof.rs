@@ -269,11 +269,10 @@ impl Server {
         }
     }
 
-    /// IOF_PULL from `requester` on connection `id`, tag `t`.
+    /// IOF_PULL from `requester` on connection `conn`, tag `t`.
     pub(super) fn iof_pull(
         &mut self,
-        conn: ConnId,
-        t: u32,
+        (conn, t): (ConnId, u32),
         requester: Proc,
         procs: Vec<Proc>,
         directives: Vec<Info>,
