@@ -14,7 +14,7 @@ use pmix_types::names::iof_channel::{STDDIAG, STDERR, STDIN, STDOUT};
 use pmix_types::status::codes;
 use pmix_types::{Info, Proc, Value, RANK_WILDCARD};
 use pmix_wire::client::Event;
-use pmix_wire::server::iof::MAX_PULLS_PER_CONN;
+use pmix_wire::server::iof::{MAX_PULLS_PER_CONN, MAX_PULL_PROCS};
 use pmix_wire::server::{HostEvent, IofMode};
 
 fn pull(ns: &str, channels: u16, local_id: u64) -> Request {
@@ -319,6 +319,25 @@ fn a_lost_registrant_is_dropped_and_a_connection_holds_a_bounded_number_of_pulls
     assert_eq!(pair.server.iof_registrations(), MAX_PULLS_PER_CONN);
     let st = pair.round(&[w], |_| pull("job", STDOUT, 999));
     assert_eq!(st, [Reply::Status(codes::PMIX_ERR_OUT_OF_RESOURCE)]);
+    let conn = pair.peers[w].conn;
+    pair.server.closed(conn);
+    pair.peers[w].closed = true;
+    assert_eq!(pair.server.iof_registrations(), 0);
+    // a pull naming too many processes is refused too
+    let w = pair.init("watch", 0);
+    let many = Request::IofPull {
+        procs: (0..=MAX_PULL_PROCS as u32)
+            .map(|r| Proc::new("job", r))
+            .collect(),
+        directives: vec![],
+        channels: STDOUT,
+        local_id: 1,
+    };
+    let st = pair.round(&[w], |_| many.clone());
+    assert_eq!(st, [Reply::Status(codes::PMIX_ERR_OUT_OF_RESOURCE)]);
+    assert_eq!(pair.server.iof_registrations(), 0);
+    let st = pair.round(&[w], |_| pull("job", STDOUT, 2));
+    assert!(matches!(st[0], Reply::Id { status: 0, .. }), "{st:?}");
     let conn = pair.peers[w].conn;
     pair.server.closed(conn);
     pair.peers[w].closed = true;

@@ -31,9 +31,13 @@ use std::collections::{BTreeMap, VecDeque};
 
 /// Registrations one connection may hold at once; a pull beyond them is
 /// answered PMIX_ERR_OUT_OF_RESOURCE (libpmix 4.2.2 sets no bound).
-pub const MAX_PULLS_PER_CONN: usize = 256;
+pub const MAX_PULLS_PER_CONN: usize = 64;
+/// Processes one pull may name (a pull names a few, or a namespace's
+/// WILDCARD); more: PMIX_ERR_OUT_OF_RESOURCE. With the cap above, what
+/// one connection's pulls hold stays bounded.
+pub const MAX_PULL_PROCS: usize = 1024;
 /// Undelivered output kept for a later pull: at most this many messages
-/// (libpmix 4.2.2: 1 Mi messages, `pmix_iof_max_cache`)…
+/// (libpmix 4.2.2: 1 Mi messages, its `max_iof_cache`)…
 pub const IOF_CACHE_MESSAGES: usize = 1024;
 /// …and this many bytes of data; the oldest is dropped first.
 pub const IOF_CACHE_BYTES: usize = 1 << 20;
@@ -291,6 +295,7 @@ impl Server {
             .filter(|r| r.conn == conn)
             .count()
             >= MAX_PULLS_PER_CONN
+            || procs.len() > MAX_PULL_PROCS
         {
             self.reply(conn, t, &Reply::Status(codes::PMIX_ERR_OUT_OF_RESOURCE));
             return;
