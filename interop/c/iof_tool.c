@@ -1,11 +1,15 @@
-/* The tool of interop/c/capi_iof.c (capi/tests/libpmix_capi_server.rs):
- * connects to the server whose URI it is given, pulls the stdout and
- * stderr of every rank of namespace capi-iof, prints each delivery it
- * gets, and once it has the four it waits for, pushes a line of stdin to
- * rank 0, deregisters its pull and finalizes. Public API only; written
- * for pmix-wire.
+/* The tool of interop/c/capi_iof.c (capi/tests/libpmix_capi_server.rs)
+ * and of `pmixw run`'s forwarded output (pmixw/tests/libpmix_run_iof.rs):
+ * connects to the server it is given, pulls the stdout and stderr of
+ * every rank of a namespace, prints each delivery it gets, and once it
+ * has the ones it waits for, pushes a line of stdin to rank 0,
+ * deregisters its pull and finalizes. Public API only; written for
+ * pmix-wire.
  *
- *   iof_tool URI */
+ *   iof_tool URI|pid:PID [NSPACE [COUNT]]
+ *
+ * The server by its URI, or by its pid (PMIX_SERVER_PIDINFO: its
+ * rendezvous file); NSPACE capi-iof and COUNT 4 by default. */
 #include <pmix_tool.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -15,8 +19,8 @@
 
 #include "waits.h"
 
-#define NS "capi-iof"
-#define WANT 4
+static const char *NS = "capi-iof";
+static int WANT = 4;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile int got = 0, pulled = 0;
@@ -50,13 +54,20 @@ static void on_pull(pmix_status_t status, size_t refid, void *cbdata) {
 
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (argc != 2) {
-        fprintf(stderr, "usage: iof_tool URI\n");
+    if (argc < 2 || argc > 4) {
+        fprintf(stderr, "usage: iof_tool URI|pid:PID [NSPACE [COUNT]]\n");
         return 2;
     }
+    if (argc > 2) NS = argv[2];
+    if (argc > 3) WANT = atoi(argv[3]);
     pmix_proc_t me;
     pmix_info_t info;
-    PMIX_INFO_LOAD(&info, PMIX_SERVER_URI, argv[1], PMIX_STRING);
+    if (0 == strncmp(argv[1], "pid:", 4)) {
+        pid_t server = (pid_t) atoi(argv[1] + 4);
+        PMIX_INFO_LOAD(&info, PMIX_SERVER_PIDINFO, &server, PMIX_PID);
+    } else {
+        PMIX_INFO_LOAD(&info, PMIX_SERVER_URI, argv[1], PMIX_STRING);
+    }
     pmix_status_t rc = PMIx_tool_init(&me, &info, 1);
     printf("tool init %s\n", PMIx_Error_string(rc));
     if (PMIX_SUCCESS != rc) return 1;
