@@ -411,10 +411,10 @@ c_structs! {
         get_credential: HostFn<UnusedFn>,
         /// v3: validate credential (not called).
         validate_credential: HostFn<UnusedFn>,
-        /// v3: IOF pull (not called).
-        iof_pull: HostFn<UnusedFn>,
-        /// v3: push stdin (not called).
-        push_stdin: HostFn<UnusedFn>,
+        /// v3: a tool's or client's IOF pull or deregistration.
+        iof_pull: HostFn<crate::server::iof_pull_fn>,
+        /// v3: stdin a tool pushed.
+        push_stdin: HostFn<crate::server::push_stdin_fn>,
         /// v4: group (not called).
         group: HostFn<UnusedFn>,
         /// v4: fabric (not called).

@@ -30,6 +30,6 @@ macro_rules! export_modules {
     };
 }
 export_modules!(
-    client, services, events, groups, server, data, value, construct, strings, topology, stubs,
+    client, services, events, iof, groups, server, data, value, construct, strings, topology, stubs,
     frameworks
 );

@@ -17,7 +17,7 @@ use crate::guard::{exports, guarded};
 use crate::services::{free_c_array, pmix_info_cbfunc_t, pmix_op_cbfunc_t, pmix_release_cbfunc_t};
 use pmix_types::status::codes::*;
 use pmix_types::{DataType, Info, Proc, Value};
-use pmix_wire::server::{net, HostEvent, JobSpec, Server};
+use pmix_wire::server::{net, HostEvent, IofMode, JobSpec, Server};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::{Mutex, MutexGuard};
 
@@ -98,6 +98,27 @@ pub type spawn_fn = unsafe extern "C" fn(
     crate::services::pmix_spawn_cbfunc_t,
     *mut c_void,
 ) -> pmix_status_t;
+/// `pmix_server_iof_fn_t`.
+pub type iof_pull_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    usize,
+    *const pmix_info_t,
+    usize,
+    u16,
+    pmix_op_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_server_stdin_fn_t`.
+pub type push_stdin_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    *const pmix_proc_t,
+    usize,
+    *const pmix_info_t,
+    usize,
+    *const pmix_byte_object_t,
+    pmix_op_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
 /// `pmix_dmodex_response_fn_t`.
 pub type pmix_dmodex_response_fn_t =
     Option<unsafe extern "C" fn(pmix_status_t, *mut c_char, usize, *mut c_void)>;
@@ -120,6 +141,8 @@ struct Module {
     log: Option<log_fn>,
     job_control: Option<job_control_fn>,
     spawn: Option<spawn_fn>,
+    iof_pull: Option<iof_pull_fn>,
+    push_stdin: Option<push_stdin_fn>,
 }
 
 /// A client registered by the host: its `server_object`, handed back in
@@ -488,7 +511,57 @@ fn upcall(m: &Module, e: HostEvent) {
                 post(move |s| s.spawned(request, Err(rc)));
             }
         }
+        HostEvent::IofPull { request, procs, channels, directives, .. } => {
+            let Some(f) = m.iof_pull else { return post(move |s| s.iof_done(request, PMIX_ERR_NOT_SUPPORTED)) };
+            let cp = CArray::procs(&procs);
+            let ci = CArray::infos(directives);
+            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            // SAFETY: the host's function, our arguments valid for the call
+            let rc = unsafe { f(cp.p as *const pmix_proc_t, cp.n, ci.p as *const pmix_info_t, ci.n, channels, Some(iof_answer), cb) };
+            iof_host_returned(rc, request, cb);
+        }
+        HostEvent::Stdin { request, source, targets, directives, data } => {
+            let Some(f) = m.push_stdin else { return post(move |s| s.iof_done(request, PMIX_ERR_NOT_SUPPORTED)) };
+            let c = c_proc(&source);
+            let ct = CArray::procs(&targets);
+            let ci = CArray::infos(directives);
+            let mut bytes = data.as_ref().map(|d| d.to_vec());
+            // at EOF no byte object, as libpmix's server passes it
+            let bo = bytes
+                .as_mut()
+                .map(|b| pmix_byte_object_t { bytes: b.as_mut_ptr() as *mut c_char, size: b.len() });
+            let bo_ptr = bo.as_ref().map_or(std::ptr::null(), |b| b as *const pmix_byte_object_t);
+            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            // SAFETY: the host's function; the bytes are ours until it returns
+            let rc = unsafe {
+                f(&c, ct.p as *const pmix_proc_t, ct.n, ci.p as *const pmix_info_t, ci.n, bo_ptr, Some(iof_answer), cb)
+            };
+            iof_host_returned(rc, request, cb);
+        }
         _ => {}
+    }
+}
+
+/// The host's answer to an iof_pull or push_stdin upcall (cbdata: a Box
+/// of the core's request id).
+unsafe extern "C" fn iof_answer(status: pmix_status_t, cbdata: *mut c_void) {
+    guarded("iof callback", || {
+        // SAFETY: made by upcall from a Box<u64>, handed back once
+        let request = *unsafe { Box::from_raw(cbdata as *mut u64) };
+        post(move |s| s.iof_done(request, status));
+    })
+}
+
+/// After the host's iof_pull or push_stdin returned `rc`: SUCCESS, its
+/// callback will come; PMIX_OPERATION_SUCCEEDED, done at once (what
+/// libpmix 4.2.2's server needs of its host: spec-notes/capi.md); else
+/// the requester gets `rc`.
+fn iof_host_returned(rc: pmix_status_t, request: u64, cb: *mut c_void) {
+    if rc != PMIX_SUCCESS {
+        // SAFETY: made by the upcall; the host's callback will not come
+        drop(unsafe { Box::from_raw(cb as *mut u64) });
+        let st = if rc == PMIX_OPERATION_SUCCEEDED { PMIX_SUCCESS } else { rc };
+        post(move |s| s.iof_done(request, st));
     }
 }
 
@@ -690,7 +763,9 @@ exports! {
         let m = if module.is_null() {
             Module::default()
         } else {
-            // SAFETY: the host's module; only the v1/v2 members are read
+            // SAFETY: the host's module; the v1/v2 members and the v3
+            // iof_pull and push_stdin are read (libpmix 4.2.2 copies the
+            // whole struct)
             let h = unsafe { &*module };
             Module {
                 connected: h.client_connected,
@@ -702,6 +777,8 @@ exports! {
                 log: h.log,
                 job_control: h.job_control,
                 spawn: h.spawn,
+                iof_pull: h.iof_pull,
+                push_stdin: h.push_stdin,
             }
         };
         let dir = given
@@ -720,6 +797,14 @@ exports! {
                 return PMIX_ERR_INIT;
             }
         };
+        // IO forwarding as libpmix's server: pulls and stdin go to the
+        // host's iof_pull and push_stdin, NOT_SUPPORTED without them
+        let mode = |set: bool| if set { IofMode::AskHost } else { IofMode::NotSupported };
+        let (pull, stdin) = (mode(m.iof_pull.is_some()), mode(m.push_stdin.is_some()));
+        running.post(move |s| {
+            s.set_iof_pull(pull);
+            s.set_iof_stdin(stdin);
+        });
         let (_tx, dead) = std::sync::mpsc::channel();
         let events = std::mem::replace(&mut running.events, dead);
         let upcalls = std::thread::Builder::new()
@@ -918,11 +1003,34 @@ exports! {
         PMIX_SUCCESS
     }
 
-    /// `PMIx_server_IOF_deliver`: not supported (the clients' output is
-    /// the host's, through their own stdout and stderr).
+    /// `PMIx_server_IOF_deliver`: `source`'s output on `channel` to every
+    /// tool or client whose pull it matches, else kept for a later pull
+    /// (the core's iof_deliver). With a callback: PMIX_SUCCESS, then the
+    /// callback with the delivery's status (PMIX_ERR_BAD_PARAM for stdin);
+    /// without one, as libpmix 4.2.2: PMIX_OPERATION_SUCCEEDED once done,
+    /// or the error. Nothing is written to this process's own stdout or
+    /// stderr (libpmix's PMIX_IOF_LOCAL_OUTPUT: spec-notes/capi.md).
     fn PMIx_server_IOF_deliver(source: *const pmix_proc_t, channel: u16, bo: *const pmix_byte_object_t, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-        let _ = (source, channel, bo, info, ninfo, cbfunc, cbdata);
-        PMIX_ERR_NOT_SUPPORTED
+        if source.is_null() || bo.is_null() {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        let src = unsafe { read_proc(source) };
+        // SAFETY: the host's byte object
+        let b = unsafe { &*bo };
+        let data = bytes::Bytes::from(copy_bytes(b.bytes, b.size));
+        let given = match unsafe { infos(info, ninfo) } {
+            Ok(v) => v,
+            Err(e) => return e,
+        };
+        let st = match call(move |s| s.iof_deliver(&src, channel, data, given)) {
+            Ok(st) => st,
+            Err(e) => return e,
+        };
+        if cbfunc.is_none() {
+            return if st == PMIX_SUCCESS { PMIX_OPERATION_SUCCEEDED } else { st };
+        }
+        complete("IOF_deliver", cbfunc, cbdata, st);
+        PMIX_SUCCESS
     }
 }
 

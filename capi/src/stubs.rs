@@ -29,7 +29,6 @@ not_supported! {
     PMIx_Fabric_register PMIx_Fabric_register_nb PMIx_Fabric_update PMIx_Fabric_update_nb
     PMIx_Fabric_deregister PMIx_Fabric_deregister_nb
     PMIx_Get_credential PMIx_Get_credential_nb PMIx_Validate_credential PMIx_Validate_credential_nb
-    PMIx_IOF_pull PMIx_IOF_push PMIx_IOF_deregister
     PMIx_Register_attributes
     PMIx_tool_attach_to_server PMIx_tool_connect_to_server PMIx_tool_disconnect
     PMIx_tool_get_servers PMIx_tool_set_server

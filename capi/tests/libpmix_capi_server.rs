@@ -44,7 +44,11 @@ fn run(host: &Path, tmp: &Path, client: &Path, env: &[(&str, &str)]) -> Output {
     if !env.iter().any(|(k, _)| *k == "CLIENT_LD_LIBRARY_PATH") {
         c.env_remove("CLIENT_LD_LIBRARY_PATH");
     }
-    let o = c.output().unwrap();
+    succeeded(host, c.output().unwrap())
+}
+
+/// The host's output, once it exited 0.
+fn succeeded(host: &Path, o: Output) -> Output {
     assert!(
         o.status.success(),
         "{} failed: {}\n{}{}",
@@ -185,4 +189,89 @@ fn a_client_lost_without_finalize_is_no_finalize_for_the_host() {
     ] {
         assert!(th.iter().any(|l| l == want), "no {want:?} in {th:#?}");
     }
+}
+
+/// IO forwarding (issue #35): interop/c/capi_iof.c, a host with
+/// iof_pull and push_stdin, delivers a rank's output before and after a
+/// libpmix 4.2.2 tool (interop/c/iof_tool.c) pulls its job's stdout and
+/// stderr. On libpmix 4.2.2 and on ours: the same host lines (each
+/// delivery's status and callback, stdin refused with BAD-PARAM, the
+/// pull, the stop and the stdin the upcalls saw) and the same tool
+/// lines: the output kept from before the pull, the stdout and stderr
+/// lines and the last line with its info, under the pull's handler id;
+/// nothing of another namespace or of a channel not pulled. The tool's
+/// lines are compared as a set: libpmix 4.2.2 sends the kept line before
+/// or after the first live one, as its threads run (ours: always first).
+#[test]
+fn a_host_forwards_output_to_a_libpmix_tool_on_ours_as_on_libpmix() {
+    let Some((out, _, _)) = hosts_built() else {
+        return;
+    };
+    let lib = our_lib(&out.join("iof"));
+    let theirs = interop::build_c("capi_iof", &out).unwrap_or_else(|e| panic!("{e}"));
+    let ours = cbuild::build_with_lib("capi_iof", &lib, &out.join("ours"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let tool = interop::build_c("iof_tool", &out).unwrap_or_else(|e| panic!("{e}"));
+    let run = |host: &Path, tag: &str, env: &[(&str, &str)]| {
+        let tmp = out.join(format!("tmp-iof-{tag}"));
+        std::fs::create_dir_all(&tmp).unwrap();
+        let mut c = Command::new(host);
+        c.arg(&tmp).arg(&tool).envs(env.iter().copied());
+        for (v, _) in pmix_codec::select::SERVER_URI_VARS {
+            c.env_remove(v);
+        }
+        if !env.iter().any(|(k, _)| *k == "CLIENT_LD_LIBRARY_PATH") {
+            c.env_remove("CLIENT_LD_LIBRARY_PATH");
+        }
+        let child = c
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let o = succeeded(
+            host,
+            process::output_within(child, process::HANG, "capi_iof"),
+        );
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        let (mut tool, host): (Vec<String>, Vec<String>) = text
+            .lines()
+            .map(String::from)
+            .partition(|l| l.starts_with("tool "));
+        tool.sort();
+        (host, tool, o)
+    };
+    let (th, tt, _) = run(&theirs, "theirs", &[]);
+    let (oh, ot, o) = run(&ours, "ours", &[("PMIX_CAPI_TRACE", "1")]);
+    assert_eq!(
+        th, oh,
+        "the host's lines differ (libpmix 4.2.2 left, ours right)"
+    );
+    assert_eq!(tt, ot, "the tool's lines differ");
+    for want in [
+        "deliver early stdout SUCCESS callback 1 SUCCESS",
+        "deliver stdin SUCCESS callback 1 BAD-PARAM",
+        "the tool exited 0",
+        "iof_pull upcalls 1: nprocs 1 capi-iof:* channels STDOUT STDERR  directives pmix.iof.tag",
+        "iof_pull stop upcalls 1: nprocs 0 channels NONE directives pmix.iof.stop",
+        "push_stdin upcalls 1: ntargets 1 capi-iof:0 directives 0 data tool stdin",
+    ] {
+        assert!(th.iter().any(|l| l == want), "no {want:?} in {th:#?}");
+    }
+    let got: Vec<&String> = tt.iter().filter(|l| l.starts_with("tool got")).collect();
+    assert_eq!(
+        got,
+        [
+            "tool got STDERR  from capi-iof:0 handler ok \"error one\" ninfo 0",
+            "tool got STDOUT  from capi-iof:0 handler ok \"early line\" ninfo 0",
+            "tool got STDOUT  from capi-iof:0 handler ok \"line one\" ninfo 0",
+            "tool got STDOUT  from capi-iof:0 handler ok \"line two\" ninfo 1 capi.iof.note=last",
+        ],
+        "the tool's deliveries"
+    );
+    // the host called our library (the tool is libpmix 4.2.2's)
+    let trace = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        trace.contains("pmix-capi: PMIx_server_IOF_deliver\n"),
+        "{trace}"
+    );
 }

@@ -26,11 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capi_host.h"
+
 #define MAXP 16
 #define NS "capi-srv"
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int connected[MAXP], finalized[MAXP], aborted[MAXP], logged;
 static int fences; /* fence_nb upcalls: none while every participant is local, on both */
 
@@ -96,28 +96,6 @@ static pmix_server_module_t module = {
     .log = h_log,
 };
 
-/* a completion: its status, and that it came */
-struct done { volatile int fired; pmix_status_t rc; };
-static void done_cb(pmix_status_t rc, void *d) {
-    struct done *x = d;
-    pthread_mutex_lock(&lock);
-    x->rc = rc;
-    x->fired = 1;
-    pthread_cond_broadcast(&cond);
-    pthread_mutex_unlock(&lock);
-}
-
-/* wait for *flag (or for *count to reach want) for at most 60 s */
-static void wait_for(volatile int *flag, int want) {
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    t.tv_sec += 60;
-    pthread_mutex_lock(&lock);
-    while (*flag < want)
-        if (pthread_cond_timedwait(&cond, &lock, &t) != 0) break;
-    pthread_mutex_unlock(&lock);
-}
-
 struct dmx { volatile int fired; pmix_status_t rc; size_t sz; };
 static void dmodex_cb(pmix_status_t rc, char *data, size_t sz, void *d) {
     struct dmx *x = d;
@@ -128,13 +106,6 @@ static void dmodex_cb(pmix_status_t rc, char *data, size_t sz, void *d) {
     x->fired = 1;
     pthread_cond_broadcast(&cond);
     pthread_mutex_unlock(&lock);
-}
-
-static const char *getenv_in(char **env, const char *name) {
-    size_t n = strlen(name);
-    for (char **e = env; e && *e; e++)
-        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=') return *e + n + 1;
-    return NULL;
 }
 
 int main(int argc, char **argv) {

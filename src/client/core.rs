@@ -13,7 +13,7 @@ use bytes::Bytes;
 use pmix_codec::frame::{self, DEFAULT_MAX_MESSAGE};
 use pmix_codec::handshake::{peer_type, ConnectRequest};
 pub use pmix_codec::msg::ReplyKind;
-use pmix_codec::msg::{cmd, command_name, DataDelete, EventNotice, Reply, Request};
+use pmix_codec::msg::{cmd, command_name, DataDelete, EventNotice, IofData, Reply, Request};
 use pmix_codec::{DataBuffer, Format};
 use pmix_types::status::codes;
 use pmix_types::status::StatusCode;
@@ -521,6 +521,9 @@ pub enum Event {
     /// A 7.0 server's DATA_DELETE (tag 4): another client deleted a key it
     /// had committed; the core has dropped what it held of it.
     Deleted(DataDelete),
+    /// Forwarded output (tag 2) for a pull of ours: its `refid` is the
+    /// `local_id` our IOF_PULL sent.
+    Output(IofData),
     /// A deadline passed ([`Core::handle_timeout`]): the handshake's
     /// (`tag: None`) or that of the request sent with `tag`, whose reply,
     /// should it still come, is dropped.
@@ -767,6 +770,15 @@ impl Core {
                     .map_err(codec("data delete"))?;
                 self.absorb_delete(&d);
                 self.events.push_back(Event::Deleted(d));
+                continue;
+            }
+            if m.header.tag == frame::tag::IOF {
+                // an empty IOF message: the server is closing the socket
+                if !m.payload.is_empty() {
+                    let d =
+                        IofData::decode(&self.env.format, &m.payload).map_err(codec("IOF data"))?;
+                    self.events.push_back(Event::Output(d));
+                }
                 continue;
             }
             if m.header.tag == frame::tag::IOF_CONTROL {

@@ -19,8 +19,8 @@
 //! (`pubsub.rs`), collectives (`collective.rs`, `fence.rs`, `hosted.rs`),
 //! queries (`query.rs`), event registrations (`events.rs`), the job-info
 //! cache (`jobinfo.rs`), requests out with the host (`requests.rs`), tools
-//! (`tool_peers.rs`), groups (`group.rs`), job control (`jobctl.rs`) and
-//! peer and node resolution (`resolve.rs`).
+//! (`tool_peers.rs`), groups (`group.rs`), job control (`jobctl.rs`),
+//! peer and node resolution (`resolve.rs`) and IO forwarding (`iof.rs`).
 //! `endpoint.rs` also holds the driver's verbs and the request router.
 //!
 //! A host embedding the server (what `pmixw run` does): start it on a
@@ -79,6 +79,7 @@ mod events;
 mod fence;
 pub mod group;
 mod hosted;
+pub mod iof;
 pub mod jobctl;
 mod jobinfo;
 mod jobs;
@@ -97,6 +98,7 @@ mod tool_peers;
 mod verify;
 
 pub use endpoint::Server;
+pub use iof::IofMode;
 pub use jobinfo::HostFacts;
 use jobs::Committed;
 pub use jobs::NodeMap;
@@ -265,6 +267,41 @@ pub enum HostEvent {
         info: Vec<Info>,
         /// The applications to start.
         apps: Vec<pmix_types::App>,
+    },
+    /// With [`IofMode::AskHost`] ([`Server::set_iof_pull`]): a tool or
+    /// client asked for the output of these processes (PMIx_IOF_pull), or
+    /// (`stop`) deregistered a pull (PMIx_IOF_deregister: no processes, no
+    /// channels, PMIX_IOF_STOP added to its directives, as libpmix 4.2.2
+    /// tells its host). The host answers with [`Server::iof_done`]; it
+    /// hands the output to the core with [`Server::iof_deliver`].
+    IofPull {
+        /// The id to answer with.
+        request: u64,
+        /// Who asked.
+        requester: Proc,
+        /// The processes whose output is wanted.
+        procs: Vec<Proc>,
+        /// The `pmix_iof_channel_t` bits wanted.
+        channels: u16,
+        /// The pull's attributes (`pmix.iof.tag` …), the host's to honour.
+        directives: Vec<Info>,
+        /// A deregistration.
+        stop: bool,
+    },
+    /// With [`Server::set_iof_stdin`] `AskHost`: a tool pushed stdin to
+    /// these processes (PMIx_IOF_push). The host writes it and answers
+    /// with [`Server::iof_done`].
+    Stdin {
+        /// The id to answer with.
+        request: u64,
+        /// Who pushed it.
+        source: Proc,
+        /// The processes to give it to.
+        targets: Vec<Proc>,
+        /// Its attributes.
+        directives: Vec<Info>,
+        /// The bytes; None at EOF.
+        data: Option<Bytes>,
     },
 }
 
