@@ -16,6 +16,7 @@
 //! rank's environment, what the server is told once a rank runs) is a
 //! [`Starter`].
 
+use super::output::say;
 use super::procgroup;
 use pmix_types::{Proc, RANK_WILDCARD};
 use pmix_wire::server::HostEvent;
@@ -229,14 +230,6 @@ pub(super) fn catch_signals() -> Vec<(i32, Arc<AtomicBool>)> {
             (s, f)
         })
         .collect()
-}
-
-/// One line of the launcher's to stderr, in one write: the ranks share
-/// that stderr, and a line written in pieces (as `eprintln!` writes its
-/// arguments) can be split by theirs.
-pub(super) fn say(line: &str) {
-    use std::io::Write;
-    let _ = std::io::stderr().write_all(format!("{line}\n").as_bytes());
 }
 
 /// A rank's exit as a launcher reports it: its code, or 128 + the signal.

@@ -17,6 +17,13 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// One line of the launcher's to stderr, in one write: the ranks share
+/// that stderr, and a line written in pieces (as `eprintln!` writes its
+/// arguments) can be split by theirs.
+pub(super) fn say(line: &str) {
+    let _ = std::io::stderr().write_all(format!("{line}\n").as_bytes());
+}
+
 /// One pipe a rank writes into.
 struct Source {
     from: std::fs::File,

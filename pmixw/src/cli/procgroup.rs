@@ -69,7 +69,7 @@ impl Forward {
         let mut out = Vec::new();
         for ((caught, f), &(_, send)) in self.0.iter().zip(FORWARDED.iter()) {
             if f.swap(false, Ordering::AcqRel) {
-                super::host::say(&format!("pmixw run: forwarding signal {caught} to the job"));
+                super::output::say(&format!("pmixw run: forwarding signal {caught} to the job"));
                 STOPPED.store(send == libc::SIGSTOP, Ordering::Release);
                 out.push(send);
             }
