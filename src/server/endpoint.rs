@@ -441,9 +441,9 @@ impl Server {
                 }));
                 self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
             }
-            Request::Publish { info, .. } => self.publish(id, t, &proc, info),
-            Request::Lookup { keys, info, .. } => self.lookup(id, t, keys, &info, now),
-            Request::Unpublish { keys, .. } => self.unpublish(id, t, &proc, keys),
+            Request::Publish { uid, info } => self.publish(id, t, &proc, uid, info),
+            Request::Lookup { uid, keys, info } => self.lookup(id, t, &proc, uid, keys, info, now),
+            Request::Unpublish { uid, keys, info } => self.unpublish(id, t, &proc, uid, keys, info),
             Request::RegEvents { codes, .. } => self.register_events(id, t, codes),
             Request::DeregEvents { .. } => {}
             Request::Notify {

@@ -1,12 +1,40 @@
-//! Publish / lookup / unpublish, with waiting lookups.
+//! Publish / lookup / unpublish, with waiting lookups: kept by the core
+//! itself (one node), or handed to the host ([`Publishing`]).
 
 #![forbid(unsafe_code)]
 
-use super::{info_true, info_u32, ConnId, Server};
+use super::requests::PubSubOp;
+use super::{info_true, info_u32, ConnId, HostEvent, Output, Server};
 use pmix_codec::msg::Reply;
 use pmix_types::status::codes;
-use pmix_types::{Info, PString, Pdata, Proc};
+use pmix_types::{Info, PString, Pdata, Proc, Value};
 use std::time::{Duration, Instant};
+
+/// Who answers PMIx_Publish, PMIx_Lookup and PMIx_Unpublish
+/// ([`Server::set_publishing`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Publishing {
+    /// The core keeps what is published, and answers lookups (waiting
+    /// ones too) from it: every job of this server sees it. What a
+    /// server alone on one node (`pmixw run`) does. The default.
+    #[default]
+    Local,
+    /// As `Local` for a job all of whose ranks are on this node; a job
+    /// with ranks elsewhere ([`Server::set_nodes`]) is answered
+    /// PMIX_ERR_NOT_SUPPORTED, as libpmix 4.2.2 answers under a host with
+    /// no publish upcalls (its data could not be found from the other
+    /// nodes).
+    LocalJobsOnly,
+    /// Every publish, lookup and unpublish goes to the host
+    /// ([`HostEvent::Publish`], [`HostEvent::Lookup`],
+    /// [`HostEvent::Unpublish`]) with the client's infos, then
+    /// `pmix.euid` (what libpmix 4.2.2 hands its host); the host answers
+    /// ([`Server::publish_done`], [`Server::lookup_done`],
+    /// [`Server::unpublish_done`]) and keeps the data. A waiting lookup
+    /// (`pmix.wait`, `pmix.timeout`) is the host's to hold.
+    Host,
+}
 
 /// A LOOKUP waiting (`pmix.wait`) for keys to be published.
 struct PendingLookup {
@@ -23,6 +51,15 @@ pub(super) struct PubSub {
     /// Key → what was published under it, in publishing order.
     published: Vec<(String, Pdata)>,
     lookups: Vec<PendingLookup>,
+    /// Who answers.
+    mode: Publishing,
+}
+
+/// Where one request goes.
+enum Route {
+    Local,
+    Refuse,
+    Host,
 }
 
 impl PubSub {
@@ -74,9 +111,171 @@ impl Server {
         }
     }
 
-    /// PUBLISH: `pmix.*` keys are not published; a key published again
+    /// Who answers publish, lookup and unpublish from now on (default
+    /// [`Publishing::Local`]); set before clients connect.
+    pub fn set_publishing(&mut self, mode: Publishing) {
+        self.pubsub.mode = mode;
+    }
+
+    /// Where a request of `proc`'s goes.
+    fn route_pubsub(&self, proc: &Proc) -> Route {
+        match self.pubsub.mode {
+            Publishing::Local => Route::Local,
+            Publishing::Host => Route::Host,
+            Publishing::LocalJobsOnly => {
+                let spans = self
+                    .jobs
+                    .get(&proc.nspace.to_string())
+                    .is_some_and(|j| j.ranks.iter().any(|r| r.elsewhere));
+                if spans {
+                    Route::Refuse
+                } else {
+                    Route::Local
+                }
+            }
+        }
+    }
+
+    /// The request handed to the host: its id, with `pmix.euid` after
+    /// the client's infos (as libpmix 4.2.2's server appends it).
+    fn to_host(&mut self, op: PubSubOp, id: ConnId, t: u32, uid: u32, info: &mut Vec<Info>) -> u64 {
+        info.push(Info::new("pmix.euid", Value::Uint32(uid)));
+        self.requests.pubsub(op, (id, t))
+    }
+
+    /// PUBLISH, where [`Publishing`] sends it.
+    pub(super) fn publish(
+        &mut self,
+        id: ConnId,
+        t: u32,
+        proc: &Proc,
+        uid: u32,
+        mut info: Vec<Info>,
+    ) {
+        match self.route_pubsub(proc) {
+            Route::Local => self.publish_here(id, t, proc, info),
+            Route::Refuse => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
+            Route::Host => {
+                let request = self.to_host(PubSubOp::Publish, id, t, uid, &mut info);
+                let proc = proc.clone();
+                self.out.push_back(Output::Host(HostEvent::Publish {
+                    request,
+                    proc,
+                    info,
+                }));
+            }
+        }
+    }
+
+    /// LOOKUP, where [`Publishing`] sends it.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn lookup(
+        &mut self,
+        id: ConnId,
+        t: u32,
+        proc: &Proc,
+        uid: u32,
+        keys: Vec<Option<PString>>,
+        mut info: Vec<Info>,
+        now: Instant,
+    ) {
+        match self.route_pubsub(proc) {
+            Route::Local => self.lookup_here(id, t, keys, &info, now),
+            Route::Refuse => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
+            Route::Host => {
+                let keys = key_strings(keys);
+                let request = self.to_host(PubSubOp::Lookup, id, t, uid, &mut info);
+                let proc = proc.clone();
+                self.out.push_back(Output::Host(HostEvent::Lookup {
+                    request,
+                    proc,
+                    keys,
+                    info,
+                }));
+            }
+        }
+    }
+
+    /// UNPUBLISH, where [`Publishing`] sends it.
+    pub(super) fn unpublish(
+        &mut self,
+        id: ConnId,
+        t: u32,
+        proc: &Proc,
+        uid: u32,
+        keys: Vec<Option<PString>>,
+        mut info: Vec<Info>,
+    ) {
+        match self.route_pubsub(proc) {
+            Route::Local => self.unpublish_here(id, t, proc, keys),
+            Route::Refuse => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
+            Route::Host => {
+                let keys = key_strings(keys);
+                let request = self.to_host(PubSubOp::Unpublish, id, t, uid, &mut info);
+                let proc = proc.clone();
+                self.out.push_back(Output::Host(HostEvent::Unpublish {
+                    request,
+                    proc,
+                    keys,
+                    info,
+                }));
+            }
+        }
+    }
+
+    /// The caller of the host's `op` `request`; an id the host was not
+    /// given for that operation (or whose caller has gone) is logged and
+    /// answers None.
+    fn answered(&mut self, op: PubSubOp, request: u64) -> Option<(ConnId, u32)> {
+        let caller = self.requests.take_pubsub(op, request);
+        if caller.is_none() {
+            tracing::warn!(target: "pmix_wire::server", request, ?op, "an answer for no {op:?} request out with the host: ignored");
+        }
+        caller
+    }
+
+    /// The host's answer to [`HostEvent::Publish`]: the client's status.
+    /// False (and nothing sent) for an id that is no publish out with
+    /// the host, or whose caller has gone.
+    pub fn publish_done(&mut self, request: u64, status: i32) -> bool {
+        let Some((conn, t)) = self.answered(PubSubOp::Publish, request) else {
+            return false;
+        };
+        self.reply(conn, t, &Reply::Status(status));
+        true
+    }
+
+    /// The host's answer to [`HostEvent::Lookup`]: its status and, on
+    /// success, the data found (publisher, key, value each), which the
+    /// client gets in this order. False (and nothing sent) for an id that
+    /// is no lookup out with the host, or whose caller has gone.
+    pub fn lookup_done(&mut self, request: u64, status: i32, data: Vec<Pdata>) -> bool {
+        let Some((conn, t)) = self.answered(PubSubOp::Lookup, request) else {
+            return false;
+        };
+        let r = if status == codes::PMIX_SUCCESS {
+            Reply::Lookup { status, data }
+        } else {
+            Reply::Status(status)
+        };
+        self.reply(conn, t, &r);
+        true
+    }
+
+    /// The host's answer to [`HostEvent::Unpublish`]: the client's
+    /// status. False (and nothing sent) for an id that is no unpublish
+    /// out with the host, or whose caller has gone.
+    pub fn unpublish_done(&mut self, request: u64, status: i32) -> bool {
+        let Some((conn, t)) = self.answered(PubSubOp::Unpublish, request) else {
+            return false;
+        };
+        self.reply(conn, t, &Reply::Status(status));
+        true
+    }
+
+    /// PUBLISH here: `pmix.*` keys are not published; a key published again
     /// replaces the older value. Waiting lookups are retried.
-    pub(super) fn publish(&mut self, id: ConnId, t: u32, proc: &Proc, info: Vec<Info>) {
+    fn publish_here(&mut self, id: ConnId, t: u32, proc: &Proc, info: Vec<Info>) {
         for i in info {
             let k = i.key.to_string();
             if k.starts_with("pmix.") {
@@ -96,9 +295,9 @@ impl Server {
         self.resolve_lookups();
     }
 
-    /// LOOKUP: answered now, or (with `pmix.wait`) when every key is
+    /// LOOKUP here: answered now, or (with `pmix.wait`) when every key is
     /// published or its `pmix.timeout` expires.
-    pub(super) fn lookup(
+    fn lookup_here(
         &mut self,
         id: ConnId,
         t: u32,
@@ -106,7 +305,7 @@ impl Server {
         info: &[Info],
         now: Instant,
     ) {
-        let keys: Vec<String> = keys.into_iter().flatten().map(|k| k.to_string()).collect();
+        let keys = key_strings(keys);
         if !self.answer_lookup(id, t, &keys) {
             if info_true(info, "pmix.wait") {
                 let wait = info_u32(info, "pmix.timeout")
@@ -123,18 +322,17 @@ impl Server {
         }
     }
 
-    /// UNPUBLISH: the caller's keys (all of them if none named).
-    pub(super) fn unpublish(
-        &mut self,
-        id: ConnId,
-        t: u32,
-        proc: &Proc,
-        keys: Vec<Option<PString>>,
-    ) {
-        let keys: Vec<String> = keys.into_iter().flatten().map(|k| k.to_string()).collect();
+    /// UNPUBLISH here: the caller's keys (all of them if none named).
+    fn unpublish_here(&mut self, id: ConnId, t: u32, proc: &Proc, keys: Vec<Option<PString>>) {
+        let keys = key_strings(keys);
         self.pubsub
             .published
             .retain(|(k, d)| !(d.proc == *proc && (keys.is_empty() || keys.contains(k))));
         self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
     }
+}
+
+/// A request's keys as text (NULL ones left out).
+fn key_strings(keys: Vec<Option<PString>>) -> Vec<String> {
+    keys.into_iter().flatten().map(|k| k.to_string()).collect()
 }

@@ -1,8 +1,11 @@
 //! Requests out with the host: what the core asked of the host with an
 //! upcall carrying an id ([`HostEvent::Spawn`], [`HostEvent::Fence`],
-//! [`HostEvent::DirectModex`]) and waits for it to answer
-//! ([`Server::spawned`], [`Server::fence_done`], [`Server::dmodex_done`]).
-//! One counter numbers them all.
+//! [`HostEvent::DirectModex`], [`HostEvent::Publish`],
+//! [`HostEvent::Lookup`], [`HostEvent::Unpublish`]) and waits for it to
+//! answer ([`Server::spawned`], [`Server::fence_done`],
+//! [`Server::dmodex_done`], [`Server::publish_done`],
+//! [`Server::lookup_done`], [`Server::unpublish_done`]). One counter
+//! numbers them all.
 
 #![forbid(unsafe_code)]
 
@@ -20,6 +23,17 @@ pub(super) struct HostRequests {
     fences: BTreeMap<u64, Vec<(ConnId, u32)>>,
     /// Direct-modex requests: id → the rank whose data is wanted.
     dmodex: BTreeMap<u64, (String, u32)>,
+    /// Publish, lookup and unpublish requests handed to the host: id →
+    /// which of the three, and the caller (connection, tag).
+    pubsub: BTreeMap<u64, (PubSubOp, ConnId, u32)>,
+}
+
+/// Which of the publish operations a request out with the host is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum PubSubOp {
+    Publish,
+    Lookup,
+    Unpublish,
 }
 
 impl Default for HostRequests {
@@ -29,6 +43,7 @@ impl Default for HostRequests {
             spawns: BTreeMap::new(),
             fences: BTreeMap::new(),
             dmodex: BTreeMap::new(),
+            pubsub: BTreeMap::new(),
         }
     }
 }
@@ -81,9 +96,27 @@ impl HostRequests {
         self.dmodex.remove(&request)
     }
 
+    /// A publish, lookup or unpublish the caller (connection, tag) asked
+    /// for, handed to the host: its id.
+    pub(super) fn pubsub(&mut self, op: PubSubOp, caller: (ConnId, u32)) -> u64 {
+        let id = self.id();
+        self.pubsub.insert(id, (op, caller.0, caller.1));
+        id
+    }
+
+    /// The caller of `request`, now answered, if it is an `op` the host
+    /// has still to answer (else it stays, and None).
+    pub(super) fn take_pubsub(&mut self, op: PubSubOp, request: u64) -> Option<(ConnId, u32)> {
+        match self.pubsub.get(&request) {
+            Some((o, _, _)) if *o == op => self.pubsub.remove(&request).map(|(_, c, t)| (c, t)),
+            _ => None,
+        }
+    }
+
     /// Connection `id` closed: the answers it waited for go to nobody.
     pub(super) fn drop_conn(&mut self, id: ConnId) {
         self.spawns.retain(|_, (c, _)| *c != id);
+        self.pubsub.retain(|_, (_, c, _)| *c != id);
         for callers in self.fences.values_mut() {
             callers.retain(|(c, _)| *c != id);
         }
