@@ -390,3 +390,96 @@ fn local_jobs_only_keeps_one_nodes_jobs_and_refuses_jobs_across_nodes() {
         HostEvent::Publish { .. } | HostEvent::Lookup { .. } | HostEvent::Unpublish { .. }
     )));
 }
+
+/// `HostOrLocal` (the C library's choice under a host with publish
+/// upcalls, as Slurm's, whose upcalls answer NOT_SUPPORTED): every
+/// request goes to the host first; what it declines with NOT_SUPPORTED
+/// for a job on this node alone the core answers as under `Local` (a
+/// waiting lookup declined is held by the core, and found by a publish
+/// declined later); a job across nodes gets the host's NOT_SUPPORTED;
+/// another refusal of the host's reaches the client as it is.
+#[test]
+fn host_or_local_keeps_what_the_host_declines_for_one_nodes_jobs() {
+    let mut pair = Pair::new(&[("one", 2), ("two", 2)]);
+    pair.server.set_publishing(Publishing::HostOrLocal);
+    pair.server.set_nodes(
+        "two",
+        NodeMap {
+            nodes: vec![("n0".into(), vec![0]), ("n1".into(), vec![1])],
+            me: 0,
+        },
+    );
+    let (a, b, c) = (
+        pair.init("one", 0),
+        pair.init("one", 1),
+        pair.init("two", 0),
+    );
+    upcalls(&mut pair);
+    // the host declines every request
+    let decline = |pair: &mut Pair| {
+        for e in upcalls(pair) {
+            let st = codes::PMIX_ERR_NOT_SUPPORTED;
+            let answered = match e {
+                HostEvent::Publish { request, .. } => pair.server.publish_done(request, st),
+                HostEvent::Lookup { request, .. } => {
+                    pair.server.lookup_done(request, st, Vec::new())
+                }
+                HostEvent::Unpublish { request, .. } => pair.server.unpublish_done(request, st),
+                _ => continue,
+            };
+            assert!(answered);
+        }
+        pair.drive();
+    };
+    let wait = vec![Info::new("pmix.wait", Value::Bool(true))];
+    let tl = pair.send(b, &lookup(&["k"], wait));
+    pair.drive();
+    decline(&mut pair);
+    assert_eq!(pair.reply(b, tl), None, "held by the core");
+    assert!(pair.server.poll_timeout().is_some(), "the core's wait");
+    let tp = pair.send(a, &publish(vec![Info::new("k", Value::Uint32(5))]));
+    pair.drive();
+    decline(&mut pair);
+    assert_eq!(pair.reply(a, tp), Some(Reply::Status(0)));
+    let Some(Reply::Lookup { status: 0, data }) = pair.reply(b, tl) else {
+        panic!("the waiting lookup was not answered")
+    };
+    assert_eq!(
+        (data[0].proc.clone(), data[0].value.clone()),
+        (Proc::new("one", 0), Value::Uint32(5))
+    );
+    let tu = pair.send(a, &unpublish(&["k"]));
+    pair.drive();
+    decline(&mut pair);
+    assert_eq!(pair.reply(a, tu), Some(Reply::Status(0)));
+    let tl = pair.send(b, &lookup(&["k"], vec![]));
+    pair.drive();
+    decline(&mut pair);
+    assert_eq!(
+        pair.reply(b, tl),
+        Some(Reply::Status(codes::PMIX_ERR_NOT_FOUND))
+    );
+    // across nodes: the host's NOT_SUPPORTED is the answer
+    let t = pair.send(c, &publish(vec![Info::new("j", Value::Uint32(1))]));
+    pair.drive();
+    decline(&mut pair);
+    assert_eq!(
+        pair.reply(c, t),
+        Some(Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED))
+    );
+    // another refusal is the host's
+    let t = pair.send(a, &publish(vec![Info::new("k", Value::Uint32(6))]));
+    pair.drive();
+    let ev = upcalls(&mut pair);
+    let [HostEvent::Publish { request, .. }] = ev.as_slice() else {
+        panic!("{ev:?}")
+    };
+    assert!(pair
+        .server
+        .publish_done(*request, codes::PMIX_ERR_DUPLICATE_KEY));
+    pair.drive();
+    assert_eq!(
+        pair.reply(a, t),
+        Some(Reply::Status(codes::PMIX_ERR_DUPLICATE_KEY))
+    );
+}

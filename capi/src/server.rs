@@ -153,13 +153,14 @@ struct Module {
 
 impl Module {
     /// Who answers publish, lookup and unpublish: the host when it set
-    /// any of the three (a NULL one of them is then NOT_SUPPORTED, as in
-    /// libpmix); without them the core, for a job on this node alone (a
-    /// job spanning nodes NOT_SUPPORTED, as libpmix answers every job
-    /// then: its data could not be found from the other nodes).
+    /// any of the three (a NULL one of them answers NOT_SUPPORTED, as in
+    /// libpmix); where the host has none or answers NOT_SUPPORTED (Slurm
+    /// 22.05's three do), the core for a job on this node alone, and
+    /// NOT_SUPPORTED for a job spanning nodes, as libpmix answers (its
+    /// data could not be found from the other nodes).
     fn publishing(&self) -> Publishing {
         if self.publish.is_some() || self.lookup.is_some() || self.unpublish.is_some() {
-            Publishing::Host
+            Publishing::HostOrLocal
         } else {
             Publishing::LocalJobsOnly
         }

@@ -231,18 +231,27 @@ fn a_hosts_publish_upcalls_serve_clients_on_ours_as_on_libpmix() {
     assert_eq!(lines(&b), (th, tc), "ours hosting ours");
 }
 
-/// The same clients under a host without those upcalls (NULL members,
-/// as Slurm's): libpmix 4.2.2 answers every publish and lookup
-/// NOT_SUPPORTED; ours keeps the data of a job all on this node itself
-/// (spec-notes/capi.md, "The server"), so rank 1 finds what rank 0
-/// published, and a key published again replaces the older value.
+/// The same clients under a host without those upcalls (NULL members),
+/// and under one whose three answer NOT_SUPPORTED (Slurm 22.05's):
+/// libpmix 4.2.2 answers every publish and lookup NOT_SUPPORTED; ours
+/// keeps the data of a job all on this node itself (spec-notes/capi.md,
+/// "The server"), so rank 1 finds what rank 0 published, and a key
+/// published again replaces the older value.
 #[test]
 fn without_publish_upcalls_ours_keeps_one_nodes_data_where_libpmix_refuses() {
+    for mode in ["", "refuse"] {
+        without_publish_upcalls(mode);
+    }
+}
+
+fn without_publish_upcalls(mode: &str) {
     let Some((out, theirs, ours)) = hosts_built() else {
         return;
     };
     let client = interop::build_c("capi_pubsub", &out).unwrap_or_else(|e| panic!("{e}"));
-    let (_, tc) = lines(&run(&theirs, &out.join("tmp-nopub-theirs"), &client, &[]));
+    let env = [("CAPI_SERVER_PUBSUB", mode)];
+    let tmp = |side: &str| out.join(format!("tmp-nopub{mode}-{side}"));
+    let (_, tc) = lines(&run(&theirs, &tmp("theirs"), &client, &env));
     assert_eq!(
         tc,
         [
@@ -254,9 +263,9 @@ fn without_publish_upcalls_ours_keeps_one_nodes_data_where_libpmix_refuses() {
             "rank 1: lookup ps-u32 NOT-SUPPORTED",
             "rank 1: lookup waiting NOT-SUPPORTED",
         ],
-        "libpmix 4.2.2"
+        "libpmix 4.2.2 {mode:?}"
     );
-    let (host, oc) = lines(&run(&ours, &out.join("tmp-nopub-ours"), &client, &[]));
+    let (host, oc) = lines(&run(&ours, &tmp("ours"), &client, &env));
     assert_eq!(
         oc,
         [
@@ -274,7 +283,7 @@ fn without_publish_upcalls_ours_keeps_one_nodes_data_where_libpmix_refuses() {
             "rank 1: lookup ps-u32 SUCCESS",
             "rank 1: lookup waiting SUCCESS",
         ],
-        "ours"
+        "ours {mode:?}"
     );
     assert!(
         !host.iter().any(|l| l.starts_with("upcalls: publish")),

@@ -17,7 +17,9 @@
  * With CAPI_SERVER_PUBSUB=1 in its environment the module also has
  * publish, lookup and unpublish upcalls over a small table (a key
  * published twice: PMIX_ERR_DUPLICATE_KEY; a lookup with PMIX_WAIT held
- * until its keys are there); without, those members are NULL. */
+ * until its keys are there); with CAPI_SERVER_PUBSUB=refuse the three
+ * answer PMIX_ERR_NOT_SUPPORTED at once (as Slurm 22.05's do); without,
+ * those members are NULL. */
 #define _GNU_SOURCE
 #include <pmix.h>
 #include <pmix_server.h>
@@ -266,6 +268,23 @@ static pmix_status_t h_unpublish(const pmix_proc_t *p, char **keys, const pmix_i
     return PMIX_SUCCESS;
 }
 
+/* what Slurm 22.05's slurmstepd sets: the three, each refusing */
+static pmix_status_t r_publish(const pmix_proc_t *p, const pmix_info_t info[], size_t ninfo,
+                               pmix_op_cbfunc_t cb, void *d) {
+    (void) p; (void) info; (void) ninfo; (void) cb; (void) d;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+static pmix_status_t r_lookup(const pmix_proc_t *p, char **keys, const pmix_info_t info[], size_t ninfo,
+                              pmix_lookup_cbfunc_t cb, void *d) {
+    (void) p; (void) keys; (void) info; (void) ninfo; (void) cb; (void) d;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+static pmix_status_t r_unpublish(const pmix_proc_t *p, char **keys, const pmix_info_t info[], size_t ninfo,
+                                 pmix_op_cbfunc_t cb, void *d) {
+    (void) p; (void) keys; (void) info; (void) ninfo; (void) cb; (void) d;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
 static pmix_server_module_t module = {
     .client_connected = h_connected,
     .client_finalized = h_finalized,
@@ -330,6 +349,10 @@ int main(int argc, char **argv) {
         module.publish = h_publish;
         module.lookup = h_lookup;
         module.unpublish = h_unpublish;
+    } else if (ps && strcmp(ps, "refuse") == 0) {
+        module.publish = r_publish;
+        module.lookup = r_lookup;
+        module.unpublish = r_unpublish;
     }
     pmix_status_t rc = PMIx_server_init(&module, sinfo, 2);
     printf("server_init %s\n", PMIx_Error_string(rc));
@@ -429,7 +452,7 @@ int main(int argc, char **argv) {
     rc = PMIx_server_finalize();
     printf("server_finalize %s\n", PMIx_Error_string(rc));
     printf("upcalls: fence_nb %d log %d\n", fences, logged);
-    if (module.publish)
+    if (module.publish == h_publish)
         printf("upcalls: publish %d lookup %d (with PMIX_WAIT %d) unpublish %d, pmix.euid missing %d\n",
                publishes, lookups, with_wait, unpublishes, euid_missing);
     if (abort_msg[0]) printf("abort status %d message %s\n", abort_status, abort_msg);

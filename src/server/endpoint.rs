@@ -441,9 +441,11 @@ impl Server {
                 }));
                 self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
             }
-            Request::Publish { uid, info } => self.publish(id, t, &proc, uid, info),
+            Request::Publish { uid, info } => self.publish(id, t, &proc, uid, info, now),
             Request::Lookup { uid, keys, info } => self.lookup(id, t, &proc, uid, keys, info, now),
-            Request::Unpublish { uid, keys, info } => self.unpublish(id, t, &proc, uid, keys, info),
+            Request::Unpublish { uid, keys, info } => {
+                self.unpublish(id, t, &proc, uid, keys, info, now)
+            }
             Request::RegEvents { codes, .. } => self.register_events(id, t, codes),
             Request::DeregEvents { .. } => {}
             Request::Notify {

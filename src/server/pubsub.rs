@@ -3,7 +3,7 @@
 
 #![forbid(unsafe_code)]
 
-use super::requests::PubSubOp;
+use super::requests::{Asked, PubSubOp};
 use super::{info_true, info_u32, ConnId, HostEvent, Output, Server};
 use pmix_codec::msg::Reply;
 use pmix_types::status::codes;
@@ -34,6 +34,13 @@ pub enum Publishing {
     /// [`Server::unpublish_done`]) and keeps the data. A waiting lookup
     /// (`pmix.wait`, `pmix.timeout`) is the host's to hold.
     Host,
+    /// As `Host`, but what the host answers PMIX_ERR_NOT_SUPPORTED for a
+    /// job all of whose ranks are on this node the core then answers
+    /// itself, as under `Local` (a host that declines publishing is as
+    /// one without it: the C library's choice, for Slurm's slurmstepd,
+    /// whose upcalls all answer NOT_SUPPORTED). A job with ranks
+    /// elsewhere gets the host's NOT_SUPPORTED.
+    HostOrLocal,
 }
 
 /// A LOOKUP waiting (`pmix.wait`) for keys to be published.
@@ -53,6 +60,17 @@ pub(super) struct PubSub {
     lookups: Vec<PendingLookup>,
     /// Who answers.
     mode: Publishing,
+}
+
+/// Where the host's answer goes.
+#[derive(PartialEq)]
+enum Answered {
+    /// To the caller (connection, tag).
+    To(ConnId, u32),
+    /// Nowhere: the core answered the caller itself (the host declined).
+    Here,
+    /// Nowhere: no such request out with the host.
+    Unknown,
 }
 
 /// Where one request goes.
@@ -121,29 +139,48 @@ impl Server {
     fn route_pubsub(&self, proc: &Proc) -> Route {
         match self.pubsub.mode {
             Publishing::Local => Route::Local,
-            Publishing::Host => Route::Host,
-            Publishing::LocalJobsOnly => {
-                let spans = self
-                    .jobs
-                    .get(&proc.nspace.to_string())
-                    .is_some_and(|j| j.ranks.iter().any(|r| r.elsewhere));
-                if spans {
-                    Route::Refuse
-                } else {
-                    Route::Local
-                }
-            }
+            Publishing::Host | Publishing::HostOrLocal => Route::Host,
+            Publishing::LocalJobsOnly if self.spans_nodes(proc) => Route::Refuse,
+            Publishing::LocalJobsOnly => Route::Local,
         }
     }
 
+    /// Whether `proc`'s job has ranks on other nodes.
+    fn spans_nodes(&self, proc: &Proc) -> bool {
+        self.jobs
+            .get(&proc.nspace.to_string())
+            .is_some_and(|j| j.ranks.iter().any(|r| r.elsewhere))
+    }
+
     /// The request handed to the host: its id, with `pmix.euid` after
-    /// the client's infos (as libpmix 4.2.2's server appends it).
-    fn to_host(&mut self, op: PubSubOp, id: ConnId, t: u32, uid: u32, info: &mut Vec<Info>) -> u64 {
+    /// the client's infos (as libpmix 4.2.2's server appends it) in
+    /// `info`; `at`: when the client asked.
+    #[allow(clippy::too_many_arguments)]
+    fn to_host(
+        &mut self,
+        op: PubSubOp,
+        (conn, tag): (ConnId, u32),
+        proc: &Proc,
+        uid: u32,
+        keys: &[String],
+        info: &mut Vec<Info>,
+        at: Instant,
+    ) -> u64 {
+        let asked = Asked {
+            op,
+            conn,
+            tag,
+            proc: proc.clone(),
+            keys: keys.to_vec(),
+            info: info.clone(),
+            at,
+        };
         info.push(Info::new("pmix.euid", Value::Uint32(uid)));
-        self.requests.pubsub(op, (id, t))
+        self.requests.pubsub(asked)
     }
 
     /// PUBLISH, where [`Publishing`] sends it.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn publish(
         &mut self,
         id: ConnId,
@@ -151,12 +188,14 @@ impl Server {
         proc: &Proc,
         uid: u32,
         mut info: Vec<Info>,
+        now: Instant,
     ) {
         match self.route_pubsub(proc) {
             Route::Local => self.publish_here(id, t, proc, info),
             Route::Refuse => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
             Route::Host => {
-                let request = self.to_host(PubSubOp::Publish, id, t, uid, &mut info);
+                let op = PubSubOp::Publish;
+                let request = self.to_host(op, (id, t), proc, uid, &[], &mut info, now);
                 let proc = proc.clone();
                 self.out.push_back(Output::Host(HostEvent::Publish {
                     request,
@@ -179,12 +218,13 @@ impl Server {
         mut info: Vec<Info>,
         now: Instant,
     ) {
+        let keys = key_strings(keys);
         match self.route_pubsub(proc) {
             Route::Local => self.lookup_here(id, t, keys, &info, now),
             Route::Refuse => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
             Route::Host => {
-                let keys = key_strings(keys);
-                let request = self.to_host(PubSubOp::Lookup, id, t, uid, &mut info);
+                let op = PubSubOp::Lookup;
+                let request = self.to_host(op, (id, t), proc, uid, &keys, &mut info, now);
                 let proc = proc.clone();
                 self.out.push_back(Output::Host(HostEvent::Lookup {
                     request,
@@ -197,6 +237,7 @@ impl Server {
     }
 
     /// UNPUBLISH, where [`Publishing`] sends it.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn unpublish(
         &mut self,
         id: ConnId,
@@ -205,13 +246,15 @@ impl Server {
         uid: u32,
         keys: Vec<Option<PString>>,
         mut info: Vec<Info>,
+        now: Instant,
     ) {
+        let keys = key_strings(keys);
         match self.route_pubsub(proc) {
-            Route::Local => self.unpublish_here(id, t, proc, keys),
+            Route::Local => self.unpublish_here(id, t, proc, &keys),
             Route::Refuse => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
             Route::Host => {
-                let keys = key_strings(keys);
-                let request = self.to_host(PubSubOp::Unpublish, id, t, uid, &mut info);
+                let op = PubSubOp::Unpublish;
+                let request = self.to_host(op, (id, t), proc, uid, &keys, &mut info, now);
                 let proc = proc.clone();
                 self.out.push_back(Output::Host(HostEvent::Unpublish {
                     request,
@@ -223,23 +266,33 @@ impl Server {
         }
     }
 
-    /// The caller of the host's `op` `request`; an id the host was not
-    /// given for that operation (or whose caller has gone) is logged and
-    /// answers None.
-    fn answered(&mut self, op: PubSubOp, request: u64) -> Option<(ConnId, u32)> {
-        let caller = self.requests.take_pubsub(op, request);
-        if caller.is_none() {
+    /// Where the host's answer `status` to its `op` `request` goes.
+    fn answered(&mut self, op: PubSubOp, request: u64, status: i32) -> Answered {
+        let Some(a) = self.requests.take_pubsub(op, request) else {
             tracing::warn!(target: "pmix_wire::server", request, ?op, "an answer for no {op:?} request out with the host: ignored");
+            return Answered::Unknown;
+        };
+        let declined = status == codes::PMIX_ERR_NOT_SUPPORTED
+            && self.pubsub.mode == Publishing::HostOrLocal
+            && !self.spans_nodes(&a.proc);
+        if !declined {
+            return Answered::To(a.conn, a.tag);
         }
-        caller
+        match op {
+            PubSubOp::Publish => self.publish_here(a.conn, a.tag, &a.proc, a.info),
+            PubSubOp::Lookup => self.lookup_here(a.conn, a.tag, a.keys, &a.info, a.at),
+            PubSubOp::Unpublish => self.unpublish_here(a.conn, a.tag, &a.proc, &a.keys),
+        }
+        Answered::Here
     }
 
     /// The host's answer to [`HostEvent::Publish`]: the client's status.
     /// False (and nothing sent) for an id that is no publish out with
     /// the host, or whose caller has gone.
     pub fn publish_done(&mut self, request: u64, status: i32) -> bool {
-        let Some((conn, t)) = self.answered(PubSubOp::Publish, request) else {
-            return false;
+        let (conn, t) = match self.answered(PubSubOp::Publish, request, status) {
+            Answered::To(conn, t) => (conn, t),
+            other => return other == Answered::Here,
         };
         self.reply(conn, t, &Reply::Status(status));
         true
@@ -250,8 +303,9 @@ impl Server {
     /// client gets in this order. False (and nothing sent) for an id that
     /// is no lookup out with the host, or whose caller has gone.
     pub fn lookup_done(&mut self, request: u64, status: i32, data: Vec<Pdata>) -> bool {
-        let Some((conn, t)) = self.answered(PubSubOp::Lookup, request) else {
-            return false;
+        let (conn, t) = match self.answered(PubSubOp::Lookup, request, status) {
+            Answered::To(conn, t) => (conn, t),
+            other => return other == Answered::Here,
         };
         let r = if status == codes::PMIX_SUCCESS {
             Reply::Lookup { status, data }
@@ -266,8 +320,9 @@ impl Server {
     /// status. False (and nothing sent) for an id that is no unpublish
     /// out with the host, or whose caller has gone.
     pub fn unpublish_done(&mut self, request: u64, status: i32) -> bool {
-        let Some((conn, t)) = self.answered(PubSubOp::Unpublish, request) else {
-            return false;
+        let (conn, t) = match self.answered(PubSubOp::Unpublish, request, status) {
+            Answered::To(conn, t) => (conn, t),
+            other => return other == Answered::Here,
         };
         self.reply(conn, t, &Reply::Status(status));
         true
@@ -297,15 +352,7 @@ impl Server {
 
     /// LOOKUP here: answered now, or (with `pmix.wait`) when every key is
     /// published or its `pmix.timeout` expires.
-    fn lookup_here(
-        &mut self,
-        id: ConnId,
-        t: u32,
-        keys: Vec<Option<PString>>,
-        info: &[Info],
-        now: Instant,
-    ) {
-        let keys = key_strings(keys);
+    fn lookup_here(&mut self, id: ConnId, t: u32, keys: Vec<String>, info: &[Info], now: Instant) {
         if !self.answer_lookup(id, t, &keys) {
             if info_true(info, "pmix.wait") {
                 let wait = info_u32(info, "pmix.timeout")
@@ -323,8 +370,7 @@ impl Server {
     }
 
     /// UNPUBLISH here: the caller's keys (all of them if none named).
-    fn unpublish_here(&mut self, id: ConnId, t: u32, proc: &Proc, keys: Vec<Option<PString>>) {
-        let keys = key_strings(keys);
+    fn unpublish_here(&mut self, id: ConnId, t: u32, proc: &Proc, keys: &[String]) {
         self.pubsub
             .published
             .retain(|(k, d)| !(d.proc == *proc && (keys.is_empty() || keys.contains(k))));
