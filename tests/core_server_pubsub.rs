@@ -344,26 +344,28 @@ fn answers_for_requests_not_out_with_the_host_are_refused_and_logged() {
     assert_eq!(pair.reply(a, ta), Some(Reply::Status(0)));
 }
 
+/// Job "one" (2 ranks, both here) and job "two" (rank 0 here, rank 1 on
+/// another node) under `mode`: the pair, and rank 0 and 1 of "one" and
+/// rank 0 of "two", initialised.
+fn two_jobs(mode: Publishing) -> (Pair, [usize; 3]) {
+    let mut pair = Pair::new(&[("one", 2), ("two", 2)]);
+    pair.server.set_publishing(mode);
+    let map = NodeMap {
+        nodes: vec![("n0".into(), vec![0]), ("n1".into(), vec![1])],
+        me: 0,
+    };
+    pair.server.set_nodes("two", map);
+    let ps = [("one", 0), ("one", 1), ("two", 0)].map(|(ns, r)| pair.init(ns, r));
+    (pair, ps)
+}
+
 /// `LocalJobsOnly` (the C library's choice under a host with no publish
 /// upcalls): a job on this node alone publishes and looks up in the core;
 /// a job with ranks on another node is answered NOT_SUPPORTED, as libpmix
 /// answers there; neither goes to the host.
 #[test]
 fn local_jobs_only_keeps_one_nodes_jobs_and_refuses_jobs_across_nodes() {
-    let mut pair = Pair::new(&[("one", 2), ("two", 2)]);
-    pair.server.set_publishing(Publishing::LocalJobsOnly);
-    pair.server.set_nodes(
-        "two",
-        NodeMap {
-            nodes: vec![("n0".into(), vec![0]), ("n1".into(), vec![1])],
-            me: 0,
-        },
-    );
-    let (a, b, c) = (
-        pair.init("one", 0),
-        pair.init("one", 1),
-        pair.init("two", 0),
-    );
+    let (mut pair, [a, b, c]) = two_jobs(Publishing::LocalJobsOnly);
     let t = pair.send(a, &publish(vec![Info::new("k", Value::Uint32(9))]));
     pair.drive();
     assert_eq!(pair.reply(a, t), Some(Reply::Status(0)));
@@ -400,20 +402,7 @@ fn local_jobs_only_keeps_one_nodes_jobs_and_refuses_jobs_across_nodes() {
 /// another refusal of the host's reaches the client as it is.
 #[test]
 fn host_or_local_keeps_what_the_host_declines_for_one_nodes_jobs() {
-    let mut pair = Pair::new(&[("one", 2), ("two", 2)]);
-    pair.server.set_publishing(Publishing::HostOrLocal);
-    pair.server.set_nodes(
-        "two",
-        NodeMap {
-            nodes: vec![("n0".into(), vec![0]), ("n1".into(), vec![1])],
-            me: 0,
-        },
-    );
-    let (a, b, c) = (
-        pair.init("one", 0),
-        pair.init("one", 1),
-        pair.init("two", 0),
-    );
+    let (mut pair, [a, b, c]) = two_jobs(Publishing::HostOrLocal);
     upcalls(&mut pair);
     // the host declines every request
     let decline = |pair: &mut Pair| {

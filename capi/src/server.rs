@@ -346,21 +346,29 @@ enum ModexRequest {
     Dmodex(u64),
 }
 
-impl ModexRequest {
-    /// The cbdata the host gets, handed back to [`modex_answer`] once.
+/// What a completion callback handed to the host answers, as its cbdata:
+/// boxed, handed back by the host once (to the callback, or taken back
+/// here when the host's call failed).
+trait Cbdata: Sized {
+    /// The cbdata the host gets.
     fn into_cbdata(self) -> *mut c_void {
         Box::into_raw(Box::new(self)) as *mut c_void
     }
 
-    /// Take back a cbdata the host did not keep (its call failed).
+    /// Take back a cbdata.
     ///
     /// # Safety
-    /// `p` is from [`ModexRequest::into_cbdata`], not yet taken back.
-    unsafe fn take(p: *mut c_void) -> ModexRequest {
+    /// `p` is from this type's [`Cbdata::into_cbdata`], not yet taken back.
+    unsafe fn take(p: *mut c_void) -> Self {
         // SAFETY: the caller's contract
-        *unsafe { Box::from_raw(p as *mut ModexRequest) }
+        *unsafe { Box::from_raw(p as *mut Self) }
     }
+}
 
+impl Cbdata for ModexRequest {}
+impl Cbdata for PubRequest {}
+
+impl ModexRequest {
     /// Answer the core with the host's status and data.
     fn answer(self, status: pmix_status_t, bytes: Vec<u8>) {
         match self {
@@ -580,20 +588,6 @@ enum PubRequest {
 }
 
 impl PubRequest {
-    /// The cbdata the host gets, handed back to its callback once.
-    fn into_cbdata(self) -> *mut c_void {
-        Box::into_raw(Box::new(self)) as *mut c_void
-    }
-
-    /// Take back a cbdata made by [`PubRequest::into_cbdata`].
-    ///
-    /// # Safety
-    /// `p` is from [`PubRequest::into_cbdata`], not yet taken back.
-    unsafe fn take(p: *mut c_void) -> PubRequest {
-        // SAFETY: the caller's contract
-        *unsafe { Box::from_raw(p as *mut PubRequest) }
-    }
-
     /// Answer the core with the host's status (and a lookup's data).
     fn answer(self, status: pmix_status_t, data: Vec<Pdata>) {
         post(move |s| {

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 use super::jobs::{Job, RankState};
+use super::requests::{Asked, PubSubOp};
 use super::{
     collective, connection, dstore, events, group, info_true, jobctl, jobinfo, modex, monitor,
     name, pubsub, query, requests, tool_peers, CollKind, ConnId, ConnState, HostEvent, JobSpec,
@@ -441,10 +442,17 @@ impl Server {
                 }));
                 self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
             }
-            Request::Publish { uid, info } => self.publish(id, t, &proc, uid, info, now),
-            Request::Lookup { uid, keys, info } => self.lookup(id, t, &proc, uid, keys, info, now),
+            Request::Publish { uid, info } => {
+                let a = Asked::new(PubSubOp::Publish, (id, t), &proc, vec![], info, now);
+                self.pubsub_request(uid, a)
+            }
+            Request::Lookup { uid, keys, info } => {
+                let a = Asked::new(PubSubOp::Lookup, (id, t), &proc, keys, info, now);
+                self.pubsub_request(uid, a)
+            }
             Request::Unpublish { uid, keys, info } => {
-                self.unpublish(id, t, &proc, uid, keys, info, now)
+                let a = Asked::new(PubSubOp::Unpublish, (id, t), &proc, keys, info, now);
+                self.pubsub_request(uid, a)
             }
             Request::RegEvents { codes, .. } => self.register_events(id, t, codes),
             Request::DeregEvents { .. } => {}

@@ -152,117 +152,50 @@ impl Server {
             .is_some_and(|j| j.ranks.iter().any(|r| r.elsewhere))
     }
 
-    /// The request handed to the host: its id, with `pmix.euid` after
-    /// the client's infos (as libpmix 4.2.2's server appends it) in
-    /// `info`; `at`: when the client asked.
-    #[allow(clippy::too_many_arguments)]
-    fn to_host(
-        &mut self,
-        op: PubSubOp,
-        (conn, tag): (ConnId, u32),
-        proc: &Proc,
-        uid: u32,
-        keys: &[String],
-        info: &mut Vec<Info>,
-        at: Instant,
-    ) -> u64 {
-        let asked = Asked {
-            op,
-            conn,
-            tag,
-            proc: proc.clone(),
-            keys: keys.to_vec(),
-            info: info.clone(),
-            at,
-        };
-        info.push(Info::new("pmix.euid", Value::Uint32(uid)));
-        self.requests.pubsub(asked)
-    }
-
-    /// PUBLISH, where [`Publishing`] sends it.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn publish(
-        &mut self,
-        id: ConnId,
-        t: u32,
-        proc: &Proc,
-        uid: u32,
-        mut info: Vec<Info>,
-        now: Instant,
-    ) {
-        match self.route_pubsub(proc) {
-            Route::Local => self.publish_here(id, t, proc, info),
+    /// A PUBLISH, LOOKUP or UNPUBLISH (`asked`, from a client of uid
+    /// `uid`), where [`Publishing`] sends it. The host is given the
+    /// client's infos, then `pmix.euid` (as libpmix 4.2.2's server
+    /// appends it).
+    pub(super) fn pubsub_request(&mut self, uid: u32, asked: Asked) {
+        let (id, t) = (asked.conn, asked.tag);
+        match self.route_pubsub(&asked.proc) {
+            Route::Local => self.answer_here(asked),
             Route::Refuse => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
             Route::Host => {
-                let op = PubSubOp::Publish;
-                let request = self.to_host(op, (id, t), proc, uid, &[], &mut info, now);
-                let proc = proc.clone();
-                self.out.push_back(Output::Host(HostEvent::Publish {
-                    request,
-                    proc,
-                    info,
-                }));
+                let (op, proc, keys) = (asked.op, asked.proc.clone(), asked.keys.clone());
+                let mut info = asked.info.clone();
+                info.push(Info::new("pmix.euid", Value::Uint32(uid)));
+                let request = self.requests.pubsub(asked);
+                let e = match op {
+                    PubSubOp::Publish => HostEvent::Publish {
+                        request,
+                        proc,
+                        info,
+                    },
+                    PubSubOp::Lookup => HostEvent::Lookup {
+                        request,
+                        proc,
+                        keys,
+                        info,
+                    },
+                    PubSubOp::Unpublish => HostEvent::Unpublish {
+                        request,
+                        proc,
+                        keys,
+                        info,
+                    },
+                };
+                self.out.push_back(Output::Host(e));
             }
         }
     }
 
-    /// LOOKUP, where [`Publishing`] sends it.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn lookup(
-        &mut self,
-        id: ConnId,
-        t: u32,
-        proc: &Proc,
-        uid: u32,
-        keys: Vec<Option<PString>>,
-        mut info: Vec<Info>,
-        now: Instant,
-    ) {
-        let keys = key_strings(keys);
-        match self.route_pubsub(proc) {
-            Route::Local => self.lookup_here(id, t, keys, &info, now),
-            Route::Refuse => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
-            Route::Host => {
-                let op = PubSubOp::Lookup;
-                let request = self.to_host(op, (id, t), proc, uid, &keys, &mut info, now);
-                let proc = proc.clone();
-                self.out.push_back(Output::Host(HostEvent::Lookup {
-                    request,
-                    proc,
-                    keys,
-                    info,
-                }));
-            }
-        }
-    }
-
-    /// UNPUBLISH, where [`Publishing`] sends it.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn unpublish(
-        &mut self,
-        id: ConnId,
-        t: u32,
-        proc: &Proc,
-        uid: u32,
-        keys: Vec<Option<PString>>,
-        mut info: Vec<Info>,
-        now: Instant,
-    ) {
-        let keys = key_strings(keys);
-        match self.route_pubsub(proc) {
-            Route::Local => self.unpublish_here(id, t, proc, &keys),
-            Route::Refuse => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
-            Route::Host => {
-                let op = PubSubOp::Unpublish;
-                let request = self.to_host(op, (id, t), proc, uid, &keys, &mut info, now);
-                let proc = proc.clone();
-                self.out.push_back(Output::Host(HostEvent::Unpublish {
-                    request,
-                    proc,
-                    keys,
-                    info,
-                }));
-            }
+    /// Answer `a` from the core's own store.
+    fn answer_here(&mut self, a: Asked) {
+        match a.op {
+            PubSubOp::Publish => self.publish_here(a.conn, a.tag, &a.proc, a.info),
+            PubSubOp::Lookup => self.lookup_here(a.conn, a.tag, a.keys, &a.info, a.at),
+            PubSubOp::Unpublish => self.unpublish_here(a.conn, a.tag, &a.proc, &a.keys),
         }
     }
 
@@ -278,36 +211,19 @@ impl Server {
         if !declined {
             return Answered::To(a.conn, a.tag);
         }
-        match op {
-            PubSubOp::Publish => self.publish_here(a.conn, a.tag, &a.proc, a.info),
-            PubSubOp::Lookup => self.lookup_here(a.conn, a.tag, a.keys, &a.info, a.at),
-            PubSubOp::Unpublish => self.unpublish_here(a.conn, a.tag, &a.proc, &a.keys),
-        }
+        self.answer_here(a);
         Answered::Here
     }
 
-    /// The host's answer to [`HostEvent::Publish`]: the client's status.
-    /// False (and nothing sent) for an id that is no publish out with
-    /// the host, or whose caller has gone.
-    pub fn publish_done(&mut self, request: u64, status: i32) -> bool {
-        let (conn, t) = match self.answered(PubSubOp::Publish, request, status) {
+    /// Answer the caller of the host's `op` `request` with `status`
+    /// (a lookup's success with `data`): false when it is no such
+    /// request out with the host (nothing sent).
+    fn host_answer(&mut self, op: PubSubOp, request: u64, status: i32, data: Vec<Pdata>) -> bool {
+        let (conn, t) = match self.answered(op, request, status) {
             Answered::To(conn, t) => (conn, t),
             other => return other == Answered::Here,
         };
-        self.reply(conn, t, &Reply::Status(status));
-        true
-    }
-
-    /// The host's answer to [`HostEvent::Lookup`]: its status and, on
-    /// success, the data found (publisher, key, value each), which the
-    /// client gets in this order. False (and nothing sent) for an id that
-    /// is no lookup out with the host, or whose caller has gone.
-    pub fn lookup_done(&mut self, request: u64, status: i32, data: Vec<Pdata>) -> bool {
-        let (conn, t) = match self.answered(PubSubOp::Lookup, request, status) {
-            Answered::To(conn, t) => (conn, t),
-            other => return other == Answered::Here,
-        };
-        let r = if status == codes::PMIX_SUCCESS {
+        let r = if op == PubSubOp::Lookup && status == codes::PMIX_SUCCESS {
             Reply::Lookup { status, data }
         } else {
             Reply::Status(status)
@@ -316,16 +232,26 @@ impl Server {
         true
     }
 
+    /// The host's answer to [`HostEvent::Publish`]: the client's status.
+    /// False (and nothing sent) for an id that is no publish out with
+    /// the host, or whose caller has gone.
+    pub fn publish_done(&mut self, request: u64, status: i32) -> bool {
+        self.host_answer(PubSubOp::Publish, request, status, Vec::new())
+    }
+
+    /// The host's answer to [`HostEvent::Lookup`]: its status and, on
+    /// success, the data found (publisher, key, value each), which the
+    /// client gets in this order. False (and nothing sent) for an id that
+    /// is no lookup out with the host, or whose caller has gone.
+    pub fn lookup_done(&mut self, request: u64, status: i32, data: Vec<Pdata>) -> bool {
+        self.host_answer(PubSubOp::Lookup, request, status, data)
+    }
+
     /// The host's answer to [`HostEvent::Unpublish`]: the client's
     /// status. False (and nothing sent) for an id that is no unpublish
     /// out with the host, or whose caller has gone.
     pub fn unpublish_done(&mut self, request: u64, status: i32) -> bool {
-        let (conn, t) = match self.answered(PubSubOp::Unpublish, request, status) {
-            Answered::To(conn, t) => (conn, t),
-            other => return other == Answered::Here,
-        };
-        self.reply(conn, t, &Reply::Status(status));
-        true
+        self.host_answer(PubSubOp::Unpublish, request, status, Vec::new())
     }
 
     /// PUBLISH here: `pmix.*` keys are not published; a key published again
@@ -378,7 +304,25 @@ impl Server {
     }
 }
 
-/// A request's keys as text (NULL ones left out).
-fn key_strings(keys: Vec<Option<PString>>) -> Vec<String> {
-    keys.into_iter().flatten().map(|k| k.to_string()).collect()
+impl Asked {
+    /// A client's request (connection, tag) of `proc`'s, at `now`: its
+    /// keys (NULL ones left out) and infos.
+    pub(super) fn new(
+        op: PubSubOp,
+        (conn, tag): (ConnId, u32),
+        proc: &Proc,
+        keys: Vec<Option<PString>>,
+        info: Vec<Info>,
+        now: Instant,
+    ) -> Asked {
+        Asked {
+            op,
+            conn,
+            tag,
+            proc: proc.clone(),
+            keys: keys.into_iter().flatten().map(|k| k.to_string()).collect(),
+            info,
+            at: now,
+        }
+    }
 }
