@@ -7,7 +7,9 @@
  *   type and value, then a key nobody published (no wait);
  *   a fence; rank 0 unpublishes one key; a fence; rank 1 looks up the
  *   withdrawn key and one still published.
- * Every line names the status by its string: the same on every library. */
+ * Each rank first puts and commits one key (the host asks for rank 0's
+ * data at the end). Every line names the status by its string: the same
+ * on every library. */
 #include <pmix.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,7 +47,12 @@ static void look(pmix_rank_t me, const char *key) {
 int main(void) {
     pmix_proc_t me;
     if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS) return 10;
-    pmix_status_t rc;
+    /* some committed data: the host's dmodex_request of rank 0 at the end
+     * is answered at once rather than waited for */
+    pmix_value_t v = {.type = PMIX_UINT32, .data.uint32 = me.rank};
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, "ps-rank", &v);
+    if (rc == PMIX_SUCCESS) rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS) printf("rank %u: put/commit %s\n", me.rank, PMIx_Error_string(rc));
     if (me.rank == 0) {
         pmix_info_t info[NKEYS];
         uint32_t u = 4242;
