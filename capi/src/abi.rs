@@ -375,12 +375,13 @@ c_structs! {
         fence_nb: HostFn<crate::server::fence_nb_fn>,
         /// A local client wants a remote rank's data.
         direct_modex: HostFn<crate::server::direct_modex_fn>,
-        /// Publish (not called: the library keeps published data).
-        publish: HostFn<UnusedFn>,
-        /// Lookup (not called).
-        lookup: HostFn<UnusedFn>,
-        /// Unpublish (not called).
-        unpublish: HostFn<UnusedFn>,
+        /// A client's PMIx_Publish (NULL with lookup and unpublish: the
+        /// library keeps published data of one node's jobs).
+        publish: HostFn<crate::server::publish_fn>,
+        /// A client's PMIx_Lookup.
+        lookup: HostFn<crate::server::lookup_fn>,
+        /// A client's PMIx_Unpublish.
+        unpublish: HostFn<crate::server::unpublish_fn>,
         /// A client asked for a new job.
         spawn: HostFn<crate::server::spawn_fn>,
         /// Connect (not called: answered locally).

@@ -811,7 +811,8 @@ fn opt_str(s: &Option<PString>) -> Result<*mut c_char, Status> {
     }
 }
 
-fn c_argv(v: &[PString]) -> Result<*mut *mut c_char, Status> {
+/// A malloc'd NULL-terminated array of copies of `v` (NULL for none).
+pub fn c_argv(v: &[PString]) -> Result<*mut *mut c_char, Status> {
     if v.is_empty() {
         return Ok(ptr::null_mut());
     }
@@ -1143,7 +1144,11 @@ unsafe fn free<T>(p: *mut T) {
     unsafe { libc::free(p as *mut c_void) }
 }
 
-unsafe fn free_argv(a: *mut *mut c_char) {
+/// Free an array [`c_argv`] made (NULL: nothing).
+///
+/// # Safety
+/// `a` is NULL or a NULL-terminated array whose entries were malloc'd.
+pub unsafe fn free_argv(a: *mut *mut c_char) {
     if a.is_null() {
         return;
     }

@@ -87,15 +87,17 @@ fn hosts_built() -> Option<(PathBuf, PathBuf, PathBuf)> {
 type Both = (PathBuf, PathBuf, PathBuf, Vec<String>, Vec<String>, Output);
 
 fn on_both(prog: &str, tag: &str) -> Option<Both> {
+    on_both_with(prog, tag, &[])
+}
+
+/// [`on_both`], the host given `env` too.
+fn on_both_with(prog: &str, tag: &str, env: &[(&str, &str)]) -> Option<Both> {
     let (out, theirs, ours) = hosts_built()?;
     let client = interop::build_c(prog, &out).unwrap_or_else(|e| panic!("{e}"));
-    let t = run(&theirs, &out.join(format!("tmp-{tag}theirs")), &client, &[]);
-    let o = run(
-        &ours,
-        &out.join(format!("tmp-{tag}ours")),
-        &client,
-        &[("PMIX_CAPI_TRACE", "1")],
-    );
+    let t = run(&theirs, &out.join(format!("tmp-{tag}theirs")), &client, env);
+    let mut traced = env.to_vec();
+    traced.push(("PMIX_CAPI_TRACE", "1"));
+    let o = run(&ours, &out.join(format!("tmp-{tag}ours")), &client, &traced);
     let (th, tc) = lines(&t);
     let (oh, oc) = lines(&o);
     assert_eq!(
@@ -273,5 +275,101 @@ fn a_host_forwards_output_to_a_libpmix_tool_on_ours_as_on_libpmix() {
     assert!(
         trace.contains("pmix-capi: PMIx_server_IOF_deliver\n"),
         "{trace}"
+    );
+}
+
+/// capi_pubsub.c's lines (sorted) where every publish and lookup is
+/// served: rank 0's second publish of ps-str answered `again`.
+fn rank_lines(again: &str) -> Vec<String> {
+    let mut v = vec![
+        "rank 0: publish SUCCESS".to_string(),
+        format!("rank 0: publish ps-str again {again}"),
+        "rank 0: unpublish ps-str SUCCESS".to_string(),
+    ];
+    v.extend(
+        [
+            "rank 1: found ps-bytes by rank 0 type PMIX_BYTE_OBJECT value 0001fe",
+            "rank 1: found ps-dbl by rank 0 type PMIX_DOUBLE value 2.500",
+            "rank 1: found ps-i64 by rank 0 type PMIX_INT64 value -1099511627776",
+            "rank 1: found ps-str by rank 0 type PMIX_STRING value tcp://10.0.0.1:5000",
+            "rank 1: found ps-u32 by rank 0 type PMIX_UINT32 value 4242",
+            "rank 1: found ps-u32 by rank 0 type PMIX_UINT32 value 4242",
+            "rank 1: lookup ps-none NOT-FOUND",
+            "rank 1: lookup ps-str NOT-FOUND",
+            "rank 1: lookup ps-u32 SUCCESS",
+            "rank 1: lookup waiting SUCCESS",
+        ]
+        .map(String::from),
+    );
+    v
+}
+
+/// The host's publish, lookup and unpublish upcalls (capi_server.c with
+/// CAPI_SERVER_PUBSUB=1: a table; a key published twice is
+/// PMIX_ERR_DUPLICATE_KEY, returned at once; a lookup of nothing found
+/// NOT_FOUND, returned at once; the rest answered through the callbacks,
+/// from threads of the host's) serve interop/c/capi_pubsub.c's two
+/// libpmix 4.2.2 ranks on ours as on libpmix: rank 0 publishes five
+/// values of five types, rank 1's waiting lookup finds every one with
+/// its publisher, type and value, the duplicate and the missing key are
+/// refused, the unpublished key is gone. Each upcall got the client's
+/// uid as `pmix.euid`, the lookup its PMIX_WAIT. Then both halves ours.
+#[test]
+fn a_hosts_publish_upcalls_serve_clients_on_ours_as_on_libpmix() {
+    let env = [("CAPI_SERVER_PUBSUB", "1")];
+    let Some((out, ours, client, th, tc, _)) = on_both_with("capi_pubsub", "pubsub-", &env) else {
+        return;
+    };
+    let want = rank_lines("DUPLICATE KEY");
+    assert_eq!(tc, want, "the clients' lines");
+    let upcalls = "upcalls: publish 2 lookup 4 (with PMIX_WAIT 1) unpublish 1, pmix.euid missing 0";
+    assert!(th.iter().any(|l| l == upcalls), "no {upcalls:?} in {th:#?}");
+
+    let lib_dir = out.join("lib");
+    let mut both = env.to_vec();
+    both.push(("CLIENT_LD_LIBRARY_PATH", lib_dir.to_str().unwrap()));
+    let b = run(&ours, &out.join("tmp-pubsub-both"), &client, &both);
+    assert_eq!(lines(&b), (th, tc), "ours hosting ours");
+}
+
+/// The same clients under a host without those upcalls (NULL members),
+/// and under one whose three answer NOT_SUPPORTED (Slurm 22.05's):
+/// libpmix 4.2.2 answers every publish and lookup NOT_SUPPORTED; ours
+/// keeps the data of a job all on this node itself (spec-notes/capi.md,
+/// "The server"), so rank 1 finds what rank 0 published, and a key
+/// published again replaces the older value.
+#[test]
+fn without_publish_upcalls_ours_keeps_one_nodes_data_where_libpmix_refuses() {
+    for mode in ["", "refuse"] {
+        without_publish_upcalls(mode);
+    }
+}
+
+fn without_publish_upcalls(mode: &str) {
+    let Some((out, theirs, ours)) = hosts_built() else {
+        return;
+    };
+    let client = interop::build_c("capi_pubsub", &out).unwrap_or_else(|e| panic!("{e}"));
+    let env = [("CAPI_SERVER_PUBSUB", mode)];
+    let tmp = |side: &str| out.join(format!("tmp-nopub{mode}-{side}"));
+    let (_, tc) = lines(&run(&theirs, &tmp("theirs"), &client, &env));
+    assert_eq!(
+        tc,
+        [
+            "rank 0: publish NOT-SUPPORTED",
+            "rank 0: publish ps-str again NOT-SUPPORTED",
+            "rank 0: unpublish ps-str NOT-SUPPORTED",
+            "rank 1: lookup ps-none NOT-SUPPORTED",
+            "rank 1: lookup ps-str NOT-SUPPORTED",
+            "rank 1: lookup ps-u32 NOT-SUPPORTED",
+            "rank 1: lookup waiting NOT-SUPPORTED",
+        ],
+        "libpmix 4.2.2 {mode:?}"
+    );
+    let (host, oc) = lines(&run(&ours, &tmp("ours"), &client, &env));
+    assert_eq!(oc, rank_lines("SUCCESS"), "ours {mode:?}");
+    assert!(
+        !host.iter().any(|l| l.starts_with("upcalls: publish")),
+        "{host:#?}"
     );
 }

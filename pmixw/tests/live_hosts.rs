@@ -268,6 +268,21 @@ fn our_client_under_slurmstepd_on_our_libpmix_on_one_node() {
     );
 }
 
+/// The same across two nodes (issue 35): Slurm's module has no publish
+/// upcalls, so our library answers the probe's publish and lookups
+/// NOT_SUPPORTED, as libpmix's slurmstepd does (the row checks every
+/// rank skips them so), where it answered NOT_FOUND when each node kept
+/// its own published data.
+#[test]
+fn our_client_under_slurmstepd_on_our_libpmix_on_two_nodes() {
+    if let Some(why) = row("Slurm srun --mpi=pmix, 2 nodes, slurmstepd on pmix-wire's libpmix") {
+        assert!(why.starts_with("4 ranks, dialect v61"), "{why}");
+        for skip in ["lookup", "lookup after unpublish", "publish", "unpublish"] {
+            assert!(why.contains(skip), "{why}");
+        }
+    }
+}
+
 /// Every row is one of the tests above.
 #[test]
 fn every_row_is_tested() {
@@ -296,6 +311,7 @@ fn every_row_is_tested() {
         "srun --mpi=pmix (1 node) on pmix-wire's libpmix",
         "srun --mpi=pmix (2 nodes) on pmix-wire's libpmix",
         "Slurm srun --mpi=pmix, 1 node, slurmstepd on pmix-wire's libpmix",
+        "Slurm srun --mpi=pmix, 2 nodes, slurmstepd on pmix-wire's libpmix",
     ];
     let mut rows: Vec<&str> = grid::ROWS.iter().map(|r| r.peer).collect();
     let mut tested = tested.to_vec();

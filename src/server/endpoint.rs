@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 use super::jobs::{Job, RankState};
+use super::requests::{Asked, PubSubOp};
 use super::{
     collective, connection, dstore, events, group, info_true, jobctl, jobinfo, modex, monitor,
     name, pubsub, query, requests, tool_peers, CollKind, ConnId, ConnState, HostEvent, JobSpec,
@@ -445,9 +446,18 @@ impl Server {
                 }));
                 self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
             }
-            Request::Publish { info, .. } => self.publish(id, t, &proc, info),
-            Request::Lookup { keys, info, .. } => self.lookup(id, t, keys, &info, now),
-            Request::Unpublish { keys, .. } => self.unpublish(id, t, &proc, keys),
+            Request::Publish { uid, info } => {
+                let a = Asked::new(PubSubOp::Publish, (id, t), &proc, vec![], info, now);
+                self.pubsub_request(uid, a)
+            }
+            Request::Lookup { uid, keys, info } => {
+                let a = Asked::new(PubSubOp::Lookup, (id, t), &proc, keys, info, now);
+                self.pubsub_request(uid, a)
+            }
+            Request::Unpublish { uid, keys, info } => {
+                let a = Asked::new(PubSubOp::Unpublish, (id, t), &proc, keys, info, now);
+                self.pubsub_request(uid, a)
+            }
             Request::RegEvents { codes, .. } => self.register_events(id, t, codes),
             Request::DeregEvents { .. } => {}
             Request::Notify {

@@ -4,7 +4,8 @@
 //! [`Server::poll_transmit`] returns. The host (a launcher, a resource
 //! manager) registers namespaces and receives [`HostEvent`]s
 //! ([`Server::poll_event`]); everything a single node can answer (modex,
-//! fences, publish/lookup, events, queries) the core answers itself.
+//! fences, publish/lookup, events, queries) the core answers itself
+//! (publish/lookup the host may take over: [`Publishing`]).
 //! Layouts: spec-notes/commands.md; behaviour and evidence:
 //! spec-notes/server.md.
 //!
@@ -108,6 +109,7 @@ pub use spawn::AppSpec;
 use connection::{Conn, ConnState};
 use fence::CollKind;
 pub use modex::BULK_ACROSS_PEERS;
+pub use pubsub::Publishing;
 pub use verify::{PeerInfo, Verify};
 
 use bytes::Bytes;
@@ -302,6 +304,43 @@ pub enum HostEvent {
         directives: Vec<Info>,
         /// The bytes; None at EOF.
         data: Option<Bytes>,
+    },
+    /// A client's PMIx_Publish, under [`Publishing::Host`]: the host
+    /// keeps the data and answers with [`Server::publish_done`].
+    Publish {
+        /// The id to answer with.
+        request: u64,
+        /// The publisher.
+        proc: Proc,
+        /// The data and the directives (range, persistence …), as the
+        /// client sent them, then `pmix.euid` (UINT32, its uid).
+        info: Vec<Info>,
+    },
+    /// A client's PMIx_Lookup, under [`Publishing::Host`]: the host
+    /// answers with [`Server::lookup_done`] (with `pmix.wait` in `info`:
+    /// once the keys are published or its `pmix.timeout` passed).
+    Lookup {
+        /// The id to answer with.
+        request: u64,
+        /// The client asking.
+        proc: Proc,
+        /// The keys wanted.
+        keys: Vec<String>,
+        /// Its directives (range, `pmix.wait`, `pmix.timeout` …), then
+        /// `pmix.euid`.
+        info: Vec<Info>,
+    },
+    /// A client's PMIx_Unpublish, under [`Publishing::Host`]: the host
+    /// answers with [`Server::unpublish_done`].
+    Unpublish {
+        /// The id to answer with.
+        request: u64,
+        /// The client that published.
+        proc: Proc,
+        /// The keys to withdraw (none: all it published).
+        keys: Vec<String>,
+        /// Its directives (range …), then `pmix.euid`.
+        info: Vec<Info>,
     },
 }
 

@@ -183,6 +183,11 @@ pub const ROWS: &[Row] = &[
     },
     Row {
         role: "client",
+        peer: "Slurm srun --mpi=pmix, 2 nodes, slurmstepd on pmix-wire's libpmix",
+        run: probe_under_slurm_on_ours_2,
+    },
+    Row {
+        role: "client",
         peer: "Open MPI 4.1.4 mpirun with pmix-wire's libpmix",
         run: ours_under_mpirun4,
     },
@@ -474,12 +479,17 @@ fn probe_run(
     run_logged(cmd, ctx, tag)
 }
 
+/// The probe's publish/lookup checks.
+const PUBSUB_CHECKS: [&str; 4] = ["lookup", "lookup after unpublish", "publish", "unpublish"];
+
 /// Our client (`pmixw probe --events`) under `srun --mpi=pmix` of the
 /// cluster whose slurmstepd serves with our library
 /// ([`srun_on_our_server`]'s): our server half hosting our client through
-/// Slurm; every rank's setup_fork must be in our trace. One node only:
-/// across two, the probe's lookup of data published on the other node
-/// finds nothing (spec-notes/capi.md, "What runs where").
+/// Slurm; every rank's setup_fork must be in our trace. Slurm's module
+/// has no publish upcalls: on one node our library keeps the job's
+/// published data itself (the checks pass), across two it answers them
+/// NOT_SUPPORTED as libpmix's slurmstepd does, and the probe must skip
+/// exactly those four as it does there (spec-notes/capi.md, "The server").
 fn probe_under_slurm_on_ours(nodes: u32, n: u32, ctx: &Ctx) -> Outcome {
     absent_or(our_libpmix(ctx), |lib| {
         let lib = lib.join("libpmix.so.2");
@@ -489,9 +499,26 @@ fn probe_under_slurm_on_ours(nodes: u32, n: u32, ctx: &Ctx) -> Outcome {
             let forks = run
                 .as_ref()
                 .map_or(0, |(_, out)| traced(out, "PMIx_server_setup_fork"));
+            let pubsub_skips = run.as_ref().map_or(0, |(_, out)| {
+                out.lines()
+                    .filter(|l| {
+                        PUBSUB_CHECKS.iter().any(|c| {
+                            l.contains(&format!("] skip {c}: "))
+                                && l.contains("PMIX_ERR_NOT_SUPPORTED")
+                        })
+                    })
+                    .count()
+            });
+            // across nodes every rank's lookup and rank 0's publish,
+            // unpublish and lookup after it are skipped (NOT_SUPPORTED);
+            // on one node none
+            let want = if nodes > 1 { 3 + n as usize } else { 0 };
             match probe_verdict(run, n) {
                 Outcome::Pass(_) if forks < n as usize => Outcome::Fail(format!(
                     "{forks} setup_fork traced for {n} ranks: slurmstepd not on ours"
+                )),
+                Outcome::Pass(why) if pubsub_skips != want => Outcome::Fail(format!(
+                    "{pubsub_skips} publish/lookup checks skipped as NOT_SUPPORTED, not {want}: {why}"
                 )),
                 v => v,
             }
@@ -501,6 +528,10 @@ fn probe_under_slurm_on_ours(nodes: u32, n: u32, ctx: &Ctx) -> Outcome {
 
 fn probe_under_slurm_on_ours_1(ctx: &Ctx) -> Outcome {
     probe_under_slurm_on_ours(1, N, ctx)
+}
+
+fn probe_under_slurm_on_ours_2(ctx: &Ctx) -> Outcome {
+    probe_under_slurm_on_ours(2, 2 * N, ctx)
 }
 
 fn probe_under_slurm_1(ctx: &Ctx) -> Outcome {
