@@ -239,9 +239,12 @@ fn slurmstepd_serves_its_ranks_on_our_libpmix_on_one_node() {
 /// The same across two nodes: the fences go through Slurm's fence_nb
 /// (its collective between the two slurmstepds) and back, and with Open
 /// MPI's async modex a rank's peers' data through its direct_modex. On
-/// libpmix's slurmstepd only Open MPI 5.0.11's ring may fail (it does, in
-/// MPI_Init, with 3 of its 4 ranks on one node, its 4.2.2 server giving
-/// the 5.0.11 clients no PMIX_LOCAL_PEERS); on ours every run passes.
+/// ours every run passes (the row fails otherwise). On libpmix's
+/// slurmstepd Open MPI 5.0.11's ring fails (in MPI_Init, with 3 of its 4
+/// ranks on one node, its 4.2.2 server giving the 5.0.11 clients no
+/// PMIX_LOCAL_PEERS); another run failing there is the reference's, not
+/// ours to fail for (the async-modex ring did once, at load 12 on two
+/// cores): it is printed.
 #[test]
 fn slurmstepd_serves_its_ranks_on_our_libpmix_on_two_nodes() {
     if let Some(why) = row("srun --mpi=pmix (2 nodes) on pmix-wire's libpmix") {
@@ -252,7 +255,9 @@ fn slurmstepd_serves_its_ranks_on_our_libpmix_on_two_nodes() {
         let failed = why
             .split_once("where libpmix's slurmstepd failed: ")
             .map_or("", |(_, f)| f);
-        assert!(failed.split_whitespace().all(|t| t == "ring5"), "{why}");
+        for t in failed.split_whitespace().filter(|t| *t != "ring5") {
+            eprintln!("note: {t} failed on libpmix's slurmstepd (the reference), passed on ours");
+        }
     }
 }
 
