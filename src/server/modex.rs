@@ -64,6 +64,11 @@ impl Modex {
         now.into_iter().map(|g| (g.conn, g.tag)).collect()
     }
 
+    /// Whether a GET waits for `target`.
+    pub(super) fn waits_for(&self, target: &(String, u32)) -> bool {
+        self.gets.iter().any(|g| g.target == *target)
+    }
+
     /// Connection `id` closed: its GETs are no longer waited for.
     pub(super) fn drop_conn(&mut self, id: ConnId) {
         self.gets.retain(|g| g.conn != id);
@@ -174,6 +179,51 @@ impl Server {
         }
     }
 
+    /// A fence of `nspace` collected data, and the host keeps the other
+    /// nodes' contributions where they are, fetching a node's only when one
+    /// of its ranks is asked for ([`HostEvent::DirectModex`], answered with
+    /// [`Server::dmodex_node`]): every rank elsewhere is now held at the
+    /// host until its data comes. A GET for such a rank asks the host even
+    /// with PMIX_IMMEDIATE: its data exists (the fence collected it), and a
+    /// host that handed it over with [`Server::fence_done`] would have had it
+    /// found at once.
+    pub fn data_at_host(&mut self, nspace: &str) {
+        if let Some(j) = self.jobs.get_mut(nspace) {
+            for r in j.ranks.iter_mut().filter(|r| r.elsewhere) {
+                r.at_host = true;
+            }
+        }
+    }
+
+    /// The host's answer to the direct modexes `requests` with the data of
+    /// a whole node (its contributions to fences, as [`HostEvent::Fence`]
+    /// gave them there, concatenated): stored, and every GET it satisfies
+    /// answered; the requests whose GETs still wait (for a key the rank did
+    /// not hold at those fences) are handed back, for the host to ask the
+    /// rank's node for what it holds now ([`Server::dmodex_done`]); the
+    /// others are answered. Data that does not parse fails every request
+    /// (PMIX_ERR_BAD_PARAM).
+    pub fn dmodex_node(&mut self, blob: &[u8], requests: &[u64]) -> Vec<u64> {
+        if !self.absorb(blob) {
+            for r in requests {
+                self.dmodex_done(*r, Err(codes::PMIX_ERR_BAD_PARAM));
+            }
+            return Vec::new();
+        }
+        let mut open = Vec::new();
+        for &r in requests {
+            let Some(target) = self.requests.dmodex_target(r) else {
+                continue;
+            };
+            if self.modex.waits_for(target) {
+                open.push(r);
+            } else {
+                self.requests.take_dmodex(r);
+            }
+        }
+        open
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(super) fn get(
         &mut self,
@@ -271,7 +321,11 @@ impl Server {
         if let KeyState::Here = state {
             self.answer_get(id, t, &(ns, rank));
         } else if matches!(state, KeyState::OtherScope | KeyState::Deleted)
-            || info_true(info, "pmix.immediate")
+            || (info_true(info, "pmix.immediate")
+                && !job
+                    .ranks
+                    .get(rank as usize)
+                    .is_some_and(|r| r.at_host && !r.committed))
         {
             self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
         } else {
