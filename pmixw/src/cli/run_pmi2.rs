@@ -551,6 +551,14 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
     Ok(code)
 }
 
+/// A fence that completes once every node's contribution is here
+/// (`--dstore`): its request, and per node the fetch of its contribution
+/// (id) and the contribution once come.
+struct Eager {
+    request: u64,
+    parts: Vec<(u64, Option<bytes::Bytes>)>,
+}
+
 /// What of a node's fence data is here.
 #[derive(Default)]
 struct Fetch {
@@ -601,9 +609,8 @@ struct Bridge {
     /// only once every node's contribution is here (fetched from them all
     /// at once).
     dstore: bool,
-    /// Such a fence: its request, and per node the fetch of its
-    /// contribution (id) and the contribution once come.
-    eager: Option<(u64, Vec<(u64, Option<bytes::Bytes>)>)>,
+    /// Such a fence, while its contributions come.
+    eager: Option<Eager>,
     /// How long a PMI-2 answer may take.
     limit: Duration,
     timeout: Option<Duration>,
@@ -704,7 +711,7 @@ impl Bridge {
                 self.peers.send(j, &m);
                 parts.push((id, None));
             }
-            self.eager = Some((request, parts));
+            self.eager = Some(Eager { request, parts });
             return;
         }
         let ns = self.nspace.clone();
@@ -719,7 +726,7 @@ impl Bridge {
     /// with them; else absorbed, the direct modexes it satisfies answered,
     /// the others routed again.
     fn fetched(&mut self, j: usize, id: u64, blob: bytes::Bytes) {
-        if let Some((request, parts)) = &mut self.eager {
+        if let Some(Eager { request, parts }) = &mut self.eager {
             if let Some(p) = parts.get_mut(j).filter(|p| p.0 == id && p.1.is_none()) {
                 p.1 = Some(blob);
                 if parts.iter().all(|p| p.1.is_some()) {
