@@ -64,9 +64,9 @@ impl Modex {
         now.into_iter().map(|g| (g.conn, g.tag)).collect()
     }
 
-    /// Whether a GET waits for `target`.
-    pub(super) fn waits_for(&self, target: &(String, u32)) -> bool {
-        self.gets.iter().any(|g| g.target == *target)
+    /// The ranks GETs wait for.
+    pub(super) fn targets(&self) -> std::collections::BTreeSet<(String, u32)> {
+        self.gets.iter().map(|g| g.target.clone()).collect()
     }
 
     /// Connection `id` closed: its GETs are no longer waited for.
@@ -147,9 +147,10 @@ impl Server {
             }
         }
         self.shared_remote(&done);
-        for me in done {
-            self.resolve_gets(&me);
-        }
+        // one pass over the waiting GETs for all of them (a node's data
+        // can answer hundreds of GETs held while it was fetched)
+        let done: std::collections::BTreeSet<(String, u32)> = done.into_iter().collect();
+        self.resolve_gets_where(|t| done.contains(t));
         true
     }
 
@@ -210,12 +211,13 @@ impl Server {
             }
             return Vec::new();
         }
+        let waited: std::collections::BTreeSet<(String, u32)> = self.modex.targets();
         let mut open = Vec::new();
         for &r in requests {
             let Some(target) = self.requests.dmodex_target(r) else {
                 continue;
             };
-            if self.modex.waits_for(target) {
+            if waited.contains(target) {
                 open.push(r);
             } else {
                 self.requests.take_dmodex(r);
@@ -498,9 +500,15 @@ impl Server {
     }
 
     pub(super) fn resolve_gets(&mut self, target: &(String, u32)) {
+        self.resolve_gets_where(|t| t == target);
+    }
+
+    /// [`Server::resolve_gets`] for every target `wanted` holds, in one
+    /// pass over the waiting GETs.
+    fn resolve_gets_where(&mut self, wanted: impl Fn(&(String, u32)) -> bool) {
         let pending = std::mem::take(&mut self.modex.gets);
         for g in pending {
-            if g.target != *target {
+            if !wanted(&g.target) {
                 self.modex.gets.push(g);
                 continue;
             }
