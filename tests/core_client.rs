@@ -11,19 +11,7 @@ use pmix_wire::client::{ClientEnv, ClientError, Core, EnvError, Event, GetPlan};
 use std::time::Instant;
 
 fn env() -> ClientEnv {
-    ClientEnv::from_env(|k| {
-        match k {
-            "PMIX_NAMESPACE" => Some("chjob"),
-            "PMIX_RANK" => Some("0"),
-            "PMIX_SERVER_URI41" | "PMIX_SERVER_URI3" => Some("srv.0;tcp4://127.0.0.1:53471"),
-            "PMIX_SECURITY_MODE" => Some("native"),
-            "PMIX_GDS_MODULE" => Some("ds21,ds12,hash"),
-            "PMIX_BFROP_BUFFER_TYPE" => Some("PMIX_BFROP_BUFFER_NON_DESC"),
-            _ => None,
-        }
-        .map(String::from)
-    })
-    .unwrap()
+    env_of(None)
 }
 
 const JOB_INFO_REPLY: &str = "00000000000000650000022200000000\
@@ -46,6 +34,102 @@ const JOB_INFO_REPLY: &str = "00000000000000650000022200000000\
 0216706d69782e70626c6f62001b5202010216706d69782e6c72616e6b000d010216706d69782e6e72616e6b000d0102\
 18706d69782e6170706e756d000e000216706d69782e686e616d65000306766d000218706d69782e6e6f64656964000e\
 00";
+
+/// What Open MPI 4.1.4's mpirun (its server Debian's libpmix 4.2.2) sent
+/// a client of the parent job for a GET of a spawned job's WILDCARD rank
+/// with no key (the second blob of its GET reply, printed by our client
+/// under `mpirun -n 2` of OpenPMIx's dynamic.c, 2026-12-02): the job's
+/// keys, its node array and a `pmix.pdata` array per rank.
+const MPIRUN_JOB_DATA: &str = "021436363832303530353800feffffff0f0220706d69782e7372762e6e73706163650003145b31303139362c305d0002\
+1c706d69782e7372762e72616e6b000e000216706d69782e6a6f6269640003145b31303139362c325d000218706d6978\
+2e6f6666736574000e02021e706d69782e6e756d2e6e6f646573000e01021c706d69782e6a6f622e73697a65000e0202\
+1e706d69782e6a6f622e6e61707073000e01021c706d69782e6d61782e73697a65000e02021a706d69782e746f706f73\
+6967000344314e3a31533a314c333a324c323a324c313a32433a32483a7838365f36343a6c65000216706d69782e6d61\
+70627900032a4259534c4f543a4f564552535542534352494245000218706d69782e72616e6b627900030a534c4f5400\
+0218706d69782e62696e64746f0003464e4f4e453a49462d535550504f525445443a4f5645524c4f41442d414c4c4f57\
+4544000216706d69782e6e6c697374000306766d00021e706d69782e756e69762e73697a65000e020206766d00271807\
+16706d69782e686e616d6500000306766d0018706d69782e6e6f6465696400000e001e706d69782e6e6f64652e73697a\
+6500000e0414706d69782e706d656d00000f8080c3945e18706d69782e6c706565727300000308302c310014706d6978\
+2e6c6c64720000280020706d69782e6c6f63616c2e73697a6500020e020216706d69782e70646174610027180814706d\
+69782e72616e6b0000280018706d69782e6c6f637374720000030016706d69782e6772616e6b0000280216706d69782e\
+6c72616e6b00000d0016706d69782e6e72616e6b00000d0218706d69782e6e6f6465696400000e0016706d69782e686e\
+616d6500000306766d0018706d69782e6170706e756d00020e000216706d69782e70646174610027180814706d69782e\
+72616e6b0000280118706d69782e6c6f637374720000030016706d69782e6772616e6b0000280316706d69782e6c7261\
+6e6b00000d0116706d69782e6e72616e6b00000d0318706d69782e6e6f6465696400000e0016706d69782e686e616d65\
+00000306766d0018706d69782e6170706e756d00020e00";
+
+/// Our environment under a server that gave PMIX_VERSION `version`.
+fn env_of(version: Option<&'static str>) -> ClientEnv {
+    ClientEnv::from_env(|k| match (k, version) {
+        ("PMIX_VERSION", v) => v.map(String::from),
+        _ => env_var(k),
+    })
+    .unwrap()
+}
+
+fn env_var(k: &str) -> Option<String> {
+    match k {
+        "PMIX_NAMESPACE" => Some("chjob"),
+        "PMIX_RANK" => Some("0"),
+        "PMIX_SERVER_URI41" | "PMIX_SERVER_URI3" => Some("srv.0;tcp4://127.0.0.1:53471"),
+        "PMIX_SECURITY_MODE" => Some("native"),
+        "PMIX_GDS_MODULE" => Some("ds21,ds12,hash"),
+        "PMIX_BFROP_BUFFER_TYPE" => Some("PMIX_BFROP_BUFFER_NON_DESC"),
+        _ => None,
+    }
+    .map(String::from)
+}
+
+/// A rank's reserved key of another namespace (a spawned child's
+/// PMIX_LOCAL_RANK): of a 4.x server it is asked as that namespace's whole
+/// job data (WILDCARD, no key), which libpmix 4.2.2's server answers at
+/// once with each rank's part in `pmix.pdata` arrays (asked of the rank,
+/// it waits until the rank commits); of a 5.x server, or one that gives
+/// no version, the rank's key is asked as before.
+#[test]
+fn another_jobs_rank_key_is_asked_as_its_job_data_of_a_4x_server() {
+    let core = |v| Core::new(env_of(v), 0, 0).unwrap();
+    let child = Proc::new("668205058", 1);
+    let get = |rank, key: Option<&str>| {
+        GetPlan::Ask(Request::Get {
+            nspace: Some("668205058".into()),
+            rank,
+            info: vec![],
+            key: Some(key.map(Into::into)),
+        })
+    };
+    assert_eq!(
+        core(Some("4.2.2")).plan_get(&child, "pmix.lrank", &[]),
+        get(RANK_WILDCARD, None)
+    );
+    for v in [Some("5.0.11"), None] {
+        assert_eq!(
+            core(v).plan_get(&child, "pmix.lrank", &[]),
+            get(1, Some("pmix.lrank"))
+        );
+    }
+    // the job's own keys, and keys a rank commits, as before
+    let job = Proc::new("668205058", RANK_WILDCARD);
+    let c = core(Some("4.2.2"));
+    assert_eq!(
+        c.plan_get(&job, "pmix.job.size", &[]),
+        get(RANK_WILDCARD, Some("pmix.job.size"))
+    );
+    assert_eq!(c.plan_get(&child, "btl.tcp", &[]), get(1, Some("btl.tcp")));
+    // libpmix 4.2.2's answer: every rank's part filed under the rank
+    let mut c = core(Some("4.2.2"));
+    let reply = pmix_codec::msg::Reply::Get {
+        status: 0,
+        blobs: vec![hex(MPIRUN_JOB_DATA).unwrap().into()],
+    };
+    assert_eq!(
+        c.absorb_get(&child, "pmix.lrank", reply).unwrap(),
+        Value::Uint16(1)
+    );
+    let rank0 = Proc::new("668205058", 0);
+    assert_eq!(c.get_local(&rank0, "pmix.lrank"), Some(Value::Uint16(0)));
+    assert_eq!(c.get_local(&job, "pmix.job.size"), Some(Value::Uint32(2)));
+}
 
 /// Connect, handshake (index 1) and job info, as in the capture.
 fn connected() -> Core {

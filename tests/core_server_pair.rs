@@ -796,3 +796,39 @@ fn a_group_announced_by_its_leader_can_fence() {
         assert!(reply.as_ref().is_some_and(ok), "rank {r}: {reply:?}");
     }
 }
+
+/// A GET of another namespace's WILDCARD rank without a key is answered
+/// with that job's whole data, each rank's job-info keys under its own
+/// name (what libpmix 4.2.2's server sends, as `pmix.pdata` arrays): a
+/// client of the parent job reads a spawned rank's local rank and node
+/// name from it though that rank never connected nor committed (our
+/// client asks so of a server whose PMIX_VERSION is 4.x, as ours gives:
+/// tests/core_client.rs).
+#[test]
+fn a_keyless_wildcard_get_answers_the_whole_job_data() {
+    let mut pair = Pair::new(&[("pa", 1), ("ch", 2)]);
+    let p = pair.init("pa", 0);
+    let child = Proc::new("ch", 1);
+    let want = Request::Get {
+        nspace: Some("ch".into()),
+        rank: RANK_WILDCARD,
+        info: vec![],
+        key: Some(None),
+    };
+    let t = pair.send(p, &want);
+    pair.drive();
+    let r = pair.reply(p, t).expect("GET reply");
+    assert_eq!(
+        pair.core(p).absorb_get(&child, "pmix.lrank", r).ok(),
+        Some(Value::Uint16(1))
+    );
+    let core = pair.core(p);
+    assert!(matches!(
+        core.get_local(&Proc::new("ch", 0), "pmix.hname"),
+        Some(Value::String(Some(_)))
+    ));
+    assert_eq!(
+        core.get_local(&Proc::new("ch", RANK_WILDCARD), "pmix.job.size"),
+        Some(Value::Uint32(2))
+    );
+}

@@ -229,6 +229,14 @@ c_structs! {
         /// Its bitmap.
         bitmap: *mut c_void,
     }
+    /// `pmix_topology_t`: a machine's topology, the name of the library
+    /// that made it and that library's object.
+    struct pmix_topology_t {
+        /// The library that made the topology (e.g. "hwloc").
+        source: *mut c_char,
+        /// Its object (an `hwloc_topology_t` for hwloc).
+        topology: *mut c_void,
+    }
     /// `pmix_endpoint_t`: a fabric endpoint.
     struct pmix_endpoint_t {
         /// The device's UUID.
@@ -367,12 +375,13 @@ c_structs! {
         fence_nb: HostFn<crate::server::fence_nb_fn>,
         /// A local client wants a remote rank's data.
         direct_modex: HostFn<crate::server::direct_modex_fn>,
-        /// Publish (not called: the library keeps published data).
-        publish: HostFn<UnusedFn>,
-        /// Lookup (not called).
-        lookup: HostFn<UnusedFn>,
-        /// Unpublish (not called).
-        unpublish: HostFn<UnusedFn>,
+        /// A client's PMIx_Publish (NULL with lookup and unpublish: the
+        /// library keeps published data of one node's jobs).
+        publish: HostFn<crate::server::publish_fn>,
+        /// A client's PMIx_Lookup.
+        lookup: HostFn<crate::server::lookup_fn>,
+        /// A client's PMIx_Unpublish.
+        unpublish: HostFn<crate::server::unpublish_fn>,
         /// A client asked for a new job.
         spawn: HostFn<crate::server::spawn_fn>,
         /// Connect (not called: answered locally).
@@ -403,10 +412,10 @@ c_structs! {
         get_credential: HostFn<UnusedFn>,
         /// v3: validate credential (not called).
         validate_credential: HostFn<UnusedFn>,
-        /// v3: IOF pull (not called).
-        iof_pull: HostFn<UnusedFn>,
-        /// v3: push stdin (not called).
-        push_stdin: HostFn<UnusedFn>,
+        /// v3: a tool's or client's IOF pull or deregistration.
+        iof_pull: HostFn<crate::server::iof_pull_fn>,
+        /// v3: stdin a tool pushed.
+        push_stdin: HostFn<crate::server::push_stdin_fn>,
         /// v4: group (not called).
         group: HostFn<UnusedFn>,
         /// v4: fabric (not called).

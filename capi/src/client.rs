@@ -95,6 +95,11 @@ fn singleton_name() -> Proc {
     )
 }
 
+/// Whether PMIx_Init (a singleton's included) is in force.
+pub(crate) fn initialized() -> bool {
+    state().as_ref().is_some_and(|s| s.inits > 0)
+}
+
 pub(crate) fn status(r: Result<(), Status>) -> pmix_status_t {
     r.err().unwrap_or(PMIX_SUCCESS)
 }

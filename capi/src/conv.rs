@@ -151,6 +151,8 @@ fn held_by_pointer(ty: DataType) -> bool {
             | DataType::DiskStats
             | DataType::NetStats
             | DataType::NodeStats
+            | DataType::ProcCpuset
+            | DataType::Topo
     )
 }
 
@@ -273,6 +275,8 @@ pub fn elem_size(ty: DataType) -> Option<usize> {
         DataType::DiskStats => size_of::<pmix_disk_stats_t>(),
         DataType::NetStats => size_of::<pmix_net_stats_t>(),
         DataType::NodeStats => size_of::<pmix_node_stats_t>(),
+        DataType::ProcCpuset => size_of::<pmix_cpuset_t>(),
+        DataType::Topo => size_of::<pmix_topology_t>(),
         _ => return None,
     })
 }
@@ -557,6 +561,10 @@ pub unsafe fn read_elem(ty: DataType, p: *const u8) -> Result<Value, Status> {
                     coordinates,
                 }))
             }
+            DataType::ProcCpuset => Value::ProcCpuset(read_cpuset(&*(p as *const pmix_cpuset_t))?),
+            DataType::Topo => {
+                Value::Topo(Box::new(read_topology(&*(p as *const pmix_topology_t))?))
+            }
             DataType::DeviceDist => {
                 let d = &*(p as *const pmix_device_distance_t);
                 Value::DeviceDist(Box::new(DeviceDist {
@@ -656,6 +664,85 @@ pub unsafe fn read_elem(ty: DataType, p: *const u8) -> Result<Value, Status> {
     }
 }
 
+/// Whether a `source` member names hwloc (NULL counts as hwloc: what the
+/// struct's constructor leaves, which libpmix packs as hwloc's).
+fn hwloc_source(source: *const c_char) -> bool {
+    // SAFETY: NULL or the struct's C string
+    source.is_null()
+        || unsafe { CStr::from_ptr(source) }
+            .to_bytes()
+            .get(..5)
+            .is_some_and(|p| p.eq_ignore_ascii_case(b"hwloc"))
+}
+
+/// A `pmix_cpuset_t` as the wire's [`Cpuset`]: its bitmap's list form
+/// (hwloc prints it), None for no bitmap; another library's cpuset is
+/// NOT_SUPPORTED, as in libpmix.
+fn read_cpuset(c: &pmix_cpuset_t) -> Result<Cpuset, Status> {
+    if !hwloc_source(c.source) {
+        return Err(PMIX_ERR_NOT_SUPPORTED);
+    }
+    if c.bitmap.is_null() {
+        return Ok(Cpuset { cpus: None });
+    }
+    let h = crate::hwloc::get().ok_or(PMIX_ERR_NOT_SUPPORTED)?;
+    // SAFETY: an hwloc bitmap (source hwloc, non-NULL)
+    let l = unsafe { h.list(c.bitmap) }.ok_or(PMIX_ERROR)?;
+    Ok(Cpuset {
+        cpus: Some(PString::from_bytes(&l).map_err(|_| PMIX_ERROR)?),
+    })
+}
+
+/// Fill a zeroed `pmix_cpuset_t` from a [`Cpuset`]: source "hwloc", the
+/// list read into a new hwloc bitmap (NULL for none).
+fn write_cpuset(dst: &mut pmix_cpuset_t, c: &Cpuset) -> Result<(), Status> {
+    if let Some(l) = &c.cpus {
+        let h = crate::hwloc::get().ok_or(PMIX_ERR_NOT_SUPPORTED)?;
+        dst.bitmap = h.parse(l.as_bytes()).ok_or(PMIX_ERR_NOMEM)?;
+    }
+    dst.source = c_strdup(b"hwloc")?;
+    Ok(())
+}
+
+/// A `pmix_topology_t` as the wire's [`Topology`]: hwloc's XML of it and
+/// its support flags, None for no topology; another library's topology is
+/// NOT_SUPPORTED, as in libpmix.
+fn read_topology(t: &pmix_topology_t) -> Result<Topology, Status> {
+    if !hwloc_source(t.source) {
+        return Err(PMIX_ERR_NOT_SUPPORTED);
+    }
+    if t.topology.is_null() {
+        return Ok(Topology::default());
+    }
+    let h = crate::hwloc::get().ok_or(PMIX_ERR_NOT_SUPPORTED)?;
+    // SAFETY: an hwloc topology (source hwloc, non-NULL), loaded
+    let xml = unsafe { h.xml(t.topology) }.ok_or(PMIX_ERROR)?;
+    // SAFETY: as above
+    let support = unsafe { h.support(t.topology, None) };
+    if support.len() != pmix_codec::HWLOC_SUPPORT_BYTES {
+        return Err(PMIX_ERR_NOT_SUPPORTED);
+    }
+    Ok(Topology {
+        xml: Some(PString::from_bytes(&xml).map_err(|_| PMIX_ERROR)?),
+        support: support.into(),
+    })
+}
+
+/// Fill a zeroed `pmix_topology_t` from a [`Topology`]: source "hwloc", a
+/// new hwloc topology loaded from the XML with its support flags (NULL
+/// for none).
+fn write_topology(dst: &mut pmix_topology_t, t: &Topology) -> Result<(), Status> {
+    if let Some(x) = &t.xml {
+        let h = crate::hwloc::get().ok_or(PMIX_ERR_NOT_SUPPORTED)?;
+        let topo = h.load(Some(x.as_bytes())).ok_or(PMIX_ERROR)?;
+        // SAFETY: just loaded
+        unsafe { h.support(topo, Some(&t.support)) };
+        dst.topology = topo;
+    }
+    dst.source = c_strdup(b"hwloc")?;
+    Ok(())
+}
+
 /// A regex's C text as the value model's form.
 fn regex_of(text: Option<PString>) -> Regex {
     match text {
@@ -724,7 +811,8 @@ fn opt_str(s: &Option<PString>) -> Result<*mut c_char, Status> {
     }
 }
 
-fn c_argv(v: &[PString]) -> Result<*mut *mut c_char, Status> {
+/// A malloc'd NULL-terminated array of copies of `v` (NULL for none).
+pub fn c_argv(v: &[PString]) -> Result<*mut *mut c_char, Status> {
     if v.is_empty() {
         return Ok(ptr::null_mut());
     }
@@ -909,6 +997,8 @@ pub unsafe fn write_elem(v: &Value, p: *mut u8) -> Result<(), Status> {
                 }
                 dst.ncoords = g.coordinates.len();
             }
+            Value::ProcCpuset(c) => write_cpuset(&mut *(p as *mut pmix_cpuset_t), c)?,
+            Value::Topo(t) => write_topology(&mut *(p as *mut pmix_topology_t), t)?,
             Value::DeviceDist(d) => {
                 let dst = &mut *(p as *mut pmix_device_distance_t);
                 dst.uuid = opt_str(&d.uuid)?;
@@ -1054,7 +1144,11 @@ unsafe fn free<T>(p: *mut T) {
     unsafe { libc::free(p as *mut c_void) }
 }
 
-unsafe fn free_argv(a: *mut *mut c_char) {
+/// Free an array [`c_argv`] made (NULL: nothing).
+///
+/// # Safety
+/// `a` is NULL or a NULL-terminated array whose entries were malloc'd.
+pub unsafe fn free_argv(a: *mut *mut c_char) {
     if a.is_null() {
         return;
     }
@@ -1141,6 +1235,8 @@ pub unsafe fn destruct_elem(ty: DataType, p: *mut u8) {
                         free(g.coordinates);
                     }
                 }
+                DataType::ProcCpuset => crate::topology::destruct_cpuset(p as *mut pmix_cpuset_t),
+                DataType::Topo => crate::topology::destruct_topology(p as *mut pmix_topology_t),
                 DataType::DeviceDist => {
                     let d = &mut *(p as *mut pmix_device_distance_t);
                     free(d.uuid);

@@ -3,7 +3,8 @@
 //! the server which codes to forward, and the first registration starts
 //! one delivery thread that waits for notices in short turns of the
 //! client's lock (so other calls interleave) and calls each matching
-//! handler in registration order, as the standard's chain does.
+//! handler in registration order, as the standard's chain does. The
+//! same thread hands forwarded IO to the pulls' callbacks (iof.rs).
 #![allow(non_camel_case_types)]
 
 use crate::abi::*;
@@ -123,8 +124,8 @@ unsafe extern "C" fn handler_done(
     })
 }
 
-/// Start the delivery thread once.
-fn start_delivery() {
+/// Start the delivery thread once (the first event handler or IOF pull).
+pub(crate) fn start_delivery() {
     if DELIVERING.swap(true, Ordering::SeqCst) {
         return;
     }
@@ -139,10 +140,15 @@ fn start_delivery() {
 fn deliver_forever() {
     loop {
         // None: not connected (finalized, or a singleton): stop
-        let Some(got) = try_client(|c| Ok(c.next_event(&[], TURN).ok())) else {
+        // a turn: a notice, and the IOF output that came meanwhile
+        let Some(got) = try_client(|c| Ok((c.next_event(&[], TURN).ok(), c.take_outputs()))) else {
             DELIVERING.store(false, Ordering::SeqCst);
             return;
         };
+        let got = got.map(|(n, outputs)| {
+            crate::iof::dispatch(outputs);
+            n
+        });
         let Ok(Some(n)) = got else {
             // let a waiting call take the lock before the next turn
             std::thread::sleep(Duration::from_millis(1));

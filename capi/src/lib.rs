@@ -16,6 +16,7 @@
 pub mod abi;
 pub mod conv;
 pub mod guard;
+pub mod hwloc;
 
 // The modules whose export tables make the library: declared and chained
 // from one list, so a module's exports cannot be left out of `exported`.
@@ -29,5 +30,6 @@ macro_rules! export_modules {
     };
 }
 export_modules!(
-    client, services, events, groups, server, data, value, construct, strings, stubs, frameworks
+    client, services, events, iof, groups, server, data, value, construct, strings, topology,
+    stubs, frameworks
 );

@@ -14,10 +14,10 @@
 use crate::abi::*;
 use crate::conv::*;
 use crate::guard::{exports, guarded};
-use crate::services::{free_c_array, pmix_info_cbfunc_t, pmix_op_cbfunc_t, pmix_release_cbfunc_t};
+use crate::services::{free_c_array, pmix_info_cbfunc_t, pmix_lookup_cbfunc_t, pmix_op_cbfunc_t, pmix_release_cbfunc_t};
 use pmix_types::status::codes::*;
-use pmix_types::{DataType, Info, Proc, Value};
-use pmix_wire::server::{net, HostEvent, JobSpec, Server};
+use pmix_types::{DataType, Info, PString, Pdata, Proc, Value};
+use pmix_wire::server::{net, HostEvent, IofMode, JobSpec, Publishing, Server};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::{Mutex, MutexGuard};
 
@@ -98,6 +98,53 @@ pub type spawn_fn = unsafe extern "C" fn(
     crate::services::pmix_spawn_cbfunc_t,
     *mut c_void,
 ) -> pmix_status_t;
+/// `pmix_server_iof_fn_t`.
+pub type iof_pull_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    usize,
+    *const pmix_info_t,
+    usize,
+    u16,
+    pmix_op_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_server_stdin_fn_t`.
+pub type push_stdin_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    *const pmix_proc_t,
+    usize,
+    *const pmix_info_t,
+    usize,
+    *const pmix_byte_object_t,
+    pmix_op_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_server_publish_fn_t`.
+pub type publish_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    *const pmix_info_t,
+    usize,
+    pmix_op_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_server_lookup_fn_t`.
+pub type lookup_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    *mut *mut c_char,
+    *const pmix_info_t,
+    usize,
+    pmix_lookup_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_server_unpublish_fn_t`.
+pub type unpublish_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    *mut *mut c_char,
+    *const pmix_info_t,
+    usize,
+    pmix_op_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
 /// `pmix_dmodex_response_fn_t`.
 pub type pmix_dmodex_response_fn_t =
     Option<unsafe extern "C" fn(pmix_status_t, *mut c_char, usize, *mut c_void)>;
@@ -120,6 +167,27 @@ struct Module {
     log: Option<log_fn>,
     job_control: Option<job_control_fn>,
     spawn: Option<spawn_fn>,
+    iof_pull: Option<iof_pull_fn>,
+    push_stdin: Option<push_stdin_fn>,
+    publish: Option<publish_fn>,
+    lookup: Option<lookup_fn>,
+    unpublish: Option<unpublish_fn>,
+}
+
+impl Module {
+    /// Who answers publish, lookup and unpublish: the host when it set
+    /// any of the three (a NULL one of them answers NOT_SUPPORTED, as in
+    /// libpmix); where the host has none or answers NOT_SUPPORTED (Slurm
+    /// 22.05's three do), the core for a job on this node alone, and
+    /// NOT_SUPPORTED for a job spanning nodes, as libpmix answers (its
+    /// data could not be found from the other nodes).
+    fn publishing(&self) -> Publishing {
+        if self.publish.is_some() || self.lookup.is_some() || self.unpublish.is_some() {
+            Publishing::HostOrLocal
+        } else {
+            Publishing::LocalJobsOnly
+        }
+    }
 }
 
 /// A client registered by the host: its `server_object`, handed back in
@@ -301,21 +369,29 @@ enum ModexRequest {
     Dmodex(u64),
 }
 
-impl ModexRequest {
-    /// The cbdata the host gets, handed back to [`modex_answer`] once.
+/// What a completion callback handed to the host answers, as its cbdata:
+/// boxed, handed back by the host once (to the callback, or taken back
+/// here when the host's call failed).
+trait Cbdata: Sized {
+    /// The cbdata the host gets.
     fn into_cbdata(self) -> *mut c_void {
         Box::into_raw(Box::new(self)) as *mut c_void
     }
 
-    /// Take back a cbdata the host did not keep (its call failed).
+    /// Take back a cbdata.
     ///
     /// # Safety
-    /// `p` is from [`ModexRequest::into_cbdata`], not yet taken back.
-    unsafe fn take(p: *mut c_void) -> ModexRequest {
+    /// `p` is from this type's [`Cbdata::into_cbdata`], not yet taken back.
+    unsafe fn take(p: *mut c_void) -> Self {
         // SAFETY: the caller's contract
-        *unsafe { Box::from_raw(p as *mut ModexRequest) }
+        *unsafe { Box::from_raw(p as *mut Self) }
     }
+}
 
+impl Cbdata for ModexRequest {}
+impl Cbdata for PubRequest {}
+
+impl ModexRequest {
     /// Answer the core with the host's status and data.
     fn answer(self, status: pmix_status_t, bytes: Vec<u8>) {
         match self {
@@ -488,8 +564,184 @@ fn upcall(m: &Module, e: HostEvent) {
                 post(move |s| s.spawned(request, Err(rc)));
             }
         }
+        HostEvent::IofPull { request, procs, channels, directives, .. } => {
+            let Some(f) = m.iof_pull else { return post(move |s| s.iof_done(request, PMIX_ERR_NOT_SUPPORTED)) };
+            let cp = CArray::procs(&procs);
+            let ci = CArray::infos(directives);
+            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            // SAFETY: the host's function, our arguments valid for the call
+            let rc = unsafe { f(cp.p as *const pmix_proc_t, cp.n, ci.p as *const pmix_info_t, ci.n, channels, Some(iof_answer), cb) };
+            iof_host_returned(rc, request, cb);
+        }
+        HostEvent::Stdin { request, source, targets, directives, data } => {
+            let Some(f) = m.push_stdin else { return post(move |s| s.iof_done(request, PMIX_ERR_NOT_SUPPORTED)) };
+            let c = c_proc(&source);
+            let ct = CArray::procs(&targets);
+            let ci = CArray::infos(directives);
+            let mut bytes = data.as_ref().map(|d| d.to_vec());
+            // at EOF no byte object, as libpmix's server passes it
+            let bo = bytes
+                .as_mut()
+                .map(|b| pmix_byte_object_t { bytes: b.as_mut_ptr() as *mut c_char, size: b.len() });
+            let bo_ptr = bo.as_ref().map_or(std::ptr::null(), |b| b as *const pmix_byte_object_t);
+            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            // SAFETY: the host's function; the bytes are ours until it returns
+            let rc = unsafe {
+                f(&c, ct.p as *const pmix_proc_t, ct.n, ci.p as *const pmix_info_t, ci.n, bo_ptr, Some(iof_answer), cb)
+            };
+            iof_host_returned(rc, request, cb);
+        }
+        HostEvent::Publish { request, proc, info } => {
+            let Some(f) = m.publish else { return PubRequest::Publish(request).answer(PMIX_ERR_NOT_SUPPORTED, Vec::new()) };
+            let c = c_proc(&proc);
+            let ci = CArray::infos(info);
+            let cb = PubRequest::Publish(request).into_cbdata();
+            // SAFETY: the host's function, our arguments valid for the call
+            let rc = unsafe { f(&c, ci.p as *const pmix_info_t, ci.n, Some(pub_answer), cb) };
+            pub_declined(rc, cb);
+        }
+        HostEvent::Lookup { request, proc, keys, info } => {
+            let req = PubRequest::Lookup(request);
+            let Some(f) = m.lookup else { return req.answer(PMIX_ERR_NOT_SUPPORTED, Vec::new()) };
+            with_keys(&keys, req, |ck| {
+                let c = c_proc(&proc);
+                let ci = CArray::infos(info);
+                let cb = req.into_cbdata();
+                // SAFETY: the host's function, our arguments valid for the call
+                let rc = unsafe { f(&c, ck, ci.p as *const pmix_info_t, ci.n, Some(lookup_answer), cb) };
+                pub_declined(rc, cb);
+            });
+        }
+        HostEvent::Unpublish { request, proc, keys, info } => {
+            let req = PubRequest::Unpublish(request);
+            let Some(f) = m.unpublish else { return req.answer(PMIX_ERR_NOT_SUPPORTED, Vec::new()) };
+            with_keys(&keys, req, |ck| {
+                let c = c_proc(&proc);
+                let ci = CArray::infos(info);
+                let cb = req.into_cbdata();
+                // SAFETY: the host's function, our arguments valid for the call
+                let rc = unsafe { f(&c, ck, ci.p as *const pmix_info_t, ci.n, Some(pub_answer), cb) };
+                pub_declined(rc, cb);
+            });
+        }
         _ => {}
     }
+}
+
+/// The host's answer to an iof_pull or push_stdin upcall (cbdata: a Box
+/// of the core's request id).
+unsafe extern "C" fn iof_answer(status: pmix_status_t, cbdata: *mut c_void) {
+    guarded("iof callback", || {
+        // SAFETY: made by upcall from a Box<u64>, handed back once
+        let request = *unsafe { Box::from_raw(cbdata as *mut u64) };
+        post(move |s| s.iof_done(request, status));
+    })
+}
+
+/// After the host's iof_pull or push_stdin returned `rc`: SUCCESS, its
+/// callback will come; PMIX_OPERATION_SUCCEEDED, done at once (what
+/// libpmix 4.2.2's server needs of its host: spec-notes/capi.md); else
+/// the requester gets `rc`.
+fn iof_host_returned(rc: pmix_status_t, request: u64, cb: *mut c_void) {
+    if rc != PMIX_SUCCESS {
+        // SAFETY: made by the upcall; the host's callback will not come
+        drop(unsafe { Box::from_raw(cb as *mut u64) });
+        let st = if rc == PMIX_OPERATION_SUCCEEDED { PMIX_SUCCESS } else { rc };
+        post(move |s| s.iof_done(request, st));
+    }
+}
+
+/// What a publish, lookup or unpublish callback handed to the host
+/// answers (the core's request id).
+#[derive(Clone, Copy)]
+enum PubRequest {
+    Publish(u64),
+    Lookup(u64),
+    Unpublish(u64),
+}
+
+impl PubRequest {
+    /// Answer the core with the host's status (and a lookup's data).
+    fn answer(self, status: pmix_status_t, data: Vec<Pdata>) {
+        post(move |s| {
+            // an id the core no longer waits for is logged by the core
+            let _ = match self {
+                PubRequest::Publish(r) => s.publish_done(r, status),
+                PubRequest::Lookup(r) => s.lookup_done(r, status, data),
+                PubRequest::Unpublish(r) => s.unpublish_done(r, status),
+            };
+        })
+    }
+}
+
+/// After the host's publish, lookup or unpublish returned `rc`: anything
+/// but SUCCESS means its callback will not come, so the request `cb` is
+/// answered here: PMIX_OPERATION_SUCCEEDED as SUCCESS (a lookup then
+/// found nothing it could hand back: NOT_FOUND), an error as itself.
+fn pub_declined(rc: pmix_status_t, cb: *mut c_void) {
+    if rc == PMIX_SUCCESS {
+        return;
+    }
+    // SAFETY: made by into_cbdata, not handed back by the host
+    let req = unsafe { PubRequest::take(cb) };
+    let st = match (rc, req) {
+        (PMIX_OPERATION_SUCCEEDED, PubRequest::Lookup(_)) => PMIX_ERR_NOT_FOUND,
+        (PMIX_OPERATION_SUCCEEDED, _) => PMIX_SUCCESS,
+        (e, _) => e,
+    };
+    req.answer(st, Vec::new());
+}
+
+/// Run `f` with `keys` as the NULL-terminated `char **` the standard
+/// hands the host (NULL for no keys, as libpmix passes them), freed after;
+/// without memory the lookup or unpublish `req` fails with NOMEM.
+fn with_keys(keys: &[String], req: PubRequest, f: impl FnOnce(*mut *mut c_char)) {
+    let ks: Vec<PString> = keys.iter().map(|k| PString::from(k.as_str())).collect();
+    match c_argv(&ks) {
+        Ok(a) => {
+            f(a);
+            // SAFETY: made by c_argv above; the host copies what it keeps
+            unsafe { free_argv(a) }
+        }
+        Err(e) => req.answer(e, Vec::new()),
+    }
+}
+
+/// The host's answer to a publish or an unpublish (cbdata: a
+/// [`PubRequest`]).
+unsafe extern "C" fn pub_answer(status: pmix_status_t, cbdata: *mut c_void) {
+    guarded("publish callback", || {
+        // SAFETY: the host hands back the cbdata upcall gave it, once
+        unsafe { PubRequest::take(cbdata) }.answer(status, Vec::new())
+    })
+}
+
+/// The host's answer to a lookup (cbdata: a [`PubRequest`]): its data
+/// copied before the callback returns (the host frees it then). Data that
+/// does not read (a value of no type the library knows) fails the lookup
+/// with the reading's error.
+unsafe extern "C" fn lookup_answer(status: pmix_status_t, data: *mut pmix_pdata_t, ndata: usize, cbdata: *mut c_void) {
+    guarded("lookup callback", || {
+        // SAFETY: the host hands back the cbdata upcall gave it, once
+        let req = unsafe { PubRequest::take(cbdata) };
+        let found = match (status, data.is_null()) {
+            (PMIX_SUCCESS, false) => (0..ndata)
+                .map(|i| {
+                    // SAFETY: the host hands `ndata` pdata at `data`
+                    match unsafe { read_elem(DataType::Pdata, data.add(i) as *const u8) } {
+                        Ok(Value::Pdata(d)) => Ok(*d),
+                        Ok(_) => Err(PMIX_ERR_BAD_PARAM),
+                        Err(e) => Err(e),
+                    }
+                })
+                .collect::<Result<Vec<Pdata>, Status>>(),
+            _ => Ok(Vec::new()),
+        };
+        match found {
+            Ok(d) => req.answer(status, d),
+            Err(e) => req.answer(e, Vec::new()),
+        }
+    })
 }
 
 /// The host's answer to a spawn (cbdata: a Box of its request id): the
@@ -690,7 +942,9 @@ exports! {
         let m = if module.is_null() {
             Module::default()
         } else {
-            // SAFETY: the host's module; only the v1/v2 members are read
+            // SAFETY: the host's module; the v1/v2 members and the v3
+            // iof_pull and push_stdin are read (libpmix 4.2.2 copies the
+            // whole struct)
             let h = unsafe { &*module };
             Module {
                 connected: h.client_connected,
@@ -702,6 +956,11 @@ exports! {
                 log: h.log,
                 job_control: h.job_control,
                 spawn: h.spawn,
+                iof_pull: h.iof_pull,
+                push_stdin: h.push_stdin,
+                publish: h.publish,
+                lookup: h.lookup,
+                unpublish: h.unpublish,
             }
         };
         let dir = given
@@ -720,6 +979,16 @@ exports! {
                 return PMIX_ERR_INIT;
             }
         };
+        // IO forwarding as libpmix's server: pulls and stdin go to the
+        // host's iof_pull and push_stdin, NOT_SUPPORTED without them
+        let mode = |set: bool| if set { IofMode::AskHost } else { IofMode::NotSupported };
+        let (pull, stdin) = (mode(m.iof_pull.is_some()), mode(m.push_stdin.is_some()));
+        running.post(move |s| {
+            s.set_iof_pull(pull);
+            s.set_iof_stdin(stdin);
+        });
+        let publishing = m.publishing();
+        running.post(move |s| s.set_publishing(publishing));
         let (_tx, dead) = std::sync::mpsc::channel();
         let events = std::mem::replace(&mut running.events, dead);
         let upcalls = std::thread::Builder::new()
@@ -918,11 +1187,34 @@ exports! {
         PMIX_SUCCESS
     }
 
-    /// `PMIx_server_IOF_deliver`: not supported (the clients' output is
-    /// the host's, through their own stdout and stderr).
+    /// `PMIx_server_IOF_deliver`: `source`'s output on `channel` to every
+    /// tool or client whose pull it matches, else kept for a later pull
+    /// (the core's iof_deliver). With a callback: PMIX_SUCCESS, then the
+    /// callback with the delivery's status (PMIX_ERR_BAD_PARAM for stdin);
+    /// without one, as libpmix 4.2.2: PMIX_OPERATION_SUCCEEDED once done,
+    /// or the error. Nothing is written to this process's own stdout or
+    /// stderr (libpmix's PMIX_IOF_LOCAL_OUTPUT: spec-notes/capi.md).
     fn PMIx_server_IOF_deliver(source: *const pmix_proc_t, channel: u16, bo: *const pmix_byte_object_t, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
-        let _ = (source, channel, bo, info, ninfo, cbfunc, cbdata);
-        PMIX_ERR_NOT_SUPPORTED
+        if source.is_null() || bo.is_null() {
+            return PMIX_ERR_BAD_PARAM;
+        }
+        let src = unsafe { read_proc(source) };
+        // SAFETY: the host's byte object
+        let b = unsafe { &*bo };
+        let data = bytes::Bytes::from(copy_bytes(b.bytes, b.size));
+        let given = match unsafe { infos(info, ninfo) } {
+            Ok(v) => v,
+            Err(e) => return e,
+        };
+        let st = match call(move |s| s.iof_deliver(&src, channel, data, given)) {
+            Ok(st) => st,
+            Err(e) => return e,
+        };
+        if cbfunc.is_none() {
+            return if st == PMIX_SUCCESS { PMIX_OPERATION_SUCCEEDED } else { st };
+        }
+        complete("IOF_deliver", cbfunc, cbdata, st);
+        PMIX_SUCCESS
     }
 }
 

@@ -4,10 +4,10 @@
 //! other type is refused with PMIX_ERR_NOT_SUPPORTED; a panic in an
 //! export's body comes back as PMIX_ERROR.
 
-use pmix::abi::pmix_value_t;
+use pmix::abi::{pmix_cpuset_t, pmix_topology_t, pmix_value_t};
 use pmix::conv::*;
 use pmix_types::value::*;
-use pmix_types::{DataType, Info, Key, Nspace, Value, RANK_WILDCARD};
+use pmix_types::{DataType, Info, Key, Nspace, PString, Value, RANK_WILDCARD};
 
 fn s(x: &str) -> Option<pmix_types::PString> {
     Some(x.into())
@@ -137,15 +137,55 @@ fn samples() -> Vec<Value> {
     ]
 }
 
-/// The edge cases above and test-kit's sample of every type this library converts.
+/// This machine's topology as the wire carries it (hwloc's XML and
+/// support flags), once through C storage so that its XML is hwloc's
+/// export of an XML-loaded topology; None without hwloc.
+fn machine_topology() -> Option<Value> {
+    let h = pmix::hwloc::get()?;
+    let t = h.load(None)?;
+    // SAFETY: t was just loaded; destroyed once read
+    let v = unsafe {
+        let xml = h.xml(t)?;
+        let support = h.support(t, None);
+        (h.topology_destroy)(t);
+        Value::Topo(Box::new(Topology {
+            xml: Some(PString::from_bytes(&xml).unwrap()),
+            support: support.into(),
+        }))
+    };
+    let p = c_elems(DataType::Topo, std::slice::from_ref(&v)).unwrap() as *mut u8;
+    // SAFETY: one element just written, destructed and freed after the read
+    unsafe {
+        let back = read_elem(DataType::Topo, p).unwrap();
+        destruct_elem(DataType::Topo, p);
+        libc::free(p.cast());
+        Some(back)
+    }
+}
+
+/// The edge cases above and test-kit's sample of every type this library
+/// converts (a topology: this machine's, which hwloc can load; none
+/// without hwloc, nor a cpuset, whose bitmap is hwloc's).
 fn all() -> Vec<Value> {
     let mut v = samples();
+    let hwloc = pmix::hwloc::get().is_some();
+    if !hwloc {
+        eprintln!("skipped PMIX_TOPO and PMIX_PROC_CPUSET: no libhwloc.so.15");
+    }
     v.extend(
         DataType::ALL
             .iter()
             .filter(|t| **t != DataType::Undef && elem_size(**t).is_some())
-            .map(|t| pmix_test_kit::samples::sample(*t)),
+            .filter(|t| hwloc || !matches!(t, DataType::Topo | DataType::ProcCpuset))
+            .filter_map(|t| match t {
+                DataType::Topo => machine_topology(),
+                t => Some(pmix_test_kit::samples::sample(*t)),
+            }),
     );
+    if hwloc {
+        v.push(Value::ProcCpuset(Cpuset { cpus: None }));
+        v.push(Value::Topo(Box::default()));
+    }
     v
 }
 
@@ -190,16 +230,30 @@ fn every_converted_type_round_trips_through_c_storage() {
 
 #[test]
 fn other_types_are_not_supported() {
-    for ty in [
-        DataType::Topo,
-        DataType::ProcCpuset,
-        DataType::Buffer,
-        DataType::Kval,
-    ] {
+    for ty in [DataType::Buffer, DataType::Kval] {
         assert_eq!(elem_size(ty), None, "{ty}");
     }
     // SAFETY: no storage is read for a type without a conversion
-    let r = unsafe { read_elem(DataType::Topo, [0u8; 64].as_ptr()) };
+    let r = unsafe { read_elem(DataType::Buffer, [0u8; 64].as_ptr()) };
+    assert_eq!(r, Err(-47));
+}
+
+#[test]
+fn another_librarys_cpuset_or_topology_is_not_supported() {
+    let source = c"other".as_ptr() as *mut std::ffi::c_char;
+    let c = pmix_cpuset_t {
+        source,
+        bitmap: std::ptr::null_mut(),
+    };
+    // SAFETY: a cpuset of another source: only its source is read
+    let r = unsafe { read_elem(DataType::ProcCpuset, (&c as *const pmix_cpuset_t).cast()) };
+    assert_eq!(r, Err(-47));
+    let t = pmix_topology_t {
+        source,
+        topology: std::ptr::null_mut(),
+    };
+    // SAFETY: as above
+    let r = unsafe { read_elem(DataType::Topo, (&t as *const pmix_topology_t).cast()) };
     assert_eq!(r, Err(-47));
 }
 

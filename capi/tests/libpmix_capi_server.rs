@@ -44,7 +44,11 @@ fn run(host: &Path, tmp: &Path, client: &Path, env: &[(&str, &str)]) -> Output {
     if !env.iter().any(|(k, _)| *k == "CLIENT_LD_LIBRARY_PATH") {
         c.env_remove("CLIENT_LD_LIBRARY_PATH");
     }
-    let o = c.output().unwrap();
+    succeeded(host, c.output().unwrap())
+}
+
+/// The host's output, once it exited 0.
+fn succeeded(host: &Path, o: Output) -> Output {
     assert!(
         o.status.success(),
         "{} failed: {}\n{}{}",
@@ -83,15 +87,17 @@ fn hosts_built() -> Option<(PathBuf, PathBuf, PathBuf)> {
 type Both = (PathBuf, PathBuf, PathBuf, Vec<String>, Vec<String>, Output);
 
 fn on_both(prog: &str, tag: &str) -> Option<Both> {
+    on_both_with(prog, tag, &[])
+}
+
+/// [`on_both`], the host given `env` too.
+fn on_both_with(prog: &str, tag: &str, env: &[(&str, &str)]) -> Option<Both> {
     let (out, theirs, ours) = hosts_built()?;
     let client = interop::build_c(prog, &out).unwrap_or_else(|e| panic!("{e}"));
-    let t = run(&theirs, &out.join(format!("tmp-{tag}theirs")), &client, &[]);
-    let o = run(
-        &ours,
-        &out.join(format!("tmp-{tag}ours")),
-        &client,
-        &[("PMIX_CAPI_TRACE", "1")],
-    );
+    let t = run(&theirs, &out.join(format!("tmp-{tag}theirs")), &client, env);
+    let mut traced = env.to_vec();
+    traced.push(("PMIX_CAPI_TRACE", "1"));
+    let o = run(&ours, &out.join(format!("tmp-{tag}ours")), &client, &traced);
     let (th, tc) = lines(&t);
     let (oh, oc) = lines(&o);
     assert_eq!(
@@ -185,4 +191,185 @@ fn a_client_lost_without_finalize_is_no_finalize_for_the_host() {
     ] {
         assert!(th.iter().any(|l| l == want), "no {want:?} in {th:#?}");
     }
+}
+
+/// IO forwarding (issue #35): interop/c/capi_iof.c, a host with
+/// iof_pull and push_stdin, delivers a rank's output before and after a
+/// libpmix 4.2.2 tool (interop/c/iof_tool.c) pulls its job's stdout and
+/// stderr. On libpmix 4.2.2 and on ours: the same host lines (each
+/// delivery's status and callback, stdin refused with BAD-PARAM, the
+/// pull, the stop and the stdin the upcalls saw) and the same tool
+/// lines: the output kept from before the pull, the stdout and stderr
+/// lines and the last line with its info, under the pull's handler id;
+/// nothing of another namespace or of a channel not pulled. The tool's
+/// lines are compared as a set: libpmix 4.2.2 sends the kept line before
+/// or after the first live one, as its threads run (ours: always first).
+#[test]
+fn a_host_forwards_output_to_a_libpmix_tool_on_ours_as_on_libpmix() {
+    let Some((out, _, _)) = hosts_built() else {
+        return;
+    };
+    let lib = our_lib(&out.join("iof"));
+    let theirs = interop::build_c("capi_iof", &out).unwrap_or_else(|e| panic!("{e}"));
+    let ours = cbuild::build_with_lib("capi_iof", &lib, &out.join("ours"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let tool = interop::build_c("iof_tool", &out).unwrap_or_else(|e| panic!("{e}"));
+    let run = |host: &Path, tag: &str, env: &[(&str, &str)]| {
+        let tmp = out.join(format!("tmp-iof-{tag}"));
+        std::fs::create_dir_all(&tmp).unwrap();
+        let mut c = Command::new(host);
+        c.arg(&tmp).arg(&tool).envs(env.iter().copied());
+        for (v, _) in pmix_codec::select::SERVER_URI_VARS {
+            c.env_remove(v);
+        }
+        if !env.iter().any(|(k, _)| *k == "CLIENT_LD_LIBRARY_PATH") {
+            c.env_remove("CLIENT_LD_LIBRARY_PATH");
+        }
+        let child = c
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let o = succeeded(
+            host,
+            process::output_within(child, process::HANG, "capi_iof"),
+        );
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        let (mut tool, host): (Vec<String>, Vec<String>) = text
+            .lines()
+            .map(String::from)
+            .partition(|l| l.starts_with("tool "));
+        tool.sort();
+        (host, tool, o)
+    };
+    let (th, tt, _) = run(&theirs, "theirs", &[]);
+    let (oh, ot, o) = run(&ours, "ours", &[("PMIX_CAPI_TRACE", "1")]);
+    assert_eq!(
+        th, oh,
+        "the host's lines differ (libpmix 4.2.2 left, ours right)"
+    );
+    assert_eq!(tt, ot, "the tool's lines differ");
+    for want in [
+        "deliver early stdout SUCCESS callback 1 SUCCESS",
+        "deliver stdin SUCCESS callback 1 BAD-PARAM",
+        "the tool exited 0",
+        "iof_pull upcalls 1: nprocs 1 capi-iof:* channels STDOUT STDERR  directives pmix.iof.tag",
+        "iof_pull stop upcalls 1: nprocs 0 channels NONE directives pmix.iof.stop",
+        "push_stdin upcalls 1: ntargets 1 capi-iof:0 directives 0 data tool stdin",
+    ] {
+        assert!(th.iter().any(|l| l == want), "no {want:?} in {th:#?}");
+    }
+    let got: Vec<&String> = tt.iter().filter(|l| l.starts_with("tool got")).collect();
+    assert_eq!(
+        got,
+        [
+            "tool got STDERR  from capi-iof:0 handler ok \"error one\" ninfo 0",
+            "tool got STDOUT  from capi-iof:0 handler ok \"early line\" ninfo 0",
+            "tool got STDOUT  from capi-iof:0 handler ok \"line one\" ninfo 0",
+            "tool got STDOUT  from capi-iof:0 handler ok \"line two\" ninfo 1 capi.iof.note=last",
+        ],
+        "the tool's deliveries"
+    );
+    // the host called our library (the tool is libpmix 4.2.2's)
+    let trace = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        trace.contains("pmix-capi: PMIx_server_IOF_deliver\n"),
+        "{trace}"
+    );
+}
+
+/// capi_pubsub.c's lines (sorted) where every publish and lookup is
+/// served: rank 0's second publish of ps-str answered `again`.
+fn rank_lines(again: &str) -> Vec<String> {
+    let mut v = vec![
+        "rank 0: publish SUCCESS".to_string(),
+        format!("rank 0: publish ps-str again {again}"),
+        "rank 0: unpublish ps-str SUCCESS".to_string(),
+    ];
+    v.extend(
+        [
+            "rank 1: found ps-bytes by rank 0 type PMIX_BYTE_OBJECT value 0001fe",
+            "rank 1: found ps-dbl by rank 0 type PMIX_DOUBLE value 2.500",
+            "rank 1: found ps-i64 by rank 0 type PMIX_INT64 value -1099511627776",
+            "rank 1: found ps-str by rank 0 type PMIX_STRING value tcp://10.0.0.1:5000",
+            "rank 1: found ps-u32 by rank 0 type PMIX_UINT32 value 4242",
+            "rank 1: found ps-u32 by rank 0 type PMIX_UINT32 value 4242",
+            "rank 1: lookup ps-none NOT-FOUND",
+            "rank 1: lookup ps-str NOT-FOUND",
+            "rank 1: lookup ps-u32 SUCCESS",
+            "rank 1: lookup waiting SUCCESS",
+        ]
+        .map(String::from),
+    );
+    v
+}
+
+/// The host's publish, lookup and unpublish upcalls (capi_server.c with
+/// CAPI_SERVER_PUBSUB=1: a table; a key published twice is
+/// PMIX_ERR_DUPLICATE_KEY, returned at once; a lookup of nothing found
+/// NOT_FOUND, returned at once; the rest answered through the callbacks,
+/// from threads of the host's) serve interop/c/capi_pubsub.c's two
+/// libpmix 4.2.2 ranks on ours as on libpmix: rank 0 publishes five
+/// values of five types, rank 1's waiting lookup finds every one with
+/// its publisher, type and value, the duplicate and the missing key are
+/// refused, the unpublished key is gone. Each upcall got the client's
+/// uid as `pmix.euid`, the lookup its PMIX_WAIT. Then both halves ours.
+#[test]
+fn a_hosts_publish_upcalls_serve_clients_on_ours_as_on_libpmix() {
+    let env = [("CAPI_SERVER_PUBSUB", "1")];
+    let Some((out, ours, client, th, tc, _)) = on_both_with("capi_pubsub", "pubsub-", &env) else {
+        return;
+    };
+    let want = rank_lines("DUPLICATE KEY");
+    assert_eq!(tc, want, "the clients' lines");
+    let upcalls = "upcalls: publish 2 lookup 4 (with PMIX_WAIT 1) unpublish 1, pmix.euid missing 0";
+    assert!(th.iter().any(|l| l == upcalls), "no {upcalls:?} in {th:#?}");
+
+    let lib_dir = out.join("lib");
+    let mut both = env.to_vec();
+    both.push(("CLIENT_LD_LIBRARY_PATH", lib_dir.to_str().unwrap()));
+    let b = run(&ours, &out.join("tmp-pubsub-both"), &client, &both);
+    assert_eq!(lines(&b), (th, tc), "ours hosting ours");
+}
+
+/// The same clients under a host without those upcalls (NULL members),
+/// and under one whose three answer NOT_SUPPORTED (Slurm 22.05's):
+/// libpmix 4.2.2 answers every publish and lookup NOT_SUPPORTED; ours
+/// keeps the data of a job all on this node itself (spec-notes/capi.md,
+/// "The server"), so rank 1 finds what rank 0 published, and a key
+/// published again replaces the older value.
+#[test]
+fn without_publish_upcalls_ours_keeps_one_nodes_data_where_libpmix_refuses() {
+    for mode in ["", "refuse"] {
+        without_publish_upcalls(mode);
+    }
+}
+
+fn without_publish_upcalls(mode: &str) {
+    let Some((out, theirs, ours)) = hosts_built() else {
+        return;
+    };
+    let client = interop::build_c("capi_pubsub", &out).unwrap_or_else(|e| panic!("{e}"));
+    let env = [("CAPI_SERVER_PUBSUB", mode)];
+    let tmp = |side: &str| out.join(format!("tmp-nopub{mode}-{side}"));
+    let (_, tc) = lines(&run(&theirs, &tmp("theirs"), &client, &env));
+    assert_eq!(
+        tc,
+        [
+            "rank 0: publish NOT-SUPPORTED",
+            "rank 0: publish ps-str again NOT-SUPPORTED",
+            "rank 0: unpublish ps-str NOT-SUPPORTED",
+            "rank 1: lookup ps-none NOT-SUPPORTED",
+            "rank 1: lookup ps-str NOT-SUPPORTED",
+            "rank 1: lookup ps-u32 NOT-SUPPORTED",
+            "rank 1: lookup waiting NOT-SUPPORTED",
+        ],
+        "libpmix 4.2.2 {mode:?}"
+    );
+    let (host, oc) = lines(&run(&ours, &tmp("ours"), &client, &env));
+    assert_eq!(oc, rank_lines("SUCCESS"), "ours {mode:?}");
+    assert!(
+        !host.iter().any(|l| l.starts_with("upcalls: publish")),
+        "{host:#?}"
+    );
 }

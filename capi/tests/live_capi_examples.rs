@@ -15,14 +15,18 @@
 //! spec-notes/capi.md, "Debian's OpenPMIx examples".
 
 mod common;
-use common::pmixw_output;
+use common::pmixw_output_in;
 use pmix_test_kit::{cbuild, hosts, process, slurm};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The client examples that run here, and the exit status both libraries
 /// give (fault.c and bad_exit.c end their job with a rank's exit 1).
+/// Each runs in the folder they are built in: dynamic.c's rank 0 spawns
+/// `<its cwd>/client` (client.c, built before it).
 const EXAMPLES: &[(&str, i32)] = &[
+    ("client", 0),
+    ("dynamic", 0),
     ("client2", 0),
     ("hello", 0),
     ("pub", 0),
@@ -43,6 +47,8 @@ const EXAMPLES: &[(&str, i32)] = &[
 /// end there on libpmix either; group_dmodex and group_lcl_cid print the
 /// context id, which prterun's answer gives libpmix 4.2.2 and ours apart).
 const UNDER_PRTERUN: &[&str] = &[
+    "client",
+    "dynamic",
     "client2",
     "hello",
     "pub",
@@ -66,6 +72,8 @@ const UNDER_PRTERUN: &[&str] = &[
 /// kills it at rank 0's exit is a race, on libpmix too. Under `srun
 /// --mpi=pmix` all of them run.
 const UNDER_MPIRUN4: &[&str] = &[
+    "client",
+    "dynamic",
     "client2",
     "hello",
     "pub",
@@ -104,9 +112,11 @@ fn examples_dir() -> Result<PathBuf, String> {
 
 /// pids, job ids and namespace suffixes masked: a run of 4 or more digits,
 /// or 6 hex digits with a digit among them (pmixw's namespace tag), is `N`;
-/// so is the job family of mpirun's process names (`[[717,1],0]`), which
-/// may be shorter.
+/// so is the job family of mpirun's process names (`[[717,1],0]`), and a
+/// pid the examples print (`pid 393`, `Client 393: Running`), which may
+/// be shorter (pids wrap around).
 fn masked(line: &str) -> String {
+    let line = pids_masked(line);
     let line = match line.split_once("[[") {
         Some((head, tail)) if tail.starts_with(|c: char| c.is_ascii_digit()) => {
             let rest = tail.trim_start_matches(|c: char| c.is_ascii_digit());
@@ -140,6 +150,53 @@ fn masked(line: &str) -> String {
     out
 }
 
+/// The number after `pid `, a line's `Client <pid>:` and the pid in
+/// prterun's namespaces (`prterun-vm-327@1`) as `N`.
+fn pids_masked(line: &str) -> String {
+    let owned = before_at_masked(line);
+    let line: &str = &owned;
+    let digits = |s: &str| s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let mut out = String::new();
+    let mut rest = line;
+    if let Some(tail) = rest.strip_prefix("Client ") {
+        let n = digits(tail);
+        if n > 0 && tail[n..].starts_with(':') {
+            out.push_str("Client N");
+            rest = &tail[n..];
+        }
+    }
+    while let Some(at) = rest.find("pid ") {
+        let (head, tail) = rest.split_at(at + 4);
+        out.push_str(head);
+        let n = digits(tail);
+        if n > 0 {
+            out.push('N');
+        }
+        rest = &tail[n..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Each run of digits right before an `@` as `N`.
+fn before_at_masked(line: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in line.split('@').enumerate() {
+        if i > 0 {
+            out.push('@');
+        }
+        let is_last = i == line.matches('@').count();
+        let kept = part.trim_end_matches(|c: char| c.is_ascii_digit());
+        if !is_last && kept.len() < part.len() {
+            out.push_str(kept);
+            out.push('N');
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
+}
+
 /// Each rank runs as `sh -c 'exec "$0" 2>&1' exe`: its stderr (where the
 /// examples print) goes to the job's stdout, apart from the launcher's own
 /// reports on its stderr, which would otherwise interleave with the
@@ -153,7 +210,14 @@ fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>) -> (Option<i32>, Vec<String
     let mut cmd: Vec<&std::ffi::OsStr> = vec!["--nspace".as_ref(), ns];
     cmd.extend(RANK_SH.iter().map(|a| a.as_ref() as &std::ffi::OsStr));
     cmd.push(exe.as_os_str());
-    lines(&pmixw_output(pmixw, &cmd, lib, 2, &[]))
+    // client.c loads the topology: hwloc says which of its plugins load
+    // (its PCI discovery among them), the same on both libraries
+    let env: &[(&str, &str)] = if ns == "client" {
+        &[("HWLOC_PLUGINS_VERBOSE", "1")]
+    } else {
+        &[]
+    };
+    lines(&pmixw_output_in(pmixw, &cmd, lib, 2, env, exe.parent()))
 }
 
 /// `launcher` (its command line up to the rank's) starting each rank as
@@ -169,6 +233,9 @@ fn run_under(mut launcher: Command, exe: &Path, lib: Option<&Path>) -> (Option<i
         launcher.env_remove(v);
     }
     launcher.args(RANK_SH).arg(exe);
+    if let Some(d) = exe.parent() {
+        launcher.current_dir(d);
+    }
     let what = format!("{launcher:?}");
     lines(&process::run_within(&mut launcher, process::HANG, &what))
 }
@@ -305,4 +372,18 @@ fn openpmix_client_examples_run_on_ours_as_on_libpmix() {
         });
         cluster.stop();
     }
+}
+
+#[test]
+fn pids_of_any_length_are_masked() {
+    assert_eq!(masked("Client 393: Running"), "Client N: Running");
+    assert_eq!(
+        masked("Client ns job rank 0 pid 394: Running"),
+        "Client ns job rank 0 pid N: Running"
+    );
+    assert_eq!(masked("Client ns 12345 rank 1: x"), "Client ns N rank 1: x");
+    assert_eq!(
+        masked("Client job:0 num procs 2"),
+        "Client job:0 num procs 2"
+    );
 }

@@ -107,13 +107,22 @@ impl DataBuffer {
         self.pending = None;
     }
 
+    #[inline]
     pub(crate) fn writable(&mut self) -> &mut Vec<u8> {
-        if let Storage::Frozen(b) = &self.store {
-            self.store = Storage::Writable(b.to_vec());
+        if matches!(self.store, Storage::Frozen(_)) {
+            self.thaw();
         }
         match &mut self.store {
             Storage::Writable(v) => v,
             Storage::Frozen(_) => unreachable!("converted above"),
+        }
+    }
+
+    /// Frozen bytes made writable again (a copy: they may be shared).
+    #[cold]
+    fn thaw(&mut self) {
+        if let Storage::Frozen(b) = &self.store {
+            self.store = Storage::Writable(b.to_vec());
         }
     }
 

@@ -97,6 +97,7 @@ impl TypeSet {
     const fn one(c: u16) -> TypeSet {
         TypeSet(1 << c)
     }
+    #[inline]
     fn has(self, c: u16) -> bool {
         c < 128 && self.0 & (1 << c) != 0
     }
@@ -119,6 +120,10 @@ const STATS: TypeSet = TypeSet::range(61, 64);
 const SET_V51: TypeSet = SET_V41.without(STATS).with(TypeSet::range(70, 72));
 const SET_V61: TypeSet = SET_V51.with(TypeSet::one(73));
 const SET_V7: TypeSet = SET_V61.with(TypeSet::range(74, 75));
+/// The set of each dialect, in the order of [`Dialect::ALL`].
+const TYPE_SETS: [TypeSet; 9] = [
+    SET_V12, SET_V20, SET_V21, SET_V3, SET_V4, SET_V41, SET_V51, SET_V61, SET_V7,
+];
 
 impl Dialect {
     /// Every dialect, oldest first.
@@ -163,27 +168,21 @@ impl Dialect {
         Dialect::ALL.iter().copied().find(|d| d.name() == s)
     }
 
+    #[inline]
     fn types(self) -> TypeSet {
-        match self {
-            Dialect::V12 => SET_V12,
-            Dialect::V20 => SET_V20,
-            Dialect::V21 => SET_V21,
-            Dialect::V3 => SET_V3,
-            Dialect::V4 => SET_V4,
-            Dialect::V41 => SET_V41,
-            Dialect::V51 => SET_V51,
-            Dialect::V61 => SET_V61,
-            Dialect::V7 => SET_V7,
-        }
+        // one load (the order of `Dialect::ALL`, checked by a test)
+        TYPE_SETS[self as usize]
     }
 
     /// Whether the dialect registers (can pack and unpack) this type.
+    #[inline]
     pub fn registers(self, ty: DataType) -> bool {
         self.types().has(ty.code())
     }
 
     /// The integer family; `fixed_ints` is psquash "native", honoured only
     /// by v4/v41 (libpmix ≤ 5.0.x); v3 and older are always fixed.
+    #[inline]
     pub fn ints(self, fixed_ints: bool) -> Ints {
         match self {
             Dialect::V12 | Dialect::V20 | Dialect::V21 | Dialect::V3 => Ints::Fixed,
@@ -194,19 +193,27 @@ impl Dialect {
 
     /// `Ok` if the dialect registers `ty`; else the error kind libpmix's
     /// answer corresponds to, for a unit/array item or for a value member.
+    #[inline]
     pub(crate) fn require(self, ty: DataType, in_value: bool) -> Result<(), crate::ErrorKind> {
         if self.registers(ty) {
             Ok(())
-        } else if in_value {
-            Err(crate::ErrorKind::ValueTypeNotRegistered {
-                ty,
-                dialect: self.name(),
-            })
         } else {
-            Err(crate::ErrorKind::NotRegistered {
+            Err(self.not_registered(ty, in_value))
+        }
+    }
+
+    #[cold]
+    fn not_registered(self, ty: DataType, in_value: bool) -> crate::ErrorKind {
+        if in_value {
+            crate::ErrorKind::ValueTypeNotRegistered {
                 ty,
                 dialect: self.name(),
-            })
+            }
+        } else {
+            crate::ErrorKind::NotRegistered {
+                ty,
+                dialect: self.name(),
+            }
         }
     }
 
@@ -252,6 +259,7 @@ impl Dialect {
     }
 
     /// The legacy private pack drivers of v20 and v12.
+    #[inline]
     pub fn is_legacy(self) -> bool {
         matches!(self, Dialect::V12 | Dialect::V20)
     }
@@ -355,6 +363,7 @@ impl Format {
 
     /// The release family the bytes follow: [`release`](Self::release),
     /// or 7.0's for [`Dialect::V7`] whatever that says.
+    #[inline]
     pub fn release_family(&self) -> Release {
         self.release.max(Release::of_dialect(self.dialect))
     }
@@ -362,6 +371,7 @@ impl Format {
     /// Whether a typeless DATA_ARRAY is written with its SIZE after the
     /// UNDEF tag (bfrops.md §9.3, spec-notes/pmix7.md): yes up to 6.1 and
     /// in 7.0's legacy v12/v20, no in [`Dialect::V7`] and 7.0's v21 … v61.
+    #[inline]
     pub fn undef_array_has_size(&self) -> bool {
         self.dialect.undef_array_has_size()
             && (self.release_family() != Release::V7 || self.dialect.is_legacy())
@@ -370,6 +380,7 @@ impl Format {
     pub const V41: Format = Format::new(Dialect::V41, BufferType::NonDesc);
 
     /// The integer family this format packs counts and sizes in.
+    #[inline]
     pub fn ints(&self) -> Ints {
         self.dialect.ints(self.fixed_ints)
     }
@@ -387,6 +398,26 @@ mod tests {
 
     fn count(d: Dialect) -> usize {
         DataType::ALL.iter().filter(|t| d.registers(**t)).count()
+    }
+
+    #[test]
+    fn type_sets_are_in_dialect_order() {
+        let named = [
+            (Dialect::V12, SET_V12),
+            (Dialect::V20, SET_V20),
+            (Dialect::V21, SET_V21),
+            (Dialect::V3, SET_V3),
+            (Dialect::V4, SET_V4),
+            (Dialect::V41, SET_V41),
+            (Dialect::V51, SET_V51),
+            (Dialect::V61, SET_V61),
+            (Dialect::V7, SET_V7),
+        ];
+        assert_eq!(named.len(), Dialect::ALL.len());
+        for (i, (d, set)) in named.into_iter().enumerate() {
+            assert_eq!(Dialect::ALL[i], d);
+            assert_eq!(d.types(), set, "{d}");
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@ impl Dialect {
     /// Whether a typeless DATA_ARRAY carries its size after the UNDEF tag.
     /// libpmix ≤ 6.0 writes `tag(0) SIZE(size)`; master writes `tag(0)` only
     /// (bfrops.md §9.3). (6.1.0 writes the size but does not read it.)
+    #[inline]
     pub fn undef_array_has_size(self) -> bool {
         !matches!(self, Dialect::V7)
     }
@@ -104,6 +105,7 @@ pub fn v1_to_v2(code: u16) -> u16 {
 }
 
 /// Whether the legacy tagging driver adds inner tags for this format.
+#[inline]
 pub fn driver_tags(f: &crate::Format) -> bool {
     f.dialect.is_legacy() && f.buffer_type == crate::BufferType::FullyDesc
 }

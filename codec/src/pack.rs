@@ -106,7 +106,9 @@ fn pack_scalars(e: &mut Enc, ty: DataType, values: &[Value]) -> bool {
                     if !values.iter().all(|v| matches!(v, Value::$variant(_))) {
                         return false;
                     }
-                    let flex: Option<fn(&Value) -> u64> = $flex;
+                    // a closure, not a `fn` pointer (called per item where
+                    // the loop is not inlined)
+                    let flex = $flex;
                     match (e.ints, flex) {
                         // flex integers: one sizing of the output for the whole run
                         (Ints::Flex, Some(f)) => flex_encode_all(e.out, values.len(), values.iter().map(f)),
@@ -125,14 +127,14 @@ fn pack_scalars(e: &mut Enc, ty: DataType, values: &[Value]) -> bool {
         };
     }
     each!(
-        Uint64 => u64, Some(|v| if let Value::Uint64(x) = v { *x } else { 0 });
-        Int64 => i64, Some(|v| if let Value::Int64(x) = v { zigzag(*x) } else { 0 });
-        Uint32 => u32, Some(|v| if let Value::Uint32(x) = v { *x as u64 } else { 0 });
-        Int32 => i32, Some(|v| if let Value::Int32(x) = v { zigzag(*x as i64) } else { 0 });
-        Uint16 => u16, Some(|v| if let Value::Uint16(x) = v { *x as u64 } else { 0 });
-        Int16 => i16, Some(|v| if let Value::Int16(x) = v { zigzag(*x as i64) } else { 0 });
-        Uint8 => u8, None;
-        Byte => u8, None
+        Uint64 => u64, Some(|v: &Value| if let Value::Uint64(x) = v { *x } else { 0 });
+        Int64 => i64, Some(|v: &Value| if let Value::Int64(x) = v { zigzag(*x) } else { 0 });
+        Uint32 => u32, Some(|v: &Value| if let Value::Uint32(x) = v { *x as u64 } else { 0 });
+        Int32 => i32, Some(|v: &Value| if let Value::Int32(x) = v { zigzag(*x as i64) } else { 0 });
+        Uint16 => u16, Some(|v: &Value| if let Value::Uint16(x) = v { *x as u64 } else { 0 });
+        Int16 => i16, Some(|v: &Value| if let Value::Int16(x) = v { zigzag(*x as i64) } else { 0 });
+        Uint8 => u8, None::<fn(&Value) -> u64>;
+        Byte => u8, None::<fn(&Value) -> u64>
     )
 }
 

@@ -51,7 +51,9 @@ macro_rules! prims {
             }
             #[inline]
             fn put_all(e: &mut Enc, items: &[Self]) {
-                let flex: Option<fn($t) -> u64> = $flex;
+                // a closure, not a `fn` pointer: a pointer is called per
+                // item where the loop is not inlined into its caller
+                let flex = $flex;
                 match (e.ints, flex) {
                     (Ints::Flex, Some(f)) => flex_encode_all(e.out, items.len(), items.iter().map(|&x| f(x))),
                     _ => {
@@ -69,13 +71,13 @@ macro_rules! prims {
 }
 
 prims! {
-    u64 => Uint64, u64, u64, Some(|x| x);
-    i64 => Int64, i64, i64, Some(zigzag);
-    u32 => Uint32, u32, u32, Some(|x| x as u64);
-    i32 => Int32, i32, i32, Some(|x| zigzag(x as i64));
-    u16 => Uint16, u16, u16, Some(|x| x as u64);
-    i16 => Int16, i16, i16, Some(|x| zigzag(x as i64));
-    u8 => Uint8, u8, u8, None;
+    u64 => Uint64, u64, u64, Some(|x: u64| x);
+    i64 => Int64, i64, i64, Some(|x: i64| zigzag(x));
+    u32 => Uint32, u32, u32, Some(|x: u32| x as u64);
+    i32 => Int32, i32, i32, Some(|x: i32| zigzag(x as i64));
+    u16 => Uint16, u16, u16, Some(|x: u16| x as u64);
+    i16 => Int16, i16, i16, Some(|x: i16| zigzag(x as i64));
+    u8 => Uint8, u8, u8, None::<fn(u8) -> u64>;
 }
 
 impl sealed::Sealed for i8 {}

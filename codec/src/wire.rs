@@ -110,7 +110,11 @@ pub fn flex_encode(out: &mut Vec<u8>, u: u64) {
     }
     let mut tmp = [0u8; FLEX_MAX];
     let n = flex_put(&mut tmp, u);
-    out.extend_from_slice(&tmp[..n]);
+    // all nine bytes (a copy of fixed size, without a call to memcpy),
+    // then cut to the encoding's length
+    let at = out.len();
+    out.extend_from_slice(&tmp);
+    out.truncate(at + n);
 }
 
 /// Appends the flex128 encodings of the `n` integers `items` yields (no
@@ -118,6 +122,20 @@ pub fn flex_encode(out: &mut Vec<u8>, u: u64) {
 /// to length after.
 #[inline]
 pub fn flex_encode_all(out: &mut Vec<u8>, n: usize, items: impl Iterator<Item = u64>) {
+    if n <= 4 {
+        // a few (a unit of one value): each on its own, no zeroed room
+        for u in items.take(n) {
+            flex_encode(out, u);
+        }
+        return;
+    }
+    flex_encode_run(out, n, items)
+}
+
+/// [`flex_encode_all`] of more than a few: its own loop (inlined into
+/// the branch for a few, it took 4 more instructions per item).
+#[inline(never)]
+fn flex_encode_run(out: &mut Vec<u8>, n: usize, items: impl Iterator<Item = u64>) {
     let start = out.len();
     out.resize(start + n * FLEX_MAX, 0);
     let mut pos = start;
@@ -165,6 +183,7 @@ pub struct Enc<'a> {
 
 impl<'a> Enc<'a> {
     /// A writer appending to `out` in `dialect` with integers as `ints`.
+    #[inline]
     pub fn new(out: &'a mut Vec<u8>, dialect: Dialect, ints: Ints) -> Enc<'a> {
         Enc {
             out,
@@ -178,6 +197,7 @@ impl<'a> Enc<'a> {
     }
 
     /// A writer appending to `out` in everything `fmt` decides.
+    #[inline]
     pub fn for_format(out: &'a mut Vec<u8>, fmt: &Format) -> Enc<'a> {
         let mut e = Enc::new(out, fmt.dialect, fmt.ints());
         e.driver_tags = crate::legacy::driver_tags(fmt);
@@ -296,19 +316,27 @@ impl<'a> Enc<'a> {
     }
 
     /// A count packed as INT32 (unit counts, string lengths, argv counts).
+    #[inline]
     pub fn count32(&mut self, n: usize) -> Result<()> {
-        let n = i32::try_from(n).map_err(|_| {
-            self.err(ErrorKind::ValueOutOfRange {
-                what: "INT32 count",
-                value: n as i128,
-            })
-        })?;
-        self.i32(n);
-        Ok(())
+        match i32::try_from(n) {
+            Ok(n) => {
+                self.i32(n);
+                Ok(())
+            }
+            Err(_) => Err(self.count_too_large(n)),
+        }
+    }
+
+    #[cold]
+    fn count_too_large(&self, n: usize) -> Error {
+        self.err(ErrorKind::ValueOutOfRange {
+            what: "INT32 count",
+            value: n as i128,
+        })
     }
 
     /// A C string: INT32 length including the NUL, the bytes, the NUL; NULL is length 0.
-    #[inline]
+    #[inline(always)]
     pub fn str(&mut self, s: Option<&PString>) -> Result<()> {
         match s {
             None => self.i32(0),
@@ -985,26 +1013,43 @@ impl<'a> Dec<'a> {
 
     /// The text of a C string (its length read and its terminating NUL
     /// checked, interior NULs not yet) and the offset of its length.
-    #[inline]
+    #[inline(always)]
     fn c_text(&mut self) -> Result<(Option<&'a [u8]>, usize)> {
         let at = self.pos;
-        // the common short string: a one-byte flex length (even: not
-        // negative; not 0: not NULL) and its body, NUL-terminated, in the
-        // input; anything else (and every error) takes the general path
-        if self.ints == Ints::Flex {
-            if let Some(&b) = self.buf[..self.end].get(at) {
-                if b & 0x81 == 0 && b != 0 {
-                    let n = (b >> 1) as usize;
-                    if let Some((0, text)) = self.buf[..self.end]
-                        .get(at + 1..at + 1 + n)
-                        .and_then(|body| body.split_last())
-                    {
-                        self.pos = at + 1 + n;
-                        return Ok((Some(text), at));
-                    }
-                }
-            }
+        match self.short_text() {
+            Some(text) => Ok((Some(text), at)),
+            None => self.c_text_long(at),
         }
+    }
+
+    /// The common short string, read in place: a one-byte flex length
+    /// (even: not negative; not 0: not NULL) and its body, NUL-terminated,
+    /// in the input. `None` (nothing read) for anything else, and for
+    /// every error, which [`c_text_long`](Self::c_text_long) then reports.
+    #[inline(always)]
+    fn short_text(&mut self) -> Option<&'a [u8]> {
+        if self.ints != Ints::Flex {
+            return None;
+        }
+        let (&b, tail) = self.buf.get(self.pos..self.end)?.split_first()?;
+        if b & 0x81 != 0 || b == 0 {
+            return None;
+        }
+        let n = (b >> 1) as usize;
+        match tail.get(..n)?.split_last()? {
+            (0, text) => {
+                self.pos += 1 + n;
+                Some(text)
+            }
+            _ => None,
+        }
+    }
+
+    /// [`c_text`](Self::c_text) of any other string (at `at`, the
+    /// position): a length of more than one byte, fixed-width integers,
+    /// NULL, and the errors.
+    #[inline(never)]
+    fn c_text_long(&mut self, at: usize) -> Result<(Option<&'a [u8]>, usize)> {
         let len = self.i32()?;
         if len == 0 {
             return Ok((None, at));
@@ -1030,7 +1075,7 @@ impl<'a> Dec<'a> {
 
     /// A C string as a view of the input (without its NUL); `None` for
     /// NULL. One scan (`find_nul`) checks for interior NULs.
-    #[inline]
+    #[inline(always)]
     pub fn str_ref(&mut self) -> Result<Option<&'a [u8]>> {
         match self.c_text()? {
             (Some(text), at) if pmix_types::find_nul(text).is_some() => Err(Error::new(
@@ -1118,6 +1163,29 @@ mod tests {
         );
         assert_eq!(flex(u64::MAX), [0xff; 9]);
         assert_eq!(flex(zigzag(i64::MIN)), [0xff; 9]);
+    }
+
+    /// A run of `n` integers (item by item for a few, into zeroed room
+    /// for more) is the concatenation of their encodings, after bytes
+    /// already in the vector.
+    #[test]
+    fn flex_encode_all_is_each_encoding_in_turn() {
+        let values: Vec<u64> = (0..64)
+            .flat_map(|i| [1u64 << i, (1u64 << i) - 1, 0x7f, 0x80])
+            .collect();
+        for n in 0..12 {
+            for start in 0..values.len() - n {
+                let items = &values[start..start + n];
+                let mut want = vec![0xaa];
+                for &u in items {
+                    flex_encode(&mut want, u);
+                }
+                let mut got = vec![0xaa];
+                // one more item offered than taken: exactly n are written
+                flex_encode_all(&mut got, n, values[start..].iter().copied());
+                assert_eq!(got, want, "{items:?}");
+            }
+        }
     }
 
     /// The word-at-a-time decoder against every width, with the value at

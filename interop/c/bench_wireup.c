@@ -1,12 +1,14 @@
 /* pmix-wire wireup benchmark client (pmixw/benches/wireup.rs). Written for
  * pmix-wire. One rank: init, put 4 keys, commit, fence with data, get
- * every peer's 4 keys, finalize; prints its peak RSS ("rss <KiB>") and
+ * every peer's 4 keys, finalize; prints its peak RSS ("rss <KiB>"), its
+ * CPU time, every thread's, user and system ("cpu <ns>", getrusage) and
  * when each phase ended ("t <phase> <microseconds since the epoch>",
  * CLOCK_REALTIME, so the bench can line the ranks up). */
 #include <pmix.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "harness.h"
@@ -68,7 +70,13 @@ int main(void) {
         return 5;
     }
     stamps[5] = now_us();
-    printf("rss %ld\n", peak_kib());
+    struct rusage ru;
+    long long cpu_ns = 0;
+    if (0 == getrusage(RUSAGE_SELF, &ru)) {
+        cpu_ns = ((long long) ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
+                 ((long long) ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;
+    }
+    printf("rss %ld\ncpu %lld\n", peak_kib(), cpu_ns);
     for (int i = 0; i < 6; i++) {
         printf("t %s %lld\n", phases[i], stamps[i]);
     }

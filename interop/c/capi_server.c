@@ -13,7 +13,13 @@
  * PMIx_server_dmodex_request and finalizes. Prints, in this order and
  * for every rank: what setup_fork set, the upcalls seen, its exit; lines
  * that do not depend on timing or on either library's bytes. A client's
- * PMIx_Abort kills every rank (the abort upcall), as a launcher does. */
+ * PMIx_Abort kills every rank (the abort upcall), as a launcher does.
+ * With CAPI_SERVER_PUBSUB=1 in its environment the module also has
+ * publish, lookup and unpublish upcalls over a small table (a key
+ * published twice: PMIX_ERR_DUPLICATE_KEY; a lookup with PMIX_WAIT held
+ * until its keys are there); with CAPI_SERVER_PUBSUB=refuse the three
+ * answer PMIX_ERR_NOT_SUPPORTED at once (as Slurm 22.05's do); without,
+ * those members are NULL. */
 #define _GNU_SOURCE
 #include <pmix.h>
 #include <pmix_server.h>
@@ -26,11 +32,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capi_host.h"
+
 #define MAXP 16
 #define NS "capi-srv"
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int connected[MAXP], finalized[MAXP], aborted[MAXP], logged;
 static int fences; /* fence_nb upcalls: none while every participant is local, on both */
 
@@ -88,6 +94,197 @@ static void h_log(const pmix_proc_t *p, const pmix_info_t data[], size_t ndata,
     if (cb) cb(PMIX_SUCCESS, d);
 }
 
+/* ---- publish / lookup / unpublish over a table (CAPI_SERVER_PUBSUB) ---- */
+#define MAXD 32
+static struct { int used; char key[PMIX_MAX_KEYLEN + 1]; pmix_proc_t proc; pmix_value_t value; } table[MAXD];
+static struct { int used; char **keys; pmix_lookup_cbfunc_t cb; void *cbdata; } waiting[MAXP];
+static int publishes, lookups, unpublishes, euid_missing, with_wait;
+
+/* a callback run after the upcall has returned (the standard forbids
+ * calling it before), on a thread of its own */
+struct later { pmix_op_cbfunc_t op; pmix_lookup_cbfunc_t lk; pmix_status_t rc; pmix_pdata_t *pd; size_t n; void *d; };
+static void *later_run(void *a) {
+    struct later *l = a;
+    if (l->op) l->op(l->rc, l->d);
+    if (l->lk) l->lk(l->rc, l->pd, l->n, l->d);
+    for (size_t i = 0; i < l->n; i++) PMIx_Value_destruct(&l->pd[i].value);
+    free(l->pd);
+    free(l);
+    return NULL;
+}
+static void later(struct later *l) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, later_run, l) == 0) pthread_detach(t);
+}
+static void later_op(pmix_op_cbfunc_t cb, pmix_status_t rc, void *d) {
+    struct later *l = calloc(1, sizeof *l);
+    l->op = cb, l->rc = rc, l->d = d;
+    later(l);
+}
+
+/* the upcall's infos must end with the client's uid (the standard) */
+static void check_euid(const pmix_info_t info[], size_t ninfo) {
+    int seen = 0;
+    for (size_t i = 0; i < ninfo; i++)
+        if (strcmp(info[i].key, PMIX_USERID) == 0 && info[i].value.type == PMIX_UINT32 &&
+            info[i].value.data.uint32 == getuid())
+            seen = 1;
+    if (!seen) euid_missing++;
+}
+
+static int find(const char *key) {
+    for (int k = 0; k < MAXD; k++)
+        if (table[k].used && strcmp(table[k].key, key) == 0) return k;
+    return -1;
+}
+
+/* the keys of `keys` found, as a pdata array (*n of them); lock held */
+static pmix_pdata_t *found(char **keys, size_t *n) {
+    size_t want = 0;
+    while (keys && keys[want]) want++;
+    pmix_pdata_t *pd = calloc(want ? want : 1, sizeof *pd);
+    *n = 0;
+    for (size_t i = 0; i < want; i++) {
+        int k = find(keys[i]);
+        if (k < 0) continue;
+        PMIX_LOAD_KEY(pd[*n].key, keys[i]);
+        pd[*n].proc = table[k].proc;
+        PMIx_Value_xfer(&pd[*n].value, &table[k].value);
+        (*n)++;
+    }
+    return pd;
+}
+static size_t nkeys(char **keys) {
+    size_t n = 0;
+    while (keys && keys[n]) n++;
+    return n;
+}
+
+/* answer the waiting lookups whose keys are all there now; lock held */
+static void wake(void) {
+    for (int w = 0; w < MAXP; w++) {
+        if (!waiting[w].used) continue;
+        size_t n;
+        pmix_pdata_t *pd = found(waiting[w].keys, &n);
+        if (n < nkeys(waiting[w].keys)) {
+            for (size_t i = 0; i < n; i++) PMIx_Value_destruct(&pd[i].value);
+            free(pd);
+            continue;
+        }
+        struct later *l = calloc(1, sizeof *l);
+        l->lk = waiting[w].cb, l->rc = PMIX_SUCCESS, l->pd = pd, l->n = n, l->d = waiting[w].cbdata;
+        later(l);
+        for (char **k = waiting[w].keys; *k; k++) free(*k);
+        free(waiting[w].keys);
+        waiting[w].used = 0;
+    }
+}
+
+static pmix_status_t h_publish(const pmix_proc_t *p, const pmix_info_t info[], size_t ninfo,
+                               pmix_op_cbfunc_t cb, void *d) {
+    pthread_mutex_lock(&lock);
+    publishes++;
+    check_euid(info, ninfo);
+    pmix_status_t rc = PMIX_SUCCESS;
+    for (size_t i = 0; i < ninfo; i++)
+        if (!PMIX_CHECK_RESERVED_KEY(info[i].key) && find(info[i].key) >= 0) rc = PMIX_ERR_DUPLICATE_KEY;
+    for (size_t i = 0; rc == PMIX_SUCCESS && i < ninfo; i++) {
+        if (PMIX_CHECK_RESERVED_KEY(info[i].key)) continue;
+        for (int k = 0; k < MAXD; k++)
+            if (!table[k].used) {
+                table[k].used = 1;
+                PMIX_LOAD_KEY(table[k].key, info[i].key);
+                table[k].proc = *p;
+                PMIx_Value_xfer(&table[k].value, &info[i].value);
+                break;
+            }
+    }
+    if (rc == PMIX_SUCCESS) wake();
+    pthread_mutex_unlock(&lock);
+    /* a refusal returned at once (its callback never comes), a success
+     * through the callback */
+    if (rc != PMIX_SUCCESS) return rc;
+    later_op(cb, PMIX_SUCCESS, d);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t h_lookup(const pmix_proc_t *p, char **keys, const pmix_info_t info[], size_t ninfo,
+                              pmix_lookup_cbfunc_t cb, void *d) {
+    (void) p;
+    int wait = 0;
+    pthread_mutex_lock(&lock);
+    lookups++;
+    check_euid(info, ninfo);
+    for (size_t i = 0; i < ninfo; i++)
+        if (strcmp(info[i].key, PMIX_WAIT) == 0) wait = 1;
+    with_wait += wait;
+    size_t n;
+    pmix_pdata_t *pd = found(keys, &n);
+    if (n < nkeys(keys) && wait) {
+        for (size_t i = 0; i < n; i++) PMIx_Value_destruct(&pd[i].value);
+        free(pd);
+        for (int w = 0; w < MAXP; w++)
+            if (!waiting[w].used) {
+                waiting[w].used = 1;
+                waiting[w].keys = calloc(nkeys(keys) + 1, sizeof(char *));
+                for (size_t k = 0; k < nkeys(keys); k++) waiting[w].keys[k] = strdup(keys[k]);
+                waiting[w].cb = cb, waiting[w].cbdata = d;
+                break;
+            }
+        pthread_mutex_unlock(&lock);
+        return PMIX_SUCCESS;
+    }
+    pthread_mutex_unlock(&lock);
+    if (n == 0) {
+        free(pd);
+        return PMIX_ERR_NOT_FOUND;
+    }
+    struct later *l = calloc(1, sizeof *l);
+    l->lk = cb, l->rc = PMIX_SUCCESS, l->pd = pd, l->n = n, l->d = d;
+    later(l);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t h_unpublish(const pmix_proc_t *p, char **keys, const pmix_info_t info[], size_t ninfo,
+                                 pmix_op_cbfunc_t cb, void *d) {
+    pthread_mutex_lock(&lock);
+    unpublishes++;
+    check_euid(info, ninfo);
+    int gone = 0;
+    for (int k = 0; k < MAXD; k++) {
+        if (!table[k].used || strcmp(table[k].proc.nspace, p->nspace) != 0 || table[k].proc.rank != p->rank)
+            continue;
+        int named = keys == NULL;
+        for (char **s = keys; s && *s; s++)
+            if (strcmp(*s, table[k].key) == 0) named = 1;
+        if (named) {
+            PMIx_Value_destruct(&table[k].value);
+            table[k].used = 0;
+            gone++;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    later_op(cb, gone ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, d);
+    return PMIX_SUCCESS;
+}
+
+/* what Slurm 22.05's slurmstepd sets: the three, each refusing */
+static pmix_status_t r_publish(const pmix_proc_t *p, const pmix_info_t info[], size_t ninfo,
+                               pmix_op_cbfunc_t cb, void *d) {
+    (void) p; (void) info; (void) ninfo; (void) cb; (void) d;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+static pmix_status_t r_lookup(const pmix_proc_t *p, char **keys, const pmix_info_t info[], size_t ninfo,
+                              pmix_lookup_cbfunc_t cb, void *d) {
+    (void) p; (void) keys; (void) info; (void) ninfo; (void) cb; (void) d;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+static pmix_status_t r_unpublish(const pmix_proc_t *p, char **keys, const pmix_info_t info[], size_t ninfo,
+                                 pmix_op_cbfunc_t cb, void *d) {
+    (void) p; (void) keys; (void) info; (void) ninfo; (void) cb; (void) d;
+    return PMIX_ERR_NOT_SUPPORTED;
+}
+
 static pmix_server_module_t module = {
     .client_connected = h_connected,
     .client_finalized = h_finalized,
@@ -95,28 +292,6 @@ static pmix_server_module_t module = {
     .fence_nb = h_fence,
     .log = h_log,
 };
-
-/* a completion: its status, and that it came */
-struct done { volatile int fired; pmix_status_t rc; };
-static void done_cb(pmix_status_t rc, void *d) {
-    struct done *x = d;
-    pthread_mutex_lock(&lock);
-    x->rc = rc;
-    x->fired = 1;
-    pthread_cond_broadcast(&cond);
-    pthread_mutex_unlock(&lock);
-}
-
-/* wait for *flag (or for *count to reach want) for at most 60 s */
-static void wait_for(volatile int *flag, int want) {
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    t.tv_sec += 60;
-    pthread_mutex_lock(&lock);
-    while (*flag < want)
-        if (pthread_cond_timedwait(&cond, &lock, &t) != 0) break;
-    pthread_mutex_unlock(&lock);
-}
 
 struct dmx { volatile int fired; pmix_status_t rc; size_t sz; };
 static void dmodex_cb(pmix_status_t rc, char *data, size_t sz, void *d) {
@@ -130,13 +305,6 @@ static void dmodex_cb(pmix_status_t rc, char *data, size_t sz, void *d) {
     pthread_mutex_unlock(&lock);
 }
 
-static const char *getenv_in(char **env, const char *name) {
-    size_t n = strlen(name);
-    for (char **e = env; e && *e; e++)
-        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=') return *e + n + 1;
-    return NULL;
-}
-
 int main(int argc, char **argv) {
     if (argc < 4) {
         fprintf(stderr, "usage: capi_server <tmpdir> <nprocs> <client> [args...]\n");
@@ -147,6 +315,16 @@ int main(int argc, char **argv) {
     pmix_info_t sinfo[2];
     PMIX_INFO_LOAD(&sinfo[0], PMIX_SERVER_TMPDIR, argv[1], PMIX_STRING);
     PMIX_INFO_LOAD(&sinfo[1], PMIX_SYSTEM_TMPDIR, argv[1], PMIX_STRING);
+    const char *ps = getenv("CAPI_SERVER_PUBSUB");
+    if (ps && strcmp(ps, "1") == 0) {
+        module.publish = h_publish;
+        module.lookup = h_lookup;
+        module.unpublish = h_unpublish;
+    } else if (ps && strcmp(ps, "refuse") == 0) {
+        module.publish = r_publish;
+        module.lookup = r_lookup;
+        module.unpublish = r_unpublish;
+    }
     pmix_status_t rc = PMIx_server_init(&module, sinfo, 2);
     printf("server_init %s\n", PMIx_Error_string(rc));
     if (rc != PMIX_SUCCESS) return 3;
@@ -245,6 +423,9 @@ int main(int argc, char **argv) {
     rc = PMIx_server_finalize();
     printf("server_finalize %s\n", PMIx_Error_string(rc));
     printf("upcalls: fence_nb %d log %d\n", fences, logged);
+    if (module.publish == h_publish)
+        printf("upcalls: publish %d lookup %d (with PMIX_WAIT %d) unpublish %d, pmix.euid missing %d\n",
+               publishes, lookups, with_wait, unpublishes, euid_missing);
     if (abort_msg[0]) printf("abort status %d message %s\n", abort_status, abort_msg);
     return 0;
 }

@@ -1,7 +1,9 @@
 /* pmix-wire: the fault matrix's rank (pmixw/tests/live_faults.rs). Every
  * rank of a job runs `fault WIRE STAGE KIND VICTIM`; rank VICTIM dies at
  * STAGE by KIND, every other rank (a peer) goes through the job's normal
- * sequence and reports what became of it. Written for pmix-wire.
+ * sequence and reports what became of it. VICTIM may be a list (`1,2`),
+ * KIND too (one kind for every victim, or one each, in order): several
+ * ranks die at the same stage. Written for pmix-wire.
  *
  *   WIRE   pmix  libpmix 4.2.2's client (PMIx_Init, Put, Commit, Fence, Get)
  *          pmi1  the simple PMI-1 wire over PMI_FD, spoken here
@@ -17,20 +19,36 @@
  *          get        inside a get of a key the next rank never puts, while
  *                     the peers wait in a get of the victim's key (PMIx)
  *          finalized  after a finalize that completed the job's sequence
+ *          spawn      (PMIx) inside PMIx_Spawn: the victim asks for a child
+ *                     job of one rank (this program, as a child) and dies
+ *                     before its answer can arrive; the child, if started,
+ *                     waits in a PMIx_Connect with the victim
+ *          connect    (PMIx) the victim's PMIx_Spawn completes, then it
+ *                     dies while its child waits in a PMIx_Connect with it
+ *          spawnchild (PMIx) the victim's child dies inside its init (half
+ *                     a connection header); the victim (which reports as
+ *                     a peer does) waits in PMIx_Spawn, then in a
+ *                     PMIx_Connect with the child
+ *          connectchild (PMIx) the child dies after its init while the
+ *                     victim waits in a PMIx_Connect with it
  *          hold       no death: the victim enters the fence 3 s late (and
  *                     reports as a peer does), the others wait in it; for
  *                     what the launcher's own end does to them
  *   KIND   kill (SIGKILL), segv (SIGSEGV, no core file), exit (status 3
- *          without finalizing), abort (PMIx_Abort / PMI abort, status 7)
+ *          without finalizing), abort (PMIx_Abort / PMI abort, status 7
+ *          for the first victim, 8 for the second, ...; PMI-2's has none)
  *
  * Peers: init, put "fault.key", commit, fence (with data unless STAGE is
- * fence0), get the victim's key, finalize; at STAGE get the get of the
- * victim's key comes before the fence; at STAGE fence and fence0 the
- * last rank enters the fence only once the victim has died (the victim
- * writes its pid to $FAULT_SYNC/victim, when set), so that the victim dies
- * inside a fence it has entered and the others wait in. Each prints one
+ * fence0), get the (first) victim's key, finalize; at STAGE get the get of
+ * the victim's key comes before the fence; at STAGE fence and fence0 the
+ * last rank enters the fence only once every victim has died (victim R
+ * writes its pid to $FAULT_SYNC/victim.R, when set), so that the victims
+ * die inside a fence they have entered and the others wait in. Each prints one
  * line: "fault peer R: done" (exit 0) or "fault peer R: OP failed: WHY" (exit 5). The victim
- * prints "fault victim R: STAGE KIND" before it dies. */
+ * prints "fault victim R: STAGE KIND" before it dies. A spawned child is
+ * run as `fault child STAGE KIND PARENT-NSPACE PARENT-RANK` and reports as
+ * "fault child R: ..." (at STAGE spawnchild and connectchild it is the
+ * one that dies, "fault victim R: ..."). */
 #include <pmix.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -42,13 +60,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static const char *wire, *stage, *kind;
+static const char *wire, *stage, *kind, *role = "peer";
 static int me = -1, size = 0, victim, fd = -1;
+/* every victim, and which of them this rank is (-1: a peer) */
+#define MAX_VICTIMS 16
+static int victims[MAX_VICTIMS], nvictims = 0, my_victim = -1;
 
 static void die(void);
 
 static void peer_failed(const char *op, const char *why) {
-    printf("fault peer %d: %s failed: %s\n", me, op, why);
+    printf("fault %s %d: %s failed: %s\n", role, me, op, why);
     fflush(stdout);
     exit(5);
 }
@@ -227,6 +248,84 @@ static void nop_value_cb(pmix_status_t status, pmix_value_t *kv, void *cbdata) {
     (void)cbdata;
 }
 
+/* ---- spawn and connect ---- */
+
+/* PMIx_Spawn of one rank of this program as a child of this rank; with
+ * `wait`, until it has been answered (the child's namespace in `child`) */
+static void px_spawn(int wait, char *child) {
+    static char exe[4096], rank[16];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) peer_failed("spawn", "no /proc/self/exe");
+    exe[n] = 0;
+    snprintf(rank, sizeof rank, "%d", me);
+    static char *argv[7];
+    argv[0] = exe;
+    argv[1] = "child";
+    argv[2] = (char *)stage;
+    argv[3] = (char *)kind;
+    argv[4] = self.nspace;
+    argv[5] = rank;
+    argv[6] = NULL;
+    pmix_app_t app;
+    memset(&app, 0, sizeof app);
+    app.cmd = exe;
+    app.argv = argv;
+    app.maxprocs = 1;
+    if (wait)
+        pmix_check("spawn", PMIx_Spawn(NULL, 0, &app, 1, child));
+    else
+        PMIx_Spawn_nb(NULL, 0, &app, 1, NULL, NULL);
+}
+
+/* PMIx_Connect of rank `rank` of `ns` with every rank of `other` */
+static void px_connect(const char *ns, int rank, const char *other) {
+    pmix_proc_t procs[2];
+    PMIX_LOAD_PROCID(&procs[0], ns, (pmix_rank_t)rank);
+    PMIX_LOAD_PROCID(&procs[1], other, PMIX_RANK_WILDCARD);
+    pmix_check("connect", PMIx_Connect(procs, 2, NULL, 0));
+}
+
+static int is(const char *s) { return strcmp(stage, s) == 0; }
+
+/* the victim's part at the spawn and connect stages */
+static void spawner_run(void) {
+    char child[PMIX_MAX_NSLEN + 1] = {0};
+    px_init();
+    if (is("spawn")) {
+        px_spawn(0, child);
+        usleep(1000);
+        die();
+    }
+    px_spawn(1, child);
+    if (is("connect")) die();
+    /* spawnchild, connectchild: the child dies, this rank waits */
+    px_connect(self.nspace, me, child);
+    printf("fault peer %d: done\n", me);
+    exit(0);
+}
+
+static void die_in_handshake(void);
+
+/* a spawned child: `fault child STAGE KIND PARENT-NSPACE PARENT-RANK` */
+static int child_main(char **argv) {
+    wire = "pmix";
+    role = "child";
+    my_victim = 0; /* its abort's status: 7 */
+    stage = argv[2];
+    kind = argv[3];
+    me = getenv("PMIX_RANK") ? atoi(getenv("PMIX_RANK")) : 0;
+    if (is("spawnchild")) die_in_handshake();
+    px_init();
+    if (is("connectchild")) {
+        /* the parent is in (or on its way into) the connect */
+        usleep(300 * 1000);
+        die();
+    }
+    px_connect(argv[4], atoi(argv[5]), self.nspace);
+    printf("fault child %d: done\n", me);
+    return 0;
+}
+
 /* ---- the victim ---- */
 
 static int is_pmix(void) { return strcmp(wire, "pmix") == 0; }
@@ -243,12 +342,13 @@ static void die(void) {
     }
     if (strcmp(kind, "exit") == 0) exit(3);
     if (strcmp(kind, "abort") == 0) {
+        int status = 7 + my_victim;
         if (is_pmix()) {
-            PMIx_Abort(7, "fault abort", NULL, 0);
+            PMIx_Abort(status, "fault abort", NULL, 0);
         } else {
-            char ans[4096];
-            pmi_send(v() == 1 ? "cmd=abort exitcode=7\n"
-                              : "cmd=abort;isworldabort=TRUE;msg=fault abort;");
+            char ans[4096], q[128];
+            snprintf(q, sizeof q, "cmd=abort exitcode=%d\n", status);
+            pmi_send(v() == 1 ? q : "cmd=abort;isworldabort=TRUE;msg=fault abort;");
             answer("abort", ans, sizeof ans);
         }
         /* the host ends the job; waiting here is its business */
@@ -284,6 +384,7 @@ static void die_in_handshake(void) {
 }
 
 static void victim_run(void) {
+    if (is("spawn") || is("connect") || is("spawnchild") || is("connectchild")) spawner_run();
     if (strcmp(stage, "before") == 0) die();
     if (strcmp(stage, "handshake") == 0) die_in_handshake();
     if (is_pmix())
@@ -344,13 +445,13 @@ static void victim_run(void) {
     exit(16); /* an unknown stage */
 }
 
-/* the late peer's wait: until the victim (its pid in $FAULT_SYNC/victim)
+/* the late peer's wait: until victim R (its pid in $FAULT_SYNC/victim.R)
  * has died, 20 s at most (a hang guard; the test's own bound is longer) */
-static void wait_for_victim(void) {
+static void wait_for_one(int r) {
     const char *dir = getenv("FAULT_SYNC");
     char path[4096], st[512];
     if (!dir) return;
-    snprintf(path, sizeof path, "%s/victim", dir);
+    snprintf(path, sizeof path, "%s/victim.%d", dir, r);
     for (int i = 0; i < 2000; i++, usleep(10 * 1000)) {
         FILE *f = fopen(path, "r");
         int pid = 0;
@@ -366,8 +467,13 @@ static void wait_for_victim(void) {
         st[n] = 0;
         char *e = strrchr(st, ')');
         if (e && e[1] == ' ' && (e[2] == 'Z' || e[2] == 'X')) return;
-        snprintf(path, sizeof path, "%s/victim", dir);
+        snprintf(path, sizeof path, "%s/victim.%d", dir, r);
     }
+}
+
+/* until every victim has died */
+static void wait_for_victim(void) {
+    for (int i = 0; i < nvictims; i++) wait_for_one(victims[i]);
 }
 
 static void peer_run(void) {
@@ -398,25 +504,41 @@ static void peer_run(void) {
 }
 
 int main(int argc, char **argv) {
+    if (argc == 6 && strcmp(argv[1], "child") == 0) return child_main(argv);
     if (argc != 5) {
         fprintf(stderr, "usage: fault pmix|pmi1|pmi2 STAGE KIND VICTIM\n");
         return 2;
     }
     wire = argv[1];
     stage = argv[2];
-    kind = argv[3];
-    victim = atoi(argv[4]);
+    static char kinds[256];
+    snprintf(kinds, sizeof kinds, "%s", argv[3]);
+    for (const char *p = argv[4]; *p && nvictims < MAX_VICTIMS;) {
+        victims[nvictims++] = atoi(p);
+        p = strchr(p, ',') ? strchr(p, ',') + 1 : "";
+    }
+    if (nvictims == 0) return 2;
+    victim = victims[0];
     const char *r = getenv(is_pmix() ? "PMIX_RANK" : "PMI_RANK");
     const char *s = is_pmix() ? NULL : getenv("PMI_SIZE");
     if (!r) return 10;
     me = atoi(r);
     size = s ? atoi(s) : 0;
+    for (int i = 0; i < nvictims; i++)
+        if (victims[i] == me) my_victim = i;
+    /* this victim's kind: the list's entry (else its last) */
+    kind = strtok(kinds, ",");
+    for (int i = 0; i < my_victim; i++) {
+        const char *k = strtok(NULL, ",");
+        if (k) kind = k;
+    }
+    if (!kind) return 2;
     if (!is_pmix()) {
         const char *f = getenv("PMI_FD");
         if (!f) return 10;
         fd = atoi(f);
     }
-    if (me == victim && getenv("FAULT_SYNC")) {
+    if (my_victim >= 0 && getenv("FAULT_SYNC")) {
         char path[4096];
         snprintf(path, sizeof path, "%s/victim.tmp.%d", getenv("FAULT_SYNC"), (int)getpid());
         FILE *f = fopen(path, "w");
@@ -424,11 +546,11 @@ int main(int argc, char **argv) {
             fprintf(f, "%d\n", (int)getpid());
             fclose(f);
             char to[4096];
-            snprintf(to, sizeof to, "%s/victim", getenv("FAULT_SYNC"));
+            snprintf(to, sizeof to, "%s/victim.%d", getenv("FAULT_SYNC"), me);
             rename(path, to);
         }
     }
-    if (me == victim)
+    if (my_victim >= 0)
         victim_run();
     else
         peer_run();

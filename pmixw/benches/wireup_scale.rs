@@ -180,7 +180,7 @@ fn main() {
             // stepds' trees, or the nodes' own report if larger)
             let servers = |v: &[Run]| {
                 v.iter()
-                    .map(|r| r.stepd_rss_kib.max(r.server_rss_kib))
+                    .map(|r| r.stepd_tree_rss_kib.max(r.server_rss_kib))
                     .max()
                     .unwrap_or(0)
             };

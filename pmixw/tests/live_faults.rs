@@ -1,16 +1,19 @@
 //! The fault matrix of `pmixw run` (issue 38, spec-notes/robustness.md
-//! "Launcher faults"): one table of stages × kinds of death × wires, each
-//! case a job of 3 ranks of `interop/c/fault.c` in which rank 1 dies at
-//! that stage in that way. Each case checks the launcher's exit status,
+//! "Launcher faults"): one table of stages × kinds of death × wires ×
+//! stores (PMIx also under the ds21 store), each case a job of 3 ranks of
+//! `interop/c/fault.c` in which rank 1 (or the child it spawned) dies at
+//! that stage in that way, and one of two ranks dying at once. Each case
+//! checks the launcher's exit status,
 //! its line naming the rank and why, what the peers saw (an error, not a
 //! hang, when they were blocked on the victim), that nothing is left in
 //! the job's session (the ranks' descendants included) and that its
 //! private TMPDIR is empty; it prints the time until every rank was
 //! gone. Cases run 4 at a time; each is bounded by a hang guard only.
-//! Also: a rank's descendants end with the job, and stdin reaches rank 0
-//! only, from a pipe and from a terminal.
+//! Also: a rank's descendants end with the job, stdin reaches rank 0
+//! only, from a pipe and from a terminal, and the launcher's signals go on
+//! to the ranks (SIGUSR1, SIGUSR2, SIGCONT; SIGTSTP as SIGSTOP).
 
-use pmix_test_kit::{interop, process};
+use pmix_test_kit::{ds_client, interop, process};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -26,6 +29,13 @@ const STAGES: &[(&str, bool, bool)] = &[
     // a PMI get answers at once: nothing waits in it
     ("get", true, false),
     ("finalized", true, true),
+    // PMIx_Spawn and PMIx_Connect: the victim dies inside its spawn, or
+    // after it while its child waits in a connect with it; its child dies
+    // inside its init, or after it while the victim waits in a connect
+    ("spawn", true, false),
+    ("connect", true, false),
+    ("spawnchild", true, false),
+    ("connectchild", true, false),
 ];
 
 /// How it dies: (name, the launcher's status for it, its line).
@@ -37,6 +47,11 @@ const KINDS: &[(&str, i32, &str)] = &[
 ];
 
 const WIRES: &[&str] = &["pmix", "pmi1", "pmi2"];
+
+/// The stores a case's PMIx ranks read job and peer data from: the
+/// server's answers, and the ds21 shared-memory store (`--dstore`,
+/// libpmix 4.2.2 clients; PMI ranks have no store).
+const STORES: &[bool] = &[false, true];
 
 /// What the peers of a case must report.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,27 +72,44 @@ enum Peers {
 #[derive(Debug, Clone)]
 struct Case {
     wire: &'static str,
+    /// Under the ds21 store (`--dstore`).
+    dstore: bool,
     stage: &'static str,
     kind: &'static str,
     status: i32,
     line: String,
     peers: Peers,
+    /// A line (its start) the rank waiting on the victim prints: its
+    /// error (a spawn's or connect's), not a hang.
+    waiter: Option<&'static str>,
 }
 
 /// Every case of the table.
 fn cases() -> Vec<Case> {
     let mut out = Vec::new();
-    for &wire in WIRES {
+    for (&wire, &dstore) in WIRES
+        .iter()
+        .flat_map(|w| STORES.iter().map(move |d| (w, d)))
+    {
+        if dstore && wire != "pmix" {
+            continue;
+        }
         for &(stage, pmix, pmi) in STAGES {
             if !(if wire == "pmix" { pmix } else { pmi }) {
                 continue;
             }
             for &(kind, status, line) in KINDS {
-                // no abort without a connection (before, handshake) or
-                // after it ended (finalized)
-                if kind == "abort" && matches!(stage, "before" | "handshake" | "finalized") {
+                // no abort without a connection (before, handshake, the
+                // child's spawnchild) or after it ended (finalized)
+                if kind == "abort"
+                    && matches!(stage, "before" | "handshake" | "finalized" | "spawnchild")
+                {
                     continue;
                 }
+                // at spawnchild and connectchild the one that dies is the
+                // child, rank 0 of the spawned job
+                let child = matches!(stage, "spawnchild" | "connectchild");
+                let who = if child { 0 } else { 1 };
                 // PMI-2's abort carries no status: 1, as MPICH's mpiexec
                 let (status, line) = match (wire, kind) {
                     ("pmi2", "abort") => (1, "aborted with status 1".to_string()),
@@ -88,23 +120,33 @@ fn cases() -> Vec<Case> {
                         format!("rank 1 of fault-X {line} after finalizing"),
                         Peers::Done,
                     ),
-                    (_, "abort") => (format!("rank 1 {line}"), Peers::Ended),
+                    (_, "abort") => (format!("rank {who} {line}"), Peers::Ended),
                     ("fence" | "fence0", _) => (
                         format!("rank 1 of fault-X {line} before finalizing"),
                         Peers::Either,
                     ),
                     _ => (
-                        format!("rank 1 of fault-X {line} before finalizing"),
+                        format!("rank {who} of fault-X {line} before finalizing"),
                         Peers::Error,
                     ),
                 };
+                // who waits on the victim in a spawn or connect gets an
+                // error (after an abort the host ends the job instead)
+                let waiter = match (stage, kind) {
+                    (_, "abort") => None,
+                    ("connect", _) => Some("fault child 0: connect failed: "),
+                    ("spawnchild" | "connectchild", _) => Some("fault peer 1: "),
+                    _ => None,
+                };
                 out.push(Case {
                     wire,
+                    dstore,
                     stage,
                     kind,
                     status,
                     line,
                     peers,
+                    waiter,
                 });
             }
         }
@@ -217,6 +259,19 @@ fn fault_program() -> Option<PathBuf> {
     )
 }
 
+/// A case's `--grace`: generous, since peers get their errors at once and
+/// the grace only bounds a hang; after an abort it is what the job's end
+/// takes (the peers are ended by SIGTERM once it has passed, the host's
+/// part), so there 1 s: the matrix's abort cases were three quarters of
+/// its time with 5 s.
+fn grace(abort: bool) -> &'static str {
+    if abort {
+        "1"
+    } else {
+        "5"
+    }
+}
+
 /// One case: its problems (empty when it passed) and a line for the log.
 fn check(exe: &Path, c: &Case, root: &Path, i: usize) -> (Vec<String>, String) {
     let tmp = root.join(format!("tmp{i}"));
@@ -224,12 +279,15 @@ fn check(exe: &Path, c: &Case, root: &Path, i: usize) -> (Vec<String>, String) {
     std::fs::create_dir_all(&tmp).unwrap();
     std::fs::create_dir_all(&sync).unwrap();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixw"));
-    // a generous grace: peers get their errors at once, the grace only
-    // bounds a hang
-    cmd.args(["run", "--grace", "5", "--mpi", c.wire, "-n", "3"])
-        .arg(exe)
-        .args([c.wire, c.stage, c.kind, "1"])
-        .env("FAULT_SYNC", &sync);
+    cmd.args(["run", "--grace", grace(c.kind == "abort")])
+        .args(["--mpi", c.wire, "-n", "3"])
+        .env("FAULT_SYNC", &sync)
+        .env_remove("PMIXW_DSTORE");
+    if c.dstore {
+        // libpmix says which store each client took
+        cmd.arg("--dstore").env("PMIX_MCA_gds_base_verbose", "2");
+    }
+    cmd.arg(exe).args([c.wire, c.stage, c.kind, "1"]);
     let r = run_in_session(cmd, &tmp, Stdio::null());
     let stdout = String::from_utf8_lossy(&r.out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&r.out.stderr).into_owned();
@@ -270,53 +328,106 @@ fn check(exe: &Path, c: &Case, root: &Path, i: usize) -> (Vec<String>, String) {
             bad.push(format!("peer {p}: not {:?}", c.peers));
         }
     }
+    // under the store, both peers (which initialise in every case) took
+    // it, and no client's init the hash store (a spawned child takes ds21
+    // too);
+    // its segment files are what the TMPDIR check below finds first
+    if c.dstore {
+        // (libpmix's client stores a spawn's answer with hash whatever
+        // the store: pmix_client_spawn.c, not the job's own data)
+        let init: String = stderr
+            .lines()
+            .filter(|l| !l.contains("pmix_client_spawn.c"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let ds21 = ds_client::job_info_stored_with(&init, "ds21");
+        let hash = ds_client::job_info_stored_with(&init, "hash");
+        if ds21 < 2 || hash > 0 {
+            bad.push(format!(
+                "{ds21} clients took the ds21 store (not 2 or more), {hash} hash"
+            ));
+        }
+    }
+    let mut said_by_waiter = String::new();
+    let waited = c.waiter.map(|w| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(w) && l.contains(" failed: "))
+            .map(str::to_string)
+    });
+    match &waited {
+        Some(None) => bad.push(format!("no error for the waiting rank ({:?})", c.waiter)),
+        Some(Some(l)) => said_by_waiter = format!(" ({l})"),
+        None => {}
+    }
+    let head = format!(
+        "{:<5} {:<4} {:<12} {:<6} status {:>3} in {:.2} s{said_by_waiter}",
+        c.wire,
+        if c.dstore { "ds21" } else { "" },
+        c.stage,
+        c.kind,
+        status,
+        r.secs,
+    );
+    case_done(bad, head, &r, &[&tmp, &sync])
+}
+
+/// A case's end: what is left in its session and TMPDIR added to its
+/// problems `bad`, its log line (`head`, then why it failed), its output
+/// kept when it failed, its directories `dirs` removed.
+fn case_done(mut bad: Vec<String>, head: String, r: &Run, dirs: &[&Path]) -> (Vec<String>, String) {
     if !r.left.is_empty() {
         bad.push(format!("left in the session: {:?}", r.left));
     }
     if !r.files.is_empty() {
         bad.push(format!("left in TMPDIR: {:?}", r.files));
     }
-    let log = format!(
-        "{:<5} {:<10} {:<6} status {:>3} in {:.2} s{}",
-        c.wire,
-        c.stage,
-        c.kind,
-        status,
-        r.secs,
-        if bad.is_empty() {
-            String::new()
-        } else {
-            format!("  FAIL: {}", bad.join("; "))
-        }
-    );
+    let log = if bad.is_empty() {
+        head
+    } else {
+        format!("{head}  FAIL: {}", bad.join("; "))
+    };
     if !bad.is_empty() {
-        bad.push(format!("stdout:\n{stdout}stderr:\n{stderr}"));
+        bad.push(format!(
+            "stdout:\n{}stderr:\n{}",
+            String::from_utf8_lossy(&r.out.stdout),
+            String::from_utf8_lossy(&r.out.stderr)
+        ));
     }
-    let _ = std::fs::remove_dir_all(&tmp);
-    let _ = std::fs::remove_dir_all(&sync);
+    for d in dirs {
+        let _ = std::fs::remove_dir_all(d);
+    }
     (bad, log)
 }
 
-#[test]
-fn every_death_at_every_stage_on_every_wire_ends_the_job_cleanly() {
-    let Some(exe) = fault_program() else { return };
-    let root = fresh_dir("matrix");
-    let all = cases();
-    assert_eq!(all.len(), 25 + 21 + 21, "the table's cases");
+/// Run `check` on every case, 4 at a time (the index gives each its own
+/// directories under `root`), printing each case's line; fail with every
+/// case that failed.
+fn run_cases<C: std::fmt::Debug + Sync>(
+    all: &[C],
+    root: &Path,
+    check: impl Fn(&C, &Path, usize) -> (Vec<String>, String) + Sync,
+) {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(Vec::new());
+    let start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..4 {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(c) = all.get(i) else { break };
-                let (bad, log) = check(&exe, c, &root, i);
+                let (bad, log) = check(c, root, i);
                 println!("{log}");
                 results.lock().unwrap().push((i, bad));
             });
         }
     });
-    let _ = std::fs::remove_dir_all(&root);
+    println!(
+        "{} cases in {:.1} s",
+        all.len(),
+        start.elapsed().as_secs_f64()
+    );
+    let _ = std::fs::remove_dir_all(root);
     let mut failed: Vec<(usize, Vec<String>)> = results
         .into_inner()
         .unwrap()
@@ -334,6 +445,168 @@ fn every_death_at_every_stage_on_every_wire_ends_the_job_cleanly() {
             .map(|(i, b)| format!("{:?}: {}", all[*i], b.join("\n")))
             .collect::<Vec<_>>()
             .join("\n\n")
+    );
+}
+
+#[test]
+fn every_death_at_every_stage_on_every_wire_ends_the_job_cleanly() {
+    let Some(exe) = fault_program() else { return };
+    let all = cases();
+    // PMIx without and with the ds21 store, PMI-1, PMI-2
+    // (each 25 + 15 at the spawn and connect stages)
+    assert_eq!(all.len(), 40 + 40 + 21 + 21, "the table's cases");
+    run_cases(&all, &fresh_dir("matrix"), |c, root, i| {
+        check(&exe, c, root, i)
+    });
+}
+
+/// Where several ranks die at once: (stage, on the PMI wires too).
+const SEVERAL_STAGES: &[(&str, bool)] = &[("init", true), ("fence", true), ("get", false)];
+
+/// How the two victims (ranks 1 and 2 of 4) die, each its own way.
+const SEVERAL_KINDS: &[(&str, &str)] = &[
+    ("kill", "kill"),
+    ("kill", "segv"),
+    ("exit", "segv"),
+    ("abort", "kill"),
+    ("abort", "abort"),
+];
+
+/// A case of several ranks dying at the same stage.
+#[derive(Debug, Clone)]
+struct Several {
+    wire: &'static str,
+    stage: &'static str,
+    kinds: (&'static str, &'static str),
+}
+
+fn several_cases() -> Vec<Several> {
+    let mut out = Vec::new();
+    for &wire in WIRES {
+        for &(stage, pmi) in SEVERAL_STAGES {
+            if wire != "pmix" && !pmi {
+                continue;
+            }
+            for &kinds in SEVERAL_KINDS {
+                out.push(Several { wire, stage, kinds });
+            }
+        }
+    }
+    out
+}
+
+/// The launcher's word on a rank's end, from one of its lines: (rank,
+/// the status it stands for). `rank R of NS was killed by signal S
+/// before finalizing` (128 + S), `… exited with status S before
+/// finalizing`, `rank R aborted with status S: …`.
+fn end_said(line: &str) -> Option<(u32, i32)> {
+    let rest = line.strip_prefix("pmixw run: rank ")?;
+    let (rank, rest) = rest.split_once(' ')?;
+    let rank = rank.parse().ok()?;
+    let num = |after: &str| -> Option<i32> {
+        let t = rest.split_once(after)?.1;
+        t.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+    };
+    if rest.starts_with("aborted with status ") {
+        return Some((rank, num("status ")?));
+    }
+    if !rest.ends_with(" before finalizing") {
+        return None;
+    }
+    if rest.contains(" was killed by signal ") {
+        return Some((rank, 128 + num("signal ")?));
+    }
+    Some((rank, num("exited with status ")?))
+}
+
+/// One case of [`several_cases`]: ranks 1 and 2 of 4 die at the stage.
+/// The job's status is the first rank to end's, as the launcher saw it:
+/// its first line naming a rank's end (a failure before finalizing or an
+/// abort) names a victim, with the job's status; both victims are named;
+/// the peers (0 and 3) got an error when they waited on the victims (no
+/// abort: the job's end is then the host's); nothing is left.
+fn check_several(exe: &Path, c: &Several, root: &Path, i: usize) -> (Vec<String>, String) {
+    let tmp = root.join(format!("tmp{i}"));
+    let sync = root.join(format!("sync{i}"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::create_dir_all(&sync).unwrap();
+    let kinds = format!("{},{}", c.kinds.0, c.kinds.1);
+    let abort = c.kinds.0 == "abort" || c.kinds.1 == "abort";
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixw"));
+    cmd.args(["run", "--grace", grace(abort), "--mpi", c.wire, "-n", "4"])
+        .env("FAULT_SYNC", &sync)
+        .env_remove("PMIXW_DSTORE")
+        .arg(exe)
+        .args([c.wire, c.stage, &kinds, "1,2"]);
+    let r = run_in_session(cmd, &tmp, Stdio::null());
+    let stdout = String::from_utf8_lossy(&r.out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&r.out.stderr).into_owned();
+    let mut bad = Vec::new();
+    let status = r.out.status.code().unwrap_or(-1);
+    let ends: Vec<(u32, i32)> = stderr.lines().filter_map(end_said).collect();
+    match ends.first() {
+        Some(&(rank, st)) if (rank == 1 || rank == 2) && st == status => {}
+        first => bad.push(format!(
+            "status {status}, the first end said {first:?}: not a victim's with that status"
+        )),
+    }
+    for v in [1, 2] {
+        if !ends.iter().any(|&(r, _)| r == v) {
+            bad.push(format!("victim {v}'s end not said"));
+        }
+    }
+    for p in [0, 3] {
+        let me = format!("fault peer {p}: ");
+        let failed = stdout
+            .lines()
+            .any(|l| l.starts_with(&me) && l.contains(" failed: "));
+        let done = stdout.lines().any(|l| l == format!("{me}done"));
+        let ok = abort || failed || (c.stage == "fence" && done);
+        if !ok {
+            bad.push(format!("peer {p}: neither an error nor (fence) done"));
+        }
+    }
+    let head = format!(
+        "{:<5} {:<6} {:<11} status {:>3} (first said: {:?}) in {:.2} s",
+        c.wire,
+        c.stage,
+        kinds,
+        status,
+        ends.first(),
+        r.secs,
+    );
+    case_done(bad, head, &r, &[&tmp, &sync])
+}
+
+/// Two ranks die at the same stage, by the same signal or different
+/// ones, or abort: the first to end sets the status, nothing is left.
+#[test]
+fn several_ranks_dying_at_once_end_the_job_with_the_first_ones_status() {
+    let Some(exe) = fault_program() else { return };
+    let all = several_cases();
+    assert_eq!(all.len(), 15 + 10 + 10, "the table's cases");
+    run_cases(&all, &fresh_dir("several"), |c, root, i| {
+        check_several(&exe, c, root, i)
+    });
+}
+
+#[test]
+fn the_launchers_lines_say_which_rank_ended_how() {
+    assert_eq!(
+        end_said("pmixw run: rank 2 of j-1 was killed by signal 9 before finalizing"),
+        Some((2, 137))
+    );
+    assert_eq!(
+        end_said("pmixw run: rank 1 of j-1 exited with status 3 before finalizing"),
+        Some((1, 3))
+    );
+    assert_eq!(
+        end_said("pmixw run: rank 1 aborted with status 8: fault abort"),
+        Some((1, 8))
+    );
+    assert_eq!(
+        end_said("pmixw run: rank 1 of j-1 exited with status 3 after finalizing"),
+        None
     );
 }
 
@@ -597,7 +870,7 @@ fn ranks_of_a_killed_launcher_notice_and_exit() {
             &[("FAULT_SYNC", &sync)],
         );
         let sid = child.id();
-        process::wait_until("the held rank started", || sync.join("victim").exists());
+        process::wait_until("the held rank started", || sync.join("victim.1").exists());
         // the peer is in (or on its way into) the fence; the held rank
         // sleeps 3 s before it
         std::thread::sleep(Duration::from_millis(300));
@@ -655,4 +928,169 @@ fn an_unusable_tmpdir_is_refused_in_one_line() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The processes of session `sid` other than its leader (the launcher):
+/// (pid, state).
+fn ranks_states(sid: u32) -> Vec<(u32, String)> {
+    in_session(sid)
+        .into_iter()
+        .filter_map(|l| {
+            let mut w = l.split(' ');
+            let pid: u32 = w.next()?.parse().ok()?;
+            let st = w.next()?.to_string();
+            (pid != sid).then_some((pid, st))
+        })
+        .collect()
+}
+
+/// Whether every process of session `sid` but the launcher is stopped:
+/// in state T; or D, a shell stopped in a vfork waiting for its stopped
+/// child's exec (dash forks each `sleep` so); or Z, a `sleep` that ended
+/// just before its stopped shell could reap it.
+fn ranks_stopped(sid: u32) -> bool {
+    let s = ranks_states(sid);
+    s.iter().any(|(_, st)| st == "T")
+        && s.iter()
+            .all(|(_, st)| matches!(st.as_str(), "T" | "D" | "Z"))
+}
+
+/// The launcher's state (R, S, T, ...) in its session `sid`.
+fn launcher_state(sid: u32) -> String {
+    in_session(sid)
+        .into_iter()
+        .find_map(|l| {
+            let mut w = l.split(' ');
+            (w.next()? == sid.to_string()).then(|| w.next().unwrap_or("").to_string())
+        })
+        .unwrap_or_default()
+}
+
+/// Wait (hang guard) until `lines` holds every one of `want`, reading
+/// what `rx` brings.
+fn lines_arrive(rx: &std::sync::mpsc::Receiver<String>, lines: &mut Vec<String>, want: &[String]) {
+    let start = Instant::now();
+    while !want.iter().all(|w| lines.contains(w)) {
+        assert!(
+            start.elapsed() < process::HANG,
+            "no {want:?} in {lines:?} (hang guard)"
+        );
+        if let Ok(l) = rx.recv_timeout(Duration::from_millis(50)) {
+            lines.push(l);
+        }
+    }
+}
+
+/// Kills what is left of session `sid` when dropped: a test that fails
+/// with the ranks stopped leaves nothing behind.
+struct SessionGuard(u32);
+impl Drop for SessionGuard {
+    fn drop(&mut self) {
+        for l in in_session(self.0) {
+            if let Some(pid) = l.split(' ').next().and_then(|p| p.parse().ok()) {
+                kill(pid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+/// Ranks of `sh` trapping SIGUSR1, SIGUSR2, SIGTSTP, SIGCONT and SIGTERM
+/// (a line each; TERM then exits 9), waiting in a loop of `sleep`s for
+/// `$SYNC/end`.
+const TRAPS: &str = r#"for s in USR1 USR2 TSTP CONT; do trap "echo rank $PMIX_RANK got $s" $s; done
+    trap "echo rank $PMIX_RANK got TERM; exit 9" TERM
+    touch "$SYNC/ready.$PMIX_RANK"
+    while [ ! -e "$SYNC/end" ]; do sleep 0.05; done"#;
+
+/// As mpirun 4.1.4 and prterun 5.0.11 (checked by hand): SIGUSR1 and
+/// SIGUSR2 to the launcher reach every rank's group; SIGTSTP stops every
+/// rank's group (as SIGSTOP: no rank sees a SIGTSTP) while the launcher
+/// runs on; SIGCONT continues them; the job then ends as it would have
+/// (status 0), nothing left.
+#[test]
+fn usr1_usr2_tstp_and_cont_are_forwarded_to_every_rank() {
+    let tmp = fresh_dir("fwd");
+    let sync = fresh_dir("fwd-sync");
+    let (mut child, err) = start_in_session(
+        &["run", "-n", "2", "sh", "-c", TRAPS],
+        &tmp,
+        &[("SYNC", &sync)],
+    );
+    let sid = child.id();
+    let _guard = SessionGuard(sid);
+    let out = process::lines_of(child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    ranks_ready(&sync, 2);
+    let got = |s: &str| -> Vec<String> { (0..2).map(|r| format!("rank {r} got {s}")).collect() };
+    kill(sid, libc::SIGUSR1);
+    lines_arrive(&out, &mut lines, &got("USR1"));
+    kill(sid, libc::SIGUSR2);
+    lines_arrive(&out, &mut lines, &got("USR2"));
+    kill(sid, libc::SIGTSTP);
+    process::wait_until("every rank's group stopped", || ranks_stopped(sid));
+    assert_ne!(launcher_state(sid), "T", "the launcher runs on");
+    kill(sid, libc::SIGCONT);
+    lines_arrive(&out, &mut lines, &got("CONT"));
+    process::wait_until("every rank running again", || {
+        ranks_states(sid)
+            .iter()
+            .all(|(_, st)| st != "T" && st != "D")
+    });
+    std::fs::write(sync.join("end"), "").unwrap();
+    let o = process::output_within(child, Duration::from_secs(120), "pmixw run, forwarding");
+    lines.extend(out.iter());
+    let said: Vec<String> = err.try_iter().collect();
+    let left = session_empties(sid);
+    assert_eq!(o.status.code(), Some(0), "{said:?}\n{lines:?}");
+    assert!(
+        !lines.iter().any(|l| l.contains("got TSTP")),
+        "a rank saw SIGTSTP, not SIGSTOP: {lines:?}"
+    );
+    for sig in [libc::SIGUSR1, libc::SIGUSR2, libc::SIGTSTP, libc::SIGCONT] {
+        assert!(
+            said.iter()
+                .any(|l| l == &format!("pmixw run: forwarding signal {sig} to the job")),
+            "{sig}: {said:?}"
+        );
+    }
+    assert!(left.is_empty(), "{left:?}");
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "TMPDIR");
+    let _ = std::fs::remove_dir_all(&tmp);
+    let _ = std::fs::remove_dir_all(&sync);
+}
+
+/// Ranks stopped by a forwarded SIGTSTP, then the launcher signalled
+/// (SIGTERM): the ranks get the SIGTERM (continued to act on it) and the
+/// job ends 143 without waiting out a grace of 600 s (beyond the hang
+/// guard) for the SIGKILL.
+#[test]
+fn stopped_ranks_end_with_a_signalled_launcher() {
+    let tmp = fresh_dir("fwd-stop-term");
+    let sync = fresh_dir("fwd-stop-term-sync");
+    let (mut child, err) = start_in_session(
+        &["run", "--grace", "600", "-n", "2", "sh", "-c", TRAPS],
+        &tmp,
+        &[("SYNC", &sync)],
+    );
+    let sid = child.id();
+    let _guard = SessionGuard(sid);
+    let out = process::lines_of(child.stdout.take().unwrap());
+    ranks_ready(&sync, 2);
+    kill(sid, libc::SIGTSTP);
+    process::wait_until("every rank's group stopped", || ranks_stopped(sid));
+    kill(sid, libc::SIGTERM);
+    let o = process::output_within(child, Duration::from_secs(120), "pmixw run, stopped ranks");
+    let lines: Vec<String> = out.iter().collect();
+    let said: Vec<String> = err.try_iter().collect();
+    let left = session_empties(sid);
+    assert_eq!(o.status.code(), Some(143), "{said:?}\n{lines:?}");
+    for r in 0..2 {
+        assert!(
+            lines.contains(&format!("rank {r} got TERM")),
+            "{lines:?}\n{said:?}"
+        );
+    }
+    assert!(left.is_empty(), "{left:?}");
+    let _ = std::fs::remove_dir_all(&tmp);
+    let _ = std::fs::remove_dir_all(&sync);
 }

@@ -26,8 +26,8 @@
 //! Open MPI 5.0.11 under `pmixw run`, and its comm, session and dynproc
 //! tests under the wheel's `mpirun` and `prterun` 5.0.11, judged against
 //! the same runs on the wheel's libpmix 5.0.11. And the other way round (issue #35): the
-//! comm, session and dynproc tests under `srun --mpi=pmix` with the ranks
-//! on libpmix and slurmstepd serving them with our library, judged against
+//! whole suite (but test_spawn) under `srun --mpi=pmix` with the ranks on
+//! libpmix and slurmstepd serving them with our library, judged against
 //! slurmstepd on its own libpmix.
 
 use pmix_test_kit::process;
@@ -497,14 +497,24 @@ fn subset_on_ours_under(mpi: &str, venv: &Path, launchers: &[Launcher], calls: &
     }
 }
 
-/// mpi4py's comm, session and dynproc tests with Open MPI 4.1.4 under
+/// mpi4py's whole suite (but test_spawn) with Open MPI 4.1.4 under
 /// `srun --mpi=pmix -N 1 -n 2` of a private Slurm cluster, the ranks on
 /// libpmix 4.2.2 both times: served by slurmstepd's own libpmix, then by
 /// ours (a cluster whose slurmstepd opens our library, issue 35). The
 /// same failures, errors and skips or fewer; srun's stderr shows our
 /// PMIx_server_setup_fork for both ranks (traced in the forked child).
+/// 2026-12-02, load 11-15 on 2 cores: 2083 tests a rank, 473 skipped on
+/// both; on libpmix's slurmstepd test_dynproc's testAcceptConnect,
+/// testConnectAccept, testJoin and testNamePublishing error (Slurm's host
+/// has no publish/lookup), on ours none. The suite on libpmix's and on
+/// our slurmstepd: 156 s and 141 s (the test 304 s with both clusters'
+/// start and stop), 178 s and 154 s (340 s), and 78 s and 137 s (221 s,
+/// builds beside the second half); `pmixw run -n 2` took 120 s for the
+/// same suite at that load, about 20 s unloaded. test_spawn is left out as under mpirun
+/// 4.1.4 and for the same reason: on libpmix's slurmstepd it hangs (the
+/// 600 s guard met, 2026-12-02).
 #[test]
-fn mpi4py_comm_session_dynproc_under_slurmstepd_on_our_libpmix() {
+fn mpi4py_suite_under_slurmstepd_on_our_libpmix() {
     use pmix_test_kit::slurm;
     let Some((src, py, lib)) = ompi4_and_our_libpmix("mpi4py-capi-srun") else {
         return;
@@ -514,7 +524,7 @@ fn mpi4py_comm_session_dynproc_under_slurmstepd_on_our_libpmix() {
     };
     let ours_cluster = slurm::Cluster::start_serving(1, &lib.join("libpmix.so.2"))
         .unwrap_or_else(|e| panic!("the cluster serving with our libpmix: {e}"));
-    let tests = ["test_comm", "test_session", "test_dynproc"];
+    let tests = ["-e", "test_spawn"];
     let env_bin = slurm::which("env").expect("env");
     let srun = slurm::which("srun").expect("srun");
     let mut runs = Vec::new();

@@ -31,7 +31,7 @@ use super::options::{
     FenceOpts, GetOpts, GroupOpts, JobControl, LookupOpts, Publish, Queries, Spawn,
 };
 use super::{euid_egid, tool_info};
-use pmix_codec::msg::{EventNotice, Reply, Request};
+use pmix_codec::msg::{EventNotice, IofData, Reply, Request};
 use pmix_types::enums::{AllocDirective, DataRange, Scope};
 use pmix_types::keys::typed;
 use pmix_types::status::StatusCode;
@@ -48,6 +48,8 @@ pub struct AsyncClient {
     sock: TcpStream,
     buf: Vec<u8>,
     notices: VecDeque<EventNotice>,
+    /// Forwarded output (tag 2) received meanwhile ([`AsyncClient::take_outputs`]).
+    outputs: VecDeque<IofData>,
     /// How long each request may wait for its reply.
     pub timeout: Duration,
 }
@@ -99,6 +101,7 @@ impl AsyncClient {
             sock,
             buf: vec![0u8; 64 * 1024],
             notices: VecDeque::new(),
+            outputs: VecDeque::new(),
             timeout,
         };
         c.wait("handshake", |e| match e {
@@ -146,6 +149,7 @@ impl AsyncClient {
                 match pick(e) {
                     Ok(t) => return Ok(t),
                     Err(Event::Notice(n)) => self.notices.push_back(n),
+                    Err(Event::Output(d)) => self.outputs.push_back(d),
                     Err(Event::TimedOut { .. }) => return Err(ClientError::Timeout(op)),
                     Err(_) => {}
                 }
@@ -262,6 +266,12 @@ impl AsyncClient {
             Ok(r) => r,
             Err(_) => Err(ClientError::Timeout("event")),
         }
+    }
+
+    /// The forwarded output received so far, in order (for our pulls:
+    /// [`AsyncClient::iof_pull`]).
+    pub fn take_outputs(&mut self) -> Vec<IofData> {
+        self.outputs.drain(..).collect()
     }
 
     /// PMIx_Finalize.

@@ -12,7 +12,7 @@ use super::options::{
     FenceOpts, GetOpts, GroupOpts, JobControl, LookupOpts, Publish, Queries, Spawn,
 };
 use super::{euid_egid, tool_info};
-use pmix_codec::msg::{EventNotice, Reply, Request};
+use pmix_codec::msg::{EventNotice, IofData, Reply, Request};
 use pmix_types::enums::{AllocDirective, DataRange, Scope};
 use pmix_types::keys::typed;
 use pmix_types::status::StatusCode;
@@ -31,6 +31,8 @@ pub struct Client {
     core: Core,
     sock: TcpStream,
     notices: VecDeque<EventNotice>,
+    /// Forwarded output (tag 2) received meanwhile ([`Client::take_outputs`]).
+    outputs: VecDeque<IofData>,
     /// How long a call waits for the server's answer.
     pub timeout: Duration,
     finalized: bool,
@@ -79,6 +81,7 @@ impl Client {
             core,
             sock,
             notices: VecDeque::new(),
+            outputs: VecDeque::new(),
             timeout: DEFAULT_TIMEOUT,
             finalized: false,
         };
@@ -139,6 +142,7 @@ impl Client {
                 match pick(e) {
                     Ok(t) => return Ok(t),
                     Err(Event::Notice(n)) => self.notices.push_back(n),
+                    Err(Event::Output(d)) => self.outputs.push_back(d),
                     Err(_) => {}
                 }
             }
@@ -262,6 +266,13 @@ impl Client {
         });
         self.timeout = saved;
         r
+    }
+
+    /// The forwarded output received so far, in order (for our pulls:
+    /// [`Client::iof_pull`]); it arrives while the client waits for
+    /// anything ([`Client::next_event`] included).
+    pub fn take_outputs(&mut self) -> Vec<IofData> {
+        self.outputs.drain(..).collect()
     }
 
     /// PMIx_Finalize.

@@ -13,7 +13,7 @@ use bytes::Bytes;
 use pmix_codec::frame::{self, DEFAULT_MAX_MESSAGE};
 use pmix_codec::handshake::{peer_type, ConnectRequest};
 pub use pmix_codec::msg::ReplyKind;
-use pmix_codec::msg::{cmd, command_name, DataDelete, EventNotice, Reply, Request};
+use pmix_codec::msg::{cmd, command_name, DataDelete, EventNotice, IofData, Reply, Request};
 use pmix_codec::{DataBuffer, Format};
 use pmix_types::status::codes;
 use pmix_types::status::StatusCode;
@@ -521,6 +521,9 @@ pub enum Event {
     /// A 7.0 server's DATA_DELETE (tag 4): another client deleted a key it
     /// had committed; the core has dropped what it held of it.
     Deleted(DataDelete),
+    /// Forwarded output (tag 2) for a pull of ours: its `refid` is the
+    /// `local_id` our IOF_PULL sent.
+    Output(IofData),
     /// A deadline passed ([`Core::handle_timeout`]): the handshake's
     /// (`tag: None`) or that of the request sent with `tag`, whose reply,
     /// should it still come, is dropped.
@@ -769,6 +772,15 @@ impl Core {
                 self.events.push_back(Event::Deleted(d));
                 continue;
             }
+            if m.header.tag == frame::tag::IOF {
+                // an empty IOF message: the server is closing the socket
+                if !m.payload.is_empty() {
+                    let d =
+                        IofData::decode(&self.env.format, &m.payload).map_err(codec("IOF data"))?;
+                    self.events.push_back(Event::Output(d));
+                }
+                continue;
+            }
             if m.header.tag == frame::tag::IOF_CONTROL {
                 // 7.0's IO flow control, for a process forwarding IO: we
                 // forward none and know no capture of its layout
@@ -946,10 +958,7 @@ impl Core {
         // libpmix 4.2.2's client asks for a qualified value (adding
         // PMIX_IMMEDIATE unless given); [`Core::absorb_get`] reads the
         // `pmix.qual.val` answer
-        if extra
-            .iter()
-            .any(|i| i.flags & pmix_types::directives::QUALIFIER != 0)
-        {
+        if extra.iter().any(Info::is_qualifier) {
             let mut info = extra.to_vec();
             if !extra
                 .iter()
@@ -968,7 +977,42 @@ impl Core {
         if self.resolves_locally(proc, key) || optional {
             return GetPlan::NotFound;
         }
+        if is_reserved(key)
+            && proc.nspace != self.env.proc.nspace
+            && proc.rank != RANK_WILDCARD
+            && self.whole_job_data()
+        {
+            // a reserved key of a rank of another namespace is that job's
+            // data (a spawned child's PMIX_LOCAL_RANK, …): of a 4.x server
+            // the namespace's whole job data is asked for (its WILDCARD
+            // rank, no key), which it sends at once with each rank's part
+            // (`pmix.pdata` arrays), and the answer is looked up in it.
+            // Asked of the rank itself, libpmix 4.2.2's server waits until
+            // that rank commits (2 s, then TIMEOUT) and a rank that never
+            // commits is never answered; libpmix's client reads the key
+            // from its server's shared-memory store instead.
+            return GetPlan::Ask(Request::Get {
+                nspace: Some(proc.nspace.as_pstring().clone()),
+                rank: RANK_WILDCARD,
+                info: extra.to_vec(),
+                key: Some(None),
+            });
+        }
         ask(extra.to_vec())
+    }
+
+    /// Whether a rank's reserved key of another namespace is asked as
+    /// that namespace's whole job data: of a libpmix 4.x server
+    /// (PMIX_VERSION 4.…), which answers that at once and defers the
+    /// rank's own. libpmix 5.0.11's server answers the rank's key from the
+    /// job data itself, and cannot read a GET without a key (it logs
+    /// UNPACK_READ_PAST_END_OF_BUFFER and never answers: seen under
+    /// prterun 5.0.11); others are asked for the rank's key as before.
+    fn whole_job_data(&self) -> bool {
+        self.env
+            .server_version
+            .as_deref()
+            .is_some_and(|v| v.starts_with("4."))
     }
 
     /// PMIx_Put: stage a value (visible to our own gets at once).
@@ -1173,6 +1217,7 @@ impl Core {
                     });
                 }
                 let mut qualified = None;
+                let mut proc_data = Vec::new();
                 for blob in blobs {
                     let mut b = DataBuffer::from_bytes(self.env.format, blob);
                     let p = match b.unpack_one(DataType::Proc).map_err(codec("get"))? {
@@ -1202,9 +1247,18 @@ impl Core {
                                 }
                                 continue;
                             }
+                            if k.as_bytes() == PROC_DATA.as_bytes() {
+                                // one rank's job data in the job's
+                                // (libpmix's server): filed under that rank
+                                proc_data.push((p.nspace.as_pstring().clone(), kv.value));
+                                continue;
+                            }
                             m.insert(k.to_string_lossy().into_owned(), kv.value);
                         }
                     }
+                }
+                for (ns, v) in proc_data {
+                    self.file_proc_data(ns, &v);
                 }
                 if let Some(v) = qualified {
                     return Ok(v);
@@ -1222,6 +1276,37 @@ impl Core {
                 op: "get",
                 got: other.kind(),
             }),
+        }
+    }
+}
+
+/// `PMIX_PROC_DATA`: one rank's data in a job's, an INFO array whose
+/// first element is its `pmix.rank`.
+const PROC_DATA: &str = "pmix.pdata";
+
+impl Core {
+    /// File a `pmix.pdata` array of namespace `ns` under the rank its first
+    /// element names (nothing if it names none).
+    fn file_proc_data(&mut self, ns: PString, v: &Value) {
+        let Value::DataArray(a) = v else { return };
+        let pmix_types::DataArray::Typed { elements, .. } = a.as_ref() else {
+            return;
+        };
+        let rank = match elements.first() {
+            Some(Value::Info(i)) if i.key.as_bytes() == b"pmix.rank" => match i.value {
+                Value::ProcRank(r) | Value::Uint32(r) => r,
+                _ => return,
+            },
+            _ => return,
+        };
+        let m = self.cache.entry((ns, rank)).or_default();
+        for e in &elements[1..] {
+            if let Value::Info(i) = e {
+                m.insert(
+                    i.key.as_pstring().to_string_lossy().into_owned(),
+                    i.value.clone(),
+                );
+            }
         }
     }
 }

@@ -616,6 +616,76 @@ pub fn get_credential(extra: &[Info]) -> impl Operation<Output = Vec<u8>> {
     )
 }
 
+/// PMIx_IOF_pull: the output of `procs` on `channels`
+/// (`pmix_iof_channel_t` bits) is wanted; the server's id for the
+/// registration. Every delivery carries `local_id`, our own id for it
+/// ([`super::Event::Output`]).
+pub fn iof_pull(
+    procs: &[Proc],
+    directives: &[Info],
+    channels: u16,
+    local_id: u64,
+) -> impl Operation<Output = u64> {
+    let (procs, directives) = (procs.to_vec(), directives.to_vec());
+    ask(
+        "iof pull",
+        move |_| {
+            Ok(Request::IofPull {
+                procs,
+                directives,
+                channels,
+                local_id,
+            })
+        },
+        |op, _, r| match r {
+            Reply::Id {
+                status: 0,
+                id: Some(id),
+            } => Ok(id),
+            Reply::Id { status: code, .. } | Reply::Status(code) => {
+                Err(ClientError::Status { op, code })
+            }
+            r => Err(unexpected(op, &r)),
+        },
+    )
+}
+
+/// PMIx_IOF_deregister of the registration the server numbered `remote_id`.
+pub fn iof_deregister(remote_id: u64, directives: &[Info]) -> impl Operation<Output = ()> {
+    let directives = directives.to_vec();
+    ask(
+        "iof deregister",
+        move |_| {
+            Ok(Request::IofDereg {
+                directives,
+                remote_id,
+            })
+        },
+        status,
+    )
+}
+
+/// PMIx_IOF_push: `data` for the stdin of `targets` (None: end of input).
+pub fn iof_push(
+    targets: &[Proc],
+    directives: &[Info],
+    data: Option<&[u8]>,
+) -> impl Operation<Output = ()> {
+    let (targets, directives) = (targets.to_vec(), directives.to_vec());
+    let data = data.map(bytes::Bytes::copy_from_slice);
+    ask(
+        "iof push",
+        move |_| {
+            Ok(Request::IofPush {
+                targets,
+                directives,
+                data,
+            })
+        },
+        status,
+    )
+}
+
 /// PMIx_Validate_credential.
 pub fn validate_credential(cred: &[u8], extra: &[Info]) -> impl Operation<Output = Vec<Info>> {
     let (credential, directives) = (bytes::Bytes::copy_from_slice(cred), extra.to_vec());
@@ -802,6 +872,16 @@ macro_rules! operations {
             /// PMIx_Validate_credential.
             fn validate_credential(cred: &[u8], extra: &[Info]) -> Vec<Info>
                 = ops::validate_credential(cred, extra);
+            /// PMIx_IOF_pull: the server's id for the registration; the output
+            /// comes as `Event::Output`s carrying `local_id`.
+            fn iof_pull(procs: &[Proc], directives: &[Info], channels: u16, local_id: u64) -> u64
+                = ops::iof_pull(procs, directives, channels, local_id);
+            /// PMIx_IOF_deregister (`remote_id`: what `iof_pull` returned).
+            fn iof_deregister(remote_id: u64, directives: &[Info]) -> ()
+                = ops::iof_deregister(remote_id, directives);
+            /// PMIx_IOF_push: stdin for `targets` (None: end of input).
+            fn iof_push(targets: &[Proc], directives: &[Info], data: Option<&[u8]>) -> ()
+                = ops::iof_push(targets, directives, data);
             /// PMIx_Group_construct: the context id, if the host assigned one.
             fn group_construct(group: &str, procs: &[Proc], opts: GroupOpts) -> Option<u64>
                 = ops::group_construct(group, procs, opts);

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 use super::jobs::{Job, RankState};
+use super::requests::{Asked, PubSubOp};
 use super::{
     collective, connection, dstore, events, group, info_true, jobctl, jobinfo, modex, monitor,
     name, pubsub, query, requests, tool_peers, CollKind, ConnId, ConnState, HostEvent, JobSpec,
@@ -65,7 +66,8 @@ pub struct Server {
     /// Process groups (group.rs).
     pub(super) groups: group::Groups,
     /// Checkpoint methods, preemptible processes, cleanups (jobctl.rs);
-    /// heartbeat monitors (monitor.rs): the standard's process management.
+    /// heartbeat monitors (monitor.rs), IO forwarding (iof.rs): the
+    /// standard's process management.
     pub(super) jobctl: jobctl::State,
 }
 
@@ -315,6 +317,7 @@ impl Server {
         self.requests.drop_conn(id);
         self.jobinfo.drop_conn(id);
         self.jobctl.monitors.drop_conn(id);
+        self.jobctl.iof.drop_conn(id);
         if let ConnState::Client { proc } = c.state {
             self.client_closed(id, proc, c.finalized);
         }
@@ -429,6 +432,8 @@ impl Server {
                 if let Some(c) = self.conns.get_mut(&id) {
                     c.finalized = true;
                 }
+                // its pulls end with it (libpmix 4.2.2's finalize too)
+                self.jobctl.iof.drop_conn(id);
                 // before the reply, as for an abort
                 self.out.push_back(Output::Host(HostEvent::Finalized(proc)));
                 self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
@@ -448,9 +453,18 @@ impl Server {
                 }));
                 self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
             }
-            Request::Publish { info, .. } => self.publish(id, t, &proc, info),
-            Request::Lookup { keys, info, .. } => self.lookup(id, t, keys, &info, now),
-            Request::Unpublish { keys, .. } => self.unpublish(id, t, &proc, keys),
+            Request::Publish { uid, info } => {
+                let a = Asked::new(PubSubOp::Publish, (id, t), &proc, vec![], info, now);
+                self.pubsub_request(uid, a)
+            }
+            Request::Lookup { uid, keys, info } => {
+                let a = Asked::new(PubSubOp::Lookup, (id, t), &proc, keys, info, now);
+                self.pubsub_request(uid, a)
+            }
+            Request::Unpublish { uid, keys, info } => {
+                let a = Asked::new(PubSubOp::Unpublish, (id, t), &proc, keys, info, now);
+                self.pubsub_request(uid, a)
+            }
             Request::RegEvents { codes, .. } => self.register_events(id, t, codes),
             Request::DeregEvents { .. } => {}
             Request::Notify {
@@ -507,6 +521,22 @@ impl Server {
                 let r = self.resolve_node(&pstring(nspace));
                 self.reply(id, t, &r);
             }
+            // iof.rs: tools and clients alike
+            Request::IofPull {
+                procs,
+                directives,
+                channels,
+                local_id,
+            } => self.iof_pull((id, t), proc, procs, directives, channels, local_id),
+            Request::IofDereg {
+                directives,
+                remote_id,
+            } => self.iof_dereg(id, t, proc, directives, remote_id),
+            Request::IofPush {
+                targets,
+                directives,
+                data,
+            } => self.iof_push(id, t, proc, targets, directives, data),
             _ => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
         }
         Ok(())

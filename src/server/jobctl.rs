@@ -64,6 +64,8 @@ pub(super) struct State {
     cleanups: std::collections::BTreeMap<String, Vec<Cleanup>>,
     /// Heartbeat monitors (monitor.rs, the same chapter of the standard).
     pub(super) monitors: super::monitor::Monitors,
+    /// IO forwarding (iof.rs): pulls, kept output, what the host decides.
+    pub(super) iof: super::iof::Iof,
 }
 
 /// What a JOB_CONTROL request asks, once read.

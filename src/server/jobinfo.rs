@@ -19,7 +19,7 @@ use pmix_codec::frame::HEADER_LEN;
 use pmix_codec::msg::Reply;
 use pmix_codec::{DataBuffer, Format};
 use pmix_types::status::codes;
-use pmix_types::{DataArray, DataType, Hex, Info, Kval, PString, Value};
+use pmix_types::{DataArray, DataType, Hex, Info, Kval, PString, Value, RANK_WILDCARD};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
@@ -306,24 +306,62 @@ impl Server {
     /// tool's GET of a rank's `pmix.appnum`, …: the rank may never have
     /// committed anything), if the job info holds one.
     pub(super) fn rank_value(&self, nspace: &str, rank: u32, key: &str) -> Option<Kval> {
-        let j = self.jobs.get(nspace)?;
-        if rank >= j.spec.nprocs {
+        if rank >= self.jobs.get(nspace)?.spec.nprocs {
             return None;
         }
-        let single;
-        let map = match &j.nodes {
-            Some(m) => m,
-            None => {
-                single = NodeMap {
-                    nodes: vec![(j.spec.hostname.clone(), (0..j.spec.nprocs).collect())],
-                    me: 0,
-                };
-                &single
-            }
-        };
-        self.rank_kvals(nspace, rank, map)
+        self.with_node_map(nspace, |map| self.rank_kvals(nspace, rank, map))?
             .into_iter()
             .find(|k| k.key.as_ref().is_some_and(|k| k.to_string() == key))
+    }
+
+    /// `f` of `nspace`'s node map (one node holding every rank, unless the
+    /// host said otherwise).
+    fn with_node_map<T>(&self, nspace: &str, f: impl FnOnce(&NodeMap) -> T) -> Option<T> {
+        let j = self.jobs.get(nspace)?;
+        Some(match &j.nodes {
+            Some(m) => f(m),
+            None => f(&NodeMap {
+                nodes: vec![(j.spec.hostname.clone(), (0..j.spec.nprocs).collect())],
+                me: 0,
+            }),
+        })
+    }
+
+    /// A GET of `nspace`'s WILDCARD rank without a key: the namespace's
+    /// whole job data, as libpmix's server sends it a client of another
+    /// namespace (its job-level KVALs, then each rank's own, which libpmix
+    /// 4.2.2's puts in `pmix.pdata` arrays): one blob of the job-level
+    /// KVALs at WILDCARD, then a blob of each rank's job-info KVALs (its
+    /// `pmix.pblob`) under its own name, which every client files by the
+    /// proc it names.
+    pub(super) fn job_data_blobs(&self, fmt: &Format, nspace: &str) -> Vec<Bytes> {
+        let Some(Reply::JobInfo { kvals, .. }) = self.job_info(fmt, nspace) else {
+            return Vec::new();
+        };
+        let job: Vec<Kval> = kvals
+            .into_iter()
+            .filter(|k| key_of(k) != "pmix.pblob")
+            .collect();
+        let n = self.jobs.get(nspace).map_or(0, |j| j.spec.nprocs);
+        let ranks = self
+            .with_node_map(nspace, |map| {
+                (0..n)
+                    .map(|r| (r, self.rank_kvals(nspace, r, map)))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        std::iter::once(Self::blob_of(
+            fmt,
+            &pmix_types::Proc::new(nspace, RANK_WILDCARD),
+            &job,
+        ))
+        .chain(
+            ranks
+                .iter()
+                .map(|(r, kv)| Self::blob_of(fmt, &pmix_types::Proc::new(nspace, *r), kv)),
+        )
+        .flatten()
+        .collect()
     }
 }
 

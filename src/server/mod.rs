@@ -4,7 +4,8 @@
 //! [`Server::poll_transmit`] returns. The host (a launcher, a resource
 //! manager) registers namespaces and receives [`HostEvent`]s
 //! ([`Server::poll_event`]); everything a single node can answer (modex,
-//! fences, publish/lookup, events, queries) the core answers itself.
+//! fences, publish/lookup, events, queries) the core answers itself
+//! (publish/lookup the host may take over: [`Publishing`]).
 //! Layouts: spec-notes/commands.md; behaviour and evidence:
 //! spec-notes/server.md.
 //!
@@ -19,8 +20,8 @@
 //! (`pubsub.rs`), collectives (`collective.rs`, `fence.rs`, `hosted.rs`),
 //! queries (`query.rs`), event registrations (`events.rs`), the job-info
 //! cache (`jobinfo.rs`), requests out with the host (`requests.rs`), tools
-//! (`tool_peers.rs`), groups (`group.rs`), job control (`jobctl.rs`) and
-//! peer and node resolution (`resolve.rs`).
+//! (`tool_peers.rs`), groups (`group.rs`), job control (`jobctl.rs`),
+//! peer and node resolution (`resolve.rs`) and IO forwarding (`iof.rs`).
 //! `endpoint.rs` also holds the driver's verbs and the request router.
 //!
 //! A host embedding the server (what `pmixw run` does): start it on a
@@ -79,6 +80,7 @@ mod events;
 mod fence;
 pub mod group;
 mod hosted;
+pub mod iof;
 pub mod jobctl;
 mod jobinfo;
 mod jobs;
@@ -97,6 +99,7 @@ mod tool_peers;
 mod verify;
 
 pub use endpoint::Server;
+pub use iof::IofMode;
 pub use jobinfo::HostFacts;
 use jobs::Committed;
 pub use jobs::NodeMap;
@@ -106,6 +109,7 @@ pub use spawn::AppSpec;
 use connection::{Conn, ConnState};
 use fence::CollKind;
 pub use modex::BULK_ACROSS_PEERS;
+pub use pubsub::Publishing;
 pub use verify::{PeerInfo, Verify};
 
 use bytes::Bytes;
@@ -265,6 +269,78 @@ pub enum HostEvent {
         info: Vec<Info>,
         /// The applications to start.
         apps: Vec<pmix_types::App>,
+    },
+    /// With [`IofMode::AskHost`] ([`Server::set_iof_pull`]): a tool or
+    /// client asked for the output of these processes (PMIx_IOF_pull), or
+    /// (`stop`) deregistered a pull (PMIx_IOF_deregister: no processes, no
+    /// channels, PMIX_IOF_STOP added to its directives, as libpmix 4.2.2
+    /// tells its host). The host answers with [`Server::iof_done`]; it
+    /// hands the output to the core with [`Server::iof_deliver`].
+    IofPull {
+        /// The id to answer with.
+        request: u64,
+        /// Who asked.
+        requester: Proc,
+        /// The processes whose output is wanted.
+        procs: Vec<Proc>,
+        /// The `pmix_iof_channel_t` bits wanted.
+        channels: u16,
+        /// The pull's attributes (`pmix.iof.tag` …), the host's to honour.
+        directives: Vec<Info>,
+        /// A deregistration.
+        stop: bool,
+    },
+    /// With [`Server::set_iof_stdin`] `AskHost`: a tool pushed stdin to
+    /// these processes (PMIx_IOF_push). The host writes it and answers
+    /// with [`Server::iof_done`].
+    Stdin {
+        /// The id to answer with.
+        request: u64,
+        /// Who pushed it.
+        source: Proc,
+        /// The processes to give it to.
+        targets: Vec<Proc>,
+        /// Its attributes.
+        directives: Vec<Info>,
+        /// The bytes; None at EOF.
+        data: Option<Bytes>,
+    },
+    /// A client's PMIx_Publish, under [`Publishing::Host`]: the host
+    /// keeps the data and answers with [`Server::publish_done`].
+    Publish {
+        /// The id to answer with.
+        request: u64,
+        /// The publisher.
+        proc: Proc,
+        /// The data and the directives (range, persistence …), as the
+        /// client sent them, then `pmix.euid` (UINT32, its uid).
+        info: Vec<Info>,
+    },
+    /// A client's PMIx_Lookup, under [`Publishing::Host`]: the host
+    /// answers with [`Server::lookup_done`] (with `pmix.wait` in `info`:
+    /// once the keys are published or its `pmix.timeout` passed).
+    Lookup {
+        /// The id to answer with.
+        request: u64,
+        /// The client asking.
+        proc: Proc,
+        /// The keys wanted.
+        keys: Vec<String>,
+        /// Its directives (range, `pmix.wait`, `pmix.timeout` …), then
+        /// `pmix.euid`.
+        info: Vec<Info>,
+    },
+    /// A client's PMIx_Unpublish, under [`Publishing::Host`]: the host
+    /// answers with [`Server::unpublish_done`].
+    Unpublish {
+        /// The id to answer with.
+        request: u64,
+        /// The client that published.
+        proc: Proc,
+        /// The keys to withdraw (none: all it published).
+        keys: Vec<String>,
+        /// Its directives (range …), then `pmix.euid`.
+        info: Vec<Info>,
     },
 }
 

@@ -243,21 +243,17 @@ impl Server {
             return;
         };
         if rank == RANK_WILDCARD {
-            // job-, session-, node- or app-level data, where libpmix's
-            // server looks for it (jobinfo.rs); not held: SUCCESS with no
-            // blob, as libpmix's get_job_data answers
-            let kv: Vec<Kval> = key
-                .as_deref()
-                .and_then(|k| self.job_level(fmt, &ns, k, info))
-                .into_iter()
-                .collect();
-            let blobs = if kv.is_empty() {
-                Vec::new()
-            } else {
-                match Self::blob_of(fmt, &Proc::new(&ns, RANK_WILDCARD), &kv) {
-                    Some(b) => vec![b],
-                    None => Vec::new(),
-                }
+            let blobs = match key.as_deref() {
+                // no key: the whole job data (jobinfo.rs)
+                None => self.job_data_blobs(fmt, &ns),
+                // job-, session-, node- or app-level data, where libpmix's
+                // server looks for it (jobinfo.rs); not held: SUCCESS with
+                // no blob, as libpmix's get_job_data answers
+                Some(k) => self
+                    .job_level(fmt, &ns, k, info)
+                    .and_then(|kv| Self::blob_of(fmt, &Proc::new(&ns, RANK_WILDCARD), &[kv]))
+                    .into_iter()
+                    .collect(),
             };
             self.reply(
                 id,
@@ -286,11 +282,7 @@ impl Server {
                 // form libpmix's client stores qualified and then finds,
                 // `pmix.qual.val` = [the value, the qualifiers], as libpmix's
                 // server builds it from a group's data
-                let quals: Vec<Info> = info
-                    .iter()
-                    .filter(|i| i.flags & pmix_types::directives::QUALIFIER != 0)
-                    .cloned()
-                    .collect();
+                let quals: Vec<Info> = info.iter().filter(|i| i.is_qualifier()).cloned().collect();
                 Some(if quals.is_empty() {
                     kval(k, v)
                 } else {

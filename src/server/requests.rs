@@ -1,8 +1,11 @@
 //! Requests out with the host: what the core asked of the host with an
 //! upcall carrying an id ([`HostEvent::Spawn`], [`HostEvent::Fence`],
-//! [`HostEvent::DirectModex`]) and waits for it to answer
-//! ([`Server::spawned`], [`Server::fence_done`], [`Server::dmodex_done`]).
-//! One counter numbers them all.
+//! [`HostEvent::DirectModex`], [`HostEvent::Publish`],
+//! [`HostEvent::Lookup`], [`HostEvent::Unpublish`]) and waits for it to
+//! answer ([`Server::spawned`], [`Server::fence_done`],
+//! [`Server::dmodex_done`], [`Server::publish_done`],
+//! [`Server::lookup_done`], [`Server::unpublish_done`]). One counter
+//! numbers them all.
 
 #![forbid(unsafe_code)]
 
@@ -25,6 +28,31 @@ pub(super) struct HostRequests {
     /// every request (after a fence whose data stays at the nodes, a node
     /// holds one for nearly every rank its ranks read).
     dmodex_targets: BTreeSet<(String, u32)>,
+    /// Publish, lookup and unpublish requests handed to the host, by id.
+    pubsub: BTreeMap<u64, Asked>,
+}
+
+/// Which of the publish operations a request out with the host is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum PubSubOp {
+    Publish,
+    Lookup,
+    Unpublish,
+}
+
+/// A publish, lookup or unpublish out with the host: the caller, and
+/// what it asked (for the core to answer itself if the host declines:
+/// [`super::Publishing::HostOrLocal`]).
+pub(super) struct Asked {
+    pub(super) op: PubSubOp,
+    pub(super) conn: ConnId,
+    pub(super) tag: u32,
+    pub(super) proc: pmix_types::Proc,
+    pub(super) keys: Vec<String>,
+    /// The client's infos (without the `pmix.euid` the host was given).
+    pub(super) info: Vec<pmix_types::Info>,
+    /// When the client asked (a waiting lookup's timeout runs from there).
+    pub(super) at: std::time::Instant,
 }
 
 impl Default for HostRequests {
@@ -35,6 +63,7 @@ impl Default for HostRequests {
             fences: BTreeMap::new(),
             dmodex: BTreeMap::new(),
             dmodex_targets: BTreeSet::new(),
+            pubsub: BTreeMap::new(),
         }
     }
 }
@@ -97,9 +126,26 @@ impl HostRequests {
         Some(target)
     }
 
+    /// A publish, lookup or unpublish handed to the host: its id.
+    pub(super) fn pubsub(&mut self, asked: Asked) -> u64 {
+        let id = self.id();
+        self.pubsub.insert(id, asked);
+        id
+    }
+
+    /// What `request` asked, now answered, if it is an `op` the host has
+    /// still to answer (else it stays, and None).
+    pub(super) fn take_pubsub(&mut self, op: PubSubOp, request: u64) -> Option<Asked> {
+        match self.pubsub.get(&request) {
+            Some(a) if a.op == op => self.pubsub.remove(&request),
+            _ => None,
+        }
+    }
+
     /// Connection `id` closed: the answers it waited for go to nobody.
     pub(super) fn drop_conn(&mut self, id: ConnId) {
         self.spawns.retain(|_, (c, _)| *c != id);
+        self.pubsub.retain(|_, a| a.conn != id);
         for callers in self.fences.values_mut() {
             callers.retain(|(c, _)| *c != id);
         }

@@ -33,6 +33,11 @@ impl Tools {
         self.identity = identity;
     }
 
+    /// The server's own nspace and rank.
+    pub(super) fn identity(&self) -> &Proc {
+        &self.identity
+    }
+
     /// A new identity for a tool that needs one.
     fn assign(&mut self) -> Proc {
         self.assigned += 1;
@@ -148,8 +153,8 @@ impl Server {
         req: &Request,
     ) -> bool {
         // tools are not ranks of a job: init, queries, lookups, events,
-        // job control, spawns (what `prun` and `pmixw run --dvm` ask),
-        // finalize
+        // job control, spawns (what `prun` and `pmixw run --dvm` ask), IO
+        // forwarding, finalize
         match req {
             Request::Req => {
                 let r = Self::tool_job_info(proc, version);
@@ -164,8 +169,14 @@ impl Server {
             | Request::Log { .. }
             | Request::Spawn { .. }
             | Request::ResolvePeers { .. }
-            | Request::ResolveNode { .. } => return false,
-            Request::Finalize => self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS)),
+            | Request::ResolveNode { .. }
+            | Request::IofPull { .. }
+            | Request::IofDereg { .. }
+            | Request::IofPush { .. } => return false,
+            Request::Finalize => {
+                self.jobctl.iof.drop_conn(id);
+                self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS))
+            }
             _ => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_SUPPORTED)),
         }
         true

@@ -1,8 +1,9 @@
 //! What the multi-node wireup benches share (pmixw/benches/wireup_slurm.rs,
-//! wireup_scale.rs): one job under the private Slurm cluster, timed, with
-//! the phase stamps its ranks print (`t <phase> <µs since the epoch>`,
-//! interop/c/bench_wireup.c and pmixw/examples/light_rank.rs), our nodes'
-//! `PMIXW_TRAFFIC` reports, and the launchers' own CPU.
+//! wireup_scale.rs, wireup_stepd.rs): one job under the private Slurm
+//! cluster, timed, with the phase stamps its ranks print (`t <phase> <µs
+//! since the epoch>`, interop/c/bench_wireup.c and
+//! pmixw/examples/light_rank.rs), our nodes' `PMIXW_TRAFFIC` reports, the
+//! launchers' own CPU, the stepds' own CPU and (sampled) peak RSS.
 //!
 //! The launchers' CPU: a job step's `slurmstepd` is no child of ours
 //! (slurmd daemonizes it), so the bench makes itself a child subreaper
@@ -12,8 +13,11 @@
 //! (`getrusage(RUSAGE_CHILDREN)`) grows, over one job, by srun's, every
 //! stepd's and everything the stepds waited for: the tasks (ours:
 //! `pmixw run` and its ranks; Slurm's: the ranks). The ranks report their
-//! own CPU (`cpu <ns>`, from /proc/self/schedstat, the light rank only), and
-//! what is left is the launchers': srun, slurmstepd and, for ours, `pmixw run`.
+//! own CPU (`cpu <ns>`: the light rank from /proc/self/schedstat,
+//! bench_wireup.c from getrusage), and what is left is the launchers':
+//! srun, slurmstepd and, for ours, `pmixw run`. Each stepd's own usage
+//! comes from the `wait4` that reaps it (its and its tasks'), less the
+//! ranks' reports.
 
 use crate::slurm::{which, Cluster};
 use std::collections::BTreeMap;
@@ -39,6 +43,12 @@ pub struct Run {
     pub rank_cpu_us: u64,
     /// How many stepds were reaped after the job.
     pub stepds: usize,
+    /// CPU of the reaped stepds and of the tasks they waited for, in µs
+    /// ([`reap_stepds`]).
+    pub stepd_cpu_us: u64,
+    /// The largest peak RSS of a stepd of the job, in KiB ([`StepdRss`];
+    /// 0 unless sampled, [`once_sampled`]).
+    pub stepd_rss_kib: u64,
     /// The largest peak RSS a rank reported (`rss <KiB>` lines), in KiB.
     pub rank_rss_kib: u64,
     /// The peak RSS of each reaped stepd's tree, summed over them, in KiB:
@@ -46,7 +56,7 @@ pub struct Run {
     /// (`wait4`'s `ru_maxrss`), i.e. the node's server for either side
     /// (Slurm's libpmix lives in the stepd; ours is `pmixw run`, the
     /// stepd's child), unless a rank outgrew it.
-    pub stepd_rss_kib: u64,
+    pub stepd_tree_rss_kib: u64,
     /// The `server_rss <KiB>` lines of ours (`pmixw run --stats`, one a
     /// node), summed, in KiB; 0 without them.
     pub server_rss_kib: u64,
@@ -57,6 +67,12 @@ impl Run {
     /// tree's less the ranks' own.
     pub fn launcher_cpu_ms(&self) -> f64 {
         self.tree_cpu_us.saturating_sub(self.rank_cpu_us) as f64 / 1e3
+    }
+
+    /// The stepds' own CPU, in ms: theirs and their tasks' ([`reap_stepds`])
+    /// less what the ranks report as their own.
+    pub fn stepd_cpu_ms(&self) -> f64 {
+        self.stepd_cpu_us.saturating_sub(self.rank_cpu_us) as f64 / 1e3
     }
 }
 
@@ -75,8 +91,7 @@ pub fn children_cpu_us() -> u64 {
     unsafe {
         let mut ru: libc::rusage = std::mem::zeroed();
         libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru);
-        let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
-        us(ru.ru_utime) + us(ru.ru_stime)
+        tv_us(ru.ru_utime) + tv_us(ru.ru_stime)
     }
 }
 
@@ -103,14 +118,16 @@ fn zombie_stepds() -> Vec<i32> {
 }
 
 /// Reap the stepds of the last job (`want` of them, one per node of the
-/// step) as they exit, waiting up to `limit`: how many were reaped, and
-/// the sum of their trees' peak RSS in KiB (per stepd `wait4`'s
-/// `ru_maxrss`: the largest of its own and its waited-for descendants').
-/// Only zombies named slurmstepd whose parent we are are waited for, so
-/// the cluster's own daemons (our children too) are left alone.
-pub fn reap_stepds(want: usize, limit: Duration) -> (usize, u64) {
+/// step) as they exit, waiting up to `limit`: how many were reaped,
+/// their CPU (user + system, in µs, as `wait4` reports it: each stepd's
+/// own and that of the children it waited for, its tasks), and the sum of
+/// their trees' peak RSS in KiB (per stepd `wait4`'s `ru_maxrss`: the
+/// largest of its own and its waited-for descendants'). Only zombies
+/// named slurmstepd whose parent we are are waited for, so the cluster's
+/// own daemons (our children too) are left alone.
+pub fn reap_stepds(want: usize, limit: Duration) -> (usize, u64, u64) {
     let start = Instant::now();
-    let (mut got, mut rss) = (0, 0u64);
+    let (mut got, mut cpu_us, mut rss) = (0, 0, 0u64);
     // one look at least (a limit of zero: the zombies there now)
     loop {
         for pid in zombie_stepds() {
@@ -120,6 +137,7 @@ pub fn reap_stepds(want: usize, limit: Duration) -> (usize, u64) {
             let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
             if unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut ru) } == pid {
                 got += 1;
+                cpu_us += tv_us(ru.ru_utime) + tv_us(ru.ru_stime);
                 rss += ru.ru_maxrss.max(0) as u64;
             }
         }
@@ -128,7 +146,93 @@ pub fn reap_stepds(want: usize, limit: Duration) -> (usize, u64) {
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    (got, rss)
+    (got, cpu_us, rss)
+}
+
+fn tv_us(t: libc::timeval) -> u64 {
+    t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64
+}
+
+/// Samples the peak RSS (`VmHWM` of `/proc/<pid>/status`) of a cluster's
+/// slurmstepds while a job runs, from a thread of its own, every
+/// [`StepdRss::EVERY`]: VmHWM only grows, so the last sample of a stepd
+/// is its peak up to then (what it reaches in its last few ms before it
+/// exits is missed). A process named slurmstepd is asked once whether it
+/// is a stepd of the cluster ([`crate::slurm::is_stepd_of`]); one named
+/// otherwise (but slurmd, whose child is about to exec slurmstepd) is
+/// passed over from then on, a task once it has exec'd among them.
+pub struct StepdRss {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<u64>,
+}
+
+impl StepdRss {
+    /// How often the stepds are sampled.
+    pub const EVERY: Duration = Duration::from_millis(10);
+
+    /// Start sampling the stepds of the cluster whose slurm.conf is `conf`.
+    pub fn start(conf: &Path) -> StepdRss {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let (flag, conf) = (stop.clone(), conf.to_path_buf());
+        let thread = std::thread::spawn(move || {
+            let mut seen: BTreeMap<u32, bool> = BTreeMap::new();
+            let mut peak: BTreeMap<u32, u64> = BTreeMap::new();
+            loop {
+                let last = flag.load(Ordering::Relaxed);
+                let pids = std::fs::read_dir("/proc")
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok());
+                for pid in pids {
+                    if seen.get(&pid) == Some(&false) {
+                        continue;
+                    }
+                    let comm =
+                        std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+                    match comm.trim() {
+                        // a stepd, or a task it forked that has not yet
+                        // exec'd (its RSS the stepd's pages it shares)
+                        "slurmstepd" => {
+                            let ours = *seen
+                                .entry(pid)
+                                .or_insert_with(|| crate::slurm::is_stepd_of(pid, &conf));
+                            if let Some(kib) = ours.then(|| hwm_kib(pid)).flatten() {
+                                let p = peak.entry(pid).or_insert(0);
+                                *p = (*p).max(kib);
+                            }
+                        }
+                        // slurmd's child before it execs slurmstepd
+                        "slurmd" => {}
+                        _ => {
+                            seen.insert(pid, false);
+                        }
+                    }
+                }
+                if last {
+                    return peak.values().copied().max().unwrap_or(0);
+                }
+                std::thread::sleep(Self::EVERY);
+            }
+        });
+        StepdRss { stop, thread }
+    }
+
+    /// One last sample, then the largest peak RSS of any stepd seen, in
+    /// KiB (0: none seen).
+    pub fn finish(self) -> u64 {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.thread.join().unwrap_or(0)
+    }
+}
+
+/// `VmHWM` of a live process, in KiB.
+fn hwm_kib(pid: u32) -> Option<u64> {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 /// Wait (up to 30 s) until no job is left and every node is idle: a job
@@ -159,9 +263,17 @@ pub fn settle(c: &Cluster) {
 /// output if it fails; then reap its stepds (up to 10 s) and count the
 /// tree's CPU.
 pub fn once(c: &Cluster, cmd: &mut Command, nodes: usize) -> Run {
+    once_sampled(c, cmd, nodes, false)
+}
+
+/// [`once`], and with `rss` the stepds' peak RSS sampled meanwhile
+/// ([`StepdRss`], a thread of the bench: off where only CPU and wall are
+/// wanted, its polling competing with the job).
+pub fn once_sampled(c: &Cluster, cmd: &mut Command, nodes: usize, rss: bool) -> Run {
     settle(c);
     // stepds of an earlier job that ended late are not this job's
     reap_stepds(usize::MAX, Duration::ZERO);
+    let sampler = rss.then(|| StepdRss::start(c.conf()));
     let cpu0 = children_cpu_us();
     let epoch_us = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -180,7 +292,8 @@ pub fn once(c: &Cluster, cmd: &mut Command, nodes: usize) -> Run {
         );
         std::process::exit(1);
     }
-    let (stepds, stepd_rss_kib) = reap_stepds(nodes, Duration::from_secs(10));
+    let (stepds, stepd_cpu_us, stepd_tree_rss_kib) = reap_stepds(nodes, Duration::from_secs(10));
+    let stepd_rss_kib = sampler.map_or(0, StepdRss::finish);
     let tree_cpu_us = children_cpu_us().saturating_sub(cpu0);
     let out = String::from_utf8_lossy(&o.stdout);
     let mut phases = [0f64; 6];
@@ -235,8 +348,10 @@ pub fn once(c: &Cluster, cmd: &mut Command, nodes: usize) -> Run {
         tree_cpu_us,
         rank_cpu_us,
         stepds,
-        rank_rss_kib,
+        stepd_cpu_us,
         stepd_rss_kib,
+        rank_rss_kib,
+        stepd_tree_rss_kib,
         server_rss_kib,
     }
 }

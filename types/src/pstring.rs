@@ -32,43 +32,35 @@ pub enum StrError {
 }
 
 /// The position of the first NUL in `b`. Short strings (keys, names) are
-/// scanned a word at a time, 32 bytes per step with one branch, and the
-/// last partial word read overlapping the one before it (no byte loop);
-/// longer ones with SIMD (`memchr`), whose set-up costs more than a short
-/// string's whole scan.
-#[inline]
+/// checked a word at a time without a loop: four 8-byte words cover up to
+/// 32 bytes (at 0, 8, 16 and the word that ends the string, each moved
+/// back to end there where it would pass it, so the last ones overlap;
+/// exactly 0, 8, 16, 24 from 32 bytes on), eight cover up to 63, OR-ed
+/// into one test; only a string that holds a
+/// NUL is scanned again for its position. Longer ones with SIMD
+/// (`memchr`), whose set-up costs more than a short string's whole check.
+#[inline(always)]
 pub fn find_nul(b: &[u8]) -> Option<usize> {
-    if b.len() >= 64 {
-        return memchr::memchr(0, b);
-    }
-    if b.len() < 8 {
+    let n = b.len();
+    if n < 8 {
         return b.iter().position(|&c| c == 0);
     }
-    let mut quads = b.chunks_exact(32);
-    for (k, q) in quads.by_ref().enumerate() {
-        let z = has_zero(word(q, 0))
-            | has_zero(word(q, 8))
-            | has_zero(word(q, 16))
-            | has_zero(word(q, 24));
-        if z != 0 {
-            return first_nul(b, 32 * k);
+    let last = n - 8;
+    let at = |k: usize| has_zero(word(b, k));
+    let z = if n < 32 {
+        at(0) | at(last.min(8)) | at(last.min(16)) | at(last)
+    } else if n < 64 {
+        let z = at(0) | at(8) | at(16) | at(24);
+        if n > 32 {
+            z | at(last.min(32)) | at(last.min(40)) | at(last.min(48)) | at(last)
+        } else {
+            z
         }
-    }
-    let mut at = b.len() - quads.remainder().len();
-    while at + 8 <= b.len() {
-        if has_zero(word(b, at)) != 0 {
-            return first_nul(b, at);
-        }
-        at += 8;
-    }
-    if at == b.len() {
-        return None;
-    }
-    // the last bytes, read as the word that ends the string (its first
-    // bytes were checked already and hold no NUL)
-    let end = b.len() - 8;
-    if has_zero(word(b, end)) != 0 {
-        return first_nul(b, end);
+    } else {
+        return memchr::memchr(0, b);
+    };
+    if z != 0 {
+        return first_nul(b, 0);
     }
     None
 }
@@ -90,9 +82,12 @@ fn has_zero(x: u64) -> u64 {
 /// The eight bytes of `b` from `at` as a word (`at + 8 <= b.len()`).
 #[inline(always)]
 fn word(b: &[u8], at: usize) -> u64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&b[at..at + 8]);
-    u64::from_le_bytes(a)
+    match b.get(at..).and_then(|r| r.first_chunk::<8>()) {
+        Some(w) => u64::from_le_bytes(*w),
+        // not reached (callers read within `b`); a zero word sends the
+        // caller to the byte scan, which is right for any input
+        None => 0,
+    }
 }
 
 /// A non-NULL C string: any bytes but NUL. The NUL terminator of the wire

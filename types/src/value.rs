@@ -106,6 +106,12 @@ impl Info {
             value,
         }
     }
+
+    /// Whether this info qualifies a request's key (its
+    /// [`directives::QUALIFIER`] bit: PMIx_Get's qualified values).
+    pub fn is_qualifier(&self) -> bool {
+        self.flags & directives::QUALIFIER != 0
+    }
 }
 
 /// `pmix_pdata_t`.

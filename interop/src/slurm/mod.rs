@@ -188,8 +188,8 @@ pub struct Cluster {
     conf: PathBuf,
     nodes: Vec<String>,
     /// The libpmix slurmstepd serves with instead of the plugin's
-    /// ([`Cluster::start_serving`]).
-    libpmix: Option<PathBuf>,
+    /// ([`Cluster::start_serving`]), and whether its trace is on.
+    libpmix: Option<(PathBuf, bool)>,
     /// (what, process), in start order; stopped in reverse.
     daemons: Vec<(String, Child)>,
 }
@@ -213,13 +213,24 @@ impl Cluster {
     /// library then traces its calls; the ranks, forked by slurmstepd,
     /// print its PMIx_server_setup_fork on their stderr).
     pub fn start_serving(nodes: usize, libpmix: &Path) -> Result<Cluster, String> {
+        Cluster::start_serving_traced(nodes, libpmix, true)
+    }
+
+    /// [`Cluster::start_serving`], with our library's trace on or off
+    /// (off for benches: it writes a line for every call of an export,
+    /// slurmstepd's PMIx_Value_load of each registered value among them).
+    pub fn start_serving_traced(
+        nodes: usize,
+        libpmix: &Path,
+        trace: bool,
+    ) -> Result<Cluster, String> {
         for p in ["unshare", "mount"] {
             which(p).ok_or_else(|| format!("not installed: {p}"))?;
         }
-        Cluster::start_with(nodes, Some(libpmix.to_path_buf()))
+        Cluster::start_with(nodes, Some((libpmix.to_path_buf(), trace)))
     }
 
-    fn start_with(nodes: usize, libpmix: Option<PathBuf>) -> Result<Cluster, String> {
+    fn start_with(nodes: usize, libpmix: Option<(PathBuf, bool)>) -> Result<Cluster, String> {
         if nodes > MAX_NODES {
             return Err(format!(
                 "{nodes} nodes asked for, at most {MAX_NODES} (slurm::MAX_NODES) on one machine"
@@ -302,14 +313,14 @@ impl Cluster {
                 .arg(&conf_path),
         )?;
         let overlay = match self.libpmix.clone() {
-            Some(lib) => Some(self.overlay(&lib)?),
+            Some((lib, trace)) => Some((self.overlay(&lib)?, trace)),
             None => None,
         };
         for n in self.nodes.clone() {
             let slurmd = which("slurmd").unwrap_or_default();
             let mut cmd = match &overlay {
                 None => Command::new(slurmd),
-                Some((dir, orig, ovl)) => {
+                Some(((dir, orig, ovl), trace)) => {
                     // the real directory stays reachable at `orig` (the
                     // overlay's links point there), then the overlay
                     // covers it: in this namespace only
@@ -318,8 +329,12 @@ impl Cluster {
                         .arg(r#"mount --bind "$1" "$2" && mount --bind "$3" "$1" && shift 3 && exec "$@""#)
                         .arg("sh")
                         .args([dir, orig, ovl])
-                        .arg(slurmd)
-                        .env("PMIX_CAPI_TRACE", "1");
+                        .arg(slurmd);
+                    if *trace {
+                        c.env("PMIX_CAPI_TRACE", "1");
+                    } else {
+                        c.env_remove("PMIX_CAPI_TRACE");
+                    }
                     c
                 }
             };
@@ -486,6 +501,12 @@ KillWait=2
         c
     }
 
+    /// The slurmstepd processes of this cluster still running (a step's
+    /// daemon, forked by slurmd, is no child of ours).
+    pub fn stepds(&self) -> Vec<u32> {
+        stepds_of(&self.conf)
+    }
+
     /// The daemons' log files, concatenated (for failure messages).
     pub fn logs(&self) -> String {
         let mut out = String::new();
@@ -541,19 +562,23 @@ KillWait=2
 
 /// The slurmstepd processes whose environment names `conf` as SLURM_CONF.
 fn stepds_of(conf: &Path) -> Vec<u32> {
-    let want = format!("SLURM_CONF={}", conf.display());
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-            comm.trim() == "slurmstepd"
-                && std::fs::read(format!("/proc/{pid}/environ"))
-                    .map(|env| env.split(|&b| b == 0).any(|v| v == want.as_bytes()))
-                    .unwrap_or(false)
-        })
+        .filter(|&pid| is_stepd_of(pid, conf))
         .collect()
+}
+
+/// Whether process `pid` is a slurmstepd of the cluster whose slurm.conf
+/// is `conf` (it inherited `SLURM_CONF=conf` from that cluster's slurmd).
+pub fn is_stepd_of(pid: u32, conf: &Path) -> bool {
+    let want = format!("SLURM_CONF={}", conf.display());
+    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+    comm.trim() == "slurmstepd"
+        && std::fs::read(format!("/proc/{pid}/environ"))
+            .map(|env| env.split(|&b| b == 0).any(|v| v == want.as_bytes()))
+            .unwrap_or(false)
 }
 
 impl Drop for Cluster {

@@ -16,6 +16,7 @@
 //! rank's environment, what the server is told once a rank runs) is a
 //! [`Starter`].
 
+use super::output::say;
 use super::procgroup;
 use pmix_types::{Proc, RANK_WILDCARD};
 use pmix_wire::server::HostEvent;
@@ -135,7 +136,7 @@ impl Ranks {
         let deadline = Instant::now() + grace;
         while self.0.iter_mut().any(|r| r.status.is_none()) && Instant::now() < deadline {
             if again() {
-                eprintln!("pmixw run: signalled again; killing the job");
+                say("pmixw run: signalled again; killing the job");
                 return;
             }
             for r in self.0.iter_mut().filter(|r| r.status.is_none()) {
@@ -204,11 +205,17 @@ impl Ranks {
         }
     }
 
-    /// `sig` to every running rank's process group.
+    /// `sig` to every running rank's process group (a SIGTERM followed by
+    /// a SIGCONT when a forwarded SIGTSTP may have stopped them: a stopped
+    /// process acts on SIGTERM only once continued).
     pub(super) fn signal_running(&mut self, sig: i32) {
+        let cont = sig == libc::SIGTERM && procgroup::stop_forwarded();
         for r in &mut self.0 {
             if r.status.is_none() {
                 procgroup::signal_group(r.child.id(), sig);
+                if cont {
+                    procgroup::signal_group(r.child.id(), libc::SIGCONT);
+                }
             }
         }
     }
@@ -313,7 +320,7 @@ pub(super) fn spawn_job(
     for a in apps {
         for _ in 0..a.n {
             if let Err(e) = start_rank(wire, ranks, &name, total, rank, a) {
-                eprintln!("pmixw run: {e}");
+                say(&format!("pmixw run: {e}"));
                 return (name, Err(e));
             }
             rank += 1;
@@ -426,27 +433,34 @@ impl Ending {
         });
     }
 
-    /// Whether a rank whose connection went before `rank` of `ns`'s (or
-    /// before it was reaped, when its own never went) is still running.
-    pub(super) fn lost_before_running(&self, ns: &str, rank: u32, ranks: &Ranks) -> bool {
+    /// The processes of the ranks whose connections went before `rank`
+    /// of `ns`'s (or before it was reaped, when its own never went) and
+    /// which are still running (not reaped).
+    pub(super) fn lost_before_running(&self, ns: &str, rank: u32, ranks: &Ranks) -> Vec<u32> {
         let mine = self
             .lost
             .iter()
             .position(|(n, r)| n == ns && *r == rank)
             .unwrap_or(self.lost.len());
-        self.lost[..mine].iter().any(|(n, r)| {
-            ranks
-                .0
-                .iter()
-                .any(|x| x.rank == *r && x.nspace == *n && x.status.is_none())
-        })
+        self.lost[..mine]
+            .iter()
+            .filter_map(|(n, r)| {
+                ranks
+                    .0
+                    .iter()
+                    .find(|x| x.rank == *r && x.nspace == *n && x.status.is_none())
+                    .map(|x| x.child.id())
+            })
+            .collect()
     }
 
     /// Rank `rank` aborted asking `status` (logged): if this is what ends
     /// the job, the status it ends with (0 becomes 1), for the caller to
     /// tell the others; None when the job was already ending.
     pub(super) fn aborted(&mut self, rank: u32, status: i32, message: &str) -> Option<i32> {
-        eprintln!("pmixw run: rank {rank} aborted with status {status}: {message}");
+        say(&format!(
+            "pmixw run: rank {rank} aborted with status {status}: {message}"
+        ));
         self.ended(if status == 0 { 1 } else { status })
     }
 
@@ -468,13 +482,13 @@ impl Ending {
     /// others; None when the job was already ending or goes on.
     pub(super) fn failed(&mut self, ns: &str, rank: u32, st: ExitStatus) -> Option<i32> {
         let code = exit_code(st);
-        eprintln!(
+        say(&format!(
             "pmixw run: rank {rank} of {ns} {} before finalizing",
             match st.signal() {
                 Some(s) => format!("was killed by signal {s}"),
                 None => format!("exited with status {code}"),
             }
-        );
+        ));
         if self.keep_going || self.failed.is_some() || self.aborted.is_some() {
             return None;
         }
@@ -497,7 +511,7 @@ impl Ending {
             for (_, f) in caught {
                 f.store(false, Ordering::Relaxed);
             }
-            eprintln!("pmixw run: signal {sig}; ending the job");
+            say(&format!("pmixw run: signal {sig}; ending the job"));
             ranks.end_within(self.grace, || {
                 caught.iter().any(|(_, f)| f.load(Ordering::Relaxed))
             });
@@ -521,7 +535,7 @@ impl Ending {
             return Some(Outcome::Done(code));
         }
         if let Some(t) = self.timeout.filter(|t| self.start.elapsed() >= *t) {
-            eprintln!("pmixw run: timeout after {t:?}; killing the job");
+            say(&format!("pmixw run: timeout after {t:?}; killing the job"));
             return Some(Outcome::Timeout);
         }
         None
@@ -565,12 +579,14 @@ pub(super) trait Wire {
 /// The host loop of every wire: reap the ranks (when SIGCHLD says one may
 /// have ended), let the wire serve, end the job on the first failure (the
 /// first rank to end, [`Ending::first_ended_first`]), an abort, a caught
-/// signal or the timeout, until every rank has ended.
+/// signal or the timeout, until every rank has ended; pass `forward`'s
+/// signals on to the running ranks.
 pub(super) fn drive(
     wire: &mut dyn Wire,
     mut ranks: Ranks,
     mut ending: Ending,
     caught: &[(i32, Arc<AtomicBool>)],
+    forward: &procgroup::Forward,
 ) -> std::process::ExitCode {
     // not by asking each rank every round (N waitpid calls a loop, taken
     // from the ranks' own cores at N = 256); set at first: ranks may have
@@ -580,8 +596,12 @@ pub(super) fn drive(
     // failures reaped but not yet taken: (namespace, rank, status, reaped at)
     let mut pending: Vec<(String, u32, ExitStatus, Instant)> = Vec::new();
     const HOLD: Duration = Duration::from_millis(200);
+    const HOLD_EXITING: Duration = Duration::from_secs(5);
     let outcome = loop {
         wire.poll();
+        for sig in forward.take() {
+            ranks.signal_running(sig);
+        }
         // reap before serving: the servers queue a rank's abort or finalize
         // before its reply, so for an exit seen here the event that
         // explains it is already waiting
@@ -596,7 +616,7 @@ pub(super) fn drive(
             let r = &ranks.0[i];
             if r.finalized && exit_code(st) != 0 {
                 // no failure of the job's, but its status, and said why
-                eprintln!(
+                say(&format!(
                     "pmixw run: rank {} of {} {} after finalizing",
                     r.rank,
                     r.nspace,
@@ -604,7 +624,7 @@ pub(super) fn drive(
                         Some(s) => format!("was killed by signal {s}"),
                         None => format!("exited with status {}", exit_code(st)),
                     }
-                );
+                ));
             }
         }
         pending.extend(
@@ -615,14 +635,20 @@ pub(super) fn drive(
                 .map(|(r, st)| (r.nspace.clone(), r.rank, st, Instant::now())),
         );
         ending.first_ended_first(&mut pending, |(ns, rank, _, _)| (ns.clone(), *rank));
-        // a failure waits (a moment at most) for a rank whose connection
-        // went before its own and which is not reaped yet: a rank killed
-        // by SIGSEGV closes its sockets before it can be reaped, and the
-        // peers its end failed can exit and be reaped first
+        // a failure waits for a rank whose connection went before its own
+        // and which is not reaped yet: a rank killed by SIGSEGV closes its
+        // sockets before it can be reaped, and the peers its end failed
+        // can exit and be reaped first. A moment at most, or while that
+        // rank is exiting (on a loaded machine a killed rank's exit took
+        // longer than the moment: its peer's status became the job's)
         let ready = pending
             .iter()
             .position(|(ns, rank, _, at)| {
-                at.elapsed() < HOLD && ending.lost_before_running(ns, *rank, &ranks)
+                let before = ending.lost_before_running(ns, *rank, &ranks);
+                !before.is_empty()
+                    && (at.elapsed() < HOLD
+                        || (at.elapsed() < HOLD_EXITING
+                            && before.iter().any(|&p| procgroup::exiting(p))))
             })
             .unwrap_or(pending.len());
         for (ns, rank, st, _) in pending.drain(..ready) {
@@ -814,6 +840,17 @@ mod tests {
 
     /// The first failure ends the job with its status: the wire is told
     /// once, the rank still running is ended, every exit is reported.
+    /// [`drive`] with no grace, timeout or signals (`keep_going` as said).
+    fn drive_plain(w: &mut Watcher, ranks: Ranks, keep_going: bool) {
+        drive(
+            w,
+            ranks,
+            Ending::new(Duration::ZERO, keep_going, None),
+            &[],
+            &Default::default(),
+        );
+    }
+
     #[test]
     fn the_loop_ends_the_job_with_its_first_failure() {
         let mut w = Watcher::default();
@@ -821,7 +858,7 @@ mod tests {
         // rank 0 ends well before rank 1 fails (else the job may end it
         // first: a SIGTERM, 143, as the loop must)
         ranks.0[0].child.wait().unwrap();
-        drive(&mut w, ranks, Ending::new(Duration::ZERO, false, None), &[]);
+        drive_plain(&mut w, ranks, false);
         assert_eq!(w.finished, Some(Outcome::Done(3)));
         assert_eq!(w.failed, [(1, 3)]);
         let mut exited = w.exited.clone();
@@ -841,7 +878,7 @@ mod tests {
         for r in &mut ranks.0 {
             r.child.wait().unwrap();
         }
-        drive(&mut w, ranks, Ending::new(Duration::ZERO, false, None), &[]);
+        drive_plain(&mut w, ranks, false);
         assert_eq!(w.failed, [(1, 5)]);
         assert_eq!(w.finished, Some(Outcome::Done(5)));
     }
@@ -859,13 +896,13 @@ mod tests {
             ..Watcher::default()
         };
         let ranks = sh_ranks(&["exec sleep 30", "exec sleep 30"]);
-        drive(&mut w, ranks, Ending::new(Duration::ZERO, false, None), &[]);
+        drive_plain(&mut w, ranks, false);
         assert_eq!(w.finished, Some(Outcome::Done(1)));
         assert!(w.failed.is_empty(), "{:?}", w.failed);
 
         let mut w = Watcher::default();
         let ranks = sh_ranks(&["exit 4", "sleep 0.2; exit 0"]);
-        drive(&mut w, ranks, Ending::new(Duration::ZERO, true, None), &[]);
+        drive_plain(&mut w, ranks, true);
         assert_eq!(w.finished, Some(Outcome::Done(4)));
         assert!(w.failed.is_empty(), "{:?}", w.failed);
         let mut exited = w.exited.clone();

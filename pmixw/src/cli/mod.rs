@@ -5,6 +5,7 @@
 mod debug;
 mod dvm;
 mod host;
+mod output;
 mod probe;
 mod procgroup;
 mod query;

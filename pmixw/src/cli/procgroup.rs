@@ -11,15 +11,77 @@
 //! as it is; a terminal through a pipe this launcher feeds while it is
 //! itself in the foreground, as mpirun and prterun do), every other rank
 //! /dev/null, as with both of them.
+//!
+//! SIGUSR1, SIGUSR2 and SIGCONT sent to the launcher go on to every
+//! running rank's group, SIGTSTP as SIGSTOP (the ranks stop, the launcher
+//! runs on): what mpirun 4.1.4 and prterun 5.0.11 do, checked by hand
+//! (spec-notes/robustness.md, "The launcher signalled or killed").
 
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Whether a rank of this run has been given the launcher's stdin.
 static STDIN_GIVEN: AtomicBool = AtomicBool::new(false);
+
+/// Whether a SIGTSTP has been passed on (as SIGSTOP) and no SIGCONT
+/// since: the ranks may be stopped, and a SIGTERM that ends them must be
+/// followed by a SIGCONT to be acted on.
+static STOPPED: AtomicBool = AtomicBool::new(false);
+
+/// The signals passed on to the ranks: (caught, sent to each group).
+const FORWARDED: [(i32, i32); 4] = [
+    (libc::SIGUSR1, libc::SIGUSR1),
+    (libc::SIGUSR2, libc::SIGUSR2),
+    (libc::SIGTSTP, libc::SIGSTOP),
+    (libc::SIGCONT, libc::SIGCONT),
+];
+
+/// The forwarded signals, caught from [`forward_signals`] on: one flag
+/// each (two of the same signal within one round of the host loop are
+/// passed on once, as the kernel merges a pending signal).
+#[derive(Default)]
+pub(super) struct Forward(Vec<(i32, Arc<AtomicBool>)>);
+
+/// Catch the [`FORWARDED`] signals from now on (before, SIGUSR1 and
+/// SIGUSR2 ended the launcher, SIGTSTP stopped it alone).
+pub(super) fn forward_signals() -> Forward {
+    Forward(
+        FORWARDED
+            .iter()
+            .map(|&(s, _)| {
+                let f = Arc::new(AtomicBool::new(false));
+                let _ = signal_hook::flag::register(s, f.clone());
+                (s, f)
+            })
+            .collect(),
+    )
+}
+
+impl Forward {
+    /// What was caught since the last call, in [`FORWARDED`]'s order (a
+    /// stop before a continue: caught in one round, the ranks run on):
+    /// each signal to be sent to every running rank's group.
+    pub(super) fn take(&self) -> Vec<i32> {
+        let mut out = Vec::new();
+        for ((caught, f), &(_, send)) in self.0.iter().zip(FORWARDED.iter()) {
+            if f.swap(false, Ordering::AcqRel) {
+                super::output::say(&format!("pmixw run: forwarding signal {caught} to the job"));
+                STOPPED.store(send == libc::SIGSTOP, Ordering::Release);
+                out.push(send);
+            }
+        }
+        out
+    }
+}
+
+/// Whether the ranks may be stopped by a forwarded SIGTSTP.
+pub(super) fn stop_forwarded() -> bool {
+    STOPPED.load(Ordering::Acquire)
+}
 
 /// Once, before the first rank starts: orphaned descendants of the ranks
 /// are re-parented to this launcher instead of init, so that the end of
@@ -99,6 +161,24 @@ fn forward_terminal(mut to: ChildStdin) {
     }
 }
 
+/// Whether process `pid` is on its way out: the kernel has begun its
+/// exit (PF_EXITING in /proc/PID/stat's flags) or it is a zombie, not yet
+/// reaped. A rank's sockets close inside its exit, so a rank whose
+/// connection went and which is exiting will be reaped soon.
+pub(super) fn exiting(pid: u32) -> bool {
+    const PF_EXITING: u64 = 0x4;
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // pid (comm) state ppid pgrp session tty_nr tpgid flags ...
+    let Some(close) = stat.rfind(')') else {
+        return false;
+    };
+    let f: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+    let flags: u64 = f.get(6).and_then(|s| s.parse().ok()).unwrap_or(0);
+    matches!(f.first(), Some(&"Z" | &"X")) || flags & PF_EXITING != 0
+}
+
 /// `sig` to the process group `pgid` (a rank's, led by it).
 pub(super) fn signal_group(pgid: u32, sig: i32) {
     if let Ok(g) = i32::try_from(pgid) {
@@ -152,5 +232,27 @@ pub(super) fn end_groups(pgids: &[u32], grace: Duration) {
             std::thread::sleep(Duration::from_millis(5));
             gs = left(&gs);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exiting;
+
+    #[test]
+    fn a_running_process_is_not_exiting_and_an_unreaped_one_is() {
+        assert!(!exiting(std::process::id()));
+        let mut c = std::process::Command::new("true").spawn().unwrap();
+        let pid = c.id();
+        // SAFETY: a zeroed siginfo_t for waitid to fill; WNOWAIT leaves
+        // the child to be reaped below
+        let rc = unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT)
+        };
+        assert_eq!(rc, 0);
+        assert!(exiting(pid), "an ended, unreaped child");
+        c.wait().unwrap();
+        assert!(!exiting(pid), "reaped: no such process");
     }
 }

@@ -84,6 +84,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
         return Err("several applications (`:`) are not served across nodes".into());
     }
     let caught = host::catch_signals();
+    let forward = super::procgroup::forward_signals();
     let ns = job.nspace.clone();
     let total: u32 = job.apps.iter().map(|a| a.n).sum();
     let server = start_server(&ns, total, net::hostname(), job.dstore)
@@ -144,7 +145,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
         events: VecDeque::new(),
         waiting: BTreeMap::new(),
     };
-    let code = host::drive(&mut wire, ranks, job.ending(), &caught);
+    let code = host::drive(&mut wire, ranks, job.ending(), &caught, &forward);
     wire.server.stop();
     Ok(code)
 }

@@ -349,6 +349,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
     let app = job.app();
     let n = app.n;
     let caught = host::catch_signals();
+    let forward = super::procgroup::forward_signals();
     // started by a PMI-2 launcher (srun --mpi=pmi2): one job across nodes
     let across = match std::env::var_os("PMI_FD") {
         Some(_) => Some(Across::connect(n, job)?),
@@ -389,7 +390,13 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
         events: VecDeque::new(),
         spawned_jobs: 0,
     };
-    Ok(host::drive(&mut wire, ranks, job.ending(), &caught))
+    Ok(host::drive(
+        &mut wire,
+        ranks,
+        job.ending(),
+        &caught,
+        &forward,
+    ))
 }
 
 /// A PMI job (on one node, or this node's share of a job across nodes),

@@ -11,10 +11,14 @@
 //! ranks nobody reads is never asked), direct modex, events beyond the
 //! node, and the end of the job (abort, a failed rank, a lost node), so
 //! that every node stops with the job's status. A node whose ranks are
-//! done stays until every other node is, answering their requests. The node's job runs in the host loop of every wire (host.rs),
-//! its end decided by the same rules (the first rank to end is the
-//! failure), but at once: no grace period, no `--keep-going`. Facts and
-//! evidence: spec-notes/pmi2.md.
+//! done stays until every other node is, answering their requests. The
+//! node's job runs in the host loop of every wire (host.rs), its end decided by the same rules (the first rank to end is the
+//! failure; no `--keep-going`): the other nodes are told at once, every
+//! fence and direct-modex request of the node's ranks still waiting fails
+//! (so that a rank blocked in one gets an error, not a kill), and the
+//! ranks get the job's grace to end before SIGTERM. Facts and evidence:
+//! spec-notes/pmi2.md; the faults: spec-notes/robustness.md "Across
+//! nodes".
 
 use super::host::{self, Ending, Job, Outcome, Ranks};
 use super::run_pmix::{print_server_rss, start_server, PmixStart};
@@ -36,6 +40,10 @@ use std::time::{Duration, Instant};
 /// node that fails meanwhile ends the job through the bridge at once).
 pub const DEFAULT_PMI2_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_FENCE_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
+
+/// How long a node this one cannot reach has for its own connection to
+/// say its Hello before it is lost.
+const UNREACHABLE_WAIT: Duration = Duration::from_secs(1);
 
 pub(super) fn secs_var(name: &str) -> Option<Duration> {
     std::env::var(name)
@@ -226,21 +234,24 @@ struct Peers {
 }
 
 impl Peers {
-    fn send(&mut self, j: usize, m: &Msg) {
-        if let Some(Some(s)) = self.to.get_mut(j) {
-            let frame = m.encode();
-            if s.write_all(&frame).is_err() {
-                self.to[j] = None;
-            } else {
-                self.frames += 1;
-                self.bytes += frame.len() as u64;
-                match m {
-                    Msg::NodeData { .. } => self.fetches += 1,
-                    Msg::Dmodex { .. } => self.dmodex += 1,
-                    _ => {}
-                }
-            }
+    /// Send `m` to node `j`; false when its connection is gone.
+    fn send(&mut self, j: usize, m: &Msg) -> bool {
+        let Some(Some(s)) = self.to.get_mut(j) else {
+            return false;
+        };
+        let frame = m.encode();
+        if s.write_all(&frame).is_err() {
+            self.to[j] = None;
+            return false;
         }
+        self.frames += 1;
+        self.bytes += frame.len() as u64;
+        match m {
+            Msg::NodeData { .. } => self.fetches += 1,
+            Msg::Dmodex { .. } => self.dmodex += 1,
+            _ => {}
+        }
+        true
     }
     fn broadcast(&mut self, m: &Msg) {
         for j in 0..self.to.len() {
@@ -405,13 +416,23 @@ fn boot(
             peers.to.push(None);
             continue;
         }
-        let s = a
+        let Some(s) = a
             .to_socket_addrs()
             .ok()
             .into_iter()
             .flatten()
-            .find_map(|sa| TcpStream::connect_timeout(&sa, limit.min(Duration::from_secs(30))).ok())
-            .ok_or_else(|| format!("pmixw run: cannot reach node {j} ({}) at {a}", names[j]))?;
+            .find_map(|sa| {
+                TcpStream::connect_timeout(&sa, limit.min(Duration::from_secs(30))).ok()
+            })
+        else {
+            // a node that already ended the job (a rank dead at once) is
+            // gone before this one reached it: its own connection says
+            // why; the main loop judges (Bridge::unreachable)
+            eprintln!("pmixw run: cannot reach node {j} ({}) at {a}", names[j]);
+            peers.to.push(None);
+            let _ = ev_tx.send(Ev::Unreachable(j));
+            continue;
+        };
         let _ = s.set_nodelay(true);
         // a node that stops reading cannot stall this one for longer
         let _ = s.set_write_timeout(Some(limit));
@@ -440,6 +461,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
     let app = job.app();
     let n = app.n;
     let caught = host::catch_signals();
+    let forward = super::procgroup::forward_signals();
     let limit = secs_var("PMIXW_PMI2_TIMEOUT").unwrap_or(DEFAULT_PMI2_TIMEOUT);
     let (mut pmi, me, nodes, fence_limit, jobid) = connect(n, job.timeout)?;
     let nspace = format!("pmixw-{jobid}");
@@ -487,6 +509,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
             }
         }
     }
+    let guard = Guard::start(ranks.0.iter().map(|r| r.child.id()));
     let booted = booting
         .join()
         .map_err(|_| "pmixw run: the boot exchange failed".to_string());
@@ -513,11 +536,9 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
     }
     drop(ev_tx);
 
-    // a job across nodes ends at once: no grace, nor --keep-going
-    let mut ending = Ending::new(Duration::ZERO, false, job.timeout);
-    if let Some((code, ..)) = reason {
-        ending.ended(code);
-    }
+    // a job across nodes ends on every node at once (no --keep-going);
+    // its ranks get the job's grace, as on one node
+    let mut ending = Ending::new(job.grace, false, job.timeout);
     let mut wire = Bridge {
         server,
         nspace,
@@ -531,7 +552,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
         heard: vec![false; nodes],
         done: (0..nodes).map(|j| j == me).collect(),
         held: Vec::new(),
-        fences: 0,
+        fence_seq: 0,
         mine: Vec::new(),
         contributed: 0,
         collected: 0,
@@ -543,10 +564,26 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
         timeout: job.timeout,
         stats: job.stats,
         caught: caught.clone(),
-        reason,
+        reason: None,
+        fences: Vec::new(),
+        asked: Vec::new(),
+        failing: None,
+        told: false,
+        said: false,
+        unreachable: Vec::new(),
+        guard: Some(guard),
         idle: false,
     };
-    let code = host::drive(&mut wire, ranks, ending, &caught);
+    if let Some((code, why, tell)) = reason {
+        wire.end(
+            &mut ending,
+            code,
+            why,
+            tell,
+            codes::PMIX_ERR_LOST_CONNECTION,
+        );
+    }
+    let code = host::drive(&mut wire, ranks, ending, &caught, &forward);
     wire.server.stop();
     Ok(code)
 }
@@ -568,6 +605,57 @@ struct Fetch {
     asked: Option<(u64, u64)>,
     /// The direct modexes (request, rank) waiting for it.
     waiting: Vec<(u64, u32)>,
+}
+
+/// The watch kept on this node's ranks for when `pmixw run` itself is
+/// killed (SIGKILL: nothing of ours runs then). Each rank leads a process
+/// group of its own, which Slurm's process tracking of the step does not
+/// follow (proctrack/pgid ends the task's group only): the ranks of a
+/// killed `pmixw run` ran on, holding the step's output open, and srun
+/// waited for them (spec-notes/robustness.md "Across nodes"). So a `sh`,
+/// in a group of its own and deaf to the job's signals, reads the ranks'
+/// group ids on a pipe; when the pipe ends without `done` (this process
+/// is gone) it kills each group.
+struct Guard(Option<(std::process::Child, std::process::ChildStdin)>);
+
+impl Guard {
+    const SCRIPT: &'static str = r#"trap '' INT TERM HUP
+g=
+while read -r w; do
+  if [ "$w" = done ]; then exit 0; fi
+  g="$g $w"
+done
+for p in $g; do kill -9 "-$p" 2>/dev/null; done"#;
+
+    /// Watch the process groups `pgids` (none watched if `sh` cannot start).
+    fn start(pgids: impl Iterator<Item = u32>) -> Guard {
+        use std::os::unix::process::CommandExt;
+        let child = std::process::Command::new("sh")
+            .args(["-c", Self::SCRIPT])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .process_group(0)
+            .spawn();
+        let Ok(mut child) = child else {
+            return Guard(None);
+        };
+        let Some(mut to) = child.stdin.take() else {
+            return Guard(None);
+        };
+        let list: String = pgids.map(|p| format!("{p}\n")).collect();
+        let _ = to.write_all(list.as_bytes());
+        Guard(Some((child, to)))
+    }
+
+    /// The ranks have ended, their groups too: the watch ends.
+    fn done(mut self) {
+        if let Some((mut child, mut to)) = self.0.take() {
+            let _ = to.write_all(b"done\n");
+            drop(to);
+            let _ = child.wait();
+        }
+    }
 }
 
 /// This node's share of a job across nodes, as the host loop sees it.
@@ -592,7 +680,7 @@ struct Bridge {
     held: Vec<(usize, u64, u32)>,
     /// PMIx fences upcalled so far (every node numbers them alike: each
     /// is one step-wide PMI-2 fence).
-    fences: u64,
+    fence_seq: u64,
     /// This node's contributions to the fences that collected data, by
     /// sequence number, for the nodes that fetch them.
     mine: Vec<(u64, bytes::Bytes)>,
@@ -622,23 +710,82 @@ struct Bridge {
     /// Why the job ends (its status, the message, whether the other
     /// nodes are to be told), once it does.
     reason: Option<(i32, String, bool)>,
+    /// This node's fences waiting for PMI-2, and its direct-modex requests
+    /// waiting for another node (the node, the request).
+    fences: Vec<u64>,
+    asked: Vec<(usize, u64)>,
+    /// Once the job ends: the error every waiting and later fence and
+    /// direct-modex request of this node's ranks fails with.
+    failing: Option<i32>,
+    /// Whether the other nodes were told of the end, and the line saying
+    /// why it ends was printed.
+    told: bool,
+    said: bool,
+    /// Nodes this one cannot reach, not heard from yet, and until when
+    /// their own connection may still say its Hello.
+    unreachable: Vec<(usize, Instant)>,
+    /// The watch on the ranks' groups, ended once they are (`finish`).
+    guard: Option<Guard>,
     /// Whether the last round had nothing to do.
     idle: bool,
 }
 
 impl Bridge {
-    /// The job ends with `code` for `why`, unless it already was ending.
-    fn end(&mut self, ending: &mut Ending, code: i32, why: String, tell: bool) {
+    /// The job ends with `code` for `why`, unless it already was ending;
+    /// the ranks' waiting requests fail with `err`.
+    fn end(&mut self, ending: &mut Ending, code: i32, why: String, tell: bool, err: i32) {
         if ending.ended(code).is_some() {
-            self.reason = Some((code, why, tell));
+            self.ends(code, why, tell, err);
         }
+    }
+
+    /// The job ends now with `code` for `why`: the other nodes are told
+    /// (when `tell`) at once, not once this node's ranks are gone; every
+    /// fence and direct-modex request of this node's ranks still waiting
+    /// fails with `err`, and so does every later one, so that a rank
+    /// blocked in one gets an error and can end within the grace.
+    fn ends(&mut self, code: i32, why: String, tell: bool, err: i32) {
+        // said now: a task killed by a signal makes srun end the whole
+        // step, the other nodes' `pmixw run` with it, soon after
+        self.say(code, &why);
+        if tell && !self.told {
+            self.told = true;
+            self.peers.broadcast(&Msg::End {
+                status: code,
+                message: why.clone(),
+            });
+        }
+        self.reason = Some((code, why, tell));
+        self.failing = Some(err);
+        for request in std::mem::take(&mut self.fences) {
+            self.server.call(move |s| s.fence_done(request, err, &[]));
+        }
+        for (_, request) in std::mem::take(&mut self.asked) {
+            self.server.call(move |s| s.dmodex_done(request, Err(err)));
+        }
+        // those waiting for a node's fence data, and a fence waiting for
+        // every node's (in `fences`, failed above)
+        self.eager = None;
+        for f in &mut self.fetch {
+            f.asked = None;
+            for (request, _) in std::mem::take(&mut f.waiting) {
+                self.server.call(move |s| s.dmodex_done(request, Err(err)));
+            }
+        }
+    }
+
+    /// The line that says why the job ends.
+    fn say(&mut self, status: i32, why: &str) {
+        self.said = true;
+        let (me, name) = (self.me, &self.name);
+        eprintln!("pmixw run (node {me}, {name}): the job ends with status {status}: {why}");
     }
 
     /// Rank `rank` aborted asking `status`: the job ends with it (0 is 1).
     fn aborted(&mut self, ending: &mut Ending, rank: u32, status: i32, message: String) {
         if let Some(st) = ending.aborted(rank, status, &message) {
             let m = format!("rank {rank} aborted with status {status}: {message}");
-            self.reason = Some((st, m, true));
+            self.ends(st, m, true, codes::PMIX_ERR_PROC_ABORTED);
         }
     }
 
@@ -646,10 +793,12 @@ impl Bridge {
     /// that is not here yet, that node's contributions, fetched once for
     /// every request waiting for them; else (no fence collected data, or
     /// it did not hold what is asked) the rank's data as its node holds it
-    /// now.
-    fn route(&mut self, j: usize, request: u64, rank: u32) {
+    /// now. False when node `j` cannot be reached (the caller answers the
+    /// request); a request sent is kept in `asked`, one waiting for a
+    /// fetch in the node's `waiting`, so that the end of the job fails it.
+    fn route(&mut self, j: usize, request: u64, rank: u32) -> bool {
         let Some(f) = self.fetch.get_mut(j) else {
-            return;
+            return false;
         };
         if f.asked.is_some() || f.have < self.collected {
             f.waiting.push((request, rank));
@@ -662,9 +811,14 @@ impl Bridge {
                     from: f.have + 1,
                     to: self.collected,
                 };
-                self.peers.send(j, &m);
+                if !self.peers.send(j, &m) {
+                    let f = &mut self.fetch[j];
+                    f.asked = None;
+                    f.waiting.pop();
+                    return false;
+                }
             }
-            return;
+            return true;
         }
         if f.have > 0 {
             // raised before that node's data came, seen after: the data
@@ -674,10 +828,10 @@ impl Bridge {
                 .call(move |s: &mut Server| s.dmodex_node(&[], &[request]))
                 .unwrap_or_default();
             if open.is_empty() {
-                return;
+                return true;
             }
         }
-        self.peers.send(
+        let sent = self.peers.send(
             j,
             &Msg::Dmodex {
                 request,
@@ -685,6 +839,10 @@ impl Bridge {
                 rank,
             },
         );
+        if sent {
+            self.asked.push((j, request));
+        }
+        sent
     }
 
     /// A fence that collected data completed here (PMI-2): with a store
@@ -693,6 +851,10 @@ impl Bridge {
     /// nodes' contributions left with them until a GET wants one
     /// ([`Bridge::route`]).
     fn fence_collected(&mut self, request: u64, seq: u64) {
+        if self.failing.is_some() {
+            // failed already (`ends`)
+            return;
+        }
         self.collected = seq;
         if self.dstore && self.fetch.len() > 1 {
             let mut parts = Vec::new();
@@ -708,12 +870,13 @@ impl Bridge {
                     from: seq,
                     to: seq,
                 };
-                self.peers.send(j, &m);
+                let _ = self.peers.send(j, &m);
                 parts.push((id, None));
             }
             self.eager = Some(Eager { request, parts });
             return;
         }
+        self.fences.retain(|q| *q != request);
         let ns = self.nspace.clone();
         self.server.call(move |s| {
             s.data_at_host(&ns);
@@ -736,6 +899,7 @@ impl Bridge {
                         .collect();
                     let request = *request;
                     self.eager = None;
+                    self.fences.retain(|q| *q != request);
                     for f in &mut self.fetch {
                         f.have = f.have.max(self.collected);
                     }
@@ -760,8 +924,9 @@ impl Bridge {
             .call(move |s: &mut Server| s.dmodex_node(&blob, &ids))
             .unwrap_or_default();
         for (request, rank) in waiting {
-            if open.contains(&request) {
-                self.route(j, request, rank);
+            if open.contains(&request) && !self.route(j, request, rank) {
+                self.server
+                    .call(move |s| s.dmodex_done(request, Err(codes::PMIX_ERR_UNREACH)));
             }
         }
     }
@@ -791,17 +956,19 @@ impl Bridge {
         match m {
             Msg::NodeData { request, from, to } => {
                 let blob = self.contributions(from, to);
-                self.peers.send(j, &Msg::NodeDataReply { request, blob });
+                let _ = self.peers.send(j, &Msg::NodeDataReply { request, blob });
             }
             Msg::Dmodex { request, rank, .. } => match self.answer(rank) {
-                Some(blob) => self.peers.send(
-                    j,
-                    &Msg::DmodexReply {
-                        request,
-                        status: 0,
-                        blob,
-                    },
-                ),
+                Some(blob) => {
+                    let _ = self.peers.send(
+                        j,
+                        &Msg::DmodexReply {
+                            request,
+                            status: 0,
+                            blob,
+                        },
+                    );
+                }
                 None => self.held.push((j, request, rank)),
             },
             _ => {}
@@ -878,33 +1045,40 @@ impl Bridge {
                 collect,
                 data,
                 ..
-            } => {
-                self.fences += 1;
-                let seq = self.fences;
-                if collect {
-                    self.contributed += data.len() as u64;
-                    if !data.is_empty() {
-                        self.mine.push((seq, data));
-                    }
+            } => match self.failing {
+                Some(err) => {
+                    self.server.call(move |s| s.fence_done(request, err, &[]));
                 }
-                let _ = self.work.send(Work::Fence {
-                    request,
-                    seq,
-                    collect,
-                });
-            }
+                None => {
+                    self.fence_seq += 1;
+                    let seq = self.fence_seq;
+                    if collect {
+                        self.contributed += data.len() as u64;
+                        if !data.is_empty() {
+                            self.mine.push((seq, data));
+                        }
+                    }
+                    self.fences.push(request);
+                    let _ = self.work.send(Work::Fence {
+                        request,
+                        seq,
+                        collect,
+                    });
+                }
+            },
             HostEvent::DirectModex { request, proc } => {
                 let owner = (proc.nspace.to_string() == self.nspace)
                     .then(|| self.node_of.get(proc.rank as usize).copied())
                     .flatten()
                     .filter(|j| *j != self.me);
-                match owner {
-                    Some(j) => self.route(j, request, proc.rank),
-                    None => {
-                        self.server
-                            .call(move |s| s.dmodex_done(request, Err(codes::PMIX_ERR_NOT_FOUND)));
-                    }
-                }
+                let result = match (owner, self.failing) {
+                    (None, _) => Err(codes::PMIX_ERR_NOT_FOUND),
+                    // the job is ending
+                    (Some(_), Some(err)) => Err(err),
+                    (Some(j), None) if self.route(j, request, proc.rank) => return,
+                    (Some(_), None) => Err(codes::PMIX_ERR_UNREACH),
+                };
+                self.server.call(move |s| s.dmodex_done(request, result));
             }
             HostEvent::Committed(p) => {
                 let (now, later): (Vec<_>, Vec<_>) =
@@ -912,7 +1086,7 @@ impl Bridge {
                 self.held = later;
                 for (j, request, r) in now {
                     if let Some(blob) = self.answer(r) {
-                        self.peers.send(
+                        let _ = self.peers.send(
                             j,
                             &Msg::DmodexReply {
                                 request,
@@ -962,6 +1136,7 @@ impl Bridge {
                     blob,
                 },
             ) => {
+                self.asked.retain(|(_, q)| *q != request);
                 let r = if status == 0 { Ok(blob) } else { Err(status) };
                 self.server.call(move |s| s.dmodex_done(request, r));
             }
@@ -979,27 +1154,31 @@ impl Bridge {
             }
             Ev::Peer(j, Msg::End { status, message }) => {
                 let why = format!("node {j} ({}): {message}", self.names[j]);
-                self.end(ending, status, why, false);
+                self.end(ending, status, why, false, codes::PMIX_ERR_LOST_CONNECTION);
             }
             Ev::Peer(j, Msg::Done) => self.done[j] = true,
             Ev::Peer(j, Msg::Hello { .. }) => self.heard[j] = true,
+            // judged a moment later: the node's own connection, which
+            // reports its end, may not have said its Hello yet
             Ev::Unreachable(j) if !self.heard[j] && !self.done[j] => {
-                let why = format!("lost node {j} ({})", self.names[j]);
-                self.end(ending, 1, why, true);
+                self.unreachable
+                    .push((j, Instant::now() + UNREACHABLE_WAIT));
             }
             Ev::PeerGone(j) if !self.done[j] => {
                 let why = format!("lost node {j} ({})", self.names[j]);
-                self.end(ending, 1, why, true);
+                self.end(ending, 1, why, true, codes::PMIX_ERR_UNREACH);
             }
             Ev::FenceDone(request, seq, true, Ok(())) => self.fence_collected(request, seq),
             Ev::FenceDone(request, _, false, Ok(())) => {
+                self.fences.retain(|q| *q != request);
                 self.server
                     .call(move |s| s.fence_done(request, codes::PMIX_SUCCESS, &[]));
             }
             Ev::FenceDone(request, _, _, Err(m)) => {
+                self.fences.retain(|q| *q != request);
                 self.server
                     .call(move |s| s.fence_done(request, codes::PMIX_ERROR, &[]));
-                self.end(ending, 1, m, true);
+                self.end(ending, 1, m, true, codes::PMIX_ERROR);
             }
             Ev::Unreachable(_) | Ev::PeerGone(_) | Ev::Finalized(..) => {}
         }
@@ -1023,13 +1202,34 @@ impl host::Wire for Bridge {
             self.idle = false;
             self.serve_bridge(e, ending);
         }
+        let now = Instant::now();
+        let (due, later) = std::mem::take(&mut self.unreachable)
+            .into_iter()
+            .partition(|(_, at)| *at <= now);
+        self.unreachable = later;
+        for (j, _) in due {
+            if !self.heard[j] && !self.done[j] {
+                let why = format!("lost node {j} ({})", self.names[j]);
+                self.end(ending, 1, why, true, codes::PMIX_ERR_UNREACH);
+            }
+        }
     }
 
-    fn failed(&mut self, _ns: &str, rank: u32, _st: std::process::ExitStatus, code: i32) {
-        self.reason = Some((code, format!("rank {rank} exited with status {code}"), true));
+    fn failed(&mut self, _ns: &str, rank: u32, st: std::process::ExitStatus, code: i32) {
+        use std::os::unix::process::ExitStatusExt;
+        let why = match st.signal() {
+            Some(sig) => format!("rank {rank} was killed by signal {sig}"),
+            None => format!("rank {rank} exited with status {code}"),
+        };
+        self.ends(code, why, true, codes::PMIX_ERR_LOST_CONNECTION);
     }
 
     fn finish(&mut self, o: Outcome) -> ExitCode {
+        // the ranks and their groups are gone: no group id is watched
+        // past its end (it could be another's by then)
+        if let Some(g) = self.guard.take() {
+            g.done();
+        }
         let (status, message, tell) = match (self.reason.take(), o) {
             (Some(r), _) => r,
             (None, Outcome::Done(0)) => {
@@ -1061,9 +1261,10 @@ impl host::Wire for Bridge {
             (None, Outcome::Signal(sig)) => (128 + sig, format!("signal {sig}"), true),
             (None, Outcome::Done(code)) => (code, String::new(), true),
         };
-        let (me, name) = (self.me, &self.name);
-        eprintln!("pmixw run (node {me}, {name}): the job ends with status {status}: {message}");
-        if tell {
+        if !self.said {
+            self.say(status, &message);
+        }
+        if tell && !self.told {
             self.peers.broadcast(&Msg::End {
                 status,
                 message: message.clone(),

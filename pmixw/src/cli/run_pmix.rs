@@ -181,6 +181,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
     let n = app.n;
     // caught from here on: the job is ended and the rendezvous files removed
     let caught = catch_signals();
+    let forward = super::procgroup::forward_signals();
     let server = start_server(nspace, n, net::hostname(), job.dstore)
         .map_err(|e| format!("cannot start the server: {e}"))?;
     // a live server already holds the name tools attach by
@@ -223,6 +224,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
     });
     let mut ranks = Ranks(Vec::new());
     let mut start = PmixStart::new(&server, job.dialect);
+    start.forward_output = true;
     for r in 0..n {
         host::start_rank(&mut start, &mut ranks, nspace, n, r, &app.launch())?;
     }
@@ -235,7 +237,9 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
         namespaces: vec![nspace.clone()],
         running_spawns: Vec::new(),
     };
-    let code = host::drive(&mut wire, ranks, job.ending(), &caught);
+    let code = host::drive(&mut wire, ranks, job.ending(), &caught, &forward);
+    // what the ranks wrote last is copied out before this launcher ends
+    super::output::drain(Duration::from_secs(5));
     wire.server.stop();
     Ok(code)
 }
@@ -300,6 +304,7 @@ impl Single {
         ranks: &mut Ranks,
     ) {
         let mut start = PmixStart::new(&self.server, self.dialect);
+        start.forward_output = true;
         let (ns, result) = spawn_apps(
             &mut start,
             ranks,
@@ -555,6 +560,9 @@ pub(super) struct PmixStart<'a> {
     /// they do not see this launcher's own PMI-2 variables, and whatever
     /// process claims a rank is not checked against its pid.
     pub(super) pmi2_task: bool,
+    /// The ranks' stdout and stderr go through this launcher to the tools
+    /// that pull them (output.rs): a PMIx job on one node, as prterun.
+    pub(super) forward_output: bool,
 }
 
 impl<'a> PmixStart<'a> {
@@ -565,6 +573,7 @@ impl<'a> PmixStart<'a> {
             spawn: None,
             envs: Default::default(),
             pmi2_task: false,
+            forward_output: false,
         }
     }
 }
@@ -635,6 +644,9 @@ impl host::Starter for PmixStart<'_> {
         // FLUX_JOB_ID alone (spec-notes/server.md)
         if std::env::var_os("FLUX_JOB_ID").is_none() {
             c.env("FLUX_JOB_ID", ns);
+        }
+        if self.forward_output {
+            super::output::capture(c, ns, rank, self.server.poster());
         }
         Ok(None)
     }

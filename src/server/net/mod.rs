@@ -249,6 +249,21 @@ fn remove_files(files: &mut Vec<PathBuf>) {
     }
 }
 
+/// Posts calls to a running server's core from any thread
+/// ([`Running::poster`]); posting after the server stopped does nothing.
+#[derive(Clone)]
+pub struct Poster {
+    inbox: Inbox,
+}
+
+impl Poster {
+    /// Run `f` on the server core without waiting for it, in order with
+    /// the other posts.
+    pub fn post(&self, f: impl FnOnce(&mut Server) + Send + 'static) {
+        self.inbox.send(Input::Call(Box::new(f)));
+    }
+}
+
 /// A running server (blocking API: its loop runs on a thread of its own).
 /// Its methods block, so call them from outside any tokio runtime; a host
 /// running tokio uses [`spawn`] and [`AsyncRunning`] instead.
@@ -290,6 +305,14 @@ impl Running {
     /// exit). Calls run in the order they were made.
     pub fn post(&self, f: impl FnOnce(&mut Server) + Send + 'static) {
         self.inbox.send(Input::Call(Box::new(f)));
+    }
+
+    /// A handle that posts to the server core from any thread (what
+    /// [`Running::post`] does), for threads the host runs beside its loop.
+    pub fn poster(&self) -> Poster {
+        Poster {
+            inbox: self.inbox.clone(),
+        }
     }
 
     /// The URI clients and tools connect to.
@@ -335,6 +358,14 @@ impl AsyncRunning {
     /// The environment of one rank (see [`Server::client_env`]).
     pub fn client_env(&self, nspace: &str, rank: impl Into<Rank>) -> Vec<(String, String)> {
         env_of(&self.envs, nspace, rank.into().wire())
+    }
+
+    /// A handle that posts to the server core from any thread (what
+    /// [`Running::post`] does), for threads the host runs beside its loop.
+    pub fn poster(&self) -> Poster {
+        Poster {
+            inbox: self.inbox.clone(),
+        }
     }
 
     /// The URI clients and tools connect to.
