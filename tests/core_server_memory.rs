@@ -169,6 +169,29 @@ fn one_fence_however_its_participants_are_written() {
     );
 }
 
+/// The server of one node of job "mn" (4 ranks), holding ranks `local`.
+fn mn_node(local: &[u32]) -> Server {
+    let mut s = mem_job("mn", 4, "n", vec![]);
+    s.set_local_ranks("mn", local);
+    s
+}
+
+/// A COMMIT blob of one KVAL, `mn.<scope>.<r>` = `"<scope>-of-<r>"`.
+fn mn_kvals(scope: &str, r: u32) -> pmix_types::Buffer {
+    use pmix_types::{DataType, Kval, Value};
+    let mut buf = pmix_codec::DataBuffer::new(pmix_codec::Format::V41);
+    let k = Kval {
+        key: Some(format!("mn.{scope}.{r}").as_str().into()),
+        value: Value::String(Some(format!("{scope}-of-{r}").as_str().into())),
+    };
+    buf.pack(DataType::Kval, &[Value::Kval(Box::new(k))])
+        .unwrap();
+    pmix_types::Buffer {
+        buffer_type: 1,
+        bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
+    }
+}
+
 /// Two nodes, in memory: servers A (ranks 0 and 1 of "mn") and B (ranks
 /// 2 and 3), joined only by a host that carries the fence's collected data
 /// and the direct-modex answers between them (the standard's
@@ -177,33 +200,11 @@ fn one_fence_however_its_participants_are_written() {
 #[test]
 fn two_nodes_exchange_data_through_their_host() {
     use pmix_codec::msg::{Reply, Request};
-    use pmix_types::{Buffer, DataType, Info, Kval, Value};
+    use pmix_types::{Info, Value};
     let now = Instant::now();
-    let node = |local: &[u32]| {
-        let mut s = Server::new();
-        s.register_nspace(JobSpec {
-            nspace: "mn".into(),
-            nprocs: 4,
-            hostname: "n".into(),
-            info: vec![],
-        });
-        s.set_local_ranks("mn", local);
-        s
-    };
+    let node = mn_node;
     let (mut a, mut b) = (node(&[0, 1]), node(&[2, 3]));
-    let kvals = |scope: &str, r: u32| {
-        let mut buf = pmix_codec::DataBuffer::new(pmix_codec::Format::V41);
-        let k = Kval {
-            key: Some(format!("mn.{scope}.{r}").as_str().into()),
-            value: Value::String(Some(format!("{scope}-of-{r}").as_str().into())),
-        };
-        buf.pack(DataType::Kval, &[Value::Kval(Box::new(k))])
-            .unwrap();
-        Buffer {
-            buffer_type: 1,
-            bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
-        }
-    };
+    let kvals = mn_kvals;
     let commit = |r: u32| Request::Commit {
         blobs: vec![(1, kvals("local", r)), (2, kvals("remote", r))],
     };
@@ -354,6 +355,146 @@ fn two_nodes_exchange_data_through_their_host() {
             status: -46,
             blobs: vec![]
         }
+    );
+}
+
+/// A host that keeps each node's fence data where it is
+/// (`Server::data_at_host`, fence_done with nothing from the others) and
+/// fetches a node's when a GET wants one of its ranks: the GETs, even
+/// PMIX_IMMEDIATE ones, wait for that direct modex; one node's data
+/// (`Server::dmodex_node`) answers every request it holds the data for;
+/// a key it lacks hands the request back for the rank's own node; data
+/// that does not parse fails the GETs.
+#[test]
+fn fence_data_left_at_its_node_is_fetched_when_a_get_wants_it() {
+    use pmix_codec::msg::{Reply, Request};
+    use pmix_types::{Info, Value};
+    let now = Instant::now();
+    let node = mn_node;
+    let (mut a, mut b) = (node(&[0, 1]), node(&[2, 3]));
+    let commit = |r: u32| Request::Commit {
+        blobs: vec![(2, mn_kvals("remote", r))],
+    };
+    let fence = Request::Fence {
+        procs: vec![],
+        info: vec![Info::new("pmix.collect", Value::Bool(true))],
+    };
+    let get = |r: u32, key: &str, immediate: bool| Request::Get {
+        nspace: Some("mn".into()),
+        rank: r,
+        info: if immediate {
+            vec![Info::new("pmix.immediate", Value::Bool(true))]
+        } else {
+            vec![]
+        },
+        key: Some(Some(key.into())),
+    };
+    let fmt = pmix_codec::Format::V41;
+    // (connection, tag, reply) sent, and the upcalls
+    let drain = |s: &mut Server| {
+        let out = drain(s);
+        let sent: Vec<(u64, u32, Reply)> = out
+            .sends()
+            .filter(|(_, b)| b.len() > 16)
+            .map(|(c, b)| {
+                let t = u32::from_be_bytes(b[4..8].try_into().unwrap());
+                (c, t, Reply::decode(&fmt, 4, &b[16..]).unwrap())
+            })
+            .collect();
+        (sent, out.events)
+    };
+    let dmodex = |events: Vec<HostEvent>| -> Vec<(u64, u32)> {
+        events
+            .into_iter()
+            .filter_map(|e| match e {
+                HostEvent::DirectModex { request, proc } => Some((request, proc.rank)),
+                _ => None,
+            })
+            .collect()
+    };
+    let ca: Vec<_> = (0..2).map(|_| a.open()).collect();
+    let cb: Vec<_> = (0..2).map(|_| b.open()).collect();
+    for (i, c) in ca.iter().enumerate() {
+        a.handle_input(*c, &hello("mn", i as u32), now);
+        a.handle_input(*c, &request(101, &commit(i as u32)), now);
+        a.handle_input(*c, &request(102, &fence), now);
+    }
+    for (i, c) in cb.iter().enumerate() {
+        let r = 2 + i as u32;
+        b.handle_input(*c, &hello("mn", r), now);
+        b.handle_input(*c, &request(101, &commit(r)), now);
+        b.handle_input(*c, &request(102, &fence), now);
+    }
+    let fence_of = |events: Vec<HostEvent>| {
+        events
+            .into_iter()
+            .find_map(|e| match e {
+                HostEvent::Fence { request, data, .. } => Some((request, data)),
+                _ => None,
+            })
+            .expect("a fence upcall")
+    };
+    let (ra, _) = fence_of(drain(&mut a).1);
+    let (_, db) = fence_of(drain(&mut b).1);
+    // A keeps B's data at B: nothing of it comes with the fence
+    a.data_at_host("mn");
+    a.fence_done(ra, 0, &[]);
+    drain(&mut a);
+    // rank 0 asks for rank 3 (PMIX_IMMEDIATE: still a wait, the data
+    // exists), rank 1 for rank 2: two direct modexes, no answer yet
+    a.handle_input(ca[0], &request(103, &get(3, "mn.remote.3", true)), now);
+    a.handle_input(ca[1], &request(103, &get(2, "mn.remote.2", false)), now);
+    let (sent, events) = drain(&mut a);
+    assert!(sent.is_empty(), "{sent:?}");
+    let asked = dmodex(events);
+    assert_eq!(
+        asked.iter().map(|(_, r)| *r).collect::<Vec<_>>(),
+        [3, 2],
+        "{asked:?}"
+    );
+    // B's fence data answers both: none handed back
+    let ids: Vec<u64> = asked.iter().map(|(i, _)| *i).collect();
+    assert_eq!(a.dmodex_node(&db, &ids), Vec::<u64>::new());
+    let (sent, _) = drain(&mut a);
+    let text = |c: u64| {
+        sent.iter()
+            .find(|(cc, t, _)| *cc == c && *t == 103)
+            .map(|(_, _, r)| format!("{r:?}"))
+            .expect("an answer")
+    };
+    assert!(text(ca[0]).contains("remote-of-3"), "{}", text(ca[0]));
+    assert!(text(ca[1]).contains("remote-of-2"), "{}", text(ca[1]));
+    // a key the fence data lacks: the request is handed back, and the
+    // rank's node answers with what it holds now
+    a.handle_input(ca[0], &request(104, &get(3, "mn.late.3", false)), now);
+    let (sent, events) = drain(&mut a);
+    assert!(sent.is_empty(), "{sent:?}");
+    let asked = dmodex(events);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(a.dmodex_node(&[], &[asked[0].0]), vec![asked[0].0]);
+    a.dmodex_done(asked[0].0, Ok(b.modex_data("mn", 3).unwrap()));
+    let (sent, _) = drain(&mut a);
+    assert!(
+        matches!(sent.as_slice(), [(c, 104, Reply::Get { status: 0, .. })] if *c == ca[0]),
+        "{sent:?}"
+    );
+    // fence data that does not parse fails the GETs waiting for it
+    let (mut a, _) = (node(&[0, 1]), ());
+    let c0 = a.open();
+    a.handle_input(c0, &hello("mn", 0), now);
+    drain(&mut a);
+    a.data_at_host("mn");
+    a.handle_input(c0, &request(105, &get(2, "mn.remote.2", true)), now);
+    let asked = dmodex(drain(&mut a).1);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(
+        a.dmodex_node(&[0xff, 1, 2], &[asked[0].0]),
+        Vec::<u64>::new()
+    );
+    let (sent, _) = drain(&mut a);
+    assert!(
+        matches!(sent.as_slice(), [(_, 105, Reply::Get { status: s, .. })] if *s != 0),
+        "{sent:?}"
     );
 }
 

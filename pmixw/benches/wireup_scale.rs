@@ -26,8 +26,12 @@
 //! A point is skipped, and the bench says why, when N/k is more than a
 //! node may run (slurm::TASKS_PER_NODE), when N ranks would not fit the
 //! process limit, or when N times the largest rank RSS measured by the
-//! warm-up jobs (plus as much again for the servers' share) is more than
-//! half of MemAvailable. Not a test: nothing asserts a speed; it stops if
+//! warm-up jobs, plus the servers' share, is more than half of
+//! MemAvailable. The servers' share is measured: each side's nodes' peak
+//! RSS at the last point of the same k (the stepds' trees through
+//! `wait4`, and ours also `pmixw run --stats`), scaled by N over that
+//! point's N; before any point of that k has run, as much again as the
+//! ranks' own. Not a test: nothing asserts a speed; it stops if
 //! a job fails. The light rank is an example, built first:
 //!
 //!     cargo build --release -p pmixw --example light_rank
@@ -116,6 +120,9 @@ fn main() {
         // one unmeasured job of each side first; their ranks' RSS sizes
         // the points
         let warm = warm_up(&c, k, pmixw, &light, &rank_args);
+        // the last point run on k nodes: its N and each side's servers'
+        // peak RSS in all (KiB)
+        let mut last: Option<(usize, u64)> = None;
         let rss = warm
             .iter()
             .map(|r| r.rank_rss_kib)
@@ -127,9 +134,21 @@ fn main() {
                 continue;
             }
             let per = n.div_ceil(k);
-            // a rank's RSS again for the server's share of it (its
-            // connection, its data in every store)
-            let need_kib = n as u64 * rss * 2;
+            // the servers' share: measured at the last point of k nodes
+            // and scaled by N (their data grows with N: every node holds
+            // every rank's record and the job info); before one ran, a
+            // rank's RSS again per rank
+            let (share_kib, share_how) = match last {
+                Some((n1, kib)) => (
+                    kib * n as u64 / n1.max(1) as u64,
+                    format!("servers {} KiB at N={n1}, x {n}/{n1}", kib),
+                ),
+                None => (
+                    n as u64 * rss,
+                    format!("servers as much again, no N on {k} nodes yet"),
+                ),
+            };
+            let need_kib = n as u64 * rss + share_kib;
             let avail = meminfo_kib("MemAvailable");
             let why = if per > TASKS_PER_NODE {
                 Some(format!(
@@ -142,8 +161,8 @@ fn main() {
                 ))
             } else if avail > 0 && need_kib > avail / 2 {
                 Some(format!(
-                    "needs ~{} MB ({n} ranks x 2 x {rss} KiB measured), more than half of \
-                     MemAvailable {} MB",
+                    "needs ~{} MB ({n} ranks x {rss} KiB measured; {share_how}), more than \
+                     half of MemAvailable {} MB",
                     need_kib / 1024,
                     avail / 1024
                 ))
@@ -156,7 +175,17 @@ fn main() {
                 continue;
             }
             let (mut slurm, mut ours) =
-                alternate(&c, (k, n, reps), pmixw, (&light, &rank_args), &[]);
+                alternate(&c, (k, n, reps), pmixw, (&light, &rank_args), &["--stats"]);
+            // each side's servers, the larger of its jobs (ours: the
+            // stepds' trees, or the nodes' own report if larger)
+            let servers = |v: &[Run]| {
+                v.iter()
+                    .map(|r| r.stepd_tree_rss_kib.max(r.server_rss_kib))
+                    .max()
+                    .unwrap_or(0)
+            };
+            let (srv_s, srv_o) = (servers(&slurm), servers(&ours));
+            last = Some((n, srv_s.max(srv_o)));
             let wall_s = median_by(&mut slurm, |r| ms(r.wall));
             let cpu_s = median_by(&mut slurm, Run::launcher_cpu_ms);
             let wall_o = median_by(&mut ours, |r| ms(r.wall));
@@ -165,6 +194,9 @@ fn main() {
             let cratio = cpu_s / cpu_o.max(1e-3);
             println!("nodes={k} N={n} srun/ours={ratio:.2}x cpu srun/ours={cratio:.2}x");
             println!("    wall median: srun --mpi=pmix {wall_s:.0} ms, ours {wall_o:.0} ms");
+            println!(
+                "    servers' peak RSS, all nodes (KiB): srun --mpi=pmix {srv_s}, ours {srv_o}"
+            );
             let stepds = |v: &[Run]| v.iter().map(|r| r.stepds).min().unwrap_or(0);
             println!(
                 "    launcher CPU median (srun + stepds + pmixw run, less the ranks' own): \

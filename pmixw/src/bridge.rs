@@ -1,6 +1,8 @@
 //! What the `pmixw run` of each node sends the others directly, for what
-//! PMI-2's one collective cannot carry: direct-modex requests and answers,
-//! events beyond the node, and the end of the job. Sans-IO: messages to
+//! PMI-2's one collective cannot carry: the data a fence collected (each
+//! node's contribution, fetched from it by the nodes that need it),
+//! direct-modex requests and answers, events beyond the node, and the end
+//! of the job. Sans-IO: messages to
 //! bytes and back. The peers' addresses and a shared token are exchanged
 //! through the PMI-2 KVS first (spec-notes/pmi2.md).
 //!
@@ -70,6 +72,25 @@ pub enum Msg {
     },
     /// The sender's ranks have all exited with status 0.
     Done,
+    /// Send me your node's contributions to the fences `from..=to` that
+    /// collected data (the PMI-2 fence of each has completed here, so the
+    /// receiver has made them).
+    NodeData {
+        /// The id the answer carries.
+        request: u64,
+        /// The first fence (its sequence number, from 1).
+        from: u64,
+        /// The last.
+        to: u64,
+    },
+    /// The answer: the contributions, concatenated in fence order (each
+    /// one `Server` fence blob, possibly empty).
+    NodeDataReply {
+        /// The id of the request answered.
+        request: u64,
+        /// The blobs.
+        blob: Bytes,
+    },
 }
 
 /// A frame that does not parse, and why.
@@ -135,6 +156,17 @@ impl Msg {
                 put(DataType::String, s(message));
             }
             Msg::Done => put(DataType::Uint8, Value::Uint8(6)),
+            Msg::NodeData { request, from, to } => {
+                put(DataType::Uint8, Value::Uint8(7));
+                put(DataType::Uint64, Value::Uint64(*request));
+                put(DataType::Uint64, Value::Uint64(*from));
+                put(DataType::Uint64, Value::Uint64(*to));
+            }
+            Msg::NodeDataReply { request, blob } => {
+                put(DataType::Uint8, Value::Uint8(8));
+                put(DataType::Uint64, Value::Uint64(*request));
+                put(DataType::ByteObject, Value::ByteObject(blob.clone().into()));
+            }
         }
         let body = b.as_bytes();
         let mut out = (body.len() as u32).to_be_bytes().to_vec();
@@ -203,6 +235,18 @@ impl Msg {
                 message: text(get(DataType::String)?)?,
             },
             6 => Msg::Done,
+            7 => Msg::NodeData {
+                request: field!(Uint64),
+                from: field!(Uint64),
+                to: field!(Uint64),
+            },
+            8 => Msg::NodeDataReply {
+                request: field!(Uint64),
+                blob: match get(DataType::ByteObject)? {
+                    Value::ByteObject(b) => b.0,
+                    other => return Err(Error(format!("{other:?}"))),
+                },
+            },
             k => return Err(Error(format!("unknown kind {k}"))),
         };
         if !b.unread().is_empty() {
@@ -423,6 +467,15 @@ mod tests {
                 message: "rank 0 aborted".into(),
             },
             Msg::Done,
+            Msg::NodeData {
+                request: 4,
+                from: 1,
+                to: 2,
+            },
+            Msg::NodeDataReply {
+                request: 4,
+                blob: Bytes::from_static(b"\x03"),
+            },
         ]
     }
 

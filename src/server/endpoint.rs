@@ -191,10 +191,17 @@ impl Server {
     /// other nodes, reached through the host (fence and direct modex
     /// upcalls). By default every rank is local.
     pub fn set_local_ranks<R: Into<Rank> + Copy>(&mut self, nspace: &str, local: &[R]) {
-        let local: Vec<u32> = local.iter().map(|r| (*r).into().wire()).collect();
         if let Some(j) = self.jobs.get_mut(nspace) {
-            for (r, st) in j.ranks.iter_mut().enumerate() {
-                st.elsewhere = !local.contains(&(r as u32));
+            // one pass over each (not a search of the local ranks per rank:
+            // O(N·N/k) on a node of N/k ranks of N)
+            let mut here = vec![false; j.ranks.len()];
+            for r in local {
+                if let Some(h) = here.get_mut((*r).into().wire() as usize) {
+                    *h = true;
+                }
+            }
+            for (st, h) in j.ranks.iter_mut().zip(here) {
+                st.elsewhere = !h;
             }
         }
     }

@@ -38,6 +38,9 @@ pub(super) struct RankState {
     pub(super) remote: Committed,
     /// The rank runs on another node (its data comes through the host).
     pub(super) elsewhere: bool,
+    /// A rank elsewhere whose data a fence collected and the host holds,
+    /// to fetch when it is asked for ([`super::Server::data_at_host`]).
+    pub(super) at_host: bool,
 }
 
 /// A rank's KVALs for one audience (local or remote peers), and, while

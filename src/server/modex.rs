@@ -64,6 +64,11 @@ impl Modex {
         now.into_iter().map(|g| (g.conn, g.tag)).collect()
     }
 
+    /// The ranks GETs wait for.
+    pub(super) fn targets(&self) -> std::collections::BTreeSet<(String, u32)> {
+        self.gets.iter().map(|g| g.target.clone()).collect()
+    }
+
     /// Connection `id` closed: its GETs are no longer waited for.
     pub(super) fn drop_conn(&mut self, id: ConnId) {
         self.gets.retain(|g| g.conn != id);
@@ -142,9 +147,10 @@ impl Server {
             }
         }
         self.shared_remote(&done);
-        for me in done {
-            self.resolve_gets(&me);
-        }
+        // one pass over the waiting GETs for all of them (a node's data
+        // can answer hundreds of GETs held while it was fetched)
+        let done: std::collections::BTreeSet<(String, u32)> = done.into_iter().collect();
+        self.resolve_gets_where(|t| done.contains(t));
         true
     }
 
@@ -172,6 +178,52 @@ impl Server {
         for (conn, t) in self.modex.take_for(&target) {
             self.reply(conn, t, &Reply::Status(err));
         }
+    }
+
+    /// A fence of `nspace` collected data, and the host keeps the other
+    /// nodes' contributions where they are, fetching a node's only when one
+    /// of its ranks is asked for ([`HostEvent::DirectModex`], answered with
+    /// [`Server::dmodex_node`]): every rank elsewhere is now held at the
+    /// host until its data comes. A GET for such a rank asks the host even
+    /// with PMIX_IMMEDIATE: its data exists (the fence collected it), and a
+    /// host that handed it over with [`Server::fence_done`] would have had it
+    /// found at once.
+    pub fn data_at_host(&mut self, nspace: &str) {
+        if let Some(j) = self.jobs.get_mut(nspace) {
+            for r in j.ranks.iter_mut().filter(|r| r.elsewhere) {
+                r.at_host = true;
+            }
+        }
+    }
+
+    /// The host's answer to the direct modexes `requests` with the data of
+    /// a whole node (its contributions to fences, as [`HostEvent::Fence`]
+    /// gave them there, concatenated): stored, and every GET it satisfies
+    /// answered; the requests whose GETs still wait (for a key the rank did
+    /// not hold at those fences) are handed back, for the host to ask the
+    /// rank's node for what it holds now ([`Server::dmodex_done`]); the
+    /// others are answered. Data that does not parse fails every request
+    /// (PMIX_ERR_BAD_PARAM).
+    pub fn dmodex_node(&mut self, blob: &[u8], requests: &[u64]) -> Vec<u64> {
+        if !self.absorb(blob) {
+            for r in requests {
+                self.dmodex_done(*r, Err(codes::PMIX_ERR_BAD_PARAM));
+            }
+            return Vec::new();
+        }
+        let waited: std::collections::BTreeSet<(String, u32)> = self.modex.targets();
+        let mut open = Vec::new();
+        for &r in requests {
+            let Some(target) = self.requests.dmodex_target(r) else {
+                continue;
+            };
+            if waited.contains(target) {
+                open.push(r);
+            } else {
+                self.requests.take_dmodex(r);
+            }
+        }
+        open
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -263,7 +315,11 @@ impl Server {
         if let KeyState::Here = state {
             self.answer_get(id, t, &(ns, rank));
         } else if matches!(state, KeyState::OtherScope | KeyState::Deleted)
-            || info_true(info, "pmix.immediate")
+            || (info_true(info, "pmix.immediate")
+                && !job
+                    .ranks
+                    .get(rank as usize)
+                    .is_some_and(|r| r.at_host && !r.committed))
         {
             self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
         } else {
@@ -436,9 +492,15 @@ impl Server {
     }
 
     pub(super) fn resolve_gets(&mut self, target: &(String, u32)) {
+        self.resolve_gets_where(|t| t == target);
+    }
+
+    /// [`Server::resolve_gets`] for every target `wanted` holds, in one
+    /// pass over the waiting GETs.
+    fn resolve_gets_where(&mut self, wanted: impl Fn(&(String, u32)) -> bool) {
         let pending = std::mem::take(&mut self.modex.gets);
         for g in pending {
-            if g.target != *target {
+            if !wanted(&g.target) {
                 self.modex.gets.push(g);
                 continue;
             }

@@ -12,7 +12,7 @@
 use super::ConnId;
 #[cfg(doc)]
 use super::{HostEvent, Server};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The requests the host has still to answer, by id.
 pub(super) struct HostRequests {
@@ -23,6 +23,11 @@ pub(super) struct HostRequests {
     fences: BTreeMap<u64, Vec<(ConnId, u32)>>,
     /// Direct-modex requests: id → the rank whose data is wanted.
     dmodex: BTreeMap<u64, (String, u32)>,
+    /// The ranks those are for (one request at a time per rank), so that
+    /// a GET finds whether its target's was asked for without a search of
+    /// every request (after a fence whose data stays at the nodes, a node
+    /// holds one for nearly every rank its ranks read).
+    dmodex_targets: BTreeSet<(String, u32)>,
     /// Publish, lookup and unpublish requests handed to the host, by id.
     pubsub: BTreeMap<u64, Asked>,
 }
@@ -57,6 +62,7 @@ impl Default for HostRequests {
             spawns: BTreeMap::new(),
             fences: BTreeMap::new(),
             dmodex: BTreeMap::new(),
+            dmodex_targets: BTreeSet::new(),
             pubsub: BTreeMap::new(),
         }
     }
@@ -95,19 +101,29 @@ impl HostRequests {
 
     /// Whether the host was already asked for `target`'s data.
     pub(super) fn dmodex_asked(&self, target: &(String, u32)) -> bool {
-        self.dmodex.values().any(|x| x == target)
+        self.dmodex_targets.contains(target)
     }
 
     /// A direct modex for `target`'s data: its id.
     pub(super) fn dmodex(&mut self, target: (String, u32)) -> u64 {
         let id = self.id();
+        self.dmodex_targets.insert(target.clone());
         self.dmodex.insert(id, target);
         id
     }
 
+    /// The rank direct modex `request` is for, while it is unanswered.
+    pub(super) fn dmodex_target(&self, request: u64) -> Option<&(String, u32)> {
+        self.dmodex.get(&request)
+    }
+
     /// The rank direct modex `request` was for, now answered.
     pub(super) fn take_dmodex(&mut self, request: u64) -> Option<(String, u32)> {
-        self.dmodex.remove(&request)
+        // (a rank is asked for only while no request for it is open:
+        // Server::get)
+        let target = self.dmodex.remove(&request)?;
+        self.dmodex_targets.remove(&target);
+        Some(target)
     }
 
     /// A publish, lookup or unpublish handed to the host: its id.

@@ -51,6 +51,15 @@ pub struct Run {
     pub stepd_rss_kib: u64,
     /// The largest peak RSS a rank reported (`rss <KiB>` lines), in KiB.
     pub rank_rss_kib: u64,
+    /// The peak RSS of each reaped stepd's tree, summed over them, in KiB:
+    /// per stepd the largest of its own and its waited-for descendants'
+    /// (`wait4`'s `ru_maxrss`), i.e. the node's server for either side
+    /// (Slurm's libpmix lives in the stepd; ours is `pmixw run`, the
+    /// stepd's child), unless a rank outgrew it.
+    pub stepd_tree_rss_kib: u64,
+    /// The `server_rss <KiB>` lines of ours (`pmixw run --stats`, one a
+    /// node), summed, in KiB; 0 without them.
+    pub server_rss_kib: u64,
 }
 
 impl Run {
@@ -109,15 +118,18 @@ fn zombie_stepds() -> Vec<i32> {
 }
 
 /// Reap the stepds of the last job (`want` of them, one per node of the
-/// step) as they exit, waiting up to `limit`; how many were reaped, and
+/// step) as they exit, waiting up to `limit`: how many were reaped,
 /// their CPU (user + system, in µs, as `wait4` reports it: each stepd's
-/// own and that of the children it waited for, its tasks). Only zombies
+/// own and that of the children it waited for, its tasks), and the sum of
+/// their trees' peak RSS in KiB (per stepd `wait4`'s `ru_maxrss`: the
+/// largest of its own and its waited-for descendants'). Only zombies
 /// named slurmstepd whose parent we are are waited for, so the cluster's
 /// own daemons (our children too) are left alone.
-pub fn reap_stepds(want: usize, limit: Duration) -> (usize, u64) {
+pub fn reap_stepds(want: usize, limit: Duration) -> (usize, u64, u64) {
     let start = Instant::now();
-    let (mut got, mut cpu_us) = (0, 0);
-    while got < want && start.elapsed() < limit {
+    let (mut got, mut cpu_us, mut rss) = (0, 0, 0u64);
+    // one look at least (a limit of zero: the zombies there now)
+    loop {
         for pid in zombie_stepds() {
             let mut status = 0;
             // SAFETY: wait4 on one pid that is our zombie child, into a
@@ -126,13 +138,15 @@ pub fn reap_stepds(want: usize, limit: Duration) -> (usize, u64) {
             if unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut ru) } == pid {
                 got += 1;
                 cpu_us += tv_us(ru.ru_utime) + tv_us(ru.ru_stime);
+                rss += ru.ru_maxrss.max(0) as u64;
             }
         }
-        if got < want {
-            std::thread::sleep(Duration::from_millis(5));
+        if got >= want || start.elapsed() >= limit {
+            break;
         }
+        std::thread::sleep(Duration::from_millis(5));
     }
-    (got, cpu_us)
+    (got, cpu_us, rss)
 }
 
 fn tv_us(t: libc::timeval) -> u64 {
@@ -278,7 +292,7 @@ pub fn once_sampled(c: &Cluster, cmd: &mut Command, nodes: usize, rss: bool) -> 
         );
         std::process::exit(1);
     }
-    let (stepds, stepd_cpu_us) = reap_stepds(nodes, Duration::from_secs(10));
+    let (stepds, stepd_cpu_us, stepd_tree_rss_kib) = reap_stepds(nodes, Duration::from_secs(10));
     let stepd_rss_kib = sampler.map_or(0, StepdRss::finish);
     let tree_cpu_us = children_cpu_us().saturating_sub(cpu0);
     let out = String::from_utf8_lossy(&o.stdout);
@@ -301,9 +315,20 @@ pub fn once_sampled(c: &Cluster, cmd: &mut Command, nodes: usize, rss: bool) -> 
         .filter_map(|l| l.strip_prefix("rss ")?.trim().parse::<u64>().ok())
         .max()
         .unwrap_or(0);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let server_rss_kib = err
+        .lines()
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix("server_rss ")?
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .sum();
     // "pmixw-traffic node=<i> key=value …", one line per node
     let mut traffic = BTreeMap::new();
-    for l in String::from_utf8_lossy(&o.stderr).lines() {
+    for l in err.lines() {
         let Some(rest) = l.trim().strip_prefix("pmixw-traffic ") else {
             continue;
         };
@@ -326,6 +351,8 @@ pub fn once_sampled(c: &Cluster, cmd: &mut Command, nodes: usize, rss: bool) -> 
         stepd_cpu_us,
         stepd_rss_kib,
         rank_rss_kib,
+        stepd_tree_rss_kib,
+        server_rss_kib,
     }
 }
 
@@ -395,7 +422,7 @@ pub fn warm_up(c: &Cluster, k: usize, pmixw: &str, prog: &Path, args: &[String])
 
 /// What our nodes exchanged with each other per rank of a job of `n`
 /// (the nodes' `PMIXW_TRAFFIC` reports summed), and the nodes' PMI-2 waits
-/// (of `k` nodes): two lines.
+/// and own CPU (of `k` nodes): two lines.
 pub fn traffic_lines(r: &Run, n: usize, k: usize) -> String {
     let t = &r.traffic;
     let per_rank = |key: &str| *t.get(key).unwrap_or(&0) as f64 / n.max(1) as f64;
@@ -403,7 +430,9 @@ pub fn traffic_lines(r: &Run, n: usize, k: usize) -> String {
     format!(
         "    ours between nodes, per rank: fence data {:.0} B; PMI-2 put {:.2} msgs \
          {:.0} B, fence {:.3}, get {:.2} msgs {:.0} B; bridge {:.3} frames {:.1} B \
-         ({} node reports)\n    ours, PMI-2 waits per node (ms): put {:.1}, fence {:.1}, get {:.1}",
+         (of them {:.3} fetches of a node's fence data, {:.3} direct modexes) \
+         ({} node reports)\n    ours, PMI-2 waits per node (ms): put {:.1}, fence {:.1}, get {:.1}; \
+         pmixw run's own CPU per node {:.1} ms",
         per_rank("data"),
         per_rank("put"),
         per_rank("put_bytes"),
@@ -412,10 +441,13 @@ pub fn traffic_lines(r: &Run, n: usize, k: usize) -> String {
         per_rank("get_bytes"),
         per_rank("bridge_frames"),
         per_rank("bridge_bytes"),
+        per_rank("fetch"),
+        per_rank("dmodex"),
         t.get("nodes").copied().unwrap_or(0),
         per_node_ms("put_us"),
         per_node_ms("fence_us"),
-        per_node_ms("get_us")
+        per_node_ms("get_us"),
+        per_node_ms("cpu_us")
     )
 }
 

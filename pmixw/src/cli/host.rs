@@ -78,7 +78,8 @@ pub struct Job {
     pub keep_going: bool,
     /// `--system`: also this node's system server (PMIx on one node).
     pub system: bool,
-    /// `--stats`: the server's peak memory at the end (PMIx on one node).
+    /// `--stats`: the server's peak memory at the end (PMIx on one node;
+    /// under PMI-2, each node's, one line a node).
     pub stats: bool,
     /// `--dstore`: a ds21 store for libpmix 4.2.x clients.
     pub dstore: bool,

@@ -3,13 +3,16 @@
 //! every node's `pmixw run` is one PMI-2 task; together they run ONE job
 //! of N ranks (block distribution over the nodes, or cyclic), each node
 //! starting its share under its own server core. Through PMI-2: the job's
-//! identity, the nodes' names and bridge addresses, and every fence (with
-//! its data, base64 in ≤1024-byte values). Through the bridge (direct TCP
-//! between the nodes' hosts, addresses and token from the PMI-2 KVS):
-//! direct modex, events beyond the node, and the end of the job (abort,
-//! a failed rank, a lost node), so that every node stops with the job's
-//! status. The node's job runs in the host loop of every wire (host.rs),
-//! its end decided by the same rules (the first rank to end is the
+//! identity, the nodes' names and bridge addresses, and every fence (the
+//! collective alone: no data). Through the bridge (direct TCP between the
+//! nodes' hosts, addresses and token from the PMI-2 KVS): the data a fence
+//! collected, each node's contribution fetched from it once by each node
+//! that needs one of its ranks' data (lazily, when a GET asks: a node whose
+//! ranks nobody reads is never asked), direct modex, events beyond the
+//! node, and the end of the job (abort, a failed rank, a lost node), so
+//! that every node stops with the job's status. A node whose ranks are
+//! done stays until every other node is, answering their requests. The
+//! node's job runs in the host loop of every wire (host.rs), its end decided by the same rules (the first rank to end is the
 //! failure; no `--keep-going`): the other nodes are told at once, every
 //! fence and direct-modex request of the node's ranks still waiting fails
 //! (so that a rank blocked in one gets an error, not a kill), and the
@@ -18,7 +21,7 @@
 //! nodes".
 
 use super::host::{self, Ending, Job, Outcome, Ranks};
-use super::run_pmix::{start_server, PmixStart};
+use super::run_pmix::{print_server_rss, start_server, PmixStart};
 use pmix_types::status::codes;
 use pmix_wire::pmi::client::fd::{Conn, Traffic};
 use pmix_wire::pmi::client::{self as pmi2, Request, Response};
@@ -78,18 +81,19 @@ enum Ev {
     /// Our connection to a node ended: it is gone, unless its own
     /// connection to us (which reports in order) is open.
     Unreachable(usize),
-    FenceDone(u64, Result<Vec<u8>, String>),
-    /// PMI-2 `finalize` answered; what the connection carried, and the
-    /// bytes of this node's fence contributions (before base64).
-    Finalized(Traffic, u64),
+    /// A PMI-2 fence completed: (the PMIx fence's request, its sequence
+    /// number, whether it collects data), or failed.
+    FenceDone(u64, u64, bool, Result<(), String>),
+    /// PMI-2 `finalize` answered; what the connection carried.
+    Finalized(Traffic),
 }
 
 /// Work for the PMI-2 thread (PMI-2 answers one request at a time).
 enum Work {
     Fence {
         request: u64,
+        seq: u64,
         collect: bool,
-        data: Vec<u8>,
     },
     Finalize,
 }
@@ -149,29 +153,20 @@ pub(super) fn fence(
     Ok(all)
 }
 
-fn pmi_thread(
-    mut pmi: Conn,
-    limit: Duration,
-    me: usize,
-    nodes: usize,
-    work: Receiver<Work>,
-    ev: Sender<Ev>,
-) {
-    let mut seq = 0u64;
-    let mut contributed = 0u64;
+/// The PMI-2 connection's thread: each PMIx fence is one PMI-2 fence, the
+/// collective alone (the data it collects stays with each node, fetched
+/// over the bridge by the nodes that need it: [`Bridge::route`]).
+fn pmi_thread(mut pmi: Conn, limit: Duration, work: Receiver<Work>, ev: Sender<Ev>) {
     for w in work {
         match w {
             Work::Fence {
                 request,
+                seq,
                 collect,
-                data,
             } => {
-                seq += 1;
-                contributed += data.len() as u64;
-                let r = fence(&mut pmi, limit, seq, me, nodes, collect, &data)
-                    .map_err(|e| e.to_string());
+                let r = pmi.fence_within(limit).map_err(|e| e.to_string());
                 let failed = r.is_err();
-                let _ = ev.send(Ev::FenceDone(request, r));
+                let _ = ev.send(Ev::FenceDone(request, seq, collect, r));
                 if failed {
                     return;
                 }
@@ -179,7 +174,7 @@ fn pmi_thread(
             Work::Finalize => {
                 let traffic = pmi.traffic.clone();
                 let _ = pmi.call(&Request::Finalize);
-                let _ = ev.send(Ev::Finalized(traffic, contributed));
+                let _ = ev.send(Ev::Finalized(traffic));
                 return;
             }
         }
@@ -232,6 +227,10 @@ struct Peers {
     to: Vec<Option<TcpStream>>,
     frames: u64,
     bytes: u64,
+    /// Of the frames: fetches of a node's fence data, direct modexes of one
+    /// rank's.
+    fetches: u64,
+    dmodex: u64,
 }
 
 impl Peers {
@@ -247,6 +246,11 @@ impl Peers {
         }
         self.frames += 1;
         self.bytes += frame.len() as u64;
+        match m {
+            Msg::NodeData { .. } => self.fetches += 1,
+            Msg::Dmodex { .. } => self.dmodex += 1,
+            _ => {}
+        }
         true
     }
     fn broadcast(&mut self, m: &Msg) {
@@ -259,14 +263,18 @@ impl Peers {
 /// With `PMIXW_TRAFFIC` set, what this node exchanged beyond itself, on
 /// one line of stderr at the end of a job that succeeded (the
 /// wireup_slurm bench sums the nodes' lines; spec-notes/bench.md):
-/// `data`: the bytes of this node's fence contributions (our blobs, before
-/// base64); `put`, `fence`, `get`: PMI-2 requests to the node's slurmstepd
-/// (a put's value and the fence go to the other nodes through Slurm; a get
-/// is answered from the node's copy of the KVS, so `get_bytes`, the bytes
-/// of the answers, is what came from the other nodes) and `put_bytes`
-/// (the requests' bytes); `*_us`: the time spent waiting for their answers
-/// (the fence's includes waiting for the slowest node); `bridge_*`: frames
-/// and bytes written to the other nodes over the bridge.
+/// `data`: the bytes of this node's fence contributions (our blobs);
+/// `put`, `fence`, `get`: PMI-2 requests to the node's slurmstepd (a put's
+/// value and the fence go to the other nodes through Slurm; a get is
+/// answered from the node's copy of the KVS, so `get_bytes`, the bytes of
+/// the answers, is what came from the other nodes) and `put_bytes` (the
+/// requests' bytes); `*_us`: the time spent waiting for their answers (the
+/// fence's includes waiting for the slowest node); `bridge_*`: frames and
+/// bytes written to the other nodes over the bridge (the fence data other
+/// nodes fetched from this one among them), and of those frames `fetch`,
+/// the fetches of another node's fence data, and `dmodex`, the direct
+/// modexes of one rank's; `cpu_us`: this
+/// `pmixw run`'s own CPU (user + system, all its threads; not its ranks').
 fn report_traffic(me: usize, pmi: &Traffic, data: u64, peers: &Peers) {
     if std::env::var_os("PMIXW_TRAFFIC").is_none() {
         return;
@@ -274,7 +282,8 @@ fn report_traffic(me: usize, pmi: &Traffic, data: u64, peers: &Peers) {
     let (put, fence, get) = (pmi.of("kvs-put"), pmi.of("kvs-fence"), pmi.of("kvs-get"));
     eprintln!(
         "pmixw-traffic node={me} data={data} put={} put_bytes={} fence={} get={} \
-         get_bytes={} bridge_frames={} bridge_bytes={} put_us={} fence_us={} get_us={}",
+         get_bytes={} bridge_frames={} bridge_bytes={} fetch={} dmodex={} put_us={} \
+         fence_us={} get_us={} cpu_us={}",
         put.requests,
         put.sent,
         fence.requests,
@@ -282,10 +291,24 @@ fn report_traffic(me: usize, pmi: &Traffic, data: u64, peers: &Peers) {
         get.received,
         peers.frames,
         peers.bytes,
+        peers.fetches,
+        peers.dmodex,
         put.waited.as_micros(),
         fence.waited.as_micros(),
-        get.waited.as_micros()
+        get.waited.as_micros(),
+        self_cpu_us()
     );
+}
+
+/// This process's CPU so far (user + system, every thread), in µs.
+fn self_cpu_us() -> u64 {
+    // SAFETY: getrusage on a zeroed local struct
+    unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+        let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+        us(ru.ru_utime) + us(ru.ru_stime)
+    }
 }
 
 /// This node's PMI-2 task, ready for a job of `n` ranks: the connection,
@@ -509,7 +532,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
     let (work_tx, work_rx) = channel();
     {
         let tx = ev_tx.clone();
-        std::thread::spawn(move || pmi_thread(pmi, fence_limit, me, nodes, work_rx, tx));
+        std::thread::spawn(move || pmi_thread(pmi, fence_limit, work_rx, tx));
     }
     drop(ev_tx);
 
@@ -529,8 +552,18 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
         heard: vec![false; nodes],
         done: (0..nodes).map(|j| j == me).collect(),
         held: Vec::new(),
+        fence_seq: 0,
+        mine: Vec::new(),
+        contributed: 0,
+        collected: 0,
+        fetch: (0..nodes).map(|_| Fetch::default()).collect(),
+        next_fetch: 1,
+        dstore: job.dstore,
+        eager: None,
         limit,
         timeout: job.timeout,
+        stats: job.stats,
+        caught: caught.clone(),
         reason: None,
         fences: Vec::new(),
         asked: Vec::new(),
@@ -553,6 +586,25 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
     let code = host::drive(&mut wire, ranks, ending, &caught, &forward);
     wire.server.stop();
     Ok(code)
+}
+
+/// A fence that completes once every node's contribution is here
+/// (`--dstore`): its request, and per node the fetch of its contribution
+/// (id) and the contribution once come.
+struct Eager {
+    request: u64,
+    parts: Vec<(u64, Option<bytes::Bytes>)>,
+}
+
+/// What of a node's fence data is here.
+#[derive(Default)]
+struct Fetch {
+    /// Its contributions up to this fence are here (absorbed).
+    have: u64,
+    /// A fetch under way: its id and the last fence it asked for.
+    asked: Option<(u64, u64)>,
+    /// The direct modexes (request, rank) waiting for it.
+    waiting: Vec<(u64, u32)>,
 }
 
 /// The watch kept on this node's ranks for when `pmixw run` itself is
@@ -626,9 +678,35 @@ struct Bridge {
     done: Vec<bool>,
     /// Direct-modex requests of other nodes for ranks not yet committed.
     held: Vec<(usize, u64, u32)>,
+    /// PMIx fences upcalled so far (every node numbers them alike: each
+    /// is one step-wide PMI-2 fence).
+    fence_seq: u64,
+    /// This node's contributions to the fences that collected data, by
+    /// sequence number, for the nodes that fetch them.
+    mine: Vec<(u64, bytes::Bytes)>,
+    /// Their bytes in all (the traffic report's `data`).
+    contributed: u64,
+    /// The last fence that collected data and completed here (0: none).
+    collected: u64,
+    /// Per node, what of its fence data is here or asked for.
+    fetch: Vec<Fetch>,
+    /// The id of the next fetch.
+    next_fetch: u64,
+    /// `--dstore`: the ranks read their peers' data from the node's store,
+    /// without asking the server, so a fence that collects data completes
+    /// only once every node's contribution is here (fetched from them all
+    /// at once).
+    dstore: bool,
+    /// Such a fence, while its contributions come.
+    eager: Option<Eager>,
     /// How long a PMI-2 answer may take.
     limit: Duration,
     timeout: Option<Duration>,
+    /// `--stats`: this node's `server_rss` at the end of a job that succeeded.
+    stats: bool,
+    /// The signals the launcher catches (a node done waiting for the
+    /// others stops at one).
+    caught: Vec<(i32, std::sync::Arc<std::sync::atomic::AtomicBool>)>,
     /// Why the job ends (its status, the message, whether the other
     /// nodes are to be told), once it does.
     reason: Option<(i32, String, bool)>,
@@ -685,6 +763,15 @@ impl Bridge {
         for (_, request) in std::mem::take(&mut self.asked) {
             self.server.call(move |s| s.dmodex_done(request, Err(err)));
         }
+        // those waiting for a node's fence data, and a fence waiting for
+        // every node's (in `fences`, failed above)
+        self.eager = None;
+        for f in &mut self.fetch {
+            f.asked = None;
+            for (request, _) in std::mem::take(&mut f.waiting) {
+                self.server.call(move |s| s.dmodex_done(request, Err(err)));
+            }
+        }
     }
 
     /// The line that says why the job ends.
@@ -699,6 +786,247 @@ impl Bridge {
         if let Some(st) = ending.aborted(rank, status, &message) {
             let m = format!("rank {rank} aborted with status {status}: {message}");
             self.ends(st, m, true, codes::PMIX_ERR_PROC_ABORTED);
+        }
+    }
+
+    /// A direct modex for `rank` of node `j`: if a fence collected data
+    /// that is not here yet, that node's contributions, fetched once for
+    /// every request waiting for them; else (no fence collected data, or
+    /// it did not hold what is asked) the rank's data as its node holds it
+    /// now. False when node `j` cannot be reached (the caller answers the
+    /// request); a request sent is kept in `asked`, one waiting for a
+    /// fetch in the node's `waiting`, so that the end of the job fails it.
+    fn route(&mut self, j: usize, request: u64, rank: u32) -> bool {
+        let Some(f) = self.fetch.get_mut(j) else {
+            return false;
+        };
+        if f.asked.is_some() || f.have < self.collected {
+            f.waiting.push((request, rank));
+            if f.asked.is_none() {
+                let id = self.next_fetch;
+                self.next_fetch += 1;
+                f.asked = Some((id, self.collected));
+                let m = Msg::NodeData {
+                    request: id,
+                    from: f.have + 1,
+                    to: self.collected,
+                };
+                if !self.peers.send(j, &m) {
+                    let f = &mut self.fetch[j];
+                    f.asked = None;
+                    f.waiting.pop();
+                    return false;
+                }
+            }
+            return true;
+        }
+        if f.have > 0 {
+            // raised before that node's data came, seen after: the data
+            // may have answered its GETs already
+            let open = self
+                .server
+                .call(move |s: &mut Server| s.dmodex_node(&[], &[request]))
+                .unwrap_or_default();
+            if open.is_empty() {
+                return true;
+            }
+        }
+        let sent = self.peers.send(
+            j,
+            &Msg::Dmodex {
+                request,
+                nspace: self.nspace.clone(),
+                rank,
+            },
+        );
+        if sent {
+            self.asked.push((j, request));
+        }
+        sent
+    }
+
+    /// A fence that collected data completed here (PMI-2): with a store
+    /// its ranks read directly, it waits for every node's contribution to
+    /// it, fetched from each at once; else it completes now, the other
+    /// nodes' contributions left with them until a GET wants one
+    /// ([`Bridge::route`]).
+    fn fence_collected(&mut self, request: u64, seq: u64) {
+        if self.failing.is_some() {
+            // failed already (`ends`)
+            return;
+        }
+        self.collected = seq;
+        if self.dstore && self.fetch.len() > 1 {
+            let mut parts = Vec::new();
+            for j in 0..self.fetch.len() {
+                if j == self.me {
+                    parts.push((0, Some(bytes::Bytes::new())));
+                    continue;
+                }
+                let id = self.next_fetch;
+                self.next_fetch += 1;
+                let m = Msg::NodeData {
+                    request: id,
+                    from: seq,
+                    to: seq,
+                };
+                let _ = self.peers.send(j, &m);
+                parts.push((id, None));
+            }
+            self.eager = Some(Eager { request, parts });
+            return;
+        }
+        self.fences.retain(|q| *q != request);
+        let ns = self.nspace.clone();
+        self.server.call(move |s| {
+            s.data_at_host(&ns);
+            s.fence_done(request, codes::PMIX_SUCCESS, &[])
+        });
+    }
+
+    /// Node `j`'s fence data come, for fetch `id`: for a fence waiting for
+    /// every node's, kept until all are here, then the fence completes
+    /// with them; else absorbed, the direct modexes it satisfies answered,
+    /// the others routed again.
+    fn fetched(&mut self, j: usize, id: u64, blob: bytes::Bytes) {
+        if let Some(Eager { request, parts }) = &mut self.eager {
+            if let Some(p) = parts.get_mut(j).filter(|p| p.0 == id && p.1.is_none()) {
+                p.1 = Some(blob);
+                if parts.iter().all(|p| p.1.is_some()) {
+                    let all: Vec<u8> = parts
+                        .iter()
+                        .flat_map(|p| p.1.iter().flat_map(|b| b.iter().copied()))
+                        .collect();
+                    let request = *request;
+                    self.eager = None;
+                    self.fences.retain(|q| *q != request);
+                    for f in &mut self.fetch {
+                        f.have = f.have.max(self.collected);
+                    }
+                    self.server
+                        .call(move |s| s.fence_done(request, codes::PMIX_SUCCESS, &all));
+                }
+                return;
+            }
+        }
+        let Some(f) = self.fetch.get_mut(j) else {
+            return;
+        };
+        let Some((_, to)) = f.asked.filter(|(a, _)| *a == id) else {
+            return;
+        };
+        f.have = f.have.max(to);
+        f.asked = None;
+        let waiting = std::mem::take(&mut f.waiting);
+        let ids: Vec<u64> = waiting.iter().map(|(r, _)| *r).collect();
+        let open = self
+            .server
+            .call(move |s: &mut Server| s.dmodex_node(&blob, &ids))
+            .unwrap_or_default();
+        for (request, rank) in waiting {
+            if open.contains(&request) && !self.route(j, request, rank) {
+                self.server
+                    .call(move |s| s.dmodex_done(request, Err(codes::PMIX_ERR_UNREACH)));
+            }
+        }
+    }
+
+    /// This node's contributions to fences `from..=to`, concatenated.
+    fn contributions(&self, from: u64, to: u64) -> bytes::Bytes {
+        let parts: Vec<&bytes::Bytes> = self
+            .mine
+            .iter()
+            .filter(|(s, _)| (from..=to).contains(s))
+            .map(|(_, b)| b)
+            .collect();
+        match parts.as_slice() {
+            [] => bytes::Bytes::new(),
+            [one] => (*one).clone(),
+            more => more
+                .iter()
+                .flat_map(|b| b.iter().copied())
+                .collect::<Vec<u8>>()
+                .into(),
+        }
+    }
+
+    /// A request of node `j` answered from here: its fence data, or a
+    /// rank's data (held until the rank commits, if it has not).
+    fn answer_peer(&mut self, j: usize, m: Msg) {
+        match m {
+            Msg::NodeData { request, from, to } => {
+                let blob = self.contributions(from, to);
+                let _ = self.peers.send(j, &Msg::NodeDataReply { request, blob });
+            }
+            Msg::Dmodex { request, rank, .. } => match self.answer(rank) {
+                Some(blob) => {
+                    let _ = self.peers.send(
+                        j,
+                        &Msg::DmodexReply {
+                            request,
+                            status: 0,
+                            blob,
+                        },
+                    );
+                }
+                None => self.held.push((j, request, rank)),
+            },
+            _ => {}
+        }
+    }
+
+    /// This node's ranks are all done: it stays, answering the other
+    /// nodes' requests (their ranks may still read this node's fence data
+    /// or ranks), until every node connected to it (the only ones that can
+    /// ask) is done too, or gone, or the job ends elsewhere, or a signal
+    /// comes.
+    fn await_others(&mut self) {
+        use std::sync::atomic::Ordering;
+        let deadline = Instant::now() + self.timeout.unwrap_or(DEFAULT_FENCE_TIMEOUT);
+        let mut gone = self.done.clone();
+        let asking = |heard: &[bool], gone: &[bool]| heard.iter().zip(gone).any(|(h, g)| *h && !*g);
+        loop {
+            if self.caught.iter().any(|(_, f)| f.load(Ordering::Relaxed)) {
+                return;
+            }
+            use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
+            // what has come first (a Hello, a Done), then the check
+            let e = match self.events.try_recv() {
+                Ok(e) => e,
+                Err(TryRecvError::Disconnected) => return,
+                Err(TryRecvError::Empty) => {
+                    if !asking(&self.heard, &gone) || Instant::now() >= deadline {
+                        return;
+                    }
+                    match self.events.recv_timeout(Duration::from_millis(50)) {
+                        Ok(e) => e,
+                        Err(RecvTimeoutError::Timeout) => continue,
+                        Err(RecvTimeoutError::Disconnected) => return,
+                    }
+                }
+            };
+            match e {
+                Ev::Peer(j, m @ (Msg::NodeData { .. } | Msg::Dmodex { .. })) => {
+                    self.answer_peer(j, m)
+                }
+                Ev::Peer(j, Msg::Done) | Ev::PeerGone(j) => {
+                    if let Some(g) = gone.get_mut(j) {
+                        *g = true;
+                    }
+                }
+                Ev::Peer(_, Msg::End { .. }) => return,
+                Ev::Unreachable(j) if !self.heard.get(j).copied().unwrap_or(true) => {
+                    if let Some(g) = gone.get_mut(j) {
+                        *g = true;
+                    }
+                }
+                Ev::Peer(j, Msg::Hello { .. }) => {
+                    if let Some(h) = self.heard.get_mut(j) {
+                        *h = true;
+                    }
+                }
+                _ => {}
+            }
         }
     }
 
@@ -722,11 +1050,19 @@ impl Bridge {
                     self.server.call(move |s| s.fence_done(request, err, &[]));
                 }
                 None => {
+                    self.fence_seq += 1;
+                    let seq = self.fence_seq;
+                    if collect {
+                        self.contributed += data.len() as u64;
+                        if !data.is_empty() {
+                            self.mine.push((seq, data));
+                        }
+                    }
                     self.fences.push(request);
                     let _ = self.work.send(Work::Fence {
                         request,
+                        seq,
                         collect,
-                        data: data.to_vec(),
                     });
                 }
             },
@@ -735,19 +1071,11 @@ impl Bridge {
                     .then(|| self.node_of.get(proc.rank as usize).copied())
                     .flatten()
                     .filter(|j| *j != self.me);
-                let dmodex = Msg::Dmodex {
-                    request,
-                    nspace: self.nspace.clone(),
-                    rank: proc.rank,
-                };
                 let result = match (owner, self.failing) {
                     (None, _) => Err(codes::PMIX_ERR_NOT_FOUND),
                     // the job is ending
                     (Some(_), Some(err)) => Err(err),
-                    (Some(j), None) if self.peers.send(j, &dmodex) => {
-                        self.asked.push((j, request));
-                        return;
-                    }
+                    (Some(j), None) if self.route(j, request, proc.rank) => return,
                     (Some(_), None) => Err(codes::PMIX_ERR_UNREACH),
                 };
                 self.server.call(move |s| s.dmodex_done(request, result));
@@ -798,19 +1126,8 @@ impl Bridge {
 
     fn serve_bridge(&mut self, e: Ev, ending: &mut Ending) {
         match e {
-            Ev::Peer(j, Msg::Dmodex { request, rank, .. }) => match self.answer(rank) {
-                Some(blob) => {
-                    let _ = self.peers.send(
-                        j,
-                        &Msg::DmodexReply {
-                            request,
-                            status: 0,
-                            blob,
-                        },
-                    );
-                }
-                None => self.held.push((j, request, rank)),
-            },
+            Ev::Peer(j, m @ (Msg::Dmodex { .. } | Msg::NodeData { .. })) => self.answer_peer(j, m),
+            Ev::Peer(j, Msg::NodeDataReply { request, blob }) => self.fetched(j, request, blob),
             Ev::Peer(
                 _,
                 Msg::DmodexReply {
@@ -851,12 +1168,13 @@ impl Bridge {
                 let why = format!("lost node {j} ({})", self.names[j]);
                 self.end(ending, 1, why, true, codes::PMIX_ERR_UNREACH);
             }
-            Ev::FenceDone(request, Ok(data)) => {
+            Ev::FenceDone(request, seq, true, Ok(())) => self.fence_collected(request, seq),
+            Ev::FenceDone(request, _, false, Ok(())) => {
                 self.fences.retain(|q| *q != request);
                 self.server
-                    .call(move |s| s.fence_done(request, codes::PMIX_SUCCESS, &data));
+                    .call(move |s| s.fence_done(request, codes::PMIX_SUCCESS, &[]));
             }
-            Ev::FenceDone(request, Err(m)) => {
+            Ev::FenceDone(request, _, _, Err(m)) => {
                 self.fences.retain(|q| *q != request);
                 self.server
                     .call(move |s| s.fence_done(request, codes::PMIX_ERROR, &[]));
@@ -917,17 +1235,21 @@ impl host::Wire for Bridge {
             (None, Outcome::Done(0)) => {
                 // every local rank exited 0
                 self.peers.broadcast(&Msg::Done);
+                self.await_others();
                 let _ = self.work.send(Work::Finalize);
                 let deadline = Instant::now() + self.limit.min(Duration::from_secs(10));
                 while Instant::now() < deadline {
                     match self.events.recv_timeout(Duration::from_millis(50)) {
-                        Ok(Ev::Finalized(traffic, data)) => {
-                            report_traffic(self.me, &traffic, data, &self.peers);
+                        Ok(Ev::Finalized(traffic)) => {
+                            report_traffic(self.me, &traffic, self.contributed, &self.peers);
                             break;
                         }
                         Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
                         _ => {}
                     }
+                }
+                if self.stats {
+                    print_server_rss();
                 }
                 return ExitCode::SUCCESS;
             }

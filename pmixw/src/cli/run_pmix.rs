@@ -412,17 +412,22 @@ impl host::Wire for Single {
     fn finish(&mut self, o: Outcome) -> ExitCode {
         clean_up(&self.server, &self.namespaces);
         if self.stats && matches!(o, Outcome::Done(_)) {
-            // the launcher and server are one process: its peak RSS
-            let hwm = std::fs::read_to_string("/proc/self/status")
-                .unwrap_or_default()
-                .lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1).map(str::to_string))
-                .unwrap_or_default();
-            eprintln!("server_rss {hwm}");
+            print_server_rss();
         }
         host::exit_of(o)
     }
+}
+
+/// `--stats`: `server_rss <KiB>` on stderr, this process's peak RSS (the
+/// launcher and its server are one process).
+pub(super) fn print_server_rss() {
+    let hwm = std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1).map(str::to_string))
+        .unwrap_or_default();
+    eprintln!("server_rss {hwm}");
 }
 
 /// A rank failed before it finalized, ending the job with `code`: the
