@@ -1088,3 +1088,43 @@ fn a_wildcard_get_reads_the_realm_its_key_or_qualifier_names() {
         }
     }
 }
+
+/// In memory: a job deregistered (what `pmixw dvm` does for each job that
+/// ended, and PMIx_server_deregister_nspace) is forgotten: a rank of it
+/// that connects afterwards is refused as a stranger, where before the
+/// same hello was welcomed; another job goes on being served.
+#[test]
+fn a_deregistered_job_is_forgotten_and_its_ranks_refused() {
+    let mut s = mem_server(2);
+    s.register_nspace(JobSpec {
+        nspace: "other".into(),
+        nprocs: 1,
+        hostname: "h".into(),
+        info: vec![],
+    });
+    let now = Instant::now();
+    let c0 = s.open();
+    s.handle_input(c0, &hello("mem", 0), now);
+    let out = drain(&mut s);
+    assert!(out.closes().is_empty(), "{out:?}");
+    assert_eq!(out.events.len(), 1, "{out:?}");
+    s.closed(c0);
+    drain(&mut s);
+    s.deregister_nspace("mem");
+    // a second call, and an unknown name, change nothing
+    s.deregister_nspace("mem");
+    s.deregister_nspace("never");
+    let c1 = s.open();
+    s.handle_input(c1, &hello("mem", 1), now);
+    let out = drain(&mut s);
+    assert_eq!(out.closes(), vec![c1], "{out:?}");
+    assert!(out.events.is_empty(), "{out:?}");
+    let c2 = s.open();
+    s.handle_input(c2, &hello("other", 0), now);
+    let out = drain(&mut s);
+    assert!(out.closes().is_empty(), "{out:?}");
+    assert!(
+        matches!(out.events[..], [HostEvent::Connected(..)]),
+        "{out:?}"
+    );
+}

@@ -1077,6 +1077,10 @@ exports! {
             Ok(())
         });
         envs().retain(|(n, _, _)| Some(n) != ns.as_ref());
+        // the core forgets the job too (a host's library outlives its jobs)
+        if let Some(n) = ns {
+            post(move |srv| srv.deregister_nspace(&n));
+        }
         complete("deregister_nspace", cbfunc, cbdata, PMIX_SUCCESS);
     }
 

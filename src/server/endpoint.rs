@@ -143,6 +143,26 @@ impl Server {
         self.shared_add(&nspace);
     }
 
+    /// Forget the ended job `nspace` (PMIx_server_deregister_nspace): its
+    /// registration, its ranks and what they committed, the format its
+    /// clients announced, and the job-info replies built for it. A server
+    /// that outlives its jobs (a host's long-lived library; `pmixw dvm`
+    /// does not call it yet, spec-notes/bench.md "Soak") calls it for each
+    /// job that ended, else every job stays (the soak through one DVM grew
+    /// about 10 KiB a job without it, 2 with it). Connections of its ranks
+    /// still open are not closed: their requests for the namespace find
+    /// it unknown from now on. What the job published stays as its
+    /// persistence says (pubsub.rs); cleanups it registered are the
+    /// host's to take first ([`Server::take_cleanups`]).
+    pub fn deregister_nspace(&mut self, nspace: &str) {
+        if self.jobs.remove(nspace).is_none() {
+            return;
+        }
+        self.job_info_changed();
+        self.jobinfo.release(nspace);
+        self.registry.forget(&pmix_types::Nspace::from(nspace));
+    }
+
     /// The environment a rank needs (PMIx_server_setup_fork): the
     /// rendezvous URI under every variable a libpmix client of any version
     /// looks for (`select::SERVER_URI_VARS`), and
