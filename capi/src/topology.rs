@@ -251,7 +251,7 @@ fn status(r: Result<(), pmix_status_t>) -> pmix_status_t {
 }
 
 exports! {
-    /// `PMIx_Load_topology`: this machine's hwloc topology (discovered once per process, the same one every call), its source "hwloc:<version>" if `topo` names none; a source other than hwloc answers PMIX_ERR_NOT_FOUND, no hwloc NOT_SUPPORTED.
+    /// `PMIx_Load_topology`: this machine's hwloc topology (discovered once per process, the same one every call), its source `hwloc:<version>` if `topo` names none; a source other than hwloc answers PMIX_ERR_NOT_FOUND, no hwloc NOT_SUPPORTED.
     fn PMIx_Load_topology(topo: *mut pmix_topology_t) -> pmix_status_t {
         status((|| {
             let t = check_source(topo, |t| t.source)?;
