@@ -28,8 +28,9 @@ fn count(dir: impl AsRef<Path>) -> usize {
     std::fs::read_dir(dir).map_or(0, |d| d.count())
 }
 
-/// Processes whose session is `sid` (not zombies).
-fn in_session(sid: u32) -> usize {
+/// Live (not zombie) processes whose `/proc/<pid>/stat` field `field`
+/// (counted after the state: 1 the parent, 3 the session) is `value`.
+fn processes_with(field: usize, value: u32) -> usize {
     let Ok(d) = std::fs::read_dir("/proc") else {
         return 0;
     };
@@ -40,9 +41,15 @@ fn in_session(sid: u32) -> usize {
                 return false;
             };
             let f: Vec<&str> = stat[close + 2..].split(' ').collect();
-            f.first() != Some(&"Z") && f.get(3).and_then(|s| s.parse::<u32>().ok()) == Some(sid)
+            f.first() != Some(&"Z")
+                && f.get(field).and_then(|s| s.parse::<u32>().ok()) == Some(value)
         })
         .count()
+}
+
+/// Processes whose session is `sid` (not zombies).
+fn in_session(sid: u32) -> usize {
+    processes_with(3, sid)
 }
 
 /// A `/proc/<pid>/status` field's number (`VmRSS`, `Threads`).
@@ -59,19 +66,7 @@ fn status_field(pid: u32, name: &str) -> u64 {
 
 /// Live (not zombie) children of `pid`.
 fn children_of(pid: u32) -> usize {
-    let Ok(d) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
-    d.flatten()
-        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
-        .filter(|stat| {
-            let Some(close) = stat.rfind(')') else {
-                return false;
-            };
-            let f: Vec<&str> = stat[close + 2..].split(' ').collect();
-            f.first() != Some(&"Z") && f.get(1).and_then(|s| s.parse::<u32>().ok()) == Some(pid)
-        })
-        .count()
+    processes_with(1, pid)
 }
 
 /// The persistent server of `SOAK_DVM=1`: started in `tmp`, ready once
