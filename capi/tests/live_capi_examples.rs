@@ -150,14 +150,22 @@ fn masked(line: &str) -> String {
     out
 }
 
-/// The number after `pid `, a line's `Client <pid>:` and the pid in
-/// prterun's namespaces (`prterun-vm-327@1`) as `N`.
+/// The number after `pid `, a line's `Client <pid>:` or `[<pid>] ` (the
+/// asyncgroup example's) and the pid in prterun's namespaces
+/// (`prterun-vm-327@1`) as `N`.
 fn pids_masked(line: &str) -> String {
     let owned = before_at_masked(line);
     let line: &str = &owned;
     let digits = |s: &str| s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     let mut out = String::new();
     let mut rest = line;
+    if let Some(tail) = rest.strip_prefix('[') {
+        let n = digits(tail);
+        if n > 0 && tail[n..].starts_with("] ") {
+            out.push_str("[N");
+            rest = &tail[n..];
+        }
+    }
     if let Some(tail) = rest.strip_prefix("Client ") {
         let n = digits(tail);
         if n > 0 && tail[n..].starts_with(':') {
@@ -382,6 +390,11 @@ fn pids_of_any_length_are_masked() {
         "Client ns job rank 0 pid N: Running"
     );
     assert_eq!(masked("Client ns 12345 rank 1: x"), "Client ns N rank 1: x");
+    assert_eq!(
+        masked("[494] Client ns job rank 0: Running on vm"),
+        "[N] Client ns job rank 0: Running on vm"
+    );
+    assert_eq!(masked("[[717,1],0] x"), "[[N,1],0] x");
     assert_eq!(
         masked("Client job:0 num procs 2"),
         "Client job:0 num procs 2"
