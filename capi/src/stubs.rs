@@ -24,7 +24,6 @@ macro_rules! not_supported {
 }
 
 not_supported! {
-    PMIx_Allocation_request PMIx_Allocation_request_nb
     PMIx_Fabric_register PMIx_Fabric_register_nb PMIx_Fabric_update PMIx_Fabric_update_nb
     PMIx_Fabric_deregister PMIx_Fabric_deregister_nb
     PMIx_Get_credential PMIx_Get_credential_nb PMIx_Validate_credential PMIx_Validate_credential_nb
