@@ -4,7 +4,10 @@
 //! LD_LIBRARY_PATH, as a singleton and as the one rank of `pmixw run -n
 //! 1`: the same lines but for the ones [`KNOWN`] lists with the reason
 //! (libpmix's faults: spec-notes/divergences.md); a listed line that
-//! agrees fails the test, so the list cannot go stale.
+//! agrees fails the test, so the list cannot go stale. And
+//! PMIx_Allocation_request (and `_nb`) the same way with
+//! interop/c/capi_alloc.c: relayed to the server, whose answer the `_nb`
+//! form's callback gets; every line the same.
 
 mod common;
 use common::{our_lib, pmixw_output};
@@ -25,9 +28,9 @@ const KNOWN: &[(&str, usize, &str)] = &[
     ("after init mixed rc=0 n=1", 1, "under a server libpmix's count (1 ABI key, 1 query) leaves no query to send: the namespaces key is dropped; we send it and append the ABI answer"),
 ];
 
-fn build() -> Option<(PathBuf, PathBuf, Option<PathBuf>)> {
+fn build(name: &str) -> Option<(PathBuf, PathBuf, Option<PathBuf>)> {
     process::require("cc and libpmix 4.2.2", hosts::libpmix4_dev())?;
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi_abi_query");
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
     std::fs::create_dir_all(&out).unwrap();
     let lib = our_lib(&out);
     let flags = Command::new("pkg-config")
@@ -40,13 +43,8 @@ fn build() -> Option<(PathBuf, PathBuf, Option<PathBuf>)> {
             .split_whitespace()
             .map(String::from),
     );
-    let exe = cbuild::compile_c(
-        Path::new("cc"),
-        "capi_abi_query",
-        &out.join("capi_abi_query"),
-        &extra,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let exe = cbuild::compile_c(Path::new("cc"), name, &out.join(name), &extra)
+        .unwrap_or_else(|e| panic!("{e}"));
     // target/<profile>/deps/<test> → target/<profile>/pmixw
     let pmixw = std::env::current_exe()
         .unwrap()
@@ -65,7 +63,7 @@ fn singleton(exe: &Path, lib: Option<&Path>) -> Output {
     if let Some(l) = lib {
         c.env("LD_LIBRARY_PATH", l);
     }
-    process::run_within(&mut c, process::HANG, "capi_abi_query")
+    process::run_within(&mut c, process::HANG, "capi_abi_query or capi_alloc")
 }
 
 fn lines(o: &Output) -> Vec<String> {
@@ -78,7 +76,7 @@ fn lines(o: &Output) -> Vec<String> {
 
 #[test]
 fn the_abi_versions_are_answered_as_libpmix_answers_them() {
-    let Some((exe, lib, pmixw)) = build() else {
+    let Some((exe, lib, pmixw)) = build("capi_abi_query") else {
         return;
     };
     let listed = |a: &str| {
@@ -128,4 +126,31 @@ fn the_abi_versions_are_answered_as_libpmix_answers_them() {
         stale.is_empty(),
         "listed differences not seen (no longer differ?): {stale:?}"
     );
+}
+
+#[test]
+fn allocation_requests_are_relayed_as_libpmix_relays_them() {
+    let Some((exe, lib, pmixw)) = build("capi_alloc") else {
+        return;
+    };
+    let (theirs, ours) = (
+        lines(&singleton(&exe, None)),
+        lines(&singleton(&exe, Some(&lib))),
+    );
+    assert_eq!(ours, theirs, "as a singleton");
+    assert!(
+        ours.iter().any(|l| l == "after init nb rc=-25"),
+        "{ours:#?}"
+    );
+    let Some(p) = pmixw else {
+        eprintln!(
+            "skipped the run under pmixw run: pmixw of this build not built (cargo build -p pmixw)"
+        );
+        return;
+    };
+    let run = |l: Option<&Path>| lines(&pmixw_output(&p, &[exe.as_os_str()], l, 1, &[]));
+    let (theirs, ours) = (run(None), run(Some(&lib)));
+    assert_eq!(ours, theirs, "under pmixw run");
+    // the server's answer reached the callback
+    assert!(ours.iter().any(|l| l == "callback rc=-47 n=0"), "{ours:#?}");
 }
