@@ -286,6 +286,20 @@ fn obj_info<'a>(o: &'a hwloc::Obj, name: &[u8]) -> Option<&'a [u8]> {
     })
 }
 
+/// The node's name as libpmix 4.2.2 names it in a GPU's UUID:
+/// PMIX_HOSTNAME if set, else the OS's name, its domain cut off at the
+/// first dot unless it is an IP address.
+fn gpu_host() -> String {
+    if let Ok(h) = std::env::var("PMIX_HOSTNAME") {
+        return h;
+    }
+    let h = crate::client::hostname();
+    match h.split_once('.') {
+        Some((short, _)) if h.parse::<std::net::IpAddr>().is_err() => short.to_string(),
+        _ => h,
+    }
+}
+
 /// hwloc's common ancestor of two objects (`hwloc_get_common_ancestor_obj`,
 /// a header-inline function: climbing the deeper one's parents), None if
 /// a parent is missing on the way.
@@ -371,8 +385,7 @@ unsafe fn compute_distances(h: &hwloc::Hwloc, t: hwloc::Topo, cpus: hwloc::Bitma
                     if starts_nocase(name, b"card") {
                         continue;
                     }
-                    let host = crate::client::hostname();
-                    [b"gpu://".as_slice(), host.as_bytes(), b"::", name].concat()
+                    [b"gpu://".as_slice(), gpu_host().as_bytes(), b"::", name].concat()
                 }
             };
             if !w.ids.is_empty() && !w.ids.iter().any(|id| id.eq_ignore_ascii_case(name) || id.eq_ignore_ascii_case(&uuid)) {
