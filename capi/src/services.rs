@@ -291,13 +291,18 @@ fn query(qs: Vec<Query>) -> Result<Vec<Info>, Status> {
     let mut rest = Vec::new();
     for q in qs {
         let mut keys = Vec::new();
+        let mut took = false;
         for k in q.keys {
             match LOCAL_QUERY_KEYS.iter().find(|(l, _)| k.as_bytes() == l.as_bytes()) {
-                Some((l, v)) => local.push(Info::new(l, Value::String(Some(PString::from(*v))))),
+                Some((l, v)) => {
+                    took = true;
+                    local.push(Info::new(l, Value::String(Some(PString::from(*v)))))
+                }
                 None => keys.push(k),
             }
         }
-        if !keys.is_empty() {
+        // a query of no keys at all goes to the server as it went before
+        if !keys.is_empty() || !took {
             rest.push(Query { keys, qualifiers: q.qualifiers });
         }
     }
