@@ -9,7 +9,10 @@
 //! loaded already, which the loader then hands back) is opened the first
 //! time one of them is needed. Without it those calls answer
 //! PMIX_ERR_NOT_SUPPORTED. The declarations are hwloc 2's public API
-//! (`hwloc.h`), opaque pointers only.
+//! (`hwloc.h`): opaque pointers, but for the objects the device
+//! distances and locality strings walk, whose public `struct hwloc_obj`
+//! ([`Obj`]) is written from hwloc 2's `hwloc.h` (its layout is proved
+//! against that header by capi/tests/libpmix_capi_topo.rs).
 
 use std::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 use std::sync::OnceLock;
@@ -29,6 +32,120 @@ pub const FILTER_KEEP_IMPORTANT: c_int = 3;
 pub const CPUBIND_PROCESS: c_int = 1 << 0;
 /// `HWLOC_CPUBIND_THREAD`.
 pub const CPUBIND_THREAD: c_int = 1 << 1;
+
+/// `HWLOC_OBJ_PU`.
+pub const OBJ_PU: c_int = 3;
+/// `HWLOC_OBJ_L1CACHE`.
+pub const OBJ_L1CACHE: c_int = 4;
+/// `HWLOC_OBJ_L2CACHE`.
+pub const OBJ_L2CACHE: c_int = 5;
+/// `HWLOC_OBJ_L3CACHE`.
+pub const OBJ_L3CACHE: c_int = 6;
+/// `HWLOC_OBJ_PACKAGE`.
+pub const OBJ_PACKAGE: c_int = 1;
+/// `HWLOC_OBJ_CORE`.
+pub const OBJ_CORE: c_int = 2;
+/// `HWLOC_OBJ_NUMANODE`.
+pub const OBJ_NUMANODE: c_int = 13;
+/// `HWLOC_TYPE_DEPTH_NUMANODE`: the virtual depth of the NUMA nodes.
+pub const DEPTH_NUMANODE: c_int = -3;
+/// `HWLOC_TYPE_DEPTH_OS_DEVICE`: the virtual depth of the OS devices.
+pub const DEPTH_OS_DEVICE: c_int = -6;
+/// `HWLOC_OBJ_OSDEV_BLOCK` … `HWLOC_OBJ_OSDEV_COPROC`
+/// (`hwloc_obj_osdev_type_t`, in the enum's order).
+pub const OSDEV_BLOCK: c_int = 0;
+/// `HWLOC_OBJ_OSDEV_GPU`.
+pub const OSDEV_GPU: c_int = 1;
+/// `HWLOC_OBJ_OSDEV_NETWORK`.
+pub const OSDEV_NETWORK: c_int = 2;
+/// `HWLOC_OBJ_OSDEV_OPENFABRICS`.
+pub const OSDEV_OPENFABRICS: c_int = 3;
+/// `HWLOC_OBJ_OSDEV_DMA`.
+pub const OSDEV_DMA: c_int = 4;
+/// `HWLOC_OBJ_OSDEV_COPROC`.
+pub const OSDEV_COPROC: c_int = 5;
+
+/// `struct hwloc_info_s`: one name=value info of an object.
+#[repr(C)]
+pub struct InfoS {
+    /// `name`.
+    pub name: *mut c_char,
+    /// `value`.
+    pub value: *mut c_char,
+}
+
+/// hwloc 2's public `struct hwloc_obj` (`hwloc_obj_t` points to one),
+/// every member in the header's order. Read only: hwloc owns the objects.
+#[repr(C)]
+pub struct Obj {
+    /// `type` (`hwloc_obj_type_t`).
+    pub r#type: c_int,
+    /// `subtype`.
+    pub subtype: *mut c_char,
+    /// `os_index`.
+    pub os_index: c_uint,
+    /// `name`.
+    pub name: *mut c_char,
+    /// `total_memory`.
+    pub total_memory: u64,
+    /// `attr` (`union hwloc_obj_attr_u *`; for an OS device its first
+    /// member is the `hwloc_obj_osdev_type_t`).
+    pub attr: *mut c_void,
+    /// `depth`.
+    pub depth: c_int,
+    /// `logical_index`.
+    pub logical_index: c_uint,
+    /// `next_cousin`.
+    pub next_cousin: *mut Obj,
+    /// `prev_cousin`.
+    pub prev_cousin: *mut Obj,
+    /// `parent`.
+    pub parent: *mut Obj,
+    /// `sibling_rank`.
+    pub sibling_rank: c_uint,
+    /// `next_sibling`.
+    pub next_sibling: *mut Obj,
+    /// `prev_sibling`.
+    pub prev_sibling: *mut Obj,
+    /// `arity`.
+    pub arity: c_uint,
+    /// `children`.
+    pub children: *mut *mut Obj,
+    /// `first_child`.
+    pub first_child: *mut Obj,
+    /// `last_child`.
+    pub last_child: *mut Obj,
+    /// `symmetric_subtree`.
+    pub symmetric_subtree: c_int,
+    /// `memory_arity`.
+    pub memory_arity: c_uint,
+    /// `memory_first_child`.
+    pub memory_first_child: *mut Obj,
+    /// `io_arity`.
+    pub io_arity: c_uint,
+    /// `io_first_child`.
+    pub io_first_child: *mut Obj,
+    /// `misc_arity`.
+    pub misc_arity: c_uint,
+    /// `misc_first_child`.
+    pub misc_first_child: *mut Obj,
+    /// `cpuset`.
+    pub cpuset: Bitmap,
+    /// `complete_cpuset`.
+    pub complete_cpuset: Bitmap,
+    /// `nodeset`.
+    pub nodeset: Bitmap,
+    /// `complete_nodeset`.
+    pub complete_nodeset: Bitmap,
+    /// `infos`.
+    pub infos: *mut InfoS,
+    /// `infos_count`.
+    pub infos_count: c_uint,
+    /// `userdata`.
+    pub userdata: *mut c_void,
+    /// `gp_index`.
+    pub gp_index: u64,
+}
 
 /// `struct hwloc_topology_support`: pointers to three structs of flags
 /// (one `unsigned char` each), then a fourth this library does not read.
@@ -96,6 +213,16 @@ hwloc_fns! {
     bitmap_list_sscanf = "hwloc_bitmap_list_sscanf": fn(Bitmap, *const c_char) -> c_int;
     bitmap_list_asprintf = "hwloc_bitmap_list_asprintf": fn(*mut *mut c_char, Bitmap) -> c_int;
     get_cpubind = "hwloc_get_cpubind": fn(Topo, Bitmap, c_int) -> c_int;
+    topology_get_depth = "hwloc_topology_get_depth": fn(Topo) -> c_int;
+    get_depth_type = "hwloc_get_depth_type": fn(Topo, c_int) -> c_int;
+    get_type_depth = "hwloc_get_type_depth": fn(Topo, c_int) -> c_int;
+    get_nbobjs_by_depth = "hwloc_get_nbobjs_by_depth": fn(Topo, c_int) -> c_uint;
+    get_obj_by_depth = "hwloc_get_obj_by_depth": fn(Topo, c_int, c_uint) -> *mut Obj;
+    bitmap_isincluded = "hwloc_bitmap_isincluded": fn(Bitmap, Bitmap) -> c_int;
+    bitmap_intersects = "hwloc_bitmap_intersects": fn(Bitmap, Bitmap) -> c_int;
+    bitmap_isfull = "hwloc_bitmap_isfull": fn(Bitmap) -> c_int;
+    bitmap_iszero = "hwloc_bitmap_iszero": fn(Bitmap) -> c_int;
+    bitmap_set = "hwloc_bitmap_set": fn(Bitmap, c_uint) -> c_int;
 }
 
 /// hwloc, if `libhwloc.so.15` opens and is hwloc 2.8 or later (the
@@ -131,6 +258,21 @@ fn c_string(b: &[u8]) -> std::ffi::CString {
 }
 
 impl Hwloc {
+    /// The objects at `depth` of `t` (a normal depth or a virtual one),
+    /// in their logical order; NULLs left out.
+    ///
+    /// # Safety
+    /// `t` is a loaded `hwloc_topology_t`, which outlives the objects' use.
+    pub unsafe fn objs(&self, t: Topo, depth: c_int) -> Vec<&'static Obj> {
+        // SAFETY: t is loaded
+        let n = unsafe { (self.get_nbobjs_by_depth)(t, depth) };
+        // SAFETY: indices below the level's width; hwloc's objects, alive
+        // as long as t
+        (0..n)
+            .filter_map(|i| unsafe { (self.get_obj_by_depth)(t, depth, i).as_ref() })
+            .collect()
+    }
+
     /// A bitmap's list form ("0-3,8"), None if hwloc cannot print it.
     ///
     /// # Safety

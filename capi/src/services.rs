@@ -274,6 +274,46 @@ unsafe fn read_queries(queries: *const pmix_query_t, n: usize) -> Result<Vec<Que
         .collect()
 }
 
+/// The query keys libpmix 4.2.2 answers itself, before init too, and its
+/// answers: the PMIx Standard ABI versions it supports (the stable and
+/// the provisional, each a comma-separated list of MAJOR.MINOR), "0.0"
+/// both in 4.2.2 (its VERSION file's std_abi_stable and
+/// std_abi_provisional), which the wire never carries.
+const LOCAL_QUERY_KEYS: &[(&str, &str)] = &[("pmix.qry.stabiver", "0.0"), ("pmix.qry.prabiver", "0.0")];
+
+/// Queries answered as libpmix 4.2.2 answers them: the
+/// [`LOCAL_QUERY_KEYS`] here, the others' queries (those keys taken out,
+/// a query left with none dropped) asked of the server, its answers first
+/// and then ours; all local: no server asked, before init too (else INIT
+/// before init).
+fn query(qs: Vec<Query>) -> Result<Vec<Info>, Status> {
+    let mut local = Vec::new();
+    let mut rest = Vec::new();
+    for q in qs {
+        let mut keys = Vec::new();
+        let mut took = false;
+        for k in q.keys {
+            match LOCAL_QUERY_KEYS.iter().find(|(l, _)| k.as_bytes() == l.as_bytes()) {
+                Some((l, v)) => {
+                    took = true;
+                    local.push(Info::new(l, Value::String(Some(PString::from(*v)))))
+                }
+                None => keys.push(k),
+            }
+        }
+        // a query of no keys at all goes to the server as it went before
+        if !keys.is_empty() || !took {
+            rest.push(Query { keys, qualifiers: q.qualifiers });
+        }
+    }
+    if rest.is_empty() && !local.is_empty() {
+        return Ok(local);
+    }
+    let mut got = with_client(|c, _| c.query(rest).map_err(cerr))?;
+    got.extend(local);
+    Ok(got)
+}
+
 /// The apps at `apps` and the job infos as a spawn request.
 ///
 /// # Safety
@@ -456,7 +496,7 @@ exports! {
         })())
     }
 
-    /// `PMIx_Query_info`: answers to the queries, in a new info array.
+    /// `PMIx_Query_info`: answers to the queries, in a new info array; the ABI versions answered here (see `query`).
     fn PMIx_Query_info(
         queries: *mut pmix_query_t,
         nqueries: usize,
@@ -469,7 +509,7 @@ exports! {
             }
             // SAFETY: nqueries queries
             let qs = unsafe { read_queries(queries, nqueries) }?;
-            let got = with_client(|c, _| c.query(qs).map_err(cerr))?;
+            let got = query(qs)?;
             let vals: Vec<Value> = got.into_iter().map(|i| Value::Info(Box::new(i))).collect();
             // SAFETY: checked non-NULL
             unsafe { out_array(DataType::Info, &vals, results, nresults) }
@@ -575,13 +615,17 @@ exports! {
     /// `PMIx_Query_info_nb`: start the queries; `cbfunc` gets the answers.
     fn PMIx_Query_info_nb(queries: *mut pmix_query_t, nqueries: usize, cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
         status((|| {
+            // before init libpmix answers no query, not even the ABI versions
+            if !crate::client::initialized() {
+                return Err(PMIX_ERR_INIT);
+            }
             let cb = cbfunc.ok_or(PMIX_ERR_BAD_PARAM)?;
             // SAFETY: nqueries queries
             let qs = unsafe { read_queries(queries, nqueries) }?;
             let data = Opaque(cbdata);
             in_background("PMIx_Query_info_nb", move || {
                 let data = data;
-                info_cb(cb, data.0, with_client(|c, _| c.query(qs).map_err(cerr)));
+                info_cb(cb, data.0, query(qs));
             })
         })())
     }
@@ -595,6 +639,47 @@ exports! {
                 return Err(PMIX_ERR_BAD_PARAM);
             }
             op_nb("PMIx_Log_nb", cbfunc, cbdata, move || with_client(|c, _| c.log(&d, &x).map_err(cerr)))
+        })())
+    }
+
+    /// `PMIx_Allocation_request`: ask the host (through the server) for the allocation `directive` and `info` describe; its answers in a new info array. As libpmix 4.2.2 a client relays it whatever it asks: what the server answers (pmixw's: NOT_SUPPORTED); a singleton or a server process UNREACH; INIT before init.
+    fn PMIx_Allocation_request(directive: u8, info: *const pmix_info_t, ninfo: usize, results: *mut *mut pmix_info_t, nresults: *mut usize) -> pmix_status_t {
+        status((|| {
+            if !crate::client::initialized() {
+                return Err(PMIX_ERR_INIT);
+            }
+            if results.is_null() || nresults.is_null() {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            // SAFETY: checked non-NULL
+            unsafe {
+                *results = ptr::null_mut();
+                *nresults = 0;
+            }
+            // SAFETY: ninfo infos
+            let is = unsafe { infos(info, ninfo) }?;
+            let d = pmix_types::enums::AllocDirective::from_wire(directive);
+            let got = with_client(|c, _| c.allocation(d, &is).map_err(cerr))?;
+            let vals: Vec<Value> = got.into_iter().map(|i| Value::Info(Box::new(i))).collect();
+            // SAFETY: checked non-NULL
+            unsafe { out_array(DataType::Info, &vals, results, nresults) }
+        })())
+    }
+
+    /// `PMIx_Allocation_request_nb`: as PMIx_Allocation_request; `cbfunc` gets the server's answer (NOT_SUPPORTED from pmixw, through the callback as on libpmix 4.2.2); what cannot be sent at all (a singleton or a server: UNREACH; INIT before init) is returned at once, no callback made.
+    fn PMIx_Allocation_request_nb(directive: u8, info: *const pmix_info_t, ninfo: usize, cbfunc: pmix_info_cbfunc_t, cbdata: *mut c_void) -> pmix_status_t {
+        status((|| {
+            with_client(|_, _| Ok(()))?;
+            // SAFETY: ninfo infos
+            let is = unsafe { infos(info, ninfo) }?;
+            let d = pmix_types::enums::AllocDirective::from_wire(directive);
+            let run = move || with_client(|c, _| c.allocation(d, &is).map_err(cerr));
+            let Some(cb) = cbfunc else { return run().map(|_| ()) };
+            let data = Opaque(cbdata);
+            in_background("PMIx_Allocation_request_nb", move || {
+                let data = data;
+                info_cb(cb, data.0, run());
+            })
         })())
     }
 

@@ -1,16 +1,18 @@
 //! The topology and cpuset calls: `PMIx_Load_topology`,
 //! `PMIx_Topology_destruct`, `PMIx_Get_cpuset`, `PMIx_Parse_cpuset_string`,
-//! `PMIx_Cpuset_destruct` (hwloc's objects, through [`crate::hwloc`]) and
-//! `PMIx_Get_relative_locality` (the locality strings compared as text:
-//! no hwloc). What each answers, and where that is not libpmix 4.2.2's
-//! answer: spec-notes/capi.md, "Topology".
+//! `PMIx_Cpuset_destruct`, `PMIx_Compute_distances` (and `_nb`),
+//! `PMIx_server_generate_locality_string` (hwloc's objects, through
+//! [`crate::hwloc`]) and `PMIx_Get_relative_locality` (the locality
+//! strings compared as text: no hwloc). What each answers, and where that
+//! is not libpmix 4.2.2's answer: spec-notes/capi.md, "Topology".
 
 use crate::abi::*;
 use crate::conv::c_strdup;
 use crate::guard::exports;
 use crate::hwloc;
 use pmix_types::status::codes::*;
-use std::ffi::{c_char, c_void, CStr};
+use pmix_types::{DataType, DeviceDist, Info, PString, Value};
+use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::Mutex;
 
 use pmix_types::names::locality::*;
@@ -220,6 +222,398 @@ pub unsafe fn destruct_cpuset(c: *mut pmix_cpuset_t) {
     c.bitmap = std::ptr::null_mut();
 }
 
+/// The device types `PMIx_Compute_distances` looks for, hwloc's OS
+/// device type of each (libpmix 4.2.2's set; of these it measures the
+/// GPUs, network and OpenFabrics devices only).
+const DEVICE_TYPES: &[(c_int, u64)] = &[
+    (hwloc::OSDEV_BLOCK, pmix_types::names::device_type::BLOCK),
+    (hwloc::OSDEV_GPU, pmix_types::names::device_type::GPU),
+    (hwloc::OSDEV_NETWORK, pmix_types::names::device_type::NETWORK),
+    (hwloc::OSDEV_OPENFABRICS, pmix_types::names::device_type::OPENFABRICS),
+    (hwloc::OSDEV_DMA, pmix_types::names::device_type::DMA),
+    (hwloc::OSDEV_COPROC, pmix_types::names::device_type::COPROCESSOR),
+];
+
+/// What the caller asks `PMIx_Compute_distances` for: the device types
+/// (PMIX_DEVICE_TYPE, OR'd) and the devices (PMIX_DEVICE_ID: an OS name
+/// or a UUID, any case), as libpmix reads them: no info array at all asks
+/// for every type, an array (even of none) for those it names.
+struct Wanted {
+    types: u64,
+    ids: Vec<Vec<u8>>,
+}
+
+impl Wanted {
+    fn of(info: Option<&[Info]>) -> Wanted {
+        let Some(info) = info else {
+            return Wanted { types: DEVICE_TYPES.iter().fold(0, |t, (_, p)| t | p), ids: Vec::new() };
+        };
+        let mut w = Wanted { types: 0, ids: Vec::new() };
+        for i in info {
+            match (i.key.as_bytes(), &i.value) {
+                (b"pmix.dev.type", Value::DevType(t) | Value::Uint64(t)) => w.types |= t,
+                (b"pmix.dev.id", Value::String(Some(s))) => w.ids.push(s.as_bytes().to_vec()),
+                _ => {}
+            }
+        }
+        w
+    }
+}
+
+/// A C string member as bytes (empty for NULL).
+///
+/// # Safety
+/// `p` is NULL or a C string.
+unsafe fn c_bytes<'a>(p: *const c_char) -> &'a [u8] {
+    if p.is_null() {
+        return b"";
+    }
+    // SAFETY: the caller's contract
+    unsafe { CStr::from_ptr(p) }.to_bytes()
+}
+
+/// An object's info of this name (any case), as `Address` or `NodeGUID`.
+fn obj_info<'a>(o: &'a hwloc::Obj, name: &[u8]) -> Option<&'a [u8]> {
+    if o.infos.is_null() {
+        return None;
+    }
+    // SAFETY: hwloc's array of infos_count infos of the object
+    let infos = unsafe { std::slice::from_raw_parts(o.infos, o.infos_count as usize) };
+    infos.iter().find_map(|i| {
+        // SAFETY: hwloc's C strings (or NULL)
+        let (n, v) = unsafe { (c_bytes(i.name), c_bytes(i.value)) };
+        (n.eq_ignore_ascii_case(name) && !i.value.is_null()).then_some(v)
+    })
+}
+
+/// The node's name as libpmix 4.2.2 names it in a GPU's UUID:
+/// PMIX_HOSTNAME if set, else the OS's name, its domain cut off at the
+/// first dot unless it is an IP address.
+fn gpu_host() -> String {
+    if let Ok(h) = std::env::var("PMIX_HOSTNAME") {
+        return h;
+    }
+    let h = crate::client::hostname();
+    match h.split_once('.') {
+        Some((short, _)) if h.parse::<std::net::IpAddr>().is_err() => short.to_string(),
+        _ => h,
+    }
+}
+
+/// hwloc's common ancestor of two objects (`hwloc_get_common_ancestor_obj`,
+/// a header-inline function: climbing the deeper one's parents), None if
+/// a parent is missing on the way.
+fn common_ancestor<'a>(mut a: &'a hwloc::Obj, mut b: &'a hwloc::Obj) -> Option<&'a hwloc::Obj> {
+    // SAFETY (every parent read): hwloc's objects, alive with their topology
+    let up = |o: &'a hwloc::Obj| unsafe { o.parent.as_ref() };
+    while !std::ptr::eq(a, b) {
+        while a.depth > b.depth {
+            a = up(a)?;
+        }
+        while b.depth > a.depth {
+            b = up(b)?;
+        }
+        if !std::ptr::eq(a, b) && a.depth == b.depth {
+            a = up(a)?;
+            b = up(b)?;
+        }
+    }
+    Some(a)
+}
+
+/// The distance from the cpus of `cpus` to each device of the types (and
+/// names) asked, in `t`, as libpmix 4.2.2 computes them: the deepest
+/// object (below the machine) covering `cpus` found, each measured device
+/// (GPUs but their `card*` companions, network devices with an `Address`
+/// of 6 or 20 fields, OpenFabrics devices with both GUIDs; block, DMA and
+/// coprocessor devices are never measured) is placed at its first
+/// ancestor with cpus, and the distance is the topology's depth less the
+/// depth of the two's common ancestor — or, when they share only the
+/// machine, the covering object's depth plus the topology's. Every PU of
+/// `cpus` is at that distance (min = max); with no PU of the machine in
+/// `cpus` the minimum stays 0xffff and the maximum 0. None where libpmix's
+/// own computation fails (no object covers the cpus, no device found, a
+/// network device without an address it can read …), in which case it
+/// asks its server.
+///
+/// # Safety
+/// `t` is a loaded `hwloc_topology_t` and `cpus` an `hwloc_bitmap_t`.
+unsafe fn compute_distances(h: &hwloc::Hwloc, t: hwloc::Topo, cpus: hwloc::Bitmap, w: &Wanted) -> Option<Vec<DeviceDist>> {
+    // SAFETY (every hwloc call): t is loaded, cpus a bitmap, the objects t's
+    let depth = unsafe { (h.topology_get_depth)(t) };
+    let mut obj: Option<&hwloc::Obj> = None;
+    for dp in 1..depth {
+        let found = unsafe { h.objs(t, dp) }
+            .into_iter()
+            .find(|o| !o.cpuset.is_null() && unsafe { (h.bitmap_isincluded)(cpus, o.cpuset) } != 0);
+        match found {
+            Some(o) => obj = Some(o),
+            None => break,
+        }
+    }
+    let obj = obj?;
+    let pudepth = unsafe { (h.get_type_depth)(t, hwloc::OBJ_PU) };
+    let pus = unsafe { h.objs(t, pudepth) };
+    let devices = unsafe { h.objs(t, hwloc::DEPTH_OS_DEVICE) };
+    let mut out = Vec::new();
+    for (hwtype, pxtype) in DEVICE_TYPES {
+        if w.types & pxtype == 0 || ![hwloc::OSDEV_GPU, hwloc::OSDEV_NETWORK, hwloc::OSDEV_OPENFABRICS].contains(hwtype) {
+            continue;
+        }
+        for dev in &devices {
+            // SAFETY: an OS device's attributes start with its osdev type
+            if dev.attr.is_null() || unsafe { *(dev.attr as *const c_int) } != *hwtype {
+                continue;
+            }
+            // SAFETY: NULL or hwloc's C string
+            let name = unsafe { c_bytes(dev.name) };
+            let uuid: Vec<u8> = match *hwtype {
+                hwloc::OSDEV_NETWORK => {
+                    let addr = obj_info(dev, b"Address")?;
+                    let scheme: &[u8] = match addr.iter().filter(|c| **c == b':').count() {
+                        5 => b"ipv4://",
+                        19 => b"ipv6://",
+                        _ => return None,
+                    };
+                    [scheme, addr].concat()
+                }
+                hwloc::OSDEV_OPENFABRICS => {
+                    let (n, s) = (obj_info(dev, b"NodeGUID")?, obj_info(dev, b"SysImageGUID")?);
+                    [b"fab://".as_slice(), n, b"::", s].concat()
+                }
+                _ => {
+                    if starts_nocase(name, b"card") {
+                        continue;
+                    }
+                    [b"gpu://".as_slice(), gpu_host().as_bytes(), b"::", name].concat()
+                }
+            };
+            if !w.ids.is_empty() && !w.ids.iter().any(|id| id.eq_ignore_ascii_case(name) || id.eq_ignore_ascii_case(&uuid)) {
+                continue;
+            }
+            let mut tgt: &hwloc::Obj = dev;
+            while tgt.cpuset.is_null() {
+                // SAFETY: hwloc's parent, alive with t
+                tgt = unsafe { tgt.parent.as_ref() }?;
+            }
+            let (mut min, mut max) = (u32::MAX, 0u32);
+            for pu in &pus {
+                if pu.cpuset.is_null() || unsafe { (h.bitmap_intersects)(pu.cpuset, cpus) } == 0 {
+                    continue;
+                }
+                let a = common_ancestor(obj, tgt)?;
+                let d = if a.depth == 0 { obj.depth + depth } else { depth - a.depth } as u32;
+                min = min.min(d);
+                max = max.max(d);
+            }
+            out.push(DeviceDist {
+                uuid: PString::from_bytes(&uuid).ok(),
+                osname: PString::from_bytes(name).ok(),
+                devtype: *pxtype,
+                // libpmix's unsigned computation kept in uint16_t
+                mindist: min as u16,
+                maxdist: max as u16,
+            });
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The locality string of `cpus` in `t` as libpmix 4.2.2's server
+/// generates it (PMIX_LOCALITY_STRING's fields, no `hwloc:` before them):
+/// at each depth below the machine whose objects are packages, L3, L2 or
+/// L1 caches, cores or PUs, the logical indices of those whose cpus meet
+/// `cpus` (`SK0`, `L30`, `L20-1`, `CR0-1`, `HT0-1`), then the NUMA nodes'
+/// (`NM0`), colon-separated; None for an unbound process (no bitmap, or
+/// a full one) and for cpus that meet no object.
+///
+/// # Safety
+/// `t` is a loaded `hwloc_topology_t`, `cpus` NULL or an `hwloc_bitmap_t`.
+unsafe fn locality_string(h: &hwloc::Hwloc, t: hwloc::Topo, cpus: hwloc::Bitmap) -> Result<Option<Vec<u8>>, pmix_status_t> {
+    // SAFETY (every hwloc call): t is loaded, cpus a bitmap, the objects t's
+    if cpus.is_null() || unsafe { (h.bitmap_isfull)(cpus) } != 0 {
+        return Ok(None);
+    }
+    let depth = unsafe { (h.topology_get_depth)(t) };
+    let mut levels: Vec<(&[u8], c_int)> = Vec::new();
+    for d in 1..depth {
+        let tag: &[u8] = match unsafe { (h.get_depth_type)(t, d) } {
+            hwloc::OBJ_NUMANODE => b"NM",
+            hwloc::OBJ_PACKAGE => b"SK",
+            hwloc::OBJ_L3CACHE => b"L3",
+            hwloc::OBJ_L2CACHE => b"L2",
+            hwloc::OBJ_L1CACHE => b"L1",
+            hwloc::OBJ_CORE => b"CR",
+            hwloc::OBJ_PU => b"HT",
+            _ => continue,
+        };
+        levels.push((tag, d));
+    }
+    levels.push((b"NM", hwloc::DEPTH_NUMANODE));
+    let mut fields: Vec<Vec<u8>> = Vec::new();
+    for (tag, d) in levels {
+        let met = h.parse(b"").ok_or(PMIX_ERR_NOMEM)?;
+        for (w, o) in unsafe { h.objs(t, d) }.iter().enumerate() {
+            if !o.cpuset.is_null() && unsafe { (h.bitmap_intersects)(o.cpuset, cpus) } != 0 {
+                unsafe { (h.bitmap_set)(met, w as u32) };
+            }
+        }
+        let list = if unsafe { (h.bitmap_iszero)(met) } == 0 { unsafe { h.list(met) } } else { None };
+        unsafe { (h.bitmap_free)(met) };
+        if let Some(l) = list {
+            fields.push([tag, &l].concat());
+        }
+    }
+    Ok((!fields.is_empty()).then(|| fields.join(&b':')))
+}
+
+/// `pmix_device_dist_cbfunc_t`.
+#[allow(non_camel_case_types)]
+pub type pmix_device_dist_cbfunc_t = Option<
+    unsafe extern "C" fn(
+        status: pmix_status_t,
+        dist: *mut pmix_device_distance_t,
+        ndist: usize,
+        cbdata: *mut c_void,
+        release_fn: crate::services::pmix_release_cbfunc_t,
+        release_cbdata: *mut c_void,
+    ),
+>;
+
+/// What a distances call does: answered here (the distances), or the
+/// request to send to the server, or a status at once.
+enum Distances {
+    Computed(Vec<DeviceDist>),
+    Ask(pmix_codec::msg::Request),
+}
+
+/// `PMIx_Compute_distances_nb`'s work as libpmix 4.2.2 does it before
+/// anything is sent: a NULL topology is this process's, a NULL cpuset its
+/// binding; the distances computed here if hwloc can; else the request
+/// its server is asked (not for a singleton or a server: UNREACH; nor
+/// when the topology is this process's own, which libpmix does not pack:
+/// BAD_PARAM).
+///
+/// # Safety
+/// `tp` and `cp` are NULL or the caller's structs; `info` NULL or `ninfo` infos.
+unsafe fn distances_of(
+    tp: *const pmix_topology_t,
+    cp: *const pmix_cpuset_t,
+    info: *const pmix_info_t,
+    ninfo: usize,
+) -> Result<Distances, pmix_status_t> {
+    let infos = if info.is_null() {
+        None
+    } else {
+        // SAFETY: the caller's array of ninfo infos
+        Some(unsafe { crate::services::infos(info, ninfo) }?)
+    };
+    let h = hwloc::get();
+    // the topology: the caller's, else this process's
+    let own = h.and_then(shared);
+    let topo: Option<(Option<*mut c_char>, hwloc::Topo)> = match unsafe { tp.as_ref() } {
+        Some(t) => Some((Some(t.source), t.topology)),
+        None => own.as_ref().map(|(t, _)| (None, *t)),
+    };
+    // the cpuset: the caller's, else the process's binding
+    let mut mine: Option<hwloc::Bitmap> = None;
+    let cpus: Option<(*mut c_char, hwloc::Bitmap)> = match unsafe { cp.as_ref() } {
+        Some(c) => Some((c.source, c.bitmap)),
+        None => match (h, own.as_ref()) {
+            (Some(h), Some((t, _))) => h.parse(b"").and_then(|b| {
+                // SAFETY: a loaded topology and a fresh bitmap
+                if unsafe { (h.get_cpubind)(*t, b, hwloc::CPUBIND_PROCESS) } == 0 {
+                    mine = Some(b);
+                    Some((c"hwloc".as_ptr() as *mut c_char, b))
+                } else {
+                    // SAFETY: the bitmap made above
+                    unsafe { (h.bitmap_free)(b) };
+                    None
+                }
+            }),
+            _ => None,
+        },
+    };
+    let computed = (|| {
+        let h = h?;
+        let ((tsrc, t), (csrc, b)) = (topo?, cpus?);
+        let tsrc = tsrc.unwrap_or(c"hwloc".as_ptr() as *mut c_char);
+        if tsrc.is_null() || csrc.is_null() || !is_hwloc(tsrc) || !is_hwloc(csrc) || t.is_null() || b.is_null() {
+            return None;
+        }
+        // SAFETY: hwloc's topology and bitmap (their sources say so)
+        unsafe { compute_distances(h, t, b, &Wanted::of(infos.as_deref())) }
+    })();
+    // the binding's list, should the server be asked
+    let mut mine_list = None;
+    if let (Some(h), Some(b)) = (h, mine) {
+        // SAFETY: the binding's bitmap made above, freed after its list is read
+        unsafe {
+            mine_list = h.list(b);
+            (h.bitmap_free)(b);
+        }
+    }
+    if let Some(d) = computed {
+        return Ok(Distances::Computed(d));
+    }
+    // ask the server: a singleton or a server has none
+    crate::client::with_client(|_, _| Ok(()))?;
+    // libpmix does not pack its own topology (a NULL one: BAD_PARAM)
+    let Some(t) = (unsafe { tp.as_ref() }) else {
+        return Err(PMIX_ERR_BAD_PARAM);
+    };
+    // SAFETY: the caller's topology, read as a PMIX_TOPO
+    let Value::Topo(topology) = (unsafe { crate::conv::read_elem(DataType::Topo, t as *const _ as *const u8) })? else {
+        return Err(PMIX_ERR_BAD_PARAM);
+    };
+    let cpuset = match unsafe { cp.as_ref() } {
+        // SAFETY: the caller's cpuset, read as a PMIX_PROC_CPUSET
+        Some(c) => match unsafe { crate::conv::read_elem(DataType::ProcCpuset, c as *const _ as *const u8) }? {
+            Value::ProcCpuset(c) => c,
+            _ => return Err(PMIX_ERR_BAD_PARAM),
+        },
+        // the process's binding, as libpmix sends its own; none: BAD_PARAM
+        None => pmix_types::Cpuset {
+            cpus: Some(mine_list.and_then(|l| PString::from_bytes(&l).ok()).ok_or(PMIX_ERR_BAD_PARAM)?),
+        },
+    };
+    Ok(Distances::Ask(pmix_codec::msg::Request::DeviceDistances {
+        topology: *topology,
+        cpuset,
+        info: infos.unwrap_or_default(),
+    }))
+}
+
+/// The server's answer to a distances request.
+fn ask(req: pmix_codec::msg::Request) -> Result<Vec<DeviceDist>, pmix_status_t> {
+    use pmix_codec::msg::Reply;
+    crate::client::with_client(|c, _| {
+        match c.request(&req, "compute_distances").map_err(crate::client::cerr)? {
+            Reply::Distances { status: 0, distances } => Ok(distances.unwrap_or_default()),
+            Reply::Distances { status, .. } | Reply::Status(status) => Err(status),
+            _ => Err(PMIX_ERR_UNPACK_FAILURE),
+        }
+    })
+}
+
+/// Distances as a C array of `pmix_device_distance_t` (NULL for none).
+fn c_distances(r: Result<Vec<DeviceDist>, pmix_status_t>) -> (pmix_status_t, *mut pmix_device_distance_t, usize) {
+    let vals = r.map(|v| v.into_iter().map(|d| Value::DeviceDist(Box::new(d))).collect());
+    let (rc, p, n) = crate::services::c_array_of(DataType::DeviceDist, vals);
+    (rc, p as *mut pmix_device_distance_t, n)
+}
+
+/// The release function a distances callback is handed: frees the array.
+unsafe extern "C" fn release_distances(cbdata: *mut c_void) {
+    crate::guard::guarded("release distances", || {
+        // SAFETY: a Box<(ptr, n)> made by the _nb call
+        let b = unsafe { Box::from_raw(cbdata as *mut (usize, usize)) };
+        let (p, n) = *b;
+        // SAFETY: made by c_array_of
+        unsafe { crate::services::free_c_array(DataType::DeviceDist, p as *mut c_void, n) };
+    })
+}
+
 /// INIT unless PMIx_Init (or a singleton's) is in force.
 fn initialized() -> Result<(), pmix_status_t> {
     if crate::client::initialized() {
@@ -362,6 +756,98 @@ exports! {
             let s = c_strdup(&[b"hwloc:".as_slice(), &l].concat())?;
             // SAFETY: checked non-NULL above
             unsafe { *cpuset_string = s };
+            Ok(())
+        })())
+    }
+
+    /// `PMIx_Compute_distances`: the distance from a cpuset (NULL: the process's binding) to each I/O device of a topology (NULL: this process's) that the infos ask for (PMIX_DEVICE_TYPE, PMIX_DEVICE_ID; no array: every type), computed as libpmix 4.2.2 computes it (see `compute_distances`); what cannot be computed here goes to the server (a singleton: UNREACH); INIT before init.
+    fn PMIx_Compute_distances(
+        topo: *mut pmix_topology_t,
+        cpuset: *mut pmix_cpuset_t,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        distances: *mut *mut pmix_device_distance_t,
+        ndist: *mut usize,
+    ) -> pmix_status_t {
+        status((|| {
+            initialized()?;
+            if distances.is_null() || ndist.is_null() {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            // SAFETY: checked non-NULL, the caller's pointers
+            unsafe {
+                *distances = std::ptr::null_mut();
+                *ndist = 0;
+            }
+            // SAFETY: the caller's structs and infos
+            let r = match unsafe { distances_of(topo, cpuset, info, ninfo) }? {
+                Distances::Computed(d) => Ok(d),
+                Distances::Ask(req) => ask(req),
+            };
+            let (rc, p, n) = c_distances(r);
+            // SAFETY: checked non-NULL above
+            unsafe {
+                *distances = p;
+                *ndist = n;
+            }
+            if rc == PMIX_SUCCESS { Ok(()) } else { Err(rc) }
+        })())
+    }
+
+    /// `PMIx_Compute_distances_nb`: `PMIx_Compute_distances` whose answer goes to the callback (on a thread of ours, with a release function for the array); what the call cannot even ask (a singleton: UNREACH; INIT before init) is returned and no callback made.
+    fn PMIx_Compute_distances_nb(
+        topo: *mut pmix_topology_t,
+        cpuset: *mut pmix_cpuset_t,
+        info: *const pmix_info_t,
+        ninfo: usize,
+        cbfunc: pmix_device_dist_cbfunc_t,
+        cbdata: *mut c_void,
+    ) -> pmix_status_t {
+        status((|| {
+            initialized()?;
+            // SAFETY: the caller's structs and infos
+            let d = unsafe { distances_of(topo, cpuset, info, ninfo) }?;
+            let Some(cb) = cbfunc else { return Ok(()) };
+            let data = crate::services::Opaque(cbdata);
+            crate::services::in_background("compute_distances_nb", move || {
+                let data = data;
+                let r = match d {
+                    Distances::Computed(d) => Ok(d),
+                    Distances::Ask(req) => ask(req),
+                };
+                let (rc, p, n) = c_distances(r);
+                let rel = Box::into_raw(Box::new((p as usize, n))) as *mut c_void;
+                // SAFETY: the caller's callback; the array lives until it releases it
+                unsafe { cb(rc, p, n, data.0, Some(release_distances), rel) }
+            })
+        })())
+    }
+
+    /// `PMIx_server_generate_locality_string`: the locality of an hwloc cpuset in this process's topology (`SK0:L30:L20-1:L10-1:CR0-1:HT0-1:NM0`, as libpmix 4.2.2 writes it: no `hwloc:` before it), malloc'd; NULL for an unbound process (no bitmap, or a full one) and for cpus of no object; another source NOT_FOUND, no cpuset or string BAD_PARAM.
+    fn PMIx_server_generate_locality_string(cpuset: *const pmix_cpuset_t, locality: *mut *mut c_char) -> pmix_status_t {
+        status((|| {
+            if locality.is_null() {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            // SAFETY: NULL or the caller's cpuset
+            let Some(c) = (unsafe { cpuset.as_ref() }) else {
+                return Err(PMIX_ERR_BAD_PARAM);
+            };
+            if c.source.is_null() {
+                return Err(PMIX_ERR_BAD_PARAM);
+            }
+            if !is_hwloc(c.source) {
+                return Err(PMIX_ERR_NOT_FOUND);
+            }
+            let h = hwloc::get().ok_or(PMIX_ERR_NOT_SUPPORTED)?;
+            let (t, _) = shared(h).ok_or(PMIX_ERR_NOT_SUPPORTED)?;
+            // SAFETY: a loaded topology; an hwloc bitmap (source hwloc) or NULL
+            let s = match unsafe { locality_string(h, t, c.bitmap) }? {
+                Some(l) => c_strdup(&l)?,
+                None => std::ptr::null_mut(),
+            };
+            // SAFETY: checked non-NULL above
+            unsafe { *locality = s };
             Ok(())
         })())
     }

@@ -19,10 +19,8 @@ use std::process::{Command, Output};
 /// (the start of libpmix's line after its rank, how many lines we print
 /// in its place, reason).
 const KNOWN: &[(&str, usize, &str)] = &[
-    ("before distances rc=-31", 1, "PMIx_Compute_distances is not supported on ours (NOT_SUPPORTED, before init too): libpmix computes the distances to the I/O devices in its hwloc topology"),
-    ("after distances rc=-31", 1, "as above"),
-    ("distances all rc=", 1, "as above"),
-    ("distance all ", 0, "as above (libpmix's devices, one line each)"),
+    ("distances cpus hwloc:5 rc=-1 ", 1, "PMIx_Compute_distances of a cpuset no object covers, in a given topology, under a server: libpmix 4.2.2 asks its server but cannot pack the cpuset (PMIX_ERROR, its cpuset packing as below); we send it, and pass on the server's answer"),
+    ("locality other rc=-1366", 1, "PMIx_server_generate_locality_string of another library's cpuset: libpmix's internal PMIX_ERR_TAKE_NEXT_OPTION, ours PMIX_ERR_NOT_FOUND"),
     ("load other rc=-1366", 1, "a source other than hwloc: libpmix answers its internal PMIX_ERR_TAKE_NEXT_OPTION, we the PMIX_ERR_NOT_FOUND its header documents"),
     ("cpuset other rc=-1366", 1, "as above, PMIx_Get_cpuset"),
     ("parse other:1 rc=-1366", 1, "as above, PMIx_Parse_cpuset_string"),
@@ -54,6 +52,14 @@ const EDGE: &[&str] = &[
     "edge relative into NULL rc=-27",
     "edge destructed rc=0 source=(null) topology=NULL",
     "edge topo pack rc=0 nonempty=1",
+    "edge before distances_nb rc=-31",
+    "edge distances into NULL rc=-27",
+    "edge distances count NULL rc=-27",
+    "edge distances_nb no callback rc=0",
+    "distances edge cpus nobitmap rc=-25 n=0",
+    "edge locality NULL rc=-27",
+    "edge locality into NULL rc=-27",
+    "edge locality nosource rc=-27",
 ];
 
 struct Built {
@@ -194,6 +200,8 @@ fn the_topology_calls_answer_as_libpmix_does() {
         "0 load rc=0 source=hwloc:",
         "0 cpuset process rc=0 source=hwloc bitmap=",
         "0 topo unpack rc=0 source=hwloc depth=",
+        "0 locality process rc=0 string=",
+        "0 distances cpus hwloc:0 cb rc=0",
     ] {
         assert!(o.contains(want), "ours printed no {want:?}:\n{o}");
     }
@@ -256,4 +264,94 @@ fn the_topology_calls_are_clean_under_valgrind() {
         let out = common::memcheck(&vg, &b.exe, args, &b.lib_dir, None);
         assert!(out.contains("load rc=0 source=hwloc:"), "{args:?}: {out}");
     }
+}
+
+/// The layout of hwloc's objects the library reads (`pmix::hwloc::Obj`,
+/// `InfoS`, written from hwloc 2's public `hwloc.h`) and the constants it
+/// names, against the installed `hwloc.h` (libhwloc-dev, the hwloc 2 that
+/// libpmix 4.2.2 links): a C program generated here from the Rust side
+/// prints the header's sizeof, offsetof and values.
+#[test]
+fn hwlocs_object_layout_is_the_headers() {
+    use pmix::hwloc::{self, InfoS, Obj};
+    use std::fmt::Write;
+    use std::mem::{offset_of, size_of};
+    if build().is_none() {
+        return;
+    }
+    macro_rules! rows {
+        ($c:literal, $r:ty: $($f:ident $(as $cf:literal)?),*) => {{
+            let mut v = vec![(format!("sizeof({})", $c), size_of::<$r>() as i64)];
+            $(
+                let cf = [$($cf,)? stringify!($f)][0];
+                v.push((format!("offsetof({}, {cf})", $c), offset_of!($r, $f) as i64));
+            )*
+            v
+        }};
+    }
+    let mut want = rows!("struct hwloc_obj", Obj: r#type as "type", subtype, os_index, name,
+        total_memory, attr, depth, logical_index, next_cousin, prev_cousin, parent, sibling_rank,
+        next_sibling, prev_sibling, arity, children, first_child, last_child, symmetric_subtree,
+        memory_arity, memory_first_child, io_arity, io_first_child, misc_arity, misc_first_child,
+        cpuset, complete_cpuset, nodeset, complete_nodeset, infos, infos_count, userdata, gp_index);
+    want.extend(rows!("struct hwloc_info_s", InfoS: name, value));
+    for (n, v) in [
+        ("HWLOC_OBJ_PACKAGE", hwloc::OBJ_PACKAGE),
+        ("HWLOC_OBJ_CORE", hwloc::OBJ_CORE),
+        ("HWLOC_OBJ_PU", hwloc::OBJ_PU),
+        ("HWLOC_OBJ_L1CACHE", hwloc::OBJ_L1CACHE),
+        ("HWLOC_OBJ_L2CACHE", hwloc::OBJ_L2CACHE),
+        ("HWLOC_OBJ_L3CACHE", hwloc::OBJ_L3CACHE),
+        ("HWLOC_OBJ_NUMANODE", hwloc::OBJ_NUMANODE),
+        ("HWLOC_TYPE_DEPTH_NUMANODE", hwloc::DEPTH_NUMANODE),
+        ("HWLOC_TYPE_DEPTH_OS_DEVICE", hwloc::DEPTH_OS_DEVICE),
+        ("HWLOC_OBJ_OSDEV_BLOCK", hwloc::OSDEV_BLOCK),
+        ("HWLOC_OBJ_OSDEV_GPU", hwloc::OSDEV_GPU),
+        ("HWLOC_OBJ_OSDEV_NETWORK", hwloc::OSDEV_NETWORK),
+        ("HWLOC_OBJ_OSDEV_OPENFABRICS", hwloc::OSDEV_OPENFABRICS),
+        ("HWLOC_OBJ_OSDEV_DMA", hwloc::OSDEV_DMA),
+        ("HWLOC_OBJ_OSDEV_COPROC", hwloc::OSDEV_COPROC),
+        ("HWLOC_CPUBIND_PROCESS", hwloc::CPUBIND_PROCESS),
+        ("HWLOC_CPUBIND_THREAD", hwloc::CPUBIND_THREAD),
+        (
+            "HWLOC_TYPE_FILTER_KEEP_IMPORTANT",
+            hwloc::FILTER_KEEP_IMPORTANT,
+        ),
+    ] {
+        want.push((n.to_string(), i64::from(v)));
+    }
+    // the osdev type is the first member of the attributes' union
+    want.push(("offsetof(union hwloc_obj_attr_u, osdev.type)".into(), 0));
+    let mut c = String::from(
+        "/* generated by capi/tests/libpmix_capi_topo.rs */\n#include <hwloc.h>\n#include <stddef.h>\n#include <stdio.h>\nint main(void) {\n",
+    );
+    for (expr, _) in &want {
+        writeln!(
+            c,
+            "    printf(\"%s=%lld\\n\", \"{expr}\", (long long) ({expr}));"
+        )
+        .unwrap();
+    }
+    c.push_str("    return 0;\n}\n");
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi_hwloc_abi");
+    std::fs::create_dir_all(&out).unwrap();
+    let src = out.join("capi_hwloc_abi.c");
+    std::fs::write(&src, c).unwrap();
+    let exe = cbuild::compile_file(Path::new("cc"), &src, &out.join("capi_hwloc_abi"), &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let o = Command::new(&exe).output().unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let text = String::from_utf8(o.stdout).unwrap();
+    let got: BTreeMap<&str, i64> = text
+        .lines()
+        .filter_map(|l| l.rsplit_once('='))
+        .map(|(k, v)| (k, v.parse().unwrap()))
+        .collect();
+    let bad: Vec<String> = want
+        .iter()
+        .filter(|(k, v)| got.get(k.as_str()) != Some(v))
+        .map(|(k, v)| format!("{k}: ours {v}, hwloc.h {:?}", got.get(k.as_str())))
+        .collect();
+    assert_eq!(got.len(), want.len(), "{text}");
+    assert!(bad.is_empty(), "layout differences:\n{}", bad.join("\n"));
 }

@@ -41,7 +41,15 @@ const EXAMPLES: &[(&str, i32)] = &[
     ("jctrl", 0),
     ("log", 0),
     ("nodeinfo", 0),
+    ("abi_no_init", 0),
+    ("abi_with_init", 0),
 ];
+
+/// Examples run as one rank under `pmixw run` only: alloc.c's rank 1
+/// waits for ever for an allocation that never comes (on libpmix too);
+/// its rank 0 alone asks for one and reads the server's answer
+/// (NOT_SUPPORTED) in its callback.
+const ONE_RANK: &[&str] = &["alloc"];
 
 /// Those of [`EXAMPLES`] run under prterun too (bad_exit's job does not
 /// end there on libpmix either; group_dmodex and group_lcl_cid print the
@@ -60,6 +68,8 @@ const UNDER_PRTERUN: &[&str] = &[
     "jctrl",
     "log",
     "nodeinfo",
+    "abi_no_init",
+    "abi_with_init",
 ];
 
 /// Those of [`EXAMPLES`] run under Open MPI 4.1.4's mpirun too. Left
@@ -69,8 +79,10 @@ const UNDER_PRTERUN: &[&str] = &[
 /// rank 0's fence then fails with PMIX_ERR_PARTIAL_SUCCESS, or, in one of
 /// four runs on libpmix here, waits for ever); bad_exit, whose ranks do not
 /// synchronise: whether rank 1 prints its query's answer before mpirun
-/// kills it at rank 0's exit is a race, on libpmix too. Under `srun
-/// --mpi=pmix` all of them run.
+/// kills it at rank 0's exit is a race, on libpmix too; abi_with_init,
+/// whose query of PMIX_QUERY_NAMESPACES ORTE answers PMIX_ERROR (on
+/// libpmix too: the example exits 255). Under `srun --mpi=pmix` all of
+/// them run.
 const UNDER_MPIRUN4: &[&str] = &[
     "client",
     "dynamic",
@@ -86,6 +98,7 @@ const UNDER_MPIRUN4: &[&str] = &[
     "jctrl",
     "log",
     "nodeinfo",
+    "abi_no_init",
 ];
 
 /// target/<profile>, where cargo put pmixw (and deps/, this package's cdylib).
@@ -213,6 +226,11 @@ const RANK_SH: [&str; 3] = ["sh", "-c", "exec \"$0\" 2>&1"];
 
 /// `pmixw run -n 2 exe` (on ours if `lib`): see [`lines`].
 fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>) -> (Option<i32>, Vec<String>) {
+    run_n(pmixw, exe, lib, 2)
+}
+
+/// [`run`] of `n` ranks.
+fn run_n(pmixw: &Path, exe: &Path, lib: Option<&Path>, n: u32) -> (Option<i32>, Vec<String>) {
     // the namespace named as pmixw would (the program's, not sh's)
     let ns = exe.file_name().unwrap_or_default();
     let mut cmd: Vec<&std::ffi::OsStr> = vec!["--nspace".as_ref(), ns];
@@ -225,7 +243,7 @@ fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>) -> (Option<i32>, Vec<String
     } else {
         &[]
     };
-    lines(&pmixw_output_in(pmixw, &cmd, lib, 2, env, exe.parent()))
+    lines(&pmixw_output_in(pmixw, &cmd, lib, n, env, exe.parent()))
 }
 
 /// `launcher` (its command line up to the rank's) starting each rank as
@@ -356,6 +374,17 @@ fn openpmix_client_examples_run_on_ours_as_on_libpmix() {
         assert_eq!(code_c, Some(*status), "{name} on libpmix: {theirs:#?}");
         assert!(!theirs.is_empty(), "{name} printed nothing on libpmix");
         let (code, ours) = run(&pmixw, &exe, Some(&lib));
+        assert_eq!(code, code_c, "{name} on ours: {ours:#?}");
+        assert_eq!(ours, theirs, "{name}");
+    }
+    for name in ONE_RANK {
+        let src = dir.join(format!("{name}.c"));
+        let exe = cbuild::compile_file(Path::new("cc"), &src, &out.join(name), &extra)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (code_c, theirs) = run_n(&pmixw, &exe, None, 1);
+        assert_eq!(code_c, Some(0), "{name} on libpmix: {theirs:#?}");
+        assert!(!theirs.is_empty(), "{name} printed nothing on libpmix");
+        let (code, ours) = run_n(&pmixw, &exe, Some(&lib), 1);
         assert_eq!(code, code_c, "{name} on ours: {ours:#?}");
         assert_eq!(ours, theirs, "{name}");
     }

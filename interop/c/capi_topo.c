@@ -1,6 +1,8 @@
 /* The topology and cpuset calls (PMIx_Load_topology, PMIx_Get_cpuset,
  * PMIx_Parse_cpuset_string, PMIx_Get_relative_locality,
- * PMIx_Compute_distances, the two destructs) and the PMIX_PROC_CPUSET and
+ * PMIx_Compute_distances and its _nb form,
+ * PMIx_server_generate_locality_string, the two destructs) and the
+ * PMIX_PROC_CPUSET and
  * PMIX_TOPO values, printed so that the same program linked to libpmix
  * and to pmix-wire's libpmix can be compared line by line (capi/tests/
  * libpmix_capi_topo.rs). Linked with hwloc, as a program using what
@@ -9,9 +11,11 @@
  * starts with the rank. Written for pmix-wire. */
 #include <hwloc.h>
 #include <pmix.h>
+#include <pmix_server.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int me = 0;
 
@@ -153,19 +157,197 @@ static void parse(const char *s)
         NULL == c.bitmap ? "NULL" : "set");
 }
 
-static void distances(const char *what, pmix_info_t *info, size_t ninfo)
+/* the distances one call computed, one line each */
+static void print_distances(const char *what, pmix_status_t rc, pmix_device_distance_t *d, size_t nd)
+{
+    size_t n;
+    OUT("distances %s rc=%d n=%zu", what, rc, nd);
+    for (n = 0; PMIX_SUCCESS == rc && NULL != d && n < nd; n++) {
+        /* the UUID carries the device's address: only its scheme */
+        const char *u = NULL == d[n].uuid ? NULL : strstr(d[n].uuid, "://");
+        int len = NULL == u ? 0 : (int) (u - d[n].uuid);
+        OUT("distance %s type=0x%llx osname=%s uuid=%.*s%s min=%u max=%u", what,
+            (unsigned long long) d[n].type, str(d[n].osname), len,
+            NULL == d[n].uuid ? "" : d[n].uuid, NULL == d[n].uuid ? "(null)" : "://…",
+            d[n].mindist, d[n].maxdist);
+    }
+}
+
+static void distances_in(const char *what, pmix_topology_t *t, pmix_cpuset_t *c, pmix_info_t *info,
+                         size_t ninfo)
 {
     pmix_device_distance_t *d = NULL;
-    size_t n, nd = 99;
-    pmix_status_t rc = PMIx_Compute_distances(NULL, NULL, info, ninfo, &d, &nd);
-    OUT("distances %s rc=%d n=%zu", what, rc, nd);
-    for (n = 0; PMIX_SUCCESS == rc && n < nd; n++) {
-        OUT("distance %s type=0x%llx osname=%s min=%u max=%u", what,
-            (unsigned long long) d[n].type, str(d[n].osname), d[n].mindist, d[n].maxdist);
-    }
+    size_t nd = 99;
+    pmix_status_t rc = PMIx_Compute_distances(t, c, info, ninfo, &d, &nd);
+    print_distances(what, rc, d, nd);
     if (NULL != d) {
         PMIX_DEVICE_DIST_FREE(d, nd);
     }
+}
+
+static void distances(const char *what, pmix_info_t *info, size_t ninfo)
+{
+    distances_in(what, NULL, NULL, info, ninfo);
+}
+
+/* the non-blocking form: what it returns, then what its callback gets */
+static volatile int nb_done = 0;
+static pmix_status_t nb_status;
+static pmix_device_distance_t *nb_dist = NULL;
+static size_t nb_n = 0;
+
+static void nb_cb(pmix_status_t status, pmix_device_distance_t *dist, size_t ndist, void *cbdata,
+                  pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+    size_t n;
+    (void) cbdata;
+    nb_status = status;
+    nb_n = ndist;
+    nb_dist = NULL;
+    if (0 < ndist && NULL != dist) {
+        PMIX_DEVICE_DIST_CREATE(nb_dist, ndist);
+        for (n = 0; n < ndist; n++) {
+            nb_dist[n].uuid = NULL == dist[n].uuid ? NULL : strdup(dist[n].uuid);
+            nb_dist[n].osname = NULL == dist[n].osname ? NULL : strdup(dist[n].osname);
+            nb_dist[n].type = dist[n].type;
+            nb_dist[n].mindist = dist[n].mindist;
+            nb_dist[n].maxdist = dist[n].maxdist;
+        }
+    }
+    if (NULL != release_fn) {
+        release_fn(release_cbdata);
+    }
+    nb_done = 1;
+}
+
+static void distances_nb(const char *what, pmix_topology_t *t, pmix_cpuset_t *c,
+                         pmix_info_t *info, size_t ninfo)
+{
+    char label[96];
+    pmix_status_t rc;
+    nb_done = 0;
+    rc = PMIx_Compute_distances_nb(t, c, info, ninfo, nb_cb, NULL);
+    OUT("distances_nb %s rc=%d", what, rc);
+    if (PMIX_SUCCESS != rc) {
+        return;
+    }
+    while (!nb_done) {
+        usleep(1000);
+    }
+    snprintf(label, sizeof(label), "%s cb", what);
+    print_distances(label, nb_status, nb_dist, nb_n);
+    if (NULL != nb_dist) {
+        PMIX_DEVICE_DIST_FREE(nb_dist, nb_n);
+        nb_dist = NULL;
+    }
+}
+
+/* the distances asked for in each way the standard's attributes allow,
+ * from each kind of cpuset, blocking and not */
+static void all_distances(pmix_topology_t *t1)
+{
+    pmix_info_t info[2];
+    pmix_device_type_t ty;
+    pmix_cpuset_t c;
+    pmix_topology_t other;
+    char buf[32];
+    static const char *sets[] = {"hwloc:0", "hwloc:1", "hwloc:0-1", "hwloc:", "hwloc:5", NULL};
+    size_t n;
+
+    distances("all", NULL, 0);
+    distances_in("topo", t1, NULL, NULL, 0);
+    ty = PMIX_DEVTYPE_NETWORK;
+    PMIX_INFO_LOAD(&info[0], PMIX_DEVICE_TYPE, &ty, PMIX_DEVTYPE);
+    distances("network", info, 1);
+    ty = PMIX_DEVTYPE_NETWORK | PMIX_DEVTYPE_GPU | PMIX_DEVTYPE_OPENFABRICS;
+    PMIX_INFO_LOAD(&info[0], PMIX_DEVICE_TYPE, &ty, PMIX_DEVTYPE);
+    distances("net+gpu+ofi", info, 1);
+    distances_in("topo net+gpu+ofi", t1, NULL, info, 1);
+    ty = PMIX_DEVTYPE_BLOCK;
+    PMIX_INFO_LOAD(&info[0], PMIX_DEVICE_TYPE, &ty, PMIX_DEVTYPE);
+    distances("block", info, 1);
+    distances("none", info, 0);
+    PMIX_INFO_LOAD(&info[0], PMIX_DEVICE_ID, "ETH0", PMIX_STRING);
+    distances("id ETH0", info, 1);
+    PMIX_INFO_LOAD(&info[0], PMIX_DEVICE_ID, "nosuch", PMIX_STRING);
+    distances("id nosuch", info, 1);
+    PMIX_INFO_LOAD(&info[1], PMIX_DEVICE_ID, "eth0", PMIX_STRING);
+    distances("id nosuch,eth0", info, 2);
+    ty = PMIX_DEVTYPE_NETWORK;
+    PMIX_INFO_LOAD(&info[0], PMIX_DEVICE_TYPE, &ty, PMIX_DEVTYPE);
+    PMIX_INFO_LOAD(&info[1], PMIX_DEVICE_ID, "ETH0", PMIX_STRING);
+    distances("network id ETH0", info, 2);
+    PMIX_INFO_LOAD(&info[1], PMIX_DEVICE_ID, "nosuch", PMIX_STRING);
+    distances("network id nosuch", info, 2);
+    for (n = 0; NULL != sets[n]; n++) {
+        PMIX_CPUSET_CONSTRUCT(&c);
+        snprintf(buf, sizeof(buf), "%s", sets[n]);
+        if (PMIX_SUCCESS == PMIx_Parse_cpuset_string(buf, &c)) {
+            snprintf(buf, sizeof(buf), "cpus %s", sets[n]);
+            distances_in(buf, NULL, &c, NULL, 0);
+            distances_in(buf, t1, &c, NULL, 0);
+            distances_nb(buf, NULL, &c, NULL, 0);
+            PMIx_Cpuset_destruct(&c);
+        }
+    }
+    PMIX_CPUSET_CONSTRUCT(&c);
+    distances_in("cpus nosource", NULL, &c, NULL, 0);
+    distances_in("topo cpus nosource", t1, &c, NULL, 0);
+    c.source = "other";
+    distances_in("cpus other", NULL, &c, NULL, 0);
+    PMIX_TOPOLOGY_CONSTRUCT(&other);
+    other.source = "other";
+    distances_in("topo other", &other, NULL, NULL, 0);
+    distances_nb("all", NULL, NULL, NULL, 0);
+    distances_nb("topo", t1, NULL, NULL, 0);
+    ty = PMIX_DEVTYPE_BLOCK;
+    PMIX_INFO_LOAD(&info[0], PMIX_DEVICE_TYPE, &ty, PMIX_DEVTYPE);
+    distances_nb("block", NULL, NULL, info, 1);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
+}
+
+/* the locality string of a cpuset, and the relative locality of two
+ * processes of that one string */
+static void genloc(const char *what, pmix_cpuset_t *c)
+{
+    char *loc = (char *) "untouched", both[256];
+    pmix_status_t rc = PMIx_server_generate_locality_string(c, &loc);
+    OUT("locality %s rc=%d string=%s", what, rc, str(loc));
+    if (PMIX_SUCCESS == rc && NULL != loc) {
+        snprintf(both, sizeof(both), "hwloc:%s", loc);
+        relative(both, both);
+        free(loc);
+    }
+}
+
+static void all_localities(void)
+{
+    pmix_cpuset_t c;
+    char buf[32], label[48];
+    static const char *sets[] = {"hwloc:0", "hwloc:1", "hwloc:0-1", "hwloc:", "hwloc:5",
+                                 "hwloc:0-", "hwloc:1-", NULL};
+    size_t n;
+
+    PMIX_CPUSET_CONSTRUCT(&c);
+    if (PMIX_SUCCESS == PMIx_Get_cpuset(&c, PMIX_CPUBIND_PROCESS)) {
+        genloc("process", &c);
+    }
+    PMIx_Cpuset_destruct(&c);
+    for (n = 0; NULL != sets[n]; n++) {
+        PMIX_CPUSET_CONSTRUCT(&c);
+        snprintf(buf, sizeof(buf), "%s", sets[n]);
+        if (PMIX_SUCCESS == PMIx_Parse_cpuset_string(buf, &c)) {
+            snprintf(label, sizeof(label), "%s", sets[n]);
+            genloc(label, &c);
+            PMIx_Cpuset_destruct(&c);
+        }
+    }
+    PMIX_CPUSET_CONSTRUCT(&c);
+    c.source = "hwloc";
+    genloc("nobitmap", &c);
+    c.source = "other";
+    genloc("other", &c);
 }
 
 /* the topology calls before PMIx_Init (and after PMIx_Finalize) */
@@ -198,6 +380,10 @@ static void edge(void)
     pmix_locality_t loc = 0x1234;
     pmix_status_t rc;
 
+    pmix_device_distance_t *d = NULL;
+    size_t nd = 0;
+    char *ls = NULL;
+
     relative("hwloc:", "hwloc:");
     relative("hwloc:CR0", "hwloc:");
     relative("hwloc:C:CR", "hwloc:C1:CR");
@@ -210,6 +396,17 @@ static void edge(void)
     OUT("edge relative into NULL rc=%d", PMIx_Get_relative_locality("hwloc:CR0", "hwloc:CR0", NULL));
     PMIx_Topology_destruct(NULL);
     PMIx_Cpuset_destruct(NULL);
+    OUT("edge distances into NULL rc=%d", PMIx_Compute_distances(NULL, NULL, NULL, 0, NULL, &nd));
+    OUT("edge distances count NULL rc=%d", PMIx_Compute_distances(NULL, NULL, NULL, 0, &d, NULL));
+    OUT("edge distances_nb no callback rc=%d",
+        PMIx_Compute_distances_nb(NULL, NULL, NULL, 0, NULL, NULL));
+    PMIX_CPUSET_CONSTRUCT(&c);
+    c.source = "hwloc";
+    distances_in("edge cpus nobitmap", NULL, &c, NULL, 0);
+    OUT("edge locality NULL rc=%d", PMIx_server_generate_locality_string(NULL, &ls));
+    OUT("edge locality into NULL rc=%d", PMIx_server_generate_locality_string(&c, NULL));
+    c.source = NULL;
+    OUT("edge locality nosource rc=%d", PMIx_server_generate_locality_string(&c, &ls));
     PMIX_TOPOLOGY_CONSTRUCT(&t);
     rc = PMIx_Load_topology(&t);
     topology("edge load", rc, &t);
@@ -233,6 +430,11 @@ int main(int argc, char **argv)
 
     /* before init, the rank the launcher's environment gives (0 alone) */
     me = NULL == getenv("PMIX_RANK") ? 0 : atoi(getenv("PMIX_RANK"));
+    if (argc > 1 && 0 == strcmp(argv[1], "edge")) {
+        /* libpmix 4.2.2 crashes on the non-blocking form before init */
+        OUT("edge before distances_nb rc=%d",
+            PMIx_Compute_distances_nb(NULL, NULL, NULL, 0, nb_cb, NULL));
+    }
     uninitialised("before");
     /* without a server, libpmix 4.2.2 starts a singleton and answers
      * PMIX_ERR_UNREACH, initialized */
@@ -314,7 +516,8 @@ int main(int argc, char **argv)
     relative("hwloc:XX0", "hwloc:XX1");
     relative("hwloc:CR0:CR1", "hwloc:CR1");
 
-    distances("all", NULL, 0);
+    all_distances(&t1);
+    all_localities();
 
     /* this rank's locality string and cpuset, if its host gave them */
     PMIX_LOAD_PROCID(&proc, myproc.nspace, myproc.rank);
