@@ -616,6 +616,35 @@ impl Core {
         Core::with_request(env, &req, euid)
     }
 
+    /// A tool's core that brings its identity `proc` (flag TOOL_GIVEN_ID:
+    /// a tool attaching to a further server keeps the identity its first
+    /// server gave it), its connect request queued.
+    pub fn new_tool_with_id(
+        uri: String,
+        format: Format,
+        euid: u32,
+        egid: u32,
+        info: Vec<Info>,
+        proc: Proc,
+    ) -> Result<Core> {
+        let env = ClientEnv {
+            proc: proc.clone(),
+            uri,
+            format,
+            security: "native".into(),
+            gds: "hash".into(),
+            server_version: None,
+        };
+        let req = link::offer(
+            peer_type::TOOL_GIVEN_ID,
+            &format,
+            (euid, egid),
+            Some(proc),
+            Some(info),
+        );
+        Core::with_request(env, &req, euid)
+    }
+
     fn with_request(env: ClientEnv, req: &ConnectRequest, uid: u32) -> Result<Core> {
         let (link, out) = Link::initiate(req, DEFAULT_MAX_MESSAGE)?;
         Ok(Core {
