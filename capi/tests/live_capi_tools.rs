@@ -1,0 +1,175 @@
+//! A tool of several servers on ours as on libpmix 4.2.2:
+//! interop/c/capi_tools.c, built against libpmix, run once on it and once
+//! on our libpmix.so.2 (LD_LIBRARY_PATH, that process only), each time
+//! with two fresh servers of this build's pmixw: A a job's (`pmixw run -n
+//! 1 -- sleep`), B the system server (`pmixw dvm`, its pmix.sys file in
+//! the private $PMIX_SYSTEM_TMPDIR). The tool starts on A (by pid),
+//! attaches to B by pid, by PMIX_CONNECT_TO_SYSTEM with
+//! PMIX_PRIMARY_SERVER and by its rendezvous file (PMIx_tool_connect_to_
+//! server), lists its servers after every step, moves its primary with
+//! PMIx_tool_set_server (at once, and with PMIX_WAIT_FOR_CONNECTION and
+//! PMIX_TIMEOUT for a server it never attaches), queries through each
+//! primary (A names its job, B none), disconnects from the others and the
+//! primary, and finalizes: every line the same on both but the one the
+//! test lists, libpmix 4.2.2's second connection to a server it is
+//! attached to (spec-notes/divergences.md, "A tool attached twice").
+//!
+//! pmixw is the binary of the same cargo build (target/<profile>/pmixw);
+//! without it, or without libpmix 4.2.2's headers, the test skips (fails
+//! under CI).
+
+mod common;
+use pmix_test_kit::process::{self, Kill};
+use pmix_test_kit::{hosts, interop};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// target/<profile>, where cargo put pmixw (and deps/, this package's cdylib).
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+}
+
+fn pmixw() -> Result<PathBuf, String> {
+    let p = profile_dir().join("pmixw");
+    if p.is_file() {
+        Ok(p)
+    } else {
+        Err(format!(
+            "{} not built (cargo build -p pmixw, or run cargo live)",
+            p.display()
+        ))
+    }
+}
+
+/// `cmd` with the private directories and no outer job's server.
+fn in_dirs(mut c: Command, tmp: &Path, system: &Path) -> Command {
+    c.env("TMPDIR", tmp)
+        .env("PMIX_SYSTEM_TMPDIR", system)
+        .env_remove("FLUX_JOB_ID");
+    for (v, _) in pmix_codec::select::SERVER_URI_VARS {
+        c.env_remove(v);
+    }
+    c
+}
+
+/// Two fresh servers in `dir`, then the tool on libpmix (`lib` None) or
+/// ours: its output lines.
+fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>, dir: &Path) -> Vec<String> {
+    let _ = std::fs::remove_dir_all(dir);
+    let b_tmp = dir.join("b");
+    std::fs::create_dir_all(&b_tmp).unwrap();
+    let host = pmix_wire::tool::hostname();
+    let mut a = Command::new(pmixw);
+    a.args(["run", "-n", "1", "--", "sleep", "300"]);
+    let mut a = Kill(
+        in_dirs(a, dir, dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut b = Command::new(pmixw);
+    b.arg("dvm");
+    let mut b = Kill(
+        in_dirs(b, &b_tmp, dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let (pa, pb) = (a.0.id(), b.0.id());
+    let file_b = b_tmp.join(format!("pmix.{host}.tool.{pb}"));
+    process::wait_for_file(&dir.join(format!("pmix.{host}.tool.{pa}")), &mut a.0);
+    process::wait_for_file(&file_b, &mut b.0);
+    process::wait_for_file(&dir.join(format!("pmix.sys.{host}")), &mut b.0);
+    let mut t = Command::new(exe);
+    t.arg(pa.to_string()).arg(pb.to_string()).arg(&file_b);
+    let mut t = in_dirs(t, dir, dir);
+    if let Some(l) = lib {
+        t.env("LD_LIBRARY_PATH", l).env("PMIX_CAPI_TRACE", "1");
+    }
+    let which = if lib.is_some() { "ours" } else { "libpmix" };
+    let o = process::run_within(&mut t, process::HANG, &format!("capi_tools on {which}"));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success(),
+        "capi_tools on {which}: {}\n{out}\n{err}",
+        o.status
+    );
+    if lib.is_some() {
+        for call in [
+            "PMIx_tool_attach_to_server",
+            "PMIx_tool_set_server",
+            "PMIx_tool_get_servers",
+            "PMIx_tool_disconnect",
+            "PMIx_tool_connect_to_server",
+        ] {
+            assert!(
+                err.lines().any(|l| l == format!("pmix-capi: {call}")),
+                "{call} not traced:\n{err}"
+            );
+        }
+    }
+    out.lines().map(String::from).collect()
+}
+
+#[test]
+fn a_tool_attaches_to_two_servers_and_moves_between_them_as_on_libpmix() {
+    let Some(_) = process::require("cc and libpmix 4.2.2", hosts::libpmix4_dev()) else {
+        return;
+    };
+    let Some(pmixw) = process::require("pmixw of this build", pmixw()) else {
+        return;
+    };
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi_tools");
+    std::fs::create_dir_all(&out).unwrap();
+    let exe = interop::build_c("capi_tools", &out).unwrap_or_else(|e| panic!("{e}"));
+    let lib = common::our_lib(&out);
+    let lib = lib.parent().unwrap();
+    let theirs = run(&pmixw, &exe, None, &out.join("libpmix"));
+    let ours = run(&pmixw, &exe, Some(lib), &out.join("ours"));
+    // libpmix's run went where the program means it to: both servers
+    // reached, queried through each, the primary moved and dropped
+    for want in [
+        "pid B: attach rc=0 me=pmixw-tool-1.0 server=pmixw-server.<B>",
+        "after set B: get_servers rc=0 n=2 [pmixw-server.<B> pmixw-server.<A>]",
+        "through A: query rc=0 n=1 namespaces=1",
+        "through B: query rc=0 n=1 namespaces=0",
+        "set unknown waiting 1s: set_server rc=-46",
+        "without a primary: query rc=-25 n=0 namespaces=-1",
+        "connect_to_server file B: rc=0 me=pmixw-tool-1.0",
+        "tool_finalize: rc=-25 initialized=0",
+    ] {
+        assert!(
+            theirs.iter().any(|l| l == want),
+            "libpmix's run has no {want:?}: {theirs:#?}"
+        );
+    }
+    // libpmix 4.2.2 attaches to B a second time, and names no primary
+    // after every server was dropped: its finalize answers UNREACH
+    let listed = |l: &str| match l {
+        "after pid B again: get_servers rc=0 n=2 [pmixw-server.<B> pmixw-server.<B>]" => {
+            Some(("attached twice", 1))
+        }
+        "tool_finalize: rc=-25 initialized=0" => Some(("no primary", 1)),
+        _ => None,
+    };
+    let mut seen = Vec::new();
+    let bad = common::compare_listed("capi_tools", &theirs, &ours, listed, &mut seen);
+    assert!(
+        bad.is_empty(),
+        "{bad:#?}\nlibpmix: {theirs:#?}\nours: {ours:#?}"
+    );
+    assert_eq!(seen, ["attached twice", "no primary"], "{ours:#?}");
+    for want in [
+        "after pid B again: get_servers rc=0 n=1 [pmixw-server.<B>]",
+        "tool_finalize: rc=0 initialized=0",
+    ] {
+        assert!(
+            ours.iter().any(|l| l == want),
+            "our run has no {want:?}: {ours:#?}"
+        );
+    }
+}
