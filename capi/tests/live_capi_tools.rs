@@ -5,14 +5,15 @@
 //! 1 -- sleep`), B the system server (`pmixw dvm`, its pmix.sys file in
 //! the private $PMIX_SYSTEM_TMPDIR). The tool starts on A (by pid),
 //! attaches to B by pid, by PMIX_CONNECT_TO_SYSTEM with
-//! PMIX_PRIMARY_SERVER and by its rendezvous file (PMIx_tool_connect_to_
-//! server), lists its servers after every step, moves its primary with
+//! PMIX_PRIMARY_SERVER, by its rendezvous file (PMIx_tool_connect_to_
+//! server) and by its URI, to A by its job's namespace (after dropping
+//! both), lists its servers after every step, moves its primary with
 //! PMIx_tool_set_server (at once, and with PMIX_WAIT_FOR_CONNECTION and
 //! PMIX_TIMEOUT for a server it never attaches), queries through each
 //! primary (A names its job, B none), disconnects from the others and the
-//! primary, and finalizes: every line the same on both but the one the
-//! test lists, libpmix 4.2.2's second connection to a server it is
-//! attached to (spec-notes/divergences.md, "A tool attached twice").
+//! primary, and finalizes: every line the same on both but the three the
+//! test lists, where libpmix 4.2.2 errs (spec-notes/divergences.md, "A
+//! tool attached twice").
 //!
 //! pmixw is the binary of the same cargo build (target/<profile>/pmixw);
 //! without it, or without libpmix 4.2.2's headers, the test skips (fails
@@ -140,6 +141,9 @@ fn a_tool_attaches_to_two_servers_and_moves_between_them_as_on_libpmix() {
         "set unknown waiting 1s: set_server rc=-46",
         "without a primary: query rc=-25 n=0 namespaces=-1",
         "connect_to_server file B: rc=0 me=pmixw-tool-1.0",
+        "pid nobody: attach rc=-25 me=pmixw-tool-1.0 server=unset.77",
+        "nspace of A's job: attach rc=0 me=pmixw-tool-1.0 server=pmixw-server.<A>",
+        "uri B: attach rc=0 me=pmixw-tool-1.0 server=pmixw-server.<B>",
         "tool_finalize: rc=-25 initialized=0",
     ] {
         assert!(
@@ -147,14 +151,20 @@ fn a_tool_attaches_to_two_servers_and_moves_between_them_as_on_libpmix() {
             "libpmix's run has no {want:?}: {theirs:#?}"
         );
     }
-    // libpmix 4.2.2 attaches to B a second time, and names no primary
-    // after every server was dropped: its finalize answers UNREACH
-    let listed = |l: &str| match l {
-        "after pid B again: get_servers rc=0 n=2 [pmixw-server.<B> pmixw-server.<B>]" => {
+    // libpmix 4.2.2 attaches to B a second time, takes the URI of an
+    // attach for a later attach by pid, and names no primary after every
+    // server was dropped: its finalize answers UNREACH
+    let listed = |l: &str| {
+        match l {
+        "after pid B again: get_servers rc=0 n=3 [pmixw-server.<A> pmixw-server.<B> pmixw-server.<B>]" => {
             Some(("attached twice", 1))
+        }
+        "pid nobody after uri: attach rc=0 me=pmixw-tool-1.0 server=pmixw-server.<B>" => {
+            Some(("the URI kept", 1))
         }
         "tool_finalize: rc=-25 initialized=0" => Some(("no primary", 1)),
         _ => None,
+    }
     };
     let mut seen = Vec::new();
     let bad = common::compare_listed("capi_tools", &theirs, &ours, listed, &mut seen);
@@ -162,9 +172,14 @@ fn a_tool_attaches_to_two_servers_and_moves_between_them_as_on_libpmix() {
         bad.is_empty(),
         "{bad:#?}\nlibpmix: {theirs:#?}\nours: {ours:#?}"
     );
-    assert_eq!(seen, ["attached twice", "no primary"], "{ours:#?}");
+    assert_eq!(
+        seen,
+        ["attached twice", "the URI kept", "no primary"],
+        "{ours:#?}"
+    );
     for want in [
-        "after pid B again: get_servers rc=0 n=1 [pmixw-server.<B>]",
+        "after pid B again: get_servers rc=0 n=2 [pmixw-server.<A> pmixw-server.<B>]",
+        "pid nobody after uri: attach rc=-25 me=pmixw-tool-1.0 server=unset.77",
         "tool_finalize: rc=0 initialized=0",
     ] {
         assert!(

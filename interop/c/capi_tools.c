@@ -67,6 +67,9 @@ static void servers(const char *label) {
     if (NULL != s) PMIX_PROC_FREE(s, n);
 }
 
+/* the namespaces the last query named */
+static char last_ns[512];
+
 /* the primary server's active namespaces: how many it names */
 static void query(const char *label) {
     pmix_query_t q;
@@ -79,6 +82,7 @@ static void query(const char *label) {
     int names = -1;
     if (PMIX_SUCCESS == rc && 1 == n && PMIX_STRING == res[0].value.type) {
         const char *v = res[0].value.data.string;
+        snprintf(last_ns, sizeof last_ns, "%s", v ? v : "");
         names = (NULL == v || '\0' == *v) ? 0 : 1;
         for (; v && *v; v++) names += (',' == *v);
     }
@@ -124,6 +128,8 @@ int main(int argc, char **argv) {
     if (PMIX_SUCCESS != rc) return 1;
     servers("after init");
     query("through A");
+    char job_a[512];
+    snprintf(job_a, sizeof job_a, "%s", last_ns);
 
     /* no directives */
     printf("no info: attach rc=%d\n", PMIx_tool_attach_to_server(NULL, NULL, NULL, 0));
@@ -215,6 +221,12 @@ int main(int argc, char **argv) {
     servers("after disconnect all");
     query("with none");
 
+    /* A by its job's namespace (what A's query named) */
+    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_NSPACE, job_a, PMIX_STRING);
+    attach("nspace of A's job", info, 1, NULL);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    servers("after nspace of A's job");
+
     /* B once more, then again: a server we are attached to already is
      * not attached twice, and the first attached after all were dropped
      * is the primary (libpmix 4.2.2 makes a second connection, names no
@@ -226,6 +238,24 @@ int main(int argc, char **argv) {
     attach("pid B again", info, 1, NULL);
     PMIX_INFO_DESTRUCT(&info[0]);
     servers("after pid B again");
+
+    /* B by its URI (its rendezvous file's first line): attached already;
+     * then a pid with no server, tried once (libpmix 4.2.2 keeps the URI
+     * of an attach for every later one, and attaches to B again) */
+    char uri[512] = "";
+    FILE *f = fopen(argv[3], "r");
+    if (NULL != f) {
+        if (NULL != fgets(uri, sizeof uri, f)) uri[strcspn(uri, "\n")] = '\0';
+        fclose(f);
+    }
+    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_URI, uri, PMIX_STRING);
+    attach("uri B", info, 1, NULL);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_PIDINFO, &nobody, PMIX_PID);
+    PMIX_INFO_LOAD(&info[1], PMIX_CONNECT_MAX_RETRIES, &retries, PMIX_UINT32);
+    attach("pid nobody after uri", info, 2, NULL);
+    PMIX_INFO_DESTRUCT(&info[0]);
+    PMIX_INFO_DESTRUCT(&info[1]);
     rc = PMIx_tool_finalize();
     printf("tool_finalize: rc=%d initialized=%d\n", rc, PMIx_Initialized());
     servers("after finalize");
