@@ -45,6 +45,10 @@ struct Plan {
     /// The directories searched: PMIX_SERVER_TMPDIR and
     /// PMIX_SYSTEM_TMPDIR given as directives, then [`tool::tmpdirs`].
     dirs: Vec<PathBuf>,
+    /// Where the system server's file is looked for: PMIX_SYSTEM_TMPDIR
+    /// (the directive, else the environment's) alone, as the standard
+    /// says and libpmix does; without one, `dirs`.
+    sys_dirs: Vec<PathBuf>,
     /// How long a search waits for its rendezvous file and server.
     wait: Duration,
     /// PMIX_PRIMARY_SERVER: the server attached becomes the primary.
@@ -90,7 +94,8 @@ fn uint_of(is: &[Info], key: &str) -> Result<Option<u64>, Status> {
 /// PMIX_SERVER_NSPACE, PMIX_CONNECT_TO_SYSTEM, PMIX_CONNECT_SYSTEM_FIRST
 /// (the system server if there is one, else what follows), else the
 /// server that started us (its URI in the environment), else the system
-/// server. The first given is the only way but for the last. None for
+/// server. The first given is the only way but for the last (the system
+/// server's file is looked for in [`Plan::sys_dirs`]). None for
 /// PMIX_TOOL_DO_NOT_CONNECT. PMIX_CONNECT_MAX_RETRIES times
 /// PMIX_CONNECT_RETRY_DELAY (seconds, 1 if not given) bounds a search's
 /// wait, else [`tool::WAIT`].
@@ -140,6 +145,10 @@ fn plan(is: &[Info]) -> Result<Option<Plan>, Status> {
     }
     dirs.extend(tool::tmpdirs());
     dirs.dedup();
+    let sys_dirs = match text_of(is, "pmix.sys.tmpdir")?.or_else(|| std::env::var("PMIX_SYSTEM_TMPDIR").ok()) {
+        Some(d) if !d.is_empty() => vec![PathBuf::from(d)],
+        _ => dirs.clone(),
+    };
     let wait = match uint_of(is, "pmix.tool.mretries")? {
         Some(n) => {
             let delay = uint_of(is, "pmix.tool.retry")?.unwrap_or(1);
@@ -147,7 +156,7 @@ fn plan(is: &[Info]) -> Result<Option<Plan>, Status> {
         }
         None => tool::WAIT,
     };
-    Ok(Some(Plan { ways, dirs, wait, primary: flag(is, "pmix.pri.srvr") }))
+    Ok(Some(Plan { ways, dirs, sys_dirs, wait, primary: flag(is, "pmix.pri.srvr") }))
 }
 
 /// Follow `plan`, `connect` making each connection the search finds.
@@ -162,7 +171,8 @@ fn reach<T>(
             Way::Env(u, f) => connect(u, *f),
             Way::Search { target, optional } => {
                 let wait = if *optional { Duration::ZERO } else { plan.wait };
-                tool::connect_wait_with(target, &plan.dirs, wait, &mut connect)
+                let dirs = if *target == Target::System { &plan.sys_dirs } else { &plan.dirs };
+                tool::connect_wait_with(target, dirs, wait, &mut connect)
             }
         };
         match r {
@@ -509,6 +519,7 @@ mod tests {
         ]);
         assert_eq!(p.wait, Duration::from_secs(6));
         assert_eq!(p.dirs[..2], [PathBuf::from("/srv-dir"), PathBuf::from("/sys-dir")]);
+        assert_eq!(p.sys_dirs, [PathBuf::from("/sys-dir")]);
         assert!(p.primary);
         let p = plan_of(&[Info::new("pmix.cnct.sys", Value::Bool(true)), Info::new("pmix.tool.mretries", Value::Uint32(0))]);
         assert_eq!(p.wait, Duration::ZERO);
