@@ -8,7 +8,7 @@
 //! *primary*, serves every other call ([`crate::client`]'s state keeps
 //! it as the client; the others wait in attachment order). Every
 //! connection is found by one rendezvous search, the standard's
-//! precedence chain over the call's directives ([`plan`]), run by
+//! precedence chain over the call's directives (`plan`), run by
 //! [`pmix_wire::tool::connect_wait_with`]. A server the tool is connected
 //! to already is not connected twice: asked for it, the call answers
 //! PMIX_SUCCESS and names it (libpmix 4.2.2 opens a second connection:
