@@ -15,7 +15,8 @@
 //! test lists, where libpmix 4.2.2 errs (spec-notes/divergences.md, "A
 //! tool attached twice"). And, on ours only, the same program without a
 //! system server: its PMIX_CONNECT_TO_SYSTEM attach answers UNREACH
-//! (libpmix 4.2.2 hangs there).
+//! (libpmix 4.2.2 hangs there). And the wheel's libpmix 5.0.11 prints
+//! what 4.2.2 does but one status.
 //!
 //! pmixw is the binary of the same cargo build (target/<profile>/pmixw);
 //! without it, or without libpmix 4.2.2's headers, the test skips (fails
@@ -56,10 +57,21 @@ fn in_dirs(mut c: Command, tmp: &Path, system: &Path) -> Command {
     c
 }
 
-/// Two fresh servers in `dir`, then the tool on libpmix (`lib` None) or
-/// ours: its output lines. B is the system server if `system`, else its
-/// pmix.sys file is where the tool does not look.
-fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>, dir: &Path, system: bool) -> Vec<String> {
+/// The library a run loads.
+#[derive(Clone, Copy)]
+enum Lib<'a> {
+    /// Debian's libpmix 4.2.2, as built.
+    Debian,
+    /// The wheel's libpmix 5.0.11, in this directory.
+    Wheel(&'a Path),
+    /// Ours, in this directory.
+    Ours(&'a Path),
+}
+
+/// Two fresh servers in `dir`, then the tool on `lib`: its output lines.
+/// B is the system server if `system`, else its pmix.sys file is where
+/// the tool does not look.
+fn run(pmixw: &Path, exe: &Path, lib: Lib, dir: &Path, system: bool) -> Vec<String> {
     let _ = std::fs::remove_dir_all(dir);
     let b_tmp = dir.join("b");
     std::fs::create_dir_all(&b_tmp).unwrap();
@@ -91,10 +103,17 @@ fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>, dir: &Path, system: bool) -
     let mut t = Command::new(exe);
     t.arg(pa.to_string()).arg(pb.to_string()).arg(&file_b);
     let mut t = in_dirs(t, dir, dir);
-    if let Some(l) = lib {
-        t.env("LD_LIBRARY_PATH", l).env("PMIX_CAPI_TRACE", "1");
-    }
-    let which = if lib.is_some() { "ours" } else { "libpmix" };
+    let which = match lib {
+        Lib::Debian => "libpmix",
+        Lib::Wheel(l) => {
+            t.env("LD_LIBRARY_PATH", l);
+            "libpmix 5.0.11"
+        }
+        Lib::Ours(l) => {
+            t.env("LD_LIBRARY_PATH", l).env("PMIX_CAPI_TRACE", "1");
+            "ours"
+        }
+    };
     let o = process::run_within(&mut t, process::HANG, &format!("capi_tools on {which}"));
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     let err = String::from_utf8_lossy(&o.stderr);
@@ -103,7 +122,7 @@ fn run(pmixw: &Path, exe: &Path, lib: Option<&Path>, dir: &Path, system: bool) -
         "capi_tools on {which}: {}\n{out}\n{err}",
         o.status
     );
-    if lib.is_some() {
+    if let Lib::Ours(_) = lib {
         for call in [
             "PMIx_tool_attach_to_server",
             "PMIx_tool_set_server",
@@ -133,8 +152,8 @@ fn a_tool_attaches_to_two_servers_and_moves_between_them_as_on_libpmix() {
     let exe = interop::build_c("capi_tools", &out).unwrap_or_else(|e| panic!("{e}"));
     let lib = common::our_lib(&out);
     let lib = lib.parent().unwrap();
-    let theirs = run(&pmixw, &exe, None, &out.join("libpmix"), true);
-    let ours = run(&pmixw, &exe, Some(lib), &out.join("ours"), true);
+    let theirs = run(&pmixw, &exe, Lib::Debian, &out.join("libpmix"), true);
+    let ours = run(&pmixw, &exe, Lib::Ours(lib), &out.join("ours"), true);
     // libpmix's run went where the program means it to: both servers
     // reached, queried through each, the primary moved and dropped
     for want in [
@@ -213,7 +232,7 @@ fn attaching_to_a_missing_system_server_answers_unreach_on_ours() {
     let ours = run(
         &pmixw,
         &exe,
-        Some(lib.parent().unwrap()),
+        Lib::Ours(lib.parent().unwrap()),
         &out.join("run"),
         false,
     );
@@ -228,4 +247,50 @@ fn attaching_to_a_missing_system_server_answers_unreach_on_ours() {
             "our run has no {want:?}: {ours:#?}"
         );
     }
+}
+
+/// The same program on the wheel's libpmix 5.0.11 (LD_LIBRARY_PATH: its
+/// directory; built against 4.2.2's headers, whose structs 5.0.11 keeps):
+/// every line as on 4.2.2, its three defects too, but that 5.0.11
+/// answers the attach by the pid of a process with no server
+/// PMIX_ERR_NOT_FOUND where 4.2.2 and ours answer PMIX_ERR_UNREACH (the
+/// standard: UNREACH "if no new connection is made").
+#[test]
+fn libpmix_5_prints_what_4_2_2_does_but_one_status() {
+    let Some(_) = process::require("cc and libpmix 4.2.2", hosts::libpmix4_dev()) else {
+        return;
+    };
+    let Some(pmixw) = process::require("pmixw of this build", pmixw()) else {
+        return;
+    };
+    let Some(lib5) = process::require("libpmix 5.0.11 (the wheel)", hosts::libpmix5()) else {
+        return;
+    };
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi_tools_5");
+    std::fs::create_dir_all(&out).unwrap();
+    let exe = interop::build_c("capi_tools", &out).unwrap_or_else(|e| panic!("{e}"));
+    let four = run(&pmixw, &exe, Lib::Debian, &out.join("libpmix"), true);
+    let five = run(
+        &pmixw,
+        &exe,
+        Lib::Wheel(lib5.parent().unwrap()),
+        &out.join("five"),
+        true,
+    );
+    let listed = |l: &str| {
+        (l == "pid nobody: attach rc=-25 me=pmixw-tool-1.0 server=unset.77")
+            .then_some(("not found", 1))
+    };
+    let mut seen = Vec::new();
+    let bad = common::compare_listed("capi_tools 5.0.11", &four, &five, listed, &mut seen);
+    assert!(
+        bad.is_empty(),
+        "{bad:#?}\n4.2.2: {four:#?}\n5.0.11: {five:#?}"
+    );
+    assert_eq!(seen, ["not found"]);
+    assert!(
+        five.iter()
+            .any(|l| l == "pid nobody: attach rc=-46 me=pmixw-tool-1.0 server=unset.77"),
+        "{five:#?}"
+    );
 }
