@@ -23,28 +23,11 @@
 //! under CI).
 
 mod common;
+use common::pmixw;
 use pmix_test_kit::process::{self, Kill};
 use pmix_test_kit::{hosts, interop};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-
-/// target/<profile>, where cargo put pmixw (and deps/, this package's cdylib).
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
-}
-
-fn pmixw() -> Result<PathBuf, String> {
-    let p = profile_dir().join("pmixw");
-    if p.is_file() {
-        Ok(p)
-    } else {
-        Err(format!(
-            "{} not built (cargo build -p pmixw, or run cargo live)",
-            p.display()
-        ))
-    }
-}
 
 /// `cmd` with the private directories and no outer job's server.
 fn in_dirs(mut c: Command, tmp: &Path, system: &Path) -> Command {
@@ -139,17 +122,22 @@ fn run(pmixw: &Path, exe: &Path, lib: Lib, dir: &Path, system: bool) -> Vec<Stri
     out.lines().map(String::from).collect()
 }
 
-#[test]
-fn a_tool_attaches_to_two_servers_and_moves_between_them_as_on_libpmix() {
-    let Some(_) = process::require("cc and libpmix 4.2.2", hosts::libpmix4_dev()) else {
-        return;
-    };
-    let Some(pmixw) = process::require("pmixw of this build", pmixw()) else {
-        return;
-    };
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi_tools");
+/// What a test needs: pmixw, the program built against libpmix 4.2.2 in
+/// `<target tmp>/<tag>`, and that directory; None (a skip) without them.
+fn setup(tag: &str) -> Option<(PathBuf, PathBuf, PathBuf)> {
+    process::require("cc and libpmix 4.2.2", hosts::libpmix4_dev())?;
+    let pmixw = process::require("pmixw of this build", pmixw())?;
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(tag);
     std::fs::create_dir_all(&out).unwrap();
     let exe = interop::build_c("capi_tools", &out).unwrap_or_else(|e| panic!("{e}"));
+    Some((pmixw, exe, out))
+}
+
+#[test]
+fn a_tool_attaches_to_two_servers_and_moves_between_them_as_on_libpmix() {
+    let Some((pmixw, exe, out)) = setup("capi_tools") else {
+        return;
+    };
     let lib = common::our_lib(&out);
     let lib = lib.parent().unwrap();
     let theirs = run(&pmixw, &exe, Lib::Debian, &out.join("libpmix"), true);
@@ -219,15 +207,9 @@ fn a_tool_attaches_to_two_servers_and_moves_between_them_as_on_libpmix() {
 /// it is not run there).
 #[test]
 fn attaching_to_a_missing_system_server_answers_unreach_on_ours() {
-    let Some(_) = process::require("cc and libpmix 4.2.2", hosts::libpmix4_dev()) else {
+    let Some((pmixw, exe, out)) = setup("capi_tools_nosys") else {
         return;
     };
-    let Some(pmixw) = process::require("pmixw of this build", pmixw()) else {
-        return;
-    };
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi_tools_nosys");
-    std::fs::create_dir_all(&out).unwrap();
-    let exe = interop::build_c("capi_tools", &out).unwrap_or_else(|e| panic!("{e}"));
     let lib = common::our_lib(&out);
     let ours = run(
         &pmixw,
@@ -257,18 +239,12 @@ fn attaching_to_a_missing_system_server_answers_unreach_on_ours() {
 /// standard: UNREACH "if no new connection is made").
 #[test]
 fn libpmix_5_prints_what_4_2_2_does_but_one_status() {
-    let Some(_) = process::require("cc and libpmix 4.2.2", hosts::libpmix4_dev()) else {
-        return;
-    };
-    let Some(pmixw) = process::require("pmixw of this build", pmixw()) else {
+    let Some((pmixw, exe, out)) = setup("capi_tools_5") else {
         return;
     };
     let Some(lib5) = process::require("libpmix 5.0.11 (the wheel)", hosts::libpmix5()) else {
         return;
     };
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi_tools_5");
-    std::fs::create_dir_all(&out).unwrap();
-    let exe = interop::build_c("capi_tools", &out).unwrap_or_else(|e| panic!("{e}"));
     let four = run(&pmixw, &exe, Lib::Debian, &out.join("libpmix"), true);
     let five = run(
         &pmixw,

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capi_query.h"
+
 static char pid_a[32], pid_b[32];
 
 /* `s` with the servers' pids written as <A> and <B> */
@@ -72,13 +74,9 @@ static char last_ns[512];
 
 /* the primary server's active namespaces: how many it names */
 static void query(const char *label) {
-    pmix_query_t q;
-    PMIX_QUERY_CONSTRUCT(&q);
-    char *keys[] = {PMIX_QUERY_NAMESPACES, NULL};
-    q.keys = keys;
-    pmix_info_t *res = NULL;
-    size_t n = 0;
-    pmix_status_t rc = PMIx_Query_info(&q, 1, &res, &n);
+    pmix_info_t *res;
+    size_t n;
+    pmix_status_t rc = ask_namespaces(&res, &n);
     int names = -1;
     if (PMIX_SUCCESS == rc && 1 == n && PMIX_STRING == res[0].value.type) {
         const char *v = res[0].value.data.string;

@@ -598,22 +598,7 @@ impl Core {
         egid: u32,
         info: Vec<Info>,
     ) -> Result<Core> {
-        let env = ClientEnv {
-            proc: Proc::default(),
-            uri,
-            format,
-            security: "native".into(),
-            gds: "hash".into(),
-            server_version: None,
-        };
-        let req = link::offer(
-            peer_type::TOOL_NEEDS_ID,
-            &format,
-            (euid, egid),
-            None,
-            Some(info),
-        );
-        Core::with_request(env, &req, euid)
+        Core::tool(uri, format, (euid, egid), info, None)
     }
 
     /// A tool's core that brings its identity `proc` (flag TOOL_GIVEN_ID:
@@ -627,21 +612,29 @@ impl Core {
         info: Vec<Info>,
         proc: Proc,
     ) -> Result<Core> {
+        Core::tool(uri, format, (euid, egid), info, Some(proc))
+    }
+
+    fn tool(
+        uri: String,
+        format: Format,
+        (euid, egid): (u32, u32),
+        info: Vec<Info>,
+        given: Option<Proc>,
+    ) -> Result<Core> {
+        let flag = match given {
+            Some(_) => peer_type::TOOL_GIVEN_ID,
+            None => peer_type::TOOL_NEEDS_ID,
+        };
         let env = ClientEnv {
-            proc: proc.clone(),
+            proc: given.clone().unwrap_or_default(),
             uri,
             format,
             security: "native".into(),
             gds: "hash".into(),
             server_version: None,
         };
-        let req = link::offer(
-            peer_type::TOOL_GIVEN_ID,
-            &format,
-            (euid, egid),
-            Some(proc),
-            Some(info),
-        );
+        let req = link::offer(flag, &format, (euid, egid), given, Some(info));
         Core::with_request(env, &req, euid)
     }
 
