@@ -1,5 +1,6 @@
 //! The client functions over pmix-wire's blocking [`Client`]: init,
-//! finalize, put, commit, fence, get, abort.
+//! finalize, put, commit, fence, get, abort (the tool's calls are
+//! [`crate::tool`]'s, over the same state).
 //!
 //! One process-wide state behind one mutex: a call holds it for its whole
 //! round trip, so calls from several threads are serialized (a blocking
@@ -21,27 +22,43 @@ use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
 /// The process's PMIx state.
-struct State {
+pub(crate) struct State {
     /// How many PMIx_Init calls are not yet finalized.
-    inits: u32,
+    pub(crate) inits: u32,
     /// Our identity.
-    me: Proc,
-    /// The connection to our server, None for a singleton.
-    client: Option<Client>,
+    pub(crate) me: Proc,
+    /// The connection to our server (a tool's primary server), None for a
+    /// singleton or a tool without a primary.
+    pub(crate) client: Option<Client>,
+    /// When `client` was attached (a tool's order of attachment).
+    pub(crate) client_seq: u64,
+    /// A tool's other servers, with when each was attached, in that order
+    /// ([`crate::tool`]).
+    pub(crate) attached: Vec<(u64, Client)>,
+    /// The next attachment's number.
+    pub(crate) next_seq: u64,
     /// What `PMIx_Store_internal` stored: (process, key) to value, read
     /// by PMIx_Get before anything else and never sent.
     internal: HashMap<(Proc, String), Value>,
 }
 
 impl State {
-    fn new(me: Proc, client: Option<Client>) -> State {
-        State { inits: 1, me, client, internal: HashMap::new() }
+    pub(crate) fn new(me: Proc, client: Option<Client>) -> State {
+        State {
+            inits: 1,
+            me,
+            client,
+            client_seq: 0,
+            attached: Vec::new(),
+            next_seq: 1,
+            internal: HashMap::new(),
+        }
     }
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
 
-fn state() -> MutexGuard<'static, Option<State>> {
+pub(crate) fn state() -> MutexGuard<'static, Option<State>> {
     STATE.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -62,7 +79,7 @@ pub(crate) fn finalize_as_server() {
     let mut g = state();
     if let Some(st) = g.as_mut() {
         st.inits = st.inits.saturating_sub(1);
-        if st.inits == 0 && st.client.is_none() {
+        if st.inits == 0 && st.client.is_none() && st.attached.is_empty() {
             *g = None;
         }
     }
@@ -116,47 +133,6 @@ pub(crate) fn with_client<T>(
     f(c, &me)
 }
 
-/// The server a tool's directives ask for, connected: None for
-/// PMIX_TOOL_DO_NOT_CONNECT.
-fn tool_target(is: &[Info]) -> Option<Result<Client, pmix_wire::client::ClientError>> {
-    use pmix_wire::tool::{connect, Target};
-    let find = |k: &str| is.iter().find(|i| i.key.as_bytes() == k.as_bytes()).map(|i| &i.value);
-    if find("pmix.tool.nocon").is_some_and(|v| !matches!(v, Value::Bool(false))) {
-        return None;
-    }
-    let text = |v: &Value| match v {
-        Value::String(Some(s)) => Some(s.to_string_lossy().into_owned()),
-        _ => None,
-    };
-    if let Some(uri) = find("pmix.srvr.uri").and_then(text) {
-        // a URI given outright: the format libpmix 4.2.2 speaks
-        return Some(Client::tool_connect(&uri, pmix_codec::Format::V41));
-    }
-    let target = if let Some(v) = find("pmix.srvr.pidinfo") {
-        match v {
-            Value::Pid(p) | Value::Uint32(p) | Value::Uint(p) => Target::Pid(*p),
-            Value::Int(p) | Value::Int32(p) => Target::Pid(*p as u32),
-            // PMIX_SERVER_PIDINFO that is no pid: a bad argument
-            _ => {
-                return Some(Err(pmix_wire::client::ClientError::Status {
-                    op: "tool_init",
-                    code: pmix_types::status::codes::PMIX_ERR_BAD_PARAM,
-                }))
-            }
-        }
-    } else if let Some(ns) = find("pmix.srv.nspace").and_then(text) {
-        Target::Nspace(ns)
-    } else if find("pmix.cnct.sys").is_some() {
-        Target::System
-    } else if let Some((f, uri)) = pmix_codec::select::from_env(|k| std::env::var(k).ok()) {
-        // started by a server: that one
-        return Some(Client::tool_connect(&uri, f));
-    } else {
-        Target::System
-    };
-    Some(connect(&target))
-}
-
 /// Run `f` on the connected client; None if there is none (not
 /// initialized, finalized, or a singleton).
 pub(crate) fn try_client<T>(f: impl FnOnce(&mut Client) -> Result<T, Status>) -> Option<Result<T, Status>> {
@@ -180,7 +156,7 @@ pub(crate) fn get_value(who: Option<Proc>, key: &str, is: Vec<Info>) -> Result<V
     c.get_with(&who, key, opts).map_err(cerr)
 }
 
-fn write_me(proc: *mut pmix_proc_t, me: &Proc) {
+pub(crate) fn write_me(proc: *mut pmix_proc_t, me: &Proc) {
     if !proc.is_null() {
         // SAFETY: checked non-NULL, a caller's pmix_proc_t
         let p = unsafe { &mut *proc };
@@ -222,43 +198,6 @@ exports! {
         }
     }
 
-    /// `PMIx_tool_init`: start as a tool: connect to the server the directives name (PMIX_SERVER_URI, PMIX_SERVER_PIDINFO, PMIX_SERVER_NSPACE, PMIX_CONNECT_TO_SYSTEM; else the one in the environment, else the system server), or to none with PMIX_TOOL_DO_NOT_CONNECT (then named `<host>:<pid>`, rank 0).
-    fn PMIx_tool_init(proc: *mut pmix_proc_t, info: *mut pmix_info_t, ninfo: usize) -> pmix_status_t {
-        crate::client::status((|| {
-            if info.is_null() && ninfo > 0 {
-                return Err(PMIX_ERR_BAD_PARAM);
-            }
-            // SAFETY: ninfo infos
-            let is = unsafe { read_infos(info, ninfo) }?;
-            let mut g = state();
-            if let Some(st) = g.as_mut().filter(|s| s.inits > 0) {
-                st.inits += 1;
-                write_me(proc, &st.me);
-                return Ok(());
-            }
-            let client = match tool_target(&is) {
-                None => None,
-                Some(t) => Some(t.map_err(|e| {
-                    eprintln!("pmix-capi: PMIx_tool_init: {e}");
-                    cerr(e)
-                })?),
-            };
-            let me = match &client {
-                Some(c) => c.proc().clone(),
-                None => Proc::new(&format!("{}:{}", hostname(), std::process::id()), 0),
-            };
-            write_me(proc, &me);
-            *g = Some(State::new(me, client));
-            Ok(())
-        })())
-    }
-
-    /// `PMIx_tool_finalize`: undo PMIx_tool_init (as PMIx_Finalize).
-    fn PMIx_tool_finalize() -> pmix_status_t {
-        // SAFETY: no pointers
-        unsafe { PMIx_Finalize(std::ptr::null(), 0) }
-    }
-
     /// `PMIx_Initialized`: 1 if PMIx_Init succeeded (or started a singleton) and PMIx_Finalize has not undone it.
     fn PMIx_Initialized() -> i32 {
         i32::from(state().as_ref().is_some_and(|s| s.inits > 0))
@@ -274,10 +213,15 @@ exports! {
         if st.inits > 0 {
             return PMIX_SUCCESS;
         }
-        match g.take().and_then(|s| s.client) {
-            Some(c) => c.finalize().err().map_or(PMIX_SUCCESS, cerr),
-            None => PMIX_SUCCESS,
-        }
+        let Some(st) = g.take() else { return PMIX_SUCCESS };
+        // a tool's every server, the primary's answer first
+        let rcs: Vec<pmix_status_t> = st
+            .client
+            .into_iter()
+            .chain(st.attached.into_iter().map(|(_, c)| c))
+            .map(|c| c.finalize().err().map_or(PMIX_SUCCESS, cerr))
+            .collect();
+        rcs.into_iter().find(|&rc| rc != PMIX_SUCCESS).unwrap_or(PMIX_SUCCESS)
     }
 
     /// `PMIx_Abort`: ask the host to abort `procs` (our namespace if none) with `status` and `msg`.

@@ -30,6 +30,6 @@ macro_rules! export_modules {
     };
 }
 export_modules!(
-    client, services, events, iof, groups, server, data, value, construct, strings, topology,
+    client, tool, services, events, iof, groups, server, data, value, construct, strings, topology,
     stubs, frameworks
 );

@@ -28,8 +28,6 @@ not_supported! {
     PMIx_Fabric_deregister PMIx_Fabric_deregister_nb
     PMIx_Get_credential PMIx_Get_credential_nb PMIx_Validate_credential PMIx_Validate_credential_nb
     PMIx_Register_attributes
-    PMIx_tool_attach_to_server PMIx_tool_connect_to_server PMIx_tool_disconnect
-    PMIx_tool_get_servers PMIx_tool_set_server
     PMIx_server_collect_inventory PMIx_server_deliver_inventory
     PMIx_server_define_process_set PMIx_server_delete_process_set
     PMIx_server_register_resources PMIx_server_deregister_resources

@@ -18,30 +18,12 @@
 //! test skips (fails under CI).
 
 mod common;
-use common::pmixw_output;
+use common::{pmixw, pmixw_output, profile_dir};
 use pmix_test_kit::{hosts, interop, process};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 const N: u32 = 2;
-
-/// target/<profile>, where cargo put pmixw (and deps/, this package's cdylib).
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
-}
-
-fn pmixw() -> Result<PathBuf, String> {
-    let p = profile_dir().join("pmixw");
-    if p.is_file() {
-        Ok(p)
-    } else {
-        Err(format!(
-            "{} not built (cargo build -p pmixw, or run cargo live)",
-            p.display()
-        ))
-    }
-}
 
 /// A directory holding our library as libpmix.so.2 (a copy of the
 /// cdylib cargo built with this test, beside it in deps/).

@@ -15,7 +15,7 @@
 //! spec-notes/capi.md, "Debian's OpenPMIx examples".
 
 mod common;
-use common::pmixw_output_in;
+use common::{pmixw_output_in, profile_dir};
 use pmix_test_kit::{cbuild, hosts, process, slurm};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -100,12 +100,6 @@ const UNDER_MPIRUN4: &[&str] = &[
     "nodeinfo",
     "abi_no_init",
 ];
-
-/// target/<profile>, where cargo put pmixw (and deps/, this package's cdylib).
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
-}
 
 /// The installed examples folder (the one holding client.c), from dpkg.
 fn examples_dir() -> Result<PathBuf, String> {
@@ -366,18 +360,7 @@ fn openpmix_client_examples_run_on_ours_as_on_libpmix() {
     let Some(dir) = process::require("OpenPMIx 4.2.2's examples", examples_dir()) else {
         return;
     };
-    let pmixw = profile_dir().join("pmixw");
-    let Some(pmixw) = process::require(
-        "pmixw of this build",
-        if pmixw.is_file() {
-            Ok(pmixw)
-        } else {
-            Err(format!(
-                "{} not built (cargo build -p pmixw)",
-                pmixw.display()
-            ))
-        },
-    ) else {
+    let Some(pmixw) = process::require("pmixw of this build", common::pmixw()) else {
         return;
     };
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi_examples");

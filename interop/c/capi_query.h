@@ -1,5 +1,6 @@
-/* pmix-capi's C programs (capi_client.c, capi_tool.c): one query of the
- * active namespaces, printed after `label` as
+/* pmix-capi's C programs (capi_client.c, capi_tool.c, capi_tools.c): the
+ * query of the active namespaces, and one such query printed after
+ * `label` as
  *   query rc=N n=N key=K type=T
  * (no namespace names: they differ from run to run). Written for
  * pmix-wire. */
@@ -8,14 +9,22 @@
 #include <pmix.h>
 #include <stdio.h>
 
-static void query_namespaces(const char *label) {
+/* PMIx_Query_info of the active namespaces: the answers in *res (for
+ * PMIX_INFO_FREE), their count in *n */
+static pmix_status_t ask_namespaces(pmix_info_t **res, size_t *n) {
     pmix_query_t q;
     PMIX_QUERY_CONSTRUCT(&q);
     char *keys[] = {PMIX_QUERY_NAMESPACES, NULL};
     q.keys = keys;
-    pmix_info_t *res = NULL;
-    size_t n = 0;
-    pmix_status_t rc = PMIx_Query_info(&q, 1, &res, &n);
+    *res = NULL;
+    *n = 0;
+    return PMIx_Query_info(&q, 1, res, n);
+}
+
+static void query_namespaces(const char *label) {
+    pmix_info_t *res;
+    size_t n;
+    pmix_status_t rc = ask_namespaces(&res, &n);
     printf("%s: query rc=%d n=%zu key=%s type=%d\n", label, rc, n, n ? res[0].key : "-", n ? res[0].value.type : -1);
     if (res) PMIX_INFO_FREE(res, n);
 }

@@ -598,21 +598,43 @@ impl Core {
         egid: u32,
         info: Vec<Info>,
     ) -> Result<Core> {
+        Core::tool(uri, format, (euid, egid), info, None)
+    }
+
+    /// A tool's core that brings its identity `proc` (flag TOOL_GIVEN_ID:
+    /// a tool attaching to a further server keeps the identity its first
+    /// server gave it), its connect request queued.
+    pub fn new_tool_with_id(
+        uri: String,
+        format: Format,
+        euid: u32,
+        egid: u32,
+        info: Vec<Info>,
+        proc: Proc,
+    ) -> Result<Core> {
+        Core::tool(uri, format, (euid, egid), info, Some(proc))
+    }
+
+    fn tool(
+        uri: String,
+        format: Format,
+        (euid, egid): (u32, u32),
+        info: Vec<Info>,
+        given: Option<Proc>,
+    ) -> Result<Core> {
+        let flag = match given {
+            Some(_) => peer_type::TOOL_GIVEN_ID,
+            None => peer_type::TOOL_NEEDS_ID,
+        };
         let env = ClientEnv {
-            proc: Proc::default(),
+            proc: given.clone().unwrap_or_default(),
             uri,
             format,
             security: "native".into(),
             gds: "hash".into(),
             server_version: None,
         };
-        let req = link::offer(
-            peer_type::TOOL_NEEDS_ID,
-            &format,
-            (euid, egid),
-            None,
-            Some(info),
-        );
+        let req = link::offer(flag, &format, (euid, egid), given, Some(info));
         Core::with_request(env, &req, euid)
     }
 

@@ -260,10 +260,23 @@ pub fn connect_in(target: &Target, dirs: &[PathBuf]) -> Result<Client> {
 /// process is gone ends the wait at once. The error of the last attempt
 /// says what was looked for and for how long.
 pub fn connect_wait(target: &Target, dirs: &[PathBuf], wait: Duration) -> Result<Client> {
+    connect_wait_with(target, dirs, wait, Client::tool_connect)
+}
+
+/// As [`connect_wait`], with `connect` making the connection to the URI
+/// and format the search found (or declining it): a tool attaching to
+/// a further server brings its identity ([`Client::tool_connect_as`]),
+/// and passes over servers it is connected to already.
+pub fn connect_wait_with<T>(
+    target: &Target,
+    dirs: &[PathBuf],
+    wait: Duration,
+    mut connect: impl FnMut(&str, Format) -> Result<T>,
+) -> Result<T> {
     let begun = Instant::now();
     let mut pause = Duration::from_millis(20);
     loop {
-        let e = match attempt(target, dirs) {
+        let e = match attempt(target, dirs, &mut connect) {
             Ok(c) => return Ok(c),
             Err(e) => e,
         };
@@ -303,7 +316,11 @@ fn retry(e: &ClientError) -> bool {
     }
 }
 
-fn attempt(target: &Target, dirs: &[PathBuf]) -> Result<Client> {
+fn attempt<T>(
+    target: &Target,
+    dirs: &[PathBuf],
+    connect: &mut impl FnMut(&str, Format) -> Result<T>,
+) -> Result<T> {
     let (uri, fmt) = match target {
         Target::Uri(u) if !u.starts_with("file:") => {
             let (_, r) = rendezvous_naming(u, dirs).ok_or_else(|| EnvError::NoFileNames {
@@ -331,5 +348,5 @@ fn attempt(target: &Target, dirs: &[PathBuf]) -> Result<Client> {
             (r.uri, fmt)
         }
     };
-    Client::tool_connect(&uri, fmt)
+    connect(&uri, fmt)
 }

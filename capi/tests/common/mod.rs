@@ -54,6 +54,26 @@ pub fn pmixw_output_in(
     )
 }
 
+/// target/<profile>, where cargo put pmixw (and deps/, this package's cdylib).
+pub fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+}
+
+/// The pmixw binary of the same cargo build (`cargo live` and `cargo test
+/// --workspace` build it).
+pub fn pmixw() -> Result<PathBuf, String> {
+    let p = profile_dir().join("pmixw");
+    if p.is_file() {
+        Ok(p)
+    } else {
+        Err(format!(
+            "{} not built (cargo build -p pmixw, or run cargo live)",
+            p.display()
+        ))
+    }
+}
+
 /// Our libpmix.so.2 (and libpmix.so to link with) in a directory of its own.
 pub fn our_lib(out: &Path) -> PathBuf {
     // the test executable is target/<profile>/deps/<name>; the cdylib
