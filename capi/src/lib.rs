@@ -17,6 +17,7 @@ pub mod abi;
 pub mod conv;
 pub mod guard;
 pub mod hwloc;
+mod server_store;
 
 // The modules whose export tables make the library: declared and chained
 // from one list, so a module's exports cannot be left out of `exported`.

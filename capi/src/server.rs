@@ -205,6 +205,8 @@ struct State {
     /// Our own `PMIx_server_dmodex_request`s waiting for a local rank's
     /// commit: the rank, the callback and its data.
     dmodex: Vec<(Proc, unsafe extern "C" fn(pmix_status_t, *mut c_char, usize, *mut c_void), usize)>,
+    /// The gds modules the server's PMIX_MCA_gds selected.
+    gds: crate::server_store::Gds,
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
@@ -971,6 +973,9 @@ exports! {
                 _ => None,
             })
             .unwrap_or_else(std::env::temp_dir);
+        // the ds21 store libpmix's server offers its 4.2.x clients, unless
+        // the host's PMIX_MCA_gds leaves ds21 out (server_store.rs)
+        let gds = crate::server_store::Gds::from_env();
         let opts = net::Options { rendezvous: Some(dir), ..net::Options::default() };
         let mut running = match net::start_opts(Vec::new(), opts) {
             Ok(r) => r,
@@ -989,20 +994,24 @@ exports! {
         });
         let publishing = m.publishing();
         running.post(move |s| s.set_publishing(publishing));
+        if let Some(d) = crate::server_store::dstore_dir(&given, gds) {
+            crate::server_store::install(&running, &d, crate::server_store::owner(&given));
+        }
         let (_tx, dead) = std::sync::mpsc::channel();
         let events = std::mem::replace(&mut running.events, dead);
         let upcalls = std::thread::Builder::new()
             .name("pmix-capi upcalls".into())
             .spawn(move || upcalls(m, events))
             .ok();
-        *st = Some(State { running, upcalls, clients: Vec::new(), dmodex: Vec::new() });
+        *st = Some(State { running, upcalls, clients: Vec::new(), dmodex: Vec::new(), gds });
         RUNNING.store(true, std::sync::atomic::Ordering::Release);
         crate::client::init_as_server(identity(&given));
         PMIX_SUCCESS
     }
 
-    /// `PMIx_server_finalize`: stop serving (open connections close) and
-    /// wait for the upcall thread to end.
+    /// `PMIx_server_finalize`: stop serving (open connections close; the
+    /// shared store's directory is removed with the loop) and wait for the
+    /// upcall thread to end.
     fn PMIx_server_finalize() -> pmix_status_t {
         let Some(s) = state().take() else { return PMIX_ERR_INIT };
         RUNNING.store(false, std::sync::atomic::Ordering::Release);
@@ -1043,7 +1052,7 @@ exports! {
         let info = given.into_iter().filter(|i| !CORE_KEYS.contains(&i.key.to_string().as_str())).collect();
         let name = ns.to_string_lossy().into_owned();
         let spec = JobSpec { nspace: name.clone(), nprocs, hostname, info };
-        let uri = match with(|s| Ok(s.running.uri().to_string())) {
+        let (uri, gds) = match with(|s| Ok((s.running.uri().to_string(), s.gds))) {
             Ok(u) => u,
             Err(e) => return e,
         };
@@ -1057,6 +1066,7 @@ exports! {
         });
         match registered {
             Ok(env) => {
+                let env = crate::server_store::client_env(env, gds);
                 let mut all = envs();
                 all.retain(|(n, _, _)| *n != name);
                 all.push((name, nprocs, env));
@@ -1069,7 +1079,9 @@ exports! {
     }
 
     /// `PMIx_server_deregister_nspace`: its ranks' `server_object`s are
-    /// forgotten (the core keeps the job's data while it runs).
+    /// forgotten, the core forgets the job and the shared store removes
+    /// its files (all of the store with the last namespace), before the
+    /// callback.
     fn PMIx_server_deregister_nspace(nspace: *const c_char, cbfunc: pmix_op_cbfunc_t, cbdata: *mut c_void) {
         let ns = unsafe { read_str(nspace) }.map(|s| s.to_string_lossy().into_owned());
         let _ = with(|s| {
@@ -1077,9 +1089,14 @@ exports! {
             Ok(())
         });
         envs().retain(|(n, _, _)| Some(n) != ns.as_ref());
-        // the core forgets the job too (a host's library outlives its jobs)
+        // the core forgets the job too (a host's library outlives its jobs),
+        // and the shared store its files, before the callback (the host may
+        // look for them gone, as libpmix has removed them by then)
         if let Some(n) = ns {
-            post(move |srv| srv.deregister_nspace(&n));
+            let _ = call(move |srv| {
+                srv.shared_remove(&n);
+                srv.deregister_nspace(&n)
+            });
         }
         complete("deregister_nspace", cbfunc, cbdata, PMIX_SUCCESS);
     }

@@ -19,7 +19,12 @@
  * published twice: PMIX_ERR_DUPLICATE_KEY; a lookup with PMIX_WAIT held
  * until its keys are there); with CAPI_SERVER_PUBSUB=refuse the three
  * answer PMIX_ERR_NOT_SUPPORTED at once (as Slurm 22.05's do); without,
- * those members are NULL. */
+ * those members are NULL. With CAPI_SERVER_ENV=1 it also prints every
+ * variable setup_fork added or changed ("env <rank> NAME=VALUE", raw: the
+ * test masks paths and numbers) and, after register_nspace, after
+ * deregister_nspace and after finalize, what of the shared-memory stores (pmix_dstor_*) is left in
+ * <tmpdir> ("left after <step>: <names>", a store's files listed inside
+ * it). */
 #define _GNU_SOURCE
 #include <pmix.h>
 #include <pmix_server.h>
@@ -30,6 +35,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "capi_host.h"
@@ -305,6 +311,40 @@ static void dmodex_cb(pmix_status_t rc, char *data, size_t sz, void *d) {
     pthread_mutex_unlock(&lock);
 }
 
+/* names under dir (pmix_dstor_* entries and their files), sorted */
+static int by_name(const void *a, const void *b) {
+    return strcmp(*(char *const *) a, *(char *const *) b);
+}
+static void left(const char *dir, const char *step) {
+    char *names[256];
+    int k = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) && k < 256) {
+        if (strncmp(e->d_name, "pmix_dstor", 10) != 0) continue;
+        names[k++] = strdup(e->d_name);
+        char sub[4096];
+        snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+        DIR *s = opendir(sub);
+        struct dirent *f;
+        while (s && (f = readdir(s)) && k < 256) {
+            if (f->d_name[0] == '.') continue;
+            char *x = malloc(strlen(e->d_name) + strlen(f->d_name) + 2);
+            sprintf(x, "%s/%s", e->d_name, f->d_name);
+            names[k++] = x;
+        }
+        if (s) closedir(s);
+    }
+    if (d) closedir(d);
+    qsort(names, k, sizeof names[0], by_name);
+    printf("left after %s:", step);
+    for (int i = 0; i < k; i++) {
+        printf(" %s", names[i]);
+        free(names[i]);
+    }
+    printf("\n");
+}
+
 int main(int argc, char **argv) {
     if (argc < 4) {
         fprintf(stderr, "usage: capi_server <tmpdir> <nprocs> <client> [args...]\n");
@@ -350,6 +390,7 @@ int main(int argc, char **argv) {
     if (rc == PMIX_SUCCESS) wait_for(&reg.fired, 1);
     printf("register_nspace %s callback %d %s\n", PMIx_Error_string(rc), reg.fired,
            PMIx_Error_string(reg.rc));
+    if (getenv("CAPI_SERVER_ENV")) left(argv[1], "register_nspace");
 
     const char *cld = getenv("CLIENT_LD_LIBRARY_PATH");
     nranks = n;
@@ -375,7 +416,21 @@ int main(int argc, char **argv) {
             env[k++] = e;
         }
         env[k] = NULL;
+        size_t before = k;
         rc = PMIx_server_setup_fork(&p, &env);
+        if (getenv("CAPI_SERVER_ENV")) {
+            /* what setup_fork added (after the inherited ones) or changed */
+            for (char **e = env; *e; e++) {
+                const char *eq = strchr(*e, '=');
+                if (!eq) continue;
+                size_t i = (size_t) (e - env);
+                char name[256];
+                snprintf(name, sizeof name, "%.*s", (int) (eq - *e), *e);
+                const char *was = getenv(name);
+                if (i >= before || !was || strcmp(was, eq + 1) != 0)
+                    printf("env %d %s\n", r, *e);
+            }
+        }
         const char *ns = getenv_in(env, "PMIX_NAMESPACE"), *rk = getenv_in(env, "PMIX_RANK");
         printf("setup_fork %d %s nspace=%s rank=%s uri=%s\n", r, PMIx_Error_string(rc),
                ns ? ns : "(none)", rk ? rk : "(none)",
@@ -420,8 +475,10 @@ int main(int argc, char **argv) {
     PMIx_server_deregister_nspace(ns_name, done_cb, &dereg);
     wait_for(&dereg.fired, 1);
     printf("deregister_nspace callback %d %s\n", dereg.fired, PMIx_Error_string(dereg.rc));
+    if (getenv("CAPI_SERVER_ENV")) left(argv[1], "deregister_nspace");
     rc = PMIx_server_finalize();
     printf("server_finalize %s\n", PMIx_Error_string(rc));
+    if (getenv("CAPI_SERVER_ENV")) left(argv[1], "finalize");
     printf("upcalls: fence_nb %d log %d\n", fences, logged);
     if (module.publish == h_publish)
         printf("upcalls: publish %d lookup %d (with PMIX_WAIT %d) unpublish %d, pmix.euid missing %d\n",

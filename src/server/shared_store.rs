@@ -44,6 +44,21 @@ impl Server {
         self.shared_store = Some(store);
     }
 
+    /// A namespace is about to be deregistered: the store forgets it and
+    /// removes its files (the last namespace's going takes the store's
+    /// directory, as libpmix's server does); its clients still running
+    /// keep what they mapped, and ask the server for the rest. Called by
+    /// the C library's `PMIx_server_deregister_nspace`, before
+    /// [`Server::deregister_nspace`].
+    pub fn shared_remove(&mut self, nspace: &str) {
+        if let Some(j) = self.jobs.get_mut(nspace) {
+            j.shared = None;
+        }
+        if let Some(store) = self.shared_store.as_mut() {
+            store.remove_nspace(nspace);
+        }
+    }
+
     /// A namespace was registered: give it its lock segment and files.
     pub(super) fn shared_add(&mut self, nspace: &str) {
         let Some(store) = self.shared_store.as_mut() else {

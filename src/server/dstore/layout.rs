@@ -212,6 +212,19 @@ pub fn initial_set_counts(seg: &mut [u8], idx: usize, meta_segs: u64, data_segs:
     put_u64(seg, off + 272, meta_segs) && put_u64(seg, off + 280, data_segs)
 }
 
+/// Clear entry `idx`'s name (its first byte: one store, which no reader
+/// can see torn), so no client finds the namespace there any more; the
+/// entry stays counted, unused (a namespace deregistered).
+pub fn initial_clear(seg: &mut [u8], idx: usize) -> bool {
+    match seg.get_mut(2 * W + idx * NS_ENTRY) {
+        Some(b) => {
+            *b = 0;
+            true
+        }
+        None => false,
+    }
+}
+
 /// Find a namespace in an initial segment, as a client does: the entry's
 /// name equal over `strlen(name)+1` bytes. Returns (meta segs, data segs).
 pub fn initial_find(seg: &[u8], name: &str, sizes: &Sizes) -> Option<(u64, u64)> {
@@ -240,7 +253,11 @@ pub fn initial_entries(seg: &[u8], sizes: &Sizes) -> Vec<(String, [u8; NS_ENTRY]
         .filter_map(|i| {
             let off = 2 * W + i * NS_ENTRY;
             let e: [u8; NS_ENTRY] = seg.get(off..off + NS_ENTRY)?.try_into().ok()?;
-            let len = e[..NS_NAME].iter().position(|&b| b == 0)?;
+            // a cleared entry (initial_clear) is no namespace
+            let len = e[..NS_NAME]
+                .iter()
+                .position(|&b| b == 0)
+                .filter(|&l| l > 0)?;
             Some((String::from_utf8_lossy(&e[..len]).into_owned(), e))
         })
         .collect()

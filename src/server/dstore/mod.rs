@@ -30,4 +30,10 @@ pub trait SharedStore: Send {
     fn env(&self) -> Vec<(String, String)>;
     /// Store batches in one write transaction.
     fn store(&mut self, nspace: &str, batches: &[Batch]);
+    /// A namespace was deregistered: forget it and remove what it
+    /// occupies (clients still running keep what they mapped). Nothing
+    /// to do for a store that holds no files.
+    fn remove_nspace(&mut self, nspace: &str) {
+        let _ = nspace;
+    }
 }

@@ -91,11 +91,48 @@ impl Drop for Map {
     }
 }
 
+/// Give `path` to `owner` (the job's uid, PMIX_USERID) where that is not
+/// this process's, as libpmix's server chowns its session directory and
+/// segments when its host names the job's user (`dstore_base.c`,
+/// `dstore_segment.c`): a root slurmstepd's clients run as the job's user
+/// and must open the files.
+fn own(path: &Path, owner: Option<u32>) -> io::Result<()> {
+    match owner {
+        // SAFETY: no arguments.
+        Some(uid) if uid != unsafe { libc::geteuid() } => {
+            std::os::unix::fs::chown(path, Some(uid), None)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Remove a namespace's files from `dir`: `smlockseg-<ns>`,
+/// `smseg-<ns>-<k>`, `smdataseg-<ns>-<k>` (k digits only: not another
+/// namespace's whose name starts with this one's and a `-`).
+fn remove_ns_files(dir: &Path, nspace: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let lock = format!("smlockseg-{nspace}");
+    let (meta, data) = (format!("smseg-{nspace}-"), format!("smdataseg-{nspace}-"));
+    let numbered = |name: &str, prefix: &str| {
+        name.strip_prefix(prefix)
+            .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name == lock || numbered(&name, &meta) || numbered(&name, &data) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// A namespace's meta and data segment files.
 struct FileSegs {
     dir: PathBuf,
     nspace: String,
     sizes: Sizes,
+    owner: Option<u32>,
     meta: Vec<Map>,
     data: Vec<Map>,
 }
@@ -112,6 +149,7 @@ impl Segs for FileSegs {
             .dir
             .join(format!("smseg-{}-{}", self.nspace, self.meta.len()));
         let m = Map::create(&p, self.sizes.meta).map_err(|e| StoreError::Grow(e.to_string()))?;
+        own(&p, self.owner).map_err(|e| StoreError::Grow(e.to_string()))?;
         self.meta.push(m);
         Ok(())
     }
@@ -126,6 +164,7 @@ impl Segs for FileSegs {
             .dir
             .join(format!("smdataseg-{}-{}", self.nspace, self.data.len()));
         let m = Map::create(&p, self.sizes.data).map_err(|e| StoreError::Grow(e.to_string()))?;
+        own(&p, self.owner).map_err(|e| StoreError::Grow(e.to_string()))?;
         self.data.push(m);
         Ok(())
     }
@@ -262,6 +301,9 @@ fn timed_lock(m: *mut libc::pthread_mutex_t, deadline: &libc::timespec) -> bool 
     }
 }
 
+/// The first (only) initial segment's file name.
+const INITIAL: &str = "initial-pmix_shared-segment-0";
+
 struct NsFiles {
     ns: Namespace<FileSegs>,
     entry: usize,
@@ -274,7 +316,12 @@ struct NsFiles {
 pub struct Session {
     dir: PathBuf,
     sizes: Sizes,
-    initial: Map,
+    /// None once the last namespace was removed (with the directory, as
+    /// libpmix's server removes its session then): made again, under
+    /// the same name, for the next namespace.
+    initial: Option<Map>,
+    /// The uid the files are given to (None: this process's).
+    owner: Option<u32>,
     spaces: BTreeMap<String, NsFiles>,
     lock_wait: Duration,
     /// The mutex (namespace, index) a reader held past the wait at the
@@ -290,6 +337,13 @@ impl Session {
     /// segment, with the sizes libpmix reads from this process's
     /// environment (which the clients inherit).
     pub fn create(base: &Path) -> io::Result<Session> {
+        Session::create_owned(base, None)
+    }
+
+    /// [`Session::create`], the directory and every file given to the
+    /// uid `owner` (the job's user, where the server runs as another:
+    /// libpmix's server does so when its host passes PMIX_USERID).
+    pub fn create_owned(base: &Path, owner: Option<u32>) -> io::Result<Session> {
         if std::env::var_os("SM_USE_LINEAR_SEARCH").is_some() {
             // libpmix's linear mode cannot find what it stores
             return Err(io::Error::other("SM_USE_LINEAR_SEARCH is set"));
@@ -314,7 +368,10 @@ impl Session {
                 Err(e) => return Err(e),
             }
         };
-        let initial = match Map::create(&dir.join("initial-pmix_shared-segment-0"), sizes.initial) {
+        let made = own(&dir, owner)
+            .and_then(|()| Map::create(&dir.join(INITIAL), sizes.initial))
+            .and_then(|m| own(&dir.join(INITIAL), owner).map(|()| m));
+        let initial = match made {
             Ok(m) => m,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&dir);
@@ -324,7 +381,8 @@ impl Session {
         Ok(Session {
             dir,
             sizes,
-            initial,
+            initial: Some(initial),
+            owner,
             spaces: BTreeMap::new(),
             lock_wait: Duration::from_secs(2),
             stuck: None,
@@ -366,17 +424,52 @@ impl Session {
         }
         let entry = layout::ns_entry(nspace, 1, 1)
             .ok_or_else(|| io::Error::other("namespace name too long"))?;
-        let lock = LockSeg::create(&self.dir.join(format!("smlockseg-{nspace}")), slots)?;
+        if self.initial.is_none() {
+            // the directory went with the last namespace: made again
+            std::fs::DirBuilder::new().mode(0o700).create(&self.dir)?;
+            let made = own(&self.dir, self.owner)
+                .and_then(|()| Map::create(&self.dir.join(INITIAL), self.sizes.initial))
+                .and_then(|m| own(&self.dir.join(INITIAL), self.owner).map(|()| m));
+            match made {
+                Ok(m) => self.initial = Some(m),
+                Err(e) => {
+                    let _ = std::fs::remove_dir_all(&self.dir);
+                    return Err(e);
+                }
+            }
+        }
+        let initial = self.initial.as_mut().expect("made above");
+        let lock_path = self.dir.join(format!("smlockseg-{nspace}"));
+        let lock = LockSeg::create(&lock_path, slots)?;
+        if let Err(e) = own(&lock_path, self.owner) {
+            drop(lock);
+            let _ = std::fs::remove_file(&lock_path);
+            return Err(e);
+        }
         let segs = FileSegs {
             dir: self.dir.clone(),
             nspace: nspace.to_string(),
             sizes: self.sizes,
+            owner: self.owner,
             meta: Vec::new(),
             data: Vec::new(),
         };
-        let ns = Namespace::new(segs, self.sizes).map_err(io::Error::other)?;
-        let idx = layout::initial_add(self.initial.bytes(), &entry, &self.sizes)
-            .ok_or_else(|| io::Error::other("initial segment full"))?;
+        // on a failure from here, nothing of the namespace is left
+        let made = Namespace::new(segs, self.sizes)
+            .map_err(io::Error::other)
+            .and_then(|ns| {
+                let idx = layout::initial_add(initial.bytes(), &entry, &self.sizes)
+                    .ok_or_else(|| io::Error::other("initial segment full"))?;
+                Ok((ns, idx))
+            });
+        let (ns, idx) = match made {
+            Ok(x) => x,
+            Err(e) => {
+                drop(lock);
+                remove_ns_files(&self.dir, nspace);
+                return Err(e);
+            }
+        };
         self.spaces.insert(
             nspace.to_string(),
             NsFiles {
@@ -480,9 +573,35 @@ impl Session {
         }
         let (m, d) = (n.ns.segs.meta.len() as u64, n.ns.segs.data.len() as u64);
         let entry = n.entry;
-        layout::initial_set_counts(self.initial.bytes(), entry, m, d);
+        if let Some(initial) = self.initial.as_mut() {
+            layout::initial_set_counts(initial.bytes(), entry, m, d);
+        }
         drop(held);
         err.map_or(Ok(()), Err)
+    }
+
+    /// Forget a namespace (deregistered): its entry in the initial
+    /// segment cleared, its lock, meta and data files removed (clients
+    /// still running keep their mappings); with the last namespace the
+    /// whole directory goes, as libpmix's server removes its session
+    /// when its last namespace is deleted (`pmix_common_dstor_del_nspace`).
+    pub fn remove_nspace(&mut self, nspace: &str) {
+        let Some(n) = self.spaces.remove(nspace) else {
+            return;
+        };
+        if self.stuck.as_ref().is_some_and(|(ns, _)| ns == nspace) {
+            self.stuck = None;
+        }
+        if let Some(initial) = self.initial.as_mut() {
+            layout::initial_clear(initial.bytes(), n.entry);
+        }
+        drop(n);
+        if self.spaces.is_empty() {
+            self.initial = None;
+            let _ = std::fs::remove_dir_all(&self.dir);
+            return;
+        }
+        remove_ns_files(&self.dir, nspace);
     }
 
     /// A key of a rank as stored (for tests and inspection).
@@ -520,6 +639,9 @@ impl crate::server::dstore::SharedStore for Session {
         if let Err(e) = Session::store(self, nspace, batches) {
             tracing::warn!("dstore: {nspace}: {e}");
         }
+    }
+    fn remove_nspace(&mut self, nspace: &str) {
+        Session::remove_nspace(self, nspace)
     }
 }
 
@@ -573,6 +695,114 @@ mod tests {
             Some(&geo.header()[..])
         );
         assert_eq!(sn.ns.fetch(1, "k").unwrap(), Some(vec![1, 2, 3]));
+        drop(s);
+        assert!(!dir.exists());
+        let _ = std::fs::remove_dir(&base);
+    }
+
+    #[test]
+    fn a_removed_namespace_leaves_nothing_and_the_last_takes_the_directory() {
+        let base = std::env::temp_dir().join(format!("pmixw-dstore-rm-{}", std::process::id()));
+        std::fs::create_dir_all(&base).unwrap();
+        let mut s = Session::create(&base).unwrap();
+        let dir = s.dir().to_path_buf();
+        let names = |d: &Path| {
+            let mut v: Vec<String> = std::fs::read_dir(d)
+                .map(|r| {
+                    r.filter_map(|e| e.ok())
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            v.sort();
+            v
+        };
+        s.add_nspace("job-a", 2).unwrap();
+        s.add_nspace("job-b", 2).unwrap();
+        // job-a grows a second data segment (a batch larger than what is left)
+        let big = vec![7u8; s.sizes.data - 4096];
+        s.store("job-a", &[(0, vec![("big".into(), big.clone())])])
+            .unwrap();
+        s.store("job-a", &[(1, vec![("big".into(), big)])]).unwrap();
+        assert!(dir.join("smdataseg-job-a-1").exists());
+        s.remove_nspace("job-a");
+        assert_eq!(
+            names(&dir),
+            [
+                "initial-pmix_shared-segment-0",
+                "smdataseg-job-b-0",
+                "smlockseg-job-b",
+                "smseg-job-b-0"
+            ]
+        );
+        // no client finds job-a any more; job-b as before
+        let init = std::fs::read(dir.join(INITIAL)).unwrap();
+        assert_eq!(
+            layout::initial_find(&init, "job-a", &Sizes::default()),
+            None
+        );
+        assert_eq!(
+            layout::initial_find(&init, "job-b", &Sizes::default()),
+            Some((1, 1))
+        );
+        let snap = crate::server::net::dstore::snapshot::Snapshot::load(&dir).unwrap();
+        assert_eq!(
+            snap.spaces
+                .iter()
+                .map(|n| n.name.as_str())
+                .collect::<Vec<_>>(),
+            ["job-b"]
+        );
+        s.store("job-b", &[(0, vec![("k".into(), vec![1])])])
+            .unwrap();
+        assert!(s
+            .store("job-a", &[(0, vec![("k".into(), vec![1])])])
+            .is_err());
+        // the last one: the directory goes; the next namespace makes it again
+        s.remove_nspace("job-b");
+        assert!(!dir.exists());
+        s.add_nspace("job-c", 1).unwrap();
+        assert_eq!(
+            names(&dir),
+            [
+                "initial-pmix_shared-segment-0",
+                "smdataseg-job-c-0",
+                "smlockseg-job-c",
+                "smseg-job-c-0"
+            ]
+        );
+        let init = std::fs::read(dir.join(INITIAL)).unwrap();
+        assert_eq!(
+            layout::initial_find(&init, "job-c", &Sizes::default()),
+            Some((1, 1))
+        );
+        drop(s);
+        assert!(!dir.exists());
+        let _ = std::fs::remove_dir(&base);
+    }
+
+    #[test]
+    fn the_files_go_to_the_jobs_user() {
+        // SAFETY: no arguments.
+        let me = unsafe { libc::geteuid() };
+        // as root (a slurmstepd), to another user; else to ourselves (no chown)
+        let owner = if me == 0 { 65534 } else { me };
+        let base = std::env::temp_dir().join(format!("pmixw-dstore-own-{}", std::process::id()));
+        std::fs::create_dir_all(&base).unwrap();
+        let mut s = Session::create_owned(&base, Some(owner)).unwrap();
+        let dir = s.dir().to_path_buf();
+        s.add_nspace("job-o", 1).unwrap();
+        use std::os::unix::fs::MetadataExt;
+        for f in [
+            "",
+            INITIAL,
+            "smlockseg-job-o",
+            "smseg-job-o-0",
+            "smdataseg-job-o-0",
+        ] {
+            let m = std::fs::metadata(dir.join(f)).unwrap();
+            assert_eq!(m.uid(), owner, "{f:?}");
+        }
         drop(s);
         assert!(!dir.exists());
         let _ = std::fs::remove_dir(&base);
