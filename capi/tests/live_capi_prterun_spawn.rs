@@ -64,6 +64,21 @@ fn prterun(prterun: &Path, exe: &Path, rank_env: &[String], dir: &Path) -> (Outp
     (o, text)
 }
 
+/// Stop what a dead prterun left running of `exe` (its ranks, their
+/// connect failed, wait for their children's end): each process whose
+/// executable is `exe`, by its pid.
+fn stop_left(exe: &Path) {
+    let exe = exe.canonicalize().unwrap();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if std::fs::read_link(e.path().join("exe")).is_ok_and(|p| p == exe) {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        }
+    }
+}
+
 /// What every passing run prints (each line at least this often).
 const CONNECT: &[(&str, usize)] = &[
     ("ok child_has_parent", 2),
@@ -109,6 +124,7 @@ fn a_hash_store_job_spawns_and_connects_under_prterun_5_on_ours() {
     passed("libpmix 5.0.11", &prterun(&prte, &exe, &[], &out));
 
     let (o, text) = prterun(&prte, &exe, std::slice::from_ref(&hash), &out);
+    stop_left(&exe);
     assert_eq!(
         o.status.signal(),
         Some(11),
