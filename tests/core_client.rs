@@ -681,3 +681,39 @@ fn a_destruct_carries_the_members_a_5_0_servers_construct_gave() {
     assert_eq!(destruct(&mut c, "g4"), None);
     assert_eq!(destruct(&mut c, "never"), None);
 }
+
+/// A spawn under a server that offers shmem2 (PRRTE 5.0.11 gives
+/// `PMIX_GDS_MODULE=shmem2,hash`) tells each app's processes the hash
+/// store (`PMIX_MCA_gds=hash`), as our client has no other and libpmix
+/// 5.0.11's server dies when a hash job and a shmem2 job connect
+/// (spec-notes/divergences.md, issue 34); an app that names the store
+/// keeps its own; under a server offering no shmem2 (4.2.2's
+/// `ds21,ds12,hash`) the apps go as given.
+#[test]
+fn a_spawn_tells_the_children_the_hash_store_where_the_server_offers_shmem2() {
+    use pmix_wire::client::ops::{self, Operation, Start};
+    use pmix_wire::client::{Spawn, SpawnApp};
+    let envs = |c: &mut Core| {
+        let sp = Spawn::new()
+            .app(SpawnApp::new("a", 1).env("X", "1"))
+            .app(SpawnApp::new("b", 2).env("PMIX_MCA_gds", "ds21"));
+        let Start::Ask(Request::Spawn { apps, .. }) = ops::spawn(sp).start(c).unwrap() else {
+            panic!("a spawn sends SPAWN");
+        };
+        apps.iter()
+            .map(|a| a.env.iter().map(|e| e.to_string()).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    };
+    let mut e = env();
+    assert_eq!(e.gds, "ds21,ds12,hash");
+    assert_eq!(e.spawn_store_hint(), None);
+    let mut c = Core::new(e.clone(), 0, 0).unwrap();
+    assert_eq!(envs(&mut c), [vec!["X=1"], vec!["PMIX_MCA_gds=ds21"]]);
+    e.gds = "shmem2,hash".into();
+    assert_eq!(e.spawn_store_hint(), Some("PMIX_MCA_gds=hash"));
+    let mut c = Core::new(e, 0, 0).unwrap();
+    assert_eq!(
+        envs(&mut c),
+        [vec!["X=1", "PMIX_MCA_gds=hash"], vec!["PMIX_MCA_gds=ds21"]]
+    );
+}

@@ -28,6 +28,10 @@
  *
  * Both sides Put a key before connecting; after the connect each reads the
  * other side's rank 0 key from the server (the modex across jobs).
+ *
+ * SPAWN_CONN_CHILD_ENV=NAME=value (optional) is added to each spawned
+ * app's environment (capi/tests/live_capi_prterun_spawn.rs gives
+ * PMIX_MCA_gds=hash, the store hint our client adds itself).
  */
 #include <pmix.h>
 #include <stdio.h>
@@ -153,6 +157,9 @@ static int spawn(const char *self, int napps, const int *procs, const char **lab
             PMIX_ARGV_APPEND(rc, apps[a].argv, labels[a]);
             PMIX_ARGV_APPEND(rc, apps[a].argv, parent_size);
             apps[a].maxprocs = procs[a];
+            if (getenv("SPAWN_CONN_CHILD_ENV")) {
+                PMIX_ARGV_APPEND(rc, apps[a].env, getenv("SPAWN_CONN_CHILD_ENV"));
+            }
         }
         pmix_nspace_t ns;
         rc = PMIx_Spawn(NULL, 0, apps, napps, ns);

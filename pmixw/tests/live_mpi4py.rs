@@ -15,7 +15,9 @@
 //! when prterun dies: see the Open MPI 5 subset below) but take 160 s,
 //! as under `pmixw run` with Open MPI 5 (160 of the whole suite's 270
 //! seconds, passing); spawning is tested where it is served (issue #24's
-//! spawn/connect part). `test_dynproc` stays.
+//! spawn/connect part). `test_dynproc` stays. Three of test_spawn's
+//! tests run in the Open MPI 5 subset on our library under the wheel's
+//! `mpirun` and `prterun` (below).
 //!
 //! With pmix-wire's libpmix.so.2 (issue #34; pmix-capi's cdylib, which
 //! `cargo test --workspace` builds beside pmixw) put in place for the
@@ -378,6 +380,7 @@ fn mpi4py_comm_session_dynproc_on_our_libpmix_under_mpirun_and_prterun() {
             ),
         ],
         &[],
+        &[],
     );
 }
 
@@ -388,11 +391,16 @@ fn mpi4py_comm_session_dynproc_on_our_libpmix_under_mpirun_and_prterun() {
 /// the same failures, errors and skips or fewer, every rank's PMIx_Init
 /// and a libpmix 5 helper (PMIx_Load_nspace) in our trace (2026-12-02:
 /// 114 tests a rank, 0 failures, 12 skipped on both, a few seconds a run).
-/// test_spawn is not among them: on ours prterun 5.0.11 itself dies
-/// (SIGSEGV in libpmix 5.0.11's `pmix_gds_shmem2_fetch`) at the first
-/// spawned job's PMIx_Connect, as it does for libpmix 5.0.11's own ranks
-/// when they use the hash store (`PMIX_MCA_gds=hash`), which is the only
-/// store our client has (spec-notes/divergences.md).
+/// With them three of test_spawn's (MPI_Comm_spawn from COMM_SELF and
+/// from COMM_WORLD, MPI_Comm_spawn_multiple; about 4 s a run): the
+/// children are libpmix 5.0.11's (the spawn does not pass
+/// LD_LIBRARY_PATH on), and a hash-store parent, which ours is, connecting
+/// to shmem2 children kills prterun 5.0.11 (SIGSEGV in libpmix 5.0.11's
+/// `pmix_gds_shmem2_fetch`, spec-notes/divergences.md) unless the
+/// children take hash too, which our PMIx_Spawn tells them
+/// (`PMIX_MCA_gds=hash`; PMIx_Spawn in our trace). All 44 of test_spawn
+/// pass on ours under prterun and under mpirun (2026-12-03, by hand,
+/// about 70 s a run).
 #[test]
 fn mpi4py_comm_session_dynproc_open_mpi_5_on_our_libpmix_under_mpirun_and_prterun() {
     use pmix_test_kit::hosts;
@@ -403,9 +411,17 @@ fn mpi4py_comm_session_dynproc_open_mpi_5_on_our_libpmix_under_mpirun_and_prteru
             ("mpirun5", hosts::mpirun5(), PRTE_ARGS, None),
             ("prterun5", hosts::prterun5(), PRTE_ARGS, None),
         ],
-        &["pmix-capi: PMIx_Load_nspace"],
+        &SPAWN_TESTS,
+        &["pmix-capi: PMIx_Load_nspace", "pmix-capi: PMIx_Spawn"],
     );
 }
+
+/// The test_spawn tests the Open MPI 5 subset runs under PRRTE's launchers.
+const SPAWN_TESTS: [&str; 3] = [
+    "test_spawn.TestSpawnSingleSelf.testCommSpawn",
+    "test_spawn.TestSpawnSingleWorld.testCommSpawn",
+    "test_spawn.TestSpawnMultipleWorld.testCommSpawn",
+];
 
 /// The arguments of PRRTE 5.0.11's launchers (`prterun`, and the wheel's
 /// `mpirun` over it) before the program: 2 ranks as root, `OUT` passed on.
@@ -428,11 +444,18 @@ type Launcher<'a> = (
     Option<&'a str>,
 );
 
-/// mpi4py's test_comm, test_session and test_dynproc with the mpi4py in
-/// `venv` (`mpi` names it) under each of `launchers`, each rank on
-/// libpmix and then on ours: compared, and every rank on ours traced
-/// through PMIx_Init and each of `calls`. Skipped when a piece is missing.
-fn subset_on_ours_under(mpi: &str, venv: &Path, launchers: &[Launcher], calls: &[&str]) {
+/// mpi4py's test_comm, test_session and test_dynproc (and `more` of its
+/// tests) with the mpi4py in `venv` (`mpi` names it) under each of
+/// `launchers`, each rank on libpmix and then on ours: compared, and every
+/// rank on ours traced through PMIx_Init and each of `calls`. Skipped when
+/// a piece is missing.
+fn subset_on_ours_under(
+    mpi: &str,
+    venv: &Path,
+    launchers: &[Launcher],
+    more: &[&str],
+    calls: &[&str],
+) {
     use pmix_test_kit::hosts::grid;
     let Some(src) = process::require("mpi4py's test suite", suite()) else {
         return;
@@ -447,7 +470,8 @@ fn subset_on_ours_under(mpi: &str, venv: &Path, launchers: &[Launcher], calls: &
     let Some(lib) = process::require("pmix-wire's libpmix", grid::our_libpmix(&ctx)) else {
         return;
     };
-    let tests = ["test_comm", "test_session", "test_dynproc"];
+    let mut tests = vec!["test_comm", "test_session", "test_dynproc"];
+    tests.extend_from_slice(more);
     for (name, found, pre, hint) in launchers {
         let Some(launcher) = process::require(name, found.clone()) else {
             return;

@@ -425,6 +425,22 @@ impl ClientEnv {
         }
     }
 
+    /// The `NAME=value` a spawn adds to each application's environment so
+    /// that libpmix children keep to the store our client has (hash):
+    /// `PMIX_MCA_gds=hash` where the server offers `shmem2`
+    /// (PMIX_GDS_MODULE, e.g. `shmem2,hash` from PRRTE 5.0.11). libpmix
+    /// 5.0.11's server dies (SIGSEGV in `pmix_gds_shmem2_fetch`) when a
+    /// job of hash-store clients and a job of shmem2 clients connect: it
+    /// reads the hash job's data through shmem2's tracker, whose segment
+    /// was never made (spec-notes/divergences.md, issue 34). None where
+    /// the server offers no shmem2.
+    pub fn spawn_store_hint(&self) -> Option<&'static str> {
+        self.gds
+            .split(',')
+            .any(|m| m.trim() == "shmem2")
+            .then_some("PMIX_MCA_gds=hash")
+    }
+
     /// Whether a LOG request carries its TIME field, decided as libpmix
     /// 4.2.2's client decides it (`pmix_log.c`, spec-notes/commands.md):
     /// by the server's version, from PMIX_VERSION where given, else from

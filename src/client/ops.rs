@@ -485,14 +485,29 @@ pub fn log(data: &[Info], directives: &[Info]) -> impl Operation<Output = ()> {
     )
 }
 
-/// PMIx_Spawn: the new namespace.
+/// PMIx_Spawn: the new namespace. Each application whose environment
+/// names no `PMIX_MCA_gds` is given the core's store hint
+/// ([`super::ClientEnv::spawn_store_hint`]: hash, under a server that
+/// offers shmem2).
 pub fn spawn(spawn: Spawn) -> impl Operation<Output = String> {
     ask(
         "spawn",
-        move |_| {
+        move |c| {
+            let mut apps = spawn.apps;
+            if let Some(hint) = c.env.spawn_store_hint() {
+                for app in &mut apps {
+                    let named = app
+                        .env
+                        .iter()
+                        .any(|e| e.as_bytes().starts_with(b"PMIX_MCA_gds="));
+                    if !named {
+                        app.env.push(hint.into());
+                    }
+                }
+            }
             Ok(Request::Spawn {
                 info: spawn.job_info,
-                apps: spawn.apps,
+                apps,
             })
         },
         |op, _, r| match r {
