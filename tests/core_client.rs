@@ -717,3 +717,28 @@ fn a_spawn_tells_the_children_the_hash_store_where_the_server_offers_shmem2() {
         [vec!["X=1", "PMIX_MCA_gds=hash"], vec!["PMIX_MCA_gds=ds21"]]
     );
 }
+
+/// A tool's first connect asks the server for an identity; one attaching
+/// to a further server brings the identity its first server gave it
+/// (PMIx_tool_attach_to_server): flag TOOL_GIVEN_ID and that proc, with
+/// its uid and gid, in the request the core queues.
+#[test]
+fn a_tool_attaching_again_brings_its_identity() {
+    use pmix_codec::handshake::{peer_type, ConnectRequest};
+    let request = |mut c: Core| {
+        let frame = c.poll_transmit().expect("the connect request is queued");
+        // the 16-byte header (pindex, tag, size) before the request
+        ConnectRequest::decode(&frame[16..]).unwrap()
+    };
+    let uri = "srv.0;tcp4://127.0.0.1:1".to_string();
+    let first = request(Core::new_tool(uri.clone(), Format::V41, 7, 8, vec![]).unwrap());
+    assert_eq!(first.flag, peer_type::TOOL_NEEDS_ID);
+    assert_eq!(first.proc, None);
+    assert_eq!(first.uid_gid, Some((7, 8)));
+    let me = Proc::new("pmixw.tool.12", 0);
+    let again =
+        request(Core::new_tool_with_id(uri, Format::V41, 7, 8, vec![], me.clone()).unwrap());
+    assert_eq!(again.flag, peer_type::TOOL_GIVEN_ID);
+    assert_eq!(again.proc, Some(me));
+    assert_eq!(again.uid_gid, Some((7, 8)));
+}

@@ -90,6 +90,29 @@ impl AsyncClient {
         Self::start(Core::new_tool(uri.into(), format, u, g, tool_info())?, uri).await
     }
 
+    /// As [`AsyncClient::tool_connect`], bringing our identity `me` (a
+    /// tool attaching to a further server: PMIx_tool_attach_to_server).
+    pub async fn tool_connect_as(
+        uri: &str,
+        format: pmix_codec::Format,
+        me: &Proc,
+    ) -> Result<AsyncClient> {
+        let (u, g) = euid_egid();
+        let core = Core::new_tool_with_id(uri.into(), format, u, g, tool_info(), me.clone())?;
+        Self::start(core, uri).await
+    }
+
+    /// The server's identity, as its handshake reply gave it (a tool's
+    /// connection; None for a client's).
+    pub fn server(&self) -> Option<&Proc> {
+        self.core.server.as_ref()
+    }
+
+    /// The URI this client connected to.
+    pub fn uri(&self) -> &str {
+        &self.core.env.uri
+    }
+
     async fn start(mut core: Core, uri: &str) -> Result<AsyncClient> {
         let (_, host, port) = parse_uri(uri)?;
         let timeout = super::blocking::DEFAULT_TIMEOUT;
