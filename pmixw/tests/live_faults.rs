@@ -848,18 +848,80 @@ fn a_second_sigint_kills_the_job_at_once() {
     let _ = std::fs::remove_dir_all(&sync);
 }
 
-/// SIGKILL of the launcher while the ranks wait in a fence: on every wire
-/// they see the server gone (libpmix: UNREACHABLE; PMI: the socket
-/// closed) and exit; as with mpirun 4.1.4 and prterun 5.0.11, the files
-/// the launcher could not remove stay (its rendezvous files; their
-/// session directories), and the next launcher in that TMPDIR takes them
-/// over as a dead server's and leaves none.
+/// The processes other than zombies whose environment holds `VAR=value`
+/// ("pid state (comm)"): what a job left wherever it went, a descendant
+/// that left the job's session (`setsid`) too.
+fn marked(var: &str, value: &str) -> Vec<String> {
+    let entry = format!("{var}={value}");
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(env) = std::fs::read(e.path().join("environ")) else {
+            continue;
+        };
+        if !env.split(|&b| b == 0).any(|v| v == entry.as_bytes()) {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        let state = stat[close + 2..].split(' ').next().unwrap_or("");
+        if state != "Z" {
+            out.push(format!(
+                "{} {state} {}",
+                e.file_name().to_string_lossy(),
+                &stat[..close + 1]
+            ));
+        }
+    }
+    out
+}
+
+/// Wait (hang guard) until `dir` is empty; what is left in it.
+fn dir_empties(dir: &Path) -> Vec<String> {
+    let start = Instant::now();
+    loop {
+        let files: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        if files.is_empty() || start.elapsed() > Duration::from_secs(120) {
+            return files;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Wait (hang guard) until no process holds `VAR=value`; those left.
+fn marked_gone(var: &str, value: &str) -> Vec<String> {
+    let start = Instant::now();
+    loop {
+        let left = marked(var, value);
+        if left.is_empty() || start.elapsed() > Duration::from_secs(120) {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// SIGKILL of the launcher while the ranks wait in a fence (one rank
+/// held, asleep before it): on every wire the launcher's guard
+/// (guard.rs) ends the ranks and removes the launcher's rendezvous files,
+/// so nothing of the job is left, in its session or anywhere (a variable
+/// of the test's the ranks inherit), and the TMPDIR is empty without a
+/// next launcher to take the files over (mpirun 4.1.4 leaves
+/// `ompi.vm.0`, prterun 5.0.11 `prtrn.<pid>`). A next launcher with the
+/// same namespace then runs and leaves nothing either.
 #[test]
-fn ranks_of_a_killed_launcher_notice_and_exit() {
+fn ranks_of_a_killed_launcher_are_ended_by_its_guard() {
     let Some(exe) = fault_program() else { return };
     for wire in WIRES {
         let tmp = fresh_dir(&format!("killed-{wire}"));
         let sync = fresh_dir(&format!("killed-{wire}-sync"));
+        let mark = format!("killed-{wire}-{}", std::process::id());
         let exe = exe.display().to_string();
         let (mut child, _err) = start_in_session(
             &[
@@ -867,22 +929,28 @@ fn ranks_of_a_killed_launcher_notice_and_exit() {
                 "1",
             ],
             &tmp,
-            &[("FAULT_SYNC", &sync)],
+            &[("FAULT_SYNC", &sync), ("FAULT_MARK", Path::new(&mark))],
         );
         let sid = child.id();
         process::wait_until("the held rank started", || sync.join("victim.1").exists());
         // the peer is in (or on its way into) the fence; the held rank
         // sleeps 3 s before it
         std::thread::sleep(Duration::from_millis(300));
+        // pmixw, its guard, the 2 ranks
+        assert!(marked("FAULT_MARK", &mark).len() >= 4);
         let killed = Instant::now();
         kill(sid, libc::SIGKILL);
         let _ = child.wait();
         let left = session_empties(sid);
+        let elsewhere = marked_gone("FAULT_MARK", &mark);
+        let files = dir_empties(&tmp);
         println!(
-            "{wire}: ranks gone {:.2} s after the launcher's SIGKILL",
+            "{wire}: ranks gone and files removed {:.2} s after the launcher's SIGKILL",
             killed.elapsed().as_secs_f64()
         );
         assert!(left.is_empty(), "{wire}: {left:?}");
+        assert!(elsewhere.is_empty(), "{wire}: {elsewhere:?}");
+        assert!(files.is_empty(), "{wire}: {files:?}");
         let next = Command::new(env!("CARGO_BIN_EXE_pmixw"))
             .args(["run", "--nspace", "killed", "-n", "1", "true"])
             .env("TMPDIR", &tmp)
@@ -893,15 +961,49 @@ fn ranks_of_a_killed_launcher_notice_and_exit() {
             "{}",
             String::from_utf8_lossy(&next.stderr)
         );
-        let files: Vec<_> = std::fs::read_dir(&tmp)
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name())
-            .collect();
-        assert!(files.is_empty(), "{wire}: {files:?}");
+        assert!(dir_empties(&tmp).is_empty());
         let _ = std::fs::remove_dir_all(&tmp);
         let _ = std::fs::remove_dir_all(&sync);
     }
+}
+
+/// SIGKILL of the launcher whose ranks are no PMIx clients (`sh`, a child
+/// `sleep` in the rank's group, another that left it with `setsid`, a
+/// third the rank waits for), with the ds21 store asked for: nothing
+/// notices the lost server, so the guard ends them all, the `setsid` one
+/// by the run's mark in its environment, and removes the rendezvous files
+/// and the store's directory. mpirun 4.1.4 and prterun 5.0.11 leave every
+/// process running (and their session directories).
+#[test]
+fn a_killed_launchers_plain_ranks_and_their_descendants_are_ended() {
+    let tmp = fresh_dir("killed-sh");
+    let sync = fresh_dir("killed-sh-sync");
+    let mark = format!("killed-sh-{}", std::process::id());
+    let script = r#"trap '' TERM; sleep 301 & setsid sleep 302 & touch "$FAULT_SYNC/ready.$PMIX_RANK"; sleep 303"#;
+    let (mut child, _err) = start_in_session(
+        &["run", "--dstore", "-n", "3", "sh", "-c", script],
+        &tmp,
+        &[("FAULT_SYNC", &sync), ("FAULT_MARK", Path::new(&mark))],
+    );
+    let sid = child.id();
+    ranks_ready(&sync, 3);
+    // pmixw, its guard, and per rank: sh and three sleeps
+    assert_eq!(marked("FAULT_MARK", &mark).len(), 2 + 3 * 4);
+    let killed = Instant::now();
+    kill(sid, libc::SIGKILL);
+    let _ = child.wait();
+    let left = session_empties(sid);
+    let elsewhere = marked_gone("FAULT_MARK", &mark);
+    let files = dir_empties(&tmp);
+    println!(
+        "every process gone and files removed {:.2} s after the launcher's SIGKILL (the ranks ignore SIGTERM: the grace, 1 s)",
+        killed.elapsed().as_secs_f64()
+    );
+    assert!(left.is_empty(), "{left:?}");
+    assert!(elsewhere.is_empty(), "{elsewhere:?}");
+    assert!(files.is_empty(), "{files:?}");
+    let _ = std::fs::remove_dir_all(&tmp);
+    let _ = std::fs::remove_dir_all(&sync);
 }
 
 /// A TMPDIR that cannot take a file: refused at start in one line, status 1.
@@ -935,6 +1037,8 @@ fn an_unusable_tmpdir_is_refused_in_one_line() {
 fn ranks_states(sid: u32) -> Vec<(u32, String)> {
     in_session(sid)
         .into_iter()
+        // the launcher's guard is no rank: it is not stopped with them
+        .filter(|l| !l.ends_with("(pmixw-guard)"))
         .filter_map(|l| {
             let mut w = l.split(' ');
             let pid: u32 = w.next()?.parse().ok()?;
