@@ -29,12 +29,15 @@ const STAGES: &[(&str, bool, bool)] = &[
     // a PMI get answers at once: nothing waits in it
     ("get", true, false),
     ("finalized", true, true),
-    // PMIx_Spawn and PMIx_Connect: the victim dies inside its spawn, or
-    // after it while its child waits in a connect with it; its child dies
-    // inside its init, or after it while the victim waits in a connect
-    ("spawn", true, false),
+    // a spawn (PMIx_Spawn, PMI-1's and PMI-2's spawn commands) and
+    // PMIx_Connect: the victim dies inside its spawn, or after it while
+    // its child waits in a connect with it; its child dies inside its
+    // init (PMI: half the init line, the victim, its spawn answered, in
+    // the job's fence after it), or after it while the victim waits in a
+    // connect. PMI has no connect
+    ("spawn", true, true),
     ("connect", true, false),
-    ("spawnchild", true, false),
+    ("spawnchild", true, true),
     ("connectchild", true, false),
 ];
 
@@ -125,6 +128,13 @@ fn cases() -> Vec<Case> {
                         format!("rank 1 of fault-X {line} before finalizing"),
                         Peers::Either,
                     ),
+                    // PMI: the victim enters the fence the peers wait in
+                    // once its child has died, maybe before the launcher
+                    // ends the job (then the fence completes)
+                    ("spawnchild", _) if wire != "pmix" => (
+                        format!("rank 0 of fault-X {line} before finalizing"),
+                        Peers::Either,
+                    ),
                     _ => (
                         format!("rank {who} of fault-X {line} before finalizing"),
                         Peers::Error,
@@ -135,6 +145,7 @@ fn cases() -> Vec<Case> {
                 let waiter = match (stage, kind) {
                     (_, "abort") => None,
                     ("connect", _) => Some("fault child 0: connect failed: "),
+                    ("spawnchild", _) if wire != "pmix" => None,
                     ("spawnchild" | "connectchild", _) => Some("fault peer 1: "),
                     _ => None,
                 };
@@ -453,8 +464,9 @@ fn every_death_at_every_stage_on_every_wire_ends_the_job_cleanly() {
     let Some(exe) = fault_program() else { return };
     let all = cases();
     // PMIx without and with the ds21 store, PMI-1, PMI-2
-    // (each 25 + 15 at the spawn and connect stages)
-    assert_eq!(all.len(), 40 + 40 + 21 + 21, "the table's cases");
+    // (PMIx: 25 + 15 at the spawn and connect stages; PMI: 21 + 7 at
+    // the spawn stages)
+    assert_eq!(all.len(), 40 + 40 + 28 + 28, "the table's cases");
     run_cases(&all, &fresh_dir("matrix"), |c, root, i| {
         check(&exe, c, root, i)
     });
