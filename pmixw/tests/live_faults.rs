@@ -1018,6 +1018,58 @@ fn a_killed_launchers_plain_ranks_and_their_descendants_are_ended() {
     let _ = std::fs::remove_dir_all(&sync);
 }
 
+/// SIGKILL of `pmixw dvm` while a job it runs waits (`sh` ranks, one
+/// child `sleep` each, another `setsid`): its guard ends the ranks and
+/// their descendants and removes the DVM's rendezvous files (its tool
+/// file and `pmix.sys.<host>`); the submitting `pmixw run --dvm` sees
+/// its server gone and ends.
+#[test]
+fn a_killed_dvms_jobs_are_ended_by_its_guard() {
+    let tmp = fresh_dir("killed-dvm");
+    let sync = fresh_dir("killed-dvm-sync");
+    let mark = format!("killed-dvm-{}", std::process::id());
+    let env = [
+        ("PMIX_SYSTEM_TMPDIR", tmp.as_path()),
+        ("FAULT_MARK", Path::new(&mark)),
+    ];
+    let (mut dvm, _err) = start_in_session(&["dvm"], &tmp, &env);
+    let sid = dvm.id();
+    process::wait_until("the DVM's system file", || {
+        std::fs::read_dir(&tmp)
+            .unwrap()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with("pmix.sys."))
+    });
+    let script = r#"sleep 401 & setsid sleep 402 & touch "$FAULT_SYNC/ready.$PMIX_RANK"; wait"#;
+    let mut submit = Command::new(env!("CARGO_BIN_EXE_pmixw"));
+    submit
+        .args(["run", "--dvm", "-n", "2", "sh", "-c", script])
+        .env("TMPDIR", &tmp)
+        .env("PMIX_SYSTEM_TMPDIR", &tmp)
+        .env("FAULT_SYNC", &sync)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut submit = submit.spawn().unwrap();
+    ranks_ready(&sync, 2);
+    let killed = Instant::now();
+    kill(sid, libc::SIGKILL);
+    let _ = dvm.wait();
+    let left = session_empties(sid);
+    let elsewhere = marked_gone("FAULT_MARK", &mark);
+    let files = dir_empties(&tmp);
+    println!(
+        "the DVM's job gone and its files removed {:.2} s after its SIGKILL",
+        killed.elapsed().as_secs_f64()
+    );
+    let st = process::wait_exit(&mut submit, "pmixw run --dvm after its DVM was killed");
+    assert!(left.is_empty(), "{left:?}");
+    assert!(elsewhere.is_empty(), "{elsewhere:?}");
+    assert!(files.is_empty(), "{files:?}");
+    assert!(!st.success(), "the submitter saw its job end well: {st:?}");
+    let _ = std::fs::remove_dir_all(&tmp);
+    let _ = std::fs::remove_dir_all(&sync);
+}
+
 /// A TMPDIR that cannot take a file: refused at start in one line, status 1.
 #[test]
 fn an_unusable_tmpdir_is_refused_in_one_line() {
