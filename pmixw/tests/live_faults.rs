@@ -10,8 +10,10 @@
 //! private TMPDIR is empty; it prints the time until every rank was
 //! gone. Cases run 4 at a time; each is bounded by a hang guard only.
 //! Also: a rank's descendants end with the job, stdin reaches rank 0
-//! only, from a pipe and from a terminal, and the launcher's signals go on
-//! to the ranks (SIGUSR1, SIGUSR2, SIGCONT; SIGTSTP as SIGSTOP).
+//! only, from a pipe and from a terminal, the launcher's signals go on
+//! to the ranks (SIGUSR1, SIGUSR2, SIGCONT; SIGTSTP as SIGSTOP), and a
+//! SIGKILLed launcher or DVM leaves nothing: its guard ends the ranks and
+//! their descendants and removes its files.
 
 use pmix_test_kit::{ds_client, interop, process};
 use std::os::unix::process::CommandExt;

@@ -79,6 +79,10 @@ pub(super) fn start(grace: Duration) {
             &mark,
             &grace.as_millis().to_string(),
         ])
+        // a launcher run inside another's rank carries that run's mark:
+        // its guard does not, so that the outer guard's end of this
+        // launcher leaves this guard to end this run's ranks
+        .env_remove(MARK)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
