@@ -1001,8 +1001,11 @@ fn a_killed_launchers_plain_ranks_and_their_descendants_are_ended() {
     );
     let sid = child.id();
     ranks_ready(&sync, 3);
-    // pmixw, its guard, and per rank: sh and three sleeps
-    assert_eq!(marked("FAULT_MARK", &mark).len(), 2 + 3 * 4);
+    // pmixw, its guard, and per rank: sh and three sleeps (the last
+    // started after the rank's file)
+    process::wait_until("every rank's three sleeps", || {
+        marked("FAULT_MARK", &mark).len() == 2 + 3 * 4
+    });
     let killed = Instant::now();
     kill(sid, libc::SIGKILL);
     let _ = child.wait();

@@ -156,6 +156,26 @@ pub(super) fn main(args: &[String]) -> std::process::ExitCode {
             libc::signal(s, libc::SIG_IGN);
         }
     }
+    // what the launcher inherited without close-on-exec (srun's PMI_FD
+    // socket) is not held open here past the launcher's end
+    // SAFETY: close_range on descriptors this process does not use
+    if unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) } != 0 {
+        let fds: Vec<i32> = std::fs::read_dir("/proc/self/fd")
+            .map(|d| {
+                d.flatten()
+                    .filter_map(|e| e.file_name().to_str()?.parse().ok())
+                    .filter(|&fd| fd > 2)
+                    .collect()
+            })
+            .unwrap_or_default();
+        for fd in fds {
+            // SAFETY: closing an inherited descriptor nothing here uses
+            // (the directory's own is closed by then: a failed close)
+            unsafe {
+                libc::close(fd);
+            }
+        }
+    }
     let (Some(pid), Some(mark), Some(grace)) = (
         args.first().and_then(|a| a.parse::<u32>().ok()),
         args.get(1),
