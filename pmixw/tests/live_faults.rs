@@ -657,6 +657,36 @@ fn a_ranks_descendants_end_with_the_job() {
     assert!(r.left.is_empty(), "left: {:?}", r.left);
 }
 
+/// A rank's descendant that left its process group and session
+/// (`setsid`): ending the ranks' groups misses it, so the launcher's
+/// guard ends it, found by the run's mark, before the launcher exits
+/// (mpirun 4.1.4 and prterun 5.0.11 leave it running).
+#[test]
+fn a_ranks_setsid_descendant_ends_with_the_job() {
+    let tmp = fresh_dir("setsid");
+    let sync = fresh_dir("setsid-sync");
+    let mark = format!("setsid-{}", std::process::id());
+    // the rank exits once its child has left the group (its file, written
+    // after setsid)
+    let script = r#"setsid sh -c 'touch "$FAULT_SYNC/s.$PMIX_RANK"; exec sleep 311' &
+        while [ ! -e "$FAULT_SYNC/s.$PMIX_RANK" ]; do sleep 0.01; done; exit 0"#;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixw"));
+    cmd.args(["run", "-n", "2", "sh", "-c", script])
+        .env("FAULT_SYNC", &sync)
+        .env("FAULT_MARK", &mark);
+    let r = run_in_session(cmd, &tmp, Stdio::null());
+    let err = String::from_utf8_lossy(&r.out.stderr);
+    assert_eq!(r.out.status.code(), Some(0), "{err}");
+    // the launcher has exited: what it leaves is left now
+    let left = marked("FAULT_MARK", &mark);
+    println!("ended in {:.2} s", r.secs);
+    assert!(left.is_empty(), "left: {left:?}");
+    assert!(r.left.is_empty(), "left in the session: {:?}", r.left);
+    assert!(r.files.is_empty(), "{:?}", r.files);
+    let _ = std::fs::remove_dir_all(&tmp);
+    let _ = std::fs::remove_dir_all(&sync);
+}
+
 const READ: &str = r#"read x; echo "rank $PMIX_RANK got <$x>""#;
 
 /// As mpirun and prterun: the launcher's stdin goes to rank 0, every

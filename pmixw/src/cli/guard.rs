@@ -11,8 +11,10 @@
 //! pipe from the launcher. The launcher writes each rank's process group
 //! id as the rank starts (`g PGID`) and forgets it once the group is
 //! ended (`e PGID`: an ended group's id may become another's), and `done`
-//! when it has cleaned up itself. When the pipe ends without `done` the
-//! launcher is gone, and the guard ends:
+//! when it has cleaned up itself (having ended, once the ranks were
+//! gone, what still carried the run's mark: a descendant that left its
+//! rank's group, which ending the groups missed, [`end_marked`]). When
+//! the pipe ends without `done` the launcher is gone, and the guard ends:
 //! - every process of the groups still listed, and every process whose
 //!   environment holds this run's mark (`PMIXW_GUARD=<pid>.<nonce>`, given
 //!   to every rank and inherited by its descendants): a descendant that
@@ -33,8 +35,9 @@
 //! ranks of every job it runs.
 //!
 //! Cost: one process start per run (the soak bench's 10 000 jobs start
-//! 10 000; the guard reads its pipe and sleeps otherwise), and one write
-//! on the pipe per rank. PR_SET_PDEATHSIG was the other way: no process,
+//! 10 000; the guard reads its pipe and sleeps otherwise), one write on
+//! the pipe per rank, and at the job's end one look at every process's
+//! environment (/proc, by the launcher). PR_SET_PDEATHSIG was the other way: no process,
 //! but it reaches a rank only, not its descendants, and fires when the
 //! *thread* that started the rank ends.
 
@@ -131,6 +134,18 @@ pub(super) fn group(pgid: u32) {
 /// Group `pgid` has been ended: no longer watched.
 pub(super) fn ended(pgid: u32) {
     tell(&format!("e {pgid}\n"));
+}
+
+/// Every rank has ended and its group too: what still carries the run's
+/// mark (a rank's descendant that left its group and session, `setsid`,
+/// a daemon) is ended as the guard would had the launcher been killed:
+/// SIGTERM, up to `grace`, SIGKILL. Before the launcher waits for the
+/// ranks' output to close, which such a descendant would hold open.
+pub(super) fn end_marked(grace: Duration) {
+    let Some(mark) = watch().as_ref().map(|w| format!("{MARK}={}", w.mark)) else {
+        return;
+    };
+    end_all(&[], &mark, grace);
 }
 
 /// The launcher has cleaned up: the guard ends without doing anything.
