@@ -22,7 +22,8 @@
 //!   (SIGCONT after it, for ranks a forwarded SIGTSTP stopped), the run's
 //!   grace, then SIGKILL, as the launcher ends a job; a process that
 //!   clears its environment and leaves its group escapes (only a cgroup
-//!   would hold it; prterun and mpirun end process groups too);
+//!   would hold it; mpirun 4.1.4 and prterun 5.0.11, while they run, end
+//!   process groups only, and nothing once killed);
 //! - the launcher's files: its tool rendezvous files (those of a
 //!   pmix-wire server whose pid is dead) in the tmpdir and where libpmix
 //!   tools search, `pmix.sys.<host>` when it was the launcher's, and its
@@ -37,9 +38,9 @@
 //! Cost: one process start per run (the soak bench's 10 000 jobs start
 //! 10 000; the guard reads its pipe and sleeps otherwise), one write on
 //! the pipe per rank, and at the job's end one look at every process's
-//! environment (/proc, by the launcher). PR_SET_PDEATHSIG was the other way: no process,
-//! but it reaches a rank only, not its descendants, and fires when the
-//! *thread* that started the rank ends.
+//! environment (/proc, by the launcher). PR_SET_PDEATHSIG was the other
+//! way: no process, but it reaches a rank only, not its descendants, and
+//! fires when the *thread* that started the rank ends.
 
 use std::io::{BufRead, Write};
 use std::os::unix::process::CommandExt;
