@@ -19,16 +19,20 @@
  *          get        inside a get of a key the next rank never puts, while
  *                     the peers wait in a get of the victim's key (PMIx)
  *          finalized  after a finalize that completed the job's sequence
- *          spawn      (PMIx) inside PMIx_Spawn: the victim asks for a child
- *                     job of one rank (this program, as a child) and dies
- *                     before its answer can arrive; the child, if started,
- *                     waits in a PMIx_Connect with the victim
+ *          spawn      inside a spawn (PMIx_Spawn; PMI-1 `mcmd=spawn`, PMI-2
+ *                     `cmd=spawn`): the victim asks for a child job of one
+ *                     rank (this program, as a child) and dies before its
+ *                     answer can arrive; the child, if started, waits in a
+ *                     PMIx_Connect with the victim (PMI: its own fence,
+ *                     then finalize)
  *          connect    (PMIx) the victim's PMIx_Spawn completes, then it
  *                     dies while its child waits in a PMIx_Connect with it
- *          spawnchild (PMIx) the victim's child dies inside its init (half
- *                     a connection header); the victim (which reports as
- *                     a peer does) waits in PMIx_Spawn, then in a
- *                     PMIx_Connect with the child
+ *          spawnchild the victim's child dies inside its init (half a
+ *                     connection header; PMI: half the init line); the
+ *                     victim (which reports as a peer does) waits in its
+ *                     spawn, then (PMIx) in a PMIx_Connect with the child,
+ *                     (PMI) for the child's death ($FAULT_SYNC/child.R),
+ *                     then in the job's fence, its peers already there
  *          connectchild (PMIx) the child dies after its init while the
  *                     victim waits in a PMIx_Connect with it
  *          hold       no death: the victim enters the fence 3 s late (and
@@ -48,7 +52,8 @@
  * prints "fault victim R: STAGE KIND" before it dies. A spawned child is
  * run as `fault child STAGE KIND PARENT-NSPACE PARENT-RANK` and reports as
  * "fault child R: ..." (at STAGE spawnchild and connectchild it is the
- * one that dies, "fault victim R: ..."). */
+ * one that dies, "fault victim R: ..."); a PMI child is given its wire in
+ * place of the parent's namespace. */
 #include <pmix.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -189,6 +194,31 @@ static void pmi_finalize(void) {
     pmi_ask("finalize", v() == 1 ? "cmd=finalize\n" : "cmd=finalize;", "finalize", ans, sizeof ans);
 }
 
+/* the PMI spawn of one rank of this program as a child of this rank
+ * (`fault child STAGE KIND WIRE RANK`); with `wait`, its answer checked */
+static void pmi_spawn(int wait) {
+    static char exe[4096];
+    char q[8192], ans[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) peer_failed("spawn", "no /proc/self/exe");
+    exe[n] = 0;
+    if (v() == 1)
+        snprintf(q, sizeof q,
+                 "mcmd=spawn\nnprocs=1\nexecname=%s\ntotspawns=1\nspawnssofar=1\nargcnt=5\n"
+                 "arg1=child\narg2=%s\narg3=%s\narg4=%s\narg5=%d\npreput_num=0\ninfo_num=0\nendcmd\n",
+                 exe, stage, kind, wire, me);
+    else
+        snprintf(q, sizeof q,
+                 "cmd=spawn;ncmds=1;preputcount=0;subcmd=%s;maxprocs=1;argc=5;argv0=child;"
+                 "argv1=%s;argv2=%s;argv3=%s;argv4=%d;infokeycount=0;",
+                 exe, stage, kind, wire, me);
+    if (!wait) {
+        pmi_send(q);
+        return;
+    }
+    pmi_ask("spawn", q, "rc=0", ans, sizeof ans);
+}
+
 /* ---- PMIx, through libpmix ---- */
 
 static pmix_proc_t self;
@@ -305,14 +335,52 @@ static void spawner_run(void) {
 }
 
 static void die_in_handshake(void);
+static void write_pid(const char *what, int r);
+static void wait_for_file(const char *what, int r);
 
-/* a spawned child: `fault child STAGE KIND PARENT-NSPACE PARENT-RANK` */
+/* the victim's part at the spawn stages, on a PMI wire */
+static void pmi_spawner_run(void) {
+    char ans[4096];
+    pmi_init();
+    if (is("spawn")) {
+        pmi_spawn(0);
+        usleep(1000);
+        die();
+    }
+    /* spawnchild: the child dies in its init; once it has, into the
+     * fence the peers wait in */
+    pmi_spawn(1);
+    wait_for_file("child", me);
+    pmi_put();
+    pmi_fence();
+    pmi_ask("finalize", v() == 1 ? "cmd=finalize\n" : "cmd=finalize;", "finalize", ans, sizeof ans);
+    printf("fault peer %d: done\n", me);
+    exit(0);
+}
+
+/* a spawned child: `fault child STAGE KIND PARENT-NSPACE PARENT-RANK`
+ * (PMI: `fault child STAGE KIND WIRE PARENT-RANK`) */
 static int child_main(char **argv) {
     wire = "pmix";
     role = "child";
     my_victim = 0; /* its abort's status: 7 */
     stage = argv[2];
     kind = argv[3];
+    if (strcmp(argv[4], "pmi1") == 0 || strcmp(argv[4], "pmi2") == 0) {
+        wire = argv[4];
+        if (!getenv("PMI_FD") || !getenv("PMI_RANK")) return 10;
+        fd = atoi(getenv("PMI_FD"));
+        me = atoi(getenv("PMI_RANK"));
+        if (is("spawnchild")) {
+            write_pid("child", atoi(argv[5]));
+            die_in_handshake();
+        }
+        pmi_init();
+        pmi_fence();
+        pmi_finalize();
+        printf("fault child %d: done\n", me);
+        return 0;
+    }
     me = getenv("PMIX_RANK") ? atoi(getenv("PMIX_RANK")) : 0;
     if (is("spawnchild")) die_in_handshake();
     px_init();
@@ -384,6 +452,7 @@ static void die_in_handshake(void) {
 }
 
 static void victim_run(void) {
+    if (!is_pmix() && (is("spawn") || is("spawnchild"))) pmi_spawner_run();
     if (is("spawn") || is("connect") || is("spawnchild") || is("connectchild")) spawner_run();
     if (strcmp(stage, "before") == 0) die();
     if (strcmp(stage, "handshake") == 0) die_in_handshake();
@@ -445,13 +514,13 @@ static void victim_run(void) {
     exit(16); /* an unknown stage */
 }
 
-/* the late peer's wait: until victim R (its pid in $FAULT_SYNC/victim.R)
- * has died, 20 s at most (a hang guard; the test's own bound is longer) */
-static void wait_for_one(int r) {
+/* until process WHAT.R (its pid in $FAULT_SYNC/WHAT.R) has died, 20 s at
+ * most (a hang guard; the test's own bound is longer) */
+static void wait_for_file(const char *what, int r) {
     const char *dir = getenv("FAULT_SYNC");
     char path[4096], st[512];
     if (!dir) return;
-    snprintf(path, sizeof path, "%s/victim.%d", dir, r);
+    snprintf(path, sizeof path, "%s/%s.%d", dir, what, r);
     for (int i = 0; i < 2000; i++, usleep(10 * 1000)) {
         FILE *f = fopen(path, "r");
         int pid = 0;
@@ -467,8 +536,24 @@ static void wait_for_one(int r) {
         st[n] = 0;
         char *e = strrchr(st, ')');
         if (e && e[1] == ' ' && (e[2] == 'Z' || e[2] == 'X')) return;
-        snprintf(path, sizeof path, "%s/victim.%d", dir, r);
+        snprintf(path, sizeof path, "%s/%s.%d", dir, what, r);
     }
+}
+
+/* the late peer's wait: until victim R has died */
+static void wait_for_one(int r) { wait_for_file("victim", r); }
+
+/* this process's pid in $FAULT_SYNC/WHAT.R, whole when it appears */
+static void write_pid(const char *what, int r) {
+    if (!getenv("FAULT_SYNC")) return;
+    char path[4096], to[4096];
+    snprintf(path, sizeof path, "%s/%s.tmp.%d", getenv("FAULT_SYNC"), what, (int)getpid());
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f, "%d\n", (int)getpid());
+    fclose(f);
+    snprintf(to, sizeof to, "%s/%s.%d", getenv("FAULT_SYNC"), what, r);
+    rename(path, to);
 }
 
 /* until every victim has died */
@@ -538,18 +623,7 @@ int main(int argc, char **argv) {
         if (!f) return 10;
         fd = atoi(f);
     }
-    if (my_victim >= 0 && getenv("FAULT_SYNC")) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/victim.tmp.%d", getenv("FAULT_SYNC"), (int)getpid());
-        FILE *f = fopen(path, "w");
-        if (f) {
-            fprintf(f, "%d\n", (int)getpid());
-            fclose(f);
-            char to[4096];
-            snprintf(to, sizeof to, "%s/victim.%d", getenv("FAULT_SYNC"), me);
-            rename(path, to);
-        }
-    }
+    if (my_victim >= 0) write_pid("victim", me);
     if (my_victim >= 0)
         victim_run();
     else

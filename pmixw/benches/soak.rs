@@ -29,7 +29,9 @@ fn count(dir: impl AsRef<Path>) -> usize {
 }
 
 /// Live (not zombie) processes whose `/proc/<pid>/stat` field `field`
-/// (counted after the state: 1 the parent, 3 the session) is `value`.
+/// (counted after the state: 1 the parent, 3 the session) is `value`;
+/// a launcher's guard (pmixw/src/cli/guard.rs, which runs as long as its
+/// DVM) is not counted.
 fn processes_with(field: usize, value: u32) -> usize {
     let Ok(d) = std::fs::read_dir("/proc") else {
         return 0;
@@ -42,6 +44,7 @@ fn processes_with(field: usize, value: u32) -> usize {
             };
             let f: Vec<&str> = stat[close + 2..].split(' ').collect();
             f.first() != Some(&"Z")
+                && !stat[..close + 1].ends_with("(pmixw-guard)")
                 && f.get(field).and_then(|s| s.parse::<u32>().ok()) == Some(value)
         })
         .count()

@@ -10,8 +10,10 @@
 //! private TMPDIR is empty; it prints the time until every rank was
 //! gone. Cases run 4 at a time; each is bounded by a hang guard only.
 //! Also: a rank's descendants end with the job, stdin reaches rank 0
-//! only, from a pipe and from a terminal, and the launcher's signals go on
-//! to the ranks (SIGUSR1, SIGUSR2, SIGCONT; SIGTSTP as SIGSTOP).
+//! only, from a pipe and from a terminal, the launcher's signals go on
+//! to the ranks (SIGUSR1, SIGUSR2, SIGCONT; SIGTSTP as SIGSTOP), and a
+//! SIGKILLed launcher or DVM leaves nothing: its guard ends the ranks and
+//! their descendants and removes its files.
 
 use pmix_test_kit::{ds_client, interop, process};
 use std::os::unix::process::CommandExt;
@@ -29,12 +31,15 @@ const STAGES: &[(&str, bool, bool)] = &[
     // a PMI get answers at once: nothing waits in it
     ("get", true, false),
     ("finalized", true, true),
-    // PMIx_Spawn and PMIx_Connect: the victim dies inside its spawn, or
-    // after it while its child waits in a connect with it; its child dies
-    // inside its init, or after it while the victim waits in a connect
-    ("spawn", true, false),
+    // a spawn (PMIx_Spawn, PMI-1's and PMI-2's spawn commands) and
+    // PMIx_Connect: the victim dies inside its spawn, or after it while
+    // its child waits in a connect with it; its child dies inside its
+    // init (PMI: half the init line, the victim, its spawn answered, in
+    // the job's fence after it), or after it while the victim waits in a
+    // connect. PMI has no connect
+    ("spawn", true, true),
     ("connect", true, false),
-    ("spawnchild", true, false),
+    ("spawnchild", true, true),
     ("connectchild", true, false),
 ];
 
@@ -125,6 +130,13 @@ fn cases() -> Vec<Case> {
                         format!("rank 1 of fault-X {line} before finalizing"),
                         Peers::Either,
                     ),
+                    // PMI: the victim enters the fence the peers wait in
+                    // once its child has died, maybe before the launcher
+                    // ends the job (then the fence completes)
+                    ("spawnchild", _) if wire != "pmix" => (
+                        format!("rank 0 of fault-X {line} before finalizing"),
+                        Peers::Either,
+                    ),
                     _ => (
                         format!("rank {who} of fault-X {line} before finalizing"),
                         Peers::Error,
@@ -135,6 +147,7 @@ fn cases() -> Vec<Case> {
                 let waiter = match (stage, kind) {
                     (_, "abort") => None,
                     ("connect", _) => Some("fault child 0: connect failed: "),
+                    ("spawnchild", _) if wire != "pmix" => None,
                     ("spawnchild" | "connectchild", _) => Some("fault peer 1: "),
                     _ => None,
                 };
@@ -453,8 +466,9 @@ fn every_death_at_every_stage_on_every_wire_ends_the_job_cleanly() {
     let Some(exe) = fault_program() else { return };
     let all = cases();
     // PMIx without and with the ds21 store, PMI-1, PMI-2
-    // (each 25 + 15 at the spawn and connect stages)
-    assert_eq!(all.len(), 40 + 40 + 21 + 21, "the table's cases");
+    // (PMIx: 25 + 15 at the spawn and connect stages; PMI: 21 + 7 at
+    // the spawn stages)
+    assert_eq!(all.len(), 40 + 40 + 28 + 28, "the table's cases");
     run_cases(&all, &fresh_dir("matrix"), |c, root, i| {
         check(&exe, c, root, i)
     });
@@ -641,6 +655,36 @@ fn a_ranks_descendants_end_with_the_job() {
     let r = sh_job(2, "sleep 30 & exit 0", Stdio::null(), "orphan");
     assert_eq!(r.out.status.code(), Some(0));
     assert!(r.left.is_empty(), "left: {:?}", r.left);
+}
+
+/// A rank's descendant that left its process group and session
+/// (`setsid`): ending the ranks' groups misses it, so the launcher's
+/// guard ends it, found by the run's mark, before the launcher exits
+/// (mpirun 4.1.4 and prterun 5.0.11 leave it running).
+#[test]
+fn a_ranks_setsid_descendant_ends_with_the_job() {
+    let tmp = fresh_dir("setsid");
+    let sync = fresh_dir("setsid-sync");
+    let mark = format!("setsid-{}", std::process::id());
+    // the rank exits once its child has left the group (its file, written
+    // after setsid)
+    let script = r#"setsid sh -c 'touch "$FAULT_SYNC/s.$PMIX_RANK"; exec sleep 311' &
+        while [ ! -e "$FAULT_SYNC/s.$PMIX_RANK" ]; do sleep 0.01; done; exit 0"#;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixw"));
+    cmd.args(["run", "-n", "2", "sh", "-c", script])
+        .env("FAULT_SYNC", &sync)
+        .env("FAULT_MARK", &mark);
+    let r = run_in_session(cmd, &tmp, Stdio::null());
+    let err = String::from_utf8_lossy(&r.out.stderr);
+    assert_eq!(r.out.status.code(), Some(0), "{err}");
+    // the launcher has exited: what it leaves is left now
+    let left = marked("FAULT_MARK", &mark);
+    println!("ended in {:.2} s", r.secs);
+    assert!(left.is_empty(), "left: {left:?}");
+    assert!(r.left.is_empty(), "left in the session: {:?}", r.left);
+    assert!(r.files.is_empty(), "{:?}", r.files);
+    let _ = std::fs::remove_dir_all(&tmp);
+    let _ = std::fs::remove_dir_all(&sync);
 }
 
 const READ: &str = r#"read x; echo "rank $PMIX_RANK got <$x>""#;
@@ -848,18 +892,80 @@ fn a_second_sigint_kills_the_job_at_once() {
     let _ = std::fs::remove_dir_all(&sync);
 }
 
-/// SIGKILL of the launcher while the ranks wait in a fence: on every wire
-/// they see the server gone (libpmix: UNREACHABLE; PMI: the socket
-/// closed) and exit; as with mpirun 4.1.4 and prterun 5.0.11, the files
-/// the launcher could not remove stay (its rendezvous files; their
-/// session directories), and the next launcher in that TMPDIR takes them
-/// over as a dead server's and leaves none.
+/// The processes other than zombies whose environment holds `VAR=value`
+/// ("pid state (comm)"): what a job left wherever it went, a descendant
+/// that left the job's session (`setsid`) too.
+fn marked(var: &str, value: &str) -> Vec<String> {
+    let entry = format!("{var}={value}");
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(env) = std::fs::read(e.path().join("environ")) else {
+            continue;
+        };
+        if !env.split(|&b| b == 0).any(|v| v == entry.as_bytes()) {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        let state = stat[close + 2..].split(' ').next().unwrap_or("");
+        if state != "Z" {
+            out.push(format!(
+                "{} {state} {}",
+                e.file_name().to_string_lossy(),
+                &stat[..close + 1]
+            ));
+        }
+    }
+    out
+}
+
+/// Wait (hang guard) until `dir` is empty; what is left in it.
+fn dir_empties(dir: &Path) -> Vec<String> {
+    let start = Instant::now();
+    loop {
+        let files: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        if files.is_empty() || start.elapsed() > Duration::from_secs(120) {
+            return files;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Wait (hang guard) until no process holds `VAR=value`; those left.
+fn marked_gone(var: &str, value: &str) -> Vec<String> {
+    let start = Instant::now();
+    loop {
+        let left = marked(var, value);
+        if left.is_empty() || start.elapsed() > Duration::from_secs(120) {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// SIGKILL of the launcher while the ranks wait in a fence (one rank
+/// held, asleep before it): on every wire the launcher's guard
+/// (guard.rs) ends the ranks and removes the launcher's rendezvous files,
+/// so nothing of the job is left, in its session or anywhere (a variable
+/// of the test's the ranks inherit), and the TMPDIR is empty without a
+/// next launcher to take the files over (mpirun 4.1.4 leaves
+/// `ompi.vm.0`, prterun 5.0.11 `prtrn.<pid>`). A next launcher with the
+/// same namespace then runs and leaves nothing either.
 #[test]
-fn ranks_of_a_killed_launcher_notice_and_exit() {
+fn ranks_of_a_killed_launcher_are_ended_by_its_guard() {
     let Some(exe) = fault_program() else { return };
     for wire in WIRES {
         let tmp = fresh_dir(&format!("killed-{wire}"));
         let sync = fresh_dir(&format!("killed-{wire}-sync"));
+        let mark = format!("killed-{wire}-{}", std::process::id());
         let exe = exe.display().to_string();
         let (mut child, _err) = start_in_session(
             &[
@@ -867,22 +973,28 @@ fn ranks_of_a_killed_launcher_notice_and_exit() {
                 "1",
             ],
             &tmp,
-            &[("FAULT_SYNC", &sync)],
+            &[("FAULT_SYNC", &sync), ("FAULT_MARK", Path::new(&mark))],
         );
         let sid = child.id();
         process::wait_until("the held rank started", || sync.join("victim.1").exists());
         // the peer is in (or on its way into) the fence; the held rank
         // sleeps 3 s before it
         std::thread::sleep(Duration::from_millis(300));
+        // pmixw, its guard, the 2 ranks
+        assert!(marked("FAULT_MARK", &mark).len() >= 4);
         let killed = Instant::now();
         kill(sid, libc::SIGKILL);
         let _ = child.wait();
         let left = session_empties(sid);
+        let elsewhere = marked_gone("FAULT_MARK", &mark);
+        let files = dir_empties(&tmp);
         println!(
-            "{wire}: ranks gone {:.2} s after the launcher's SIGKILL",
+            "{wire}: ranks gone and files removed {:.2} s after the launcher's SIGKILL",
             killed.elapsed().as_secs_f64()
         );
         assert!(left.is_empty(), "{wire}: {left:?}");
+        assert!(elsewhere.is_empty(), "{wire}: {elsewhere:?}");
+        assert!(files.is_empty(), "{wire}: {files:?}");
         let next = Command::new(env!("CARGO_BIN_EXE_pmixw"))
             .args(["run", "--nspace", "killed", "-n", "1", "true"])
             .env("TMPDIR", &tmp)
@@ -893,15 +1005,104 @@ fn ranks_of_a_killed_launcher_notice_and_exit() {
             "{}",
             String::from_utf8_lossy(&next.stderr)
         );
-        let files: Vec<_> = std::fs::read_dir(&tmp)
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name())
-            .collect();
-        assert!(files.is_empty(), "{wire}: {files:?}");
+        assert!(dir_empties(&tmp).is_empty());
         let _ = std::fs::remove_dir_all(&tmp);
         let _ = std::fs::remove_dir_all(&sync);
     }
+}
+
+/// SIGKILL of the launcher whose ranks are no PMIx clients (`sh`, a child
+/// `sleep` in the rank's group, another that left it with `setsid`, a
+/// third the rank waits for), with the ds21 store asked for: nothing
+/// notices the lost server, so the guard ends them all, the `setsid` one
+/// by the run's mark in its environment, and removes the rendezvous files
+/// and the store's directory. mpirun 4.1.4 and prterun 5.0.11 leave every
+/// process running (and their session directories).
+#[test]
+fn a_killed_launchers_plain_ranks_and_their_descendants_are_ended() {
+    let tmp = fresh_dir("killed-sh");
+    let sync = fresh_dir("killed-sh-sync");
+    let mark = format!("killed-sh-{}", std::process::id());
+    let script = r#"trap '' TERM; sleep 301 & setsid sleep 302 & touch "$FAULT_SYNC/ready.$PMIX_RANK"; sleep 303"#;
+    let (mut child, _err) = start_in_session(
+        &["run", "--dstore", "-n", "3", "sh", "-c", script],
+        &tmp,
+        &[("FAULT_SYNC", &sync), ("FAULT_MARK", Path::new(&mark))],
+    );
+    let sid = child.id();
+    ranks_ready(&sync, 3);
+    // pmixw, its guard, and per rank: sh and three sleeps (the last
+    // started after the rank's file)
+    process::wait_until("every rank's three sleeps", || {
+        marked("FAULT_MARK", &mark).len() == 2 + 3 * 4
+    });
+    let killed = Instant::now();
+    kill(sid, libc::SIGKILL);
+    let _ = child.wait();
+    let left = session_empties(sid);
+    let elsewhere = marked_gone("FAULT_MARK", &mark);
+    let files = dir_empties(&tmp);
+    println!(
+        "every process gone and files removed {:.2} s after the launcher's SIGKILL (the ranks ignore SIGTERM: the grace, 1 s)",
+        killed.elapsed().as_secs_f64()
+    );
+    assert!(left.is_empty(), "{left:?}");
+    assert!(elsewhere.is_empty(), "{elsewhere:?}");
+    assert!(files.is_empty(), "{files:?}");
+    let _ = std::fs::remove_dir_all(&tmp);
+    let _ = std::fs::remove_dir_all(&sync);
+}
+
+/// SIGKILL of `pmixw dvm` while a job it runs waits (`sh` ranks, one
+/// child `sleep` each, another `setsid`): its guard ends the ranks and
+/// their descendants and removes the DVM's rendezvous files (its tool
+/// file and `pmix.sys.<host>`); the submitting `pmixw run --dvm` sees
+/// its server gone and ends.
+#[test]
+fn a_killed_dvms_jobs_are_ended_by_its_guard() {
+    let tmp = fresh_dir("killed-dvm");
+    let sync = fresh_dir("killed-dvm-sync");
+    let mark = format!("killed-dvm-{}", std::process::id());
+    let env = [
+        ("PMIX_SYSTEM_TMPDIR", tmp.as_path()),
+        ("FAULT_MARK", Path::new(&mark)),
+    ];
+    let (mut dvm, _err) = start_in_session(&["dvm"], &tmp, &env);
+    let sid = dvm.id();
+    process::wait_until("the DVM's system file", || {
+        std::fs::read_dir(&tmp)
+            .unwrap()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with("pmix.sys."))
+    });
+    let script = r#"sleep 401 & setsid sleep 402 & touch "$FAULT_SYNC/ready.$PMIX_RANK"; wait"#;
+    let mut submit = Command::new(env!("CARGO_BIN_EXE_pmixw"));
+    submit
+        .args(["run", "--dvm", "-n", "2", "sh", "-c", script])
+        .env("TMPDIR", &tmp)
+        .env("PMIX_SYSTEM_TMPDIR", &tmp)
+        .env("FAULT_SYNC", &sync)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut submit = submit.spawn().unwrap();
+    ranks_ready(&sync, 2);
+    let killed = Instant::now();
+    kill(sid, libc::SIGKILL);
+    let _ = dvm.wait();
+    let left = session_empties(sid);
+    let elsewhere = marked_gone("FAULT_MARK", &mark);
+    let files = dir_empties(&tmp);
+    println!(
+        "the DVM's job gone and its files removed {:.2} s after its SIGKILL",
+        killed.elapsed().as_secs_f64()
+    );
+    let st = process::wait_exit(&mut submit, "pmixw run --dvm after its DVM was killed");
+    assert!(left.is_empty(), "{left:?}");
+    assert!(elsewhere.is_empty(), "{elsewhere:?}");
+    assert!(files.is_empty(), "{files:?}");
+    assert!(!st.success(), "the submitter saw its job end well: {st:?}");
+    let _ = std::fs::remove_dir_all(&tmp);
+    let _ = std::fs::remove_dir_all(&sync);
 }
 
 /// A TMPDIR that cannot take a file: refused at start in one line, status 1.
@@ -935,6 +1136,8 @@ fn an_unusable_tmpdir_is_refused_in_one_line() {
 fn ranks_states(sid: u32) -> Vec<(u32, String)> {
     in_session(sid)
         .into_iter()
+        // the launcher's guard is no rank: it is not stopped with them
+        .filter(|l| !l.ends_with("(pmixw-guard)"))
         .filter_map(|l| {
             let mut w = l.split(' ');
             let pid: u32 = w.next()?.parse().ok()?;

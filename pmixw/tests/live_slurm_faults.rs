@@ -495,6 +495,13 @@ fn run_case(
     for &p in &stepds {
         kill(p, libc::SIGKILL);
     }
+    // a killed `pmixw run`'s guard removes its rendezvous files once it
+    // has ended the ranks (pmixw/src/cli/guard.rs)
+    if matches!(fault, Fault::Launcher | Fault::LauncherBusy) && under == Under::Pmixw {
+        process::wait_until("the killed pmixw's guard removes its files", || {
+            files_in(&tmp.join("n2")).is_empty()
+        });
+    }
     let files: Vec<String> = c
         .nodes()
         .iter()
@@ -504,8 +511,7 @@ fn run_case(
                 .map(move |f| format!("{n}/{f}"))
         })
         .collect();
-    // a killed `pmixw run` leaves its rendezvous files: the next server
-    // in that TMPDIR removes them as a dead server's
+    // a next server in that TMPDIR runs and leaves nothing either
     let swept = if matches!(fault, Fault::Launcher | Fault::LauncherBusy) && under == Under::Pmixw {
         let next = Command::new(env!("CARGO_BIN_EXE_pmixw"))
             .args(["run", "-n", "1", "true"])
@@ -775,16 +781,9 @@ fn judge(f: Fault, o: &Outcome) -> Vec<String> {
     if !o.stepds.is_empty() {
         bad.push(format!("slurmstepd left: {:?}", o.stepds));
     }
-    // a killed pmixw's own rendezvous files, and the next server's sweep
-    let files: Vec<&String> = o
-        .files
-        .iter()
-        .filter(|n| {
-            !(matches!(f, Fault::Launcher | Fault::LauncherBusy) && n.starts_with("n2/pmix."))
-        })
-        .collect();
-    if !files.is_empty() {
-        bad.push(format!("left in TMPDIR: {files:?}"));
+    // a killed pmixw's own rendezvous files too: its guard removes them
+    if !o.files.is_empty() {
+        bad.push(format!("left in TMPDIR: {:?}", o.files));
     }
     if let Some(s) = &o.swept {
         if !s.is_empty() {

@@ -145,19 +145,24 @@ impl Server {
 
     /// Forget the ended job `nspace` (PMIx_server_deregister_nspace): its
     /// registration, its ranks and what they committed, the format its
-    /// clients announced, and the job-info replies built for it. A server
-    /// that outlives its jobs (a host's long-lived library; `pmixw dvm`
-    /// does not call it yet, spec-notes/bench.md "Soak") calls it for each
-    /// job that ended, else every job stays (the soak through one DVM grew
-    /// about 10 KiB a job without it, 2 with it). Connections of its ranks
+    /// clients announced, the job-info replies built for it and its
+    /// process records; the namespace queries still list it, with its
+    /// size and status, among the last [`query::RETIRED_KEPT`]. A server
+    /// that outlives its jobs (a host's long-lived library, `pmixw dvm`)
+    /// calls it for each job that ended, else every job stays (the soak
+    /// through one DVM grew about 10 KiB a job without it,
+    /// spec-notes/bench.md "Soak"). Connections of its ranks
     /// still open are not closed: their requests for the namespace find
     /// it unknown from now on. What the job published stays as its
     /// persistence says (pubsub.rs); cleanups it registered are the
     /// host's to take first ([`Server::take_cleanups`]).
     pub fn deregister_nspace(&mut self, nspace: &str) {
-        if self.jobs.remove(nspace).is_none() {
+        let Some(nprocs) = self.jobs.get(nspace).map(|j| j.spec.nprocs) else {
             return;
-        }
+        };
+        // the namespace queries still answer for it (query.rs RETIRED_KEPT)
+        self.retire_job(nspace, nprocs);
+        self.jobs.remove(nspace);
         self.job_info_changed();
         self.jobinfo.release(nspace);
         self.registry.forget(&pmix_types::Nspace::from(nspace));

@@ -297,6 +297,23 @@ pub(super) struct Queries {
     psets: BTreeMap<String, Vec<Proc>>,
     /// The host's memory probe for PMIX_QUERY_MEMORY_USAGE.
     memory_probe: Option<MemoryProbe>,
+    /// The last [`RETIRED_KEPT`] jobs deregistered, oldest first.
+    retired: std::collections::VecDeque<Retired>,
+}
+
+/// How many deregistered jobs the namespace queries still list
+/// (`pmix.qry.ns`, `pmix.qry.nsinfo`, `pmix.qry.jst`): a persistent server
+/// (`pmixw dvm`) forgets an ended job's data but answers for its last
+/// 1024 jobs, a few dozen bytes each; older ones are unknown.
+pub const RETIRED_KEPT: usize = 1024;
+
+/// What the namespace queries say of a deregistered job.
+#[derive(Clone, Debug)]
+struct Retired {
+    nspace: String,
+    nprocs: u32,
+    /// PMIX_QUERY_JOB_STATUS's answer when it ended.
+    status: i32,
 }
 
 impl Queries {
@@ -320,6 +337,43 @@ impl Server {
     #[deprecated(note = "use set_rank_pid: it records the pid for the process tables too")]
     pub fn set_proc_pid(&mut self, nspace: &str, rank: u32, pid: u32) {
         self.set_rank_pid(nspace, rank, pid);
+    }
+
+    /// The job `ns` of `nprocs` ranks is deregistered: its process records
+    /// go, its name, size and status are kept among the last
+    /// [`RETIRED_KEPT`].
+    pub(super) fn retire_job(&mut self, ns: &str, nprocs: u32) {
+        let status = match self.job_status(ns) {
+            Some(Value::Status(s)) => s,
+            _ => codes::PMIX_SUCCESS,
+        };
+        let q = &mut self.queries;
+        q.procs.retain(|(n, _), _| n != ns);
+        q.executables.remove(ns);
+        q.retired.retain(|r| r.nspace != ns);
+        if q.retired.len() >= RETIRED_KEPT {
+            q.retired.pop_front();
+        }
+        q.retired.push_back(Retired {
+            nspace: ns.to_string(),
+            nprocs,
+            status,
+        });
+    }
+
+    /// The namespaces the queries list, registered or retired, sorted,
+    /// with their sizes.
+    fn listed_nspaces(&self) -> Vec<(&str, u32)> {
+        let mut v: BTreeMap<&str, u32> = self
+            .queries
+            .retired
+            .iter()
+            .map(|r| (r.nspace.as_str(), r.nprocs))
+            .collect();
+        for (n, j) in &self.jobs {
+            v.insert(n.as_str(), j.spec.nprocs);
+        }
+        v.into_iter().collect()
     }
 
     /// The process tables' entry of a rank: its pid (and the job's executable).
@@ -485,7 +539,10 @@ impl Server {
     /// A job's status: SUCCESS while no rank has failed, else
     /// PMIX_ERR_PROC_ABORTED (PMIX_QUERY_JOB_STATUS is a pmix_status_t).
     fn job_status(&self, ns: &str) -> Option<Value> {
-        self.jobs.get(ns)?;
+        if !self.jobs.contains_key(ns) {
+            let r = self.queries.retired.iter().rev().find(|r| r.nspace == ns)?;
+            return Some(Value::Status(r.status));
+        }
         let failed = self
             .queries
             .procs
@@ -506,19 +563,15 @@ impl Server {
         };
         match key {
             "pmix.qry.ns" => {
-                let mut names: Vec<&String> = self.jobs.keys().collect();
-                names.sort();
-                let list: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
+                let list: Vec<&str> = self.listed_nspaces().into_iter().map(|(n, _)| n).collect();
                 Answer::Value(pstr(&list.join(",")))
             }
             "pmix.qry.nsinfo" => {
-                let mut names: Vec<&String> = self.jobs.keys().collect();
-                names.sort();
-                let v = names
+                let v = self
+                    .listed_nspaces()
                     .into_iter()
-                    .filter(|n| ns.as_ref().is_none_or(|x| x == *n))
-                    .map(|n| {
-                        let size = self.jobs.get(n).map_or(0, |j| j.spec.nprocs);
+                    .filter(|(n, _)| ns.as_ref().is_none_or(|x| x == n))
+                    .map(|(n, size)| {
                         Value::Info(Box::new(Info::new(
                             "pmix.qry.nsinfo",
                             array(
@@ -704,6 +757,72 @@ mod tests {
         assert_eq!(
             ask(&s, "pmix.qry.psets", None),
             one("pmix.qry.psets", pstr("mine"))
+        );
+    }
+
+    /// A deregistered job (`pmixw dvm` forgets each that ended) is still
+    /// listed by `pmix.qry.ns` and `pmix.qry.nsinfo` with its size, and
+    /// `pmix.qry.jst` answers its status when it ended; its process
+    /// records are gone; of more than RETIRED_KEPT, the oldest goes.
+    #[test]
+    fn a_deregistered_job_keeps_its_name_size_and_status_among_the_last_kept() {
+        let mut s = Server::new();
+        let job = |ns: &str, n: u32| super::super::JobSpec {
+            nspace: ns.into(),
+            nprocs: n,
+            hostname: "h".into(),
+            info: vec![],
+        };
+        s.register_nspace(job("a", 2));
+        s.register_nspace(job("b", 1));
+        s.set_rank_pid("a", 0, 10);
+        s.set_proc_exit("a", 0, 0);
+        s.set_proc_exit("a", 1, 3);
+        s.deregister_nspace("a");
+        assert!(s.queries.procs.keys().all(|(n, _)| n != "a"));
+        let one = |key: &str, v: Value| Reply::Query {
+            status: codes::PMIX_SUCCESS,
+            info: vec![Info::new(key, v)],
+        };
+        assert_eq!(
+            ask(&s, "pmix.qry.ns", None),
+            one("pmix.qry.ns", pstr("a,b"))
+        );
+        let jst = |s: &Server, ns: &str| {
+            s.query(&[Query {
+                keys: vec![PString::from("pmix.qry.jst")],
+                qualifiers: vec![Info::new("pmix.nspace", pstr(ns))],
+            }])
+        };
+        assert_eq!(
+            jst(&s, "a"),
+            one(
+                "pmix.qry.jst",
+                Value::Status(super::super::jobctl::PMIX_ERR_PROC_ABORTED)
+            )
+        );
+        assert_eq!(
+            jst(&s, "b"),
+            one("pmix.qry.jst", Value::Status(codes::PMIX_SUCCESS))
+        );
+        let Reply::Query { info, .. } = ask(&s, "pmix.qry.nsinfo", None) else {
+            panic!("no answer")
+        };
+        let text = format!("{info:?}");
+        assert!(
+            text.contains("Uint32(2)") && text.contains("Uint32(1)"),
+            "{text}"
+        );
+        for k in 0..RETIRED_KEPT {
+            let ns = format!("j{k}");
+            s.register_nspace(job(&ns, 1));
+            s.deregister_nspace(&ns);
+        }
+        assert_eq!(s.queries.retired.len(), RETIRED_KEPT);
+        assert_eq!(jst(&s, "a"), Reply::Status(codes::PMIX_ERR_NOT_FOUND));
+        assert_eq!(
+            jst(&s, "j0"),
+            one("pmix.qry.jst", Value::Status(codes::PMIX_SUCCESS))
         );
     }
 }

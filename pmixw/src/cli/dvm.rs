@@ -49,6 +49,9 @@ pub fn dvm() -> Result<ExitCode, String> {
     )
     .map_err(|e| format!("cannot start the server: {e}"))?;
     let _system = run_pmix::system_rendezvous()?;
+    // if the DVM is killed, its guard ends the jobs' ranks and removes its
+    // files (guard.rs)
+    super::guard::start(Duration::from_secs(1));
     eprintln!("pmixw dvm: ready, {}", server.uri());
     let parent = format!("dvm-{}", std::process::id());
     let mut ranks = Ranks(Vec::new());
@@ -125,6 +128,15 @@ pub fn dvm() -> Result<ExitCode, String> {
             let code = j.aborted.or(j.failed).or(first_nonzero).unwrap_or(0);
             run_pmix::job_ended(&server, &ns, code);
             run_pmix::clean_up(&server, std::slice::from_ref(&ns));
+            // its data forgotten: the namespace queries keep its name,
+            // size and status (the last 1024 jobs, query.rs RETIRED_KEPT)
+            {
+                let ns = ns.clone();
+                server.post(move |s| s.deregister_nspace(&ns));
+            }
+            for r in ranks.0.iter().filter(|r| r.nspace == ns) {
+                super::guard::ended(r.child.id());
+            }
             ranks.0.retain(|r| r.nspace != ns);
         }
     }
@@ -132,7 +144,11 @@ pub fn dvm() -> Result<ExitCode, String> {
     let all: Vec<String> = jobs.keys().cloned().collect();
     run_pmix::clean_up(&server, &all);
     drop(ranks);
+    // what the jobs' ranks left outside their groups (guard.rs)
+    super::guard::end_marked(Duration::from_secs(1));
     server.stop();
+    drop(_system);
+    super::guard::done();
     eprintln!("pmixw dvm: stopped");
     Ok(ExitCode::SUCCESS)
 }

@@ -153,6 +153,10 @@ impl Ranks {
     pub(super) fn end_groups(&mut self, grace: Duration) {
         let groups: Vec<u32> = self.0.iter().map(|r| r.child.id()).collect();
         procgroup::end_groups(&groups, grace);
+        // no longer the guard's to end: their ids may be reused
+        for g in groups {
+            super::guard::ended(g);
+        }
     }
 
     /// A kill or signal a client or tool asked for (the core has already
@@ -348,9 +352,12 @@ pub(super) fn start_rank(
     }
     // its own process group, ended as one; stdin for rank 0 only
     let feed = procgroup::prepare(&mut c, rank);
+    // the run's mark, for a killed launcher's guard (guard.rs)
+    super::guard::mark(&mut c);
     let mut child = c
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", app.cmd))?;
+    super::guard::group(child.id());
     procgroup::started(&mut child, feed);
     drop(keep);
     wire.started(name, rank, child.id());
@@ -661,12 +668,15 @@ pub(super) fn drive(
         }
     };
     if matches!(outcome, Outcome::Done(_)) {
-        // every rank has ended: what they leave in their groups goes too
+        // every rank has ended: what they leave in their groups goes too,
+        // and what left the groups carrying the run's mark (guard.rs)
         ranks.end_groups(ending.grace);
+        super::guard::end_marked(ending.grace);
     } else {
         // the job was ended (a signal) or runs out of time: what is left
         // is killed before the wire stops
         drop(ranks);
+        super::guard::end_marked(Duration::ZERO);
     }
     wire.finish(outcome)
 }

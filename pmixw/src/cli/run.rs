@@ -185,9 +185,19 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
     // a rank's orphaned descendants come to this launcher, which ends
     // them with the rank's process group (procgroup.rs)
     super::procgroup::become_subreaper();
+    // and if this launcher is killed, its guard ends the ranks and removes
+    // its files (guard.rs)
+    super::guard::start(job.grace);
+    let r = launch(&job, mpmd, dstore);
+    super::guard::done();
+    r
+}
+
+/// The job served by its wire.
+fn launch(job: &Job, mpmd: bool, dstore: bool) -> Result<ExitCode, String> {
     if mpmd {
         // several applications: one job, each served its own wire
-        return super::run_joint::run(&job);
+        return super::run_joint::run(job);
     }
     if job.app().mpi != Mpi::Pmix {
         if dstore {
@@ -195,13 +205,13 @@ pub fn run(args: super::RunArgs) -> Result<ExitCode, String> {
                 "pmixw run: warning: --dstore is not offered to PMI-1/PMI-2 programs; ignored"
             );
         }
-        return super::run_pmi::run(&job);
+        return super::run_pmi::run(job);
     }
     // started by a PMI-2 launcher (srun --mpi=pmi2): one job across the nodes
     if std::env::var_os("PMI_FD").is_some() {
-        return super::run_pmi2::run(&job);
+        return super::run_pmi2::run(job);
     }
-    super::run_pmix::run(&job)
+    super::run_pmix::run(job)
 }
 
 #[cfg(test)]

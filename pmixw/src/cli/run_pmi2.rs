@@ -509,7 +509,6 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
             }
         }
     }
-    let guard = Guard::start(ranks.0.iter().map(|r| r.child.id()));
     let booted = booting
         .join()
         .map_err(|_| "pmixw run: the boot exchange failed".to_string());
@@ -571,7 +570,6 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
         told: false,
         said: false,
         unreachable: Vec::new(),
-        guard: Some(guard),
         idle: false,
     };
     if let Some((code, why, tell)) = reason {
@@ -605,57 +603,6 @@ struct Fetch {
     asked: Option<(u64, u64)>,
     /// The direct modexes (request, rank) waiting for it.
     waiting: Vec<(u64, u32)>,
-}
-
-/// The watch kept on this node's ranks for when `pmixw run` itself is
-/// killed (SIGKILL: nothing of ours runs then). Each rank leads a process
-/// group of its own, which Slurm's process tracking of the step does not
-/// follow (proctrack/pgid ends the task's group only): the ranks of a
-/// killed `pmixw run` ran on, holding the step's output open, and srun
-/// waited for them (spec-notes/robustness.md "Across nodes"). So a `sh`,
-/// in a group of its own and deaf to the job's signals, reads the ranks'
-/// group ids on a pipe; when the pipe ends without `done` (this process
-/// is gone) it kills each group.
-struct Guard(Option<(std::process::Child, std::process::ChildStdin)>);
-
-impl Guard {
-    const SCRIPT: &'static str = r#"trap '' INT TERM HUP
-g=
-while read -r w; do
-  if [ "$w" = done ]; then exit 0; fi
-  g="$g $w"
-done
-for p in $g; do kill -9 "-$p" 2>/dev/null; done"#;
-
-    /// Watch the process groups `pgids` (none watched if `sh` cannot start).
-    fn start(pgids: impl Iterator<Item = u32>) -> Guard {
-        use std::os::unix::process::CommandExt;
-        let child = std::process::Command::new("sh")
-            .args(["-c", Self::SCRIPT])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .process_group(0)
-            .spawn();
-        let Ok(mut child) = child else {
-            return Guard(None);
-        };
-        let Some(mut to) = child.stdin.take() else {
-            return Guard(None);
-        };
-        let list: String = pgids.map(|p| format!("{p}\n")).collect();
-        let _ = to.write_all(list.as_bytes());
-        Guard(Some((child, to)))
-    }
-
-    /// The ranks have ended, their groups too: the watch ends.
-    fn done(mut self) {
-        if let Some((mut child, mut to)) = self.0.take() {
-            let _ = to.write_all(b"done\n");
-            drop(to);
-            let _ = child.wait();
-        }
-    }
 }
 
 /// This node's share of a job across nodes, as the host loop sees it.
@@ -724,8 +671,6 @@ struct Bridge {
     /// Nodes this one cannot reach, not heard from yet, and until when
     /// their own connection may still say its Hello.
     unreachable: Vec<(usize, Instant)>,
-    /// The watch on the ranks' groups, ended once they are (`finish`).
-    guard: Option<Guard>,
     /// Whether the last round had nothing to do.
     idle: bool,
 }
@@ -1225,11 +1170,6 @@ impl host::Wire for Bridge {
     }
 
     fn finish(&mut self, o: Outcome) -> ExitCode {
-        // the ranks and their groups are gone: no group id is watched
-        // past its end (it could be another's by then)
-        if let Some(g) = self.guard.take() {
-            g.done();
-        }
         let (status, message, tell) = match (self.reason.take(), o) {
             (Some(r), _) => r,
             (None, Outcome::Done(0)) => {
