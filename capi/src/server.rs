@@ -225,6 +225,11 @@ static ENVS: Mutex<Vec<JobEnv>> = Mutex::new(Vec::new());
 /// Whether the server runs (read where STATE's lock must not be taken).
 static RUNNING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// Whether this process runs the server half (for the calls of stubs.rs).
+pub(crate) fn running() -> bool {
+    RUNNING.load(std::sync::atomic::Ordering::Acquire)
+}
+
 fn envs() -> MutexGuard<'static, Vec<JobEnv>> {
     ENVS.lock().unwrap_or_else(|p| p.into_inner())
 }

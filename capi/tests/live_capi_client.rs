@@ -142,6 +142,66 @@ fn the_other_client_calls_answer_as_libpmix_does() {
     assert_eq!(ours, theirs);
 }
 
+/// interop/c/capi_stubs.c under `pmixw run -n 1`: the credential and
+/// fabric calls relayed to pmixw's server (a native credential, valid for
+/// the connection that got it, a bogus one INVALID_CRED, every form's
+/// callback), fabric deregister and the attribute registration local.
+/// The same lines on ours as on libpmix 4.2.2 but for three, where
+/// libpmix reports success for a fabric call pmixw refused
+/// (divergences.md, "libpmix 4.2.2's fabric calls and process sets"): ours the server's
+/// NOT_SUPPORTED, which libpmix's blocking update shows it sent.
+#[test]
+fn the_credential_and_fabric_calls_relay_as_libpmix_does() {
+    let Some(s) = setup() else { return };
+    let exe = interop::build_c("capi_stubs", &s.out).unwrap_or_else(|e| panic!("{e}"));
+    let (ok_c, theirs, err_c) = run_n(&s.pmixw, &[exe.as_os_str()], None, 1, &[]);
+    assert!(ok_c, "capi_stubs with libpmix: {theirs:?}\n{err_c}");
+    let (ok, ours, err) = run_n(&s.pmixw, &[exe.as_os_str()], Some(&s.lib), 1, &[]);
+    assert!(ok, "capi_stubs with ours: {ours:?}\n{err}");
+    for want in [
+        "rank get_credential: ret=0 len=8",
+        "rank validate_credential(own): ret=0 nresults=0",
+        "rank validate_credential_nb(bogus): ret=0 cb=-12",
+        "rank fabric_update: ret=-47",
+    ] {
+        assert!(theirs.iter().any(|l| l == want), "{want}: {theirs:#?}");
+    }
+    // libpmix's success where the server refused, and ours
+    let refused = [
+        (
+            "rank fabric_register: ret=0 ninfo=0",
+            "rank fabric_register: ret=-47 ninfo=0",
+        ),
+        (
+            "rank fabric_register_nb: ret=0 cb=0",
+            "rank fabric_register_nb: ret=0 cb=-47",
+        ),
+        (
+            "rank fabric_update_nb: ret=0 cb=0",
+            "rank fabric_update_nb: ret=0 cb=-47",
+        ),
+    ];
+    let mapped: Vec<String> = theirs
+        .iter()
+        .map(|l| {
+            refused
+                .iter()
+                .find(|(t, _)| t == l)
+                .map_or_else(|| l.clone(), |(_, o)| o.to_string())
+        })
+        .collect();
+    let mut mapped = mapped;
+    mapped.sort();
+    assert_eq!(theirs.len(), 5 + 1 + 18 + 1, "{theirs:#?}");
+    for (t, _) in refused {
+        assert!(
+            theirs.iter().any(|l| l == t),
+            "libpmix no longer reports {t}"
+        );
+    }
+    assert_eq!(ours, mapped, "ours and libpmix 4.2.2 (the refusals mapped)");
+}
+
 #[test]
 fn an_open_mpi_program_runs_on_ours_under_pmixw_run() {
     let Some(s) = setup() else { return };
