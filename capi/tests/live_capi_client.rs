@@ -202,6 +202,59 @@ fn the_credential_and_fabric_calls_relay_as_libpmix_does() {
     assert_eq!(ours, mapped, "ours and libpmix 4.2.2 (the refusals mapped)");
 }
 
+/// interop/c/capi_nb.c under `pmixw run -n 2`: each non-blocking form
+/// (publish, lookup, unpublish, query, log, connect, disconnect, spawn,
+/// job control, process monitor) and PMIx_Job_control and
+/// PMIx_Process_monitor, each through its callback: the same lines on
+/// ours as on libpmix 4.2.2 (a job control with no directives relayed
+/// and refused by the server, not BAD_PARAM), every form called on ours
+/// (our trace).
+#[test]
+fn the_non_blocking_and_job_control_forms_answer_as_libpmix_does() {
+    let Some(s) = setup() else { return };
+    let exe = interop::build_c("capi_nb", &s.out).unwrap_or_else(|e| panic!("{e}"));
+    assert_loads_ours(&exe, &s.lib);
+    let (ok_c, theirs, err_c) = run_n(&s.pmixw, &[exe.as_os_str()], None, N, &[]);
+    assert!(ok_c, "capi_nb with libpmix: {theirs:?}\n{err_c}");
+    let trace = [("PMIX_CAPI_TRACE", "1")];
+    let (ok, ours, err) = run_n(&s.pmixw, &[exe.as_os_str()], Some(&s.lib), N, &trace);
+    assert!(ok, "capi_nb with ours: {ours:?}\n{err}");
+    // 16 lines every rank prints; rank 0's publish, unpublish and spawn
+    // (two), rank 1's lookups (four), the child's one
+    assert_eq!(theirs.len(), 2 * 16 + 4 + 4 + 1, "{theirs:#?}");
+    for want in [
+        "rank 1: lookup_nb n=1 by=0 [nb value]",
+        "rank 1: lookup_nb(after unpublish) ret=0 cb=-46",
+        "rank 0: spawn_nb ret=0 cb=0",
+        "child rank 0: init ret=0 parent ret=0",
+        "rank 0: job_control_nb(preemptible) ret=0 cb=0",
+        "rank 1: process_monitor_nb(heartbeat) ret=0 cb=0",
+    ] {
+        assert!(theirs.iter().any(|l| l == want), "{want}: {theirs:#?}");
+    }
+    assert_eq!(ours, theirs, "ours (left) and libpmix 4.2.2 (right)");
+    for call in [
+        "PMIx_Publish_nb",
+        "PMIx_Lookup_nb",
+        "PMIx_Unpublish_nb",
+        "PMIx_Query_info_nb",
+        "PMIx_Log_nb",
+        "PMIx_Connect_nb",
+        "PMIx_Disconnect_nb",
+        "PMIx_Job_control_nb",
+        "PMIx_Job_control",
+        "PMIx_Process_monitor_nb",
+        "PMIx_Process_monitor",
+        "PMIx_Spawn_nb",
+    ] {
+        let traced = format!("pmix-capi: {call}");
+        assert!(
+            err.lines().any(|l| l == traced),
+            "{call} not traced:\n{err}"
+        );
+    }
+}
+
 #[test]
 fn an_open_mpi_program_runs_on_ours_under_pmixw_run() {
     let Some(s) = setup() else { return };
