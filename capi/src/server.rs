@@ -230,6 +230,17 @@ pub(crate) fn running() -> bool {
     RUNNING.load(std::sync::atomic::Ordering::Acquire)
 }
 
+/// PMIx_server_define_process_set's part in the core (stubs.rs): the
+/// set that queries of process sets then answer, as libpmix keeps it.
+pub(crate) fn define_pset(name: String, members: Vec<Proc>) -> Result<(), Status> {
+    call(move |s| s.define_pset(&name, members))
+}
+
+/// PMIx_server_delete_process_set's part in the core (stubs.rs).
+pub(crate) fn delete_pset(name: String) -> Result<(), Status> {
+    call(move |s| s.delete_pset(&name))
+}
+
 fn envs() -> MutexGuard<'static, Vec<JobEnv>> {
     ENVS.lock().unwrap_or_else(|p| p.into_inner())
 }

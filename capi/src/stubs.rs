@@ -446,24 +446,26 @@ exports! {
         accepted("PMIx_server_deliver_inventory", cbfunc, cbdata)
     }
 
-    /// `PMIx_server_define_process_set`: PMIX_OPERATION_SUCCEEDED, as libpmix 4.2.2 answers (its PMIX_PROCESS_SET_DEFINE event to local clients is not raised: capi.md).
+    /// `PMIx_server_define_process_set`: the set is kept by the server core, whose answers to clients' process-set queries name it; PMIX_OPERATION_SUCCEEDED, as libpmix 4.2.2 answers (its PMIX_PROCESS_SET_DEFINE event to local clients is not raised: capi.md).
     fn PMIx_server_define_process_set(members: *const pmix_proc_t, nmembers: usize, pset_name: *const c_char) -> pmix_status_t {
         status((|| {
             server_running()?;
             // SAFETY: nmembers procs
-            unsafe { procs_of(members, nmembers) }?;
+            let ps = unsafe { procs_of(members, nmembers) }?;
             // SAFETY: a C string or NULL
-            unsafe { read_str(pset_name) }.ok_or(PMIX_ERR_BAD_PARAM)?;
+            let name = unsafe { read_str(pset_name) }.ok_or(PMIX_ERR_BAD_PARAM)?;
+            crate::server::define_pset(name.to_string_lossy().into_owned(), ps)?;
             Err(PMIX_OPERATION_SUCCEEDED)
         })())
     }
 
-    /// `PMIx_server_delete_process_set`: PMIX_OPERATION_SUCCEEDED, known or not, as libpmix 4.2.2 answers.
+    /// `PMIx_server_delete_process_set`: the set is forgotten; PMIX_OPERATION_SUCCEEDED, known or not, as libpmix 4.2.2 answers.
     fn PMIx_server_delete_process_set(pset_name: *const c_char) -> pmix_status_t {
         status((|| {
             server_running()?;
             // SAFETY: a C string or NULL
-            unsafe { read_str(pset_name) }.ok_or(PMIX_ERR_BAD_PARAM)?;
+            let name = unsafe { read_str(pset_name) }.ok_or(PMIX_ERR_BAD_PARAM)?;
+            crate::server::delete_pset(name.to_string_lossy().into_owned())?;
             Err(PMIX_OPERATION_SUCCEEDED)
         })())
     }
