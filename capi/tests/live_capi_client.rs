@@ -207,8 +207,10 @@ fn the_credential_and_fabric_calls_relay_as_libpmix_does() {
 /// job control, process monitor) and PMIx_Job_control and
 /// PMIx_Process_monitor, each through its callback: the same lines on
 /// ours as on libpmix 4.2.2 (a job control with no directives relayed
-/// and refused by the server, not BAD_PARAM), every form called on ours
-/// (our trace).
+/// and refused by the server, not BAD_PARAM; a notice marked
+/// PMIX_EVENT_NON_DEFAULT not handed to the default handler, which ours
+/// did, and so handed Open MPI's the end of a spawned job, which it
+/// aborts on), every form called on ours (our trace).
 #[test]
 fn the_non_blocking_and_job_control_forms_answer_as_libpmix_does() {
     let Some(s) = setup() else { return };
@@ -220,8 +222,8 @@ fn the_non_blocking_and_job_control_forms_answer_as_libpmix_does() {
     let (ok, ours, err) = run_n(&s.pmixw, &[exe.as_os_str()], Some(&s.lib), N, &trace);
     assert!(ok, "capi_nb with ours: {ours:?}\n{err}");
     // 16 lines every rank prints; rank 0's publish, unpublish and spawn
-    // (two), rank 1's lookups (four), the child's one
-    assert_eq!(theirs.len(), 2 * 16 + 4 + 4 + 1, "{theirs:#?}");
+    // (two), rank 1's lookups (four) and notices (one), the child's one
+    assert_eq!(theirs.len(), 2 * 16 + 4 + 4 + 1 + 1, "{theirs:#?}");
     for want in [
         "rank 1: lookup_nb n=1 by=0 [nb value]",
         "rank 1: lookup_nb(after unpublish) ret=0 cb=-46",
@@ -229,6 +231,8 @@ fn the_non_blocking_and_job_control_forms_answer_as_libpmix_does() {
         "child rank 0: init ret=0 parent ret=0",
         "rank 0: job_control_nb(preemptible) ret=0 cb=0",
         "rank 1: process_monitor_nb(heartbeat) ret=0 cb=0",
+        // a PMIX_EVENT_NON_DEFAULT notice passes the default handler by
+        "rank 1: non-default notice: its handler 1, the default 0; plain notice: the default 1",
     ] {
         assert!(theirs.iter().any(|l| l == want), "{want}: {theirs:#?}");
     }

@@ -11,8 +11,11 @@
  * self-declaration the server accepts, a provisioning it refuses, no
  * directives), PMIx_Process_monitor_nb and PMIx_Process_monitor (a
  * heartbeat monitor, its cancel, one without a window, a file monitor);
- * rank 0 PMIx_Spawn_nb's one rank of this program ("child"), which says
- * it knows its parent. Namespaces and host names are not printed.
+ * rank 0 PMIx_Notify_event's one code with PMIX_EVENT_NON_DEFAULT and
+ * another without, which rank 1's handlers count: the first reaches
+ * its handler of that code only, not its default handler (no codes),
+ * the second the default one; rank 0 PMIx_Spawn_nb's one rank of this
+ * program ("child"), which says it knows its parent. Namespaces and host names are not printed.
  * Written for pmix-wire. */
 #include <pmix.h>
 #include <stdio.h>
@@ -59,6 +62,53 @@ static void spawn_cb(pmix_status_t st, pmix_nspace_t nspace, void *cbdata) {
 }
 
 static pmix_proc_t me;
+
+/* the notices rank 1 counts (custom codes) */
+#define CAPI_EV_NONDEF (PMIX_EXTERNAL_ERR_BASE - 41)
+#define CAPI_EV_PLAIN (PMIX_EXTERNAL_ERR_BASE - 42)
+static volatile int ev_specific, ev_default_nondef, ev_default_plain;
+
+static void ev_default(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
+                       size_t ninfo, pmix_info_t results[], size_t nresults,
+                       pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata) {
+    (void) id; (void) source; (void) info; (void) ninfo; (void) results; (void) nresults;
+    if (CAPI_EV_NONDEF == status) __atomic_add_fetch(&ev_default_nondef, 1, __ATOMIC_SEQ_CST);
+    if (CAPI_EV_PLAIN == status) __atomic_add_fetch(&ev_default_plain, 1, __ATOMIC_SEQ_CST);
+    if (cbfunc) cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void ev_one(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
+                   size_t ninfo, pmix_info_t results[], size_t nresults,
+                   pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata) {
+    (void) id; (void) source; (void) info; (void) ninfo; (void) results; (void) nresults;
+    if (CAPI_EV_NONDEF == status) __atomic_add_fetch(&ev_specific, 1, __ATOMIC_SEQ_CST);
+    if (cbfunc) cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void events(void) {
+    pmix_status_t code = CAPI_EV_NONDEF;
+    w_arm();
+    PMIx_Register_event_handler(NULL, 0, NULL, 0, ev_default, w_reg_cb, NULL);
+    w_wait(PMIX_SUCCESS, 60000);
+    w_arm();
+    PMIx_Register_event_handler(&code, 1, NULL, 0, ev_one, w_reg_cb, NULL);
+    w_wait(PMIX_SUCCESS, 60000);
+    PMIx_Fence(NULL, 0, NULL, 0);
+    if (0 == me.rank) {
+        bool yes = true;
+        pmix_info_t nd;
+        PMIX_INFO_LOAD(&nd, PMIX_EVENT_NON_DEFAULT, &yes, PMIX_BOOL);
+        PMIx_Notify_event(CAPI_EV_NONDEF, &me, PMIX_RANGE_NAMESPACE, &nd, 1, NULL, NULL);
+        PMIx_Notify_event(CAPI_EV_PLAIN, &me, PMIX_RANGE_NAMESPACE, NULL, 0, NULL, NULL);
+        PMIX_INFO_DESTRUCT(&nd);
+    } else {
+        /* the two come in order: once the second is seen, the first was dealt with */
+        for (int i = 0; i < 60000 && !(ev_specific && ev_default_plain); i++) usleep(1000);
+        printf("rank %u: non-default notice: its handler %d, the default %d; plain notice: the default %d\n",
+               me.rank, ev_specific, ev_default_nondef, ev_default_plain);
+    }
+    PMIx_Fence(NULL, 0, NULL, 0);
+}
 
 static void line(const char *what, pmix_status_t rc) {
     if (PMIX_SUCCESS == rc) {
@@ -220,6 +270,8 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 3; i++) {
         PMIX_INFO_DESTRUCT(&md[i]);
     }
+
+    events();
 
     /* spawn */
     fence();
