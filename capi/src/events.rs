@@ -154,10 +154,17 @@ fn deliver_forever() {
             std::thread::sleep(Duration::from_millis(1));
             continue;
         };
+        // PMIX_EVENT_NON_DEFAULT: not for the default handlers (those of
+        // no codes), as the standard and libpmix 4.2.2 have it (pmixw's
+        // and prterun's PMIX_EVENT_JOB_END of a spawned job is one)
+        let nondefault = n.info.iter().any(|i| {
+            i.key.as_pstring().as_bytes() == b"pmix.evnondef"
+                && !matches!(i.value, pmix_types::Value::Bool(false))
+        });
         let chain: Vec<(usize, Call, Option<Info>, Option<usize>)> = table()
             .handlers
             .iter()
-            .filter(|h| h.codes.is_empty() || h.codes.contains(&n.status))
+            .filter(|h| (h.codes.is_empty() && !nondefault) || h.codes.contains(&n.status))
             .map(|h| (h.id, h.f.clone(), h.name.clone(), h.object))
             .collect();
         let mut src: pmix_proc_t = pmix_proc_t {

@@ -225,6 +225,22 @@ static ENVS: Mutex<Vec<JobEnv>> = Mutex::new(Vec::new());
 /// Whether the server runs (read where STATE's lock must not be taken).
 static RUNNING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// Whether this process runs the server half (for the calls of stubs.rs).
+pub(crate) fn running() -> bool {
+    RUNNING.load(std::sync::atomic::Ordering::Acquire)
+}
+
+/// PMIx_server_define_process_set's part in the core (stubs.rs): the
+/// set that queries of process sets then answer, as libpmix keeps it.
+pub(crate) fn define_pset(name: String, members: Vec<Proc>) -> Result<(), Status> {
+    call(move |s| s.define_pset(&name, members))
+}
+
+/// PMIx_server_delete_process_set's part in the core (stubs.rs).
+pub(crate) fn delete_pset(name: String) -> Result<(), Status> {
+    call(move |s| s.delete_pset(&name))
+}
+
 fn envs() -> MutexGuard<'static, Vec<JobEnv>> {
     ENVS.lock().unwrap_or_else(|p| p.into_inner())
 }

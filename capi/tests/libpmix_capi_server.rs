@@ -373,3 +373,50 @@ fn without_publish_upcalls(mode: &str) {
         "{host:#?}"
     );
 }
+
+/// A host's process sets (interop/c/capi_server.c with
+/// `CAPI_SERVER_PSET=1`: "capi-first" of rank 0 defined, "capi-gone"
+/// defined and deleted) asked about by its two libpmix 4.2.2 clients
+/// (interop/c/capi_psets.c: PMIX_QUERY_NUM_PSETS, PMIX_QUERY_PSET_NAMES,
+/// PMIX_QUERY_PSET_MEMBERSHIP of "capi-first"). libpmix 4.2.2's server
+/// keeps the sets but, without a query upcall, answers every query
+/// UNREACH; ours answers them from the sets (its core's answers to
+/// process-set queries), as the standard has a server do: listed in
+/// spec-notes/capi.md's "Where we differ". The host's lines the same.
+#[test]
+fn a_hosts_process_sets_answer_its_clients_queries_on_ours() {
+    let Some((out, theirs, ours)) = hosts_built() else {
+        return;
+    };
+    let client = interop::build_c("capi_psets", &out).unwrap_or_else(|e| panic!("{e}"));
+    let env = [("CAPI_SERVER_PSET", "1")];
+    let (th, tc) = lines(&run(&theirs, &out.join("tmp-psetstheirs"), &client, &env));
+    let (oh, oc) = lines(&run(&ours, &out.join("tmp-psetsours"), &client, &env));
+    assert_eq!(th, oh, "the host's lines (libpmix 4.2.2 left, ours right)");
+    assert!(th.iter().any(|l| l == "process sets defined"), "{th:#?}");
+    let keys = ["pmix.qry.psetnum", "pmix.qry.psets", "pmix.qry.pmems"];
+    let refused: Vec<String> = (0..2)
+        .flat_map(|r| keys.map(|k| format!("rank {r}: query {k} rc=-25 n=0")))
+        .collect();
+    let mut refused = refused;
+    refused.sort();
+    assert_eq!(
+        tc, refused,
+        "libpmix 4.2.2's server answers no process-set query"
+    );
+    let answered: Vec<String> = (0..2)
+        .flat_map(|r| {
+            [
+                format!("rank {r}: query pmix.qry.pmems rc=0 n=1 [pmix.qry.pmems procs 0]"),
+                format!("rank {r}: query pmix.qry.psetnum rc=0 n=1 [pmix.qry.psetnum size 1]"),
+                format!(
+                    "rank {r}: query pmix.qry.psets rc=0 n=1 [pmix.qry.psets string capi-first]"
+                ),
+            ]
+        })
+        .collect();
+    assert_eq!(
+        oc, answered,
+        "ours answers the set defined, not the one deleted"
+    );
+}

@@ -142,6 +142,123 @@ fn the_other_client_calls_answer_as_libpmix_does() {
     assert_eq!(ours, theirs);
 }
 
+/// interop/c/capi_stubs.c under `pmixw run -n 1`: the credential and
+/// fabric calls relayed to pmixw's server (a native credential, valid for
+/// the connection that got it, a bogus one INVALID_CRED, every form's
+/// callback), fabric deregister and the attribute registration local.
+/// The same lines on ours as on libpmix 4.2.2 but for three, where
+/// libpmix reports success for a fabric call pmixw refused
+/// (divergences.md, "libpmix 4.2.2's fabric calls and process sets"): ours the server's
+/// NOT_SUPPORTED, which libpmix's blocking update shows it sent.
+#[test]
+fn the_credential_and_fabric_calls_relay_as_libpmix_does() {
+    let Some(s) = setup() else { return };
+    let exe = interop::build_c("capi_stubs", &s.out).unwrap_or_else(|e| panic!("{e}"));
+    let (ok_c, theirs, err_c) = run_n(&s.pmixw, &[exe.as_os_str()], None, 1, &[]);
+    assert!(ok_c, "capi_stubs with libpmix: {theirs:?}\n{err_c}");
+    let (ok, ours, err) = run_n(&s.pmixw, &[exe.as_os_str()], Some(&s.lib), 1, &[]);
+    assert!(ok, "capi_stubs with ours: {ours:?}\n{err}");
+    for want in [
+        "rank get_credential: ret=0 len=8",
+        "rank validate_credential(own): ret=0 nresults=0",
+        "rank validate_credential_nb(bogus): ret=0 cb=-12",
+        "rank fabric_update: ret=-47",
+    ] {
+        assert!(theirs.iter().any(|l| l == want), "{want}: {theirs:#?}");
+    }
+    // libpmix's success where the server refused, and ours
+    let refused = [
+        (
+            "rank fabric_register: ret=0 ninfo=0",
+            "rank fabric_register: ret=-47 ninfo=0",
+        ),
+        (
+            "rank fabric_register_nb: ret=0 cb=0",
+            "rank fabric_register_nb: ret=0 cb=-47",
+        ),
+        (
+            "rank fabric_update_nb: ret=0 cb=0",
+            "rank fabric_update_nb: ret=0 cb=-47",
+        ),
+    ];
+    let mapped: Vec<String> = theirs
+        .iter()
+        .map(|l| {
+            refused
+                .iter()
+                .find(|(t, _)| t == l)
+                .map_or_else(|| l.clone(), |(_, o)| o.to_string())
+        })
+        .collect();
+    let mut mapped = mapped;
+    mapped.sort();
+    assert_eq!(theirs.len(), 5 + 1 + 18 + 1, "{theirs:#?}");
+    for (t, _) in refused {
+        assert!(
+            theirs.iter().any(|l| l == t),
+            "libpmix no longer reports {t}"
+        );
+    }
+    assert_eq!(ours, mapped, "ours and libpmix 4.2.2 (the refusals mapped)");
+}
+
+/// interop/c/capi_nb.c under `pmixw run -n 2`: each non-blocking form
+/// (publish, lookup, unpublish, query, log, connect, disconnect, spawn,
+/// job control, process monitor) and PMIx_Job_control and
+/// PMIx_Process_monitor, each through its callback: the same lines on
+/// ours as on libpmix 4.2.2 (a job control with no directives relayed
+/// and refused by the server, not BAD_PARAM; a notice marked
+/// PMIX_EVENT_NON_DEFAULT not handed to the default handler, which ours
+/// did, and so handed Open MPI's the end of a spawned job, which it
+/// aborts on), every form called on ours (our trace).
+#[test]
+fn the_non_blocking_and_job_control_forms_answer_as_libpmix_does() {
+    let Some(s) = setup() else { return };
+    let exe = interop::build_c("capi_nb", &s.out).unwrap_or_else(|e| panic!("{e}"));
+    assert_loads_ours(&exe, &s.lib);
+    let (ok_c, theirs, err_c) = run_n(&s.pmixw, &[exe.as_os_str()], None, N, &[]);
+    assert!(ok_c, "capi_nb with libpmix: {theirs:?}\n{err_c}");
+    let trace = [("PMIX_CAPI_TRACE", "1")];
+    let (ok, ours, err) = run_n(&s.pmixw, &[exe.as_os_str()], Some(&s.lib), N, &trace);
+    assert!(ok, "capi_nb with ours: {ours:?}\n{err}");
+    // 16 lines every rank prints; rank 0's publish, unpublish and spawn
+    // (two), rank 1's lookups (four) and notices (one), the child's one
+    assert_eq!(theirs.len(), 2 * 16 + 4 + 4 + 1 + 1, "{theirs:#?}");
+    for want in [
+        "rank 1: lookup_nb n=1 by=0 [nb value]",
+        "rank 1: lookup_nb(after unpublish) ret=0 cb=-46",
+        "rank 0: spawn_nb ret=0 cb=0",
+        "child rank 0: init ret=0 parent ret=0",
+        "rank 0: job_control_nb(preemptible) ret=0 cb=0",
+        "rank 1: process_monitor_nb(heartbeat) ret=0 cb=0",
+        // a PMIX_EVENT_NON_DEFAULT notice passes the default handler by
+        "rank 1: non-default notice: its handler 1, the default 0; plain notice: the default 1",
+    ] {
+        assert!(theirs.iter().any(|l| l == want), "{want}: {theirs:#?}");
+    }
+    assert_eq!(ours, theirs, "ours (left) and libpmix 4.2.2 (right)");
+    for call in [
+        "PMIx_Publish_nb",
+        "PMIx_Lookup_nb",
+        "PMIx_Unpublish_nb",
+        "PMIx_Query_info_nb",
+        "PMIx_Log_nb",
+        "PMIx_Connect_nb",
+        "PMIx_Disconnect_nb",
+        "PMIx_Job_control_nb",
+        "PMIx_Job_control",
+        "PMIx_Process_monitor_nb",
+        "PMIx_Process_monitor",
+        "PMIx_Spawn_nb",
+    ] {
+        let traced = format!("pmix-capi: {call}");
+        assert!(
+            err.lines().any(|l| l == traced),
+            "{call} not traced:\n{err}"
+        );
+    }
+}
+
 #[test]
 fn an_open_mpi_program_runs_on_ours_under_pmixw_run() {
     let Some(s) = setup() else { return };
