@@ -404,13 +404,13 @@ impl Server {
             }
             Request::Fence { procs, info } => {
                 let collect = info_true(&info, "pmix.collect");
-                self.collective(CollKind::Fence(collect), id, t, &me, &procs)
+                self.collective(CollKind::Fence(collect), id, t, &me, &procs, info)
             }
-            Request::Connect { procs, .. } => {
-                self.collective(CollKind::Connect, id, t, &me, &procs)
+            Request::Connect { procs, info } => {
+                self.collective(CollKind::Connect, id, t, &me, &procs, info)
             }
-            Request::Disconnect { procs, .. } => {
-                self.collective(CollKind::Disconnect, id, t, &me, &procs)
+            Request::Disconnect { procs, info } => {
+                self.collective(CollKind::Disconnect, id, t, &me, &procs, info)
             }
             Request::GroupConstruct { group, procs, info } => {
                 let g = group.map(|g| g.to_string()).unwrap_or_default();
@@ -420,7 +420,7 @@ impl Server {
                     self.expand(&procs)
                 };
                 self.group_construct_called(&me, &g, members, &info);
-                self.collective(CollKind::GroupConstruct, id, t, &me, &procs)
+                self.collective(CollKind::GroupConstruct, id, t, &me, &procs, info)
             }
             Request::GroupLeave { group, .. } => {
                 let g = group.map(|g| g.to_string()).unwrap_or_default();
@@ -436,7 +436,7 @@ impl Server {
                     .group_destruct_members(&g)
                     .or(procs.filter(|p| !p.is_empty()))
                     .unwrap_or_else(|| vec![Proc::new(&me.0, RANK_WILDCARD)]);
-                self.collective(CollKind::GroupDestruct, id, t, &me, &all)
+                self.collective(CollKind::GroupDestruct, id, t, &me, &all, Vec::new())
             }
             Request::Get {
                 nspace,

@@ -5,7 +5,8 @@
 //! manager) registers namespaces and receives [`HostEvent`]s
 //! ([`Server::poll_event`]); everything a single node can answer (modex,
 //! fences, publish/lookup, events, queries) the core answers itself
-//! (publish/lookup the host may take over: [`Publishing`]).
+//! (publish/lookup the host may take over: [`Publishing`]; connects and
+//! disconnects spanning nodes: [`Connecting`]).
 //! Layouts: spec-notes/commands.md; behaviour and evidence:
 //! spec-notes/server.md.
 //!
@@ -73,6 +74,7 @@
 //! ```
 
 mod collective;
+mod connect;
 mod connection;
 pub mod dstore;
 mod endpoint;
@@ -106,6 +108,7 @@ pub use jobs::NodeMap;
 pub use limits::{Limits, Refusal};
 pub use spawn::AppSpec;
 
+pub use connect::Connecting;
 use connection::{Conn, ConnState};
 use fence::CollKind;
 pub use modex::BULK_ACROSS_PEERS;
@@ -340,6 +343,30 @@ pub enum HostEvent {
         /// The keys to withdraw (none: all it published).
         keys: Vec<String>,
         /// Its directives (range …), then `pmix.euid`.
+        info: Vec<Info>,
+    },
+    /// Under [`Connecting::Host`]: every local participant of a
+    /// PMIx_Connect some of whose participants run on other nodes has
+    /// called in. The host completes it across the nodes and answers with
+    /// [`Server::connect_done`].
+    Connect {
+        /// The id to answer with.
+        request: u64,
+        /// The participants as the first caller named them, sorted (a
+        /// namespace's WILDCARD stays one).
+        procs: Vec<Proc>,
+        /// The first caller's attributes, then `pmix.sorted.parr` (true)
+        /// and `pmix.loc.col.st` (SUCCESS), as libpmix 4.2.2 hands them.
+        info: Vec<Info>,
+    },
+    /// As [`HostEvent::Connect`], for a PMIx_Disconnect; answered with
+    /// [`Server::disconnect_done`].
+    Disconnect {
+        /// The id to answer with.
+        request: u64,
+        /// The participants, as for a connect.
+        procs: Vec<Proc>,
+        /// The attributes, as for a connect.
         info: Vec<Info>,
     },
 }

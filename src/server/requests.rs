@@ -1,10 +1,12 @@
 //! Requests out with the host: what the core asked of the host with an
 //! upcall carrying an id ([`HostEvent::Spawn`], [`HostEvent::Fence`],
 //! [`HostEvent::DirectModex`], [`HostEvent::Publish`],
-//! [`HostEvent::Lookup`], [`HostEvent::Unpublish`]) and waits for it to
+//! [`HostEvent::Lookup`], [`HostEvent::Unpublish`],
+//! [`HostEvent::Connect`], [`HostEvent::Disconnect`]) and waits for it to
 //! answer ([`Server::spawned`], [`Server::fence_done`],
 //! [`Server::dmodex_done`], [`Server::publish_done`],
-//! [`Server::lookup_done`], [`Server::unpublish_done`]). One counter
+//! [`Server::lookup_done`], [`Server::unpublish_done`],
+//! [`Server::connect_done`], [`Server::disconnect_done`]). One counter
 //! numbers them all.
 
 #![forbid(unsafe_code)]
@@ -30,6 +32,9 @@ pub(super) struct HostRequests {
     dmodex_targets: BTreeSet<(String, u32)>,
     /// Publish, lookup and unpublish requests handed to the host, by id.
     pubsub: BTreeMap<u64, Asked>,
+    /// Connects and disconnects spanning nodes handed to the host
+    /// (connect.rs), by id: the collective, every local caller in.
+    connects: BTreeMap<u64, super::collective::Collective>,
 }
 
 /// Which of the publish operations a request out with the host is.
@@ -64,6 +69,7 @@ impl Default for HostRequests {
             dmodex: BTreeMap::new(),
             dmodex_targets: BTreeSet::new(),
             pubsub: BTreeMap::new(),
+            connects: BTreeMap::new(),
         }
     }
 }
@@ -142,9 +148,32 @@ impl HostRequests {
         }
     }
 
+    /// A connect or disconnect handed to the host: its id.
+    pub(super) fn connect(&mut self, col: super::collective::Collective) -> u64 {
+        let id = self.id();
+        self.connects.insert(id, col);
+        id
+    }
+
+    /// The connect or disconnect `request` (of kind `kind`), now
+    /// answered; None (and it stays) for another kind or id.
+    pub(super) fn take_connect(
+        &mut self,
+        kind: super::CollKind,
+        request: u64,
+    ) -> Option<super::collective::Collective> {
+        match self.connects.get(&request) {
+            Some(c) if c.kind == kind => self.connects.remove(&request),
+            _ => None,
+        }
+    }
+
     /// Connection `id` closed: the answers it waited for go to nobody.
     pub(super) fn drop_conn(&mut self, id: ConnId) {
         self.spawns.retain(|_, (c, _)| *c != id);
+        for col in self.connects.values_mut() {
+            col.arrived.retain(|a| a.0 != id);
+        }
         self.pubsub.retain(|_, a| a.conn != id);
         for callers in self.fences.values_mut() {
             callers.retain(|(c, _)| *c != id);
