@@ -384,10 +384,10 @@ c_structs! {
         unpublish: HostFn<crate::server::unpublish_fn>,
         /// A client asked for a new job.
         spawn: HostFn<crate::server::spawn_fn>,
-        /// Connect (not called: answered locally).
-        connect: HostFn<UnusedFn>,
-        /// Disconnect (not called).
-        disconnect: HostFn<UnusedFn>,
+        /// A connect some of whose participants are on other nodes.
+        connect: HostFn<crate::server::connect_fn>,
+        /// A disconnect some of whose participants are on other nodes.
+        disconnect: HostFn<crate::server::connect_fn>,
         /// Register events (not called).
         register_events: HostFn<UnusedFn>,
         /// Deregister events (not called).
@@ -396,8 +396,8 @@ c_structs! {
         listener: HostFn<UnusedFn>,
         /// An event whose range reaches beyond this node.
         notify_event: HostFn<crate::server::notify_event_fn>,
-        /// Query (not called: answered locally).
-        query: HostFn<UnusedFn>,
+        /// A query the library cannot answer in full.
+        query: HostFn<crate::server::query_fn>,
         /// Tool connected (not called: tools are served locally).
         tool_connected: HostFn<UnusedFn>,
         /// A client asked to log.

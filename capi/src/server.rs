@@ -17,7 +17,7 @@ use crate::guard::{exports, guarded};
 use crate::services::{free_c_array, pmix_info_cbfunc_t, pmix_lookup_cbfunc_t, pmix_op_cbfunc_t, pmix_release_cbfunc_t};
 use pmix_types::status::codes::*;
 use pmix_types::{DataType, Info, PString, Pdata, Proc, Value};
-use pmix_wire::server::{net, HostEvent, IofMode, JobSpec, Publishing, Server};
+use pmix_wire::server::{net, Connecting, HostEvent, IofMode, JobSpec, Publishing, Querying, Server};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::{Mutex, MutexGuard};
 
@@ -145,6 +145,23 @@ pub type unpublish_fn = unsafe extern "C" fn(
     pmix_op_cbfunc_t,
     *mut c_void,
 ) -> pmix_status_t;
+/// `pmix_server_connect_fn_t` (and `pmix_server_disconnect_fn_t`).
+pub type connect_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    usize,
+    *const pmix_info_t,
+    usize,
+    pmix_op_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_server_query_fn_t`.
+pub type query_fn = unsafe extern "C" fn(
+    *mut pmix_proc_t,
+    *mut pmix_query_t,
+    usize,
+    pmix_info_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
 /// `pmix_dmodex_response_fn_t`.
 pub type pmix_dmodex_response_fn_t =
     Option<unsafe extern "C" fn(pmix_status_t, *mut c_char, usize, *mut c_void)>;
@@ -172,6 +189,9 @@ struct Module {
     publish: Option<publish_fn>,
     lookup: Option<lookup_fn>,
     unpublish: Option<unpublish_fn>,
+    connect: Option<connect_fn>,
+    disconnect: Option<connect_fn>,
+    query: Option<query_fn>,
 }
 
 impl Module {
@@ -390,6 +410,7 @@ trait Cbdata: Sized {
 
 impl Cbdata for ModexRequest {}
 impl Cbdata for PubRequest {}
+impl Cbdata for ConnRequest {}
 
 impl ModexRequest {
     /// Answer the core with the host's status and data.
@@ -624,8 +645,108 @@ fn upcall(m: &Module, e: HostEvent) {
                 pub_declined(rc, cb);
             });
         }
+        HostEvent::Connect { request, procs, info } => connect_upcall(m.connect, ConnRequest::Connect(request), &procs, info),
+        HostEvent::Disconnect { request, procs, info } => {
+            connect_upcall(m.disconnect, ConnRequest::Disconnect(request), &procs, info)
+        }
+        HostEvent::Query { request, requester, queries } => {
+            let Some(f) = m.query else { return query_answered(request, PMIX_ERR_NOT_SUPPORTED, Vec::new()) };
+            let mut c = c_proc(&requester);
+            let cq = CArray::new(DataType::Query, queries.into_iter().map(|q| Value::Query(Box::new(q))).collect());
+            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            // SAFETY: the host's function, our arguments valid for the call
+            let rc = unsafe { f(&mut c, cq.p as *mut pmix_query_t, cq.n, Some(query_answer), cb) };
+            if rc != PMIX_SUCCESS {
+                // SAFETY: made above; the host's callback will not come
+                drop(unsafe { Box::from_raw(cb as *mut u64) });
+                query_answered(request, if rc == PMIX_OPERATION_SUCCEEDED { PMIX_SUCCESS } else { rc }, Vec::new());
+            }
+        }
         _ => {}
     }
+}
+
+/// Answer the core's query `request` with the host's status and infos.
+fn query_answered(request: u64, status: pmix_status_t, info: Vec<Info>) {
+    // an id the core no longer waits for (its client gone): nothing sent
+    post(move |s| {
+        let _ = s.query_done(request, status, info);
+    })
+}
+
+/// The host's answer to a query (cbdata: a Box of the core's request
+/// id): its infos copied, then released on a thread of their own (as a
+/// modex callback's data: the host may hold the lock its release takes).
+/// Infos that do not read fail the query with the reading's error.
+unsafe extern "C" fn query_answer(
+    status: pmix_status_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    cbdata: *mut c_void,
+    release: pmix_release_cbfunc_t,
+    release_data: *mut c_void,
+) {
+    guarded("query callback", || {
+        // SAFETY: made by the upcall from a Box<u64>, handed back once
+        let request = *unsafe { Box::from_raw(cbdata as *mut u64) };
+        // SAFETY: the host hands `ninfo` infos at `info` (NULL: none)
+        match unsafe { infos(info, if info.is_null() { 0 } else { ninfo }) } {
+            Ok(v) => query_answered(request, status, v),
+            Err(e) => query_answered(request, e, Vec::new()),
+        }
+        if let Some(r) = release {
+            // SAFETY: the host's release function for its infos
+            let _ = on_thread("query release", release_data, move |d| unsafe { r(d) });
+        }
+    })
+}
+
+/// What a connect or disconnect callback handed to the host answers
+/// (the core's request id).
+#[derive(Clone, Copy)]
+enum ConnRequest {
+    Connect(u64),
+    Disconnect(u64),
+}
+
+impl ConnRequest {
+    /// Answer the core with the host's status.
+    fn answer(self, status: pmix_status_t) {
+        post(move |s| {
+            // an id the core no longer waits for is logged by the core
+            let _ = match self {
+                ConnRequest::Connect(r) => s.connect_done(r, status),
+                ConnRequest::Disconnect(r) => s.disconnect_done(r, status),
+            };
+        })
+    }
+}
+
+/// The host's connect or disconnect `f` (NULL: NOT_SUPPORTED, as libpmix
+/// 4.2.2 answers) for request `req`: the participants and the infos the
+/// core gives; its return PMIX_SUCCESS, its callback answers;
+/// PMIX_OPERATION_SUCCEEDED, success at once; another status, that.
+fn connect_upcall(f: Option<connect_fn>, req: ConnRequest, procs: &[Proc], info: Vec<Info>) {
+    let Some(f) = f else { return req.answer(PMIX_ERR_NOT_SUPPORTED) };
+    let cp = CArray::procs(procs);
+    let ci = CArray::infos(info);
+    let cb = req.into_cbdata();
+    // SAFETY: the host's function, our arguments valid for the call
+    let rc = unsafe { f(cp.p as *const pmix_proc_t, cp.n, ci.p as *const pmix_info_t, ci.n, Some(connect_answer), cb) };
+    if rc != PMIX_SUCCESS {
+        // SAFETY: made by into_cbdata; the host's callback will not come
+        let req = unsafe { ConnRequest::take(cb) };
+        req.answer(if rc == PMIX_OPERATION_SUCCEEDED { PMIX_SUCCESS } else { rc });
+    }
+}
+
+/// The host's answer to a connect or disconnect (cbdata: a
+/// [`ConnRequest`]).
+unsafe extern "C" fn connect_answer(status: pmix_status_t, cbdata: *mut c_void) {
+    guarded("connect callback", || {
+        // SAFETY: the host hands back the cbdata the upcall gave it, once
+        unsafe { ConnRequest::take(cbdata) }.answer(status)
+    })
 }
 
 /// The host's answer to an iof_pull or push_stdin upcall (cbdata: a Box
@@ -961,6 +1082,9 @@ exports! {
                 publish: h.publish,
                 lookup: h.lookup,
                 unpublish: h.unpublish,
+                connect: h.connect,
+                disconnect: h.disconnect,
+                query: h.query,
             }
         };
         let dir = given
@@ -989,6 +1113,15 @@ exports! {
         });
         let publishing = m.publishing();
         running.post(move |s| s.set_publishing(publishing));
+        // a connect or disconnect spanning nodes goes to the host's
+        // member (NULL: NOT_SUPPORTED, as libpmix 4.2.2 answers); one of
+        // this node's ranks alone the core completes, as libpmix does
+        running.post(|s| s.set_connecting(Connecting::Host));
+        // a query the core cannot answer in full goes to the host's query
+        // (without one, the core's answer stands)
+        if m.query.is_some() {
+            running.post(|s| s.set_querying(Querying::Host));
+        }
         let (_tx, dead) = std::sync::mpsc::channel();
         let events = std::mem::replace(&mut running.events, dead);
         let upcalls = std::thread::Builder::new()

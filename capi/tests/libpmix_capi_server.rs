@@ -44,7 +44,15 @@ fn run(host: &Path, tmp: &Path, client: &Path, env: &[(&str, &str)]) -> Output {
     if !env.iter().any(|(k, _)| *k == "CLIENT_LD_LIBRARY_PATH") {
         c.env_remove("CLIENT_LD_LIBRARY_PATH");
     }
-    succeeded(host, c.output().unwrap())
+    let child = c
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    succeeded(
+        host,
+        process::output_within(child, process::HANG, "capi_server"),
+    )
 }
 
 /// The host's output, once it exited 0.
@@ -372,4 +380,159 @@ fn without_publish_upcalls(mode: &str) {
         !host.iter().any(|l| l.starts_with("upcalls: publish")),
         "{host:#?}"
     );
+}
+
+/// Connect and disconnect across nodes (issue #35): capi_server.c's job
+/// has a third rank on another node (CAPI_SERVER_FAR=1, never started),
+/// so interop/c/capi_connect.c's two libpmix 4.2.2 ranks connecting
+/// with every rank of their namespace span nodes. With connect and
+/// disconnect upcalls (CAPI_SERVER_CONNECT=1) the host is handed, on
+/// ours as on libpmix, one call each once both local ranks are in: the
+/// namespace's WILDCARD, the first caller's PMIX_COLLECTIVE_ALGO then the two
+/// attributes libpmix's server appends; its connect callback's success
+/// and its disconnect's PMIX_OPERATION_SUCCEEDED are the ranks' answer.
+/// Then both halves ours.
+#[test]
+fn a_connect_across_nodes_is_the_hosts_on_ours_as_on_libpmix() {
+    let env = [("CAPI_SERVER_FAR", "1"), ("CAPI_SERVER_CONNECT", "1")];
+    let Some((out, ours, client, th, tc, _)) = on_both_with("capi_connect", "connect-", &env)
+    else {
+        return;
+    };
+    assert_eq!(
+        tc,
+        [
+            "rank 0: connect SUCCESS",
+            "rank 0: disconnect SUCCESS",
+            "rank 1: connect SUCCESS",
+            "rank 1: disconnect SUCCESS",
+        ],
+        "the clients' lines"
+    );
+    for want in [
+        "upcall connect: procs capi-srv:* info pmix.calgo(PMIX_STRING)=capi-ring pmix.sorted.parr(PMIX_BOOL)=1 pmix.loc.col.st(PMIX_STATUS)=SUCCESS",
+        "upcall disconnect: procs capi-srv:* info pmix.sorted.parr(PMIX_BOOL)=1 pmix.loc.col.st(PMIX_STATUS)=SUCCESS",
+    ] {
+        assert!(th.iter().any(|l| l == want), "no {want:?} in {th:#?}");
+    }
+    let lib_dir = out.join("lib");
+    let mut both = env.to_vec();
+    both.push(("CLIENT_LD_LIBRARY_PATH", lib_dir.to_str().unwrap()));
+    let b = run(&ours, &out.join("tmp-connect-both"), &client, &both);
+    assert_eq!(lines(&b), (th, tc), "ours hosting ours");
+}
+
+/// The same connect across nodes under a host whose connect and
+/// disconnect answer NOT_SUPPORTED at once (as Slurm 22.05's connect
+/// does): the ranks are answered NOT_SUPPORTED on ours as on libpmix
+/// 4.2.2, each member called once. On one node (no rank elsewhere) the
+/// host's members are never called, on either: the ranks' connect and
+/// disconnect succeed. Under a host without the two (NULL members), on
+/// ours only: NOT_SUPPORTED, what libpmix 4.2.2's server means to answer
+/// (`pmix_server_connect`); its clients got UNREACHABLE there and the
+/// server then spun in PMIx_server_finalize (spec-notes/divergences.md).
+#[test]
+fn a_connect_across_nodes_the_host_declines_is_not_supported() {
+    let rows = |tc: &[String], st: &str| {
+        let want: Vec<String> = (0..2)
+            .flat_map(|r| {
+                [
+                    format!("rank {r}: connect {st}"),
+                    format!("rank {r}: disconnect {st}"),
+                ]
+            })
+            .collect();
+        assert_eq!(tc, want);
+    };
+    for (far, mode) in [("1", "refuse"), ("0", "1")] {
+        let env = [("CAPI_SERVER_FAR", far), ("CAPI_SERVER_CONNECT", mode)];
+        let tag = format!("connect-{far}{mode}-");
+        let Some((_, _, _, th, tc, _)) = on_both_with("capi_connect", &tag, &env) else {
+            return;
+        };
+        rows(
+            &tc,
+            if far == "1" {
+                "NOT-SUPPORTED"
+            } else {
+                "SUCCESS"
+            },
+        );
+        let called = th.iter().filter(|l| l.starts_with("upcall ")).count();
+        assert_eq!(called, if far == "1" { 2 } else { 0 }, "far {far}: {th:#?}");
+    }
+    let Some((out, _, ours)) = hosts_built() else {
+        return;
+    };
+    let client = interop::build_c("capi_connect", &out).unwrap_or_else(|e| panic!("{e}"));
+    let o = run(
+        &ours,
+        &out.join("tmp-connect-null"),
+        &client,
+        &[("CAPI_SERVER_FAR", "1")],
+    );
+    let (host, tc) = lines(&o);
+    rows(&tc, "NOT-SUPPORTED");
+    assert!(
+        host.iter().any(|l| l == "server_finalize SUCCESS"),
+        "{host:#?}"
+    );
+}
+
+/// A query neither server answers itself (issue #35):
+/// interop/c/capi_queries.c's rank 0 asks for the scheduler's queue list
+/// and a queue's status; capi_server.c's query upcall
+/// (CAPI_SERVER_QUERY=1) is handed each, on ours as on libpmix 4.2.2,
+/// answers the first through its callback (the rank gets its infos) and
+/// refuses the second at once (NOT_FOUND). Without the upcall (NULL),
+/// libpmix 4.2.2 answers both UNREACHABLE (it has nowhere to send them);
+/// ours answers from the core: NOT_SUPPORTED for keys no one here knows
+/// (spec-notes/capi.md, "Where we differ").
+#[test]
+fn a_query_the_server_cannot_answer_is_the_hosts_on_ours_as_on_libpmix() {
+    let env = [("CAPI_SERVER_QUERY", "1")];
+    let Some((out, theirs, ours)) = hosts_built() else {
+        return;
+    };
+    let Some((_, _, client, th, tc, _)) = on_both_with("capi_queries", "query-", &env) else {
+        return;
+    };
+    assert_eq!(
+        tc,
+        [
+            "rank 0: query pmix.qry.qlst SUCCESS n=1 pmix.qry.qlst=capi-batch,capi-debug",
+            "rank 0: query pmix.qry.qst NOT-FOUND n=0",
+        ],
+        "the clients' lines"
+    );
+    for want in [
+        "upcall query: 1 keys pmix.qry.qlst",
+        "upcall query: 1 keys pmix.qry.qst",
+    ] {
+        assert!(th.iter().any(|l| l == want), "no {want:?} in {th:#?}");
+    }
+    let (_, tc) = lines(&run(
+        &theirs,
+        &out.join("tmp-query-null-theirs"),
+        &client,
+        &[],
+    ));
+    assert_eq!(
+        tc,
+        [
+            "rank 0: query pmix.qry.qlst UNREACHABLE n=0",
+            "rank 0: query pmix.qry.qst UNREACHABLE n=0"
+        ],
+        "libpmix 4.2.2 without a query upcall"
+    );
+    let (host, tc) = lines(&run(&ours, &out.join("tmp-query-null-ours"), &client, &[]));
+    assert_eq!(
+        tc,
+        [
+            "rank 0: query pmix.qry.qlst NOT-SUPPORTED n=0",
+            "rank 0: query pmix.qry.qst NOT-SUPPORTED n=0"
+        ],
+        "ours without a query upcall"
+    );
+    assert!(!host.iter().any(|l| l.starts_with("upcall ")), "{host:#?}");
 }

@@ -19,7 +19,16 @@
  * published twice: PMIX_ERR_DUPLICATE_KEY; a lookup with PMIX_WAIT held
  * until its keys are there); with CAPI_SERVER_PUBSUB=refuse the three
  * answer PMIX_ERR_NOT_SUPPORTED at once (as Slurm 22.05's do); without,
- * those members are NULL. */
+ * those members are NULL. With CAPI_SERVER_FAR=<k>, the namespace has k
+ * ranks more, on a node "capi-far" the node map names (never started);
+ * with CAPI_SERVER_CONNECT=1 the module has connect and disconnect
+ * upcalls that record what they are handed (printed at the end) and
+ * succeed (connect through its callback, disconnect returning
+ * PMIX_OPERATION_SUCCEEDED); =refuse, both answer PMIX_ERR_NOT_SUPPORTED
+ * at once (as Slurm 22.05's connect does); without, they are NULL. With
+ * CAPI_SERVER_QUERY=1 the module has a query upcall that records the
+ * queries (printed at the end) and answers PMIX_QUERY_QUEUE_LIST through
+ * its callback, any other key PMIX_ERR_NOT_FOUND at once. */
 #define _GNU_SOURCE
 #include <pmix.h>
 #include <pmix_server.h>
@@ -285,6 +294,89 @@ static pmix_status_t r_unpublish(const pmix_proc_t *p, char **keys, const pmix_i
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
+/* ---- connect / disconnect (CAPI_SERVER_CONNECT) ---- */
+static char seen[4096];
+static int refuse_connect;
+static void record(const char *what, const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                   size_t ninfo) {
+    pthread_mutex_lock(&lock);
+    size_t at = strlen(seen);
+    at += snprintf(seen + at, sizeof seen - at, "upcall %s: procs", what);
+    for (size_t i = 0; i < nprocs && at < sizeof seen; i++) {
+        if (procs[i].rank == PMIX_RANK_WILDCARD)
+            at += snprintf(seen + at, sizeof seen - at, " %s:*", procs[i].nspace);
+        else
+            at += snprintf(seen + at, sizeof seen - at, " %s:%u", procs[i].nspace, procs[i].rank);
+    }
+    at += snprintf(seen + at, sizeof seen - at, " info");
+    for (size_t i = 0; i < ninfo && at < sizeof seen; i++) {
+        const pmix_value_t *v = &info[i].value;
+        at += snprintf(seen + at, sizeof seen - at, " %s(%s)", info[i].key, PMIx_Data_type_string(v->type));
+        if (v->type == PMIX_INT && at < sizeof seen) at += snprintf(seen + at, sizeof seen - at, "=%d", v->data.integer);
+        if (v->type == PMIX_STRING && at < sizeof seen)
+            at += snprintf(seen + at, sizeof seen - at, "=%s", v->data.string ? v->data.string : "(null)");
+        if (v->type == PMIX_BOOL && at < sizeof seen) at += snprintf(seen + at, sizeof seen - at, "=%d", v->data.flag);
+        if (v->type == PMIX_STATUS && at < sizeof seen)
+            at += snprintf(seen + at, sizeof seen - at, "=%s", PMIx_Error_string(v->data.status));
+    }
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, "\n");
+    pthread_mutex_unlock(&lock);
+}
+static pmix_status_t h_connect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo,
+                               pmix_op_cbfunc_t cb, void *d) {
+    record("connect", procs, nprocs, info, ninfo);
+    if (refuse_connect) return PMIX_ERR_NOT_SUPPORTED;
+    later_op(cb, PMIX_SUCCESS, d);
+    return PMIX_SUCCESS;
+}
+static pmix_status_t h_disconnect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                                  size_t ninfo, pmix_op_cbfunc_t cb, void *d) {
+    (void) cb; (void) d;
+    record("disconnect", procs, nprocs, info, ninfo);
+    return refuse_connect ? PMIX_ERR_NOT_SUPPORTED : PMIX_OPERATION_SUCCEEDED;
+}
+
+/* ---- query (CAPI_SERVER_QUERY) ---- */
+struct qlater { pmix_info_cbfunc_t cb; void *d; pmix_info_t *info; };
+static void qrelease(void *a) {
+    struct qlater *l = a;
+    PMIX_INFO_FREE(l->info, 1);
+    free(l);
+}
+static void *qlater_run(void *a) {
+    struct qlater *l = a;
+    l->cb(PMIX_SUCCESS, l->info, 1, l->d, qrelease, l);
+    return NULL;
+}
+static pmix_status_t h_query(pmix_proc_t *p, pmix_query_t *queries, size_t nqueries, pmix_info_cbfunc_t cb,
+                             void *d) {
+    (void) p;
+    int queue_list = 0;
+    pthread_mutex_lock(&lock);
+    size_t at = strlen(seen);
+    at += snprintf(seen + at, sizeof seen - at, "upcall query: %zu", nqueries);
+    for (size_t i = 0; i < nqueries && at < sizeof seen; i++) {
+        at += snprintf(seen + at, sizeof seen - at, " keys");
+        for (char **k = queries[i].keys; k && *k && at < sizeof seen; k++) {
+            at += snprintf(seen + at, sizeof seen - at, " %s", *k);
+            if (strcmp(*k, PMIX_QUERY_QUEUE_LIST) == 0) queue_list = 1;
+        }
+        for (size_t q = 0; q < queries[i].nqual && at < sizeof seen; q++)
+            at += snprintf(seen + at, sizeof seen - at, " qualifier %s", queries[i].qualifiers[q].key);
+    }
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, "\n");
+    pthread_mutex_unlock(&lock);
+    if (!queue_list) return PMIX_ERR_NOT_FOUND;
+    struct qlater *l = calloc(1, sizeof *l);
+    l->cb = cb, l->d = d;
+    PMIX_INFO_CREATE(l->info, 1);
+    PMIX_INFO_LOAD(&l->info[0], PMIX_QUERY_QUEUE_LIST, "capi-batch,capi-debug", PMIX_STRING);
+    pthread_t t;
+    if (pthread_create(&t, NULL, qlater_run, l) != 0) return PMIX_ERR_OUT_OF_RESOURCE;
+    pthread_detach(t);
+    return PMIX_SUCCESS;
+}
+
 static pmix_server_module_t module = {
     .client_connected = h_connected,
     .client_finalized = h_finalized,
@@ -325,21 +417,37 @@ int main(int argc, char **argv) {
         module.lookup = r_lookup;
         module.unpublish = r_unpublish;
     }
+    const char *cn = getenv("CAPI_SERVER_CONNECT");
+    if (cn) {
+        module.connect = h_connect;
+        module.disconnect = h_disconnect;
+        refuse_connect = strcmp(cn, "refuse") == 0;
+    }
+    const char *qy = getenv("CAPI_SERVER_QUERY");
+    if (qy && strcmp(qy, "1") == 0) module.query = h_query;
+    const char *fe = getenv("CAPI_SERVER_FAR");
+    int far = fe ? atoi(fe) : 0;
+    if (far < 0 || n + far > MAXP) return 2;
     pmix_status_t rc = PMIx_server_init(&module, sinfo, 2);
     printf("server_init %s\n", PMIx_Error_string(rc));
     if (rc != PMIX_SUCCESS) return 3;
 
     char host[256] = "localhost", peers[256] = "", *nodes = NULL, *procs = NULL;
+    char names[300], ppn[512];
     gethostname(host, sizeof host - 1);
     for (int r = 0; r < n; r++)
         snprintf(peers + strlen(peers), sizeof peers - strlen(peers), r ? ",%d" : "%d", r);
-    PMIx_generate_regex(host, &nodes);
-    PMIx_generate_ppn(peers, &procs);
-    uint32_t size = (uint32_t) n;
+    snprintf(names, sizeof names, far ? "%s,capi-far" : "%s", host);
+    snprintf(ppn, sizeof ppn, "%s", peers);
+    for (int r = n; r < n + far; r++)
+        snprintf(ppn + strlen(ppn), sizeof ppn - strlen(ppn), r == n ? ";%d" : ",%d", r);
+    PMIx_generate_regex(names, &nodes);
+    PMIx_generate_ppn(ppn, &procs);
+    uint32_t size = (uint32_t) (n + far), local = (uint32_t) n;
     pmix_info_t info[6];
     PMIX_INFO_LOAD(&info[0], PMIX_UNIV_SIZE, &size, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[1], PMIX_JOB_SIZE, &size, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[2], PMIX_LOCAL_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[2], PMIX_LOCAL_SIZE, &local, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[3], PMIX_LOCAL_PEERS, peers, PMIX_STRING);
     PMIX_INFO_LOAD(&info[4], PMIX_NODE_MAP, nodes, PMIX_STRING);
     PMIX_INFO_LOAD(&info[5], PMIX_PROC_MAP, procs, PMIX_STRING);
@@ -427,5 +535,6 @@ int main(int argc, char **argv) {
         printf("upcalls: publish %d lookup %d (with PMIX_WAIT %d) unpublish %d, pmix.euid missing %d\n",
                publishes, lookups, with_wait, unpublishes, euid_missing);
     if (abort_msg[0]) printf("abort status %d message %s\n", abort_status, abort_msg);
+    if (seen[0]) printf("%s", seen);
     return 0;
 }

@@ -492,10 +492,7 @@ impl Server {
                 range,
                 info,
             } => self.client_notify(id, t, &proc, status, range, info),
-            Request::Query { queries } => {
-                let r = self.query(&queries);
-                self.reply(id, t, &r);
-            }
+            Request::Query { queries } => self.query_request(id, t, proc, queries),
             Request::Log { data, .. } => {
                 self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
                 self.out

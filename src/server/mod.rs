@@ -113,6 +113,7 @@ use connection::{Conn, ConnState};
 use fence::CollKind;
 pub use modex::BULK_ACROSS_PEERS;
 pub use pubsub::Publishing;
+pub use query::Querying;
 pub use verify::{PeerInfo, Verify};
 
 use bytes::Bytes;
@@ -358,6 +359,17 @@ pub enum HostEvent {
         /// The first caller's attributes, then `pmix.sorted.parr` (true)
         /// and `pmix.loc.col.st` (SUCCESS), as libpmix 4.2.2 hands them.
         info: Vec<Info>,
+    },
+    /// Under [`Querying::Host`]: a client's or tool's PMIx_Query_info the
+    /// core could not answer in full (or that asks for a refresh). The
+    /// host answers with [`Server::query_done`].
+    Query {
+        /// The id to answer with.
+        request: u64,
+        /// Who asked.
+        requester: Proc,
+        /// Every query it sent.
+        queries: Vec<pmix_types::Query>,
     },
     /// As [`HostEvent::Connect`], for a PMIx_Disconnect; answered with
     /// [`Server::disconnect_done`].

@@ -35,6 +35,16 @@ pub(super) struct HostRequests {
     /// Connects and disconnects spanning nodes handed to the host
     /// (connect.rs), by id: the collective, every local caller in.
     connects: BTreeMap<u64, super::collective::Collective>,
+    /// Other requests whose answer goes to one caller (a query …), by
+    /// id: what they are, the caller (connection, tag).
+    ops: BTreeMap<u64, (HostOp, ConnId, u32)>,
+}
+
+/// What a request in [`HostRequests`]'s `ops` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum HostOp {
+    /// A PMIx_Query_info ([`super::Querying::Host`]).
+    Query,
 }
 
 /// Which of the publish operations a request out with the host is.
@@ -70,6 +80,7 @@ impl Default for HostRequests {
             dmodex_targets: BTreeSet::new(),
             pubsub: BTreeMap::new(),
             connects: BTreeMap::new(),
+            ops: BTreeMap::new(),
         }
     }
 }
@@ -168,9 +179,26 @@ impl HostRequests {
         }
     }
 
+    /// A `kind` request of the caller (connection, tag): its id.
+    pub(super) fn op(&mut self, kind: HostOp, (conn, tag): (ConnId, u32)) -> u64 {
+        let id = self.id();
+        self.ops.insert(id, (kind, conn, tag));
+        id
+    }
+
+    /// The caller of `kind` request `request`, now answered; None (and it
+    /// stays) for another kind or id, or a caller gone.
+    pub(super) fn take_op(&mut self, kind: HostOp, request: u64) -> Option<(ConnId, u32)> {
+        match self.ops.get(&request) {
+            Some((k, ..)) if *k == kind => self.ops.remove(&request).map(|(_, c, t)| (c, t)),
+            _ => None,
+        }
+    }
+
     /// Connection `id` closed: the answers it waited for go to nobody.
     pub(super) fn drop_conn(&mut self, id: ConnId) {
         self.spawns.retain(|_, (c, _)| *c != id);
+        self.ops.retain(|_, (_, c, _)| *c != id);
         for col in self.connects.values_mut() {
             col.arrived.retain(|a| a.0 != id);
         }
