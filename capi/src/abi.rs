@@ -388,9 +388,9 @@ c_structs! {
         connect: HostFn<crate::server::connect_fn>,
         /// A disconnect some of whose participants are on other nodes.
         disconnect: HostFn<crate::server::connect_fn>,
-        /// Register events (not called).
-        register_events: HostFn<UnusedFn>,
-        /// Deregister events (not called).
+        /// A registration for environmental events.
+        register_events: HostFn<crate::server::register_events_fn>,
+        /// Deregister events (not called, as by libpmix 4.2.2).
         deregister_events: HostFn<UnusedFn>,
         /// Listener (not called: the library listens).
         listener: HostFn<UnusedFn>,

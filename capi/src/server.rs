@@ -17,7 +17,7 @@ use crate::guard::{exports, guarded};
 use crate::services::{free_c_array, pmix_info_cbfunc_t, pmix_lookup_cbfunc_t, pmix_op_cbfunc_t, pmix_release_cbfunc_t};
 use pmix_types::status::codes::*;
 use pmix_types::{DataType, Info, PString, Pdata, Proc, Value};
-use pmix_wire::server::{net, Connecting, HostEvent, IofMode, JobSpec, Publishing, Querying, Server};
+use pmix_wire::server::{net, Connecting, HostEvent, IofMode, JobSpec, Publishing, Querying, Registering, Server};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::{Mutex, MutexGuard};
 
@@ -162,6 +162,15 @@ pub type query_fn = unsafe extern "C" fn(
     pmix_info_cbfunc_t,
     *mut c_void,
 ) -> pmix_status_t;
+/// `pmix_server_register_events_fn_t`.
+pub type register_events_fn = unsafe extern "C" fn(
+    *mut pmix_status_t,
+    usize,
+    *const pmix_info_t,
+    usize,
+    pmix_op_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
 /// `pmix_dmodex_response_fn_t`.
 pub type pmix_dmodex_response_fn_t =
     Option<unsafe extern "C" fn(pmix_status_t, *mut c_char, usize, *mut c_void)>;
@@ -192,6 +201,7 @@ struct Module {
     connect: Option<connect_fn>,
     disconnect: Option<connect_fn>,
     query: Option<query_fn>,
+    register_events: Option<register_events_fn>,
 }
 
 impl Module {
@@ -662,8 +672,37 @@ fn upcall(m: &Module, e: HostEvent) {
                 query_answered(request, if rc == PMIX_OPERATION_SUCCEEDED { PMIX_SUCCESS } else { rc }, Vec::new());
             }
         }
+        HostEvent::RegisterEvents { request, mut codes, info } => {
+            let answer = move |st: pmix_status_t| {
+                post(move |s| {
+                    let _ = s.register_events_done(request, st);
+                })
+            };
+            let Some(f) = m.register_events else { return answer(PMIX_ERR_NOT_SUPPORTED) };
+            let ci = CArray::infos(info);
+            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            // SAFETY: the host's function, our arguments valid for the call
+            let rc = unsafe { f(codes.as_mut_ptr(), codes.len(), ci.p as *const pmix_info_t, ci.n, Some(regev_answer), cb) };
+            if rc != PMIX_SUCCESS {
+                // SAFETY: made above; the host's callback will not come
+                drop(unsafe { Box::from_raw(cb as *mut u64) });
+                answer(if rc == PMIX_OPERATION_SUCCEEDED { PMIX_SUCCESS } else { rc });
+            }
+        }
         _ => {}
     }
+}
+
+/// The host's answer to a register_events upcall (cbdata: a Box of the
+/// core's request id).
+unsafe extern "C" fn regev_answer(status: pmix_status_t, cbdata: *mut c_void) {
+    guarded("register_events callback", || {
+        // SAFETY: made by the upcall from a Box<u64>, handed back once
+        let request = *unsafe { Box::from_raw(cbdata as *mut u64) };
+        post(move |s| {
+            let _ = s.register_events_done(request, status);
+        });
+    })
 }
 
 /// Answer the core's query `request` with the host's status and infos.
@@ -1085,6 +1124,7 @@ exports! {
                 connect: h.connect,
                 disconnect: h.disconnect,
                 query: h.query,
+                register_events: h.register_events,
             }
         };
         let dir = given
@@ -1119,6 +1159,9 @@ exports! {
         running.post(|s| s.set_connecting(Connecting::Host));
         // a query the core cannot answer in full goes to the host's query
         // (without one, the core's answer stands)
+        // a registration for an environmental event goes to the host's
+        // register_events (NULL: NOT_SUPPORTED, as libpmix 4.2.2 answers)
+        running.post(|s| s.set_registering(Registering::Host));
         if m.query.is_some() {
             running.post(|s| s.set_querying(Querying::Host));
         }

@@ -536,3 +536,44 @@ fn a_query_the_server_cannot_answer_is_the_hosts_on_ours_as_on_libpmix() {
     );
     assert!(!host.iter().any(|l| l.starts_with("upcall ")), "{host:#?}");
 }
+
+/// Registrations for environmental events (issue #35):
+/// interop/c/capi_events.c's rank 0 registers a handler for
+/// PMIX_EVENT_NODE_DOWN and one for PMIX_EVENT_JOB_END. On ours as on
+/// libpmix 4.2.2: capi_server.c's register_events upcall
+/// (CAPI_SERVER_EVENTS=1) is told of the first alone (its code, no
+/// attributes: the client sends none) and accepts it; the second is the
+/// server's own. When the upcall refuses (NOT_SUPPORTED), or the host has
+/// none, the first registration fails (libpmix's client reports the
+/// server's refusal as SERVER FAILED REQUEST) and the second succeeds.
+#[test]
+fn an_environmental_registration_is_the_hosts_on_ours_as_on_libpmix() {
+    for mode in ["1", "refuse", ""] {
+        let env = [("CAPI_SERVER_EVENTS", mode)];
+        let env: Vec<(&str, &str)> = env.into_iter().filter(|(_, v)| !v.is_empty()).collect();
+        let tag = format!("events-{mode}-");
+        let Some((_, _, _, th, tc, _)) = on_both_with("capi_events", &tag, &env) else {
+            return;
+        };
+        let first = if mode == "1" {
+            "registered"
+        } else {
+            "SERVER FAILED REQUEST"
+        };
+        assert_eq!(
+            tc,
+            [
+                format!("rank 0: register capi-job-end registered"),
+                format!("rank 0: register capi-node-down {first}"),
+            ],
+            "{mode:?}"
+        );
+        let upcalls: Vec<&String> = th.iter().filter(|l| l.starts_with("upcall ")).collect();
+        let want: &[&str] = if mode.is_empty() {
+            &[]
+        } else {
+            &["upcall register_events: codes -231 info"]
+        };
+        assert_eq!(upcalls, want, "{mode:?}");
+    }
+}

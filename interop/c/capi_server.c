@@ -28,7 +28,11 @@
  * at once (as Slurm 22.05's connect does); without, they are NULL. With
  * CAPI_SERVER_QUERY=1 the module has a query upcall that records the
  * queries (printed at the end) and answers PMIX_QUERY_QUEUE_LIST through
- * its callback, any other key PMIX_ERR_NOT_FOUND at once. */
+ * its callback, any other key PMIX_ERR_NOT_FOUND at once. With
+ * CAPI_SERVER_EVENTS=1 the module has a register_events upcall that
+ * records the codes and attribute keys (printed at the end) and accepts
+ * through its callback; =refuse, it answers PMIX_ERR_NOT_SUPPORTED at
+ * once. */
 #define _GNU_SOURCE
 #include <pmix.h>
 #include <pmix_server.h>
@@ -377,6 +381,25 @@ static pmix_status_t h_query(pmix_proc_t *p, pmix_query_t *queries, size_t nquer
     return PMIX_SUCCESS;
 }
 
+/* ---- register_events (CAPI_SERVER_EVENTS) ---- */
+static int refuse_events;
+static pmix_status_t h_register_events(pmix_status_t *codes, size_t ncodes, const pmix_info_t info[],
+                                       size_t ninfo, pmix_op_cbfunc_t cb, void *d) {
+    pthread_mutex_lock(&lock);
+    size_t at = strlen(seen);
+    at += snprintf(seen + at, sizeof seen - at, "upcall register_events: codes");
+    for (size_t i = 0; i < ncodes && at < sizeof seen; i++)
+        at += snprintf(seen + at, sizeof seen - at, " %d", codes[i]);
+    at += snprintf(seen + at, sizeof seen - at, " info");
+    for (size_t i = 0; i < ninfo && at < sizeof seen; i++)
+        at += snprintf(seen + at, sizeof seen - at, " %s", info[i].key);
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, "\n");
+    pthread_mutex_unlock(&lock);
+    if (refuse_events) return PMIX_ERR_NOT_SUPPORTED;
+    later_op(cb, PMIX_SUCCESS, d);
+    return PMIX_SUCCESS;
+}
+
 static pmix_server_module_t module = {
     .client_connected = h_connected,
     .client_finalized = h_finalized,
@@ -425,6 +448,11 @@ int main(int argc, char **argv) {
     }
     const char *qy = getenv("CAPI_SERVER_QUERY");
     if (qy && strcmp(qy, "1") == 0) module.query = h_query;
+    const char *ev = getenv("CAPI_SERVER_EVENTS");
+    if (ev) {
+        module.register_events = h_register_events;
+        refuse_events = strcmp(ev, "refuse") == 0;
+    }
     const char *fe = getenv("CAPI_SERVER_FAR");
     int far = fe ? atoi(fe) : 0;
     if (far < 0 || n + far > MAXP) return 2;

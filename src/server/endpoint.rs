@@ -485,7 +485,7 @@ impl Server {
                 let a = Asked::new(PubSubOp::Unpublish, (id, t), &proc, keys, info, now);
                 self.pubsub_request(uid, a)
             }
-            Request::RegEvents { codes, .. } => self.register_events(id, t, codes),
+            Request::RegEvents { codes, info } => self.register_request(id, t, codes, info),
             Request::DeregEvents { .. } => {}
             Request::Notify {
                 status,

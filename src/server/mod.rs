@@ -110,6 +110,7 @@ pub use spawn::AppSpec;
 
 pub use connect::Connecting;
 use connection::{Conn, ConnState};
+pub use events::Registering;
 use fence::CollKind;
 pub use modex::BULK_ACROSS_PEERS;
 pub use pubsub::Publishing;
@@ -370,6 +371,17 @@ pub enum HostEvent {
         requester: Proc,
         /// Every query it sent.
         queries: Vec<pmix_types::Query>,
+    },
+    /// Under [`Registering::Host`]: a client or tool registered for an
+    /// environmental event the host has not yet accepted a registration
+    /// for. The host answers with [`Server::register_events_done`].
+    RegisterEvents {
+        /// The id to answer with.
+        request: u64,
+        /// Every code of the registration.
+        codes: Vec<i32>,
+        /// Its attributes.
+        info: Vec<Info>,
     },
     /// As [`HostEvent::Connect`], for a PMIx_Disconnect; answered with
     /// [`Server::disconnect_done`].

@@ -45,6 +45,9 @@ pub(super) struct HostRequests {
 pub(super) enum HostOp {
     /// A PMIx_Query_info ([`super::Querying::Host`]).
     Query,
+    /// A registration for environmental events
+    /// ([`super::Registering::Host`]).
+    RegEvents,
 }
 
 /// Which of the publish operations a request out with the host is.
