@@ -402,12 +402,12 @@ c_structs! {
         tool_connected: HostFn<UnusedFn>,
         /// A client asked to log.
         log: HostFn<crate::server::log_fn>,
-        /// Allocate (not called).
-        allocate: HostFn<UnusedFn>,
+        /// A PMIx_Allocation_request.
+        allocate: HostFn<crate::server::allocate_fn>,
         /// Job control: the library answered the client; the host acts.
         job_control: HostFn<crate::server::job_control_fn>,
-        /// Monitor (not called).
-        monitor: HostFn<UnusedFn>,
+        /// A PMIx_Process_monitor the library does not run itself.
+        monitor: HostFn<crate::server::monitor_fn>,
         /// v3: get credential (not called).
         get_credential: HostFn<UnusedFn>,
         /// v3: validate credential (not called).

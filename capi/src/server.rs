@@ -171,6 +171,25 @@ pub type register_events_fn = unsafe extern "C" fn(
     pmix_op_cbfunc_t,
     *mut c_void,
 ) -> pmix_status_t;
+/// `pmix_server_alloc_fn_t`.
+pub type allocate_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    u8,
+    *const pmix_info_t,
+    usize,
+    pmix_info_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_server_monitor_fn_t`.
+pub type monitor_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    *const pmix_info_t,
+    pmix_status_t,
+    *const pmix_info_t,
+    usize,
+    pmix_info_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
 /// `pmix_dmodex_response_fn_t`.
 pub type pmix_dmodex_response_fn_t =
     Option<unsafe extern "C" fn(pmix_status_t, *mut c_char, usize, *mut c_void)>;
@@ -202,6 +221,8 @@ struct Module {
     disconnect: Option<connect_fn>,
     query: Option<query_fn>,
     register_events: Option<register_events_fn>,
+    allocate: Option<allocate_fn>,
+    monitor: Option<monitor_fn>,
 }
 
 impl Module {
@@ -660,17 +681,37 @@ fn upcall(m: &Module, e: HostEvent) {
             connect_upcall(m.disconnect, ConnRequest::Disconnect(request), &procs, info)
         }
         HostEvent::Query { request, requester, queries } => {
-            let Some(f) = m.query else { return query_answered(request, PMIX_ERR_NOT_SUPPORTED, Vec::new()) };
+            let req = InfoRequest::Query(request);
+            let Some(f) = m.query else { return req.answer(PMIX_ERR_NOT_SUPPORTED, Vec::new()) };
             let mut c = c_proc(&requester);
             let cq = CArray::new(DataType::Query, queries.into_iter().map(|q| Value::Query(Box::new(q))).collect());
-            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            let cb = req.into_cbdata();
             // SAFETY: the host's function, our arguments valid for the call
-            let rc = unsafe { f(&mut c, cq.p as *mut pmix_query_t, cq.n, Some(query_answer), cb) };
-            if rc != PMIX_SUCCESS {
-                // SAFETY: made above; the host's callback will not come
-                drop(unsafe { Box::from_raw(cb as *mut u64) });
-                query_answered(request, if rc == PMIX_OPERATION_SUCCEEDED { PMIX_SUCCESS } else { rc }, Vec::new());
-            }
+            let rc = unsafe { f(&mut c, cq.p as *mut pmix_query_t, cq.n, Some(info_answer), cb) };
+            info_returned(rc, cb);
+        }
+        HostEvent::Allocate { request, requester, directive, info } => {
+            let req = InfoRequest::Allocate(request);
+            let Some(f) = m.allocate else { return req.answer(PMIX_ERR_NOT_SUPPORTED, Vec::new()) };
+            let c = c_proc(&requester);
+            let ci = CArray::infos(info);
+            let cb = req.into_cbdata();
+            // SAFETY: the host's function, our arguments valid for the call
+            let rc = unsafe { f(&c, directive, ci.p as *const pmix_info_t, ci.n, Some(info_answer), cb) };
+            info_returned(rc, cb);
+        }
+        HostEvent::Monitor { request, requester, monitor, error, directives } => {
+            let req = InfoRequest::Monitor(request);
+            let Some(f) = m.monitor else { return req.answer(PMIX_ERR_NOT_SUPPORTED, Vec::new()) };
+            let c = c_proc(&requester);
+            let cm = CArray::infos(vec![monitor]);
+            let cd = CArray::infos(directives);
+            let cb = req.into_cbdata();
+            // SAFETY: the host's function, our arguments valid for the call
+            let rc = unsafe {
+                f(&c, cm.p as *const pmix_info_t, error, cd.p as *const pmix_info_t, cd.n, Some(info_answer), cb)
+            };
+            info_returned(rc, cb);
         }
         HostEvent::RegisterEvents { request, mut codes, info } => {
             let answer = move |st: pmix_status_t| {
@@ -705,19 +746,48 @@ unsafe extern "C" fn regev_answer(status: pmix_status_t, cbdata: *mut c_void) {
     })
 }
 
-/// Answer the core's query `request` with the host's status and infos.
-fn query_answered(request: u64, status: pmix_status_t, info: Vec<Info>) {
-    // an id the core no longer waits for (its client gone): nothing sent
-    post(move |s| {
-        let _ = s.query_done(request, status, info);
-    })
+/// What a `pmix_info_cbfunc_t` handed to the host answers (the core's
+/// request id).
+#[derive(Clone, Copy)]
+enum InfoRequest {
+    Query(u64),
+    Allocate(u64),
+    Monitor(u64),
 }
 
-/// The host's answer to a query (cbdata: a Box of the core's request
-/// id): its infos copied, then released on a thread of their own (as a
-/// modex callback's data: the host may hold the lock its release takes).
-/// Infos that do not read fail the query with the reading's error.
-unsafe extern "C" fn query_answer(
+impl Cbdata for InfoRequest {}
+
+impl InfoRequest {
+    /// Answer the core with the host's status and infos.
+    fn answer(self, status: pmix_status_t, info: Vec<Info>) {
+        // an id the core no longer waits for (its client gone): nothing sent
+        post(move |s| {
+            let _ = match self {
+                InfoRequest::Query(r) => s.query_done(r, status, info),
+                InfoRequest::Allocate(r) => s.allocate_done(r, status, info),
+                InfoRequest::Monitor(r) => s.monitor_done(r, status, info),
+            };
+        })
+    }
+}
+
+/// After the host's query, allocate or monitor returned `rc`: SUCCESS,
+/// its callback will come; PMIX_OPERATION_SUCCEEDED, success with no
+/// infos; an error, that.
+fn info_returned(rc: pmix_status_t, cb: *mut c_void) {
+    if rc != PMIX_SUCCESS {
+        // SAFETY: made by into_cbdata; the host's callback will not come
+        let req = unsafe { InfoRequest::take(cb) };
+        req.answer(if rc == PMIX_OPERATION_SUCCEEDED { PMIX_SUCCESS } else { rc }, Vec::new());
+    }
+}
+
+/// The host's answer to a query, allocate or monitor (cbdata: an
+/// [`InfoRequest`]): its infos copied, then released on a thread of
+/// their own (as a modex callback's data: the host may hold the lock its
+/// release takes). Infos that do not read fail the request with the
+/// reading's error.
+unsafe extern "C" fn info_answer(
     status: pmix_status_t,
     info: *mut pmix_info_t,
     ninfo: usize,
@@ -725,17 +795,17 @@ unsafe extern "C" fn query_answer(
     release: pmix_release_cbfunc_t,
     release_data: *mut c_void,
 ) {
-    guarded("query callback", || {
-        // SAFETY: made by the upcall from a Box<u64>, handed back once
-        let request = *unsafe { Box::from_raw(cbdata as *mut u64) };
+    guarded("info callback", || {
+        // SAFETY: the host hands back the cbdata the upcall gave it, once
+        let req = unsafe { InfoRequest::take(cbdata) };
         // SAFETY: the host hands `ninfo` infos at `info` (NULL: none)
         match unsafe { infos(info, if info.is_null() { 0 } else { ninfo }) } {
-            Ok(v) => query_answered(request, status, v),
-            Err(e) => query_answered(request, e, Vec::new()),
+            Ok(v) => req.answer(status, v),
+            Err(e) => req.answer(e, Vec::new()),
         }
         if let Some(r) = release {
             // SAFETY: the host's release function for its infos
-            let _ = on_thread("query release", release_data, move |d| unsafe { r(d) });
+            let _ = on_thread("info release", release_data, move |d| unsafe { r(d) });
         }
     })
 }
@@ -1125,6 +1195,8 @@ exports! {
                 disconnect: h.disconnect,
                 query: h.query,
                 register_events: h.register_events,
+                allocate: h.allocate,
+                monitor: h.monitor,
             }
         };
         let dir = given
@@ -1162,6 +1234,13 @@ exports! {
         // a registration for an environmental event goes to the host's
         // register_events (NULL: NOT_SUPPORTED, as libpmix 4.2.2 answers)
         running.post(|s| s.set_registering(Registering::Host));
+        // allocations and the monitors the core does not run go to the
+        // host's allocate and monitor (NULL: NOT_SUPPORTED, as libpmix)
+        let (alloc, monitor) = (m.allocate.is_some(), m.monitor.is_some());
+        running.post(move |s| {
+            s.set_host_allocates(alloc);
+            s.set_host_monitors(monitor);
+        });
         if m.query.is_some() {
             running.post(|s| s.set_querying(Querying::Host));
         }

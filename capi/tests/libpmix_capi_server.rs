@@ -563,7 +563,7 @@ fn an_environmental_registration_is_the_hosts_on_ours_as_on_libpmix() {
         assert_eq!(
             tc,
             [
-                format!("rank 0: register capi-job-end registered"),
+                "rank 0: register capi-job-end registered".to_string(),
                 format!("rank 0: register capi-node-down {first}"),
             ],
             "{mode:?}"
@@ -576,4 +576,80 @@ fn an_environmental_registration_is_the_hosts_on_ours_as_on_libpmix() {
         };
         assert_eq!(upcalls, want, "{mode:?}");
     }
+}
+
+/// PMIx_Allocation_request and PMIx_Process_monitor (issue #35):
+/// interop/c/capi_alloc.c's rank 0 asks for a new allocation of two
+/// nodes, then for a monitor of a kind no PMIx library runs itself.
+/// capi_server.c's allocate upcall (CAPI_SERVER_ALLOC=1) is handed the
+/// requester, the directive and the infos, on ours as on libpmix 4.2.2,
+/// and its callback's allocation id reaches the rank; without it, the
+/// request is NOT_SUPPORTED on both. The monitor: libpmix 4.2.2's server
+/// never calls its host's monitor and tells the rank SUCCESS (its sensor
+/// framework counts a sensor that declined as one that started it:
+/// spec-notes/divergences.md); ours hands it to the host's monitor
+/// (whose PMIX_OPERATION_SUCCEEDED is the rank's SUCCESS), and without
+/// one answers NOT_SUPPORTED.
+#[test]
+fn allocations_and_monitors_are_the_hosts() {
+    let Some((out, theirs, ours)) = hosts_built() else {
+        return;
+    };
+    let client = interop::build_c("capi_alloc", &out).unwrap_or_else(|e| panic!("{e}"));
+    let env = [("CAPI_SERVER_ALLOC", "1")];
+    let upcalls = |host: &[String]| -> Vec<String> {
+        host.iter()
+            .filter(|l| l.starts_with("upcall "))
+            .cloned()
+            .collect()
+    };
+    let allocate = "upcall allocate: from capi-srv:0 directive 1 info pmix.alloc.nnodes=2 pmix.alloc.reqid=capi-req";
+    let granted = "rank 0: allocate SUCCESS n=1 pmix.alloc.id=capi-alloc-1";
+
+    let (th, tc) = lines(&run(&theirs, &out.join("tmp-alloc-theirs"), &client, &env));
+    assert_eq!(
+        tc,
+        [granted, "rank 0: monitor SUCCESS n=0"],
+        "libpmix 4.2.2"
+    );
+    assert_eq!(upcalls(&th), [allocate], "libpmix 4.2.2");
+    let (oh, oc) = lines(&run(&ours, &out.join("tmp-alloc-ours"), &client, &env));
+    assert_eq!(oc, [granted, "rank 0: monitor SUCCESS n=0"], "ours");
+    assert_eq!(
+        upcalls(&oh),
+        [
+            allocate,
+            &format!(
+                "upcall monitor: from capi-srv:0 error {} what capi.monitor.gpu=gpu0 directives pmix.monitor.id=capi-mon",
+                pmix_types::status::codes::PMIX_MONITOR_FILE_ALERT
+            )
+        ],
+        "ours"
+    );
+
+    let (th, tc) = lines(&run(
+        &theirs,
+        &out.join("tmp-alloc-null-theirs"),
+        &client,
+        &[],
+    ));
+    assert_eq!(
+        tc,
+        [
+            "rank 0: allocate NOT-SUPPORTED n=0",
+            "rank 0: monitor SUCCESS n=0"
+        ],
+        "libpmix 4.2.2, no upcalls"
+    );
+    assert!(upcalls(&th).is_empty());
+    let (oh, oc) = lines(&run(&ours, &out.join("tmp-alloc-null-ours"), &client, &[]));
+    assert_eq!(
+        oc,
+        [
+            "rank 0: allocate NOT-SUPPORTED n=0",
+            "rank 0: monitor NOT-SUPPORTED n=0"
+        ],
+        "ours, no upcalls"
+    );
+    assert!(upcalls(&oh).is_empty());
 }

@@ -32,7 +32,10 @@
  * CAPI_SERVER_EVENTS=1 the module has a register_events upcall that
  * records the codes and attribute keys (printed at the end) and accepts
  * through its callback; =refuse, it answers PMIX_ERR_NOT_SUPPORTED at
- * once. */
+ * once. With CAPI_SERVER_ALLOC=1 the module has allocate and monitor
+ * upcalls that record what they are handed (printed at the end); the
+ * first answers with an allocation id through its callback, the second
+ * returns PMIX_OPERATION_SUCCEEDED. */
 #define _GNU_SOURCE
 #include <pmix.h>
 #include <pmix_server.h>
@@ -400,6 +403,52 @@ static pmix_status_t h_register_events(pmix_status_t *codes, size_t ncodes, cons
     return PMIX_SUCCESS;
 }
 
+/* ---- allocate / monitor (CAPI_SERVER_ALLOC) ---- */
+static void record_infos(const pmix_info_t info[], size_t ninfo) {
+    size_t at = strlen(seen);
+    for (size_t i = 0; i < ninfo && at < sizeof seen; i++) {
+        at += snprintf(seen + at, sizeof seen - at, " %s", info[i].key);
+        if (info[i].value.type == PMIX_STRING && at < sizeof seen)
+            at += snprintf(seen + at, sizeof seen - at, "=%s", info[i].value.data.string);
+        if (info[i].value.type == PMIX_UINT64 && at < sizeof seen)
+            at += snprintf(seen + at, sizeof seen - at, "=%lu", (unsigned long) info[i].value.data.uint64);
+    }
+}
+static pmix_status_t h_allocate(const pmix_proc_t *p, pmix_alloc_directive_t dir, const pmix_info_t data[],
+                                size_t ndata, pmix_info_cbfunc_t cb, void *d) {
+    pthread_mutex_lock(&lock);
+    size_t at = strlen(seen);
+    snprintf(seen + at, sizeof seen - at, "upcall allocate: from %s:%u directive %d info", p->nspace, p->rank,
+             (int) dir);
+    record_infos(data, ndata);
+    at = strlen(seen);
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, "\n");
+    pthread_mutex_unlock(&lock);
+    struct qlater *l = calloc(1, sizeof *l);
+    l->cb = cb, l->d = d;
+    PMIX_INFO_CREATE(l->info, 1);
+    PMIX_INFO_LOAD(&l->info[0], PMIX_ALLOC_ID, "capi-alloc-1", PMIX_STRING);
+    pthread_t t;
+    if (pthread_create(&t, NULL, qlater_run, l) != 0) return PMIX_ERR_OUT_OF_RESOURCE;
+    pthread_detach(t);
+    return PMIX_SUCCESS;
+}
+static pmix_status_t h_monitor(const pmix_proc_t *p, const pmix_info_t *monitor, pmix_status_t error,
+                               const pmix_info_t dirs[], size_t ndirs, pmix_info_cbfunc_t cb, void *d) {
+    (void) cb; (void) d;
+    pthread_mutex_lock(&lock);
+    size_t at = strlen(seen);
+    snprintf(seen + at, sizeof seen - at, "upcall monitor: from %s:%u error %d what", p->nspace, p->rank, error);
+    record_infos(monitor, 1);
+    at = strlen(seen);
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, " directives");
+    record_infos(dirs, ndirs);
+    at = strlen(seen);
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, "\n");
+    pthread_mutex_unlock(&lock);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
 static pmix_server_module_t module = {
     .client_connected = h_connected,
     .client_finalized = h_finalized,
@@ -452,6 +501,11 @@ int main(int argc, char **argv) {
     if (ev) {
         module.register_events = h_register_events;
         refuse_events = strcmp(ev, "refuse") == 0;
+    }
+    const char *al = getenv("CAPI_SERVER_ALLOC");
+    if (al && strcmp(al, "1") == 0) {
+        module.allocate = h_allocate;
+        module.monitor = h_monitor;
     }
     const char *fe = getenv("CAPI_SERVER_FAR");
     int far = fe ? atoi(fe) : 0;

@@ -519,6 +519,7 @@ impl Server {
                 };
                 self.monitor(id, t, proc, ask, now)
             }
+            Request::Alloc { directive, info } => self.allocate((id, t), proc, directive, info),
             Request::Spawn { info, apps } => {
                 let request = self.requests.spawn((id, t));
                 self.out.push_back(Output::Host(HostEvent::Spawn {

@@ -82,6 +82,7 @@ mod events;
 mod fence;
 pub mod group;
 mod hosted;
+mod hostops;
 pub mod iof;
 pub mod jobctl;
 mod jobinfo;
@@ -382,6 +383,34 @@ pub enum HostEvent {
         codes: Vec<i32>,
         /// Its attributes.
         info: Vec<Info>,
+    },
+    /// With [`Server::set_host_allocates`]: a client's or tool's
+    /// PMIx_Allocation_request. The host answers with
+    /// [`Server::allocate_done`].
+    Allocate {
+        /// The id to answer with.
+        request: u64,
+        /// Who asked.
+        requester: Proc,
+        /// Its `pmix_alloc_directive_t` (new, extend, release …).
+        directive: u8,
+        /// What it asks for.
+        info: Vec<Info>,
+    },
+    /// With [`Server::set_host_monitors`]: a PMIx_Process_monitor of a
+    /// kind the core does not run (it runs heartbeats). The host answers
+    /// with [`Server::monitor_done`].
+    Monitor {
+        /// The id to answer with.
+        request: u64,
+        /// Who asked.
+        requester: Proc,
+        /// What to monitor.
+        monitor: Info,
+        /// The status to raise when it triggers.
+        error: i32,
+        /// Its attributes.
+        directives: Vec<Info>,
     },
     /// As [`HostEvent::Connect`], for a PMIx_Disconnect; answered with
     /// [`Server::disconnect_done`].

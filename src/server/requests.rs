@@ -48,6 +48,11 @@ pub(super) enum HostOp {
     /// A registration for environmental events
     /// ([`super::Registering::Host`]).
     RegEvents,
+    /// A PMIx_Allocation_request ([`super::Server::set_host_allocates`]).
+    Allocate,
+    /// A PMIx_Process_monitor the core does not run
+    /// ([`super::Server::set_host_monitors`]).
+    Monitor,
 }
 
 /// Which of the publish operations a request out with the host is.

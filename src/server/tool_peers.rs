@@ -154,7 +154,7 @@ impl Server {
     ) -> bool {
         // tools are not ranks of a job: init, queries, lookups, events,
         // job control, spawns (what `prun` and `pmixw run --dvm` ask), IO
-        // forwarding, finalize
+        // forwarding, allocation requests, finalize
         match req {
             Request::Req => {
                 let r = Self::tool_job_info(proc, version);
@@ -168,6 +168,7 @@ impl Server {
             | Request::DeregEvents { .. }
             | Request::Log { .. }
             | Request::Spawn { .. }
+            | Request::Alloc { .. }
             | Request::ResolvePeers { .. }
             | Request::ResolveNode { .. }
             | Request::IofPull { .. }
