@@ -6,7 +6,10 @@
 //! ([`Server::poll_event`]); everything a single node can answer (modex,
 //! fences, publish/lookup, events, queries) the core answers itself
 //! (publish/lookup the host may take over: [`Publishing`]; connects and
-//! disconnects spanning nodes: [`Connecting`]).
+//! disconnects spanning nodes: [`Connecting`]; queries the core cannot
+//! answer: [`Querying`]; registrations for environmental events:
+//! [`Registering`]; allocations and monitors:
+//! [`Server::set_host_allocates`], [`Server::set_host_monitors`]).
 //! Layouts: spec-notes/commands.md; behaviour and evidence:
 //! spec-notes/server.md.
 //!
