@@ -398,8 +398,8 @@ c_structs! {
         notify_event: HostFn<crate::server::notify_event_fn>,
         /// A query the library cannot answer in full.
         query: HostFn<crate::server::query_fn>,
-        /// Tool connected (not called: tools are served locally).
-        tool_connected: HostFn<UnusedFn>,
+        /// A tool connected: the host accepts and names it.
+        tool_connected: HostFn<crate::server::tool_connected_fn>,
         /// A client asked to log.
         log: HostFn<crate::server::log_fn>,
         /// A PMIx_Allocation_request.

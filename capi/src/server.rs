@@ -17,7 +17,9 @@ use crate::guard::{exports, guarded};
 use crate::services::{free_c_array, pmix_info_cbfunc_t, pmix_lookup_cbfunc_t, pmix_op_cbfunc_t, pmix_release_cbfunc_t};
 use pmix_types::status::codes::*;
 use pmix_types::{DataType, Info, PString, Pdata, Proc, Value};
-use pmix_wire::server::{net, Connecting, HostEvent, IofMode, JobSpec, Publishing, Querying, Registering, Server};
+use pmix_wire::server::{
+    net, Connecting, HostEvent, IofMode, JobSpec, Publishing, Querying, Registering, Server, ToolConnections,
+};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::{Mutex, MutexGuard};
 
@@ -190,6 +192,10 @@ pub type monitor_fn = unsafe extern "C" fn(
     pmix_info_cbfunc_t,
     *mut c_void,
 ) -> pmix_status_t;
+/// `pmix_tool_connection_cbfunc_t`.
+pub type pmix_tool_connection_cbfunc_t = Option<unsafe extern "C" fn(pmix_status_t, *mut pmix_proc_t, *mut c_void)>;
+/// `pmix_server_tool_connection_fn_t`.
+pub type tool_connected_fn = unsafe extern "C" fn(*mut pmix_info_t, usize, pmix_tool_connection_cbfunc_t, *mut c_void);
 /// `pmix_dmodex_response_fn_t`.
 pub type pmix_dmodex_response_fn_t =
     Option<unsafe extern "C" fn(pmix_status_t, *mut c_char, usize, *mut c_void)>;
@@ -223,6 +229,7 @@ struct Module {
     register_events: Option<register_events_fn>,
     allocate: Option<allocate_fn>,
     monitor: Option<monitor_fn>,
+    tool_connected: Option<tool_connected_fn>,
 }
 
 impl Module {
@@ -730,8 +737,42 @@ fn upcall(m: &Module, e: HostEvent) {
                 answer(if rc == PMIX_OPERATION_SUCCEEDED { PMIX_SUCCESS } else { rc });
             }
         }
+        HostEvent::ToolConnected { request, info } => {
+            let Some(f) = m.tool_connected else {
+                return post(move |s| {
+                    let _ = s.tool_connected_done(request, Err(PMIX_ERR_NOT_SUPPORTED));
+                });
+            };
+            let ci = CArray::infos(info);
+            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            // SAFETY: the host's function, our arguments valid for the call
+            // (it answers through the callback only: it returns nothing)
+            unsafe { f(ci.p as *mut pmix_info_t, ci.n, Some(tool_answer), cb) };
+        }
         _ => {}
     }
+}
+
+/// The host's answer to a tool_connected upcall (cbdata: a Box of the
+/// core's request id): the tool's name, or the status refusing it (a
+/// success without a name refuses it with BAD_PARAM).
+unsafe extern "C" fn tool_answer(status: pmix_status_t, proc: *mut pmix_proc_t, cbdata: *mut c_void) {
+    guarded("tool_connected callback", || {
+        // SAFETY: made by the upcall from a Box<u64>, handed back once
+        let request = *unsafe { Box::from_raw(cbdata as *mut u64) };
+        let result = match (status, proc.is_null()) {
+            // SAFETY: the host's pmix_proc_t
+            (PMIX_SUCCESS, false) => match unsafe { read_elem(DataType::Proc, proc as *const u8) } {
+                Ok(Value::Proc(p)) => Ok(*p),
+                _ => Err(PMIX_ERR_BAD_PARAM),
+            },
+            (PMIX_SUCCESS, true) => Err(PMIX_ERR_BAD_PARAM),
+            (e, _) => Err(e),
+        };
+        post(move |s| {
+            let _ = s.tool_connected_done(request, result);
+        });
+    })
 }
 
 /// The host's answer to a register_events upcall (cbdata: a Box of the
@@ -1197,6 +1238,7 @@ exports! {
                 register_events: h.register_events,
                 allocate: h.allocate,
                 monitor: h.monitor,
+                tool_connected: h.tool_connected,
             }
         };
         let dir = given
@@ -1241,6 +1283,11 @@ exports! {
             s.set_host_allocates(alloc);
             s.set_host_monitors(monitor);
         });
+        // tools are accepted and named by the host's tool_connected
+        // (without one, by the core)
+        if m.tool_connected.is_some() {
+            running.post(|s| s.set_tool_connections(ToolConnections::Host));
+        }
         if m.query.is_some() {
             running.post(|s| s.set_querying(Querying::Host));
         }

@@ -653,3 +653,59 @@ fn allocations_and_monitors_are_the_hosts() {
     );
     assert!(upcalls(&oh).is_empty());
 }
+
+/// Tool connections (issue #35): capi_server.c starts
+/// interop/c/capi_tooler.c in place of its two ranks, each a libpmix
+/// 4.2.2 tool that asks the server for an identity. With the host's
+/// tool_connected (CAPI_SERVER_TOOL=1), on ours as on libpmix 4.2.2: the
+/// upcall is handed, for each tool, `pmix.version`, `pmix.euid` and
+/// `pmix.egid`, and the names its callback gives (capi-tool:7 and :8)
+/// are the tools'; ours hands it the tool's own handshake infos too
+/// (`pmix.srvr.uri`, `pmix.ppid`, `pmix.cmd.line`: the standard's
+/// qualifiers of the connection), which libpmix 4.2.2 drops
+/// (spec-notes/divergences.md). On ours alone: without the upcall the
+/// core names the tools (libpmix 4.2.2 refuses them: the tools saw
+/// UNREACHABLE). A host's refusal is tests/core_server_tools_host.rs's:
+/// a libpmix 4.2.2 tool refused that way sometimes never returns from
+/// PMIx_tool_init (on ours; libpmix's own server dies of SIGSEGV there),
+/// so no run here depends on it.
+#[test]
+fn a_tools_connection_is_named_by_the_host_on_ours_as_on_libpmix() {
+    let Some((out, theirs, ours)) = hosts_built() else {
+        return;
+    };
+    let client = interop::build_c("capi_tooler", &out).unwrap_or_else(|e| panic!("{e}"));
+    let env = [("CAPI_SERVER_TOOL", "1")];
+    let (th, tc) = lines(&run(&theirs, &out.join("tmp-tool-theirs"), &client, &env));
+    let (oh, oc) = lines(&run(&ours, &out.join("tmp-tool-ours"), &client, &env));
+    let names = [
+        "rank tool: named capi-tool:7",
+        "rank tool: named capi-tool:8",
+    ];
+    assert_eq!(tc, names, "libpmix 4.2.2");
+    assert_eq!(oc, names, "ours");
+    let libs = "upcall tool_connected: info pmix.version pmix.euid pmix.egid tool's";
+    let (theirs_up, ours_up): (Vec<&String>, Vec<&String>) = (
+        th.iter().filter(|l| l.starts_with("upcall ")).collect(),
+        oh.iter().filter(|l| l.starts_with("upcall ")).collect(),
+    );
+    assert_eq!(theirs_up, [libs; 2], "libpmix 4.2.2");
+    let own = format!("{libs} pmix.srvr.uri pmix.ppid pmix.cmd.line");
+    assert_eq!(ours_up, [&own; 2], "ours");
+    let rest = |h: &[String]| -> Vec<String> {
+        h.iter()
+            .filter(|l| !l.starts_with("upcall "))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(rest(&th), rest(&oh), "the host's other lines");
+
+    let (_, tc) = lines(&run(&ours, &out.join("tmp-tool-null"), &client, &[]));
+    assert_eq!(
+        tc,
+        [
+            "rank tool: named pmixw-tool-1:0",
+            "rank tool: named pmixw-tool-2:0"
+        ]
+    );
+}

@@ -35,7 +35,11 @@
  * once. With CAPI_SERVER_ALLOC=1 the module has allocate and monitor
  * upcalls that record what they are handed (printed at the end); the
  * first answers with an allocation id through its callback, the second
- * returns PMIX_OPERATION_SUCCEEDED. */
+ * returns PMIX_OPERATION_SUCCEEDED. With CAPI_SERVER_TOOL=1 the module
+ * has a tool_connected upcall that records the info keys it is handed
+ * (printed at the end: the library's, then the tool's own) and names each tool capi-tool:<7, 8, …> through
+ * its callback, from a thread of its own; =refuse, it refuses each with
+ * PMIX_ERR_NO_PERMISSIONS. */
 #define _GNU_SOURCE
 #include <pmix.h>
 #include <pmix_server.h>
@@ -449,6 +453,40 @@ static pmix_status_t h_monitor(const pmix_proc_t *p, const pmix_info_t *monitor,
     return PMIX_OPERATION_SUCCEEDED;
 }
 
+/* ---- tool_connected (CAPI_SERVER_TOOL) ---- */
+static int refuse_tools, tools_named;
+struct tlater { pmix_tool_connection_cbfunc_t cb; void *d; pmix_status_t rc; pmix_proc_t proc; };
+static void *tlater_run(void *a) {
+    struct tlater *l = a;
+    l->cb(l->rc, &l->proc, l->d);
+    free(l);
+    return NULL;
+}
+static void h_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc_t cb, void *d) {
+    struct tlater *l = calloc(1, sizeof *l);
+    pthread_mutex_lock(&lock);
+    size_t at = strlen(seen);
+    /* the library's keys, then the tool's own (libpmix 4.2.2 drops the
+     * latter: the test compares the former) */
+    static const char *lib[] = {PMIX_VERSION_INFO, PMIX_USERID, PMIX_GRPID, PMIX_NSPACE, PMIX_RANK, NULL};
+    at += snprintf(seen + at, sizeof seen - at, "upcall tool_connected: info");
+    for (int own = 0; own < 2; own++) {
+        if (own) at += snprintf(seen + at, sizeof seen - at, " tool's");
+        for (size_t i = 0; i < ninfo && at < sizeof seen; i++) {
+            int mine = 0;
+            for (const char **k = lib; *k; k++) mine |= strcmp(*k, info[i].key) == 0;
+            if (mine != own) at += snprintf(seen + at, sizeof seen - at, " %s", info[i].key);
+        }
+    }
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, "\n");
+    l->cb = cb, l->d = d;
+    l->rc = refuse_tools ? PMIX_ERR_NO_PERMISSIONS : PMIX_SUCCESS;
+    PMIX_PROC_LOAD(&l->proc, "capi-tool", 7 + tools_named++);
+    pthread_mutex_unlock(&lock);
+    pthread_t t;
+    if (pthread_create(&t, NULL, tlater_run, l) == 0) pthread_detach(t);
+}
+
 static pmix_server_module_t module = {
     .client_connected = h_connected,
     .client_finalized = h_finalized,
@@ -506,6 +544,11 @@ int main(int argc, char **argv) {
     if (al && strcmp(al, "1") == 0) {
         module.allocate = h_allocate;
         module.monitor = h_monitor;
+    }
+    const char *tl = getenv("CAPI_SERVER_TOOL");
+    if (tl) {
+        module.tool_connected = h_tool_connected;
+        refuse_tools = strcmp(tl, "refuse") == 0;
     }
     const char *fe = getenv("CAPI_SERVER_FAR");
     int far = fe ? atoi(fe) : 0;

@@ -335,6 +335,7 @@ impl Server {
         self.modex.drop_conn(id);
         self.pubsub.drop_conn(id);
         self.requests.drop_conn(id);
+        self.drop_tool_conn(id);
         self.jobinfo.drop_conn(id);
         self.jobctl.monitors.drop_conn(id);
         self.jobctl.iof.drop_conn(id);

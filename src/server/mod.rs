@@ -9,7 +9,8 @@
 //! disconnects spanning nodes: [`Connecting`]; queries the core cannot
 //! answer: [`Querying`]; registrations for environmental events:
 //! [`Registering`]; allocations and monitors:
-//! [`Server::set_host_allocates`], [`Server::set_host_monitors`]).
+//! [`Server::set_host_allocates`], [`Server::set_host_monitors`]; tool
+//! connections: [`ToolConnections`]).
 //! Layouts: spec-notes/commands.md; behaviour and evidence:
 //! spec-notes/server.md.
 //!
@@ -111,6 +112,7 @@ use jobs::Committed;
 pub use jobs::NodeMap;
 pub use limits::{Limits, Refusal};
 pub use spawn::AppSpec;
+pub use tool_peers::ToolConnections;
 
 pub use connect::Connecting;
 use connection::{Conn, ConnState};
@@ -414,6 +416,17 @@ pub enum HostEvent {
         error: i32,
         /// Its attributes.
         directives: Vec<Info>,
+    },
+    /// Under [`ToolConnections::Host`]: a tool (or launcher) completed its
+    /// handshake. The host accepts and names it with
+    /// [`Server::tool_connected_done`].
+    ToolConnected {
+        /// The id to answer with.
+        request: u64,
+        /// The tool's infos, then `pmix.version`, `pmix.euid`,
+        /// `pmix.egid` and, when it named itself, `pmix.nspace` and
+        /// `pmix.rank`.
+        info: Vec<Info>,
     },
     /// As [`HostEvent::Connect`], for a PMIx_Disconnect; answered with
     /// [`Server::disconnect_done`].

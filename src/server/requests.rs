@@ -187,6 +187,12 @@ impl HostRequests {
         }
     }
 
+    /// A tool handshake handed to the host (tool_peers.rs keeps it): its
+    /// id.
+    pub(super) fn tool(&mut self) -> u64 {
+        self.id()
+    }
+
     /// A `kind` request of the caller (connection, tag): its id.
     pub(super) fn op(&mut self, kind: HostOp, (conn, tag): (ConnId, u32)) -> u64 {
         let id = self.id();
