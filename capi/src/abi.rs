@@ -384,30 +384,30 @@ c_structs! {
         unpublish: HostFn<crate::server::unpublish_fn>,
         /// A client asked for a new job.
         spawn: HostFn<crate::server::spawn_fn>,
-        /// Connect (not called: answered locally).
-        connect: HostFn<UnusedFn>,
-        /// Disconnect (not called).
-        disconnect: HostFn<UnusedFn>,
-        /// Register events (not called).
-        register_events: HostFn<UnusedFn>,
-        /// Deregister events (not called).
+        /// A connect some of whose participants are on other nodes.
+        connect: HostFn<crate::server::connect_fn>,
+        /// A disconnect some of whose participants are on other nodes.
+        disconnect: HostFn<crate::server::connect_fn>,
+        /// A registration for environmental events.
+        register_events: HostFn<crate::server::register_events_fn>,
+        /// Deregister events (not called, as by libpmix 4.2.2).
         deregister_events: HostFn<UnusedFn>,
         /// Listener (not called: the library listens).
         listener: HostFn<UnusedFn>,
         /// An event whose range reaches beyond this node.
         notify_event: HostFn<crate::server::notify_event_fn>,
-        /// Query (not called: answered locally).
-        query: HostFn<UnusedFn>,
-        /// Tool connected (not called: tools are served locally).
-        tool_connected: HostFn<UnusedFn>,
+        /// A query the library cannot answer in full.
+        query: HostFn<crate::server::query_fn>,
+        /// A tool connected: the host accepts and names it.
+        tool_connected: HostFn<crate::server::tool_connected_fn>,
         /// A client asked to log.
         log: HostFn<crate::server::log_fn>,
-        /// Allocate (not called).
-        allocate: HostFn<UnusedFn>,
+        /// A PMIx_Allocation_request.
+        allocate: HostFn<crate::server::allocate_fn>,
         /// Job control: the library answered the client; the host acts.
         job_control: HostFn<crate::server::job_control_fn>,
-        /// Monitor (not called).
-        monitor: HostFn<UnusedFn>,
+        /// A PMIx_Process_monitor the library does not run itself.
+        monitor: HostFn<crate::server::monitor_fn>,
         /// v3: get credential (not called).
         get_credential: HostFn<UnusedFn>,
         /// v3: validate credential (not called).

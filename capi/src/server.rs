@@ -17,7 +17,9 @@ use crate::guard::{exports, guarded};
 use crate::services::{free_c_array, pmix_info_cbfunc_t, pmix_lookup_cbfunc_t, pmix_op_cbfunc_t, pmix_release_cbfunc_t};
 use pmix_types::status::codes::*;
 use pmix_types::{DataType, Info, PString, Pdata, Proc, Value};
-use pmix_wire::server::{net, HostEvent, IofMode, JobSpec, Publishing, Server};
+use pmix_wire::server::{
+    net, Connecting, HostEvent, IofMode, JobSpec, Publishing, Querying, Registering, Server, ToolConnections,
+};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::{Mutex, MutexGuard};
 
@@ -145,6 +147,55 @@ pub type unpublish_fn = unsafe extern "C" fn(
     pmix_op_cbfunc_t,
     *mut c_void,
 ) -> pmix_status_t;
+/// `pmix_server_connect_fn_t` (and `pmix_server_disconnect_fn_t`).
+pub type connect_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    usize,
+    *const pmix_info_t,
+    usize,
+    pmix_op_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_server_query_fn_t`.
+pub type query_fn = unsafe extern "C" fn(
+    *mut pmix_proc_t,
+    *mut pmix_query_t,
+    usize,
+    pmix_info_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_server_register_events_fn_t`.
+pub type register_events_fn = unsafe extern "C" fn(
+    *mut pmix_status_t,
+    usize,
+    *const pmix_info_t,
+    usize,
+    pmix_op_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_server_alloc_fn_t`.
+pub type allocate_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    u8,
+    *const pmix_info_t,
+    usize,
+    pmix_info_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_server_monitor_fn_t`.
+pub type monitor_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    *const pmix_info_t,
+    pmix_status_t,
+    *const pmix_info_t,
+    usize,
+    pmix_info_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_tool_connection_cbfunc_t`.
+pub type pmix_tool_connection_cbfunc_t = Option<unsafe extern "C" fn(pmix_status_t, *mut pmix_proc_t, *mut c_void)>;
+/// `pmix_server_tool_connection_fn_t`.
+pub type tool_connected_fn = unsafe extern "C" fn(*mut pmix_info_t, usize, pmix_tool_connection_cbfunc_t, *mut c_void);
 /// `pmix_dmodex_response_fn_t`.
 pub type pmix_dmodex_response_fn_t =
     Option<unsafe extern "C" fn(pmix_status_t, *mut c_char, usize, *mut c_void)>;
@@ -172,6 +223,13 @@ struct Module {
     publish: Option<publish_fn>,
     lookup: Option<lookup_fn>,
     unpublish: Option<unpublish_fn>,
+    connect: Option<connect_fn>,
+    disconnect: Option<connect_fn>,
+    query: Option<query_fn>,
+    register_events: Option<register_events_fn>,
+    allocate: Option<allocate_fn>,
+    monitor: Option<monitor_fn>,
+    tool_connected: Option<tool_connected_fn>,
 }
 
 impl Module {
@@ -408,6 +466,7 @@ trait Cbdata: Sized {
 
 impl Cbdata for ModexRequest {}
 impl Cbdata for PubRequest {}
+impl Cbdata for ConnRequest {}
 
 impl ModexRequest {
     /// Answer the core with the host's status and data.
@@ -642,8 +701,220 @@ fn upcall(m: &Module, e: HostEvent) {
                 pub_declined(rc, cb);
             });
         }
+        HostEvent::Connect { request, procs, info } => connect_upcall(m.connect, ConnRequest::Connect(request), &procs, info),
+        HostEvent::Disconnect { request, procs, info } => {
+            connect_upcall(m.disconnect, ConnRequest::Disconnect(request), &procs, info)
+        }
+        HostEvent::Query { request, requester, queries } => {
+            let req = InfoRequest::Query(request);
+            let Some(f) = m.query else { return req.answer(PMIX_ERR_NOT_SUPPORTED, Vec::new()) };
+            let mut c = c_proc(&requester);
+            let cq = CArray::new(DataType::Query, queries.into_iter().map(|q| Value::Query(Box::new(q))).collect());
+            let cb = req.into_cbdata();
+            // SAFETY: the host's function, our arguments valid for the call
+            let rc = unsafe { f(&mut c, cq.p as *mut pmix_query_t, cq.n, Some(info_answer), cb) };
+            info_returned(rc, cb);
+        }
+        HostEvent::Allocate { request, requester, directive, info } => {
+            let req = InfoRequest::Allocate(request);
+            let Some(f) = m.allocate else { return req.answer(PMIX_ERR_NOT_SUPPORTED, Vec::new()) };
+            let c = c_proc(&requester);
+            let ci = CArray::infos(info);
+            let cb = req.into_cbdata();
+            // SAFETY: the host's function, our arguments valid for the call
+            let rc = unsafe { f(&c, directive, ci.p as *const pmix_info_t, ci.n, Some(info_answer), cb) };
+            info_returned(rc, cb);
+        }
+        HostEvent::Monitor { request, requester, monitor, error, directives } => {
+            let req = InfoRequest::Monitor(request);
+            let Some(f) = m.monitor else { return req.answer(PMIX_ERR_NOT_SUPPORTED, Vec::new()) };
+            let c = c_proc(&requester);
+            let cm = CArray::infos(vec![monitor]);
+            let cd = CArray::infos(directives);
+            let cb = req.into_cbdata();
+            // SAFETY: the host's function, our arguments valid for the call
+            let rc = unsafe {
+                f(&c, cm.p as *const pmix_info_t, error, cd.p as *const pmix_info_t, cd.n, Some(info_answer), cb)
+            };
+            info_returned(rc, cb);
+        }
+        HostEvent::RegisterEvents { request, mut codes, info } => {
+            let answer = move |st: pmix_status_t| {
+                post(move |s| {
+                    let _ = s.register_events_done(request, st);
+                })
+            };
+            let Some(f) = m.register_events else { return answer(PMIX_ERR_NOT_SUPPORTED) };
+            let ci = CArray::infos(info);
+            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            // SAFETY: the host's function, our arguments valid for the call
+            let rc = unsafe { f(codes.as_mut_ptr(), codes.len(), ci.p as *const pmix_info_t, ci.n, Some(regev_answer), cb) };
+            if rc != PMIX_SUCCESS {
+                // SAFETY: made above; the host's callback will not come
+                drop(unsafe { Box::from_raw(cb as *mut u64) });
+                answer(if rc == PMIX_OPERATION_SUCCEEDED { PMIX_SUCCESS } else { rc });
+            }
+        }
+        HostEvent::ToolConnected { request, info } => {
+            let Some(f) = m.tool_connected else {
+                return post(move |s| {
+                    let _ = s.tool_connected_done(request, Err(PMIX_ERR_NOT_SUPPORTED));
+                });
+            };
+            let ci = CArray::infos(info);
+            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            // SAFETY: the host's function, our arguments valid for the call
+            // (it answers through the callback only: it returns nothing)
+            unsafe { f(ci.p as *mut pmix_info_t, ci.n, Some(tool_answer), cb) };
+        }
         _ => {}
     }
+}
+
+/// The host's answer to a tool_connected upcall (cbdata: a Box of the
+/// core's request id): the tool's name, or the status refusing it (a
+/// success without a name refuses it with BAD_PARAM).
+unsafe extern "C" fn tool_answer(status: pmix_status_t, proc: *mut pmix_proc_t, cbdata: *mut c_void) {
+    guarded("tool_connected callback", || {
+        // SAFETY: made by the upcall from a Box<u64>, handed back once
+        let request = *unsafe { Box::from_raw(cbdata as *mut u64) };
+        let result = match (status, proc.is_null()) {
+            // SAFETY: the host's pmix_proc_t
+            (PMIX_SUCCESS, false) => match unsafe { read_elem(DataType::Proc, proc as *const u8) } {
+                Ok(Value::Proc(p)) => Ok(*p),
+                _ => Err(PMIX_ERR_BAD_PARAM),
+            },
+            (PMIX_SUCCESS, true) => Err(PMIX_ERR_BAD_PARAM),
+            (e, _) => Err(e),
+        };
+        post(move |s| {
+            let _ = s.tool_connected_done(request, result);
+        });
+    })
+}
+
+/// The host's answer to a register_events upcall (cbdata: a Box of the
+/// core's request id).
+unsafe extern "C" fn regev_answer(status: pmix_status_t, cbdata: *mut c_void) {
+    guarded("register_events callback", || {
+        // SAFETY: made by the upcall from a Box<u64>, handed back once
+        let request = *unsafe { Box::from_raw(cbdata as *mut u64) };
+        post(move |s| {
+            let _ = s.register_events_done(request, status);
+        });
+    })
+}
+
+/// What a `pmix_info_cbfunc_t` handed to the host answers (the core's
+/// request id).
+#[derive(Clone, Copy)]
+enum InfoRequest {
+    Query(u64),
+    Allocate(u64),
+    Monitor(u64),
+}
+
+impl Cbdata for InfoRequest {}
+
+impl InfoRequest {
+    /// Answer the core with the host's status and infos.
+    fn answer(self, status: pmix_status_t, info: Vec<Info>) {
+        // an id the core no longer waits for (its client gone): nothing sent
+        post(move |s| {
+            let _ = match self {
+                InfoRequest::Query(r) => s.query_done(r, status, info),
+                InfoRequest::Allocate(r) => s.allocate_done(r, status, info),
+                InfoRequest::Monitor(r) => s.monitor_done(r, status, info),
+            };
+        })
+    }
+}
+
+/// After the host's query, allocate or monitor returned `rc`: SUCCESS,
+/// its callback will come; PMIX_OPERATION_SUCCEEDED, success with no
+/// infos; an error, that.
+fn info_returned(rc: pmix_status_t, cb: *mut c_void) {
+    if rc != PMIX_SUCCESS {
+        // SAFETY: made by into_cbdata; the host's callback will not come
+        let req = unsafe { InfoRequest::take(cb) };
+        req.answer(if rc == PMIX_OPERATION_SUCCEEDED { PMIX_SUCCESS } else { rc }, Vec::new());
+    }
+}
+
+/// The host's answer to a query, allocate or monitor (cbdata: an
+/// [`InfoRequest`]): its infos copied, then released on a thread of
+/// their own (as a modex callback's data: the host may hold the lock its
+/// release takes). Infos that do not read fail the request with the
+/// reading's error.
+unsafe extern "C" fn info_answer(
+    status: pmix_status_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    cbdata: *mut c_void,
+    release: pmix_release_cbfunc_t,
+    release_data: *mut c_void,
+) {
+    guarded("info callback", || {
+        // SAFETY: the host hands back the cbdata the upcall gave it, once
+        let req = unsafe { InfoRequest::take(cbdata) };
+        // SAFETY: the host hands `ninfo` infos at `info` (NULL: none)
+        match unsafe { infos(info, if info.is_null() { 0 } else { ninfo }) } {
+            Ok(v) => req.answer(status, v),
+            Err(e) => req.answer(e, Vec::new()),
+        }
+        if let Some(r) = release {
+            // SAFETY: the host's release function for its infos
+            let _ = on_thread("info release", release_data, move |d| unsafe { r(d) });
+        }
+    })
+}
+
+/// What a connect or disconnect callback handed to the host answers
+/// (the core's request id).
+#[derive(Clone, Copy)]
+enum ConnRequest {
+    Connect(u64),
+    Disconnect(u64),
+}
+
+impl ConnRequest {
+    /// Answer the core with the host's status.
+    fn answer(self, status: pmix_status_t) {
+        post(move |s| {
+            // an id the core no longer waits for is logged by the core
+            let _ = match self {
+                ConnRequest::Connect(r) => s.connect_done(r, status),
+                ConnRequest::Disconnect(r) => s.disconnect_done(r, status),
+            };
+        })
+    }
+}
+
+/// The host's connect or disconnect `f` (NULL: NOT_SUPPORTED, as libpmix
+/// 4.2.2 answers) for request `req`: the participants and the infos the
+/// core gives; its return PMIX_SUCCESS, its callback answers;
+/// PMIX_OPERATION_SUCCEEDED, success at once; another status, that.
+fn connect_upcall(f: Option<connect_fn>, req: ConnRequest, procs: &[Proc], info: Vec<Info>) {
+    let Some(f) = f else { return req.answer(PMIX_ERR_NOT_SUPPORTED) };
+    let cp = CArray::procs(procs);
+    let ci = CArray::infos(info);
+    let cb = req.into_cbdata();
+    // SAFETY: the host's function, our arguments valid for the call
+    let rc = unsafe { f(cp.p as *const pmix_proc_t, cp.n, ci.p as *const pmix_info_t, ci.n, Some(connect_answer), cb) };
+    if rc != PMIX_SUCCESS {
+        // SAFETY: made by into_cbdata; the host's callback will not come
+        let req = unsafe { ConnRequest::take(cb) };
+        req.answer(if rc == PMIX_OPERATION_SUCCEEDED { PMIX_SUCCESS } else { rc });
+    }
+}
+
+/// The host's answer to a connect or disconnect (cbdata: a
+/// [`ConnRequest`]).
+unsafe extern "C" fn connect_answer(status: pmix_status_t, cbdata: *mut c_void) {
+    guarded("connect callback", || {
+        // SAFETY: the host hands back the cbdata the upcall gave it, once
+        unsafe { ConnRequest::take(cbdata) }.answer(status)
+    })
 }
 
 /// The host's answer to an iof_pull or push_stdin upcall (cbdata: a Box
@@ -979,6 +1250,13 @@ exports! {
                 publish: h.publish,
                 lookup: h.lookup,
                 unpublish: h.unpublish,
+                connect: h.connect,
+                disconnect: h.disconnect,
+                query: h.query,
+                register_events: h.register_events,
+                allocate: h.allocate,
+                monitor: h.monitor,
+                tool_connected: h.tool_connected,
             }
         };
         let dir = given
@@ -1012,6 +1290,30 @@ exports! {
         running.post(move |s| s.set_publishing(publishing));
         if let Some(d) = crate::server_store::dstore_dir(&given, gds) {
             crate::server_store::install(&running, &d, crate::server_store::owner(&given));
+        }
+        // a connect or disconnect spanning nodes goes to the host's
+        // member (NULL: NOT_SUPPORTED, as libpmix 4.2.2 answers); one of
+        // this node's ranks alone the core completes, as libpmix does
+        running.post(|s| s.set_connecting(Connecting::Host));
+        // a query the core cannot answer in full goes to the host's query
+        // (without one, the core's answer stands)
+        // a registration for an environmental event goes to the host's
+        // register_events (NULL: NOT_SUPPORTED, as libpmix 4.2.2 answers)
+        running.post(|s| s.set_registering(Registering::Host));
+        // allocations and the monitors the core does not run go to the
+        // host's allocate and monitor (NULL: NOT_SUPPORTED, as libpmix)
+        let (alloc, monitor) = (m.allocate.is_some(), m.monitor.is_some());
+        running.post(move |s| {
+            s.set_host_allocates(alloc);
+            s.set_host_monitors(monitor);
+        });
+        // tools are accepted and named by the host's tool_connected
+        // (without one, by the core)
+        if m.tool_connected.is_some() {
+            running.post(|s| s.set_tool_connections(ToolConnections::Host));
+        }
+        if m.query.is_some() {
+            running.post(|s| s.set_querying(Querying::Host));
         }
         let (_tx, dead) = std::sync::mpsc::channel();
         let events = std::mem::replace(&mut running.events, dead);

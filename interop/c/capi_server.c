@@ -26,7 +26,28 @@
  * <tmpdir> ("left after <step>: <names>", a store's files listed inside
  * it). With CAPI_SERVER_PSET=1 it also defines the process set
  * "capi-first" (rank 0) after register_nspace, and defines and deletes
- * "capi-gone". */
+ * "capi-gone".
+ * With CAPI_SERVER_FAR=<k>, the namespace has k
+ * ranks more, on a node "capi-far" the node map names (never started);
+ * with CAPI_SERVER_CONNECT=1 the module has connect and disconnect
+ * upcalls that record what they are handed (printed at the end) and
+ * succeed (connect through its callback, disconnect returning
+ * PMIX_OPERATION_SUCCEEDED); =refuse, both answer PMIX_ERR_NOT_SUPPORTED
+ * at once (as Slurm 22.05's connect does); without, they are NULL. With
+ * CAPI_SERVER_QUERY=1 the module has a query upcall that records the
+ * queries (printed at the end) and answers PMIX_QUERY_QUEUE_LIST through
+ * its callback, any other key PMIX_ERR_NOT_FOUND at once. With
+ * CAPI_SERVER_EVENTS=1 the module has a register_events upcall that
+ * records the codes and attribute keys (printed at the end) and accepts
+ * through its callback; =refuse, it answers PMIX_ERR_NOT_SUPPORTED at
+ * once. With CAPI_SERVER_ALLOC=1 the module has allocate and monitor
+ * upcalls that record what they are handed (printed at the end); the
+ * first answers with an allocation id through its callback, the second
+ * returns PMIX_OPERATION_SUCCEEDED. With CAPI_SERVER_TOOL=1 the module
+ * has a tool_connected upcall that records the info keys it is handed
+ * (printed at the end: the library's, then the tool's own) and names each tool capi-tool:<7, 8, …> through
+ * its callback, from a thread of its own; =refuse, it refuses each with
+ * PMIX_ERR_NO_PERMISSIONS. */
 #define _GNU_SOURCE
 #include <pmix.h>
 #include <pmix_server.h>
@@ -293,6 +314,188 @@ static pmix_status_t r_unpublish(const pmix_proc_t *p, char **keys, const pmix_i
     return PMIX_ERR_NOT_SUPPORTED;
 }
 
+/* ---- connect / disconnect (CAPI_SERVER_CONNECT) ---- */
+static char seen[4096];
+static int refuse_connect;
+static void record(const char *what, const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                   size_t ninfo) {
+    pthread_mutex_lock(&lock);
+    size_t at = strlen(seen);
+    at += snprintf(seen + at, sizeof seen - at, "upcall %s: procs", what);
+    for (size_t i = 0; i < nprocs && at < sizeof seen; i++) {
+        if (procs[i].rank == PMIX_RANK_WILDCARD)
+            at += snprintf(seen + at, sizeof seen - at, " %s:*", procs[i].nspace);
+        else
+            at += snprintf(seen + at, sizeof seen - at, " %s:%u", procs[i].nspace, procs[i].rank);
+    }
+    at += snprintf(seen + at, sizeof seen - at, " info");
+    for (size_t i = 0; i < ninfo && at < sizeof seen; i++) {
+        const pmix_value_t *v = &info[i].value;
+        at += snprintf(seen + at, sizeof seen - at, " %s(%s)", info[i].key, PMIx_Data_type_string(v->type));
+        if (v->type == PMIX_INT && at < sizeof seen) at += snprintf(seen + at, sizeof seen - at, "=%d", v->data.integer);
+        if (v->type == PMIX_STRING && at < sizeof seen)
+            at += snprintf(seen + at, sizeof seen - at, "=%s", v->data.string ? v->data.string : "(null)");
+        if (v->type == PMIX_BOOL && at < sizeof seen) at += snprintf(seen + at, sizeof seen - at, "=%d", v->data.flag);
+        if (v->type == PMIX_STATUS && at < sizeof seen)
+            at += snprintf(seen + at, sizeof seen - at, "=%s", PMIx_Error_string(v->data.status));
+    }
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, "\n");
+    pthread_mutex_unlock(&lock);
+}
+static pmix_status_t h_connect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[], size_t ninfo,
+                               pmix_op_cbfunc_t cb, void *d) {
+    record("connect", procs, nprocs, info, ninfo);
+    if (refuse_connect) return PMIX_ERR_NOT_SUPPORTED;
+    later_op(cb, PMIX_SUCCESS, d);
+    return PMIX_SUCCESS;
+}
+static pmix_status_t h_disconnect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                                  size_t ninfo, pmix_op_cbfunc_t cb, void *d) {
+    (void) cb; (void) d;
+    record("disconnect", procs, nprocs, info, ninfo);
+    return refuse_connect ? PMIX_ERR_NOT_SUPPORTED : PMIX_OPERATION_SUCCEEDED;
+}
+
+/* ---- query (CAPI_SERVER_QUERY) ---- */
+struct qlater { pmix_info_cbfunc_t cb; void *d; pmix_info_t *info; };
+static void qrelease(void *a) {
+    struct qlater *l = a;
+    PMIX_INFO_FREE(l->info, 1);
+    free(l);
+}
+static void *qlater_run(void *a) {
+    struct qlater *l = a;
+    l->cb(PMIX_SUCCESS, l->info, 1, l->d, qrelease, l);
+    return NULL;
+}
+static pmix_status_t h_query(pmix_proc_t *p, pmix_query_t *queries, size_t nqueries, pmix_info_cbfunc_t cb,
+                             void *d) {
+    (void) p;
+    int queue_list = 0;
+    pthread_mutex_lock(&lock);
+    size_t at = strlen(seen);
+    at += snprintf(seen + at, sizeof seen - at, "upcall query: %zu", nqueries);
+    for (size_t i = 0; i < nqueries && at < sizeof seen; i++) {
+        at += snprintf(seen + at, sizeof seen - at, " keys");
+        for (char **k = queries[i].keys; k && *k && at < sizeof seen; k++) {
+            at += snprintf(seen + at, sizeof seen - at, " %s", *k);
+            if (strcmp(*k, PMIX_QUERY_QUEUE_LIST) == 0) queue_list = 1;
+        }
+        for (size_t q = 0; q < queries[i].nqual && at < sizeof seen; q++)
+            at += snprintf(seen + at, sizeof seen - at, " qualifier %s", queries[i].qualifiers[q].key);
+    }
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, "\n");
+    pthread_mutex_unlock(&lock);
+    if (!queue_list) return PMIX_ERR_NOT_FOUND;
+    struct qlater *l = calloc(1, sizeof *l);
+    l->cb = cb, l->d = d;
+    PMIX_INFO_CREATE(l->info, 1);
+    PMIX_INFO_LOAD(&l->info[0], PMIX_QUERY_QUEUE_LIST, "capi-batch,capi-debug", PMIX_STRING);
+    pthread_t t;
+    if (pthread_create(&t, NULL, qlater_run, l) != 0) return PMIX_ERR_OUT_OF_RESOURCE;
+    pthread_detach(t);
+    return PMIX_SUCCESS;
+}
+
+/* ---- register_events (CAPI_SERVER_EVENTS) ---- */
+static int refuse_events;
+static pmix_status_t h_register_events(pmix_status_t *codes, size_t ncodes, const pmix_info_t info[],
+                                       size_t ninfo, pmix_op_cbfunc_t cb, void *d) {
+    pthread_mutex_lock(&lock);
+    size_t at = strlen(seen);
+    at += snprintf(seen + at, sizeof seen - at, "upcall register_events: codes");
+    for (size_t i = 0; i < ncodes && at < sizeof seen; i++)
+        at += snprintf(seen + at, sizeof seen - at, " %d", codes[i]);
+    at += snprintf(seen + at, sizeof seen - at, " info");
+    for (size_t i = 0; i < ninfo && at < sizeof seen; i++)
+        at += snprintf(seen + at, sizeof seen - at, " %s", info[i].key);
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, "\n");
+    pthread_mutex_unlock(&lock);
+    if (refuse_events) return PMIX_ERR_NOT_SUPPORTED;
+    later_op(cb, PMIX_SUCCESS, d);
+    return PMIX_SUCCESS;
+}
+
+/* ---- allocate / monitor (CAPI_SERVER_ALLOC) ---- */
+static void record_infos(const pmix_info_t info[], size_t ninfo) {
+    size_t at = strlen(seen);
+    for (size_t i = 0; i < ninfo && at < sizeof seen; i++) {
+        at += snprintf(seen + at, sizeof seen - at, " %s", info[i].key);
+        if (info[i].value.type == PMIX_STRING && at < sizeof seen)
+            at += snprintf(seen + at, sizeof seen - at, "=%s", info[i].value.data.string);
+        if (info[i].value.type == PMIX_UINT64 && at < sizeof seen)
+            at += snprintf(seen + at, sizeof seen - at, "=%lu", (unsigned long) info[i].value.data.uint64);
+    }
+}
+static pmix_status_t h_allocate(const pmix_proc_t *p, pmix_alloc_directive_t dir, const pmix_info_t data[],
+                                size_t ndata, pmix_info_cbfunc_t cb, void *d) {
+    pthread_mutex_lock(&lock);
+    size_t at = strlen(seen);
+    snprintf(seen + at, sizeof seen - at, "upcall allocate: from %s:%u directive %d info", p->nspace, p->rank,
+             (int) dir);
+    record_infos(data, ndata);
+    at = strlen(seen);
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, "\n");
+    pthread_mutex_unlock(&lock);
+    struct qlater *l = calloc(1, sizeof *l);
+    l->cb = cb, l->d = d;
+    PMIX_INFO_CREATE(l->info, 1);
+    PMIX_INFO_LOAD(&l->info[0], PMIX_ALLOC_ID, "capi-alloc-1", PMIX_STRING);
+    pthread_t t;
+    if (pthread_create(&t, NULL, qlater_run, l) != 0) return PMIX_ERR_OUT_OF_RESOURCE;
+    pthread_detach(t);
+    return PMIX_SUCCESS;
+}
+static pmix_status_t h_monitor(const pmix_proc_t *p, const pmix_info_t *monitor, pmix_status_t error,
+                               const pmix_info_t dirs[], size_t ndirs, pmix_info_cbfunc_t cb, void *d) {
+    (void) cb; (void) d;
+    pthread_mutex_lock(&lock);
+    size_t at = strlen(seen);
+    snprintf(seen + at, sizeof seen - at, "upcall monitor: from %s:%u error %d what", p->nspace, p->rank, error);
+    record_infos(monitor, 1);
+    at = strlen(seen);
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, " directives");
+    record_infos(dirs, ndirs);
+    at = strlen(seen);
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, "\n");
+    pthread_mutex_unlock(&lock);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+/* ---- tool_connected (CAPI_SERVER_TOOL) ---- */
+static int refuse_tools, tools_named;
+struct tlater { pmix_tool_connection_cbfunc_t cb; void *d; pmix_status_t rc; pmix_proc_t proc; };
+static void *tlater_run(void *a) {
+    struct tlater *l = a;
+    l->cb(l->rc, &l->proc, l->d);
+    free(l);
+    return NULL;
+}
+static void h_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connection_cbfunc_t cb, void *d) {
+    struct tlater *l = calloc(1, sizeof *l);
+    pthread_mutex_lock(&lock);
+    size_t at = strlen(seen);
+    /* the library's keys, then the tool's own (libpmix 4.2.2 drops the
+     * latter: the test compares the former) */
+    static const char *lib[] = {PMIX_VERSION_INFO, PMIX_USERID, PMIX_GRPID, PMIX_NSPACE, PMIX_RANK, NULL};
+    at += snprintf(seen + at, sizeof seen - at, "upcall tool_connected: info");
+    for (int own = 0; own < 2; own++) {
+        if (own) at += snprintf(seen + at, sizeof seen - at, " tool's");
+        for (size_t i = 0; i < ninfo && at < sizeof seen; i++) {
+            int mine = 0;
+            for (const char **k = lib; *k; k++) mine |= strcmp(*k, info[i].key) == 0;
+            if (mine != own) at += snprintf(seen + at, sizeof seen - at, " %s", info[i].key);
+        }
+    }
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, "\n");
+    l->cb = cb, l->d = d;
+    l->rc = refuse_tools ? PMIX_ERR_NO_PERMISSIONS : PMIX_SUCCESS;
+    PMIX_PROC_LOAD(&l->proc, "capi-tool", 7 + tools_named++);
+    pthread_mutex_unlock(&lock);
+    pthread_t t;
+    if (pthread_create(&t, NULL, tlater_run, l) == 0) pthread_detach(t);
+}
+
 static pmix_server_module_t module = {
     .client_connected = h_connected,
     .client_finalized = h_finalized,
@@ -367,21 +570,52 @@ int main(int argc, char **argv) {
         module.lookup = r_lookup;
         module.unpublish = r_unpublish;
     }
+    const char *cn = getenv("CAPI_SERVER_CONNECT");
+    if (cn) {
+        module.connect = h_connect;
+        module.disconnect = h_disconnect;
+        refuse_connect = strcmp(cn, "refuse") == 0;
+    }
+    const char *qy = getenv("CAPI_SERVER_QUERY");
+    if (qy && strcmp(qy, "1") == 0) module.query = h_query;
+    const char *ev = getenv("CAPI_SERVER_EVENTS");
+    if (ev) {
+        module.register_events = h_register_events;
+        refuse_events = strcmp(ev, "refuse") == 0;
+    }
+    const char *al = getenv("CAPI_SERVER_ALLOC");
+    if (al && strcmp(al, "1") == 0) {
+        module.allocate = h_allocate;
+        module.monitor = h_monitor;
+    }
+    const char *tl = getenv("CAPI_SERVER_TOOL");
+    if (tl) {
+        module.tool_connected = h_tool_connected;
+        refuse_tools = strcmp(tl, "refuse") == 0;
+    }
+    const char *fe = getenv("CAPI_SERVER_FAR");
+    int far = fe ? atoi(fe) : 0;
+    if (far < 0 || n + far > MAXP) return 2;
     pmix_status_t rc = PMIx_server_init(&module, sinfo, 2);
     printf("server_init %s\n", PMIx_Error_string(rc));
     if (rc != PMIX_SUCCESS) return 3;
 
     char host[256] = "localhost", peers[256] = "", *nodes = NULL, *procs = NULL;
+    char names[300], ppn[512];
     gethostname(host, sizeof host - 1);
     for (int r = 0; r < n; r++)
         snprintf(peers + strlen(peers), sizeof peers - strlen(peers), r ? ",%d" : "%d", r);
-    PMIx_generate_regex(host, &nodes);
-    PMIx_generate_ppn(peers, &procs);
-    uint32_t size = (uint32_t) n;
+    snprintf(names, sizeof names, far ? "%s,capi-far" : "%s", host);
+    snprintf(ppn, sizeof ppn, "%s", peers);
+    for (int r = n; r < n + far; r++)
+        snprintf(ppn + strlen(ppn), sizeof ppn - strlen(ppn), r == n ? ";%d" : ",%d", r);
+    PMIx_generate_regex(names, &nodes);
+    PMIx_generate_ppn(ppn, &procs);
+    uint32_t size = (uint32_t) (n + far), local = (uint32_t) n;
     pmix_info_t info[6];
     PMIX_INFO_LOAD(&info[0], PMIX_UNIV_SIZE, &size, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[1], PMIX_JOB_SIZE, &size, PMIX_UINT32);
-    PMIX_INFO_LOAD(&info[2], PMIX_LOCAL_SIZE, &size, PMIX_UINT32);
+    PMIX_INFO_LOAD(&info[2], PMIX_LOCAL_SIZE, &local, PMIX_UINT32);
     PMIX_INFO_LOAD(&info[3], PMIX_LOCAL_PEERS, peers, PMIX_STRING);
     PMIX_INFO_LOAD(&info[4], PMIX_NODE_MAP, nodes, PMIX_STRING);
     PMIX_INFO_LOAD(&info[5], PMIX_PROC_MAP, procs, PMIX_STRING);
@@ -497,5 +731,6 @@ int main(int argc, char **argv) {
         printf("upcalls: publish %d lookup %d (with PMIX_WAIT %d) unpublish %d, pmix.euid missing %d\n",
                publishes, lookups, with_wait, unpublishes, euid_missing);
     if (abort_msg[0]) printf("abort status %d message %s\n", abort_status, abort_msg);
+    if (seen[0]) printf("%s", seen);
     return 0;
 }

@@ -50,6 +50,9 @@ pub(super) struct Collective {
     /// a client's fence of either kind (collecting data or not) joins it,
     /// and the first client's kind becomes its kind.
     pub(super) open_kind: bool,
+    /// The first caller's attributes (a connect's or disconnect's, for
+    /// the host: connect.rs).
+    pub(super) info: Vec<pmix_types::Info>,
 }
 
 impl Collective {
@@ -73,6 +76,13 @@ impl Collective {
         self.arrived_set.insert(me.clone());
     }
 
+    /// The participants as the first caller named them, sorted as
+    /// libpmix 4.2.2's server sorts them for its host (by namespace,
+    /// then rank; a namespace's WILDCARD stays one).
+    pub(super) fn given(&self) -> Vec<Proc> {
+        self.key.iter().map(|(ns, r)| Proc::new(ns, *r)).collect()
+    }
+
     /// Whether a caller of `kind` may join this collective.
     fn takes(&self, kind: CollKind) -> bool {
         self.kind == kind
@@ -87,6 +97,8 @@ impl Collective {
 #[derive(Default)]
 pub(super) struct Collectives {
     list: Vec<Collective>,
+    /// Who completes a connect or disconnect spanning nodes (connect.rs).
+    connecting: super::Connecting,
     /// The host's places in collectives: tag → its rank.
     host_waits: BTreeMap<u32, Proc>,
     next_host_tag: u32,
@@ -106,6 +118,16 @@ impl std::ops::IndexMut<usize> for Collectives {
 }
 
 impl Collectives {
+    /// Who completes a connect or disconnect spanning nodes.
+    pub(super) fn connecting(&self) -> super::Connecting {
+        self.connecting
+    }
+
+    /// From now on, `mode` completes them.
+    pub(super) fn set_connecting(&mut self, mode: super::Connecting) {
+        self.connecting = mode;
+    }
+
     /// Collective `idx`, no longer in progress.
     pub(super) fn remove(&mut self, idx: usize) -> Collective {
         self.list.remove(idx)
@@ -243,6 +265,7 @@ impl Server {
             local,
             broken: false,
             open_kind: false,
+            info: Vec::new(),
         });
         Ok(self.collectives.list.len() - 1)
     }

@@ -340,6 +340,7 @@ impl Server {
         self.modex.drop_conn(id);
         self.pubsub.drop_conn(id);
         self.requests.drop_conn(id);
+        self.drop_tool_conn(id);
         self.jobinfo.drop_conn(id);
         self.jobctl.monitors.drop_conn(id);
         self.jobctl.iof.drop_conn(id);
@@ -409,13 +410,13 @@ impl Server {
             }
             Request::Fence { procs, info } => {
                 let collect = info_true(&info, "pmix.collect");
-                self.collective(CollKind::Fence(collect), id, t, &me, &procs)
+                self.collective(CollKind::Fence(collect), id, t, &me, &procs, info)
             }
-            Request::Connect { procs, .. } => {
-                self.collective(CollKind::Connect, id, t, &me, &procs)
+            Request::Connect { procs, info } => {
+                self.collective(CollKind::Connect, id, t, &me, &procs, info)
             }
-            Request::Disconnect { procs, .. } => {
-                self.collective(CollKind::Disconnect, id, t, &me, &procs)
+            Request::Disconnect { procs, info } => {
+                self.collective(CollKind::Disconnect, id, t, &me, &procs, info)
             }
             Request::GroupConstruct { group, procs, info } => {
                 let g = group.map(|g| g.to_string()).unwrap_or_default();
@@ -425,7 +426,7 @@ impl Server {
                     self.expand(&procs)
                 };
                 self.group_construct_called(&me, &g, members, &info);
-                self.collective(CollKind::GroupConstruct, id, t, &me, &procs)
+                self.collective(CollKind::GroupConstruct, id, t, &me, &procs, info)
             }
             Request::GroupLeave { group, .. } => {
                 let g = group.map(|g| g.to_string()).unwrap_or_default();
@@ -441,7 +442,7 @@ impl Server {
                     .group_destruct_members(&g)
                     .or(procs.filter(|p| !p.is_empty()))
                     .unwrap_or_else(|| vec![Proc::new(&me.0, RANK_WILDCARD)]);
-                self.collective(CollKind::GroupDestruct, id, t, &me, &all)
+                self.collective(CollKind::GroupDestruct, id, t, &me, &all, Vec::new())
             }
             Request::Get {
                 nspace,
@@ -490,17 +491,14 @@ impl Server {
                 let a = Asked::new(PubSubOp::Unpublish, (id, t), &proc, keys, info, now);
                 self.pubsub_request(uid, a)
             }
-            Request::RegEvents { codes, .. } => self.register_events(id, t, codes),
+            Request::RegEvents { codes, info } => self.register_request(id, t, codes, info),
             Request::DeregEvents { .. } => {}
             Request::Notify {
                 status,
                 range,
                 info,
             } => self.client_notify(id, t, &proc, status, range, info),
-            Request::Query { queries } => {
-                let r = self.query(&queries);
-                self.reply(id, t, &r);
-            }
+            Request::Query { queries } => self.query_request(id, t, proc, queries),
             Request::Log { data, .. } => {
                 self.reply(id, t, &Reply::Status(codes::PMIX_SUCCESS));
                 self.out
@@ -527,6 +525,7 @@ impl Server {
                 };
                 self.monitor(id, t, proc, ask, now)
             }
+            Request::Alloc { directive, info } => self.allocate((id, t), proc, directive, info),
             Request::Spawn { info, apps } => {
                 let request = self.requests.spawn((id, t));
                 self.out.push_back(Output::Host(HostEvent::Spawn {

@@ -9,7 +9,7 @@ use pmix_codec::Format;
 use pmix_types::enums::DataRange;
 use pmix_types::status::codes;
 use pmix_types::{Info, Proc, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The events area's state: which connections registered for events, in
 /// registration order (each connection's codes are in its link,
@@ -19,6 +19,38 @@ pub(super) struct Registrations {
     /// Registration number → connection.
     order: BTreeMap<u64, ConnId>,
     next: u64,
+    /// Who is asked about environmental codes.
+    mode: Registering,
+    /// The codes the host accepted registrations for.
+    with_host: BTreeSet<i32>,
+    /// Registrations out with the host: request id → their codes.
+    pending: BTreeMap<u64, Vec<i32>>,
+}
+
+/// Who hears of a registration for an environmental event (a code from
+/// PMIX_EVENT_SYS_BASE, -230, to PMIX_EVENT_SYS_OTHER, -330: node down,
+/// …, which only the resource manager can raise)
+/// ([`Server::set_registering`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Registering {
+    /// The core registers every code itself. The default.
+    #[default]
+    Local,
+    /// A registration naming an environmental code the host has not yet
+    /// accepted one for goes to the host first
+    /// ([`HostEvent::RegisterEvents`], with every code of the registration
+    /// and its attributes, as libpmix 4.2.2's server hands them), and
+    /// takes effect when the host accepts ([`Server::register_events_done`]);
+    /// the host's error is the client's answer. Deregistrations are not
+    /// passed on (libpmix 4.2.2 passes none).
+    Host,
+}
+
+/// An environmental code, which only the host can raise (the standard's
+/// PMIX_EVENT_SYS_BASE down to PMIX_EVENT_SYS_OTHER).
+fn environmental(code: i32) -> bool {
+    (-330..=-230).contains(&code)
 }
 
 impl Registrations {
@@ -109,6 +141,61 @@ impl Server {
                 self.send(cid, tag::NOTIFY, &b);
             }
         }
+    }
+
+    /// Who hears of registrations for environmental events from now on
+    /// (default [`Registering::Local`]).
+    pub fn set_registering(&mut self, mode: Registering) {
+        self.events.mode = mode;
+    }
+
+    /// REGEVENTS of connection `id` (tag `t`): registered here, or first
+    /// handed to the host ([`Registering::Host`]).
+    pub(super) fn register_request(
+        &mut self,
+        id: ConnId,
+        t: u32,
+        codes: Vec<i32>,
+        info: Vec<Info>,
+    ) {
+        let new = codes
+            .iter()
+            .any(|c| environmental(*c) && !self.events.with_host.contains(c));
+        if self.events.mode != Registering::Host || !new {
+            return self.register_events(id, t, codes);
+        }
+        let request = self
+            .requests
+            .op(super::requests::HostOp::RegEvents, (id, t));
+        self.events.pending.insert(request, codes.clone());
+        self.out.push_back(Output::Host(HostEvent::RegisterEvents {
+            request,
+            codes,
+            info,
+        }));
+    }
+
+    /// The host's answer to [`HostEvent::RegisterEvents`]: on success the
+    /// registration takes effect, else the client gets the status. False
+    /// (and nothing sent) for an id that is no registration out with the
+    /// host, or whose client has gone.
+    pub fn register_events_done(&mut self, request: u64, status: i32) -> bool {
+        let codes = self.events.pending.remove(&request);
+        let caller = self
+            .requests
+            .take_op(super::requests::HostOp::RegEvents, request);
+        let (Some(codes), Some((id, t))) = (codes, caller) else {
+            return false;
+        };
+        if status != codes::PMIX_SUCCESS {
+            self.reply(id, t, &Reply::Status(status));
+            return true;
+        }
+        self.events
+            .with_host
+            .extend(codes.iter().copied().filter(|c| environmental(*c)));
+        self.register_events(id, t, codes);
+        true
     }
 
     /// REGEVENTS: the connection hears these codes (none: every code).

@@ -47,6 +47,7 @@ impl Server {
         t: u32,
         me: &(String, u32),
         procs: &[Proc],
+        info: Vec<pmix_types::Info>,
     ) {
         let idx = match self.join_collective(kind, me, procs, (id, t)) {
             Ok(i) => i,
@@ -55,15 +56,24 @@ impl Server {
                 return;
             }
         };
+        let col = &mut self.collectives[idx];
+        if col.arrived.len() == 1 {
+            // the first caller's, as libpmix 4.2.2 keeps them
+            col.info = info;
+        }
         if self.collectives[idx].complete() {
             self.finish_collective(idx);
         }
     }
 
     /// Every local participant of collective `idx` has called in: answer
-    /// them, or, when other nodes take part in a fence, hand it to the
-    /// host.
+    /// them, or, when other nodes take part in a fence (or, under
+    /// [`super::Connecting::Host`], a connect or disconnect), hand it to
+    /// the host.
     pub(super) fn finish_collective(&mut self, idx: usize) {
+        if self.connect_to_host(idx) {
+            return;
+        }
         let col = &self.collectives[idx];
         if col.complete() && col.spans() {
             if let CollKind::Fence(collect) = col.kind {
@@ -105,6 +115,14 @@ impl Server {
         }
         if col.complete() {
             let col = self.collectives.remove(idx);
+            self.answer_collective(col);
+        }
+    }
+
+    /// Answer the callers of the completed collective `col` with success
+    /// (and, to a connect, the other namespaces' job data).
+    pub(super) fn answer_collective(&mut self, col: super::collective::Collective) {
+        {
             let r = match col.kind {
                 CollKind::Fence(_) | CollKind::Disconnect | CollKind::GroupDestruct => {
                     Reply::Status(codes::PMIX_SUCCESS)

@@ -66,6 +66,10 @@ pub(super) struct State {
     pub(super) monitors: super::monitor::Monitors,
     /// IO forwarding (iof.rs): pulls, kept output, what the host decides.
     pub(super) iof: super::iof::Iof,
+    /// Whether allocation requests go to the host (hostops.rs).
+    pub(super) host_allocates: bool,
+    /// Whether monitors the core does not run go to the host (hostops.rs).
+    pub(super) host_monitors: bool,
 }
 
 /// What a JOB_CONTROL request asks, once read.

@@ -5,7 +5,12 @@
 //! manager) registers namespaces and receives [`HostEvent`]s
 //! ([`Server::poll_event`]); everything a single node can answer (modex,
 //! fences, publish/lookup, events, queries) the core answers itself
-//! (publish/lookup the host may take over: [`Publishing`]).
+//! (publish/lookup the host may take over: [`Publishing`]; connects and
+//! disconnects spanning nodes: [`Connecting`]; queries the core cannot
+//! answer: [`Querying`]; registrations for environmental events:
+//! [`Registering`]; allocations and monitors:
+//! [`Server::set_host_allocates`], [`Server::set_host_monitors`]; tool
+//! connections: [`ToolConnections`]).
 //! Layouts: spec-notes/commands.md; behaviour and evidence:
 //! spec-notes/server.md.
 //!
@@ -73,6 +78,7 @@
 //! ```
 
 mod collective;
+mod connect;
 mod connection;
 pub mod dstore;
 mod endpoint;
@@ -80,6 +86,7 @@ mod events;
 mod fence;
 pub mod group;
 mod hosted;
+mod hostops;
 pub mod iof;
 pub mod jobctl;
 mod jobinfo;
@@ -105,11 +112,15 @@ use jobs::Committed;
 pub use jobs::NodeMap;
 pub use limits::{Limits, Refusal};
 pub use spawn::AppSpec;
+pub use tool_peers::ToolConnections;
 
+pub use connect::Connecting;
 use connection::{Conn, ConnState};
+pub use events::Registering;
 use fence::CollKind;
 pub use modex::BULK_ACROSS_PEERS;
 pub use pubsub::Publishing;
+pub use query::Querying;
 pub use verify::{PeerInfo, Verify};
 
 use bytes::Bytes;
@@ -340,6 +351,91 @@ pub enum HostEvent {
         /// The keys to withdraw (none: all it published).
         keys: Vec<String>,
         /// Its directives (range …), then `pmix.euid`.
+        info: Vec<Info>,
+    },
+    /// Under [`Connecting::Host`]: every local participant of a
+    /// PMIx_Connect some of whose participants run on other nodes has
+    /// called in. The host completes it across the nodes and answers with
+    /// [`Server::connect_done`].
+    Connect {
+        /// The id to answer with.
+        request: u64,
+        /// The participants as the first caller named them, sorted (a
+        /// namespace's WILDCARD stays one).
+        procs: Vec<Proc>,
+        /// The first caller's attributes, then `pmix.sorted.parr` (true)
+        /// and `pmix.loc.col.st` (SUCCESS), as libpmix 4.2.2 hands them.
+        info: Vec<Info>,
+    },
+    /// Under [`Querying::Host`]: a client's or tool's PMIx_Query_info the
+    /// core could not answer in full (or that asks for a refresh). The
+    /// host answers with [`Server::query_done`].
+    Query {
+        /// The id to answer with.
+        request: u64,
+        /// Who asked.
+        requester: Proc,
+        /// Every query it sent.
+        queries: Vec<pmix_types::Query>,
+    },
+    /// Under [`Registering::Host`]: a client or tool registered for an
+    /// environmental event the host has not yet accepted a registration
+    /// for. The host answers with [`Server::register_events_done`].
+    RegisterEvents {
+        /// The id to answer with.
+        request: u64,
+        /// Every code of the registration.
+        codes: Vec<i32>,
+        /// Its attributes.
+        info: Vec<Info>,
+    },
+    /// With [`Server::set_host_allocates`]: a client's or tool's
+    /// PMIx_Allocation_request. The host answers with
+    /// [`Server::allocate_done`].
+    Allocate {
+        /// The id to answer with.
+        request: u64,
+        /// Who asked.
+        requester: Proc,
+        /// Its `pmix_alloc_directive_t` (new, extend, release …).
+        directive: u8,
+        /// What it asks for.
+        info: Vec<Info>,
+    },
+    /// With [`Server::set_host_monitors`]: a PMIx_Process_monitor of a
+    /// kind the core does not run (it runs heartbeats). The host answers
+    /// with [`Server::monitor_done`].
+    Monitor {
+        /// The id to answer with.
+        request: u64,
+        /// Who asked.
+        requester: Proc,
+        /// What to monitor.
+        monitor: Info,
+        /// The status to raise when it triggers.
+        error: i32,
+        /// Its attributes.
+        directives: Vec<Info>,
+    },
+    /// Under [`ToolConnections::Host`]: a tool (or launcher) completed its
+    /// handshake. The host accepts and names it with
+    /// [`Server::tool_connected_done`].
+    ToolConnected {
+        /// The id to answer with.
+        request: u64,
+        /// The tool's infos, then `pmix.version`, `pmix.euid`,
+        /// `pmix.egid` and, when it named itself, `pmix.nspace` and
+        /// `pmix.rank`.
+        info: Vec<Info>,
+    },
+    /// As [`HostEvent::Connect`], for a PMIx_Disconnect; answered with
+    /// [`Server::disconnect_done`].
+    Disconnect {
+        /// The id to answer with.
+        request: u64,
+        /// The participants, as for a connect.
+        procs: Vec<Proc>,
+        /// The attributes, as for a connect.
         info: Vec<Info>,
     },
 }

@@ -207,6 +207,12 @@ impl Server {
                     .retain(|m| m.conn != id || (which.is_some() && m.id != which));
                 codes::PMIX_SUCCESS
             }
+            // another kind (a file's size or access …): the host's, when
+            // it takes them (hostops.rs)
+            _ if self.jobctl.host_monitors => {
+                let (monitor, directives) = (what.clone(), directives.to_vec());
+                return self.monitor_to_host((id, t), proc, monitor, error, directives);
+            }
             _ => codes::PMIX_ERR_NOT_SUPPORTED,
         };
         if status == codes::PMIX_SUCCESS {

@@ -299,6 +299,8 @@ pub(super) struct Queries {
     memory_probe: Option<MemoryProbe>,
     /// The last [`RETIRED_KEPT`] jobs deregistered, oldest first.
     retired: std::collections::VecDeque<Retired>,
+    /// Who answers what the core cannot.
+    mode: Querying,
 }
 
 /// How many deregistered jobs the namespace queries still list
@@ -314,6 +316,25 @@ struct Retired {
     nprocs: u32,
     /// PMIX_QUERY_JOB_STATUS's answer when it ended.
     status: i32,
+}
+
+/// Who answers a PMIx_Query_info the core cannot answer in full
+/// ([`Server::set_querying`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Querying {
+    /// The core answers every query itself: what it cannot answer is
+    /// NOT_FOUND, NOT_SUPPORTED or PARTIAL_SUCCESS. The default.
+    #[default]
+    Local,
+    /// A query the core answers in full it answers; one with a key it
+    /// cannot answer, or with `pmix.qry.rfsh` (refresh the cache) true in
+    /// a query's qualifiers, goes whole to the host
+    /// ([`HostEvent::Query`]: every query the client sent, as libpmix
+    /// 4.2.2's server hands them all to its host's query when one misses
+    /// its own store), which answers with [`Server::query_done`]: its
+    /// status and infos are the client's answer.
+    Host,
 }
 
 impl Queries {
@@ -660,6 +681,68 @@ impl Server {
                 None => Answer::Unsupported,
             },
         }
+    }
+
+    /// Who answers the queries the core cannot (default
+    /// [`Querying::Local`]).
+    pub fn set_querying(&mut self, mode: Querying) {
+        self.queries.mode = mode;
+    }
+
+    /// A QUERY of `proc`'s on connection `id` (tag `t`): answered here,
+    /// or, under [`Querying::Host`], handed to the host when the core
+    /// cannot answer every key or a query asks for a refresh.
+    pub(super) fn query_request(
+        &mut self,
+        id: super::ConnId,
+        t: u32,
+        proc: Proc,
+        queries: Vec<Query>,
+    ) {
+        let r = self.query(&queries);
+        let full = matches!(
+            r,
+            Reply::Query {
+                status: codes::PMIX_SUCCESS,
+                ..
+            }
+        );
+        let refresh = queries.iter().any(|q| {
+            q.qualifiers.iter().any(|i| {
+                i.key.as_bytes() == b"pmix.qry.rfsh" && !matches!(i.value, Value::Bool(false))
+            })
+        });
+        if self.queries.mode == Querying::Host && (!full || refresh) {
+            let request = self.requests.op(super::requests::HostOp::Query, (id, t));
+            self.out
+                .push_back(super::Output::Host(super::HostEvent::Query {
+                    request,
+                    requester: proc,
+                    queries,
+                }));
+            return;
+        }
+        self.reply(id, t, &r);
+    }
+
+    /// The host's answer to [`HostEvent::Query`]: its status and what it
+    /// found (the standard's `pmix_info_cbfunc_t`), the client's answer.
+    /// False (and nothing sent) for an id that is no query out with the
+    /// host.
+    pub fn query_done(&mut self, request: u64, status: i32, info: Vec<Info>) -> bool {
+        let Some((id, t)) = self
+            .requests
+            .take_op(super::requests::HostOp::Query, request)
+        else {
+            return false;
+        };
+        let r = if info.is_empty() {
+            Reply::Status(status)
+        } else {
+            Reply::Query { status, info }
+        };
+        self.reply(id, t, &r);
+        true
     }
 
     /// The reply to a QUERY: every key of every query answered in turn.

@@ -1,10 +1,12 @@
 //! Requests out with the host: what the core asked of the host with an
 //! upcall carrying an id ([`HostEvent::Spawn`], [`HostEvent::Fence`],
 //! [`HostEvent::DirectModex`], [`HostEvent::Publish`],
-//! [`HostEvent::Lookup`], [`HostEvent::Unpublish`]) and waits for it to
+//! [`HostEvent::Lookup`], [`HostEvent::Unpublish`],
+//! [`HostEvent::Connect`], [`HostEvent::Disconnect`]) and waits for it to
 //! answer ([`Server::spawned`], [`Server::fence_done`],
 //! [`Server::dmodex_done`], [`Server::publish_done`],
-//! [`Server::lookup_done`], [`Server::unpublish_done`]). One counter
+//! [`Server::lookup_done`], [`Server::unpublish_done`],
+//! [`Server::connect_done`], [`Server::disconnect_done`]). One counter
 //! numbers them all.
 
 #![forbid(unsafe_code)]
@@ -30,6 +32,27 @@ pub(super) struct HostRequests {
     dmodex_targets: BTreeSet<(String, u32)>,
     /// Publish, lookup and unpublish requests handed to the host, by id.
     pubsub: BTreeMap<u64, Asked>,
+    /// Connects and disconnects spanning nodes handed to the host
+    /// (connect.rs), by id: the collective, every local caller in.
+    connects: BTreeMap<u64, super::collective::Collective>,
+    /// Other requests whose answer goes to one caller (a query …), by
+    /// id: what they are, the caller (connection, tag).
+    ops: BTreeMap<u64, (HostOp, ConnId, u32)>,
+}
+
+/// What a request in [`HostRequests`]'s `ops` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum HostOp {
+    /// A PMIx_Query_info ([`super::Querying::Host`]).
+    Query,
+    /// A registration for environmental events
+    /// ([`super::Registering::Host`]).
+    RegEvents,
+    /// A PMIx_Allocation_request ([`super::Server::set_host_allocates`]).
+    Allocate,
+    /// A PMIx_Process_monitor the core does not run
+    /// ([`super::Server::set_host_monitors`]).
+    Monitor,
 }
 
 /// Which of the publish operations a request out with the host is.
@@ -64,6 +87,8 @@ impl Default for HostRequests {
             dmodex: BTreeMap::new(),
             dmodex_targets: BTreeSet::new(),
             pubsub: BTreeMap::new(),
+            connects: BTreeMap::new(),
+            ops: BTreeMap::new(),
         }
     }
 }
@@ -142,9 +167,55 @@ impl HostRequests {
         }
     }
 
+    /// A connect or disconnect handed to the host: its id.
+    pub(super) fn connect(&mut self, col: super::collective::Collective) -> u64 {
+        let id = self.id();
+        self.connects.insert(id, col);
+        id
+    }
+
+    /// The connect or disconnect `request` (of kind `kind`), now
+    /// answered; None (and it stays) for another kind or id.
+    pub(super) fn take_connect(
+        &mut self,
+        kind: super::CollKind,
+        request: u64,
+    ) -> Option<super::collective::Collective> {
+        match self.connects.get(&request) {
+            Some(c) if c.kind == kind => self.connects.remove(&request),
+            _ => None,
+        }
+    }
+
+    /// A tool handshake handed to the host (tool_peers.rs keeps it): its
+    /// id.
+    pub(super) fn tool(&mut self) -> u64 {
+        self.id()
+    }
+
+    /// A `kind` request of the caller (connection, tag): its id.
+    pub(super) fn op(&mut self, kind: HostOp, (conn, tag): (ConnId, u32)) -> u64 {
+        let id = self.id();
+        self.ops.insert(id, (kind, conn, tag));
+        id
+    }
+
+    /// The caller of `kind` request `request`, now answered; None (and it
+    /// stays) for another kind or id, or a caller gone.
+    pub(super) fn take_op(&mut self, kind: HostOp, request: u64) -> Option<(ConnId, u32)> {
+        match self.ops.get(&request) {
+            Some((k, ..)) if *k == kind => self.ops.remove(&request).map(|(_, c, t)| (c, t)),
+            _ => None,
+        }
+    }
+
     /// Connection `id` closed: the answers it waited for go to nobody.
     pub(super) fn drop_conn(&mut self, id: ConnId) {
         self.spawns.retain(|_, (c, _)| *c != id);
+        self.ops.retain(|_, (_, c, _)| *c != id);
+        for col in self.connects.values_mut() {
+            col.arrived.retain(|a| a.0 != id);
+        }
         self.pubsub.retain(|_, a| a.conn != id);
         for callers in self.fences.values_mut() {
             callers.retain(|(c, _)| *c != id);

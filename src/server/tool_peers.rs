@@ -7,7 +7,8 @@ use super::{kval, pstr, ConnId, ConnState, Output, Server};
 use pmix_codec::handshake::{peer_type, ConnectRequest, ToolReply};
 use pmix_codec::msg::{Reply, Request};
 use pmix_types::status::codes;
-use pmix_types::{PString, Proc, Value};
+use pmix_types::{Info, PString, Proc, Value};
+use std::collections::BTreeMap;
 
 /// The tool area's state: the identity tools are told is the server's,
 /// and how many tools were given an identity.
@@ -16,6 +17,11 @@ pub(super) struct Tools {
     identity: Proc,
     /// Identities assigned so far.
     assigned: u32,
+    /// Who names a connecting tool.
+    mode: ToolConnections,
+    /// Tool handshakes out with the host: request id → the connection
+    /// and its request.
+    pending: BTreeMap<u64, (ConnId, ConnectRequest)>,
 }
 
 impl Default for Tools {
@@ -23,8 +29,31 @@ impl Default for Tools {
         Tools {
             identity: Proc::new("pmixw-server", 0),
             assigned: 0,
+            mode: ToolConnections::Local,
+            pending: BTreeMap::new(),
         }
     }
+}
+
+/// Who accepts a tool's (or launcher's) connection and names it
+/// ([`Server::set_tool_connections`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ToolConnections {
+    /// The core: a tool that needs an identity is given one
+    /// (`pmixw-tool-<n>`, rank 0), one that names itself keeps its name.
+    /// The default.
+    #[default]
+    Local,
+    /// The host: every tool handshake becomes
+    /// [`HostEvent::ToolConnected`](super::HostEvent::ToolConnected) (the
+    /// tool's infos, then `pmix.version`, `pmix.euid`, `pmix.egid` and,
+    /// when it named itself, `pmix.nspace` and `pmix.rank`, as libpmix
+    /// 4.2.2 hands its host's `tool_connected`), and the tool is answered
+    /// when the host names it ([`Server::tool_connected_done`]): the name
+    /// the host gives is the tool's (sent back to a tool that asked for
+    /// one), an error refuses it.
+    Host,
 }
 
 impl Tools {
@@ -94,6 +123,10 @@ impl Server {
             self.out.push_back(Output::Send(id, r.into()));
             return false;
         };
+        if self.tools.mode == ToolConnections::Host {
+            self.tool_to_host(id, req);
+            return true;
+        }
         let r = reply(codes::PMIX_SUCCESS).encode();
         self.out.push_back(Output::Send(id, r.into()));
         let proc = proc.unwrap_or_else(|| Proc::new("pmixw-tool", 0));
@@ -105,6 +138,89 @@ impl Server {
             c.link.establish(fmt);
         }
         true
+    }
+
+    /// Who accepts and names connecting tools from now on (default
+    /// [`ToolConnections::Local`]).
+    pub fn set_tool_connections(&mut self, mode: ToolConnections) {
+        self.tools.mode = mode;
+    }
+
+    /// Tool handshake `req` on connection `id`, to the host.
+    fn tool_to_host(&mut self, id: ConnId, req: &ConnectRequest) {
+        let mut info = req.info.clone().unwrap_or_default();
+        info.push(Info::new("pmix.version", pstr(&req.version.to_string())));
+        if let Some((uid, gid)) = req.uid_gid {
+            info.push(Info::new("pmix.euid", Value::Uint32(uid)));
+            info.push(Info::new("pmix.egid", Value::Uint32(gid)));
+        }
+        let named = !matches!(
+            req.flag,
+            peer_type::TOOL_NEEDS_ID | peer_type::LAUNCHER_NEEDS_ID
+        );
+        if let (true, Some(p)) = (named, &req.proc) {
+            info.push(Info::new("pmix.nspace", pstr(&p.nspace.to_string())));
+            info.push(Info::new("pmix.rank", Value::ProcRank(p.rank)));
+        }
+        let request = self.requests.tool();
+        self.tools.pending.insert(request, (id, req.clone()));
+        self.out
+            .push_back(Output::Host(super::HostEvent::ToolConnected {
+                request,
+                info,
+            }));
+    }
+
+    /// The host's answer to
+    /// [`HostEvent::ToolConnected`](super::HostEvent::ToolConnected): the
+    /// tool's name (the standard's `pmix_tool_connection_cbfunc_t`), or
+    /// the status refusing it (the connection is then closed). False (and
+    /// nothing sent) for an id that is no tool handshake out with the
+    /// host, or whose connection has gone.
+    pub fn tool_connected_done(&mut self, request: u64, result: Result<Proc, i32>) -> bool {
+        let Some((id, req)) = self.tools.pending.remove(&request) else {
+            return false;
+        };
+        if self.conns.get(&id).is_none() {
+            return false;
+        }
+        let proc = match result {
+            Ok(p) => p,
+            Err(st) => {
+                // the status alone, then the close, as libpmix 4.2.2's
+                // server refuses a tool its host refused (`process_cbfunc`)
+                let r = st.to_be_bytes().to_vec();
+                self.out.push_back(Output::Send(id, r.into()));
+                self.refuse(id, super::Refusal::ToolRefused(req.flag));
+                return true;
+            }
+        };
+        let asked = matches!(
+            req.flag,
+            peer_type::TOOL_NEEDS_ID | peer_type::LAUNCHER_NEEDS_ID
+        );
+        let r = ToolReply {
+            status: codes::PMIX_SUCCESS,
+            assigned: asked.then(|| proc.clone()),
+            server: self.tools.identity.clone(),
+            security_status: 0,
+        }
+        .encode();
+        self.out.push_back(Output::Send(id, r.into()));
+        if let (Some(c), Some(fmt)) = (self.conns.get_mut(&id), req.format()) {
+            c.state = ConnState::Tool {
+                proc,
+                version: req.version.to_string(),
+            };
+            c.link.establish(fmt);
+        }
+        true
+    }
+
+    /// Connection `id` closed: its handshake out with the host is
+    /// forgotten.
+    pub(super) fn drop_tool_conn(&mut self, id: ConnId) {
+        self.tools.pending.retain(|_, (c, _)| *c != id);
     }
 
     /// A tool's REQ: its namespace, its version as `pmix.bfrops.mod` and a
@@ -154,7 +270,7 @@ impl Server {
     ) -> bool {
         // tools are not ranks of a job: init, queries, lookups, events,
         // job control, spawns (what `prun` and `pmixw run --dvm` ask), IO
-        // forwarding, finalize
+        // forwarding, allocation requests, finalize
         match req {
             Request::Req => {
                 let r = Self::tool_job_info(proc, version);
@@ -168,6 +284,7 @@ impl Server {
             | Request::DeregEvents { .. }
             | Request::Log { .. }
             | Request::Spawn { .. }
+            | Request::Alloc { .. }
             | Request::ResolvePeers { .. }
             | Request::ResolveNode { .. }
             | Request::IofPull { .. }

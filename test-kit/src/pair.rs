@@ -167,6 +167,15 @@ impl Pair {
         self.open(peer, Some(core))
     }
 
+    /// A tool core asking the server for an identity (its handshake's
+    /// info blob `info`), its connect request queued. Not driven yet.
+    pub fn tool(&mut self, info: Vec<pmix_types::Info>) -> usize {
+        let uri = "pmixw-server.0;tcp4://127.0.0.1:1".to_string();
+        let mut core = Core::new_tool(uri, Format::V41, UID, GID, info).expect("tool core");
+        core.set_handshake_deadline(self.now + Duration::from_secs(10));
+        self.open(PeerInfo::default(), Some(core))
+    }
+
     /// A client of `ns:rank` whose socket the driver knows nothing of.
     pub fn client(&mut self, ns: &str, rank: u32) -> usize {
         self.client_as(ns, rank, PeerInfo::default())
