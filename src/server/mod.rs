@@ -108,7 +108,7 @@ pub use spawn::AppSpec;
 
 use connection::{Conn, ConnState};
 use fence::CollKind;
-pub use modex::BULK_ACROSS_PEERS;
+pub use modex::{GetCounts, BULK_ACROSS_PEERS, BULK_AFTER, BULK_PEERS, SWEEP_AFTER};
 pub use pubsub::Publishing;
 pub use verify::{PeerInfo, Verify};
 
