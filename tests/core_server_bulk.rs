@@ -385,3 +385,121 @@ fn across_nodes_a_rank_reading_every_peer_is_sent_them_in_bulk_at_most_bulk_acro
     assert_eq!(*sizes.iter().max().unwrap(), 1 + BULK_ACROSS_PEERS);
     assert!(sizes.len() < SWEEP_AFTER as usize + 12, "{sizes:?}");
 }
+
+/// A job of `n` ranks on two nodes, ranks 0..`here` on this one (all
+/// connected and committed), the rest on the other, after a fence that
+/// left the other node's data there (`data_at_host`, as `pmixw run`
+/// across Slurm nodes does): the server, its connections by rank, and
+/// the other node's fence data, for the direct modexes a GET asks.
+fn fetched_later(ns: &str, n: u32, here: u32) -> (Server, Vec<u64>, Vec<u8>) {
+    let now = Instant::now();
+    let nodes = NodeMap {
+        nodes: vec![
+            ("a".into(), (0..here).collect()),
+            ("b".into(), (here..n).collect()),
+        ],
+        me: 0,
+    };
+    let fence = Request::Fence {
+        procs: vec![],
+        info: vec![Info::new("pmix.collect", Value::Bool(true))],
+    };
+    let fence_of = |s: &mut Server| {
+        drain(s)
+            .events
+            .into_iter()
+            .find_map(|e| match e {
+                HostEvent::Fence { request, data, .. } => Some((request, data)),
+                _ => None,
+            })
+            .expect("a fence upcall")
+    };
+    let mut sides = Vec::new();
+    for (me, host, ranks) in [(0, "a", 0..here), (1, "b", here..n)] {
+        let mut s = mem_job(ns, n, host);
+        s.set_nodes(
+            ns,
+            NodeMap {
+                me,
+                ..nodes.clone()
+            },
+        );
+        let mut ids = Vec::new();
+        for r in ranks {
+            let id = s.open();
+            s.handle_input(id, &hello(ns, r), now);
+            s.handle_input(id, &request(101, &scoped_commit(r)), now);
+            s.handle_input(id, &request(102, &fence), now);
+            ids.push(id);
+        }
+        let (request, data) = fence_of(&mut s);
+        sides.push((s, ids, request, data));
+    }
+    let (_, _, _, theirs) = sides.pop().unwrap();
+    let (mut s, ids, request, _) = sides.pop().unwrap();
+    s.data_at_host(ns);
+    s.fence_done(request, 0, &[]);
+    drain(&mut s);
+    (s, ids, theirs.to_vec())
+}
+
+/// Across nodes with the other node's data fetched only when a GET wants
+/// one of its ranks: a rank reading every peer in rank order is sent this
+/// node's peers in bulk, and once the other node's data is here (one
+/// direct modex, answered with that node's data) that node's too, in the
+/// reply to the GET that fetched it, not one GET per rank of it.
+#[test]
+fn across_nodes_peers_whose_data_comes_later_still_come_in_bulk() {
+    let (n, here) = (600u32, 300u32);
+    let (mut s, ids, theirs) = fetched_later("late", n, here);
+    let me = ids[0];
+    let mut held = BTreeSet::new();
+    let (mut gets, mut fetches) = (0, 0);
+    for r in 1..n {
+        if held.contains(&r) {
+            continue;
+        }
+        gets += 1;
+        let t = 300 + gets;
+        let key = format!("{}.{r}", if r < here { "local" } else { "remote" });
+        s.handle_input(me, &request(t, &get("late", r, &key)), Instant::now());
+        let mut out = drain(&mut s);
+        let asked: Vec<u64> = out
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                HostEvent::DirectModex { request, .. } => Some(*request),
+                _ => None,
+            })
+            .collect();
+        if !asked.is_empty() {
+            fetches += 1;
+            assert_eq!(s.dmodex_node(&theirs, &asked), Vec::<u64>::new());
+            out = drain(&mut s);
+        }
+        let blobs: Vec<_> = out
+            .sends()
+            .filter(|(c, b)| *c == me && b.len() > 16)
+            .map(|(_, b)| {
+                match pmix_codec::msg::Reply::decode(&pmix_codec::Format::V41, 4, &b[16..]) {
+                    Ok(pmix_codec::msg::Reply::Get { status: 0, blobs }) => blobs,
+                    other => panic!("{other:?}"),
+                }
+            })
+            .collect();
+        assert_eq!(blobs.len(), 1, "one reply to GET {r}");
+        let got = ranks_of(&blobs[0]);
+        assert_eq!(got[0].0, r);
+        for (p, text) in got {
+            assert!(held.insert(p), "rank {p} sent twice");
+            // a rank here: its LOCAL key; elsewhere: its REMOTE one
+            let scope = if p < here { "local" } else { "remote" };
+            assert!(text.contains(&format!("{scope}.{p}")), "{p}: {text}");
+        }
+    }
+    assert_eq!(held.len() as u32, n - 1);
+    assert_eq!(fetches, 1, "the other node's data fetched once");
+    // the sweep's singles, the doublings through this node, one GET that
+    // fetched the other node and brought it whole
+    assert!(gets < SWEEP_AFTER + 12, "{gets} GETs");
+}

@@ -69,9 +69,6 @@ pub(super) struct BulkSent {
     /// Whether its replies bring bulk (from the GET that showed it reads
     /// many peers on).
     pub(super) on: bool,
-    /// Across nodes: the first bulk reply's target, and how many of the
-    /// ranks after it (in rank order, wrapping) its replies have looked at.
-    pub(super) across: Option<(u32, u32)>,
     /// The peers whose data it has been sent.
     pub(super) ranks: RankSet,
 }

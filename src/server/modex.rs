@@ -468,11 +468,12 @@ impl Server {
     /// - From then on each such GET brings as many committed peers more as
     ///   it holds already (its targets and what bulk replies brought; at
     ///   least [`BULK_AFTER`]), so what it holds doubles with each, up to
-    ///   [`BULK_ACROSS_PEERS`] a
-    ///   reply across nodes (`set_nodes`: the ranks after the first bulk
-    ///   reply's target in rank order, each looked at once) and
-    ///   [`BULK_PEERS`] on one node (the peers after the target not sent
-    ///   before; N ranks asking at once never queue O(N²) bytes). A rank
+    ///   [`BULK_ACROSS_PEERS`] a reply across nodes (`set_nodes`) and
+    ///   [`BULK_PEERS`] on one node (N ranks asking at once never queue
+    ///   O(N²) bytes): the committed peers after the target in rank order
+    ///   not sent before (a peer whose node's data is fetched later, as
+    ///   `data_at_host` leaves it, comes with a reply after it is here,
+    ///   where a cursor once passed it for good). A rank
     ///   reading all N peers in rank order needs about `SWEEP_AFTER` +
     ///   log2(cap / `BULK_AFTER`) + N / cap round trips, one reading them
     ///   in another order `BULK_AFTER` more.
@@ -517,8 +518,7 @@ impl Server {
             return Vec::new();
         }
         // a peer a reply may bring: not the asker, committed, and not sent
-        // to it before (the target among those); each branch below picks
-        // only such peers
+        // to it before (the target among those)
         let sent = &bulk.ranks;
         let eligible = |r: &u32| {
             *r != me
@@ -531,26 +531,12 @@ impl Server {
             BULK_PEERS
         };
         let room = (bulk.held.max(BULK_AFTER) as usize).min(cap);
-        let peers: Vec<u32> = if j.nodes.is_some() {
-            // the other ranks in order from the first bulk reply's target
-            // on, each reply the next `room` committed ones not sent
-            let (first, seen) = bulk.across.unwrap_or((target.1, 0));
-            let others = n.saturating_sub(1);
-            let mut at = seen;
-            let mut pick = Vec::new();
-            while at < others && pick.len() < room {
-                let r = (first + 1 + at) % n;
-                at += 1;
-                if eligible(&r) {
-                    pick.push(r);
-                }
-            }
-            bulk.across = Some((first, at));
-            pick
-        } else {
-            let after = (target.1 + 1..n).chain(0..target.1.min(n));
-            after.filter(eligible).take(room).collect()
-        };
+        // the peers after the target in rank order (wrapping), each reply
+        // the next `room` whose data is here and was not sent: a rank
+        // whose node's data is fetched only later (`data_at_host`) is
+        // brought by a reply after that, not passed for good
+        let after = (target.1 + 1..n).chain(0..target.1.min(n));
+        let peers: Vec<u32> = after.filter(eligible).take(room).collect();
         for r in &peers {
             bulk.ranks.insert(*r);
         }
