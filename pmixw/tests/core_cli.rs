@@ -412,3 +412,30 @@ fn inspect_reads_a_ds21_store_back() {
     drop(s);
     let _ = std::fs::remove_dir(&base);
 }
+
+/// Every rank's output reaches `pmixw run`'s stdout and stderr whole,
+/// each line once, with many ranks writing at once (their pipes watched
+/// together by one reader, pmixw/src/cli/output.rs).
+#[test]
+fn run_forwards_every_ranks_output_and_errors_once() {
+    let (n, lines) = (64u32, 20u32);
+    let script = format!(
+        r#"i=0; while [ $i -lt {lines} ]; do echo "out $PMIX_RANK $i"; echo "err $PMIX_RANK $i" >&2; i=$((i+1)); done"#
+    );
+    let ns = n.to_string();
+    let o = pmixw(
+        &["run", "-n", &ns, "--timeout", "120", "sh", "-c", &script],
+        b"",
+    );
+    let out = ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    for (text, what) in [(out.as_str(), "out"), (&*err, "err")] {
+        let mut got: Vec<&str> = text.lines().filter(|l| l.starts_with(what)).collect();
+        got.sort();
+        let mut want: Vec<String> = (0..n)
+            .flat_map(|r| (0..lines).map(move |i| format!("{what} {r} {i}")))
+            .collect();
+        want.sort();
+        assert_eq!(got, want, "{what}");
+    }
+}

@@ -123,6 +123,46 @@ fn without_the_store_libpmix_clients_use_hash_and_ask_the_server() {
     assert_eq!(ds_client::stores_left(&tmp), Vec::<String>::new());
 }
 
+/// Without the store, a job of 40 libpmix 4.2.2 clients (hash gds), each
+/// reading every peer in rank order as Open MPI 4 does: every value is
+/// right, every rank was sent every peer's data, and in bulk GET replies
+/// (src/server/modex.rs, `Server::bulk`): far fewer GETs than one per peer
+/// (`pmixw run --stats`: `server_gets <requests> <byte objects>`).
+#[test]
+fn hash_clients_reading_every_peer_are_sent_them_in_bulk() {
+    const MANY: u32 = 40;
+    let Some(exe) = client() else { return };
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("live_dstore_many");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let n = MANY.to_string();
+    let o = finish(
+        Command::new(env!("CARGO_BIN_EXE_pmixw"))
+            .args(["run", "-n", &n, "--timeout", "100", "--stats"])
+            .arg(&exe)
+            .env("TMPDIR", &tmp)
+            .env_remove("PMIXW_DSTORE"),
+        "live_dstore_many",
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{out}\n{err}");
+    ds_client::assert_checks(&out, MANY);
+    let counts: Vec<u64> = err
+        .lines()
+        .find_map(|l| l.strip_prefix("server_gets "))
+        .unwrap_or_else(|| panic!("no server_gets line: {err}"))
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    let (requests, blobs) = (counts[0], counts[1]);
+    let per_peer = (MANY * (MANY - 1)) as u64;
+    assert!(blobs >= per_peer, "{requests} GETs, {blobs} byte objects");
+    assert!(
+        requests * 4 < per_peer,
+        "{requests} GETs for {per_peer} peers' data"
+    );
+}
+
 /// The records a namespace holds for a rank: key → (value bytes).
 fn records(
     ns: &mut pmix_wire::server::dstore::layout::Namespace<

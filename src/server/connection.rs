@@ -19,7 +19,7 @@ use pmix_codec::Format;
 use pmix_types::status::codes;
 use pmix_types::Rank;
 use pmix_types::{Info, Proc};
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::Instant;
 
 /// Who the peer is to the endpoint (its wire state is in [`Conn::link`]).
@@ -53,16 +53,48 @@ pub(super) struct Conn {
     pub(super) deadline: Option<Instant>,
 }
 
-/// What a connection's GET replies have brought besides their targets.
+/// What a connection's GET replies have brought, and how far it reads
+/// (modex.rs, `bulk`).
 #[derive(Default)]
 pub(super) struct BulkSent {
-    /// GET replies for peers of its own namespace so far.
-    pub(super) gets: u32,
-    /// Across nodes: the first GET's target, and how many of the ranks
-    /// after it (in rank order, wrapping) its replies have looked at.
-    pub(super) across: Option<(u32, u32)>,
-    /// On one node: the peers whose data it has been sent.
-    pub(super) ranks: BTreeSet<u32>,
+    /// Its GETs for peers of its own namespace whose data it had not been
+    /// sent before: how many distinct peers it asked for.
+    pub(super) asked: u32,
+    /// How many peers' data its replies brought in all (targets and bulk).
+    pub(super) held: u32,
+    /// The last such GET's target, and how many such GETs in a row asked
+    /// for the rank after the one before (in rank order, skipping itself).
+    pub(super) last: Option<u32>,
+    pub(super) run: u32,
+    /// Whether its replies bring bulk (from the GET that showed it reads
+    /// many peers on).
+    pub(super) on: bool,
+    /// The peers whose data it has been sent.
+    pub(super) ranks: RankSet,
+}
+
+/// A set of ranks as a bitmap (N/8 bytes for a job of N ranks, where a
+/// tree of the same ranks would take ~10 bytes each).
+#[derive(Default)]
+pub(super) struct RankSet(Vec<u64>);
+
+impl RankSet {
+    /// Add `r`; whether it was new.
+    pub(super) fn insert(&mut self, r: u32) -> bool {
+        let (w, b) = ((r / 64) as usize, r % 64);
+        if w >= self.0.len() {
+            self.0.resize(w + 1, 0);
+        }
+        let was = self.0[w] >> b & 1 == 1;
+        self.0[w] |= 1 << b;
+        !was
+    }
+
+    pub(super) fn contains(&self, r: u32) -> bool {
+        self.0
+            .get((r / 64) as usize)
+            .is_some_and(|w| w >> (r % 64) & 1 == 1)
+    }
 }
 
 impl Conn {

@@ -118,7 +118,7 @@ pub use connect::Connecting;
 use connection::{Conn, ConnState};
 pub use events::Registering;
 use fence::CollKind;
-pub use modex::BULK_ACROSS_PEERS;
+pub use modex::{GetCounts, BULK_ACROSS_PEERS, BULK_AFTER, BULK_PEERS, SWEEP_AFTER};
 pub use pubsub::Publishing;
 pub use query::Querying;
 pub use verify::{PeerInfo, Verify};

@@ -15,16 +15,44 @@ use pmix_types::Rank;
 use pmix_types::{DataType, Hex, Info, Kval, PString, Proc, Value};
 use std::time::{Duration, Instant};
 
+/// How many GETs for distinct peers of its namespace a connection makes
+/// before its replies bring other peers' data than their target's
+/// ([`Server::bulk`]): a rank reading a few peers (a stencil's
+/// neighbours, the light rank's P = 8) is sent what it asks for and
+/// nothing more; a rank reading many is sent them in bulk from its
+/// `BULK_AFTER + 1`-th on.
+pub const BULK_AFTER: u32 = 16;
+
+/// How many GETs in a row for consecutive peers (each the rank after the
+/// one before, skipping the asker) show a rank reading its peers in rank
+/// order, as Open MPI 4 over libpmix's hash gds does (it asks once per
+/// peer, from rank 0 on): from the one that makes this many, its replies
+/// bring bulk ([`Server::bulk`]). A stencil's rows of three neighbours do
+/// not.
+pub const SWEEP_AFTER: u32 = 4;
+
 /// On one node, how many peers' data a GET reply brings at most besides
 /// its target's ([`Server::bulk`]).
-pub(super) const BULK_PEERS: usize = 64;
+pub const BULK_PEERS: usize = 64;
 
 /// Across nodes, how many peers' data a GET reply brings at most besides
 /// its target's: a rank reading every peer of a job of N ranks needs about
-/// N / 1024 round trips, and no reply holds more than 1024 peers' data
-/// (~250 KB with a few keys each; a first reply bringing every peer of
-/// 64 000 ranks would be ~16 MB, past [`super::Limits::max_queued_bytes`]).
+/// N / 1024 round trips once its replies are that large, and no reply
+/// holds more than 1024 peers' data (~250 KB with a few keys each; a
+/// reply bringing every peer of 64 000 ranks would be ~16 MB, past
+/// [`super::Limits::max_queued_bytes`]).
 pub const BULK_ACROSS_PEERS: usize = 1024;
+
+/// What GETs for ranks' data asked and were sent, counted since the
+/// server started ([`Server::get_counts`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GetCounts {
+    /// GET requests for one rank's data (not the job's: `RANK_WILDCARD`).
+    pub requests: u64,
+    /// The ranks' byte objects their replies carried (the targets' and
+    /// the bulk's).
+    pub blobs: u64,
+}
 
 /// A GET waiting for data: its target's commit, a key, or the host's
 /// direct modex.
@@ -42,6 +70,7 @@ struct PendingGet {
 #[derive(Default)]
 pub(super) struct Modex {
     gets: Vec<PendingGet>,
+    counts: GetCounts,
 }
 
 impl Modex {
@@ -85,6 +114,11 @@ pub(super) enum KeyState {
 }
 
 impl Server {
+    /// What GETs for ranks' data asked and were sent so far.
+    pub fn get_counts(&self) -> GetCounts {
+        self.modex.counts
+    }
+
     /// This node's data of a local rank for other nodes (its REMOTE and
     /// GLOBAL keys), once it has committed: the blob a host hands to
     /// [`Server::dmodex_done`] on the requesting node. Our format, one
@@ -265,6 +299,7 @@ impl Server {
             );
             return;
         }
+        self.modex.counts.requests += 1;
         if job.ranks.get(rank as usize).is_none() {
             self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
             return;
@@ -403,29 +438,47 @@ impl Server {
             None => Self::blob_of(&fmt, &p, &[]),
         };
         let r = match blob {
-            Some(b) => Reply::Get {
-                status: codes::PMIX_SUCCESS,
-                blobs: std::iter::once(b).chain(self.bulk(id, target)).collect(),
-            },
+            Some(b) => {
+                let blobs: Vec<Bytes> = std::iter::once(b).chain(self.bulk(id, target)).collect();
+                self.modex.counts.blobs += blobs.len() as u64;
+                Reply::Get {
+                    status: codes::PMIX_SUCCESS,
+                    blobs,
+                }
+            }
             None => Reply::Status(codes::PMIX_ERR_BAD_PARAM),
         };
         self.reply(id, t, &r);
     }
 
     /// Peers' data a GET reply brings besides its target's, so that a
-    /// rank reading every peer needs a few round trips, not one per peer.
+    /// rank reading every peer needs a few round trips, not one per peer,
+    /// while a rank reading a few is sent those alone (the bulk is O(N)
+    /// work per rank in the server and the rank: N² in a job).
     /// libpmix's hash gds stores every byte object of a GET reply under
     /// its proc and answers later GETs for those ranks from that cache
     /// (protocol.md §7.3); libpmix's own server gets the same effect from
     /// its shared-memory store (with the hash gds its clients ask once per
     /// peer). What a rank may see: LOCAL and GLOBAL keys of ranks here,
     /// REMOTE and GLOBAL of ranks elsewhere; never its own.
-    /// - Across nodes: the first GET reply brings every committed peer.
-    /// - On one node: from the connection's second GET on (a rank asking
-    ///   for one neighbour costs nothing more), up to [`BULK_PEERS`]
-    ///   committed peers not sent before, those after the target first; a
-    ///   reply stays O([`BULK_PEERS`]), so N ranks asking at once never
-    ///   queue O(N²) bytes.
+    /// - A connection's first [`BULK_AFTER`] GETs for distinct peers of its
+    ///   namespace (peers it was not sent before) bring their target alone,
+    ///   unless [`SWEEP_AFTER`] of them in a row asked for consecutive
+    ///   ranks (a rank reading its peers in rank order).
+    /// - From then on each such GET brings as many committed peers more as
+    ///   it holds already (its targets and what bulk replies brought; at
+    ///   least [`BULK_AFTER`]), so what it holds doubles with each, up to
+    ///   [`BULK_ACROSS_PEERS`] a reply across nodes (`set_nodes`) and
+    ///   [`BULK_PEERS`] on one node (N ranks asking at once never queue
+    ///   O(N²) bytes): the committed peers after the target in rank order
+    ///   not sent before (a peer whose node's data is fetched later, as
+    ///   `data_at_host` leaves it, comes with a reply after it is here,
+    ///   where a cursor once passed it for good). A rank
+    ///   reading all N peers in rank order needs about `SWEEP_AFTER` +
+    ///   log2(cap / `BULK_AFTER`) + N / cap round trips, one reading them
+    ///   in another order `BULK_AFTER` more.
+    /// - A GET for a peer it was sent before (waiting for a key that peer
+    ///   did not hold then) brings its target alone and counts for nothing.
     pub(super) fn bulk(&mut self, id: ConnId, target: &(String, u32)) -> Vec<Bytes> {
         let Some(fmt) = self.fmt_of(id) else {
             return Vec::new();
@@ -441,46 +494,53 @@ impl Server {
         let Some(j) = self.jobs.get(&target.0) else {
             return Vec::new();
         };
-        if proc.nspace.to_string() != target.0 {
+        if proc.nspace.to_string() != target.0 || proc.rank == target.1 {
+            return Vec::new();
+        }
+        if !bulk.ranks.insert(target.1) {
             return Vec::new();
         }
         let me = proc.rank;
         let n = j.ranks.len() as u32;
-        // a peer a reply may bring: not its target (whose blob leads), not
-        // the asker, and committed; each branch below picks only such peers
+        bulk.asked += 1;
+        bulk.held += 1;
+        let next = |r: u32| match (r + 1) % n.max(1) {
+            x if x == me => (x + 1) % n.max(1),
+            x => x,
+        };
+        bulk.run = match bulk.last {
+            Some(l) if next(l) == target.1 => bulk.run + 1,
+            _ => 1,
+        };
+        bulk.last = Some(target.1);
+        bulk.on |= bulk.asked > BULK_AFTER || bulk.run >= SWEEP_AFTER;
+        if !bulk.on {
+            return Vec::new();
+        }
+        // a peer a reply may bring: not the asker, committed, and not sent
+        // to it before (the target among those)
+        let sent = &bulk.ranks;
         let eligible = |r: &u32| {
-            *r != target.1 && *r != me && j.ranks.get(*r as usize).is_some_and(|st| st.committed)
+            *r != me
+                && !sent.contains(*r)
+                && j.ranks.get(*r as usize).is_some_and(|st| st.committed)
         };
-        let peers: Vec<u32> = if j.nodes.is_some() {
-            // the other ranks in order from the first GET's target on,
-            // each reply the next BULK_ACROSS_PEERS committed ones
-            let (first, seen) = *bulk.across.get_or_insert((target.1, 0));
-            let others = n.saturating_sub(1);
-            let mut at = seen;
-            let mut pick = Vec::new();
-            while at < others && pick.len() < BULK_ACROSS_PEERS {
-                let r = (first + 1 + at) % n;
-                at += 1;
-                if eligible(&r) {
-                    pick.push(r);
-                }
-            }
-            bulk.across = Some((first, at));
-            pick
+        let cap = if j.nodes.is_some() {
+            BULK_ACROSS_PEERS
         } else {
-            bulk.gets += 1;
-            bulk.ranks.insert(target.1);
-            if bulk.gets < 2 {
-                return Vec::new();
-            }
-            let after = (target.1 + 1..n).chain(0..target.1.min(n));
-            let pick: Vec<u32> = after
-                .filter(|r| eligible(r) && !bulk.ranks.contains(r))
-                .take(BULK_PEERS)
-                .collect();
-            bulk.ranks.extend(&pick);
-            pick
+            BULK_PEERS
         };
+        let room = (bulk.held.max(BULK_AFTER) as usize).min(cap);
+        // the peers after the target in rank order (wrapping), each reply
+        // the next `room` whose data is here and was not sent: a rank
+        // whose node's data is fetched only later (`data_at_host`) is
+        // brought by a reply after that, not passed for good
+        let after = (target.1 + 1..n).chain(0..target.1.min(n));
+        let peers: Vec<u32> = after.filter(eligible).take(room).collect();
+        for r in &peers {
+            bulk.ranks.insert(*r);
+        }
+        bulk.held += peers.len() as u32;
         peers
             .into_iter()
             .filter_map(|r| {

@@ -422,7 +422,8 @@ pub fn warm_up(c: &Cluster, k: usize, pmixw: &str, prog: &Path, args: &[String])
 
 /// What our nodes exchanged with each other per rank of a job of `n`
 /// (the nodes' `PMIXW_TRAFFIC` reports summed), and the nodes' PMI-2 waits
-/// and own CPU (of `k` nodes): two lines.
+/// and own CPU (of `k` nodes), and the GETs their servers answered: three
+/// lines.
 pub fn traffic_lines(r: &Run, n: usize, k: usize) -> String {
     let t = &r.traffic;
     let per_rank = |key: &str| *t.get(key).unwrap_or(&0) as f64 / n.max(1) as f64;
@@ -432,7 +433,8 @@ pub fn traffic_lines(r: &Run, n: usize, k: usize) -> String {
          {:.0} B, fence {:.3}, get {:.2} msgs {:.0} B; bridge {:.3} frames {:.1} B \
          (of them {:.3} fetches of a node's fence data, {:.3} direct modexes) \
          ({} node reports)\n    ours, PMI-2 waits per node (ms): put {:.1}, fence {:.1}, get {:.1}; \
-         pmixw run's own CPU per node {:.1} ms",
+         pmixw run's own CPU per node {:.1} ms\n    ours, GETs answered per rank {:.2}, \
+         ranks' data sent per rank {:.1}",
         per_rank("data"),
         per_rank("put"),
         per_rank("put_bytes"),
@@ -447,7 +449,9 @@ pub fn traffic_lines(r: &Run, n: usize, k: usize) -> String {
         per_node_ms("put_us"),
         per_node_ms("fence_us"),
         per_node_ms("get_us"),
-        per_node_ms("cpu_us")
+        per_node_ms("cpu_us"),
+        per_rank("server_gets"),
+        per_rank("server_blobs")
     )
 }
 

@@ -187,6 +187,46 @@ impl Ranks {
     /// (index, how it ended).
     pub(super) fn reap(&mut self) -> Vec<(usize, ExitStatus)> {
         let mut out = Vec::new();
+        // the children that have ended, one at a time, without reaping them
+        // (waitid WNOWAIT), each reaped through its Child: as many wait
+        // calls as ranks ended, where asking every running rank made
+        // O(N) calls a round (N = 1024: ~10⁶ waitpid calls over a job's
+        // end). An ended child that is not a running rank (none is
+        // expected) leaves the rest to the scan below.
+        loop {
+            // SAFETY: waitid on a zeroed local siginfo_t; WNOWAIT leaves
+            // the child to be reaped by its Child
+            let pid = unsafe {
+                let mut info: libc::siginfo_t = std::mem::zeroed();
+                let rc = libc::waitid(
+                    libc::P_ALL,
+                    0,
+                    &mut info,
+                    libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+                );
+                if rc != 0 {
+                    break;
+                }
+                info.si_pid()
+            };
+            if pid <= 0 {
+                return out;
+            }
+            let Some(i) = self
+                .0
+                .iter()
+                .position(|r| r.status.is_none() && r.child.id() == pid as u32)
+            else {
+                break;
+            };
+            match self.0[i].child.try_wait() {
+                Ok(Some(st)) => {
+                    self.0[i].status = Some(exit_code(st));
+                    out.push((i, st));
+                }
+                _ => break,
+            }
+        }
         for (i, r) in self.0.iter_mut().enumerate() {
             if r.status.is_none() {
                 if let Ok(Some(st)) = r.child.try_wait() {
@@ -846,6 +886,27 @@ mod tests {
                 })
                 .collect(),
         )
+    }
+
+    /// Ended ranks are reaped with their status, each once, a running one
+    /// not; an ended child that is no rank is left to its owner (its
+    /// status still there for it), and does not stop the ranks' reaping.
+    #[test]
+    fn reap_takes_each_ended_rank_once_and_leaves_other_children() {
+        let mut stray = Command::new("sh").args(["-c", "exit 7"]).spawn().unwrap();
+        let mut ranks = sh_ranks(&["exit 3", "exit 0", "sleep 30"]);
+        let mut got = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while got.len() < 2 && Instant::now() < deadline {
+            got.extend(ranks.reap().into_iter().map(|(i, st)| (i, exit_code(st))));
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        got.sort();
+        assert_eq!(got, [(0, 3), (1, 0)]);
+        assert_eq!(ranks.reap().len(), 0, "reaped once");
+        let status: Vec<_> = ranks.0.iter().map(|r| r.status).collect();
+        assert_eq!(status, [Some(3), Some(0), None]);
+        assert_eq!(stray.wait().unwrap().code(), Some(7));
     }
 
     /// The first failure ends the job with its status: the wire is told

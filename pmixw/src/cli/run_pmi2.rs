@@ -25,7 +25,7 @@ use super::run_pmix::{print_server_rss, start_server, PmixStart};
 use pmix_types::status::codes;
 use pmix_wire::pmi::client::fd::{Conn, Traffic};
 use pmix_wire::pmi::client::{self as pmi2, Request, Response};
-use pmix_wire::server::{net, HostEvent, NodeMap, Server};
+use pmix_wire::server::{net, GetCounts, HostEvent, NodeMap, Server};
 use pmixw::bridge::{Inbound, InboundEvent, Msg, Refusal};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream, ToSocketAddrs};
@@ -274,8 +274,11 @@ impl Peers {
 /// nodes fetched from this one among them), and of those frames `fetch`,
 /// the fetches of another node's fence data, and `dmodex`, the direct
 /// modexes of one rank's; `cpu_us`: this
-/// `pmixw run`'s own CPU (user + system, all its threads; not its ranks').
-fn report_traffic(me: usize, pmi: &Traffic, data: u64, peers: &Peers) {
+/// `pmixw run`'s own CPU (user + system, all its threads; not its ranks');
+/// `server_gets`, `server_blobs`: the GETs for ranks' data this node's
+/// server answered, and the ranks' byte objects their replies carried
+/// (`Server::get_counts`: the targets' and the bulk's).
+fn report_traffic(me: usize, pmi: &Traffic, data: u64, peers: &Peers, gets: GetCounts) {
     if std::env::var_os("PMIXW_TRAFFIC").is_none() {
         return;
     }
@@ -283,7 +286,7 @@ fn report_traffic(me: usize, pmi: &Traffic, data: u64, peers: &Peers) {
     eprintln!(
         "pmixw-traffic node={me} data={data} put={} put_bytes={} fence={} get={} \
          get_bytes={} bridge_frames={} bridge_bytes={} fetch={} dmodex={} put_us={} \
-         fence_us={} get_us={} cpu_us={}",
+         fence_us={} get_us={} cpu_us={} server_gets={} server_blobs={}",
         put.requests,
         put.sent,
         fence.requests,
@@ -296,7 +299,9 @@ fn report_traffic(me: usize, pmi: &Traffic, data: u64, peers: &Peers) {
         put.waited.as_micros(),
         fence.waited.as_micros(),
         get.waited.as_micros(),
-        self_cpu_us()
+        self_cpu_us(),
+        gets.requests,
+        gets.blobs
     );
 }
 
@@ -1181,7 +1186,12 @@ impl host::Wire for Bridge {
                 while Instant::now() < deadline {
                     match self.events.recv_timeout(Duration::from_millis(50)) {
                         Ok(Ev::Finalized(traffic)) => {
-                            report_traffic(self.me, &traffic, self.contributed, &self.peers);
+                            let gets = if std::env::var_os("PMIXW_TRAFFIC").is_some() {
+                                self.server.call(|s| s.get_counts()).unwrap_or_default()
+                            } else {
+                                Default::default()
+                            };
+                            report_traffic(self.me, &traffic, self.contributed, &self.peers, gets);
                             break;
                         }
                         Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
@@ -1189,7 +1199,7 @@ impl host::Wire for Bridge {
                     }
                 }
                 if self.stats {
-                    print_server_rss();
+                    print_server_rss(&self.server);
                 }
                 return ExitCode::SUCCESS;
             }

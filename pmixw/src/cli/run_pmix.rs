@@ -412,15 +412,20 @@ impl host::Wire for Single {
     fn finish(&mut self, o: Outcome) -> ExitCode {
         clean_up(&self.server, &self.namespaces);
         if self.stats && matches!(o, Outcome::Done(_)) {
-            print_server_rss();
+            print_server_rss(&self.server);
         }
         host::exit_of(o)
     }
 }
 
 /// `--stats`: `server_rss <KiB>` on stderr, this process's peak RSS (the
-/// launcher and its server are one process).
-pub(super) fn print_server_rss() {
+/// launcher and its server are one process), and `server_gets <requests>
+/// <blobs>`: the GETs for ranks' data the server answered and the ranks'
+/// byte objects their replies carried (`Server::get_counts`).
+pub(super) fn print_server_rss(server: &net::Running) {
+    if let Some(c) = server.call(|s| s.get_counts()) {
+        eprintln!("server_gets {} {}", c.requests, c.blobs);
+    }
     let hwm = std::fs::read_to_string("/proc/self/status")
         .unwrap_or_default()
         .lines()
