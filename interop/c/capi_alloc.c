@@ -9,14 +9,18 @@
 #include <unistd.h>
 
 static volatile int done = 0;
+static volatile pmix_status_t cb_status;
+static volatile size_t cb_ninfo;
 
 static void cb(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
                pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
     (void) info;
     (void) cbdata;
-    printf("callback rc=%d n=%zu\n", status, ninfo);
-    fflush(stdout);
+    /* printed by the caller once it has printed its own line: the
+     * callback may run on another thread before or after it */
+    cb_status = status;
+    cb_ninfo = ninfo;
     if (NULL != release_fn) {
         release_fn(release_cbdata);
     }
@@ -38,6 +42,10 @@ static void both(const char *when, pmix_info_t *info, size_t ninfo)
     fflush(stdout);
     while (PMIX_SUCCESS == rc && !done) {
         usleep(1000);
+    }
+    if (PMIX_SUCCESS == rc) {
+        printf("callback rc=%d n=%zu\n", cb_status, cb_ninfo);
+        fflush(stdout);
     }
 }
 
