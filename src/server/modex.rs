@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 /// How many GETs for distinct peers of its namespace a connection makes
 /// before its replies bring other peers' data than their target's
-/// ([`Server::bulk`]): a rank reading a few peers (a stencil's
+/// (`Server::bulk`): a rank reading a few peers (a stencil's
 /// neighbours, the light rank's P = 8) is sent what it asks for and
 /// nothing more; a rank reading many is sent them in bulk from its
 /// `BULK_AFTER + 1`-th on.
@@ -27,12 +27,12 @@ pub const BULK_AFTER: u32 = 16;
 /// one before, skipping the asker) show a rank reading its peers in rank
 /// order, as Open MPI 4 over libpmix's hash gds does (it asks once per
 /// peer, from rank 0 on): from the one that makes this many, its replies
-/// bring bulk ([`Server::bulk`]). A stencil's rows of three neighbours do
+/// bring bulk (`Server::bulk`). A stencil's rows of three neighbours do
 /// not.
 pub const SWEEP_AFTER: u32 = 4;
 
 /// On one node, how many peers' data a GET reply brings at most besides
-/// its target's ([`Server::bulk`]).
+/// its target's (`Server::bulk`).
 pub const BULK_PEERS: usize = 64;
 
 /// Across nodes, how many peers' data a GET reply brings at most besides

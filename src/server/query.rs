@@ -330,7 +330,7 @@ pub enum Querying {
     /// A query the core answers in full it answers; one with a key it
     /// cannot answer, or with `pmix.qry.rfsh` (refresh the cache) true in
     /// a query's qualifiers, goes whole to the host
-    /// ([`HostEvent::Query`]: every query the client sent, as libpmix
+    /// ([`HostEvent::Query`](crate::server::HostEvent::Query): every query the client sent, as libpmix
     /// 4.2.2's server hands them all to its host's query when one misses
     /// its own store), which answers with [`Server::query_done`]: its
     /// status and infos are the client's answer.
@@ -725,7 +725,7 @@ impl Server {
         self.reply(id, t, &r);
     }
 
-    /// The host's answer to [`HostEvent::Query`]: its status and what it
+    /// The host's answer to [`HostEvent::Query`](crate::server::HostEvent::Query): its status and what it
     /// found (the standard's `pmix_info_cbfunc_t`), the client's answer.
     /// False (and nothing sent) for an id that is no query out with the
     /// host.
