@@ -118,6 +118,7 @@ pub use connect::Connecting;
 use connection::{Conn, ConnState};
 pub use events::Registering;
 use fence::CollKind;
+pub use group::Grouping;
 pub use modex::{GetCounts, BULK_ACROSS_PEERS, BULK_AFTER, BULK_PEERS, SWEEP_AFTER};
 pub use pubsub::Publishing;
 pub use query::Querying;
@@ -436,6 +437,36 @@ pub enum HostEvent {
         /// The participants, as for a connect.
         procs: Vec<Proc>,
         /// The attributes, as for a connect.
+        info: Vec<Info>,
+    },
+    /// Under [`Grouping::Host`]: every local member of a
+    /// PMIx_Group_construct that asks for a context id or spans nodes has
+    /// called in. The host completes it (assigning the context id) and
+    /// answers with [`Server::group_done`].
+    GroupConstruct {
+        /// The id to answer with.
+        request: u64,
+        /// The group's id.
+        group: String,
+        /// The members as the first caller named them, sorted (a
+        /// namespace's WILDCARD stays one).
+        procs: Vec<Proc>,
+        /// The first caller's attributes, then `pmix.sorted.parr` (true),
+        /// `pmix.loc.col.st` (SUCCESS) and `pmix.grp.endpt` (the local
+        /// members' data), as libpmix 4.2.2 hands them.
+        info: Vec<Info>,
+    },
+    /// Under [`Grouping::Host`]: every local member of a
+    /// PMIx_Group_destruct has called in; answered with
+    /// [`Server::group_done`].
+    GroupDestruct {
+        /// The id to answer with.
+        request: u64,
+        /// The group's id.
+        group: String,
+        /// Its members as its construct named them.
+        procs: Vec<Proc>,
+        /// The first caller's attributes, then `pmix.loc.col.st`.
         info: Vec<Info>,
     },
 }
