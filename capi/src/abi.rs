@@ -416,8 +416,9 @@ c_structs! {
         iof_pull: HostFn<crate::server::iof_pull_fn>,
         /// v3: stdin a tool pushed.
         push_stdin: HostFn<crate::server::push_stdin_fn>,
-        /// v4: group (not called).
-        group: HostFn<UnusedFn>,
+        /// v4: a group construct (context id asked, or members on other
+        /// nodes) or destruct, once every local member called in.
+        group: HostFn<crate::server::group_fn>,
         /// v4: fabric (not called).
         fabric: HostFn<UnusedFn>,
         /// v4: client connected with infos (not called; `client_connected` is).
