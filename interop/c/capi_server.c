@@ -47,7 +47,12 @@
  * has a tool_connected upcall that records the info keys it is handed
  * (printed at the end: the library's, then the tool's own) and names each tool capi-tool:<7, 8, …> through
  * its callback, from a thread of its own; =refuse, it refuses each with
- * PMIX_ERR_NO_PERMISSIONS. */
+ * PMIX_ERR_NO_PERMISSIONS. With CAPI_SERVER_GROUP=1 the module has a
+ * group upcall that records what it is handed (the operation, the group,
+ * its members and infos; printed at the end), answers a construct through
+ * its callback from a thread of its own with PMIX_GROUP_CONTEXT_ID 42 and
+ * returns PMIX_OPERATION_SUCCEEDED for a destruct; =refuse, it refuses
+ * both through the callback with PMIX_ERR_NO_PERMISSIONS. */
 #define _GNU_SOURCE
 #include <pmix.h>
 #include <pmix_server.h>
@@ -338,6 +343,10 @@ static void record(const char *what, const pmix_proc_t procs[], size_t nprocs, c
         if (v->type == PMIX_BOOL && at < sizeof seen) at += snprintf(seen + at, sizeof seen - at, "=%d", v->data.flag);
         if (v->type == PMIX_STATUS && at < sizeof seen)
             at += snprintf(seen + at, sizeof seen - at, "=%s", PMIx_Error_string(v->data.status));
+        if (v->type == PMIX_SIZE && at < sizeof seen) at += snprintf(seen + at, sizeof seen - at, "=%zu", v->data.size);
+        /* a byte object's bytes are each library's own: only whether any */
+        if (v->type == PMIX_BYTE_OBJECT && at < sizeof seen)
+            at += snprintf(seen + at, sizeof seen - at, "=%s", v->data.bo.size ? "bytes" : "empty");
     }
     if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, "\n");
     pthread_mutex_unlock(&lock);
@@ -496,6 +505,46 @@ static void h_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connecti
     if (pthread_create(&t, NULL, tlater_run, l) == 0) pthread_detach(t);
 }
 
+/* ---- group (CAPI_SERVER_GROUP) ---- */
+static int refuse_group;
+struct glater { pmix_info_cbfunc_t cb; void *d; pmix_status_t rc; pmix_info_t *info; size_t n; };
+static void grelease(void *a) {
+    struct glater *l = a;
+    if (l->info) PMIX_INFO_FREE(l->info, l->n);
+    free(l);
+}
+static void *glater_run(void *a) {
+    struct glater *l = a;
+    l->cb(l->rc, l->info, l->n, l->d, grelease, l);
+    return NULL;
+}
+static pmix_status_t h_group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[], size_t nprocs,
+                             const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cb, void *d) {
+    char what[128];
+    snprintf(what, sizeof what, "group %s %s",
+             op == PMIX_GROUP_CONSTRUCT ? "construct" : op == PMIX_GROUP_DESTRUCT ? "destruct" : "other",
+             grp ? grp : "(null)");
+    record(what, procs, nprocs, directives, ndirs);
+    /* a destruct done at once (PMIX_OPERATION_SUCCEEDED); a construct
+     * answered through the callback, from a thread of the host's, with
+     * context id 42; =refuse: both refused through the callback (a
+     * destruct refused at once hangs libpmix 4.2.2's server) */
+    if (op == PMIX_GROUP_DESTRUCT && !refuse_group) return PMIX_OPERATION_SUCCEEDED;
+    struct glater *l = calloc(1, sizeof *l);
+    l->cb = cb, l->d = d;
+    l->rc = refuse_group ? PMIX_ERR_NO_PERMISSIONS : PMIX_SUCCESS;
+    if (!refuse_group) {
+        size_t ctxid = 42;
+        l->n = 1;
+        PMIX_INFO_CREATE(l->info, 1);
+        PMIX_INFO_LOAD(&l->info[0], PMIX_GROUP_CONTEXT_ID, &ctxid, PMIX_SIZE);
+    }
+    pthread_t t;
+    if (pthread_create(&t, NULL, glater_run, l) != 0) return PMIX_ERR_OUT_OF_RESOURCE;
+    pthread_detach(t);
+    return PMIX_SUCCESS;
+}
+
 static pmix_server_module_t module = {
     .client_connected = h_connected,
     .client_finalized = h_finalized,
@@ -592,6 +641,11 @@ int main(int argc, char **argv) {
     if (tl) {
         module.tool_connected = h_tool_connected;
         refuse_tools = strcmp(tl, "refuse") == 0;
+    }
+    const char *gr = getenv("CAPI_SERVER_GROUP");
+    if (gr) {
+        module.group = h_group;
+        refuse_group = strcmp(gr, "refuse") == 0;
     }
     const char *fe = getenv("CAPI_SERVER_FAR");
     int far = fe ? atoi(fe) : 0;
