@@ -889,3 +889,40 @@ fn without_a_group_member_ours_constructs_where_libpmix_refuses() {
         assert!(!h.iter().any(|l| l.starts_with("upcall ")), "{h:#?}");
     }
 }
+
+/// The same two constructs with a third rank of the job on another node
+/// (`CAPI_SERVER_FAR=1`): "gloc", over the namespace's WILDCARD without a
+/// context id, spans nodes. libpmix 4.2.2 takes a WILDCARD member for a
+/// local one as soon as one of its ranks is a client here
+/// (`PMIX_CHECK_PROCID` in `pmix_server_grpconstruct`) and completes it
+/// without its host, the rank elsewhere left out; ours hands it to the
+/// host, whose context id (42) its ranks get (spec-notes/divergences.md).
+#[test]
+fn a_group_spanning_nodes_by_its_wildcard_is_the_hosts_on_ours() {
+    let Some((out, theirs, ours)) = hosts_built() else {
+        return;
+    };
+    let client = interop::build_c("capi_grouphost", &out).unwrap_or_else(|e| panic!("{e}"));
+    let env = [("CAPI_SERVER_FAR", "1"), ("CAPI_SERVER_GROUP", "1")];
+    let (th, tc) = lines(&run(
+        &theirs,
+        &out.join("tmp-group-far-theirs"),
+        &client,
+        &env,
+    ));
+    let (oh, oc) = lines(&run(&ours, &out.join("tmp-group-far-ours"), &client, &env));
+    let gloc = "upcall group construct gloc: procs capi-srv:* info pmix.sorted.parr(PMIX_BOOL)=1 pmix.loc.col.st(PMIX_STATUS)=SUCCESS pmix.grp.endpt(PMIX_BYTE_OBJECT)=bytes";
+    assert_eq!(tc, group_rows(42), "libpmix 4.2.2");
+    assert!(!th.iter().any(|l| l == gloc), "{th:#?}");
+    let ours_rows: Vec<String> = group_rows(42)
+        .into_iter()
+        .map(|l| {
+            l.replace(
+                "gloc SUCCESS results pmix.grp.ctxid(PMIX_SIZE)=18446744073709551615",
+                "gloc SUCCESS results pmix.grp.ctxid(PMIX_SIZE)=42",
+            )
+        })
+        .collect();
+    assert_eq!(oc, ours_rows, "ours");
+    assert!(oh.iter().any(|l| l == gloc), "{oh:#?}");
+}
