@@ -167,7 +167,7 @@ impl Server {
             Some(i) => i,
             None => {
                 let mut given = given.to_vec();
-                given.sort_by(|a, b| name(a).cmp(&name(b)));
+                given.sort_by_key(name);
                 given.dedup();
                 self.groups.list.push(Group {
                     id: group.to_string(),
