@@ -509,11 +509,12 @@ impl Server {
                 self.out
                     .push_back(Output::Host(HostEvent::Log { proc, data }));
             }
-            // the native security module (connection.rs)
-            Request::GetCredential { .. } => self.get_credential(id, t),
-            Request::ValidateCred { credential, .. } => {
-                self.validate_credential(id, t, &credential)
-            }
+            // the host's, or the native security module's (connection.rs)
+            Request::GetCredential { info } => self.credential_asked(id, t, proc, info),
+            Request::ValidateCred {
+                credential,
+                directives,
+            } => self.validation_asked(id, t, proc, credential, directives),
             Request::JobControl {
                 targets,
                 directives,

@@ -439,6 +439,30 @@ pub enum HostEvent {
         /// The attributes, as for a connect.
         info: Vec<Info>,
     },
+    /// With [`Server::set_host_credentials`]: a client's or tool's
+    /// PMIx_Get_credential. The host answers with
+    /// [`Server::credential_done`].
+    GetCredential {
+        /// The id to answer with.
+        request: u64,
+        /// Who asked.
+        requester: Proc,
+        /// Its directives (`pmix.sec.ctype` …).
+        directives: Vec<Info>,
+    },
+    /// With [`Server::set_host_validates`]: a client's or tool's
+    /// PMIx_Validate_credential. The host answers with
+    /// [`Server::validate_done`].
+    ValidateCredential {
+        /// The id to answer with.
+        request: u64,
+        /// Who asked.
+        requester: Proc,
+        /// The credential to validate.
+        credential: bytes::Bytes,
+        /// Its directives.
+        directives: Vec<Info>,
+    },
     /// Under [`Grouping::Host`]: every local member of a
     /// PMIx_Group_construct that asks for a context id or spans nodes has
     /// called in. The host completes it (assigning the context id) and

@@ -56,6 +56,10 @@ pub(super) enum HostOp {
     /// A PMIx_Process_monitor the core does not run
     /// ([`super::Server::set_host_monitors`]).
     Monitor,
+    /// A PMIx_Get_credential ([`super::Server::set_host_credentials`]).
+    Credential,
+    /// A PMIx_Validate_credential ([`super::Server::set_host_validates`]).
+    Validate,
 }
 
 /// Which of the publish operations a request out with the host is.
