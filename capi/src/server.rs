@@ -192,6 +192,23 @@ pub type monitor_fn = unsafe extern "C" fn(
     pmix_info_cbfunc_t,
     *mut c_void,
 ) -> pmix_status_t;
+/// `pmix_server_get_cred_fn_t`.
+pub type get_cred_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    *const pmix_info_t,
+    usize,
+    crate::stubs::pmix_credential_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_server_validate_cred_fn_t`.
+pub type validate_cred_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    *const pmix_byte_object_t,
+    *const pmix_info_t,
+    usize,
+    crate::stubs::pmix_validation_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
 /// `pmix_group_operation_t` (an enum in C: int-sized).
 pub type pmix_group_operation_t = c_int;
 /// `PMIX_GROUP_CONSTRUCT`.
@@ -247,6 +264,8 @@ struct Module {
     allocate: Option<allocate_fn>,
     monitor: Option<monitor_fn>,
     tool_connected: Option<tool_connected_fn>,
+    get_credential: Option<get_cred_fn>,
+    validate_credential: Option<validate_cred_fn>,
     group: Option<group_fn>,
 }
 
@@ -773,6 +792,47 @@ fn upcall(m: &Module, e: HostEvent) {
                 answer(if rc == PMIX_OPERATION_SUCCEEDED { PMIX_SUCCESS } else { rc });
             }
         }
+        HostEvent::GetCredential { request, requester, directives } => {
+            let answer = move |st: pmix_status_t| {
+                post(move |s| {
+                    let _ = s.credential_done(request, st, None, Vec::new());
+                })
+            };
+            let Some(f) = m.get_credential else { return answer(PMIX_ERR_NOT_SUPPORTED) };
+            let c = c_proc(&requester);
+            let ci = CArray::infos(directives);
+            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            // SAFETY: the host's function, our arguments valid for the call
+            let rc = unsafe { f(&c, ci.p as *const pmix_info_t, ci.n, Some(cred_answer), cb) };
+            if rc != PMIX_SUCCESS {
+                // SAFETY: made above; the host's callback will not come
+                drop(unsafe { Box::from_raw(cb as *mut u64) });
+                // what the host returned is the client's answer, as from
+                // libpmix 4.2.2 (there is no credential without the callback)
+                answer(rc);
+            }
+        }
+        HostEvent::ValidateCredential { request, requester, credential, directives } => {
+            let answer = move |st: pmix_status_t| {
+                post(move |s| {
+                    let _ = s.validate_done(request, st, Vec::new());
+                })
+            };
+            let Some(f) = m.validate_credential else { return answer(PMIX_ERR_NOT_SUPPORTED) };
+            let c = c_proc(&requester);
+            let mut bytes = credential.to_vec();
+            let bo = pmix_byte_object_t { bytes: bytes.as_mut_ptr() as *mut c_char, size: bytes.len() };
+            let ci = CArray::infos(directives);
+            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            // SAFETY: the host's function, our arguments (the credential's
+            // bytes among them) valid for the call
+            let rc = unsafe { f(&c, &bo, ci.p as *const pmix_info_t, ci.n, Some(validate_answer), cb) };
+            if rc != PMIX_SUCCESS {
+                // SAFETY: made above; the host's callback will not come
+                drop(unsafe { Box::from_raw(cb as *mut u64) });
+                answer(rc);
+            }
+        }
         HostEvent::GroupConstruct { request, group, procs, info } => {
             group_upcall(m.group, PMIX_GROUP_CONSTRUCT, request, &group, &procs, info)
         }
@@ -813,6 +873,52 @@ unsafe extern "C" fn tool_answer(status: pmix_status_t, proc: *mut pmix_proc_t, 
         };
         post(move |s| {
             let _ = s.tool_connected_done(request, result);
+        });
+    })
+}
+
+/// The host's answer to a get_credential upcall (cbdata: a Box of the
+/// core's request id): its status, credential and infos, copied before
+/// this returns (the host keeps them).
+unsafe extern "C" fn cred_answer(
+    status: pmix_status_t,
+    credential: *mut pmix_byte_object_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    cbdata: *mut c_void,
+) {
+    guarded("get_credential callback", || {
+        // SAFETY: made by the upcall from a Box<u64>, handed back once
+        let request = *unsafe { Box::from_raw(cbdata as *mut u64) };
+        // SAFETY: the host's byte object (NULL: none) and its `size` bytes
+        let cred = unsafe { credential.as_ref() }
+            .filter(|b| !b.bytes.is_null())
+            .map(|b| unsafe { std::slice::from_raw_parts(b.bytes as *const u8, b.size) }.to_vec());
+        // SAFETY: the host hands `ninfo` infos at `info` (NULL: none)
+        let (status, info) = match unsafe { infos(info, if info.is_null() { 0 } else { ninfo }) } {
+            Ok(v) => (status, v),
+            Err(e) => (e, Vec::new()),
+        };
+        post(move |s| {
+            let _ = s.credential_done(request, status, cred.map(bytes::Bytes::from), info);
+        });
+    })
+}
+
+/// The host's answer to a validate_credential upcall (cbdata: a Box of
+/// the core's request id): its status and infos, copied before this
+/// returns.
+unsafe extern "C" fn validate_answer(status: pmix_status_t, info: *mut pmix_info_t, ninfo: usize, cbdata: *mut c_void) {
+    guarded("validate_credential callback", || {
+        // SAFETY: made by the upcall from a Box<u64>, handed back once
+        let request = *unsafe { Box::from_raw(cbdata as *mut u64) };
+        // SAFETY: the host hands `ninfo` infos at `info` (NULL: none)
+        let (status, info) = match unsafe { infos(info, if info.is_null() { 0 } else { ninfo }) } {
+            Ok(v) => (status, v),
+            Err(e) => (e, Vec::new()),
+        };
+        post(move |s| {
+            let _ = s.validate_done(request, status, info);
         });
     })
 }
@@ -1297,8 +1403,8 @@ exports! {
             Module::default()
         } else {
             // SAFETY: the host's module; the v1/v2 members, the v3
-            // iof_pull and push_stdin and the v4 group are read (libpmix
-            // 4.2.2 copies the whole struct)
+            // credentials, iof_pull and push_stdin and the v4 group are
+            // read (libpmix 4.2.2 copies the whole struct)
             let h = unsafe { &*module };
             Module {
                 connected: h.client_connected,
@@ -1322,6 +1428,8 @@ exports! {
                 allocate: h.allocate,
                 monitor: h.monitor,
                 tool_connected: h.tool_connected,
+                get_credential: h.get_credential,
+                validate_credential: h.validate_credential,
                 group: h.group,
             }
         };
@@ -1387,6 +1495,14 @@ exports! {
         if m.group.is_some() {
             running.post(|s| s.set_grouping(Grouping::Host));
         }
+        // PMIx_Get_credential and PMIx_Validate_credential go to the
+        // host's members (without them, the core's native module answers:
+        // libpmix 4.2.2 answers NOT_SUPPORTED)
+        let (cred, valid) = (m.get_credential.is_some(), m.validate_credential.is_some());
+        running.post(move |s| {
+            s.set_host_credentials(cred);
+            s.set_host_validates(valid);
+        });
         let (_tx, dead) = std::sync::mpsc::channel();
         let events = std::mem::replace(&mut running.events, dead);
         let upcalls = std::thread::Builder::new()

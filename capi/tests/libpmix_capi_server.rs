@@ -926,3 +926,126 @@ fn a_group_spanning_nodes_by_its_wildcard_is_the_hosts_on_ours() {
     assert_eq!(oc, ours_rows, "ours");
     assert!(oh.iter().any(|l| l == gloc), "{oh:#?}");
 }
+
+/// The host's get_credential and validate_credential (issue #35):
+/// interop/c/capi_cred.c's two ranks ask for a credential (with a
+/// PMIX_CRED_TYPE directive), validate it, and validate a forged one.
+/// capi_server.c's members (CAPI_SERVER_CRED=1) are handed, on ours as on
+/// libpmix 4.2.2, the asker and its directives, then the asker and each
+/// credential; the credential its callback gives ("capi-cred:<nspace>:
+/// <rank>", PMIX_CRED_TYPE "capi") is the rank's, its validation's
+/// SUCCESS and INVALID_CRED the ranks' answers. Members that refuse at
+/// once (=refuse): their NO_PERMISSIONS the ranks' answers. Without the
+/// members: libpmix 4.2.2 answers NOT_SUPPORTED; ours, its native
+/// module's credential (spec-notes/capi.md, "Where we differ").
+#[test]
+fn credentials_are_the_hosts_on_ours_as_on_libpmix() {
+    let sorted = |h: &[String]| {
+        let mut v: Vec<String> = h
+            .iter()
+            .filter(|l| l.starts_with("upcall "))
+            .cloned()
+            .collect();
+        v.sort();
+        v
+    };
+    let rest = |h: &[String]| -> Vec<String> {
+        h.iter()
+            .filter(|l| !l.starts_with("upcall "))
+            .cloned()
+            .collect()
+    };
+    let Some((out, theirs, ours)) = hosts_built() else {
+        return;
+    };
+    let client = interop::build_c("capi_cred", &out).unwrap_or_else(|e| panic!("{e}"));
+    let env = [("CAPI_SERVER_CRED", "1")];
+    let (th, tc) = lines(&run(&theirs, &out.join("tmp-cred-theirs"), &client, &env));
+    let (oh, oc) = lines(&run(&ours, &out.join("tmp-cred-ours"), &client, &env));
+    let want: Vec<String> = (0..2)
+        .flat_map(|r| {
+            [
+                format!("rank {r}: get SUCCESS credential capi-cred:capi-srv:{r}"),
+                format!("rank {r}: validate forged INVALID-CREDENTIAL results"),
+                format!("rank {r}: validate own SUCCESS results pmix.sec.ctype=capi"),
+            ]
+        })
+        .collect();
+    assert_eq!(tc, want, "libpmix 4.2.2");
+    assert_eq!(oc, want, "ours");
+    let upcalls: Vec<String> = (0..2)
+        .flat_map(|r| {
+            [
+                format!("upcall get_credential: from capi-srv:{r} directives pmix.sec.ctype=capi"),
+                format!("upcall validate_credential: from capi-srv:{r} credential capi-cred:capi-srv:{r} directives"),
+                format!("upcall validate_credential: from capi-srv:{r} credential forged directives"),
+            ]
+        })
+        .collect();
+    let mut upcalls_sorted = upcalls.clone();
+    upcalls_sorted.sort();
+    assert_eq!(sorted(&th), upcalls_sorted, "libpmix 4.2.2");
+    assert_eq!(sorted(&oh), upcalls_sorted, "ours");
+    assert_eq!(rest(&th), rest(&oh), "the host's other lines");
+
+    let env = [("CAPI_SERVER_CRED", "refuse")];
+    let (_, tc) = lines(&run(
+        &theirs,
+        &out.join("tmp-cred-refuse-theirs"),
+        &client,
+        &env,
+    ));
+    let (_, oc) = lines(&run(
+        &ours,
+        &out.join("tmp-cred-refuse-ours"),
+        &client,
+        &env,
+    ));
+    let refused: Vec<String> = (0..2)
+        .flat_map(|r| {
+            [
+                format!("rank {r}: get NO-PERMISSIONS credential "),
+                format!("rank {r}: validate forged NO-PERMISSIONS results"),
+            ]
+        })
+        .collect();
+    assert_eq!(tc, refused, "libpmix 4.2.2");
+    assert_eq!(oc, refused, "ours");
+
+    let (_, tc) = lines(&run(
+        &theirs,
+        &out.join("tmp-cred-null-theirs"),
+        &client,
+        &[],
+    ));
+    let unsupported: Vec<String> = (0..2)
+        .flat_map(|r| {
+            [
+                format!("rank {r}: get NOT-SUPPORTED credential "),
+                format!("rank {r}: validate forged NOT-SUPPORTED results"),
+            ]
+        })
+        .collect();
+    assert_eq!(tc, unsupported, "libpmix 4.2.2 without the members");
+    let (oh, oc) = lines(&run(&ours, &out.join("tmp-cred-null-ours"), &client, &[]));
+    // the native credential is binary (the uid and gid): its line is only
+    // checked to start as the others
+    let native: Vec<String> = oc
+        .iter()
+        .map(|l| match l.find(": get SUCCESS credential ") {
+            Some(at) => l[..at + ": get SUCCESS credential".len()].to_string(),
+            None => l.clone(),
+        })
+        .collect();
+    let want: Vec<String> = (0..2)
+        .flat_map(|r| {
+            [
+                format!("rank {r}: get SUCCESS credential"),
+                format!("rank {r}: validate forged INVALID-CREDENTIAL results"),
+                format!("rank {r}: validate own SUCCESS results"),
+            ]
+        })
+        .collect();
+    assert_eq!(native, want, "ours without the members");
+    assert!(!oh.iter().any(|l| l.starts_with("upcall ")), "{oh:#?}");
+}

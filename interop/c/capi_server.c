@@ -52,7 +52,14 @@
  * its members and infos; printed at the end), answers a construct through
  * its callback from a thread of its own with PMIX_GROUP_CONTEXT_ID 42 and
  * returns PMIX_OPERATION_SUCCEEDED for a destruct; =refuse, it refuses
- * both through the callback with PMIX_ERR_NO_PERMISSIONS. */
+ * both through the callback with PMIX_ERR_NO_PERMISSIONS. With
+ * CAPI_SERVER_CRED=1 the module has get_credential and
+ * validate_credential upcalls that record the asker, the credential and
+ * the directives (printed at the end): the first answers through its
+ * callback with "capi-cred:<nspace>:<rank>" and PMIX_CRED_TYPE "capi",
+ * the second finds that the asker's own (else PMIX_ERR_INVALID_CRED),
+ * through its callback; =refuse, both return PMIX_ERR_NO_PERMISSIONS at
+ * once. */
 #define _GNU_SOURCE
 #include <pmix.h>
 #include <pmix_server.h>
@@ -545,6 +552,80 @@ static pmix_status_t h_group(pmix_group_operation_t op, char grp[], const pmix_p
     return PMIX_SUCCESS;
 }
 
+/* ---- get_credential / validate_credential (CAPI_SERVER_CRED) ---- */
+static int refuse_cred;
+struct clater {
+    pmix_credential_cbfunc_t get;
+    pmix_validation_cbfunc_t validate;
+    void *d;
+    pmix_status_t rc;
+    pmix_byte_object_t cred;
+    pmix_info_t info;
+};
+static void *clater_run(void *a) {
+    struct clater *l = a;
+    if (l->get) l->get(l->rc, &l->cred, l->rc == PMIX_SUCCESS ? &l->info : NULL, l->rc == PMIX_SUCCESS, l->d);
+    if (l->validate) l->validate(l->rc, l->rc == PMIX_SUCCESS ? &l->info : NULL, l->rc == PMIX_SUCCESS, l->d);
+    free(l->cred.bytes);
+    PMIX_INFO_DESTRUCT(&l->info);
+    free(l);
+    return NULL;
+}
+static void record_cred(const char *what, const pmix_proc_t *p, const pmix_byte_object_t *cred,
+                        const pmix_info_t dirs[], size_t ndirs) {
+    pthread_mutex_lock(&lock);
+    size_t at = strlen(seen);
+    at += snprintf(seen + at, sizeof seen - at, "upcall %s: from %s:%u", what, p ? p->nspace : "(null)",
+                   p ? p->rank : 0);
+    if (cred && at < sizeof seen)
+        at += snprintf(seen + at, sizeof seen - at, " credential %.*s", (int) cred->size, cred->bytes);
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, " directives");
+    record_infos(dirs, ndirs);
+    at = strlen(seen);
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, "\n");
+    pthread_mutex_unlock(&lock);
+}
+/* a credential naming its holder ("capi-cred:<nspace>:<rank>") with
+ * PMIX_CRED_TYPE "capi", through the callback from a thread of the
+ * host's; =refuse: PMIX_ERR_NO_PERMISSIONS returned at once */
+static pmix_status_t h_get_cred(const pmix_proc_t *p, const pmix_info_t dirs[], size_t ndirs,
+                                pmix_credential_cbfunc_t cb, void *d) {
+    record_cred("get_credential", p, NULL, dirs, ndirs);
+    if (refuse_cred) return PMIX_ERR_NO_PERMISSIONS;
+    struct clater *l = calloc(1, sizeof *l);
+    char text[PMIX_MAX_NSLEN + 32];
+    snprintf(text, sizeof text, "capi-cred:%s:%u", p->nspace, p->rank);
+    l->get = cb, l->d = d, l->rc = PMIX_SUCCESS;
+    l->cred.bytes = strdup(text);
+    l->cred.size = strlen(text);
+    PMIX_INFO_LOAD(&l->info, PMIX_CRED_TYPE, "capi", PMIX_STRING);
+    pthread_t t;
+    if (pthread_create(&t, NULL, clater_run, l) != 0) return PMIX_ERR_OUT_OF_RESOURCE;
+    pthread_detach(t);
+    return PMIX_SUCCESS;
+}
+/* valid when it is the asker's own "capi-cred:…" (through the callback,
+ * with PMIX_CRED_TYPE "capi"); else PMIX_ERR_INVALID_CRED through it;
+ * =refuse: PMIX_ERR_NO_PERMISSIONS returned at once */
+static pmix_status_t h_validate_cred(const pmix_proc_t *p, const pmix_byte_object_t *cred,
+                                     const pmix_info_t dirs[], size_t ndirs, pmix_validation_cbfunc_t cb,
+                                     void *d) {
+    record_cred("validate_credential", p, cred, dirs, ndirs);
+    if (refuse_cred) return PMIX_ERR_NO_PERMISSIONS;
+    char text[PMIX_MAX_NSLEN + 32];
+    snprintf(text, sizeof text, "capi-cred:%s:%u", p->nspace, p->rank);
+    struct clater *l = calloc(1, sizeof *l);
+    l->validate = cb, l->d = d;
+    l->rc = cred && cred->size == strlen(text) && memcmp(cred->bytes, text, cred->size) == 0
+                ? PMIX_SUCCESS
+                : PMIX_ERR_INVALID_CRED;
+    PMIX_INFO_LOAD(&l->info, PMIX_CRED_TYPE, "capi", PMIX_STRING);
+    pthread_t t;
+    if (pthread_create(&t, NULL, clater_run, l) != 0) return PMIX_ERR_OUT_OF_RESOURCE;
+    pthread_detach(t);
+    return PMIX_SUCCESS;
+}
+
 static pmix_server_module_t module = {
     .client_connected = h_connected,
     .client_finalized = h_finalized,
@@ -646,6 +727,12 @@ int main(int argc, char **argv) {
     if (gr) {
         module.group = h_group;
         refuse_group = strcmp(gr, "refuse") == 0;
+    }
+    const char *cr = getenv("CAPI_SERVER_CRED");
+    if (cr) {
+        module.get_credential = h_get_cred;
+        module.validate_credential = h_validate_cred;
+        refuse_cred = strcmp(cr, "refuse") == 0;
     }
     const char *fe = getenv("CAPI_SERVER_FAR");
     int far = fe ? atoi(fe) : 0;
