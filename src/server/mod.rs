@@ -10,7 +10,9 @@
 //! answer: [`Querying`]; registrations for environmental events:
 //! [`Registering`]; allocations and monitors:
 //! [`Server::set_host_allocates`], [`Server::set_host_monitors`]; tool
-//! connections: [`ToolConnections`]).
+//! connections: [`ToolConnections`]; group operations: [`Grouping`];
+//! credentials: [`Server::set_host_credentials`],
+//! [`Server::set_host_validates`]).
 //! Layouts: spec-notes/commands.md; behaviour and evidence:
 //! spec-notes/server.md.
 //!
