@@ -408,16 +408,17 @@ c_structs! {
         job_control: HostFn<crate::server::job_control_fn>,
         /// A PMIx_Process_monitor the library does not run itself.
         monitor: HostFn<crate::server::monitor_fn>,
-        /// v3: get credential (not called).
-        get_credential: HostFn<UnusedFn>,
-        /// v3: validate credential (not called).
-        validate_credential: HostFn<UnusedFn>,
+        /// v3: a client's or tool's PMIx_Get_credential.
+        get_credential: HostFn<crate::server::get_cred_fn>,
+        /// v3: a client's or tool's PMIx_Validate_credential.
+        validate_credential: HostFn<crate::server::validate_cred_fn>,
         /// v3: a tool's or client's IOF pull or deregistration.
         iof_pull: HostFn<crate::server::iof_pull_fn>,
         /// v3: stdin a tool pushed.
         push_stdin: HostFn<crate::server::push_stdin_fn>,
-        /// v4: group (not called).
-        group: HostFn<UnusedFn>,
+        /// v4: a group construct (context id asked, or members on other
+        /// nodes) or destruct, once every local member called in.
+        group: HostFn<crate::server::group_fn>,
         /// v4: fabric (not called).
         fabric: HostFn<UnusedFn>,
         /// v4: client connected with infos (not called; `client_connected` is).

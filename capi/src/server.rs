@@ -18,7 +18,7 @@ use crate::services::{free_c_array, pmix_info_cbfunc_t, pmix_lookup_cbfunc_t, pm
 use pmix_types::status::codes::*;
 use pmix_types::{DataType, Info, PString, Pdata, Proc, Value};
 use pmix_wire::server::{
-    net, Connecting, HostEvent, IofMode, JobSpec, Publishing, Querying, Registering, Server, ToolConnections,
+    net, Connecting, Grouping, HostEvent, IofMode, JobSpec, Publishing, Querying, Registering, Server, ToolConnections,
 };
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::{Mutex, MutexGuard};
@@ -192,6 +192,40 @@ pub type monitor_fn = unsafe extern "C" fn(
     pmix_info_cbfunc_t,
     *mut c_void,
 ) -> pmix_status_t;
+/// `pmix_server_get_cred_fn_t`.
+pub type get_cred_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    *const pmix_info_t,
+    usize,
+    crate::stubs::pmix_credential_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_server_validate_cred_fn_t`.
+pub type validate_cred_fn = unsafe extern "C" fn(
+    *const pmix_proc_t,
+    *const pmix_byte_object_t,
+    *const pmix_info_t,
+    usize,
+    crate::stubs::pmix_validation_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
+/// `pmix_group_operation_t` (an enum in C: int-sized).
+pub type pmix_group_operation_t = c_int;
+/// `PMIX_GROUP_CONSTRUCT`.
+pub const PMIX_GROUP_CONSTRUCT: pmix_group_operation_t = 0;
+/// `PMIX_GROUP_DESTRUCT`.
+pub const PMIX_GROUP_DESTRUCT: pmix_group_operation_t = 1;
+/// `pmix_server_grp_fn_t`.
+pub type group_fn = unsafe extern "C" fn(
+    pmix_group_operation_t,
+    *mut c_char,
+    *const pmix_proc_t,
+    usize,
+    *const pmix_info_t,
+    usize,
+    pmix_info_cbfunc_t,
+    *mut c_void,
+) -> pmix_status_t;
 /// `pmix_tool_connection_cbfunc_t`.
 pub type pmix_tool_connection_cbfunc_t = Option<unsafe extern "C" fn(pmix_status_t, *mut pmix_proc_t, *mut c_void)>;
 /// `pmix_server_tool_connection_fn_t`.
@@ -230,6 +264,9 @@ struct Module {
     allocate: Option<allocate_fn>,
     monitor: Option<monitor_fn>,
     tool_connected: Option<tool_connected_fn>,
+    get_credential: Option<get_cred_fn>,
+    validate_credential: Option<validate_cred_fn>,
+    group: Option<group_fn>,
 }
 
 impl Module {
@@ -755,6 +792,53 @@ fn upcall(m: &Module, e: HostEvent) {
                 answer(if rc == PMIX_OPERATION_SUCCEEDED { PMIX_SUCCESS } else { rc });
             }
         }
+        HostEvent::GetCredential { request, requester, directives } => {
+            let answer = move |st: pmix_status_t| {
+                post(move |s| {
+                    let _ = s.credential_done(request, st, None, Vec::new());
+                })
+            };
+            let Some(f) = m.get_credential else { return answer(PMIX_ERR_NOT_SUPPORTED) };
+            let c = c_proc(&requester);
+            let ci = CArray::infos(directives);
+            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            // SAFETY: the host's function, our arguments valid for the call
+            let rc = unsafe { f(&c, ci.p as *const pmix_info_t, ci.n, Some(cred_answer), cb) };
+            if rc != PMIX_SUCCESS {
+                // SAFETY: made above; the host's callback will not come
+                drop(unsafe { Box::from_raw(cb as *mut u64) });
+                // what the host returned is the client's answer, as from
+                // libpmix 4.2.2 (there is no credential without the callback)
+                answer(rc);
+            }
+        }
+        HostEvent::ValidateCredential { request, requester, credential, directives } => {
+            let answer = move |st: pmix_status_t| {
+                post(move |s| {
+                    let _ = s.validate_done(request, st, Vec::new());
+                })
+            };
+            let Some(f) = m.validate_credential else { return answer(PMIX_ERR_NOT_SUPPORTED) };
+            let c = c_proc(&requester);
+            let mut bytes = credential.to_vec();
+            let bo = pmix_byte_object_t { bytes: bytes.as_mut_ptr() as *mut c_char, size: bytes.len() };
+            let ci = CArray::infos(directives);
+            let cb = Box::into_raw(Box::new(request)) as *mut c_void;
+            // SAFETY: the host's function, our arguments (the credential's
+            // bytes among them) valid for the call
+            let rc = unsafe { f(&c, &bo, ci.p as *const pmix_info_t, ci.n, Some(validate_answer), cb) };
+            if rc != PMIX_SUCCESS {
+                // SAFETY: made above; the host's callback will not come
+                drop(unsafe { Box::from_raw(cb as *mut u64) });
+                answer(rc);
+            }
+        }
+        HostEvent::GroupConstruct { request, group, procs, info } => {
+            group_upcall(m.group, PMIX_GROUP_CONSTRUCT, request, &group, &procs, info)
+        }
+        HostEvent::GroupDestruct { request, group, procs, info } => {
+            group_upcall(m.group, PMIX_GROUP_DESTRUCT, request, &group, &procs, info)
+        }
         HostEvent::ToolConnected { request, info } => {
             let Some(f) = m.tool_connected else {
                 return post(move |s| {
@@ -793,6 +877,52 @@ unsafe extern "C" fn tool_answer(status: pmix_status_t, proc: *mut pmix_proc_t, 
     })
 }
 
+/// The host's answer to a get_credential upcall (cbdata: a Box of the
+/// core's request id): its status, credential and infos, copied before
+/// this returns (the host keeps them).
+unsafe extern "C" fn cred_answer(
+    status: pmix_status_t,
+    credential: *mut pmix_byte_object_t,
+    info: *mut pmix_info_t,
+    ninfo: usize,
+    cbdata: *mut c_void,
+) {
+    guarded("get_credential callback", || {
+        // SAFETY: made by the upcall from a Box<u64>, handed back once
+        let request = *unsafe { Box::from_raw(cbdata as *mut u64) };
+        // SAFETY: the host's byte object (NULL: none) and its `size` bytes
+        let cred = unsafe { credential.as_ref() }
+            .filter(|b| !b.bytes.is_null())
+            .map(|b| unsafe { std::slice::from_raw_parts(b.bytes as *const u8, b.size) }.to_vec());
+        // SAFETY: the host hands `ninfo` infos at `info` (NULL: none)
+        let (status, info) = match unsafe { infos(info, if info.is_null() { 0 } else { ninfo }) } {
+            Ok(v) => (status, v),
+            Err(e) => (e, Vec::new()),
+        };
+        post(move |s| {
+            let _ = s.credential_done(request, status, cred.map(bytes::Bytes::from), info);
+        });
+    })
+}
+
+/// The host's answer to a validate_credential upcall (cbdata: a Box of
+/// the core's request id): its status and infos, copied before this
+/// returns.
+unsafe extern "C" fn validate_answer(status: pmix_status_t, info: *mut pmix_info_t, ninfo: usize, cbdata: *mut c_void) {
+    guarded("validate_credential callback", || {
+        // SAFETY: made by the upcall from a Box<u64>, handed back once
+        let request = *unsafe { Box::from_raw(cbdata as *mut u64) };
+        // SAFETY: the host hands `ninfo` infos at `info` (NULL: none)
+        let (status, info) = match unsafe { infos(info, if info.is_null() { 0 } else { ninfo }) } {
+            Ok(v) => (status, v),
+            Err(e) => (e, Vec::new()),
+        };
+        post(move |s| {
+            let _ = s.validate_done(request, status, info);
+        });
+    })
+}
+
 /// The host's answer to a register_events upcall (cbdata: a Box of the
 /// core's request id).
 unsafe extern "C" fn regev_answer(status: pmix_status_t, cbdata: *mut c_void) {
@@ -812,6 +942,7 @@ enum InfoRequest {
     Query(u64),
     Allocate(u64),
     Monitor(u64),
+    Group(u64),
 }
 
 impl Cbdata for InfoRequest {}
@@ -825,12 +956,13 @@ impl InfoRequest {
                 InfoRequest::Query(r) => s.query_done(r, status, info),
                 InfoRequest::Allocate(r) => s.allocate_done(r, status, info),
                 InfoRequest::Monitor(r) => s.monitor_done(r, status, info),
+                InfoRequest::Group(r) => s.group_done(r, status, &info),
             };
         })
     }
 }
 
-/// After the host's query, allocate or monitor returned `rc`: SUCCESS,
+/// After the host's query, allocate, monitor or group returned `rc`: SUCCESS,
 /// its callback will come; PMIX_OPERATION_SUCCEEDED, success with no
 /// infos; an error, that.
 fn info_returned(rc: pmix_status_t, cb: *mut c_void) {
@@ -841,7 +973,7 @@ fn info_returned(rc: pmix_status_t, cb: *mut c_void) {
     }
 }
 
-/// The host's answer to a query, allocate or monitor (cbdata: an
+/// The host's answer to a query, allocate, monitor or group (cbdata: an
 /// [`InfoRequest`]): its infos copied, then released on a thread of
 /// their own (as a modex callback's data: the host may hold the lock its
 /// release takes). Infos that do not read fail the request with the
@@ -867,6 +999,45 @@ unsafe extern "C" fn info_answer(
             let _ = on_thread("info release", release_data, move |d| unsafe { r(d) });
         }
     })
+}
+
+/// The host's group `f` for `op` (construct or destruct) of `group`,
+/// request `request` of the core (NULL: the core never hands it one, as
+/// it completes groups itself then): the members and the infos the core
+/// gives; its return PMIX_SUCCESS, its `pmix_info_cbfunc_t` answers (the
+/// infos, a context id among them, reach the core); PMIX_OPERATION_SUCCEEDED,
+/// success with no infos at once; another status, that.
+fn group_upcall(
+    f: Option<group_fn>,
+    op: pmix_group_operation_t,
+    request: u64,
+    group: &str,
+    procs: &[Proc],
+    info: Vec<Info>,
+) {
+    let req = InfoRequest::Group(request);
+    let Some(f) = f else { return req.answer(PMIX_ERR_NOT_SUPPORTED, Vec::new()) };
+    // a group id is a C string: one with a NUL in it cannot be handed over
+    let Ok(mut id) = std::ffi::CString::new(group).map(|c| c.into_bytes_with_nul()) else {
+        return req.answer(PMIX_ERR_BAD_PARAM, Vec::new());
+    };
+    let cp = CArray::procs(procs);
+    let ci = CArray::infos(info);
+    let cb = req.into_cbdata();
+    // SAFETY: the host's function, our arguments valid for the call
+    let rc = unsafe {
+        f(
+            op,
+            id.as_mut_ptr() as *mut c_char,
+            cp.p as *const pmix_proc_t,
+            cp.n,
+            ci.p as *const pmix_info_t,
+            ci.n,
+            Some(info_answer),
+            cb,
+        )
+    };
+    info_returned(rc, cb);
 }
 
 /// What a connect or disconnect callback handed to the host answers
@@ -1231,9 +1402,9 @@ exports! {
         let m = if module.is_null() {
             Module::default()
         } else {
-            // SAFETY: the host's module; the v1/v2 members and the v3
-            // iof_pull and push_stdin are read (libpmix 4.2.2 copies the
-            // whole struct)
+            // SAFETY: the host's module; the v1/v2 members, the v3
+            // credentials, iof_pull and push_stdin and the v4 group are
+            // read (libpmix 4.2.2 copies the whole struct)
             let h = unsafe { &*module };
             Module {
                 connected: h.client_connected,
@@ -1257,6 +1428,9 @@ exports! {
                 allocate: h.allocate,
                 monitor: h.monitor,
                 tool_connected: h.tool_connected,
+                get_credential: h.get_credential,
+                validate_credential: h.validate_credential,
+                group: h.group,
             }
         };
         let dir = given
@@ -1315,6 +1489,20 @@ exports! {
         if m.query.is_some() {
             running.post(|s| s.set_querying(Querying::Host));
         }
+        // group constructs asking for a context id or spanning nodes, and
+        // every destruct, go to the host's group (without one, the core
+        // completes them: libpmix 4.2.2 answers NOT_SUPPORTED)
+        if m.group.is_some() {
+            running.post(|s| s.set_grouping(Grouping::Host));
+        }
+        // PMIx_Get_credential and PMIx_Validate_credential go to the
+        // host's members (without them, the core's native module answers:
+        // libpmix 4.2.2 answers NOT_SUPPORTED)
+        let (cred, valid) = (m.get_credential.is_some(), m.validate_credential.is_some());
+        running.post(move |s| {
+            s.set_host_credentials(cred);
+            s.set_host_validates(valid);
+        });
         let (_tx, dead) = std::sync::mpsc::channel();
         let events = std::mem::replace(&mut running.events, dead);
         let upcalls = std::thread::Builder::new()

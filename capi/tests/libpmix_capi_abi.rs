@@ -77,6 +77,46 @@ fn constants() -> Vec<(String, i64, bool)> {
     c
 }
 
+/// `pmix_server_module_t` members whose function type is proved at
+/// compile time: the member, the header's typedef of it, and our Rust
+/// prototype (`pmix::server::<alias>`) written in C, parameter by
+/// parameter, return type first. The C side fails to compile when the
+/// three are not one type.
+const MODULE_FN_TYPES: &[(&str, &str, &str, &str)] = &[
+    (
+        // pmix::server::get_cred_fn
+        "get_credential",
+        "pmix_server_get_cred_fn_t",
+        "pmix_status_t",
+        "const pmix_proc_t *, const pmix_info_t *, size_t, pmix_credential_cbfunc_t, void *",
+    ),
+    (
+        // pmix::server::validate_cred_fn
+        "validate_credential",
+        "pmix_server_validate_cred_fn_t",
+        "pmix_status_t",
+        "const pmix_proc_t *, const pmix_byte_object_t *, const pmix_info_t *, size_t, pmix_validation_cbfunc_t, void *",
+    ),
+    (
+        // pmix::server::group_fn
+        "group",
+        "pmix_server_grp_fn_t",
+        "pmix_status_t",
+        "pmix_group_operation_t, char *, const pmix_proc_t *, size_t, const pmix_info_t *, size_t, pmix_info_cbfunc_t, void *",
+    ),
+];
+
+/// Our Rust prototypes the rows of [`MODULE_FN_TYPES`] spell, as the
+/// module's members hold them: this fails to compile when the struct's
+/// member types change without the table.
+#[allow(dead_code)]
+fn module_fn_types_are_the_members(m: &abi::pmix_server_module_t) {
+    let _: Option<pmix::server::get_cred_fn> = m.get_credential;
+    let _: Option<pmix::server::validate_cred_fn> = m.validate_credential;
+    let _: Option<pmix::server::group_fn> = m.group;
+    let _: pmix::server::pmix_group_operation_t = pmix::server::PMIX_GROUP_CONSTRUCT;
+}
+
 /// The C rows, and the lines the Rust side expects of them (by key).
 fn rows() -> (String, BTreeMap<String, String>) {
     let mut h = String::new();
@@ -88,6 +128,15 @@ fn rows() -> (String, BTreeMap<String, String>) {
             writeln!(h, "OFF({}, {f})", s.name).unwrap();
             want.insert(format!("{}.{f}", s.name), off.to_string());
         }
+    }
+    for (member, named, ret, params) in MODULE_FN_TYPES {
+        let ours = format!("ours_{member}_t");
+        writeln!(h, "typedef {ret} (*{ours})({params});").unwrap();
+        writeln!(h, "FNTYPE(pmix_server_module_t, {member}, {named}, {ours})").unwrap();
+        want.insert(
+            format!("pmix_server_module_t.{member}:type"),
+            named.to_string(),
+        );
     }
     writeln!(h, "UNION(pmix_value_t, data)").unwrap();
     want.insert(

@@ -756,3 +756,296 @@ fn a_tools_connection_is_named_by_the_host_on_ours_as_on_libpmix() {
         ]
     );
 }
+
+/// The lines interop/c/capi_grouphost.c's two ranks print when each
+/// construct (then destruct) succeeds: "gctx" with the context id
+/// `ctxid`, "gloc" without one (SIZE_MAX: none, which libpmix 4.2.2's
+/// client puts among the results all the same).
+fn group_rows(ctxid: u64) -> Vec<String> {
+    let none = u64::MAX;
+    (0..2)
+        .flat_map(|r| {
+            [
+                format!(
+                    "rank {r}: construct gctx SUCCESS results pmix.grp.ctxid(PMIX_SIZE)={ctxid}"
+                ),
+                format!(
+                    "rank {r}: construct gloc SUCCESS results pmix.grp.ctxid(PMIX_SIZE)={none}"
+                ),
+                format!("rank {r}: destruct gctx SUCCESS"),
+                format!("rank {r}: destruct gloc SUCCESS"),
+            ]
+        })
+        .collect()
+}
+
+/// The host's `group` upcall (issue #35): interop/c/capi_grouphost.c's
+/// two ranks construct "gctx" over their job asking for a context id and
+/// "gloc" without one, and destruct each. capi_server.c's group member
+/// (CAPI_SERVER_GROUP=1) is handed, on ours as on libpmix 4.2.2, the
+/// construct of "gctx" once (both ranks in), with the namespace's
+/// WILDCARD and the first caller's PMIX_GROUP_ASSIGN_CONTEXT_ID,
+/// `pmix.sorted.parr`, `pmix.loc.col.st` and the members' endpoint data
+/// (`pmix.grp.endpt`, each library's own bytes), and each destruct; not
+/// the construct of "gloc" (one node, no context id: the server's own).
+/// The context id its callback gives (42) is what both ranks get. Then
+/// both halves ours: the host's lines the same; our client's results add
+/// PMIX_GROUP_ID and PMIX_GROUP_MEMBERSHIP, as libpmix 5.0.11's client
+/// gives them (spec-notes/capi.md, "Groups").
+#[test]
+fn a_group_construct_is_the_hosts_on_ours_as_on_libpmix() {
+    let env = [("CAPI_SERVER_GROUP", "1")];
+    let Some((out, ours, client, th, tc, _)) = on_both_with("capi_grouphost", "group-", &env)
+    else {
+        return;
+    };
+    assert_eq!(tc, group_rows(42), "the clients' lines");
+    let upcalls: Vec<&String> = th.iter().filter(|l| l.starts_with("upcall ")).collect();
+    assert_eq!(
+        upcalls,
+        [
+            "upcall group construct gctx: procs capi-srv:* info pmix.grp.actxid(PMIX_BOOL)=1 pmix.sorted.parr(PMIX_BOOL)=1 pmix.loc.col.st(PMIX_STATUS)=SUCCESS pmix.grp.endpt(PMIX_BYTE_OBJECT)=bytes",
+            "upcall group destruct gctx: procs capi-srv:* info pmix.loc.col.st(PMIX_STATUS)=SUCCESS",
+            "upcall group destruct gloc: procs capi-srv:* info pmix.loc.col.st(PMIX_STATUS)=SUCCESS",
+        ]
+    );
+    let lib_dir = out.join("lib");
+    let mut both = env.to_vec();
+    both.push(("CLIENT_LD_LIBRARY_PATH", lib_dir.to_str().unwrap()));
+    let b = run(&ours, &out.join("tmp-group-both"), &client, &both);
+    let (bh, bc) = lines(&b);
+    assert_eq!(bh, th, "ours hosting ours: the host's lines");
+    let ours_too: Vec<String> = tc
+        .iter()
+        .map(|l| match l.contains(" results ") {
+            true => format!("{l} pmix.grp.id(PMIX_STRING) pmix.grp.mbrs(PMIX_DATA_ARRAY)"),
+            false => l.clone(),
+        })
+        .collect();
+    assert_eq!(bc, ours_too, "ours hosting ours: the clients' lines");
+}
+
+/// A host whose group member refuses (CAPI_SERVER_GROUP=refuse, through
+/// its callback): both ranks' construct of "gctx" fails with its status
+/// (no context id: SIZE_MAX among libpmix 4.2.2's client's results), and
+/// so does their destruct of "gloc", which the server constructed itself:
+/// the same on ours as on libpmix 4.2.2. (A destruct the host refuses at
+/// once, by its return, hangs libpmix 4.2.2's server: no run here
+/// depends on it; ours answers the members with that status.)
+#[test]
+fn a_group_the_host_refuses_fails_for_every_member_on_ours_as_on_libpmix() {
+    let env = [("CAPI_SERVER_GROUP", "refuse")];
+    let Some((_, _, _, th, tc, _)) = on_both_with("capi_grouphost", "group-refuse-", &env) else {
+        return;
+    };
+    let none = u64::MAX;
+    let want: Vec<String> = (0..2)
+        .flat_map(|r| {
+            [
+                format!("rank {r}: construct gctx NO-PERMISSIONS results pmix.grp.ctxid(PMIX_SIZE)={none}"),
+                format!("rank {r}: construct gloc SUCCESS results pmix.grp.ctxid(PMIX_SIZE)={none}"),
+                format!("rank {r}: destruct gloc NO-PERMISSIONS"),
+            ]
+        })
+        .collect();
+    assert_eq!(tc, want, "the clients' lines");
+    let called = th.iter().filter(|l| l.starts_with("upcall group ")).count();
+    assert_eq!(called, 2, "{th:#?}");
+}
+
+/// A host without a group member (NULL): libpmix 4.2.2's server answers
+/// every construct NOT_SUPPORTED at once (its client's results then hold
+/// a context id it never set, so only the status is compared); ours
+/// constructs and destructs on this node itself, assigning the context id
+/// (spec-notes/capi.md, "Where we differ").
+#[test]
+fn without_a_group_member_ours_constructs_where_libpmix_refuses() {
+    let Some((out, theirs, ours)) = hosts_built() else {
+        return;
+    };
+    let client = interop::build_c("capi_grouphost", &out).unwrap_or_else(|e| panic!("{e}"));
+    let (th, tc) = lines(&run(
+        &theirs,
+        &out.join("tmp-group-null-theirs"),
+        &client,
+        &[],
+    ));
+    let statuses: Vec<String> = tc
+        .iter()
+        .map(|l| l.split(" results").next().unwrap_or(l).to_string())
+        .collect();
+    let refused: Vec<String> = (0..2)
+        .flat_map(|r| {
+            [
+                format!("rank {r}: construct gctx NOT-SUPPORTED"),
+                format!("rank {r}: construct gloc NOT-SUPPORTED"),
+            ]
+        })
+        .collect();
+    assert_eq!(statuses, refused, "libpmix 4.2.2");
+    let (oh, oc) = lines(&run(&ours, &out.join("tmp-group-null-ours"), &client, &[]));
+    assert_eq!(oc, group_rows(1), "ours");
+    for h in [&th, &oh] {
+        assert!(!h.iter().any(|l| l.starts_with("upcall ")), "{h:#?}");
+    }
+}
+
+/// The same two constructs with a third rank of the job on another node
+/// (`CAPI_SERVER_FAR=1`): "gloc", over the namespace's WILDCARD without a
+/// context id, spans nodes. libpmix 4.2.2 takes a WILDCARD member for a
+/// local one as soon as one of its ranks is a client here
+/// (`PMIX_CHECK_PROCID` in `pmix_server_grpconstruct`) and completes it
+/// without its host, the rank elsewhere left out; ours hands it to the
+/// host, whose context id (42) its ranks get (spec-notes/divergences.md).
+#[test]
+fn a_group_spanning_nodes_by_its_wildcard_is_the_hosts_on_ours() {
+    let Some((out, theirs, ours)) = hosts_built() else {
+        return;
+    };
+    let client = interop::build_c("capi_grouphost", &out).unwrap_or_else(|e| panic!("{e}"));
+    let env = [("CAPI_SERVER_FAR", "1"), ("CAPI_SERVER_GROUP", "1")];
+    let (th, tc) = lines(&run(
+        &theirs,
+        &out.join("tmp-group-far-theirs"),
+        &client,
+        &env,
+    ));
+    let (oh, oc) = lines(&run(&ours, &out.join("tmp-group-far-ours"), &client, &env));
+    let gloc = "upcall group construct gloc: procs capi-srv:* info pmix.sorted.parr(PMIX_BOOL)=1 pmix.loc.col.st(PMIX_STATUS)=SUCCESS pmix.grp.endpt(PMIX_BYTE_OBJECT)=bytes";
+    assert_eq!(tc, group_rows(42), "libpmix 4.2.2");
+    assert!(!th.iter().any(|l| l == gloc), "{th:#?}");
+    let ours_rows: Vec<String> = group_rows(42)
+        .into_iter()
+        .map(|l| {
+            l.replace(
+                "gloc SUCCESS results pmix.grp.ctxid(PMIX_SIZE)=18446744073709551615",
+                "gloc SUCCESS results pmix.grp.ctxid(PMIX_SIZE)=42",
+            )
+        })
+        .collect();
+    assert_eq!(oc, ours_rows, "ours");
+    assert!(oh.iter().any(|l| l == gloc), "{oh:#?}");
+}
+
+/// The host's get_credential and validate_credential (issue #35):
+/// interop/c/capi_cred.c's two ranks ask for a credential (with a
+/// PMIX_CRED_TYPE directive), validate it, and validate a forged one.
+/// capi_server.c's members (CAPI_SERVER_CRED=1) are handed, on ours as on
+/// libpmix 4.2.2, the asker and its directives, then the asker and each
+/// credential; the credential its callback gives ("capi-cred:<nspace>:
+/// <rank>", PMIX_CRED_TYPE "capi") is the rank's, its validation's
+/// SUCCESS and INVALID_CRED the ranks' answers. Members that refuse at
+/// once (=refuse): their NO_PERMISSIONS the ranks' answers. Without the
+/// members: libpmix 4.2.2 answers NOT_SUPPORTED; ours, its native
+/// module's credential (spec-notes/capi.md, "Where we differ").
+#[test]
+fn credentials_are_the_hosts_on_ours_as_on_libpmix() {
+    let sorted = |h: &[String]| {
+        let mut v: Vec<String> = h
+            .iter()
+            .filter(|l| l.starts_with("upcall "))
+            .cloned()
+            .collect();
+        v.sort();
+        v
+    };
+    let rest = |h: &[String]| -> Vec<String> {
+        h.iter()
+            .filter(|l| !l.starts_with("upcall "))
+            .cloned()
+            .collect()
+    };
+    let Some((out, theirs, ours)) = hosts_built() else {
+        return;
+    };
+    let client = interop::build_c("capi_cred", &out).unwrap_or_else(|e| panic!("{e}"));
+    let env = [("CAPI_SERVER_CRED", "1")];
+    let (th, tc) = lines(&run(&theirs, &out.join("tmp-cred-theirs"), &client, &env));
+    let (oh, oc) = lines(&run(&ours, &out.join("tmp-cred-ours"), &client, &env));
+    let want: Vec<String> = (0..2)
+        .flat_map(|r| {
+            [
+                format!("rank {r}: get SUCCESS credential capi-cred:capi-srv:{r}"),
+                format!("rank {r}: validate forged INVALID-CREDENTIAL results"),
+                format!("rank {r}: validate own SUCCESS results pmix.sec.ctype=capi"),
+            ]
+        })
+        .collect();
+    assert_eq!(tc, want, "libpmix 4.2.2");
+    assert_eq!(oc, want, "ours");
+    let upcalls: Vec<String> = (0..2)
+        .flat_map(|r| {
+            [
+                format!("upcall get_credential: from capi-srv:{r} directives pmix.sec.ctype=capi"),
+                format!("upcall validate_credential: from capi-srv:{r} credential capi-cred:capi-srv:{r} directives"),
+                format!("upcall validate_credential: from capi-srv:{r} credential forged directives"),
+            ]
+        })
+        .collect();
+    let mut upcalls_sorted = upcalls.clone();
+    upcalls_sorted.sort();
+    assert_eq!(sorted(&th), upcalls_sorted, "libpmix 4.2.2");
+    assert_eq!(sorted(&oh), upcalls_sorted, "ours");
+    assert_eq!(rest(&th), rest(&oh), "the host's other lines");
+
+    let env = [("CAPI_SERVER_CRED", "refuse")];
+    let (_, tc) = lines(&run(
+        &theirs,
+        &out.join("tmp-cred-refuse-theirs"),
+        &client,
+        &env,
+    ));
+    let (_, oc) = lines(&run(
+        &ours,
+        &out.join("tmp-cred-refuse-ours"),
+        &client,
+        &env,
+    ));
+    let refused: Vec<String> = (0..2)
+        .flat_map(|r| {
+            [
+                format!("rank {r}: get NO-PERMISSIONS credential "),
+                format!("rank {r}: validate forged NO-PERMISSIONS results"),
+            ]
+        })
+        .collect();
+    assert_eq!(tc, refused, "libpmix 4.2.2");
+    assert_eq!(oc, refused, "ours");
+
+    let (_, tc) = lines(&run(
+        &theirs,
+        &out.join("tmp-cred-null-theirs"),
+        &client,
+        &[],
+    ));
+    let unsupported: Vec<String> = (0..2)
+        .flat_map(|r| {
+            [
+                format!("rank {r}: get NOT-SUPPORTED credential "),
+                format!("rank {r}: validate forged NOT-SUPPORTED results"),
+            ]
+        })
+        .collect();
+    assert_eq!(tc, unsupported, "libpmix 4.2.2 without the members");
+    let (oh, oc) = lines(&run(&ours, &out.join("tmp-cred-null-ours"), &client, &[]));
+    // the native credential is binary (the uid and gid): its line is only
+    // checked to start as the others
+    let native: Vec<String> = oc
+        .iter()
+        .map(|l| match l.find(": get SUCCESS credential ") {
+            Some(at) => l[..at + ": get SUCCESS credential".len()].to_string(),
+            None => l.clone(),
+        })
+        .collect();
+    let want: Vec<String> = (0..2)
+        .flat_map(|r| {
+            [
+                format!("rank {r}: get SUCCESS credential"),
+                format!("rank {r}: validate forged INVALID-CREDENTIAL results"),
+                format!("rank {r}: validate own SUCCESS results"),
+            ]
+        })
+        .collect();
+    assert_eq!(native, want, "ours without the members");
+    assert!(!oh.iter().any(|l| l.starts_with("upcall ")), "{oh:#?}");
+}

@@ -47,7 +47,19 @@
  * has a tool_connected upcall that records the info keys it is handed
  * (printed at the end: the library's, then the tool's own) and names each tool capi-tool:<7, 8, …> through
  * its callback, from a thread of its own; =refuse, it refuses each with
- * PMIX_ERR_NO_PERMISSIONS. */
+ * PMIX_ERR_NO_PERMISSIONS. With CAPI_SERVER_GROUP=1 the module has a
+ * group upcall that records what it is handed (the operation, the group,
+ * its members and infos; printed at the end), answers a construct through
+ * its callback from a thread of its own with PMIX_GROUP_CONTEXT_ID 42 and
+ * returns PMIX_OPERATION_SUCCEEDED for a destruct; =refuse, it refuses
+ * both through the callback with PMIX_ERR_NO_PERMISSIONS. With
+ * CAPI_SERVER_CRED=1 the module has get_credential and
+ * validate_credential upcalls that record the asker, the credential and
+ * the directives (printed at the end): the first answers through its
+ * callback with "capi-cred:<nspace>:<rank>" and PMIX_CRED_TYPE "capi",
+ * the second finds that the asker's own (else PMIX_ERR_INVALID_CRED),
+ * through its callback; =refuse, both return PMIX_ERR_NO_PERMISSIONS at
+ * once. */
 #define _GNU_SOURCE
 #include <pmix.h>
 #include <pmix_server.h>
@@ -338,6 +350,10 @@ static void record(const char *what, const pmix_proc_t procs[], size_t nprocs, c
         if (v->type == PMIX_BOOL && at < sizeof seen) at += snprintf(seen + at, sizeof seen - at, "=%d", v->data.flag);
         if (v->type == PMIX_STATUS && at < sizeof seen)
             at += snprintf(seen + at, sizeof seen - at, "=%s", PMIx_Error_string(v->data.status));
+        if (v->type == PMIX_SIZE && at < sizeof seen) at += snprintf(seen + at, sizeof seen - at, "=%zu", v->data.size);
+        /* a byte object's bytes are each library's own: only whether any */
+        if (v->type == PMIX_BYTE_OBJECT && at < sizeof seen)
+            at += snprintf(seen + at, sizeof seen - at, "=%s", v->data.bo.size ? "bytes" : "empty");
     }
     if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, "\n");
     pthread_mutex_unlock(&lock);
@@ -496,6 +512,120 @@ static void h_tool_connected(pmix_info_t *info, size_t ninfo, pmix_tool_connecti
     if (pthread_create(&t, NULL, tlater_run, l) == 0) pthread_detach(t);
 }
 
+/* ---- group (CAPI_SERVER_GROUP) ---- */
+static int refuse_group;
+struct glater { pmix_info_cbfunc_t cb; void *d; pmix_status_t rc; pmix_info_t *info; size_t n; };
+static void grelease(void *a) {
+    struct glater *l = a;
+    if (l->info) PMIX_INFO_FREE(l->info, l->n);
+    free(l);
+}
+static void *glater_run(void *a) {
+    struct glater *l = a;
+    l->cb(l->rc, l->info, l->n, l->d, grelease, l);
+    return NULL;
+}
+static pmix_status_t h_group(pmix_group_operation_t op, char grp[], const pmix_proc_t procs[], size_t nprocs,
+                             const pmix_info_t directives[], size_t ndirs, pmix_info_cbfunc_t cb, void *d) {
+    char what[128];
+    snprintf(what, sizeof what, "group %s %s",
+             op == PMIX_GROUP_CONSTRUCT ? "construct" : op == PMIX_GROUP_DESTRUCT ? "destruct" : "other",
+             grp ? grp : "(null)");
+    record(what, procs, nprocs, directives, ndirs);
+    /* a destruct done at once (PMIX_OPERATION_SUCCEEDED); a construct
+     * answered through the callback, from a thread of the host's, with
+     * context id 42; =refuse: both refused through the callback (a
+     * destruct refused at once hangs libpmix 4.2.2's server) */
+    if (op == PMIX_GROUP_DESTRUCT && !refuse_group) return PMIX_OPERATION_SUCCEEDED;
+    struct glater *l = calloc(1, sizeof *l);
+    l->cb = cb, l->d = d;
+    l->rc = refuse_group ? PMIX_ERR_NO_PERMISSIONS : PMIX_SUCCESS;
+    if (!refuse_group) {
+        size_t ctxid = 42;
+        l->n = 1;
+        PMIX_INFO_CREATE(l->info, 1);
+        PMIX_INFO_LOAD(&l->info[0], PMIX_GROUP_CONTEXT_ID, &ctxid, PMIX_SIZE);
+    }
+    pthread_t t;
+    if (pthread_create(&t, NULL, glater_run, l) != 0) return PMIX_ERR_OUT_OF_RESOURCE;
+    pthread_detach(t);
+    return PMIX_SUCCESS;
+}
+
+/* ---- get_credential / validate_credential (CAPI_SERVER_CRED) ---- */
+static int refuse_cred;
+struct clater {
+    pmix_credential_cbfunc_t get;
+    pmix_validation_cbfunc_t validate;
+    void *d;
+    pmix_status_t rc;
+    pmix_byte_object_t cred;
+    pmix_info_t info;
+};
+static void *clater_run(void *a) {
+    struct clater *l = a;
+    if (l->get) l->get(l->rc, &l->cred, l->rc == PMIX_SUCCESS ? &l->info : NULL, l->rc == PMIX_SUCCESS, l->d);
+    if (l->validate) l->validate(l->rc, l->rc == PMIX_SUCCESS ? &l->info : NULL, l->rc == PMIX_SUCCESS, l->d);
+    free(l->cred.bytes);
+    PMIX_INFO_DESTRUCT(&l->info);
+    free(l);
+    return NULL;
+}
+static void record_cred(const char *what, const pmix_proc_t *p, const pmix_byte_object_t *cred,
+                        const pmix_info_t dirs[], size_t ndirs) {
+    pthread_mutex_lock(&lock);
+    size_t at = strlen(seen);
+    at += snprintf(seen + at, sizeof seen - at, "upcall %s: from %s:%u", what, p ? p->nspace : "(null)",
+                   p ? p->rank : 0);
+    if (cred && at < sizeof seen)
+        at += snprintf(seen + at, sizeof seen - at, " credential %.*s", (int) cred->size, cred->bytes);
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, " directives");
+    record_infos(dirs, ndirs);
+    at = strlen(seen);
+    if (at < sizeof seen) snprintf(seen + at, sizeof seen - at, "\n");
+    pthread_mutex_unlock(&lock);
+}
+/* a credential naming its holder ("capi-cred:<nspace>:<rank>") with
+ * PMIX_CRED_TYPE "capi", through the callback from a thread of the
+ * host's; =refuse: PMIX_ERR_NO_PERMISSIONS returned at once */
+static pmix_status_t h_get_cred(const pmix_proc_t *p, const pmix_info_t dirs[], size_t ndirs,
+                                pmix_credential_cbfunc_t cb, void *d) {
+    record_cred("get_credential", p, NULL, dirs, ndirs);
+    if (refuse_cred) return PMIX_ERR_NO_PERMISSIONS;
+    struct clater *l = calloc(1, sizeof *l);
+    char text[PMIX_MAX_NSLEN + 32];
+    snprintf(text, sizeof text, "capi-cred:%s:%u", p->nspace, p->rank);
+    l->get = cb, l->d = d, l->rc = PMIX_SUCCESS;
+    l->cred.bytes = strdup(text);
+    l->cred.size = strlen(text);
+    PMIX_INFO_LOAD(&l->info, PMIX_CRED_TYPE, "capi", PMIX_STRING);
+    pthread_t t;
+    if (pthread_create(&t, NULL, clater_run, l) != 0) return PMIX_ERR_OUT_OF_RESOURCE;
+    pthread_detach(t);
+    return PMIX_SUCCESS;
+}
+/* valid when it is the asker's own "capi-cred:…" (through the callback,
+ * with PMIX_CRED_TYPE "capi"); else PMIX_ERR_INVALID_CRED through it;
+ * =refuse: PMIX_ERR_NO_PERMISSIONS returned at once */
+static pmix_status_t h_validate_cred(const pmix_proc_t *p, const pmix_byte_object_t *cred,
+                                     const pmix_info_t dirs[], size_t ndirs, pmix_validation_cbfunc_t cb,
+                                     void *d) {
+    record_cred("validate_credential", p, cred, dirs, ndirs);
+    if (refuse_cred) return PMIX_ERR_NO_PERMISSIONS;
+    char text[PMIX_MAX_NSLEN + 32];
+    snprintf(text, sizeof text, "capi-cred:%s:%u", p->nspace, p->rank);
+    struct clater *l = calloc(1, sizeof *l);
+    l->validate = cb, l->d = d;
+    l->rc = cred && cred->size == strlen(text) && memcmp(cred->bytes, text, cred->size) == 0
+                ? PMIX_SUCCESS
+                : PMIX_ERR_INVALID_CRED;
+    PMIX_INFO_LOAD(&l->info, PMIX_CRED_TYPE, "capi", PMIX_STRING);
+    pthread_t t;
+    if (pthread_create(&t, NULL, clater_run, l) != 0) return PMIX_ERR_OUT_OF_RESOURCE;
+    pthread_detach(t);
+    return PMIX_SUCCESS;
+}
+
 static pmix_server_module_t module = {
     .client_connected = h_connected,
     .client_finalized = h_finalized,
@@ -592,6 +722,17 @@ int main(int argc, char **argv) {
     if (tl) {
         module.tool_connected = h_tool_connected;
         refuse_tools = strcmp(tl, "refuse") == 0;
+    }
+    const char *gr = getenv("CAPI_SERVER_GROUP");
+    if (gr) {
+        module.group = h_group;
+        refuse_group = strcmp(gr, "refuse") == 0;
+    }
+    const char *cr = getenv("CAPI_SERVER_CRED");
+    if (cr) {
+        module.get_credential = h_get_cred;
+        module.validate_credential = h_validate_cred;
+        refuse_cred = strcmp(cr, "refuse") == 0;
     }
     const char *fe = getenv("CAPI_SERVER_FAR");
     int far = fe ? atoi(fe) : 0;

@@ -123,6 +123,9 @@ pub(super) struct Conns {
     refusals: VecDeque<(ConnId, Refusal)>,
     limits: Limits,
     max_message: usize,
+    /// Whether GET_CREDENTIAL and VALIDATE_CRED go to the host.
+    host_credentials: bool,
+    host_validates: bool,
 }
 
 impl Default for Conns {
@@ -136,6 +139,8 @@ impl Default for Conns {
             refusals: VecDeque::new(),
             limits: Limits::default(),
             max_message: DEFAULT_MAX_MESSAGE,
+            host_credentials: false,
+            host_validates: false,
         }
     }
 }
@@ -594,6 +599,123 @@ impl Server {
         self.out
             .push_back(Output::Host(HostEvent::Connected(proc, fmt)));
         Ok(())
+    }
+
+    /// Whether GET_CREDENTIAL goes to the host from now on
+    /// ([`HostEvent::GetCredential`], answered by
+    /// [`Server::credential_done`]), as libpmix 4.2.2's server hands its
+    /// host's `get_credential` every one; else (the default) the native
+    /// module answers.
+    pub fn set_host_credentials(&mut self, yes: bool) {
+        self.conns.host_credentials = yes;
+    }
+
+    /// Whether VALIDATE_CRED goes to the host from now on
+    /// ([`HostEvent::ValidateCredential`], answered by
+    /// [`Server::validate_done`]), as libpmix 4.2.2's server hands its
+    /// host's `validate_credential` every one; else (the default) the
+    /// native module answers.
+    pub fn set_host_validates(&mut self, yes: bool) {
+        self.conns.host_validates = yes;
+    }
+
+    /// GET_CREDENTIAL of `proc`'s: the host's when it takes them, else
+    /// the native module's.
+    pub(super) fn credential_asked(
+        &mut self,
+        id: ConnId,
+        t: u32,
+        proc: Proc,
+        directives: Vec<Info>,
+    ) {
+        if !self.conns.host_credentials {
+            return self.get_credential(id, t);
+        }
+        let request = self
+            .requests
+            .op(super::requests::HostOp::Credential, (id, t));
+        self.out.push_back(Output::Host(HostEvent::GetCredential {
+            request,
+            requester: proc,
+            directives,
+        }));
+    }
+
+    /// VALIDATE_CRED of `proc`'s: the host's when it takes them, else the
+    /// native module's.
+    pub(super) fn validation_asked(
+        &mut self,
+        id: ConnId,
+        t: u32,
+        proc: Proc,
+        credential: Bytes,
+        directives: Vec<Info>,
+    ) {
+        if !self.conns.host_validates {
+            return self.validate_credential(id, t, &credential);
+        }
+        let request = self.requests.op(super::requests::HostOp::Validate, (id, t));
+        self.out
+            .push_back(Output::Host(HostEvent::ValidateCredential {
+                request,
+                requester: proc,
+                credential,
+                directives,
+            }));
+    }
+
+    /// The host's answer to [`HostEvent::GetCredential`] (the standard's
+    /// `pmix_credential_cbfunc_t`): on success the credential (none: an
+    /// empty one) and its infos, else the status alone, as libpmix 4.2.2's
+    /// server sends them. False (and nothing sent) for an id that is no
+    /// credential request out with the host, or whose client has gone.
+    pub fn credential_done(
+        &mut self,
+        request: u64,
+        status: i32,
+        credential: Option<Bytes>,
+        info: Vec<Info>,
+    ) -> bool {
+        let Some((id, t)) = self
+            .requests
+            .take_op(super::requests::HostOp::Credential, request)
+        else {
+            return false;
+        };
+        let r = if status == codes::PMIX_SUCCESS {
+            Reply::Credential {
+                status,
+                credential: Some(credential.unwrap_or_default()),
+                info: Some(info),
+            }
+        } else {
+            Reply::Status(status)
+        };
+        self.reply(id, t, &r);
+        true
+    }
+
+    /// The host's answer to [`HostEvent::ValidateCredential`] (the
+    /// standard's `pmix_validation_cbfunc_t`): its status and infos, the
+    /// infos' count sent whatever the status, as libpmix 4.2.2's server
+    /// sends them. False (and nothing sent) for an id that is no
+    /// validation out with the host, or whose client has gone.
+    pub fn validate_done(&mut self, request: u64, status: i32, info: Vec<Info>) -> bool {
+        let Some((id, t)) = self
+            .requests
+            .take_op(super::requests::HostOp::Validate, request)
+        else {
+            return false;
+        };
+        self.reply(
+            id,
+            t,
+            &Reply::Infos {
+                status,
+                info: Some(info),
+            },
+        );
+        true
     }
 
     /// GET_CREDENTIAL, the native security module: a credential is the

@@ -425,7 +425,7 @@ impl Server {
                 } else {
                     self.expand(&procs)
                 };
-                self.group_construct_called(&me, &g, members, &info);
+                self.group_construct_called(&me, &g, members, &procs, &info);
                 self.collective(CollKind::GroupConstruct, id, t, &me, &procs, info)
             }
             Request::GroupLeave { group, .. } => {
@@ -433,16 +433,21 @@ impl Server {
                 let st = self.group_leave(&proc, &g);
                 self.reply(id, t, &Reply::Status(st));
             }
-            Request::GroupDestruct { group, procs, .. } => {
+            Request::GroupDestruct { group, procs, info } => {
                 // over the group's members (group.rs); a group we do not
-                // know: the members a 5.0+ caller names, else every rank
-                // of the caller's job
+                // know: NOT_FOUND when the host takes group operations
+                // (as from libpmix 4.2.2), else the members a 5.0+ caller
+                // names, else every rank of the caller's job
                 let g = group.map(|g| g.to_string()).unwrap_or_default();
-                let all = self
-                    .group_destruct_members(&g)
+                let known = self.group_destruct_members(&g);
+                if known.is_none() && self.grouping() == super::Grouping::Host {
+                    self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND));
+                    return Ok(());
+                }
+                let all = known
                     .or(procs.filter(|p| !p.is_empty()))
                     .unwrap_or_else(|| vec![Proc::new(&me.0, RANK_WILDCARD)]);
-                self.collective(CollKind::GroupDestruct, id, t, &me, &all, Vec::new())
+                self.collective(CollKind::GroupDestruct, id, t, &me, &all, info)
             }
             Request::Get {
                 nspace,
@@ -504,11 +509,12 @@ impl Server {
                 self.out
                     .push_back(Output::Host(HostEvent::Log { proc, data }));
             }
-            // the native security module (connection.rs)
-            Request::GetCredential { .. } => self.get_credential(id, t),
-            Request::ValidateCred { credential, .. } => {
-                self.validate_credential(id, t, &credential)
-            }
+            // the host's, or the native security module's (connection.rs)
+            Request::GetCredential { info } => self.credential_asked(id, t, proc, info),
+            Request::ValidateCred {
+                credential,
+                directives,
+            } => self.validation_asked(id, t, proc, credential, directives),
             Request::JobControl {
                 targets,
                 directives,

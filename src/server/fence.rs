@@ -68,10 +68,10 @@ impl Server {
 
     /// Every local participant of collective `idx` has called in: answer
     /// them, or, when other nodes take part in a fence (or, under
-    /// [`super::Connecting::Host`], a connect or disconnect), hand it to
-    /// the host.
+    /// [`super::Connecting::Host`], a connect or disconnect; under
+    /// [`super::Grouping::Host`], a group operation), hand it to the host.
     pub(super) fn finish_collective(&mut self, idx: usize) {
-        if self.connect_to_host(idx) {
+        if self.connect_to_host(idx) || self.group_to_host(idx) {
             return;
         }
         let col = &self.collectives[idx];
@@ -135,7 +135,7 @@ impl Server {
                 CollKind::GroupConstruct => Reply::Group {
                     status: codes::PMIX_SUCCESS,
                     body: GroupReply::V4 {
-                        ctxid: self.group_constructed(&col.expected),
+                        ctxid: self.group_constructed(&col.expected, None),
                     },
                 },
             };

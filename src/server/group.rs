@@ -11,21 +11,54 @@
 //! server does not serve) is removed and reported to the others as
 //! PMIX_GROUP_LEFT; one whose connection ends before it finalizes, as
 //! PMIX_GROUP_MEMBER_FAILED.
+//!
+//! Under [`Grouping::Host`] (a host with a `group` upcall, as libpmix
+//! 4.2.2's server has it) a construct asking for a context id or spanning
+//! nodes, and every destruct, go to the host once the local members are
+//! in ([`HostEvent::GroupConstruct`], [`HostEvent::GroupDestruct`],
+//! answered by [`Server::group_done`]).
 
 #![forbid(unsafe_code)]
 
-use super::{name, ConnId, ConnState, Format, GroupReply, Reply, Server, RANK_WILDCARD};
+use super::{
+    info_true, name, CollKind, ConnId, ConnState, Format, GroupReply, HostEvent, Output, Reply,
+    Server, RANK_WILDCARD,
+};
 use pmix_types::status::codes;
-use pmix_types::{Info, Proc, Value};
+use pmix_types::{Hex, Info, Proc, Value};
 use std::collections::{BTreeSet, HashMap};
 
 /// No context id (what libpmix's server answers when its host gave none).
 pub const NO_CONTEXT_ID: u64 = u64::MAX;
 
+/// Who completes group constructs and destructs ([`Server::set_grouping`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Grouping {
+    /// The core, on this node: a construct completes once every member
+    /// called in, with a context id of the core's when one was asked for.
+    /// The default.
+    #[default]
+    Local,
+    /// The host, as libpmix 4.2.2's server hands its host's `group`
+    /// upcall a construct that asks for a context id
+    /// (`pmix.grp.actxid`) or names members on other nodes (unless
+    /// `pmix.grp.lcl` says it is local), and every destruct, once every
+    /// local member called in: [`HostEvent::GroupConstruct`],
+    /// [`HostEvent::GroupDestruct`], answered by [`Server::group_done`].
+    /// Other constructs the core completes (libpmix 4.2.2 does not call
+    /// its host for them); a destruct of a group the server does not know
+    /// is NOT_FOUND, as from libpmix.
+    Host,
+}
+
 #[derive(Debug, Clone)]
 struct Group {
     id: String,
     members: BTreeSet<(String, u32)>,
+    /// The members as the first caller named them, sorted (a namespace's
+    /// WILDCARD stays one): what the host is handed.
+    given: Vec<Proc>,
     /// Constructed (a construct in progress has none of the below yet).
     done: bool,
     want_ctxid: bool,
@@ -49,6 +82,8 @@ pub struct Groups {
     /// PMIx_Group_destruct).
     retired: std::collections::VecDeque<Group>,
     next_ctxid: u64,
+    /// Who completes constructs and destructs.
+    mode: Grouping,
 }
 
 impl Server {
@@ -98,6 +133,7 @@ impl Server {
         me: &(String, u32),
         group: &str,
         members: BTreeSet<(String, u32)>,
+        given: &[Proc],
         info: &[Info],
     ) {
         if !members.contains(me) {
@@ -130,9 +166,13 @@ impl Server {
         {
             Some(i) => i,
             None => {
+                let mut given = given.to_vec();
+                given.sort_by_key(name);
+                given.dedup();
                 self.groups.list.push(Group {
                     id: group.to_string(),
                     members,
+                    given,
                     done: false,
                     want_ctxid: false,
                     ctxid: NO_CONTEXT_ID,
@@ -189,21 +229,43 @@ impl Server {
             })
     }
 
+    /// The pending construct over `members` every member of this node
+    /// called (one that failed, with the same members, lacks the caller
+    /// that never came; members on other nodes call their own server).
+    fn pending_group(&self, members: &BTreeSet<(String, u32)>) -> Option<usize> {
+        let elsewhere = |(ns, r): &(String, u32)| {
+            self.jobs
+                .get(ns)
+                .and_then(|j| j.ranks.get(*r as usize))
+                .is_some_and(|st| st.elsewhere)
+        };
+        self.groups.list.iter().position(|g| {
+            !g.done
+                && g.members == *members
+                && g.members
+                    .iter()
+                    .all(|m| elsewhere(m) || g.data.contains_key(m))
+        })
+    }
+
     /// The construct over `members` completed: the group exists; its
-    /// context id (NO_CONTEXT_ID unless asked for).
-    pub(super) fn group_constructed(&mut self, members: &BTreeSet<(String, u32)>) -> u64 {
-        // the pending construct every member called (one that failed,
-        // with the same members, lacks the caller that never came)
-        let Some(i) = self.groups.list.iter().position(|g| {
-            !g.done && g.members == *members && g.members.iter().all(|m| g.data.contains_key(m))
-        }) else {
+    /// context id: the host's (`by_host`, [`Grouping::Host`]), else the
+    /// core's when asked for, else NO_CONTEXT_ID.
+    pub(super) fn group_constructed(
+        &mut self,
+        members: &BTreeSet<(String, u32)>,
+        by_host: Option<u64>,
+    ) -> u64 {
+        let Some(i) = self.pending_group(members) else {
             return NO_CONTEXT_ID;
         };
         let mut g = self.groups.list.remove(i);
         // a group id names one group: a new construct replaces the old
         self.groups.list.retain(|old| !(old.done && old.id == g.id));
         g.done = true;
-        if g.want_ctxid {
+        if let Some(c) = by_host {
+            g.ctxid = c;
+        } else if g.want_ctxid {
             self.groups.next_ctxid += 1;
             g.ctxid = self.groups.next_ctxid;
         }
@@ -238,6 +300,7 @@ impl Server {
         self.groups.list.retain(|old| !(old.done && old.id == id));
         self.groups.list.push(Group {
             id,
+            given: members.iter().map(|(n, r)| Proc::new(n, *r)).collect(),
             data: members.iter().map(|m| (m.clone(), Vec::new())).collect(),
             members,
             done: true,
@@ -332,6 +395,189 @@ impl Server {
         }
     }
 
+    /// Who completes constructs and destructs from now on (default
+    /// [`Grouping::Local`]); set before clients connect.
+    pub fn set_grouping(&mut self, mode: Grouping) {
+        self.groups.mode = mode;
+    }
+
+    /// Who completes constructs and destructs.
+    pub(super) fn grouping(&self) -> Grouping {
+        self.groups.mode
+    }
+
+    /// Collective `idx` is complete here: under [`Grouping::Host`], a
+    /// construct asking for a context id or spanning nodes, or a destruct
+    /// of a group the core knows, goes to the host (true). The host is
+    /// given the group's id, its members as the first caller named them
+    /// (sorted), and the first caller's attributes, then, as libpmix 4.2.2
+    /// appends them, for a construct `pmix.sorted.parr` (true),
+    /// `pmix.loc.col.st` (SUCCESS) and `pmix.grp.endpt` (the local
+    /// members' committed data, in the form fence contributions take: a
+    /// server of ours reads it back when the host returns it), for a
+    /// destruct `pmix.loc.col.st`.
+    pub(super) fn group_to_host(&mut self, idx: usize) -> bool {
+        if self.groups.mode != Grouping::Host {
+            return false;
+        }
+        let col = &self.collectives[idx];
+        if !col.complete() {
+            return false;
+        }
+        let status = Info::new("pmix.loc.col.st", Value::Status(codes::PMIX_SUCCESS));
+        let construct = match col.kind {
+            CollKind::GroupConstruct => true,
+            CollKind::GroupDestruct => false,
+            _ => return false,
+        };
+        let (group, given) = if construct {
+            let Some(g) = self
+                .pending_group(&col.expected)
+                .map(|i| &self.groups.list[i])
+            else {
+                return false;
+            };
+            let local_only = info_true(&col.info, "pmix.grp.lcl");
+            if local_only || !(g.want_ctxid || col.spans()) {
+                return false;
+            }
+            (g.id.clone(), col.given())
+        } else {
+            let Some(g) = self
+                .groups
+                .list
+                .iter()
+                .find(|g| g.done && g.members == col.expected)
+            else {
+                return false;
+            };
+            (g.id.clone(), g.given.clone())
+        };
+        let col = self.collectives.remove(idx);
+        let mut info = col.info.clone();
+        if construct {
+            info.push(Info::new("pmix.sorted.parr", Value::Bool(true)));
+            info.push(status);
+            let none = super::Committed::default();
+            let parts: Vec<(Proc, &super::Committed)> = col
+                .arrived
+                .iter()
+                .map(|(_, _, (ns, r))| {
+                    let kv = self
+                        .jobs
+                        .get(ns)
+                        .and_then(|j| j.ranks.get(*r as usize))
+                        .map_or(&none, |st| &st.remote);
+                    (Proc::new(ns, *r), kv)
+                })
+                .collect();
+            if let Some(b) = Self::contribution(&parts).filter(|b| !b.is_empty()) {
+                info.push(Info::new(
+                    "pmix.grp.endpt",
+                    Value::ByteObject(Box::new(Hex(b))),
+                ));
+            }
+        } else {
+            info.push(status);
+        }
+        let request = self.requests.connect(col);
+        let e = if construct {
+            HostEvent::GroupConstruct {
+                request,
+                group,
+                procs: given,
+                info,
+            }
+        } else {
+            HostEvent::GroupDestruct {
+                request,
+                group,
+                procs: given,
+                info,
+            }
+        };
+        self.out.push_back(Output::Host(e));
+        true
+    }
+
+    /// The host's answer to [`HostEvent::GroupConstruct`] or
+    /// [`HostEvent::GroupDestruct`]: its status and infos (the standard's
+    /// `pmix_info_cbfunc_t`). A construct's success makes the group, with
+    /// the context id the host gave (`pmix.grp.ctxid`, any unsigned
+    /// number; none: NO_CONTEXT_ID), the members' data it returned
+    /// (`pmix.grp.endpt`) stored, and answers every local member as the
+    /// core would; another status is every local member's answer (to a
+    /// 4.x client with NO_CONTEXT_ID after it, as libpmix 4.2.2's server
+    /// sends a failure) and the construct is forgotten. A destruct's
+    /// success ends the group; a failure leaves it. False (and nothing
+    /// sent) for an id that is no group operation out with the host.
+    pub fn group_done(&mut self, request: u64, status: i32, info: &[Info]) -> bool {
+        let col = self
+            .requests
+            .take_connect(CollKind::GroupConstruct, request)
+            .or_else(|| self.requests.take_connect(CollKind::GroupDestruct, request));
+        let Some(col) = col else {
+            tracing::warn!(target: "pmix_wire::server", request, "an answer for no group operation out with the host: ignored");
+            return false;
+        };
+        if col.kind == CollKind::GroupDestruct {
+            if status == codes::PMIX_SUCCESS {
+                self.group_destructed(&col.expected);
+            }
+            for (conn, t, _) in col.arrived {
+                self.reply(conn, t, &Reply::Status(status));
+            }
+            return true;
+        }
+        if status != codes::PMIX_SUCCESS {
+            if let Some(i) = self.pending_group(&col.expected) {
+                self.groups.list.remove(i);
+            }
+            for (conn, t, _) in col.arrived {
+                let r = if self.client_major(conn) <= 4 {
+                    Reply::Group {
+                        status,
+                        body: GroupReply::V4 {
+                            ctxid: NO_CONTEXT_ID,
+                        },
+                    }
+                } else {
+                    Reply::Status(status)
+                };
+                self.reply(conn, t, &r);
+            }
+            return true;
+        }
+        let find = |k: &str| {
+            info.iter()
+                .find(|i| i.key.as_bytes() == k.as_bytes())
+                .map(|i| &i.value)
+        };
+        let ctxid = match find("pmix.grp.ctxid") {
+            Some(Value::Size(n) | Value::Uint64(n)) => *n,
+            Some(Value::Uint32(n)) => u64::from(*n),
+            Some(Value::Uint16(n)) => u64::from(*n),
+            Some(Value::Uint8(n)) => u64::from(*n),
+            _ => NO_CONTEXT_ID,
+        };
+        if let Some(Value::ByteObject(b)) = find("pmix.grp.endpt") {
+            if !self.absorb(&b.0) {
+                tracing::warn!(target: "pmix_wire::server", request, "the host's pmix.grp.endpt does not read: its data is not stored");
+            }
+        }
+        let ctxid = self.group_constructed(&col.expected, Some(ctxid));
+        for (conn, t, (own, _)) in col.arrived {
+            match self.fmt_of(conn) {
+                Some(fmt) => {
+                    let r = self.group_reply(conn, &fmt, &own, &col.expected, ctxid);
+                    self.reply(conn, t, &r);
+                }
+                None => self.reply(conn, t, &Reply::Status(codes::PMIX_SUCCESS)),
+            }
+        }
+        true
+    }
+
     /// PMIx_Group_leave: `proc` is no longer a member of `group`; the
     /// others registered for it get PMIX_GROUP_LEFT (`pmix.evproc`,
     /// `pmix.grp.id`). NOT_FOUND when it is not a member of such a group.
@@ -409,15 +655,15 @@ mod tests {
         let ask = [Info::new("pmix.grp.actxid", Value::Bool(true))];
         // "a" was left half-called (its construct failed); "b" has the
         // same members and every one of them called
-        s.group_construct_called(&("j".into(), 0), "a", set(&[0, 1]), &ask);
-        s.group_construct_called(&("j".into(), 0), "b", set(&[0, 1]), &ask);
-        s.group_construct_called(&("j".into(), 1), "b", set(&[0, 1]), &ask);
+        s.group_construct_called(&("j".into(), 0), "a", set(&[0, 1]), &[], &ask);
+        s.group_construct_called(&("j".into(), 0), "b", set(&[0, 1]), &[], &ask);
+        s.group_construct_called(&("j".into(), 1), "b", set(&[0, 1]), &[], &ask);
         // a caller that is not a member is not tracked
-        s.group_construct_called(&("j".into(), 5), "c", set(&[0, 1]), &ask);
-        assert_eq!(s.group_constructed(&set(&[0, 1])), 1);
+        s.group_construct_called(&("j".into(), 5), "c", set(&[0, 1]), &[], &ask);
+        assert_eq!(s.group_constructed(&set(&[0, 1]), None), 1);
         assert_eq!(s.group_names(), vec!["b".to_string()]);
         // no pending construct of those members is complete any more
-        assert_eq!(s.group_constructed(&set(&[0, 1])), NO_CONTEXT_ID);
+        assert_eq!(s.group_constructed(&set(&[0, 1]), None), NO_CONTEXT_ID);
         // the member that dies takes the half-called "a" with it
         s.group_member_lost(&Proc::new("j", 1));
         assert_eq!(s.group_members("b"), Some(vec![Proc::new("j", 0)]));

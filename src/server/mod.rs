@@ -10,7 +10,9 @@
 //! answer: [`Querying`]; registrations for environmental events:
 //! [`Registering`]; allocations and monitors:
 //! [`Server::set_host_allocates`], [`Server::set_host_monitors`]; tool
-//! connections: [`ToolConnections`]).
+//! connections: [`ToolConnections`]; group operations: [`Grouping`];
+//! credentials: [`Server::set_host_credentials`],
+//! [`Server::set_host_validates`]).
 //! Layouts: spec-notes/commands.md; behaviour and evidence:
 //! spec-notes/server.md.
 //!
@@ -118,6 +120,7 @@ pub use connect::Connecting;
 use connection::{Conn, ConnState};
 pub use events::Registering;
 use fence::CollKind;
+pub use group::Grouping;
 pub use modex::{GetCounts, BULK_ACROSS_PEERS, BULK_AFTER, BULK_PEERS, SWEEP_AFTER};
 pub use pubsub::Publishing;
 pub use query::Querying;
@@ -436,6 +439,60 @@ pub enum HostEvent {
         /// The participants, as for a connect.
         procs: Vec<Proc>,
         /// The attributes, as for a connect.
+        info: Vec<Info>,
+    },
+    /// With [`Server::set_host_credentials`]: a client's or tool's
+    /// PMIx_Get_credential. The host answers with
+    /// [`Server::credential_done`].
+    GetCredential {
+        /// The id to answer with.
+        request: u64,
+        /// Who asked.
+        requester: Proc,
+        /// Its directives (`pmix.sec.ctype` …).
+        directives: Vec<Info>,
+    },
+    /// With [`Server::set_host_validates`]: a client's or tool's
+    /// PMIx_Validate_credential. The host answers with
+    /// [`Server::validate_done`].
+    ValidateCredential {
+        /// The id to answer with.
+        request: u64,
+        /// Who asked.
+        requester: Proc,
+        /// The credential to validate.
+        credential: bytes::Bytes,
+        /// Its directives.
+        directives: Vec<Info>,
+    },
+    /// Under [`Grouping::Host`]: every local member of a
+    /// PMIx_Group_construct that asks for a context id or spans nodes has
+    /// called in. The host completes it (assigning the context id) and
+    /// answers with [`Server::group_done`].
+    GroupConstruct {
+        /// The id to answer with.
+        request: u64,
+        /// The group's id.
+        group: String,
+        /// The members as the first caller named them, sorted (a
+        /// namespace's WILDCARD stays one).
+        procs: Vec<Proc>,
+        /// The first caller's attributes, then `pmix.sorted.parr` (true),
+        /// `pmix.loc.col.st` (SUCCESS) and `pmix.grp.endpt` (the local
+        /// members' data), as libpmix 4.2.2 hands them.
+        info: Vec<Info>,
+    },
+    /// Under [`Grouping::Host`]: every local member of a
+    /// PMIx_Group_destruct has called in; answered with
+    /// [`Server::group_done`].
+    GroupDestruct {
+        /// The id to answer with.
+        request: u64,
+        /// The group's id.
+        group: String,
+        /// Its members as its construct named them.
+        procs: Vec<Proc>,
+        /// The first caller's attributes, then `pmix.loc.col.st`.
         info: Vec<Info>,
     },
 }

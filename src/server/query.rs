@@ -798,9 +798,9 @@ mod tests {
         let mut s = Server::new();
         let both = vec![Proc::new("j", 0), Proc::new("j", 1)];
         let set = |r: &[u32]| r.iter().map(|r| ("j".to_string(), *r)).collect();
-        s.group_construct_called(&("j".into(), 0), "grp", set(&[0, 1]), &[]);
-        s.group_construct_called(&("j".into(), 1), "grp", set(&[0, 1]), &[]);
-        s.group_constructed(&set(&[0, 1]));
+        s.group_construct_called(&("j".into(), 0), "grp", set(&[0, 1]), &[], &[]);
+        s.group_construct_called(&("j".into(), 1), "grp", set(&[0, 1]), &[], &[]);
+        s.group_constructed(&set(&[0, 1]), None);
         let one = |key: &str, v: Value| Reply::Query {
             status: codes::PMIX_SUCCESS,
             info: vec![Info::new(key, v)],

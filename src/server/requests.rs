@@ -2,11 +2,13 @@
 //! upcall carrying an id ([`HostEvent::Spawn`], [`HostEvent::Fence`],
 //! [`HostEvent::DirectModex`], [`HostEvent::Publish`],
 //! [`HostEvent::Lookup`], [`HostEvent::Unpublish`],
-//! [`HostEvent::Connect`], [`HostEvent::Disconnect`]) and waits for it to
+//! [`HostEvent::Connect`], [`HostEvent::Disconnect`],
+//! [`HostEvent::GroupConstruct`], [`HostEvent::GroupDestruct`]) and waits for it to
 //! answer ([`Server::spawned`], [`Server::fence_done`],
 //! [`Server::dmodex_done`], [`Server::publish_done`],
 //! [`Server::lookup_done`], [`Server::unpublish_done`],
-//! [`Server::connect_done`], [`Server::disconnect_done`]). One counter
+//! [`Server::connect_done`], [`Server::disconnect_done`],
+//! [`Server::group_done`]). One counter
 //! numbers them all.
 
 #![forbid(unsafe_code)]
@@ -32,8 +34,9 @@ pub(super) struct HostRequests {
     dmodex_targets: BTreeSet<(String, u32)>,
     /// Publish, lookup and unpublish requests handed to the host, by id.
     pubsub: BTreeMap<u64, Asked>,
-    /// Connects and disconnects spanning nodes handed to the host
-    /// (connect.rs), by id: the collective, every local caller in.
+    /// Connects and disconnects spanning nodes (connect.rs) and group
+    /// operations (group.rs) handed to the host, by id: the collective,
+    /// every local caller in.
     connects: BTreeMap<u64, super::collective::Collective>,
     /// Other requests whose answer goes to one caller (a query …), by
     /// id: what they are, the caller (connection, tag).
@@ -53,6 +56,10 @@ pub(super) enum HostOp {
     /// A PMIx_Process_monitor the core does not run
     /// ([`super::Server::set_host_monitors`]).
     Monitor,
+    /// A PMIx_Get_credential ([`super::Server::set_host_credentials`]).
+    Credential,
+    /// A PMIx_Validate_credential ([`super::Server::set_host_validates`]).
+    Validate,
 }
 
 /// Which of the publish operations a request out with the host is.
@@ -167,14 +174,14 @@ impl HostRequests {
         }
     }
 
-    /// A connect or disconnect handed to the host: its id.
+    /// A connect, disconnect or group operation handed to the host: its id.
     pub(super) fn connect(&mut self, col: super::collective::Collective) -> u64 {
         let id = self.id();
         self.connects.insert(id, col);
         id
     }
 
-    /// The connect or disconnect `request` (of kind `kind`), now
+    /// The connect, disconnect or group operation `request` (of kind `kind`), now
     /// answered; None (and it stays) for another kind or id.
     pub(super) fn take_connect(
         &mut self,
