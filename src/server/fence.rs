@@ -3,7 +3,7 @@
 
 #![forbid(unsafe_code)]
 
-use super::{name, Committed, ConnId, HostEvent, Output, Server, RANK_WILDCARD};
+use super::{name, ConnId, HostEvent, Output, Server, RANK_WILDCARD};
 use bytes::Bytes;
 use pmix_codec::msg::{GroupReply, Reply};
 use pmix_types::status::codes;
@@ -80,20 +80,7 @@ impl Server {
                 // other nodes take part: the host completes it
                 let col = self.collectives.remove(idx);
                 let data = if collect {
-                    let none = Committed::default();
-                    let parts: Vec<(Proc, &Committed)> = col
-                        .arrived
-                        .iter()
-                        .map(|(_, _, (ns, r))| {
-                            let kv = self
-                                .jobs
-                                .get(ns)
-                                .and_then(|j| j.ranks.get(*r as usize))
-                                .map_or(&none, |st| &st.remote);
-                            (Proc::new(ns, *r), kv)
-                        })
-                        .collect();
-                    Self::contribution(&parts).unwrap_or_default()
+                    self.arrived_contribution(&col.arrived).unwrap_or_default()
                 } else {
                     Bytes::new()
                 };

@@ -458,20 +458,10 @@ impl Server {
         if construct {
             info.push(Info::new("pmix.sorted.parr", Value::Bool(true)));
             info.push(status);
-            let none = super::Committed::default();
-            let parts: Vec<(Proc, &super::Committed)> = col
-                .arrived
-                .iter()
-                .map(|(_, _, (ns, r))| {
-                    let kv = self
-                        .jobs
-                        .get(ns)
-                        .and_then(|j| j.ranks.get(*r as usize))
-                        .map_or(&none, |st| &st.remote);
-                    (Proc::new(ns, *r), kv)
-                })
-                .collect();
-            if let Some(b) = Self::contribution(&parts).filter(|b| !b.is_empty()) {
+            if let Some(b) = self
+                .arrived_contribution(&col.arrived)
+                .filter(|b| !b.is_empty())
+            {
                 info.push(Info::new(
                     "pmix.grp.endpt",
                     Value::ByteObject(Box::new(Hex(b))),

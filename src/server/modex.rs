@@ -133,6 +133,29 @@ impl Server {
         Self::contribution(&[(Proc::new(nspace, rank), &r.remote)])
     }
 
+    /// This node's data of the participants that `arrived` at a
+    /// collective (its ranks' REMOTE and GLOBAL keys, a rank without
+    /// data as none), one contribution for the host to carry: a fence's
+    /// data, a group's `pmix.grp.endpt`.
+    pub(super) fn arrived_contribution(
+        &self,
+        arrived: &[(super::ConnId, u32, (String, u32))],
+    ) -> Option<Bytes> {
+        let none = Committed::default();
+        let parts: Vec<(Proc, &Committed)> = arrived
+            .iter()
+            .map(|(_, _, (ns, r))| {
+                let kv = self
+                    .jobs
+                    .get(ns)
+                    .and_then(|j| j.ranks.get(*r as usize))
+                    .map_or(&none, |st| &st.remote);
+                (Proc::new(ns, *r), kv)
+            })
+            .collect();
+        Self::contribution(&parts)
+    }
+
     pub(super) fn contribution(parts: &[(Proc, &Committed)]) -> Option<Bytes> {
         let mut b = DataBuffer::new(Format::V41);
         for (p, kv) in parts {
