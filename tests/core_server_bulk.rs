@@ -9,7 +9,7 @@
 
 use pmix_codec::msg::Request;
 use pmix_test_kit::hostile::request_frame as request;
-use pmix_test_kit::pair::drain;
+use pmix_test_kit::pair::{drain, scoped_commit};
 use pmix_types::{Info, Value};
 use pmix_wire::server::{
     GetCounts, HostEvent, JobSpec, NodeMap, Server, BULK_ACROSS_PEERS, BULK_AFTER, BULK_PEERS,
@@ -31,27 +31,6 @@ fn mem_job(ns: &str, n: u32, host: &str) -> Server {
         info: vec![],
     });
     s
-}
-
-/// Rank `r` commits `local.<r>` (PMIX_LOCAL) and `remote.<r>` (PMIX_REMOTE).
-fn scoped_commit(r: u32) -> Request {
-    use pmix_types::{Buffer, DataType, Kval};
-    let kv = |scope: &str| {
-        let mut buf = pmix_codec::DataBuffer::new(pmix_codec::Format::V41);
-        let k = Kval {
-            key: Some(format!("{scope}.{r}").as_str().into()),
-            value: Value::Uint32(r),
-        };
-        buf.pack(DataType::Kval, &[Value::Kval(Box::new(k))])
-            .unwrap();
-        Buffer {
-            buffer_type: 1,
-            bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
-        }
-    };
-    Request::Commit {
-        blobs: vec![(1, kv("local")), (2, kv("remote"))],
-    }
 }
 
 fn get(ns: &str, r: u32, key: &str) -> Request {

@@ -7,7 +7,7 @@
 use pmix_codec::frame::HeaderOrder;
 use pmix_test_kit::captures::frames;
 use pmix_test_kit::hostile::request_frame as request;
-use pmix_test_kit::pair::{drain, Drained};
+use pmix_test_kit::pair::{drain, scoped_commit, Drained};
 use pmix_wire::server::{HostEvent, JobSpec, Server};
 use std::time::Instant;
 fn hello(ns: &str, rank: u32) -> Vec<u8> {
@@ -812,28 +812,6 @@ fn the_job_data_waits_for_the_node_map_when_asked_to() {
     assert!(d
         .sends()
         .any(|(c, b)| c == other && b.len() > 16 && b[4..8] == 100u32.to_be_bytes()));
-}
-
-/// Rank `r`'s COMMIT (v41): key `local.<r>` in the LOCAL blob and
-/// `remote.<r>` in the REMOTE one, each the value r.
-fn scoped_commit(r: u32) -> pmix_codec::msg::Request {
-    use pmix_types::{Buffer, DataType, Kval, Value};
-    let kv = |scope: &str| {
-        let mut buf = pmix_codec::DataBuffer::new(pmix_codec::Format::V41);
-        let k = Kval {
-            key: Some(format!("{scope}.{r}").as_str().into()),
-            value: Value::Uint32(r),
-        };
-        buf.pack(DataType::Kval, &[Value::Kval(Box::new(k))])
-            .unwrap();
-        Buffer {
-            buffer_type: 1,
-            bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
-        }
-    };
-    pmix_codec::msg::Request::Commit {
-        blobs: vec![(1, kv("local")), (2, kv("remote"))],
-    }
 }
 
 /// In memory, a job on two nodes: a GET at rank WILDCARD answers session

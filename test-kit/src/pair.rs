@@ -105,6 +105,29 @@ pub fn job_spec(nspace: &str, nprocs: u32) -> JobSpec {
     }
 }
 
+/// Rank `r`'s COMMIT (v41): key `local.<r>` in the LOCAL blob and
+/// `remote.<r>` in the REMOTE one, each the value r: a rank whose data
+/// another node may see only in part.
+pub fn scoped_commit(r: u32) -> Request {
+    use pmix_types::{Buffer, DataType, Kval};
+    let kv = |scope: &str| {
+        let mut buf = pmix_codec::DataBuffer::new(Format::V41);
+        let k = Kval {
+            key: Some(format!("{scope}.{r}").as_str().into()),
+            value: Value::Uint32(r),
+        };
+        buf.pack(DataType::Kval, &[Value::Kval(Box::new(k))])
+            .expect("a KVAL packs");
+        Buffer {
+            buffer_type: 1,
+            bytes: bytes::Bytes::copy_from_slice(buf.as_bytes()),
+        }
+    };
+    Request::Commit {
+        blobs: vec![(1, kv("local")), (2, kv("remote"))],
+    }
+}
+
 impl Pair {
     /// A server with these jobs (namespace, ranks), every rank local.
     pub fn new(jobs: &[(&str, u32)]) -> Pair {
