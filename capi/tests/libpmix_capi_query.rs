@@ -33,16 +33,8 @@ fn build(name: &str) -> Option<(PathBuf, PathBuf, Option<PathBuf>)> {
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
     std::fs::create_dir_all(&out).unwrap();
     let lib = our_lib(&out);
-    let flags = Command::new("pkg-config")
-        .args(["--cflags", "--libs", "pmix"])
-        .output()
-        .unwrap();
     let mut extra: Vec<String> = vec!["-Wall".into()];
-    extra.extend(
-        String::from_utf8_lossy(&flags.stdout)
-            .split_whitespace()
-            .map(String::from),
-    );
+    extra.extend(cbuild::pmix_flags().unwrap_or_else(|e| panic!("{e}")));
     let exe = cbuild::compile_c(Path::new("cc"), name, &out.join(name), &extra)
         .unwrap_or_else(|e| panic!("{e}"));
     // target/<profile>/deps/<test> → target/<profile>/pmixw

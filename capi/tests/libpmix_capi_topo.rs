@@ -87,16 +87,8 @@ fn build_once() -> Option<Built> {
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("capi_topo");
     std::fs::create_dir_all(&out).unwrap();
     let lib = our_lib(&out);
-    let flags = Command::new("pkg-config")
-        .args(["--cflags", "--libs", "pmix"])
-        .output()
-        .unwrap();
     let mut extra: Vec<String> = vec!["-Wall".into()];
-    extra.extend(
-        String::from_utf8_lossy(&flags.stdout)
-            .split_whitespace()
-            .map(String::from),
-    );
+    extra.extend(cbuild::pmix_flags().unwrap_or_else(|e| panic!("{e}")));
     extra.push("-lhwloc".into());
     let exe = cbuild::compile_c(Path::new("cc"), "capi_topo", &out.join("capi_topo"), &extra)
         .unwrap_or_else(|e| panic!("{e}"));

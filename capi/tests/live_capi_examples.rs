@@ -372,19 +372,11 @@ fn openpmix_client_examples_run_on_ours_as_on_libpmix() {
         lib.join("libpmix.so.2"),
     )
     .unwrap();
-    let flags = Command::new("pkg-config")
-        .args(["--cflags", "--libs", "pmix"])
-        .output()
-        .unwrap();
     let mut extra: Vec<String> = vec![
         "-pthread".into(),
         format!("-I{}", cbuild::script("").display()),
     ];
-    extra.extend(
-        String::from_utf8_lossy(&flags.stdout)
-            .split_whitespace()
-            .map(String::from),
-    );
+    extra.extend(cbuild::pmix_flags().unwrap_or_else(|e| panic!("{e}")));
     for (name, status) in EXAMPLES {
         let src = dir.join(format!("{name}.c"));
         let exe = cbuild::compile_file(Path::new("cc"), &src, &out.join(name), &extra)
@@ -490,19 +482,11 @@ fn the_group_examples_under_prterun_differ_only_where_libpmix_4_misreads_its_ser
     let tmp = lib.join(format!(".libpmix.so.2.{}", std::process::id()));
     std::fs::copy(profile_dir().join("deps/libpmix.so"), &tmp).unwrap();
     std::fs::rename(&tmp, lib.join("libpmix.so.2")).unwrap();
-    let flags = Command::new("pkg-config")
-        .args(["--cflags", "--libs", "pmix"])
-        .output()
-        .unwrap();
     let mut extra: Vec<String> = vec![
         "-pthread".into(),
         format!("-I{}", cbuild::script("").display()),
     ];
-    extra.extend(
-        String::from_utf8_lossy(&flags.stdout)
-            .split_whitespace()
-            .map(String::from),
-    );
+    extra.extend(cbuild::pmix_flags().unwrap_or_else(|e| panic!("{e}")));
     for name in ["group_dmodex", "group_lcl_cid"] {
         let src = dir.join(format!("{name}.c"));
         let exe = cbuild::compile_file(Path::new("cc"), &src, &out.join(name), &extra)

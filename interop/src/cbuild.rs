@@ -13,7 +13,9 @@ pub fn script(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("c").join(name)
 }
 
-fn pkg_config() -> Result<Vec<String>, String> {
+/// The compiler and linker flags of the system libpmix (`pkg-config
+/// --cflags --libs pmix`), or what to install.
+pub fn pmix_flags() -> Result<Vec<String>, String> {
     let out = Command::new("pkg-config")
         .args(["--cflags", "--libs", "pmix"])
         .output()
@@ -51,7 +53,7 @@ fn compile(name: &str, out_dir: &Path, exe: &Path) -> Result<PathBuf, String> {
     let mut extra: Vec<String> = ["-Wall", "-Wno-unused-function", "-pthread"]
         .map(String::from)
         .to_vec();
-    extra.extend(pkg_config()?);
+    extra.extend(pmix_flags()?);
     extra.push("-lm".into());
     debug_assert_eq!(exe.parent(), Some(out_dir));
     compile_c(Path::new("cc"), name, exe, &extra)
