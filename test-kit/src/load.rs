@@ -125,6 +125,60 @@ fn source_for(i: u32, n: u32, per: u32) -> Option<std::net::Ipv4Addr> {
     ))
 }
 
+/// The gds the simulated clients announce in their handshake
+/// (`BENCH_GDS`, default hash).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Gds {
+    /// Every client reads the job info from its REQ reply (~105 B a rank
+    /// from either server, N² bytes in all).
+    Hash,
+    /// As a libpmix 4.2.x client that found its server's ds21 store: the
+    /// job info is in shared memory, written once by the server.
+    Ds21,
+}
+
+impl Gds {
+    /// The module name a client announces ("hash", "ds21").
+    fn name(self) -> &'static str {
+        match self {
+            Gds::Hash => "hash",
+            Gds::Ds21 => "ds21",
+        }
+    }
+}
+
+/// `BENCH_GDS` read once: unset or "hash", or "ds21"; anything else ends
+/// the process (a typo would measure the other mode).
+fn gds() -> Gds {
+    static GDS: std::sync::OnceLock<Gds> = std::sync::OnceLock::new();
+    *GDS.get_or_init(|| match std::env::var("BENCH_GDS").as_deref() {
+        Err(_) | Ok("hash") => Gds::Hash,
+        Ok("ds21") => Gds::Ds21,
+        Ok(v) => {
+            eprintln!("!! BENCH_GDS={v}: hash or ds21");
+            exit(2);
+        }
+    })
+}
+
+/// The client core's handshake frame `hello` (which always announces
+/// hash), re-framed announcing `gds`: a libpmix 4.2.2 client that took
+/// ds21 sends the same connect request with "ds21" in its gds field
+/// (strace of `interop/c/ds_client.c` under `bench_server.c`,
+/// `BENCH_SERVER_DSTORE=1`: `... v41\0 \x01 ds21\0 \0`).
+fn announce(hello: &[u8], gds: Gds) -> Result<Vec<u8>, String> {
+    if hello.len() < HEADER_LEN {
+        return Err("short handshake".into());
+    }
+    let mut req = pmix_codec::handshake::ConnectRequest::decode(&hello[HEADER_LEN..])
+        .map_err(|e| format!("handshake: {e}"))?;
+    req.gds = Some(gds.name().into());
+    let body = req.encode().map_err(|e| format!("handshake: {e}"))?;
+    let h = Header::decode(hello[..HEADER_LEN].try_into().unwrap(), HeaderOrder::Little);
+    pmix_codec::frame::frame(h.pindex, h.tag, &body, HeaderOrder::Little)
+        .map_err(|e| format!("handshake: {e}"))
+}
+
 fn cpu_ms() -> u64 {
     // SAFETY: getrusage on a zeroed local struct
     unsafe {
@@ -155,11 +209,14 @@ fn serve(n: u32) {
     // connections arriving at once on 2 shared cores were not all through
     // their handshake within it (one run: "server closed"). The bench
     // measures load, not slowloris defence: a deadline of 120 s.
+    // BENCH_GDS=ds21: the store `pmixw run --dstore` offers, in $TMPDIR
+    let ds21 = gds() == Gds::Ds21;
     let opts = net::Options {
         limits: Limits {
             handshake_timeout: Duration::from_secs(120),
             ..Limits::default()
         },
+        dstore: ds21.then(std::env::temp_dir),
         ..net::Options::default()
     };
     let server = net::start_opts(
@@ -172,6 +229,17 @@ fn serve(n: u32) {
         opts,
     )
     .expect("server");
+    if ds21 {
+        // the rank's environment names the store only if it was made
+        let env = server.client_env("benchns", 0);
+        match env.iter().find(|(k, _)| k == "PMIX_DSTORE_21_BASE_PATH") {
+            Some((_, dir)) => eprintln!("ours: ds21 store in {dir}"),
+            None => {
+                eprintln!("!! BENCH_GDS=ds21: our server made no ds21 store");
+                exit(1);
+            }
+        }
+    }
     println!(
         "uri {}\nnspace benchns\nserver_cpu_ready_ms {}",
         server.uri(),
@@ -226,8 +294,8 @@ const PHASES: [&str; 6] = ["connect", "init", "commit", "fence", "get", "finaliz
 struct Measured {
     fence: Duration,
     done: [Duration; 6],
-    /// The sizes of its job-info and fence replies.
-    bytes: [usize; 2],
+    /// The sizes of its job-info, fence and GET replies.
+    bytes: [usize; 3],
 }
 
 /// Where a simulated client is; each phase waits for the replies named.
@@ -311,7 +379,11 @@ impl Sim {
         use std::os::fd::FromRawFd;
         let ns = env.proc.nspace.to_string();
         let rank = env.proc.rank;
-        let core = Core::new(env, uid, gid).map_err(|e| e.to_string())?;
+        let mut core = Core::new(env, uid, gid).map_err(|e| e.to_string())?;
+        // the handshake, announcing the gds of this run (the core's own
+        // announces hash)
+        let hello = core.poll_transmit().ok_or("no handshake queued")?;
+        let unsent = announce(&hello, gds())?;
         // SAFETY: plain socket calls on a descriptor this function owns
         let fd = unsafe {
             let fd = libc::socket(
@@ -376,7 +448,7 @@ impl Sim {
             partial: Vec::new(),
             drop_left: 0,
             dropping: None,
-            unsent: Vec::new(),
+            unsent,
             fence_t0: Instant::now(),
             m: Measured::default(),
         })
@@ -547,6 +619,9 @@ impl Sim {
                     sent |= self.streamed_done(h.tag, &head, start)?;
                 }
             } else {
+                if matches!(self.phase, Phase::Get { tag } if tag == h.tag) {
+                    self.m.bytes[2] = total;
+                }
                 self.core
                     .handle_input(&frame, Instant::now())
                     .map_err(|e| e.to_string())?;
@@ -578,7 +653,7 @@ impl Sim {
                     commit,
                     fence: None,
                 };
-                self.after_commit_fence()
+                self.after_commit_fence(start)
             }
             _ => Err(format!("unexpected streamed reply {tag}")),
         }
@@ -615,8 +690,10 @@ impl Sim {
         Ok(())
     }
 
-    /// Once both the commit and the fence replies came: the GET.
-    fn after_commit_fence(&mut self) -> Result<bool, String> {
+    /// Once both the commit and the fence replies came: the GET (a ds21
+    /// client reads the peer's key in the store and asks nothing:
+    /// straight to FINALIZE).
+    fn after_commit_fence(&mut self, start: Instant) -> Result<bool, String> {
         if self.phase
             != (Phase::CommitFence {
                 commit: None,
@@ -624,6 +701,12 @@ impl Sim {
             })
         {
             return Ok(false);
+        }
+        if gds() == Gds::Ds21 {
+            self.m.done[4] = start.elapsed();
+            let tag = self.ask(&Request::Finalize)?;
+            self.phase = Phase::Finalize { tag };
+            return Ok(true);
         }
         let peer = (self.rank + 1) % self.n;
         let key = format!("bench.0.{peer}");
@@ -665,7 +748,7 @@ impl Sim {
                         commit: None,
                         fence,
                     };
-                    sent |= self.after_commit_fence()?;
+                    sent |= self.after_commit_fence(start)?;
                 }
                 (Phase::Get { tag: t }, Event::Reply { tag, reply }) if t == tag => {
                     let peer = (self.rank + 1) % self.n;
@@ -834,7 +917,7 @@ fn generate(a: &[String]) {
     let last: Vec<String> = (0..6)
         .map(|i| us(m.iter().map(|x| x.done[i]).max().unwrap_or_default()))
         .collect();
-    let bytes: Vec<String> = (0..2)
+    let bytes: Vec<String> = (0..3)
         .map(|i| m.iter().map(|x| x.bytes[i]).max().unwrap_or(0).to_string())
         .collect();
     println!("lat {}", lat.join(","));
@@ -1193,8 +1276,26 @@ struct Run {
     fence_max: Duration,
     /// When the last client finished each phase.
     last: [Duration; 6],
-    /// The largest job-info and fence replies.
-    bytes: [usize; 2],
+    /// The largest job-info, fence and GET replies.
+    bytes: [usize; 3],
+    /// Whether the server's ds21 store was read back ([`check_store`]).
+    stored: bool,
+}
+
+/// The processes of the run under way (server, generators): ended by
+/// [`abandon`] when the run fails, so that a server waiting for clients
+/// that died does not outlive the bench.
+static CHILDREN: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+/// The run failed: say why, end its processes, exit.
+fn abandon(why: &str) -> ! {
+    eprintln!("!! {why}");
+    for pid in CHILDREN.lock().map(|c| c.clone()).unwrap_or_default() {
+        // SAFETY: a signal to a child this process started and has not
+        // reaped (a zombie at worst)
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    }
+    exit(1);
 }
 
 /// The value of the next line of `lines` that starts with `name`.
@@ -1205,8 +1306,7 @@ fn field(lines: &mut impl Iterator<Item = std::io::Result<String>>, name: &str) 
             return v.trim().to_string();
         }
     }
-    eprintln!("!! a child ended before printing {name}");
-    exit(1);
+    abandon(&format!("a child ended before printing {name}"));
 }
 
 fn numbers(v: &str) -> impl Iterator<Item = u64> + '_ {
@@ -1221,6 +1321,7 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
         .stdout(Stdio::piped())
         .spawn()
         .expect("server process");
+    CHILDREN.lock().unwrap().push(child.id());
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let uri = field(&mut lines, "uri ");
     let ns = field(&mut lines, "nspace ");
@@ -1242,6 +1343,7 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
             .stdout(Stdio::piped())
             .spawn()
             .expect("generator process");
+        CHILDREN.lock().unwrap().push(c.id());
         let mut out = BufReader::new(c.stdout.take().unwrap()).lines();
         field(&mut out, "ready");
         gens.push((c, out));
@@ -1253,7 +1355,7 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
     }
     let mut lat = Vec::new();
     let mut last = [Duration::ZERO; 6];
-    let mut bytes = [0usize; 2];
+    let mut bytes = [0usize; 3];
     let mut gen_cpu_ms = 0;
     let mut gen_wait_ms = 0;
     let mut wall = Duration::ZERO;
@@ -1270,11 +1372,17 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
         gen_wait_ms += field(out, "wait ").parse::<u64>().unwrap_or(0);
         let st = c.wait().expect("generator");
         if !st.success() {
-            eprintln!("!! a generator failed ({st})");
-            exit(1);
+            abandon(&format!("a generator failed ({st})"));
         }
     }
     let rss_kib = field(&mut lines, "server_rss ").parse().unwrap_or(0);
+    // every client finalized, so every commit is in; the server still
+    // runs, its store still there
+    let stored = gds() == Gds::Ds21;
+    if stored {
+        let dir = std::env::temp_dir().join(format!("pmix_dstor_ds21_{}", child.id()));
+        check_store(&dir, &ns, n).unwrap_or_else(|e| abandon(&format!("{}: {e}", dir.display())));
+    }
     // the run's CPU, not the registration's before it
     let cpu_ms = field(&mut lines, "server_cpu_ms ")
         .parse::<u64>()
@@ -1287,6 +1395,7 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
     ];
     drop(child.stdin.take());
     let _ = child.wait();
+    CHILDREN.lock().unwrap().clear();
     lat.sort();
     Run {
         wall,
@@ -1298,7 +1407,46 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
         fence_max: lat[lat.len() - 1],
         last,
         bytes,
+        stored,
     }
+}
+
+/// What a ds21 client reads where the simulated ones send no GET: in the
+/// store directory `dir` (libpmix's and ours alike:
+/// `$TMPDIR/pmix_dstor_ds21_<server pid>`), namespace `ns` holds the job
+/// info (`pmix.job.size` = N at the wildcard rank) and every rank r's
+/// committed `bench.0.<r>`, packed as a 4.2.2 client unpacks it.
+pub fn check_store(dir: &Path, ns: &str, n: u32) -> Result<(), String> {
+    use pmix_wire::server::dstore::layout::WILDCARD;
+    let snap = pmix_wire::server::net::dstore::snapshot::Snapshot::load(dir)
+        .map_err(|e| format!("no ds21 store: {e}"))?;
+    let mut sp = snap
+        .spaces
+        .into_iter()
+        .find(|s| s.name == ns)
+        .ok_or_else(|| format!("no namespace {ns} in the store"))?;
+    let packed = |v: Value| {
+        pmix_codec::encode(&Format::V41, DataType::Value, &[Value::Value(Box::new(v))])
+            .map_err(|e| e.to_string())
+    };
+    let size = sp
+        .ns
+        .fetch(WILDCARD, "pmix.job.size")
+        .map_err(|e| e.to_string())?;
+    if size != Some(packed(Value::Uint32(n))?) {
+        return Err(format!("pmix.job.size: {size:?}"));
+    }
+    for r in 0..n {
+        let key = format!("bench.0.{r}");
+        let want = packed(Value::String(Some(
+            format!("value-0-of-rank-{r}-padded").as_str().into(),
+        )))?;
+        match sp.ns.fetch(r, &key).map_err(|e| format!("rank {r}: {e}"))? {
+            Some(v) if v == want => {}
+            v => return Err(format!("rank {r} {key}: {v:?}")),
+        }
+    }
+    Ok(())
 }
 
 fn show(who: &str, n: u32, r: &Run) {
@@ -1324,9 +1472,12 @@ fn show(who: &str, n: u32, r: &Run) {
         r.wait_ms[0], r.wait_ms[1]
     );
     println!(
-        "        replies per client: job info {} B, fence {} B",
-        r.bytes[0], r.bytes[1]
+        "        replies per client: job info {} B, fence {} B, GET {} B",
+        r.bytes[0], r.bytes[1], r.bytes[2]
     );
+    if r.stored {
+        println!("        ds21 store: the job info and every rank's bench.0 key read back");
+    }
 }
 
 /// The bench's `main` (benches/server_load.rs): run as `server_load serve
@@ -1366,6 +1517,12 @@ pub fn main(out: &Path) {
         .unwrap_or(1)
         .max(1);
     let null = std::env::var("BENCH_NULL").is_ok_and(|v| v == "1");
+    if null && gds() == Gds::Ds21 {
+        // its replies are our server's to hash clients (`canned`)
+        eprintln!("!! BENCH_NULL=1 is for hash clients only, not BENCH_GDS=ds21");
+        exit(2);
+    }
+    println!("clients announce gds {}", gds().name());
     for n in sizes {
         let ns = n.to_string();
         let ours_cmd = || {
@@ -1381,6 +1538,10 @@ pub fn main(out: &Path) {
         let c_cmd = || {
             let mut c = Command::new(&cserver);
             c.args([ns.as_str(), "-"]);
+            if gds() == Gds::Ds21 {
+                // libpmix's own default: its ds21 store
+                c.env("BENCH_SERVER_DSTORE", "1");
+            }
             c
         };
         // one run of each server is one sample of a noisy machine (the
