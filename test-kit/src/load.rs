@@ -1,7 +1,7 @@
 //! The server load benchmark's simulator (benches/server_load.rs is its
 //! `main`; issue #11): N simulated PMIx clients on our
-//! client core (`pmix_wire::client::core`, sans-IO, driven here by tokio
-//! on one thread per generator process): connect, PMIx_Init (handshake and
+//! client core (`pmix_wire::client::core`, sans-IO, driven here by one
+//! epoll loop per generator process, [`generate`]): connect, PMIx_Init (handshake and
 //! job info), put 4 keys, commit, fence collecting data, get a neighbour's
 //! key, finalize. The same clients run against our server (this binary
 //! re-run as `server_load serve N`: `net::start`) and against libpmix
@@ -38,6 +38,23 @@
 //! further loopback addresses, 127.0.0.2, 127.0.0.3, …. Not a
 //! test: nothing asserts a figure; it fails only if a client fails.
 //!
+//! `BENCH_GDS=ds21`: the clients announce the ds21 store in their
+//! handshake, as a libpmix 4.2.x client that found its server's store
+//! does (what real jobs of that size do: the job info is read in shared
+//! memory, not sent to each rank), and both servers keep one: ours the
+//! store `pmixw run --dstore` offers (`net::Options::dstore`, in
+//! `$TMPDIR`), libpmix's its default ds21 (`BENCH_SERVER_DSTORE=1`). Each
+//! server then writes the job info into its store once and sends each
+//! client a short REQ reply (the namespace and the session, node and app
+//! arrays; the node array's peer list, ~6 B a rank at 100 000, the part
+//! that grows). A ds21 client reads its peer's key in the store, so these
+//! send no GET (libpmix's server answers a ds21 peer's GET of a committed
+//! local key with NOT_FOUND): the "get" phase ends with the fence, and
+//! once every client has finalized the bench reads each server's store
+//! back (`check_store`: the job info and every rank's committed key) and
+//! fails if anything is missing. Not with `BENCH_NULL=1` (its replies are
+//! a hash client's).
+//!
 //! ```text
 //! nice -n 19 cargo bench --bench server_load          # N = 1000
 //! BENCH_N=1000,10000 nice -n 19 cargo bench --bench server_load
@@ -45,6 +62,7 @@
 //! BENCH_REPS=9 ...             # nine repetitions of each N
 //! BENCH_OURS_ONLY=1 ...        # our server only (to profile it)
 //! BENCH_N=100000 BENCH_REPS=1 ...   # where memory and descriptors allow
+//! BENCH_GDS=ds21 ...           # clients on the servers' ds21 stores
 //! ```
 
 use crate::bench::status_kib;
@@ -1619,5 +1637,139 @@ pub fn main(out: &Path) {
                 .unwrap_or_default()
                 .trim()
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmix_codec::handshake::ConnectRequest;
+
+    fn hello() -> Vec<u8> {
+        let env = ClientEnv {
+            proc: Proc::new("benchns", 7),
+            uri: "pmixw-server.1;tcp4://127.0.0.1:1".into(),
+            format: Format::V41,
+            security: "native".into(),
+            gds: "hash".into(),
+            server_version: None,
+        };
+        Core::new(env, 1000, 1000).unwrap().poll_transmit().unwrap()
+    }
+
+    fn decoded(frame: &[u8]) -> (Header, ConnectRequest) {
+        let h = Header::decode(frame[..HEADER_LEN].try_into().unwrap(), HeaderOrder::Little);
+        assert_eq!(h.nbytes as usize, frame.len() - HEADER_LEN);
+        (h, ConnectRequest::decode(&frame[HEADER_LEN..]).unwrap())
+    }
+
+    #[test]
+    fn a_ds21_client_announces_ds21_and_nothing_else_changes() {
+        let core = hello();
+        let (h0, r0) = decoded(&core);
+        assert_eq!(
+            r0.gds.as_ref().map(|g| g.to_string()).as_deref(),
+            Some("hash")
+        );
+        let (h, r) = decoded(&announce(&core, Gds::Ds21).unwrap());
+        assert_eq!(
+            r.gds.as_ref().map(|g| g.to_string()).as_deref(),
+            Some("ds21")
+        );
+        assert_eq!((h.pindex, h.tag), (h0.pindex, h0.tag));
+        assert_eq!(
+            ConnectRequest {
+                gds: r0.gds.clone(),
+                ..r
+            },
+            r0
+        );
+        // hash: the core's own bytes
+        assert_eq!(announce(&core, Gds::Hash).unwrap(), core);
+        // a frame too short to hold a header is an error, no panic
+        assert!(announce(&core[..3], Gds::Ds21).is_err());
+    }
+
+    /// Ranks `0..n` of a job of `n` through our server core with a ds21
+    /// store in `base`, as the bench's ds21 clients: handshake announcing
+    /// ds21, REQ, put and commit, but rank `skip` commits nothing. The
+    /// store's directory (the session stays alive with the server) and
+    /// the largest REQ reply.
+    fn run_ds21(base: &Path, n: u32, skip: u32) -> (Server, std::path::PathBuf, usize) {
+        let mut s = Server::new();
+        let session = net::dstore::Session::create(base).unwrap();
+        let dir = session.dir().to_path_buf();
+        s.set_shared_store(Box::new(session));
+        s.register_nspace(JobSpec {
+            nspace: "benchns".into(),
+            nprocs: n,
+            hostname: "h".into(),
+            info: vec![],
+        });
+        let now = Instant::now();
+        let pump = |s: &mut Server, id, bytes: Vec<u8>| -> Vec<u8> {
+            s.handle_input(id, &bytes, now);
+            while s.poll_event().is_some() {}
+            let mut out = Vec::new();
+            while let Some(t) = s.poll_transmit() {
+                if let Transmit::Send(to, b) = t {
+                    if to == id {
+                        out.extend_from_slice(&b);
+                    }
+                }
+            }
+            out
+        };
+        let mut most = 0;
+        for r in 0..n {
+            let env = ClientEnv {
+                proc: Proc::new("benchns", r),
+                uri: "pmixw-server.1;tcp4://127.0.0.1:1".into(),
+                format: Format::V41,
+                security: "native".into(),
+                gds: "ds21".into(),
+                server_version: None,
+            };
+            let mut c = Core::new(env, 1000, 1000).unwrap();
+            let id = s.open_peer(PeerInfo::default(), now).unwrap();
+            let hs = announce(&c.poll_transmit().unwrap(), Gds::Ds21).unwrap();
+            let reply = pump(&mut s, id, hs);
+            c.handle_input(&reply, now).unwrap();
+            c.send(&Request::Req).unwrap();
+            most = most.max(pump(&mut s, id, c.poll_transmit().unwrap()).len());
+            if r != skip {
+                c.put(
+                    Scope::GLOBAL,
+                    &format!("bench.0.{r}"),
+                    Value::String(Some(format!("value-0-of-rank-{r}-padded").as_str().into())),
+                );
+                let req = c.commit_request().unwrap();
+                c.send(&req).unwrap();
+                pump(&mut s, id, c.poll_transmit().unwrap());
+            }
+        }
+        (s, dir, most)
+    }
+
+    #[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
+    #[test]
+    fn the_store_check_finds_every_commit_and_misses_one_left_out() {
+        let base = std::env::temp_dir().join(format!("load-ds21-test-{}", std::process::id()));
+        std::fs::create_dir_all(&base).unwrap();
+        // all committed: the check passes, and each REQ reply is short
+        // (the hash reply at 40 ranks is ~4 KB)
+        let (s, dir, most) = run_ds21(&base, 40, u32::MAX);
+        check_store(&dir, "benchns", 40).unwrap();
+        assert!(most < 1000, "REQ reply of {most} B");
+        // a rank missing, or a namespace the store does not hold: it fails
+        assert!(check_store(&dir, "otherns", 40).is_err());
+        drop(s);
+        let (s, dir, _) = run_ds21(&base, 40, 17);
+        let e = check_store(&dir, "benchns", 40).unwrap_err();
+        assert!(e.contains("rank 17"), "{e}");
+        drop(s);
+        // the store goes with its server
+        assert!(!dir.exists());
+        let _ = std::fs::remove_dir_all(&base);
     }
 }
