@@ -9,6 +9,8 @@
 //! once per (namespace, format, version) and framed once for the tag the
 //! ranks use (libpmix clients and ours all send REQ as their first
 //! request, with the same tag), and every send of it shares one buffer.
+//! A ds21 client whose job data is in the store gets a short form of it,
+//! cached apart ([`Form::Store`]).
 
 #![forbid(unsafe_code)]
 
