@@ -3,8 +3,9 @@
 //! for the files (`server::dstore::layout`), the clients are frames.
 //! Job data at the first REQ, a commit's LOCAL and GLOBAL keys, a key
 //! committed again, another node's ranks' REMOTE and GLOBAL keys at fence
-//! completion, the node map given late, and the environment that names
-//! the store only for the namespaces it holds.
+//! completion, the node map given late, the environment that names
+//! the store only for the namespaces it holds, and the short REQ reply
+//! a ds21 client gets where the store holds its job data.
 
 use pmix_codec::msg::{Reply, Request};
 use pmix_codec::{DataBuffer, Format};
