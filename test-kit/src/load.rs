@@ -1329,6 +1329,12 @@ fn abandon(why: &str) -> ! {
         // SAFETY: a signal to a child this process started and has not
         // reaped (a zombie at worst)
         unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        // a killed server leaves its store directory (both servers name
+        // it so, libpmix's a ds12 one beside it)
+        for ds in ["ds21", "ds12"] {
+            let dir = std::env::temp_dir().join(format!("pmix_dstor_{ds}_{pid}"));
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
     exit(1);
 }
