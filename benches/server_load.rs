@@ -4,6 +4,7 @@
 //!
 //!     nice -n 19 cargo bench --bench server_load          # N = 1000
 //!     BENCH_N=1000,10000 nice -n 19 cargo bench --bench server_load
+//!     BENCH_GDS=ds21 BENCH_N=100000 BENCH_REPS=1 nice -n 19 cargo bench --bench server_load
 
 fn main() {
     pmix_test_kit::load::main(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")));

@@ -3,12 +3,13 @@
 //! for the files (`server::dstore::layout`), the clients are frames.
 //! Job data at the first REQ, a commit's LOCAL and GLOBAL keys, a key
 //! committed again, another node's ranks' REMOTE and GLOBAL keys at fence
-//! completion, the node map given late, and the environment that names
-//! the store only for the namespaces it holds.
+//! completion, the node map given late, the environment that names
+//! the store only for the namespaces it holds, and the short REQ reply
+//! a ds21 client gets where the store holds its job data.
 
-use pmix_codec::msg::Request;
+use pmix_codec::msg::{Reply, Request};
 use pmix_codec::{DataBuffer, Format};
-use pmix_test_kit::hostile::{connect_frame, request_frame as request};
+use pmix_test_kit::hostile::{connect_frame, connect_frame_gds, request_frame as request};
 use pmix_test_kit::pair::{drain, job_spec};
 use pmix_types::{Buffer, DataType, Info, Kval, Value};
 use pmix_wire::server::dstore::layout::{Namespace, Sizes, VecSegs, WILDCARD};
@@ -334,4 +335,72 @@ fn other_nodes_data_and_a_late_node_map_reach_the_store() {
     // what ranks committed is still there
     assert_eq!(fa.get("mn", 0, "mn.local.0"), Some(s("l")));
     assert_eq!(fa.get("mn", 2, "mn.remote.2"), Some(s("r")));
+}
+
+/// The keys and namespace of the REQ reply written to `conn` in `d`.
+fn req_reply(d: &pmix_test_kit::pair::Drained, conn: u64) -> (String, Vec<String>) {
+    let b = d
+        .sends()
+        .filter(|(c, _)| *c == conn)
+        .map(|(_, b)| b)
+        .find(|b| b.len() > 16)
+        .expect("a REQ reply");
+    match Reply::decode(&Format::V41, 0, &b[16..]).unwrap() {
+        Reply::JobInfo { nspace, kvals } => (
+            nspace.map(|n| n.to_string()).unwrap_or_default(),
+            kvals
+                .iter()
+                .map(|k| k.key.as_ref().map(|k| k.to_string()).unwrap_or_default())
+                .collect(),
+        ),
+        r => panic!("not job info: {r:?}"),
+    }
+}
+
+#[test]
+fn a_ds21_client_is_sent_only_what_it_keeps_of_the_job_info() {
+    // a libpmix 4.2.2 ds21 client keeps the session, node and app arrays
+    // of its REQ reply and reads the rest in the store (spec-notes/
+    // dstore.md §1.3): libpmix's server sends it no per-rank blobs, and
+    // at N ranks a client the whole job info would be N² bytes
+    let now = Instant::now();
+    let mut srv = Server::new();
+    let f = Fixture::install(&mut srv, "plain");
+    srv.register_nspace(job_spec("ds", 3));
+    srv.register_nspace(job_spec("plain", 2));
+    let hello = |srv: &mut Server, ns: &str, r: u32, gds: &str| {
+        let c = srv.open();
+        srv.handle_input(c, &connect_frame_gds(ns, r, vec![0; 8], gds), now);
+        c
+    };
+    let ask = |srv: &mut Server, c: u64| {
+        srv.handle_input(c, &request(7, &Request::Req), now);
+        req_reply(&drain(srv), c)
+    };
+    let whole = |keys: &[String]| {
+        keys.iter().filter(|k| *k == "pmix.pblob").count() > 0
+            && keys.iter().any(|k| k == "pmix.job.size")
+    };
+    // the first REQ of the namespace is a ds21 client's: the job data is
+    // written, and it gets the namespace and the arrays alone
+    let a = hello(&mut srv, "ds", 0, "ds21");
+    let (ns, keys) = ask(&mut srv, a);
+    assert_eq!(ns, "ds");
+    assert_eq!(keys, ["pmix.ssn.arr", "pmix.node.arr"], "{keys:?}");
+    assert_eq!(
+        f.get("ds", WILDCARD, "pmix.job.size"),
+        Some(Value::Uint32(3))
+    );
+    // a hash client of the same namespace, after it: the whole job info
+    // (the two forms are cached apart)
+    let b = hello(&mut srv, "ds", 1, "hash");
+    let (_, keys) = ask(&mut srv, b);
+    assert!(whole(&keys), "{keys:?}");
+    assert_eq!(keys.iter().filter(|k| *k == "pmix.pblob").count(), 3);
+    // and a ds21 client after that one: the short form again
+    let c = hello(&mut srv, "ds", 2, "ds21");
+    assert_eq!(ask(&mut srv, c).1, ["pmix.ssn.arr", "pmix.node.arr"]);
+    // a namespace the store does not hold: a ds21 claim gets it all
+    let d = hello(&mut srv, "plain", 0, "ds21");
+    assert!(whole(&ask(&mut srv, d).1));
 }

@@ -51,6 +51,10 @@ pub(super) struct Conn {
     pub(super) peer: PeerInfo,
     /// While the handshake is pending: when it must be complete.
     pub(super) deadline: Option<Instant>,
+    /// Its handshake announced the ds21 store (a libpmix 4.x client that
+    /// found ours): its REQ reply then leaves out what it reads in the
+    /// store (jobinfo.rs, [`Server::job_info_frame`]).
+    pub(super) ds21: bool,
 }
 
 /// What a connection's GET replies have brought, and how far it reads
@@ -319,6 +323,7 @@ impl Server {
                 registered: None,
                 peer,
                 deadline,
+                ds21: false,
             },
         );
         id
@@ -574,6 +579,7 @@ impl Server {
         self.handshake_done(id);
         if let Some(c) = self.conns.get_mut(&id) {
             c.credential = req.credential.clone();
+            c.ds21 = req.gds.as_ref().and_then(|g| g.as_str()) == Some("ds21");
         }
         // the namespace's first client sets its entry (and the version the
         // job info reports as pmix.bfrops.mod)

@@ -349,11 +349,20 @@ impl Server {
         }
     }
 
-    /// A rank's REQ: the job data of its namespace, shared by every rank.
+    /// A rank's REQ: the job data of its namespace, shared by every rank;
+    /// to a ds21 client whose namespace's job data is in the store, only
+    /// what it keeps from the reply (jobinfo.rs, `Form::Store`).
     pub(super) fn answer_req(&mut self, id: ConnId, t: u32, nspace: &str) {
         let Some(fmt) = self.fmt_of(id) else { return };
         self.shared_job(&fmt, nspace);
-        match self.job_info_frame(&fmt, nspace, t) {
+        // the job data is in the store once `shared` names its format
+        let in_store = matches!(self.jobs.get(nspace).map(|j| j.shared), Some(Some(Some(_))));
+        let form = if in_store && self.conns.get(&id).is_some_and(|c| c.ds21) {
+            super::jobinfo::Form::Store
+        } else {
+            super::jobinfo::Form::Whole
+        };
+        match self.job_info_frame(&fmt, nspace, t, form) {
             Some(b) => self.out.push_back(Output::Send(id, b)),
             None => self.reply(id, t, &Reply::Status(codes::PMIX_ERR_NOT_FOUND)),
         }

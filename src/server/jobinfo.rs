@@ -9,6 +9,8 @@
 //! once per (namespace, format, version) and framed once for the tag the
 //! ranks use (libpmix clients and ours all send REQ as their first
 //! request, with the same tag), and every send of it shares one buffer.
+//! A ds21 client whose job data is in the store gets a short form of it,
+//! cached apart ([`Form::Store`]).
 
 #![forbid(unsafe_code)]
 
@@ -33,6 +35,24 @@ struct Framed {
 /// version the namespace's first client announced.
 type Key = (String, Format, String);
 
+/// Which REQ reply a client gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Form {
+    /// The whole job info (a hash client's: every rank's blob).
+    Whole,
+    /// A ds21 client's whose job data is in the store: the namespace and
+    /// the session, node and application arrays, all a libpmix 4.2.2
+    /// ds21 client keeps from its REQ reply (it reads the rest in the
+    /// store; spec-notes/dstore.md §1.3) and what libpmix's server sends
+    /// it (`interop/c/bench_server.c` with `BENCH_SERVER_DSTORE=1`: 468 B
+    /// at N = 100, 4 071 B at 1 000, the node array's peer list its only
+    /// part that grows).
+    Store,
+}
+
+/// The keys of [`Form::Store`]'s reply.
+const KEPT_BY_DS21: &[&str] = &["pmix.ssn.arr", "pmix.node.arr", "pmix.app.arr"];
+
 /// The job-info area's state: the REQ replies built (and framed) so far,
 /// and the REQs waiting for a node map.
 #[derive(Default)]
@@ -40,8 +60,8 @@ pub(super) struct JobInfoCache {
     /// Job-info replies: every rank of a job gets the same one, and
     /// building it is O(ranks).
     replies: RefCell<HashMap<Key, Reply>>,
-    /// The same replies framed, as REQ sends them.
-    frames: RefCell<HashMap<Key, Framed>>,
+    /// The same replies framed, as REQ sends them, in each form.
+    frames: RefCell<HashMap<(Key, Form), Framed>>,
     /// Namespaces whose node map the host has still to give
     /// ([`Server::await_nodes`]), with the REQs (connection, tag) held
     /// until it does.
@@ -585,8 +605,14 @@ impl Server {
     /// anew (one copy) otherwise. `None` if the namespace is unknown; a
     /// reply that does not encode is answered BAD_PARAM, as
     /// [`Server::reply`] does.
-    pub(super) fn job_info_frame(&self, fmt: &Format, nspace: &str, t: u32) -> Option<Bytes> {
-        let key = self.job_info_key(fmt, nspace);
+    pub(super) fn job_info_frame(
+        &self,
+        fmt: &Format,
+        nspace: &str,
+        t: u32,
+        form: Form,
+    ) -> Option<Bytes> {
+        let key = (self.job_info_key(fmt, nspace), form);
         if let Some(f) = self.jobinfo.frames.borrow().get(&key) {
             if f.tag == t {
                 return Some(f.frame.clone());
@@ -594,7 +620,16 @@ impl Server {
             let payload = &f.frame[HEADER_LEN..];
             return server_frame(t, payload).ok().map(Bytes::from);
         }
-        let payload = match self.job_info(fmt, nspace)?.encode(fmt) {
+        let mut reply = self.job_info(fmt, nspace)?;
+        if let (Form::Store, Reply::JobInfo { kvals, .. }) = (form, &mut reply) {
+            kvals.retain(|k| {
+                k.key
+                    .as_ref()
+                    .and_then(|k| k.as_str())
+                    .is_some_and(|k| KEPT_BY_DS21.contains(&k))
+            });
+        }
+        let payload = match reply.encode(fmt) {
             Ok(p) => p,
             Err(_) => Reply::Status(codes::PMIX_ERR_BAD_PARAM).encode(fmt).ok()?,
         };

@@ -43,6 +43,12 @@ pub fn claim(ns: &str, rank: u32, uid: u32) -> Vec<u8> {
 /// A libpmix 4.2.2 client's framed connect request for rank `rank` of `ns`
 /// (v41, non-described) carrying `credential`.
 pub fn connect_frame(ns: &str, rank: u32, credential: Vec<u8>) -> Vec<u8> {
+    connect_frame_gds(ns, rank, credential, "hash")
+}
+
+/// [`connect_frame`] announcing the gds module `gds` ("ds21": a libpmix
+/// 4.2.2 client that took its server's shared-memory store).
+pub fn connect_frame_gds(ns: &str, rank: u32, credential: Vec<u8>, gds: &str) -> Vec<u8> {
     let req = ConnectRequest {
         psec: "native".into(),
         credential: bytes::Bytes::from(credential),
@@ -52,7 +58,7 @@ pub fn connect_frame(ns: &str, rank: u32, credential: Vec<u8>) -> Vec<u8> {
         version: "4.2.2".into(),
         bfrops: Some("v41".into()),
         buffer_type: Some(1),
-        gds: Some("hash".into()),
+        gds: Some(gds.into()),
         info: None,
         trailing: bytes::Bytes::new(),
     };

@@ -1,7 +1,7 @@
 //! The server load benchmark's simulator (benches/server_load.rs is its
 //! `main`; issue #11): N simulated PMIx clients on our
-//! client core (`pmix_wire::client::core`, sans-IO, driven here by tokio
-//! on one thread per generator process): connect, PMIx_Init (handshake and
+//! client core (`pmix_wire::client::core`, sans-IO, driven here by one
+//! epoll loop per generator process, [`generate`]): connect, PMIx_Init (handshake and
 //! job info), put 4 keys, commit, fence collecting data, get a neighbour's
 //! key, finalize. The same clients run against our server (this binary
 //! re-run as `server_load serve N`: `net::start`) and against libpmix
@@ -31,12 +31,31 @@
 //! job-info reply (and libpmix's fence reply, which can carry every rank's
 //! data) is read as a stream: its first item checked, the rest dropped
 //! unread by the kernel (`request_head`). Raises its RLIMIT_NOFILE to the
-//! hard limit, and past it to N + 4 096 where it may (root; N = 100 000
-//! needs 100 000 descriptors in the server's process and in the
-//! generators'); past `BENCH_PER_SOURCE` clients (default 20 000, within
+//! hard limit, and past it to N + 4 096 where it may (CAP_SYS_RESOURCE;
+//! N = 100 000 needs 100 000 descriptors in the server's process and in
+//! the generators'); an N the server's limit cannot hold is skipped, and
+//! the line says so (on the 2026-12 development VM root lacks
+//! CAP_SYS_RESOURCE and the hard limit is 20 000: N ≤ ~19 900); past `BENCH_PER_SOURCE` clients (default 20 000, within
 //! the ~28 000 ephemeral ports of one source address) they connect from
 //! further loopback addresses, 127.0.0.2, 127.0.0.3, …. Not a
 //! test: nothing asserts a figure; it fails only if a client fails.
+//!
+//! `BENCH_GDS=ds21`: the clients announce the ds21 store in their
+//! handshake, as a libpmix 4.2.x client that found its server's store
+//! does (what real jobs of that size do: the job info is read in shared
+//! memory, not sent to each rank), and both servers keep one: ours the
+//! store `pmixw run --dstore` offers (`net::Options::dstore`, in
+//! `$TMPDIR`), libpmix's its default ds21 (`BENCH_SERVER_DSTORE=1`). Each
+//! server then writes the job info into its store once and sends each
+//! client a short REQ reply (the namespace and the session, node and app
+//! arrays; the node array's peer list, ~6 B a rank at 100 000, the part
+//! that grows). A ds21 client reads its peer's key in the store, so these
+//! send no GET (libpmix's server answers a ds21 peer's GET of a committed
+//! local key with NOT_FOUND): the "get" phase ends with the fence, and
+//! once every client has finalized the bench reads each server's store
+//! back (`check_store`: the job info and every rank's committed key) and
+//! fails if anything is missing. Not with `BENCH_NULL=1` (its replies are
+//! a hash client's).
 //!
 //! ```text
 //! nice -n 19 cargo bench --bench server_load          # N = 1000
@@ -45,6 +64,7 @@
 //! BENCH_REPS=9 ...             # nine repetitions of each N
 //! BENCH_OURS_ONLY=1 ...        # our server only (to profile it)
 //! BENCH_N=100000 BENCH_REPS=1 ...   # where memory and descriptors allow
+//! BENCH_GDS=ds21 ...           # clients on the servers' ds21 stores
 //! ```
 
 use crate::bench::status_kib;
@@ -96,6 +116,21 @@ fn raise_nofile(need: u64) {
     }
 }
 
+/// This process's RLIMIT_NOFILE (soft), after [`raise_nofile`].
+fn nofile_limit() -> u64 {
+    // SAFETY: getrlimit into a local struct
+    unsafe {
+        let mut r = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) != 0 {
+            return u64::MAX;
+        }
+        r.rlim_cur
+    }
+}
+
 /// The clients one source address carries (`BENCH_PER_SOURCE`, default
 /// 20 000): every connection to the server's one port needs a source
 /// port of its own, and Linux has ~28 000 ephemeral ports
@@ -123,6 +158,60 @@ fn source_for(i: u32, n: u32, per: u32) -> Option<std::net::Ipv4Addr> {
         (host >> 8) as u8,
         host as u8,
     ))
+}
+
+/// The gds the simulated clients announce in their handshake
+/// (`BENCH_GDS`, default hash).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Gds {
+    /// Every client reads the job info from its REQ reply (~105 B a rank
+    /// from either server, N² bytes in all).
+    Hash,
+    /// As a libpmix 4.2.x client that found its server's ds21 store: the
+    /// job info is in shared memory, written once by the server.
+    Ds21,
+}
+
+impl Gds {
+    /// The module name a client announces ("hash", "ds21").
+    fn name(self) -> &'static str {
+        match self {
+            Gds::Hash => "hash",
+            Gds::Ds21 => "ds21",
+        }
+    }
+}
+
+/// `BENCH_GDS` read once: unset or "hash", or "ds21"; anything else ends
+/// the process (a typo would measure the other mode).
+fn gds() -> Gds {
+    static GDS: std::sync::OnceLock<Gds> = std::sync::OnceLock::new();
+    *GDS.get_or_init(|| match std::env::var("BENCH_GDS").as_deref() {
+        Err(_) | Ok("hash") => Gds::Hash,
+        Ok("ds21") => Gds::Ds21,
+        Ok(v) => {
+            eprintln!("!! BENCH_GDS={v}: hash or ds21");
+            exit(2);
+        }
+    })
+}
+
+/// The client core's handshake frame `hello` (which always announces
+/// hash), re-framed announcing `gds`: a libpmix 4.2.2 client that took
+/// ds21 sends the same connect request with "ds21" in its gds field
+/// (strace of `interop/c/ds_client.c` under `bench_server.c`,
+/// `BENCH_SERVER_DSTORE=1`: `... v41\0 \x01 ds21\0 \0`).
+fn announce(hello: &[u8], gds: Gds) -> Result<Vec<u8>, String> {
+    if hello.len() < HEADER_LEN {
+        return Err("short handshake".into());
+    }
+    let mut req = pmix_codec::handshake::ConnectRequest::decode(&hello[HEADER_LEN..])
+        .map_err(|e| format!("handshake: {e}"))?;
+    req.gds = Some(gds.name().into());
+    let body = req.encode().map_err(|e| format!("handshake: {e}"))?;
+    let h = Header::decode(hello[..HEADER_LEN].try_into().unwrap(), HeaderOrder::Little);
+    pmix_codec::frame::frame(h.pindex, h.tag, &body, HeaderOrder::Little)
+        .map_err(|e| format!("handshake: {e}"))
 }
 
 fn cpu_ms() -> u64 {
@@ -155,11 +244,14 @@ fn serve(n: u32) {
     // connections arriving at once on 2 shared cores were not all through
     // their handshake within it (one run: "server closed"). The bench
     // measures load, not slowloris defence: a deadline of 120 s.
+    // BENCH_GDS=ds21: the store `pmixw run --dstore` offers, in $TMPDIR
+    let ds21 = gds() == Gds::Ds21;
     let opts = net::Options {
         limits: Limits {
             handshake_timeout: Duration::from_secs(120),
             ..Limits::default()
         },
+        dstore: ds21.then(std::env::temp_dir),
         ..net::Options::default()
     };
     let server = net::start_opts(
@@ -172,6 +264,17 @@ fn serve(n: u32) {
         opts,
     )
     .expect("server");
+    if ds21 {
+        // the rank's environment names the store only if it was made
+        let env = server.client_env("benchns", 0);
+        match env.iter().find(|(k, _)| k == "PMIX_DSTORE_21_BASE_PATH") {
+            Some((_, dir)) => eprintln!("ours: ds21 store in {dir}"),
+            None => {
+                eprintln!("!! BENCH_GDS=ds21: our server made no ds21 store");
+                exit(1);
+            }
+        }
+    }
     println!(
         "uri {}\nnspace benchns\nserver_cpu_ready_ms {}",
         server.uri(),
@@ -226,8 +329,8 @@ const PHASES: [&str; 6] = ["connect", "init", "commit", "fence", "get", "finaliz
 struct Measured {
     fence: Duration,
     done: [Duration; 6],
-    /// The sizes of its job-info and fence replies.
-    bytes: [usize; 2],
+    /// The sizes of its job-info, fence and GET replies.
+    bytes: [usize; 3],
 }
 
 /// Where a simulated client is; each phase waits for the replies named.
@@ -311,7 +414,11 @@ impl Sim {
         use std::os::fd::FromRawFd;
         let ns = env.proc.nspace.to_string();
         let rank = env.proc.rank;
-        let core = Core::new(env, uid, gid).map_err(|e| e.to_string())?;
+        let mut core = Core::new(env, uid, gid).map_err(|e| e.to_string())?;
+        // the handshake, announcing the gds of this run (the core's own
+        // announces hash)
+        let hello = core.poll_transmit().ok_or("no handshake queued")?;
+        let unsent = announce(&hello, gds())?;
         // SAFETY: plain socket calls on a descriptor this function owns
         let fd = unsafe {
             let fd = libc::socket(
@@ -376,7 +483,7 @@ impl Sim {
             partial: Vec::new(),
             drop_left: 0,
             dropping: None,
-            unsent: Vec::new(),
+            unsent,
             fence_t0: Instant::now(),
             m: Measured::default(),
         })
@@ -547,6 +654,9 @@ impl Sim {
                     sent |= self.streamed_done(h.tag, &head, start)?;
                 }
             } else {
+                if matches!(self.phase, Phase::Get { tag } if tag == h.tag) {
+                    self.m.bytes[2] = total;
+                }
                 self.core
                     .handle_input(&frame, Instant::now())
                     .map_err(|e| e.to_string())?;
@@ -578,7 +688,7 @@ impl Sim {
                     commit,
                     fence: None,
                 };
-                self.after_commit_fence()
+                self.after_commit_fence(start)
             }
             _ => Err(format!("unexpected streamed reply {tag}")),
         }
@@ -615,8 +725,10 @@ impl Sim {
         Ok(())
     }
 
-    /// Once both the commit and the fence replies came: the GET.
-    fn after_commit_fence(&mut self) -> Result<bool, String> {
+    /// Once both the commit and the fence replies came: the GET (a ds21
+    /// client reads the peer's key in the store and asks nothing:
+    /// straight to FINALIZE).
+    fn after_commit_fence(&mut self, start: Instant) -> Result<bool, String> {
         if self.phase
             != (Phase::CommitFence {
                 commit: None,
@@ -624,6 +736,12 @@ impl Sim {
             })
         {
             return Ok(false);
+        }
+        if gds() == Gds::Ds21 {
+            self.m.done[4] = start.elapsed();
+            let tag = self.ask(&Request::Finalize)?;
+            self.phase = Phase::Finalize { tag };
+            return Ok(true);
         }
         let peer = (self.rank + 1) % self.n;
         let key = format!("bench.0.{peer}");
@@ -665,7 +783,7 @@ impl Sim {
                         commit: None,
                         fence,
                     };
-                    sent |= self.after_commit_fence()?;
+                    sent |= self.after_commit_fence(start)?;
                 }
                 (Phase::Get { tag: t }, Event::Reply { tag, reply }) if t == tag => {
                     let peer = (self.rank + 1) % self.n;
@@ -834,7 +952,7 @@ fn generate(a: &[String]) {
     let last: Vec<String> = (0..6)
         .map(|i| us(m.iter().map(|x| x.done[i]).max().unwrap_or_default()))
         .collect();
-    let bytes: Vec<String> = (0..2)
+    let bytes: Vec<String> = (0..3)
         .map(|i| m.iter().map(|x| x.bytes[i]).max().unwrap_or(0).to_string())
         .collect();
     println!("lat {}", lat.join(","));
@@ -1193,8 +1311,32 @@ struct Run {
     fence_max: Duration,
     /// When the last client finished each phase.
     last: [Duration; 6],
-    /// The largest job-info and fence replies.
-    bytes: [usize; 2],
+    /// The largest job-info, fence and GET replies.
+    bytes: [usize; 3],
+    /// Whether the server's ds21 store was read back ([`check_store`]).
+    stored: bool,
+}
+
+/// The processes of the run under way (server, generators): ended by
+/// [`abandon`] when the run fails, so that a server waiting for clients
+/// that died does not outlive the bench.
+static CHILDREN: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+/// The run failed: say why, end its processes, exit.
+fn abandon(why: &str) -> ! {
+    eprintln!("!! {why}");
+    for pid in CHILDREN.lock().map(|c| c.clone()).unwrap_or_default() {
+        // SAFETY: a signal to a child this process started and has not
+        // reaped (a zombie at worst)
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        // a killed server leaves its store directory (both servers name
+        // it so, libpmix's a ds12 one beside it)
+        for ds in ["ds21", "ds12"] {
+            let dir = std::env::temp_dir().join(format!("pmix_dstor_{ds}_{pid}"));
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+    exit(1);
 }
 
 /// The value of the next line of `lines` that starts with `name`.
@@ -1205,8 +1347,7 @@ fn field(lines: &mut impl Iterator<Item = std::io::Result<String>>, name: &str) 
             return v.trim().to_string();
         }
     }
-    eprintln!("!! a child ended before printing {name}");
-    exit(1);
+    abandon(&format!("a child ended before printing {name}"));
 }
 
 fn numbers(v: &str) -> impl Iterator<Item = u64> + '_ {
@@ -1221,6 +1362,7 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
         .stdout(Stdio::piped())
         .spawn()
         .expect("server process");
+    CHILDREN.lock().unwrap().push(child.id());
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let uri = field(&mut lines, "uri ");
     let ns = field(&mut lines, "nspace ");
@@ -1242,6 +1384,7 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
             .stdout(Stdio::piped())
             .spawn()
             .expect("generator process");
+        CHILDREN.lock().unwrap().push(c.id());
         let mut out = BufReader::new(c.stdout.take().unwrap()).lines();
         field(&mut out, "ready");
         gens.push((c, out));
@@ -1253,7 +1396,7 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
     }
     let mut lat = Vec::new();
     let mut last = [Duration::ZERO; 6];
-    let mut bytes = [0usize; 2];
+    let mut bytes = [0usize; 3];
     let mut gen_cpu_ms = 0;
     let mut gen_wait_ms = 0;
     let mut wall = Duration::ZERO;
@@ -1270,11 +1413,17 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
         gen_wait_ms += field(out, "wait ").parse::<u64>().unwrap_or(0);
         let st = c.wait().expect("generator");
         if !st.success() {
-            eprintln!("!! a generator failed ({st})");
-            exit(1);
+            abandon(&format!("a generator failed ({st})"));
         }
     }
     let rss_kib = field(&mut lines, "server_rss ").parse().unwrap_or(0);
+    // every client finalized, so every commit is in; the server still
+    // runs, its store still there
+    let stored = gds() == Gds::Ds21;
+    if stored {
+        let dir = std::env::temp_dir().join(format!("pmix_dstor_ds21_{}", child.id()));
+        check_store(&dir, &ns, n).unwrap_or_else(|e| abandon(&format!("{}: {e}", dir.display())));
+    }
     // the run's CPU, not the registration's before it
     let cpu_ms = field(&mut lines, "server_cpu_ms ")
         .parse::<u64>()
@@ -1287,6 +1436,7 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
     ];
     drop(child.stdin.take());
     let _ = child.wait();
+    CHILDREN.lock().unwrap().clear();
     lat.sort();
     Run {
         wall,
@@ -1298,7 +1448,46 @@ fn run(mut cmd: Command, n: u32, k: u32) -> Run {
         fence_max: lat[lat.len() - 1],
         last,
         bytes,
+        stored,
     }
+}
+
+/// What a ds21 client reads where the simulated ones send no GET: in the
+/// store directory `dir` (libpmix's and ours alike:
+/// `$TMPDIR/pmix_dstor_ds21_<server pid>`), namespace `ns` holds the job
+/// info (`pmix.job.size` = N at the wildcard rank) and every rank r's
+/// committed `bench.0.<r>`, packed as a 4.2.2 client unpacks it.
+pub fn check_store(dir: &Path, ns: &str, n: u32) -> Result<(), String> {
+    use pmix_wire::server::dstore::layout::WILDCARD;
+    let snap = pmix_wire::server::net::dstore::snapshot::Snapshot::load(dir)
+        .map_err(|e| format!("no ds21 store: {e}"))?;
+    let mut sp = snap
+        .spaces
+        .into_iter()
+        .find(|s| s.name == ns)
+        .ok_or_else(|| format!("no namespace {ns} in the store"))?;
+    let packed = |v: Value| {
+        pmix_codec::encode(&Format::V41, DataType::Value, &[Value::Value(Box::new(v))])
+            .map_err(|e| e.to_string())
+    };
+    let size = sp
+        .ns
+        .fetch(WILDCARD, "pmix.job.size")
+        .map_err(|e| e.to_string())?;
+    if size != Some(packed(Value::Uint32(n))?) {
+        return Err(format!("pmix.job.size: {size:?}"));
+    }
+    for r in 0..n {
+        let key = format!("bench.0.{r}");
+        let want = packed(Value::String(Some(
+            format!("value-0-of-rank-{r}-padded").as_str().into(),
+        )))?;
+        match sp.ns.fetch(r, &key).map_err(|e| format!("rank {r}: {e}"))? {
+            Some(v) if v == want => {}
+            v => return Err(format!("rank {r} {key}: {v:?}")),
+        }
+    }
+    Ok(())
 }
 
 fn show(who: &str, n: u32, r: &Run) {
@@ -1324,9 +1513,12 @@ fn show(who: &str, n: u32, r: &Run) {
         r.wait_ms[0], r.wait_ms[1]
     );
     println!(
-        "        replies per client: job info {} B, fence {} B",
-        r.bytes[0], r.bytes[1]
+        "        replies per client: job info {} B, fence {} B, GET {} B",
+        r.bytes[0], r.bytes[1], r.bytes[2]
     );
+    if r.stored {
+        println!("        ds21 store: the job info and every rank's bench.0 key read back");
+    }
 }
 
 /// The bench's `main` (benches/server_load.rs): run as `server_load serve
@@ -1347,6 +1539,7 @@ pub fn main(out: &Path) {
             .unwrap_or(0),
     };
     raise_nofile(most + 4096);
+    let nofile = nofile_limit();
     match args.get(1).map(String::as_str) {
         Some("serve") => return serve(args[2].parse().expect("N")),
         Some("gen") => return generate(&args[2..]),
@@ -1366,7 +1559,23 @@ pub fn main(out: &Path) {
         .unwrap_or(1)
         .max(1);
     let null = std::env::var("BENCH_NULL").is_ok_and(|v| v == "1");
+    if null && gds() == Gds::Ds21 {
+        // its replies are our server's to hash clients (`canned`)
+        eprintln!("!! BENCH_NULL=1 is for hash clients only, not BENCH_GDS=ds21");
+        exit(2);
+    }
+    println!("clients announce gds {}", gds().name());
     for n in sizes {
+        // the server holds all N connections at once (the fence waits
+        // for every rank): past the limit it would fail mid-run
+        if u64::from(n) + 64 > nofile {
+            println!(
+                "N={n} skipped: the server needs {n} descriptors at once, \
+                 RLIMIT_NOFILE is {nofile} and could not be raised (a hard limit \
+                 past it needs CAP_SYS_RESOURCE)"
+            );
+            continue;
+        }
         let ns = n.to_string();
         let ours_cmd = || {
             let mut o = Command::new(&me);
@@ -1381,6 +1590,10 @@ pub fn main(out: &Path) {
         let c_cmd = || {
             let mut c = Command::new(&cserver);
             c.args([ns.as_str(), "-"]);
+            if gds() == Gds::Ds21 {
+                // libpmix's own default: its ds21 store
+                c.env("BENCH_SERVER_DSTORE", "1");
+            }
             c
         };
         // one run of each server is one sample of a noisy machine (the
@@ -1458,5 +1671,139 @@ pub fn main(out: &Path) {
                 .unwrap_or_default()
                 .trim()
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmix_codec::handshake::ConnectRequest;
+
+    fn hello() -> Vec<u8> {
+        let env = ClientEnv {
+            proc: Proc::new("benchns", 7),
+            uri: "pmixw-server.1;tcp4://127.0.0.1:1".into(),
+            format: Format::V41,
+            security: "native".into(),
+            gds: "hash".into(),
+            server_version: None,
+        };
+        Core::new(env, 1000, 1000).unwrap().poll_transmit().unwrap()
+    }
+
+    fn decoded(frame: &[u8]) -> (Header, ConnectRequest) {
+        let h = Header::decode(frame[..HEADER_LEN].try_into().unwrap(), HeaderOrder::Little);
+        assert_eq!(h.nbytes as usize, frame.len() - HEADER_LEN);
+        (h, ConnectRequest::decode(&frame[HEADER_LEN..]).unwrap())
+    }
+
+    #[test]
+    fn a_ds21_client_announces_ds21_and_nothing_else_changes() {
+        let core = hello();
+        let (h0, r0) = decoded(&core);
+        assert_eq!(
+            r0.gds.as_ref().map(|g| g.to_string()).as_deref(),
+            Some("hash")
+        );
+        let (h, r) = decoded(&announce(&core, Gds::Ds21).unwrap());
+        assert_eq!(
+            r.gds.as_ref().map(|g| g.to_string()).as_deref(),
+            Some("ds21")
+        );
+        assert_eq!((h.pindex, h.tag), (h0.pindex, h0.tag));
+        assert_eq!(
+            ConnectRequest {
+                gds: r0.gds.clone(),
+                ..r
+            },
+            r0
+        );
+        // hash: the core's own bytes
+        assert_eq!(announce(&core, Gds::Hash).unwrap(), core);
+        // a frame too short to hold a header is an error, no panic
+        assert!(announce(&core[..3], Gds::Ds21).is_err());
+    }
+
+    /// Ranks `0..n` of a job of `n` through our server core with a ds21
+    /// store in `base`, as the bench's ds21 clients: handshake announcing
+    /// ds21, REQ, put and commit, but rank `skip` commits nothing. The
+    /// store's directory (the session stays alive with the server) and
+    /// the largest REQ reply.
+    fn run_ds21(base: &Path, n: u32, skip: u32) -> (Server, std::path::PathBuf, usize) {
+        let mut s = Server::new();
+        let session = net::dstore::Session::create(base).unwrap();
+        let dir = session.dir().to_path_buf();
+        s.set_shared_store(Box::new(session));
+        s.register_nspace(JobSpec {
+            nspace: "benchns".into(),
+            nprocs: n,
+            hostname: "h".into(),
+            info: vec![],
+        });
+        let now = Instant::now();
+        let pump = |s: &mut Server, id, bytes: Vec<u8>| -> Vec<u8> {
+            s.handle_input(id, &bytes, now);
+            while s.poll_event().is_some() {}
+            let mut out = Vec::new();
+            while let Some(t) = s.poll_transmit() {
+                if let Transmit::Send(to, b) = t {
+                    if to == id {
+                        out.extend_from_slice(&b);
+                    }
+                }
+            }
+            out
+        };
+        let mut most = 0;
+        for r in 0..n {
+            let env = ClientEnv {
+                proc: Proc::new("benchns", r),
+                uri: "pmixw-server.1;tcp4://127.0.0.1:1".into(),
+                format: Format::V41,
+                security: "native".into(),
+                gds: "ds21".into(),
+                server_version: None,
+            };
+            let mut c = Core::new(env, 1000, 1000).unwrap();
+            let id = s.open_peer(PeerInfo::default(), now).unwrap();
+            let hs = announce(&c.poll_transmit().unwrap(), Gds::Ds21).unwrap();
+            let reply = pump(&mut s, id, hs);
+            c.handle_input(&reply, now).unwrap();
+            c.send(&Request::Req).unwrap();
+            most = most.max(pump(&mut s, id, c.poll_transmit().unwrap()).len());
+            if r != skip {
+                c.put(
+                    Scope::GLOBAL,
+                    &format!("bench.0.{r}"),
+                    Value::String(Some(format!("value-0-of-rank-{r}-padded").as_str().into())),
+                );
+                let req = c.commit_request().unwrap();
+                c.send(&req).unwrap();
+                pump(&mut s, id, c.poll_transmit().unwrap());
+            }
+        }
+        (s, dir, most)
+    }
+
+    #[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
+    #[test]
+    fn the_store_check_finds_every_commit_and_misses_one_left_out() {
+        let base = std::env::temp_dir().join(format!("load-ds21-test-{}", std::process::id()));
+        std::fs::create_dir_all(&base).unwrap();
+        // all committed: the check passes, and each REQ reply is short
+        // (the hash reply at 40 ranks is ~4 KB)
+        let (s, dir, most) = run_ds21(&base, 40, u32::MAX);
+        check_store(&dir, "benchns", 40).unwrap();
+        assert!(most < 1000, "REQ reply of {most} B");
+        // a rank missing, or a namespace the store does not hold: it fails
+        assert!(check_store(&dir, "otherns", 40).is_err());
+        drop(s);
+        let (s, dir, _) = run_ds21(&base, 40, 17);
+        let e = check_store(&dir, "benchns", 40).unwrap_err();
+        assert!(e.contains("rank 17"), "{e}");
+        drop(s);
+        // the store goes with its server
+        assert!(!dir.exists());
+        let _ = std::fs::remove_dir_all(&base);
     }
 }
