@@ -240,19 +240,30 @@ impl Cluster {
         if !miss.is_empty() {
             return Err(format!("not installed: {}", miss.join(" ")));
         }
-        let dir = scratch().map_err(|e| format!("scratch directory: {e}"))?;
-        let mut c = Cluster {
-            conf: dir.join("slurm.conf"),
-            dir,
-            nodes: (1..=nodes.max(1)).map(|i| format!("n{i}")).collect(),
-            libpmix,
-            daemons: Vec::new(),
-        };
-        match c.boot() {
-            Ok(()) => Ok(c),
-            Err(e) => {
-                let logs = c.logs();
-                Err(format!("{e}\n{logs}"))
+        // a port chosen free can be taken by another process before the
+        // daemon binds it (a bench hit it on 2026-12-03): a daemon that
+        // could not bind is started again, on fresh ports, twice at most
+        let mut tries = 0;
+        loop {
+            let dir = scratch().map_err(|e| format!("scratch directory: {e}"))?;
+            let mut c = Cluster {
+                conf: dir.join("slurm.conf"),
+                dir,
+                nodes: (1..=nodes.max(1)).map(|i| format!("n{i}")).collect(),
+                libpmix: libpmix.clone(),
+                daemons: Vec::new(),
+            };
+            match c.boot() {
+                Ok(()) => return Ok(c),
+                Err(e) => {
+                    let logs = c.logs();
+                    tries += 1;
+                    if tries < 3 && logs.contains("Address already in use") {
+                        eprintln!("slurm: a port was taken before its daemon bound it; again");
+                        continue; // `c` is dropped: its daemons stopped, its files gone
+                    }
+                    return Err(format!("{e}\n{logs}"));
+                }
             }
         }
     }
