@@ -669,21 +669,29 @@ impl<'a> Dec<'a> {
         Ok(t)
     }
 
-    /// The v20 driver's tag before an inner item (FULLY_DESC only).
+    /// The v20 driver's tag before an inner item (FULLY_DESC only; the
+    /// test inline, before every value of an INFO).
+    #[inline(always)]
     pub fn driver_tag(&mut self, ty: DataType) -> Result<()> {
         if self.driver_tags {
-            let at = self.pos;
-            let found = self.tag()?;
-            let want = self.dialect.driver_code(ty);
-            if found != self.dialect.wire_tag(want) {
-                return Err(Error::new(
-                    ErrorKind::TypeMismatch {
-                        expected: ty,
-                        found,
-                    },
-                    at,
-                ));
-            }
+            self.driver_tag_read(ty)
+        } else {
+            Ok(())
+        }
+    }
+    #[inline(never)]
+    fn driver_tag_read(&mut self, ty: DataType) -> Result<()> {
+        let at = self.pos;
+        let found = self.tag()?;
+        let want = self.dialect.driver_code(ty);
+        if found != self.dialect.wire_tag(want) {
+            return Err(Error::new(
+                ErrorKind::TypeMismatch {
+                    expected: ty,
+                    found,
+                },
+                at,
+            ));
         }
         Ok(())
     }
@@ -814,17 +822,61 @@ impl<'a> Dec<'a> {
             None => self.flex_short(s)?,
         };
         if width < 8 && u >> (width * 8) != 0 {
-            return Err(self.err(ErrorKind::ValueOutOfRange {
-                what,
-                value: u as i128,
-            }));
+            return Err(self.out_of_range(what, u));
         }
         self.pos += n;
         Ok(u)
     }
 
+    /// The error of a flex integer wider than its type: out of line, so
+    /// the hot path of [`Dec::flex_long`] saves no registers for it.
+    #[cold]
+    #[inline(never)]
+    fn out_of_range(&self, what: &'static str, u: u64) -> Error {
+        self.err(ErrorKind::ValueOutOfRange {
+            what,
+            value: u as i128,
+        })
+    }
+
+    /// Moves past `n` integers of `width` bytes (2, 4 or 8) in the integer
+    /// encoding, decoding none of them: the check of a run whose values
+    /// are read later. `false` when one of them does not read (past the
+    /// end, or a flex integer wider than `width`); the position is then
+    /// unspecified, and the caller reads the run item by item from its
+    /// start for the located error.
+    pub fn skip_ints(&mut self, n: usize, width: usize) -> bool {
+        match self.ints {
+            Ints::Fixed => match n.checked_mul(width) {
+                Some(len) if len <= self.remaining() => {
+                    self.pos += len;
+                    true
+                }
+                _ => false,
+            },
+            Ints::Flex => {
+                for _ in 0..n {
+                    let s = &self.buf[self.pos..self.end];
+                    let (u, len) = match s.first_chunk::<FLEX_MAX>() {
+                        Some(c) => flex_word(c),
+                        None => match self.flex_short(s) {
+                            Ok(r) => r,
+                            Err(_) => return false,
+                        },
+                    };
+                    if width < 8 && u >> (width * 8) != 0 {
+                        return false;
+                    }
+                    self.pos += len;
+                }
+                true
+            }
+        }
+    }
+
     /// A flex integer within the last 8 bytes of the input, byte by byte.
     #[cold]
+    #[inline(never)]
     fn flex_short(&self, s: &[u8]) -> Result<(u64, usize)> {
         let mut u: u64 = 0;
         for (i, &b) in s.iter().enumerate() {
