@@ -268,8 +268,18 @@ impl<'a> Enc<'a> {
     }
 
     /// A type tag: the code packed as UINT16 (v12 differs, see `legacy`).
-    #[inline]
+    /// Every code below 128 in flex is one byte, written inline (a tag
+    /// precedes every value of an INFO); the rest out of line.
+    #[inline(always)]
     pub fn tag(&mut self, code: u16) {
+        if code < 0x80 && self.ints == Ints::Flex && self.dialect != Dialect::V12 {
+            self.out.push(code as u8);
+        } else {
+            self.tag_long(code)
+        }
+    }
+    #[inline(never)]
+    fn tag_long(&mut self, code: u16) {
         if self.dialect == Dialect::V12 {
             // v12 stores type codes as 4-byte ints, in PMIx 1.x numbering
             self.u32(crate::legacy::v2_to_v1(code) as u32)
@@ -345,8 +355,9 @@ impl<'a> Enc<'a> {
         Ok(())
     }
 
-    /// The wire form of a non-NULL C string whose bytes hold no NUL.
-    #[inline]
+    /// The wire form of a non-NULL C string whose bytes hold no NUL
+    /// (inlined: a key and often a value per INFO).
+    #[inline(always)]
     pub(crate) fn c_str(&mut self, s: &[u8]) -> Result<()> {
         match self.ints {
             // the common short string: its zig-zag flex length is one byte
