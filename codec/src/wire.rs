@@ -72,6 +72,20 @@ pub fn flex_word(c: &[u8; FLEX_MAX]) -> (u64, usize) {
     (gather7(w & keep), n)
 }
 
+/// The bytes the flex128 integer at the start of a window of at least 9
+/// bytes takes (what [`flex_word`] returns second, without the value).
+#[inline]
+fn flex_word_len(c: &[u8; FLEX_MAX]) -> usize {
+    let mut w8 = [0u8; 8];
+    w8.copy_from_slice(&c[..8]);
+    let stops = !u64::from_le_bytes(w8) & 0x8080_8080_8080_8080;
+    if stops == 0 {
+        FLEX_MAX
+    } else {
+        stops.trailing_zeros() as usize / 8 + 1
+    }
+}
+
 /// Writes one flex128 encoding of `u` (bfrops.md §3.2) at the start of
 /// `dst`; returns its length. The 7-bit groups are spread into one 64-bit
 /// word and written with one fixed-size copy (the bytes of `dst` past the
@@ -869,6 +883,8 @@ impl<'a> Dec<'a> {
                 for _ in 0..n {
                     let s = &self.buf[self.pos..self.end];
                     let (u, len) = match s.first_chunk::<FLEX_MAX>() {
+                        // any flex integer fits 8 bytes: its length alone
+                        Some(c) if width >= 8 => (0, flex_word_len(c)),
                         Some(c) => flex_word(c),
                         None => match self.flex_short(s) {
                             Ok(r) => r,
@@ -1183,6 +1199,48 @@ impl<'a> Dec<'a> {
 
 #[cfg(test)]
 mod tests {
+    /// `skip_ints` accepts a run exactly when reading it item by item
+    /// does, and then ends where that read ends: on every prefix of runs
+    /// of flex integers of every length, 9-byte ones included, and of
+    /// values too wide for 2 and 4 bytes.
+    #[test]
+    fn skip_ints_accepts_what_reading_accepts() {
+        use super::{flex_encode, Dec, Ints};
+        use crate::dialect::Dialect;
+        let mut bytes = Vec::new();
+        for i in 0..64 {
+            flex_encode(&mut bytes, 1u64 << i);
+            flex_encode(&mut bytes, (1u64 << i) - 1);
+        }
+        flex_encode(&mut bytes, u64::MAX);
+        for ints in [Ints::Flex, Ints::Fixed] {
+            for cut in 0..=bytes.len() {
+                for start in [0, 1, 5] {
+                    for width in [2, 4, 8] {
+                        for n in [1, 3, 200] {
+                            let new = || Dec::from_slice(&bytes[..cut], start, Dialect::V41, ints);
+                            let mut read = new();
+                            let ok = (0..n).all(|_| match width {
+                                2 => read.u16().is_ok(),
+                                4 => read.u32().is_ok(),
+                                _ => read.u64().is_ok(),
+                            });
+                            let mut skip = new();
+                            assert_eq!(
+                                skip.skip_ints(n, width),
+                                ok,
+                                "{ints:?} {cut} {start} {width} {n}"
+                            );
+                            if ok {
+                                assert_eq!(skip.pos(), read.pos());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn spread7_matches_the_group_loop() {
         let naive = |u: u64| (0..8).fold(0u64, |w, g| w | (((u >> (7 * g)) & 0x7f) << (8 * g)));
