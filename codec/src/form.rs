@@ -28,7 +28,9 @@ macro_rules! forms {
     ($($form:ident: $t:ty = |$e:ident, $v:ident| $put:expr, |$d:ident| $get:expr, |$s:ident, $w:ident| $len:expr;)*) => {$(
         pub(crate) struct $form;
         impl Form<$t> for $form {
-            #[inline]
+            // always: each is one encoder call, and a layout's fields
+            // (an INFO's key) are written without a frame each
+            #[inline(always)]
             fn put($e: &mut Enc, $v: &$t) -> Result<()> {
                 $put;
                 Ok(())

@@ -433,29 +433,58 @@ fn item_fast<'a>(d: &mut Dec<'a>, ty: DataType) -> Result<ValueRef<'a>> {
     }
 }
 
+/// One item of a type that has no parts, as a variant of `$e` (`None`
+/// for the other types; errors not yet in the type): [`ValueRef`] and
+/// [`Payload`] have the same variants for these.
+macro_rules! leaf_as {
+    ($e:ident, $d:expr, $ty:expr) => {{
+        use DataType as T;
+        let d = $d;
+        Some(match $ty {
+            T::Bool => d.u8().map(|x| $e::Bool(x != 0)),
+            T::Byte => d.u8().map($e::Byte),
+            T::Int8 => d.u8().map(|x| $e::Int8(x as i8)),
+            T::Int16 => d.i16().map($e::Int16),
+            T::Int32 => d.i32().map($e::Int32),
+            T::Int64 => d.i64().map($e::Int64),
+            T::Uint8 => d.u8().map($e::Uint8),
+            T::Uint16 => d.u16().map($e::Uint16),
+            T::Uint32 => d.u32().map($e::Uint32),
+            T::Uint64 => d.u64().map($e::Uint64),
+            T::String => d.str_ref().map($e::String),
+            T::ByteObject => d.count_size(1).and_then(|n| d.take(n)).map($e::ByteObject),
+            _ => None?,
+        })
+    }};
+}
+
 /// One item of a type that has no parts (`None` for the others; errors
 /// not yet in the type).
 #[inline(always)]
 fn leaf<'a>(d: &mut Dec<'a>, ty: DataType) -> Option<Result<ValueRef<'a>>> {
+    leaf_as!(ValueRef, d, ty)
+}
+
+/// [`leaf`], kept as the payload of a value (no `ValueRef` between).
+#[inline(always)]
+fn leaf_payload<'a>(d: &mut Dec<'a>, ty: DataType) -> Option<Result<Payload<'a>>> {
+    leaf_as!(Payload, d, ty)
+}
+
+/// Moves past `n` items of a fixed-width integer type (or BOOL, BYTE)
+/// without decoding them, with the checks their reading makes (the
+/// elements of an array, read again while iterating); `false` for the
+/// other types and when one does not read.
+#[inline]
+fn skip_leaves(d: &mut Dec, ty: DataType, n: usize) -> bool {
     use DataType as T;
-    Some(match ty {
-        T::Bool => d.u8().map(|x| ValueRef::Bool(x != 0)),
-        T::Byte => d.u8().map(ValueRef::Byte),
-        T::Int8 => d.u8().map(|x| ValueRef::Int8(x as i8)),
-        T::Int16 => d.i16().map(ValueRef::Int16),
-        T::Int32 => d.i32().map(ValueRef::Int32),
-        T::Int64 => d.i64().map(ValueRef::Int64),
-        T::Uint8 => d.u8().map(ValueRef::Uint8),
-        T::Uint16 => d.u16().map(ValueRef::Uint16),
-        T::Uint32 => d.u32().map(ValueRef::Uint32),
-        T::Uint64 => d.u64().map(ValueRef::Uint64),
-        T::String => d.str_ref().map(ValueRef::String),
-        T::ByteObject => d
-            .count_size(1)
-            .and_then(|n| d.take(n))
-            .map(ValueRef::ByteObject),
-        _ => return None,
-    })
+    match ty {
+        T::Bool | T::Byte | T::Int8 | T::Uint8 => d.take(n).is_ok(),
+        T::Int16 | T::Uint16 => d.skip_ints(n, 2),
+        T::Int32 | T::Uint32 => d.skip_ints(n, 4),
+        T::Int64 | T::Uint64 => d.skip_ints(n, 8),
+        _ => false,
+    }
 }
 
 /// The items with parts.
@@ -485,6 +514,7 @@ fn info_ref<'a>(d: &mut Dec<'a>) -> Result<InfoRef<'a>> {
 }
 
 /// A non-NULL C string of at most `max` bytes.
+#[inline(always)]
 fn limited_str<'a>(d: &mut Dec<'a>, max: usize, what: &'static str) -> Result<&'a [u8]> {
     let at = d.pos();
     match d.str_ref()? {
@@ -517,13 +547,13 @@ fn value_at<'a>(d: &mut Dec<'a>, field: InfoTypeField) -> Result<ValueAt<'a>> {
     }
     d.enter()?;
     let r = match d.driver_tag(legacy::value_driver_type(ty)) {
-        Ok(()) => {
-            let at = At::of(d);
-            match item_fast(d, ty) {
-                Ok(v) => Ok(Payload::keep(v, at)),
-                Err(e) => Err(e),
+        Ok(()) => match leaf_payload(d, ty) {
+            Some(r) => r.map_err(|e| e.in_type(ty)),
+            None => {
+                let at = At::of(d);
+                item(d, ty).map(|v| Payload::keep(v, at))
             }
-        }
+        },
         Err(e) => Err(e),
     };
     d.leave();
@@ -543,7 +573,10 @@ fn darray<'a>(d: &mut Dec<'a>) -> Result<ValueRef<'a>> {
         })),
         DarrayHead::Typed { ty, n } if n == 0 || borrowed_run(d, ty) => {
             let at = At::of(d);
-            if n > 0 {
+            if n > 0 && !skip_leaves(d, ty, n) {
+                // one of them does not read, or they have parts: item by
+                // item from the first, for the located error
+                d.rewind_to(at.pos);
                 run(d, ty, n, |_| ()).field("elements")?;
             }
             Ok(Some(ArrayRef {

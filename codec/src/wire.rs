@@ -72,6 +72,20 @@ pub fn flex_word(c: &[u8; FLEX_MAX]) -> (u64, usize) {
     (gather7(w & keep), n)
 }
 
+/// The bytes the flex128 integer at the start of a window of at least 9
+/// bytes takes (what [`flex_word`] returns second, without the value).
+#[inline]
+fn flex_word_len(c: &[u8; FLEX_MAX]) -> usize {
+    let mut w8 = [0u8; 8];
+    w8.copy_from_slice(&c[..8]);
+    let stops = !u64::from_le_bytes(w8) & 0x8080_8080_8080_8080;
+    if stops == 0 {
+        FLEX_MAX
+    } else {
+        stops.trailing_zeros() as usize / 8 + 1
+    }
+}
+
 /// Writes one flex128 encoding of `u` (bfrops.md §3.2) at the start of
 /// `dst`; returns its length. The 7-bit groups are spread into one 64-bit
 /// word and written with one fixed-size copy (the bytes of `dst` past the
@@ -268,8 +282,18 @@ impl<'a> Enc<'a> {
     }
 
     /// A type tag: the code packed as UINT16 (v12 differs, see `legacy`).
-    #[inline]
+    /// Every code below 128 in flex is one byte, written inline (a tag
+    /// precedes every value of an INFO); the rest out of line.
+    #[inline(always)]
     pub fn tag(&mut self, code: u16) {
+        if code < 0x80 && self.ints == Ints::Flex && self.dialect != Dialect::V12 {
+            self.out.push(code as u8);
+        } else {
+            self.tag_long(code)
+        }
+    }
+    #[inline(never)]
+    fn tag_long(&mut self, code: u16) {
         if self.dialect == Dialect::V12 {
             // v12 stores type codes as 4-byte ints, in PMIx 1.x numbering
             self.u32(crate::legacy::v2_to_v1(code) as u32)
@@ -345,8 +369,9 @@ impl<'a> Enc<'a> {
         Ok(())
     }
 
-    /// The wire form of a non-NULL C string whose bytes hold no NUL.
-    #[inline]
+    /// The wire form of a non-NULL C string whose bytes hold no NUL
+    /// (inlined: a key and often a value per INFO).
+    #[inline(always)]
     pub(crate) fn c_str(&mut self, s: &[u8]) -> Result<()> {
         match self.ints {
             // the common short string: its zig-zag flex length is one byte
@@ -669,21 +694,29 @@ impl<'a> Dec<'a> {
         Ok(t)
     }
 
-    /// The v20 driver's tag before an inner item (FULLY_DESC only).
+    /// The v20 driver's tag before an inner item (FULLY_DESC only; the
+    /// test inline, before every value of an INFO).
+    #[inline(always)]
     pub fn driver_tag(&mut self, ty: DataType) -> Result<()> {
         if self.driver_tags {
-            let at = self.pos;
-            let found = self.tag()?;
-            let want = self.dialect.driver_code(ty);
-            if found != self.dialect.wire_tag(want) {
-                return Err(Error::new(
-                    ErrorKind::TypeMismatch {
-                        expected: ty,
-                        found,
-                    },
-                    at,
-                ));
-            }
+            self.driver_tag_read(ty)
+        } else {
+            Ok(())
+        }
+    }
+    #[inline(never)]
+    fn driver_tag_read(&mut self, ty: DataType) -> Result<()> {
+        let at = self.pos;
+        let found = self.tag()?;
+        let want = self.dialect.driver_code(ty);
+        if found != self.dialect.wire_tag(want) {
+            return Err(Error::new(
+                ErrorKind::TypeMismatch {
+                    expected: ty,
+                    found,
+                },
+                at,
+            ));
         }
         Ok(())
     }
@@ -814,17 +847,63 @@ impl<'a> Dec<'a> {
             None => self.flex_short(s)?,
         };
         if width < 8 && u >> (width * 8) != 0 {
-            return Err(self.err(ErrorKind::ValueOutOfRange {
-                what,
-                value: u as i128,
-            }));
+            return Err(self.out_of_range(what, u));
         }
         self.pos += n;
         Ok(u)
     }
 
+    /// The error of a flex integer wider than its type: out of line, so
+    /// the hot path of [`Dec::flex_long`] saves no registers for it.
+    #[cold]
+    #[inline(never)]
+    fn out_of_range(&self, what: &'static str, u: u64) -> Error {
+        self.err(ErrorKind::ValueOutOfRange {
+            what,
+            value: u as i128,
+        })
+    }
+
+    /// Moves past `n` integers of `width` bytes (2, 4 or 8) in the integer
+    /// encoding, decoding none of them: the check of a run whose values
+    /// are read later. `false` when one of them does not read (past the
+    /// end, or a flex integer wider than `width`); the position is then
+    /// unspecified, and the caller reads the run item by item from its
+    /// start for the located error.
+    pub fn skip_ints(&mut self, n: usize, width: usize) -> bool {
+        match self.ints {
+            Ints::Fixed => match n.checked_mul(width) {
+                Some(len) if len <= self.remaining() => {
+                    self.pos += len;
+                    true
+                }
+                _ => false,
+            },
+            Ints::Flex => {
+                for _ in 0..n {
+                    let s = &self.buf[self.pos..self.end];
+                    let (u, len) = match s.first_chunk::<FLEX_MAX>() {
+                        // any flex integer fits 8 bytes: its length alone
+                        Some(c) if width >= 8 => (0, flex_word_len(c)),
+                        Some(c) => flex_word(c),
+                        None => match self.flex_short(s) {
+                            Ok(r) => r,
+                            Err(_) => return false,
+                        },
+                    };
+                    if width < 8 && u >> (width * 8) != 0 {
+                        return false;
+                    }
+                    self.pos += len;
+                }
+                true
+            }
+        }
+    }
+
     /// A flex integer within the last 8 bytes of the input, byte by byte.
     #[cold]
+    #[inline(never)]
     fn flex_short(&self, s: &[u8]) -> Result<(u64, usize)> {
         let mut u: u64 = 0;
         for (i, &b) in s.iter().enumerate() {
@@ -1120,6 +1199,48 @@ impl<'a> Dec<'a> {
 
 #[cfg(test)]
 mod tests {
+    /// `skip_ints` accepts a run exactly when reading it item by item
+    /// does, and then ends where that read ends: on every prefix of runs
+    /// of flex integers of every length, 9-byte ones included, and of
+    /// values too wide for 2 and 4 bytes.
+    #[test]
+    fn skip_ints_accepts_what_reading_accepts() {
+        use super::{flex_encode, Dec, Ints};
+        use crate::dialect::Dialect;
+        let mut bytes = Vec::new();
+        for i in 0..64 {
+            flex_encode(&mut bytes, 1u64 << i);
+            flex_encode(&mut bytes, (1u64 << i) - 1);
+        }
+        flex_encode(&mut bytes, u64::MAX);
+        for ints in [Ints::Flex, Ints::Fixed] {
+            for cut in 0..=bytes.len() {
+                for start in [0, 1, 5] {
+                    for width in [2, 4, 8] {
+                        for n in [1, 3, 200] {
+                            let new = || Dec::from_slice(&bytes[..cut], start, Dialect::V41, ints);
+                            let mut read = new();
+                            let ok = (0..n).all(|_| match width {
+                                2 => read.u16().is_ok(),
+                                4 => read.u32().is_ok(),
+                                _ => read.u64().is_ok(),
+                            });
+                            let mut skip = new();
+                            assert_eq!(
+                                skip.skip_ints(n, width),
+                                ok,
+                                "{ints:?} {cut} {start} {width} {n}"
+                            );
+                            if ok {
+                                assert_eq!(skip.pos(), read.pos());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn spread7_matches_the_group_loop() {
         let naive = |u: u64| (0..8).fold(0u64, |w, g| w | (((u >> (7 * g)) & 0x7f) << (8 * g)));

@@ -315,6 +315,7 @@ impl Key {
         }
     }
     /// The key's bytes (no NUL).
+    #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         match &self.0 {
             KeyRepr::Inline { len, bytes } => &bytes[..usize::from(*len).min(KEY_INLINE)],

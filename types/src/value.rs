@@ -687,6 +687,7 @@ macro_rules! values {
 
         impl Value {
             /// The data type this value has.
+            #[inline]
             pub fn data_type(&self) -> DataType {
                 match self {
                     $( values!(@pat $variant $($inner)?) => DataType::$variant, )*
