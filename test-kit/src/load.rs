@@ -1,7 +1,7 @@
 //! The server load benchmark's simulator (benches/server_load.rs is its
 //! `main`; issue #11): N simulated PMIx clients on our
 //! client core (`pmix_wire::client::core`, sans-IO, driven here by one
-//! epoll loop per generator process, [`generate`]): connect, PMIx_Init (handshake and
+//! epoll loop per generator process, `generate`): connect, PMIx_Init (handshake and
 //! job info), put 4 keys, commit, fence collecting data, get a neighbour's
 //! key, finalize. The same clients run against our server (this binary
 //! re-run as `server_load serve N`: `net::start`) and against libpmix
