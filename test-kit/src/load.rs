@@ -76,7 +76,7 @@ use pmix_codec::{DataBuffer, Format};
 use pmix_types::enums::Scope;
 use pmix_types::{DataType, Info, Proc, Value, RANK_WILDCARD};
 use pmix_wire::client::core::{status_reply, ClientEnv, Core, Event};
-use pmix_wire::server::{net, HostEvent, JobSpec, Limits, PeerInfo, Server, Transmit};
+use pmix_wire::server::{net, ConnId, HostEvent, JobSpec, Limits, PeerInfo, Server, Transmit};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, ErrorKind, Write};
 use std::os::fd::AsRawFd;
@@ -988,6 +988,22 @@ struct Canned {
     get: Vec<Vec<u8>>,
 }
 
+/// `bytes` from connection `id` into `s` at `now`: what the core sends
+/// back to `id` (its events dropped, its other sends too).
+fn pump(s: &mut Server, id: ConnId, bytes: &[u8], now: Instant) -> Vec<u8> {
+    s.handle_input(id, bytes, now);
+    while s.poll_event().is_some() {}
+    let mut out = Vec::new();
+    while let Some(t) = s.poll_transmit() {
+        if let Transmit::Send(to, b) = t {
+            if to == id {
+                out.extend_from_slice(&b);
+            }
+        }
+    }
+    out
+}
+
 /// Run N clients through our server core in memory and keep its replies.
 fn canned(n: u32, uri: &str) -> Canned {
     let mut s = Server::new();
@@ -1000,19 +1016,7 @@ fn canned(n: u32, uri: &str) -> Canned {
     let now = Instant::now();
     // SAFETY: plain getters
     let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-    let pump = |s: &mut Server, id, bytes: Vec<u8>| -> Vec<u8> {
-        s.handle_input(id, &bytes, now);
-        while s.poll_event().is_some() {}
-        let mut out = Vec::new();
-        while let Some(t) = s.poll_transmit() {
-            if let Transmit::Send(to, b) = t {
-                if to == id {
-                    out.extend_from_slice(&b);
-                }
-            }
-        }
-        out
-    };
+    let pump = |s: &mut Server, id, bytes: Vec<u8>| pump(s, id, &bytes, now);
     let mut clients = Vec::new();
     let mut hs = Vec::new();
     let mut info = Vec::new();
@@ -1741,19 +1745,7 @@ mod tests {
             info: vec![],
         });
         let now = Instant::now();
-        let pump = |s: &mut Server, id, bytes: Vec<u8>| -> Vec<u8> {
-            s.handle_input(id, &bytes, now);
-            while s.poll_event().is_some() {}
-            let mut out = Vec::new();
-            while let Some(t) = s.poll_transmit() {
-                if let Transmit::Send(to, b) = t {
-                    if to == id {
-                        out.extend_from_slice(&b);
-                    }
-                }
-            }
-            out
-        };
+        let pump = |s: &mut Server, id, bytes: Vec<u8>| super::pump(s, id, &bytes, now);
         let mut most = 0;
         for r in 0..n {
             let env = ClientEnv {
