@@ -24,16 +24,18 @@ static void done_cb(pmix_status_t rc, void *d) {
     pthread_mutex_unlock(&lock);
 }
 
-/* wait for *flag (or for *count to reach want) for at most 60 s */
-static void wait_for(volatile int *flag, int want) {
+/* wait for *flag (or for *count to reach want) for at most `seconds` */
+static void wait_for_within(volatile int *flag, int want, int seconds) {
     struct timespec t;
     clock_gettime(CLOCK_REALTIME, &t);
-    t.tv_sec += 60;
+    t.tv_sec += seconds;
     pthread_mutex_lock(&lock);
     while (*flag < want)
         if (pthread_cond_timedwait(&cond, &lock, &t) != 0) break;
     pthread_mutex_unlock(&lock);
 }
+
+static void wait_for(volatile int *flag, int want) { wait_for_within(flag, want, 60); }
 
 /* the value of variable `name` in `env`, NULL if unset */
 static const char *getenv_in(char **env, const char *name) {

@@ -843,7 +843,8 @@ int main(int argc, char **argv) {
      * these upcalls may trail the exit (the core answered the client
      * first: spec-notes/capi.md, client_connected), so wait for them */
     for (int r = 0; r < n; r++) {
-        if (WIFEXITED(status[r])) wait_for(&connected[r], 1);
+        /* a few seconds: a client that exited before connecting has none */
+        if (WIFEXITED(status[r])) wait_for_within(&connected[r], 1, 5);
         if (WIFEXITED(status[r]) && WEXITSTATUS(status[r]) == 0) wait_for(&finalized[r], 1);
     }
     pthread_mutex_lock(&lock);
