@@ -877,6 +877,19 @@ unsafe extern "C" fn tool_answer(status: pmix_status_t, proc: *mut pmix_proc_t, 
     })
 }
 
+/// A host callback's status and its `ninfo` infos at `info` (NULL:
+/// none), copied; infos that cannot be read: their error and none.
+///
+/// # Safety
+/// `info` is NULL or points at `ninfo` infos.
+unsafe fn host_infos(status: pmix_status_t, info: *const pmix_info_t, ninfo: usize) -> (pmix_status_t, Vec<Info>) {
+    // SAFETY: the caller's promise
+    match unsafe { infos(info, if info.is_null() { 0 } else { ninfo }) } {
+        Ok(v) => (status, v),
+        Err(e) => (e, Vec::new()),
+    }
+}
+
 /// The host's answer to a get_credential upcall (cbdata: a Box of the
 /// core's request id): its status, credential and infos, copied before
 /// this returns (the host keeps them).
@@ -895,10 +908,7 @@ unsafe extern "C" fn cred_answer(
             .filter(|b| !b.bytes.is_null())
             .map(|b| unsafe { std::slice::from_raw_parts(b.bytes as *const u8, b.size) }.to_vec());
         // SAFETY: the host hands `ninfo` infos at `info` (NULL: none)
-        let (status, info) = match unsafe { infos(info, if info.is_null() { 0 } else { ninfo }) } {
-            Ok(v) => (status, v),
-            Err(e) => (e, Vec::new()),
-        };
+        let (status, info) = unsafe { host_infos(status, info, ninfo) };
         post(move |s| {
             let _ = s.credential_done(request, status, cred.map(bytes::Bytes::from), info);
         });
@@ -913,10 +923,7 @@ unsafe extern "C" fn validate_answer(status: pmix_status_t, info: *mut pmix_info
         // SAFETY: made by the upcall from a Box<u64>, handed back once
         let request = *unsafe { Box::from_raw(cbdata as *mut u64) };
         // SAFETY: the host hands `ninfo` infos at `info` (NULL: none)
-        let (status, info) = match unsafe { infos(info, if info.is_null() { 0 } else { ninfo }) } {
-            Ok(v) => (status, v),
-            Err(e) => (e, Vec::new()),
-        };
+        let (status, info) = unsafe { host_infos(status, info, ninfo) };
         post(move |s| {
             let _ = s.validate_done(request, status, info);
         });
@@ -990,10 +997,8 @@ unsafe extern "C" fn info_answer(
         // SAFETY: the host hands back the cbdata the upcall gave it, once
         let req = unsafe { InfoRequest::take(cbdata) };
         // SAFETY: the host hands `ninfo` infos at `info` (NULL: none)
-        match unsafe { infos(info, if info.is_null() { 0 } else { ninfo }) } {
-            Ok(v) => req.answer(status, v),
-            Err(e) => req.answer(e, Vec::new()),
-        }
+        let (status, info) = unsafe { host_infos(status, info, ninfo) };
+        req.answer(status, info);
         if let Some(r) = release {
             // SAFETY: the host's release function for its infos
             let _ = on_thread("info release", release_data, move |d| unsafe { r(d) });
