@@ -21,8 +21,8 @@
 #![forbid(unsafe_code)]
 
 use super::{
-    info_true, name, CollKind, ConnId, ConnState, Format, GroupReply, HostEvent, Output, Reply,
-    Server, RANK_WILDCARD,
+    info_true, info_value, name, CollKind, ConnId, ConnState, Format, GroupReply, HostEvent,
+    Output, Reply, Server, RANK_WILDCARD,
 };
 use pmix_types::status::codes;
 use pmix_types::{Hex, Info, Proc, Value};
@@ -197,12 +197,7 @@ impl Server {
         key: &str,
         quals: &[Info],
     ) -> Option<Value> {
-        let q = |k: &str| {
-            quals
-                .iter()
-                .find(|i| i.key.as_bytes() == k.as_bytes())
-                .map(|i| &i.value)
-        };
+        let q = |k: &str| info_value(quals, k);
         let by_id = match q("pmix.grp.id") {
             Some(Value::String(Some(s))) => Some(s.to_string()),
             _ => None,
@@ -538,11 +533,7 @@ impl Server {
             }
             return true;
         }
-        let find = |k: &str| {
-            info.iter()
-                .find(|i| i.key.as_bytes() == k.as_bytes())
-                .map(|i| &i.value)
-        };
+        let find = |k: &str| info_value(info, k);
         let ctxid = match find("pmix.grp.ctxid") {
             Some(Value::Size(n) | Value::Uint64(n)) => *n,
             Some(Value::Uint32(n)) => u64::from(*n),

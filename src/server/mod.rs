@@ -528,16 +528,21 @@ fn name(p: &Proc) -> (String, u32) {
     (p.nspace.to_string(), p.rank)
 }
 
-fn info_u32(info: &[Info], key: &str) -> Option<u32> {
+/// The value of the first of `info` named `key`.
+fn info_value<'a>(info: &'a [Info], key: &str) -> Option<&'a Value> {
     info.iter()
         .find(|i| i.key.as_bytes() == key.as_bytes())
-        .and_then(|i| match i.value {
-            Value::Uint32(n) => Some(n),
-            Value::Int32(n) => u32::try_from(n).ok(),
-            Value::Int(n) => u32::try_from(n).ok(),
-            Value::Uint64(n) => u32::try_from(n).ok(),
-            _ => None,
-        })
+        .map(|i| &i.value)
+}
+
+fn info_u32(info: &[Info], key: &str) -> Option<u32> {
+    info_value(info, key).and_then(|v| match *v {
+        Value::Uint32(n) => Some(n),
+        Value::Int32(n) => u32::try_from(n).ok(),
+        Value::Int(n) => u32::try_from(n).ok(),
+        Value::Uint64(n) => u32::try_from(n).ok(),
+        _ => None,
+    })
 }
 
 fn info_true(info: &[Info], key: &str) -> bool {
