@@ -18,6 +18,7 @@
 
 use super::output::say;
 use super::procgroup;
+use super::wake::{Wake, IDLE_WAIT};
 use pmix_types::{Proc, RANK_WILDCARD};
 use pmix_wire::server::HostEvent;
 use std::os::fd::OwnedFd;
@@ -544,6 +545,23 @@ impl Ending {
         Some(code)
     }
 
+    /// When [`Ending::check`] next has something to do without being
+    /// woken: the grace's SIGTERM, the SIGKILL after it, the job's
+    /// timeout (none that has passed: check acted on it already).
+    pub(super) fn next_due(&self) -> Option<Instant> {
+        let now = Instant::now();
+        let escalate = match self.kill_at {
+            Some(k) => Some(k),
+            None => self.term_at,
+        };
+        let timeout = self.timeout.map(|t| self.start + t);
+        escalate
+            .into_iter()
+            .chain(timeout)
+            .filter(|t| *t > now)
+            .min()
+    }
+
     /// After each round of the loop: end the job on a caught signal,
     /// escalate, and say whether the run is over.
     pub(super) fn check(
@@ -605,8 +623,12 @@ pub(super) fn exit_of(o: Outcome) -> std::process::ExitCode {
 /// for a failure that ends the job, and once the run is over
 /// [`finish`](Wire::finish).
 pub(super) trait Wire {
-    /// Wait a little for the wire's traffic: the loop's pace.
-    fn poll(&mut self);
+    /// Wait for the wire's traffic, the loop's pace: by default until
+    /// `wake` is woken (the wire's server and threads wake it, and the
+    /// signals the loop acts on) or for `max` (the loop's next deadline).
+    fn poll(&mut self, wake: &Wake, max: Duration) {
+        wake.wait(max);
+    }
     /// Rank `rank` of `ns` has ended with `code`.
     fn exited(&mut self, _ns: &str, _rank: u32, _code: i32) {}
     /// Answer what the wire's servers asked since the last round: an
@@ -630,6 +652,7 @@ pub(super) trait Wire {
 /// signals on to the running ranks.
 pub(super) fn drive(
     wire: &mut dyn Wire,
+    wake: &mut Wake,
     mut ranks: Ranks,
     mut ending: Ending,
     caught: &[(i32, Arc<AtomicBool>)],
@@ -640,12 +663,37 @@ pub(super) fn drive(
     // ended before this
     let child_exited = Arc::new(AtomicBool::new(true));
     let sigchld = signal_hook::flag::register(libc::SIGCHLD, child_exited.clone()).is_ok();
+    // the loop sleeps until one of these (or its wire) wakes it; the flags
+    // say which (registered after them: the flag is set before the wake)
+    let signals: Vec<i32> = std::iter::once(libc::SIGCHLD)
+        .chain(caught.iter().map(|(s, _)| *s))
+        .chain(forward.signals())
+        .collect();
+    let woken = sigchld && wake.on_signals(&signals);
     // failures reaped but not yet taken: (namespace, rank, status, reaped at)
     let mut pending: Vec<(String, u32, ExitStatus, Instant)> = Vec::new();
     const HOLD: Duration = Duration::from_millis(200);
     const HOLD_EXITING: Duration = Duration::from_secs(5);
+    // while a failure is held, or without the wakes: a short pace
+    const BUSY_WAIT: Duration = Duration::from_millis(5);
+    let mut first = true;
     let outcome = loop {
-        wire.poll();
+        // the first round looks at once: what came before the loop (a
+        // rank's end before SIGCHLD woke anything) is taken now
+        if !std::mem::take(&mut first) {
+            let now = Instant::now();
+            let max = if !woken {
+                Duration::from_millis(1)
+            } else if !pending.is_empty() {
+                BUSY_WAIT
+            } else {
+                ending
+                    .next_due()
+                    .map_or(IDLE_WAIT, |t| t.saturating_duration_since(now))
+                    .min(IDLE_WAIT)
+            };
+            wire.poll(wake, max);
+        }
         for sig in forward.take() {
             ranks.signal_running(sig);
         }
@@ -846,9 +894,6 @@ mod tests {
     }
 
     impl Wire for Watcher {
-        fn poll(&mut self) {
-            std::thread::sleep(Duration::from_millis(1));
-        }
         fn exited(&mut self, _ns: &str, rank: u32, code: i32) {
             self.exited.push((rank, code));
         }
@@ -915,6 +960,7 @@ mod tests {
     fn drive_plain(w: &mut Watcher, ranks: Ranks, keep_going: bool) {
         drive(
             w,
+            &mut Wake::new().unwrap(),
             ranks,
             Ending::new(Duration::ZERO, keep_going, None),
             &[],

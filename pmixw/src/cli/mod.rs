@@ -15,6 +15,7 @@ mod run_joint;
 mod run_pmi;
 mod run_pmi2;
 mod run_pmix;
+mod wake;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use pmix_codec::{BufferType, Dialect, Format};

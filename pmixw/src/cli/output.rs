@@ -4,7 +4,7 @@
 //! ([`Server::iof_deliver`]), which hands it to every tool that pulled it
 //! (`PMIx_IOF_pull`) or keeps it for the first one that will
 //! (spec-notes/server.md, "IO forwarding"). One thread reads every pipe
-//! (poll(2)), however many ranks the run has. Before the launcher exits
+//! (epoll; poll(2) where it is missing), however many ranks the run has. Before the launcher exits
 //! it waits for that thread to have copied everything the ranks wrote.
 
 use pmix_types::names::iof_channel;

@@ -62,6 +62,11 @@ pub(super) fn forward_signals() -> Forward {
 }
 
 impl Forward {
+    /// The signals caught for forwarding.
+    pub(super) fn signals(&self) -> impl Iterator<Item = i32> + '_ {
+        self.0.iter().map(|(s, _)| *s)
+    }
+
     /// What was caught since the last call, in [`FORWARDED`]'s order (a
     /// stop before a continue: caught in one round, the ranks run on):
     /// each signal to be sent to every running rank's group.

@@ -16,6 +16,7 @@ use super::run_pmi::{choose, PmiStart};
 use super::run_pmix::{
     announce, announce_failure, serve_common, start_server, tell_exit, PmixStart,
 };
+use super::wake::Wake;
 use pmix_types::status::codes;
 use pmix_types::Proc;
 use pmix_wire::pmi::joint;
@@ -87,7 +88,8 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
     let forward = super::procgroup::forward_signals();
     let ns = job.nspace.clone();
     let total: u32 = job.apps.iter().map(|a| a.n).sum();
-    let server = start_server(&ns, total, net::hostname(), job.dstore)
+    let mut wake = Wake::new().map_err(|e| format!("cannot make the loop's wake: {e}"))?;
+    let server = start_server(&ns, total, net::hostname(), job.dstore, &wake.waker())
         .map_err(|e| format!("cannot start the server: {e}"))?;
     let here = std::env::current_dir()
         .ok()
@@ -145,7 +147,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
         events: VecDeque::new(),
         waiting: BTreeMap::new(),
     };
-    let code = host::drive(&mut wire, ranks, job.ending(), &caught, &forward);
+    let code = host::drive(&mut wire, &mut wake, ranks, job.ending(), &caught, &forward);
     wire.server.stop();
     Ok(code)
 }
@@ -162,7 +164,8 @@ struct Joint {
 }
 
 impl host::Wire for Joint {
-    fn poll(&mut self) {
+    fn poll(&mut self, _wake: &Wake, _max: Duration) {
+        // the PMI-1 driver's sockets are its wait
         self.events
             .extend(self.pmi.driver.step(Duration::from_millis(2)));
     }

@@ -10,6 +10,7 @@
 //! grace, then SIGKILL).
 
 use super::host::{self, Ending, Job, LaunchApp, Mpi, Outcome, Ranks};
+use super::wake::Wake;
 use pmix_wire::pmi::server::fd::Driver;
 use pmix_wire::pmi::server::{App, Event, JobSpec, NameOp, Server};
 use std::collections::VecDeque;
@@ -392,6 +393,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
     };
     Ok(host::drive(
         &mut wire,
+        &mut Wake::new().map_err(|e| format!("cannot make the loop's wake: {e}"))?,
         ranks,
         job.ending(),
         &caught,
@@ -410,7 +412,8 @@ struct Pmi {
 }
 
 impl host::Wire for Pmi {
-    fn poll(&mut self) {
+    fn poll(&mut self, _wake: &Wake, _max: Duration) {
+        // the PMI-1 driver's sockets are its wait
         let driver = &mut self.start.driver;
         self.events.extend(driver.step(Duration::from_millis(2)));
         if let Some(a) = &self.across {

@@ -22,6 +22,7 @@
 
 use super::host::{self, Ending, Job, Outcome, Ranks};
 use super::run_pmix::{print_server_rss, start_server, PmixStart};
+use super::wake::{Wake, Waker};
 use pmix_types::status::codes;
 use pmix_wire::pmi::client::fd::{Conn, Traffic};
 use pmix_wire::pmi::client::{self as pmi2, Request, Response};
@@ -86,6 +87,21 @@ enum Ev {
     FenceDone(u64, u64, bool, Result<(), String>),
     /// PMI-2 `finalize` answered; what the connection carried.
     Finalized(Traffic),
+}
+
+/// The main loop's inbox for its threads: each message wakes the loop.
+#[derive(Clone)]
+struct EvTx {
+    tx: Sender<Ev>,
+    wake: Waker,
+}
+
+impl EvTx {
+    fn send(&self, e: Ev) -> Result<(), std::sync::mpsc::SendError<Ev>> {
+        let r = self.tx.send(e);
+        self.wake.wake();
+        r
+    }
 }
 
 /// Work for the PMI-2 thread (PMI-2 answers one request at a time).
@@ -156,7 +172,7 @@ pub(super) fn fence(
 /// The PMI-2 connection's thread: each PMIx fence is one PMI-2 fence, the
 /// collective alone (the data it collects stays with each node, fetched
 /// over the bridge by the nodes that need it: [`Bridge::route`]).
-fn pmi_thread(mut pmi: Conn, limit: Duration, work: Receiver<Work>, ev: Sender<Ev>) {
+fn pmi_thread(mut pmi: Conn, limit: Duration, work: Receiver<Work>, ev: EvTx) {
     for w in work {
         match w {
             Work::Fence {
@@ -181,7 +197,7 @@ fn pmi_thread(mut pmi: Conn, limit: Duration, work: Receiver<Work>, ev: Sender<E
     }
 }
 
-fn read_peer(mut s: TcpStream, token: String, ev: Sender<Ev>) {
+fn read_peer(mut s: TcpStream, token: String, ev: EvTx) {
     let mut conn = Inbound::new(&token, Instant::now());
     let mut buf = vec![0u8; 64 << 10];
     loop {
@@ -373,7 +389,7 @@ fn boot(
     nodes: usize,
     name: &str,
     listener: TcpListener,
-    ev_tx: &Sender<Ev>,
+    ev_tx: &EvTx,
     limit: Duration,
 ) -> Result<(Vec<String>, Peers), String> {
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
@@ -482,7 +498,9 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
     }
     // each node's own store: its ranks' data, and the other nodes' ranks'
     // data as the fences bring it
-    let server = start_server(&nspace, n, name.clone(), job.dstore)
+    let mut wake =
+        Wake::new().map_err(|e| format!("pmixw run: cannot make the loop's wake: {e}"))?;
+    let server = start_server(&nspace, n, name.clone(), job.dstore, &wake.waker())
         .map_err(|e| format!("pmixw run: cannot start the server: {e}"))?;
     // the ranks start now and initialize while this node hears from the
     // others (the boot exchange, on a thread of its own: a PMI-2 fence,
@@ -492,7 +510,11 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
         let ns = nspace.clone();
         server.call(move |s| s.await_nodes(&ns));
     }
-    let (ev_tx, ev_rx) = channel();
+    let (tx, ev_rx) = channel();
+    let ev_tx = EvTx {
+        tx,
+        wake: wake.waker(),
+    };
     let booting = {
         let (tx, name) = (ev_tx.clone(), name.clone());
         std::thread::spawn(move || {
@@ -586,7 +608,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
             codes::PMIX_ERR_LOST_CONNECTION,
         );
     }
-    let code = host::drive(&mut wire, ranks, ending, &caught, &forward);
+    let code = host::drive(&mut wire, &mut wake, ranks, ending, &caught, &forward);
     wire.server.stop();
     Ok(code)
 }
@@ -1136,9 +1158,18 @@ impl Bridge {
 }
 
 impl host::Wire for Bridge {
-    fn poll(&mut self) {
+    fn poll(&mut self, wake: &Wake, max: Duration) {
+        // a round that served something looks again at once (serving may
+        // have queued more); else until woken, a node's wait for its
+        // Hello (`unreachable`) or the loop's deadline
         if self.idle {
-            std::thread::sleep(Duration::from_millis(1));
+            let now = Instant::now();
+            let max = self
+                .unreachable
+                .iter()
+                .map(|(_, at)| at.saturating_duration_since(now))
+                .fold(max, Duration::min);
+            wake.wait(max);
         }
     }
 

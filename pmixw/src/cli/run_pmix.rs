@@ -13,6 +13,7 @@
 //! starting ranks, for this job and a joint one (run_joint.rs).
 
 use super::host::{self, catch_signals, Ending, Job, Outcome, Ranks};
+use super::wake::{Wake, Waker};
 use pmix_types::status::codes;
 use pmix_types::RANK_WILDCARD;
 use pmix_types::{Info, Proc, Value};
@@ -125,11 +126,14 @@ fn tool_search_copies(nspace: &str) -> Option<Files> {
 /// Start our server for a job of one namespace `ns` of `nprocs` ranks on
 /// `host`: tools (pquery, pps) find it through files in the tmpdir, and
 /// with `dstore` libpmix 4.2.x clients find a ds21 store there.
+/// The node's server for job `ns` of `nprocs` on `host`; `wake` is told
+/// when it has host events for the loop ([`host::drive`]).
 pub(super) fn start_server(
     ns: &str,
     nprocs: u32,
     host: String,
     dstore: bool,
+    wake: &Waker,
 ) -> std::io::Result<net::Running> {
     net::start_opts(
         vec![JobSpec {
@@ -141,6 +145,7 @@ pub(super) fn start_server(
         net::Options {
             rendezvous: Some(std::env::temp_dir()),
             dstore: dstore.then(std::env::temp_dir),
+            on_event: Some(wake.hook()),
             ..net::Options::default()
         },
     )
@@ -182,7 +187,8 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
     // caught from here on: the job is ended and the rendezvous files removed
     let caught = catch_signals();
     let forward = super::procgroup::forward_signals();
-    let server = start_server(nspace, n, net::hostname(), job.dstore)
+    let mut wake = Wake::new().map_err(|e| format!("cannot make the loop's wake: {e}"))?;
+    let server = start_server(nspace, n, net::hostname(), job.dstore, &wake.waker())
         .map_err(|e| format!("cannot start the server: {e}"))?;
     // a live server already holds the name tools attach by
     let by_ns = std::env::temp_dir().join(format!("pmix.{}.tool.{nspace}", net::hostname()));
@@ -237,7 +243,7 @@ pub fn run(job: &Job) -> Result<ExitCode, String> {
         namespaces: vec![nspace.clone()],
         running_spawns: Vec::new(),
     };
-    let code = host::drive(&mut wire, ranks, job.ending(), &caught, &forward);
+    let code = host::drive(&mut wire, &mut wake, ranks, job.ending(), &caught, &forward);
     // what the ranks wrote last is copied out before this launcher ends
     super::output::drain(Duration::from_secs(5));
     wire.server.stop();
@@ -367,10 +373,6 @@ pub(super) fn spawn_apps(
 }
 
 impl host::Wire for Single {
-    fn poll(&mut self) {
-        std::thread::sleep(Duration::from_millis(1));
-    }
-
     fn exited(&mut self, ns: &str, rank: u32, code: i32) {
         tell_exit(&self.server, ns, rank, code);
     }

@@ -130,6 +130,27 @@ impl Sink {
     }
 }
 
+/// Called on the server's thread each time it has queued host events
+/// ([`Running::events`]), once for the events of one turn: a host whose
+/// loop sleeps until it has work ([`Options::on_event`]) wakes on it
+/// instead of polling the channel.
+#[derive(Clone)]
+pub struct EventHook(Arc<dyn Fn() + Send + Sync>);
+
+impl EventHook {
+    /// A hook running `f`. It runs on the server's thread while the loop
+    /// waits for it: it should only wake something (a write to a pipe).
+    pub fn new(f: impl Fn() + Send + Sync + 'static) -> EventHook {
+        EventHook(Arc::new(f))
+    }
+}
+
+impl std::fmt::Debug for EventHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EventHook")
+    }
+}
+
 /// How to start a server.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -143,6 +164,8 @@ pub struct Options {
     /// on 64-bit Linux, `SM_USE_LINEAR_SEARCH` set, an I/O error) the
     /// server runs without it and says why.
     pub dstore: Option<PathBuf>,
+    /// Run after the server has queued host events ([`EventHook`]).
+    pub on_event: Option<EventHook>,
 }
 
 /// What both APIs share: the URI, the ranks' environments, the files.
@@ -496,10 +519,11 @@ fn launch(
     let (tx, rx) = std::sync::mpsc::channel();
     let inbox = Inbox { tx, waker };
     let server = p.server;
+    let on_event = opts.on_event.clone();
     let spawned = thread::Builder::new()
         .name("pmixw-server".into())
         .spawn(move || {
-            Loop::new(server, poll, listener, events).run(rx);
+            Loop::new(server, poll, listener, (events, on_event)).run(rx);
             ended();
         });
     match spawned {
@@ -601,6 +625,8 @@ struct Loop {
     table: Option<TcpTable>,
     peers: HashMap<ConnId, Peer>,
     events: Sink,
+    /// Told after each turn's events ([`Options::on_event`]).
+    on_event: Option<EventHook>,
     /// One read buffer for every connection.
     buf: Box<[u8]>,
     /// Peers with replies to write this turn.
@@ -615,7 +641,12 @@ struct Loop {
 }
 
 impl Loop {
-    fn new(server: Server, poll: Poll, listener: mio::net::TcpListener, events: Sink) -> Loop {
+    fn new(
+        server: Server,
+        poll: Poll,
+        listener: mio::net::TcpListener,
+        (events, on_event): (Sink, Option<EventHook>),
+    ) -> Loop {
         let table = listener.local_addr().ok().map(TcpTable::new);
         Loop {
             server,
@@ -624,6 +655,7 @@ impl Loop {
             table,
             peers: HashMap::new(),
             events,
+            on_event,
             buf: vec![0u8; READ_CHUNK].into_boxed_slice(),
             dirty: Vec::new(),
             again: Vec::new(),
@@ -799,8 +831,13 @@ impl Loop {
         let max = self.server.limits().max_queued_bytes;
         loop {
             // upcalls first: the host hears of an abort before its reply goes
+            let mut told = false;
             while let Some(e) = self.server.poll_event() {
                 self.events.send(e);
+                told = true;
+            }
+            if let Some(h) = self.on_event.as_ref().filter(|_| told) {
+                (h.0)();
             }
             let Some(t) = self.server.poll_transmit() else {
                 break;
