@@ -6,9 +6,8 @@
 //! so, and sees every rank's connect and finalize.
 
 use pmix_test_kit::interop::{build_c, default_out_dir};
-use pmix_test_kit::process::{self, Kill};
+use pmix_test_kit::{hostile, process};
 use pmix_wire::server::{net, HostEvent, JobSpec};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 #[test]
@@ -32,21 +31,7 @@ fn every_host_event_is_followed_by_the_hook() {
         },
     )
     .expect("our server");
-    let kids: Vec<Kill> = (0..n)
-        .map(|r| {
-            let k = Kill(
-                Command::new(&client)
-                    .envs(server.client_env(ns, r))
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::inherit())
-                    .spawn()
-                    .unwrap(),
-            );
-            let pid = k.0.id();
-            server.call(move |s| s.set_rank_pid("event-hook", r, pid));
-            k
-        })
-        .collect();
+    let kids = hostile::ranks(&server, &client, ns, n);
     let (mut connected, mut finalized, mut hooks) = (0, 0, 0);
     while finalized < n {
         // only when told: an event left without its hook would hang here

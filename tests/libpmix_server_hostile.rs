@@ -15,9 +15,7 @@ use pmix_test_kit::interop::{build_c, default_out_dir};
 use pmix_test_kit::pair::{drain, job_spec, Drained};
 use pmix_wire::server::net;
 use pmix_wire::server::{HostEvent, Limits, PeerInfo, Refusal, Server, Transmit, Verify};
-use process::Kill;
 use std::io::Read;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn refusals(server: &net::Running) -> Vec<Refusal> {
@@ -56,21 +54,7 @@ fn good_clients_complete_beside_hostile_peers() {
     let mut attack = Attack::before(&addr, ns, n);
 
     // the real ranks, each registered as the host would (pmixw run does)
-    let kids: Vec<Kill> = (0..n)
-        .map(|r| {
-            let k = Kill(
-                Command::new(&client)
-                    .envs(server.client_env(ns, r))
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::inherit())
-                    .spawn()
-                    .unwrap(),
-            );
-            let pid = k.0.id();
-            server.call(move |s| s.set_rank_pid("hostile-live", r, pid));
-            k
-        })
-        .collect();
+    let kids = hostile::ranks(&server, &client, ns, n);
 
     // meanwhile: slowloris, connect/close churn, forged claims of ranks
     // that are (by now, mostly) connected

@@ -92,6 +92,32 @@ pub fn server(ns: &str, n: u32) -> net::Running {
     .expect("our server")
 }
 
+/// The real ranks: `n` processes of `client` as ranks of `ns` under
+/// `server`, each registered as the host would (`pmixw run` does), stdout
+/// piped for [`crate::process::finish`].
+pub fn ranks(
+    server: &net::Running,
+    client: &std::path::Path,
+    ns: &str,
+    n: u32,
+) -> Vec<crate::process::Kill> {
+    (0..n)
+        .map(|r| {
+            let k = crate::process::Kill(
+                std::process::Command::new(client)
+                    .envs(server.client_env(ns, r))
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::inherit())
+                    .spawn()
+                    .expect("a client"),
+            );
+            let (pid, ns) = (k.0.id(), ns.to_string());
+            server.call(move |s| s.set_rank_pid(&ns, r, pid));
+            k
+        })
+        .collect()
+}
+
 /// How many idle connections [`Attack::before`] opens.
 pub const IDLE: usize = 320;
 
