@@ -125,9 +125,8 @@ fn tool_search_copies(nspace: &str) -> Option<Files> {
 
 /// Start our server for a job of one namespace `ns` of `nprocs` ranks on
 /// `host`: tools (pquery, pps) find it through files in the tmpdir, and
-/// with `dstore` libpmix 4.2.x clients find a ds21 store there.
-/// The node's server for job `ns` of `nprocs` on `host`; `wake` is told
-/// when it has host events for the loop ([`host::drive`]).
+/// with `dstore` libpmix 4.2.x clients find a ds21 store there; `wake` is
+/// told when it has host events for the loop ([`host::drive`]).
 pub(super) fn start_server(
     ns: &str,
     nprocs: u32,

@@ -9,8 +9,8 @@
 //! [`IDLE_WAIT`].
 //!
 //! The 1 ms poll it replaced cost `pmixw run` ~27 ms of CPU per second of
-//! wall when the job did nothing (`pmixw run -n 1 sleep 3`: 80 ms), about
-//! the whole of its own CPU per node at 32 ranks a node in `wireup_scale`.
+//! wall when the job did nothing (`pmixw run -n 1 sleep 3`: 80 ms; 9–18 %
+//! of its own CPU per node in `wireup_scale`, spec-notes/bench.md).
 
 use pmix_wire::server::net;
 use std::io::{ErrorKind, Read, Write};
@@ -168,6 +168,5 @@ mod tests {
         w.wait(Duration::from_secs(60));
         assert!(t.elapsed() < Duration::from_secs(60));
         h.join().unwrap();
-        drop(w);
     }
 }

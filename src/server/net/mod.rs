@@ -131,7 +131,7 @@ impl Sink {
 }
 
 /// Called on the server's thread each time it has queued host events
-/// ([`Running::events`]), once for the events of one turn: a host whose
+/// ([`Running::events`]), once for the events it queued together: a host whose
 /// loop sleeps until it has work ([`Options::on_event`]) wakes on it
 /// instead of polling the channel.
 #[derive(Clone)]
@@ -523,7 +523,7 @@ fn launch(
     let spawned = thread::Builder::new()
         .name("pmixw-server".into())
         .spawn(move || {
-            Loop::new(server, poll, listener, (events, on_event)).run(rx);
+            Loop::new(server, poll, listener, events, on_event).run(rx);
             ended();
         });
     match spawned {
@@ -625,7 +625,7 @@ struct Loop {
     table: Option<TcpTable>,
     peers: HashMap<ConnId, Peer>,
     events: Sink,
-    /// Told after each turn's events ([`Options::on_event`]).
+    /// Told after the events it queued together ([`Options::on_event`]).
     on_event: Option<EventHook>,
     /// One read buffer for every connection.
     buf: Box<[u8]>,
@@ -645,7 +645,8 @@ impl Loop {
         server: Server,
         poll: Poll,
         listener: mio::net::TcpListener,
-        (events, on_event): (Sink, Option<EventHook>),
+        events: Sink,
+        on_event: Option<EventHook>,
     ) -> Loop {
         let table = listener.local_addr().ok().map(TcpTable::new);
         Loop {
