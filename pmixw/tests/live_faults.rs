@@ -687,6 +687,53 @@ fn a_ranks_setsid_descendant_ends_with_the_job() {
     let _ = std::fs::remove_dir_all(&sync);
 }
 
+/// A rank's descendant that clears its environment as well as leaving its
+/// group and session (`env -i setsid`): no mark and no group find it,
+/// but it was re-parented to the launcher, a child subreaper, and the
+/// launcher ends what is left below it before it exits (guard.rs
+/// `end_left`; mpirun 4.1.4 and prterun 5.0.11 leave it running).
+#[test]
+fn a_ranks_descendant_without_its_environment_ends_with_the_job() {
+    let tmp = fresh_dir("envless");
+    let sync = fresh_dir("envless-sync");
+    // the descendant writes its pid (after setsid, with no environment)
+    // where its rank waits for it, then sleeps
+    let script = r#"env -i setsid sh -c 'echo $$ > "$1/p.$2"; exec sleep 313' x "$FAULT_SYNC" "$PMIX_RANK" &
+        while [ ! -s "$FAULT_SYNC/p.$PMIX_RANK" ]; do sleep 0.01; done; exit 0"#;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pmixw"));
+    cmd.args(["run", "-n", "2", "sh", "-c", script])
+        .env("FAULT_SYNC", &sync);
+    let r = run_in_session(cmd, &tmp, Stdio::null());
+    let err = String::from_utf8_lossy(&r.out.stderr);
+    assert_eq!(r.out.status.code(), Some(0), "{err}");
+    let pids: Vec<i32> = (0..2)
+        .filter_map(|k| std::fs::read_to_string(sync.join(format!("p.{k}"))).ok())
+        .filter_map(|p| p.trim().parse().ok())
+        .collect();
+    assert_eq!(pids.len(), 2, "the descendants' pids: {pids:?}\n{err}");
+    // the launcher has exited: a pid still running `sleep 313` is left
+    let left: Vec<i32> = pids
+        .iter()
+        .copied()
+        .filter(|p| {
+            let cmdline = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+            let state = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+            cmdline == b"sleep\x00313\x00" && !state.contains(") Z ")
+        })
+        .collect();
+    for &p in &left {
+        // SAFETY: kill(2) of what this test left behind
+        unsafe {
+            libc::kill(p, libc::SIGKILL);
+        }
+    }
+    println!("ended in {:.2} s", r.secs);
+    assert!(left.is_empty(), "left: {left:?}");
+    assert!(r.files.is_empty(), "{:?}", r.files);
+    let _ = std::fs::remove_dir_all(&tmp);
+    let _ = std::fs::remove_dir_all(&sync);
+}
+
 const READ: &str = r#"read x; echo "rank $PMIX_RANK got <$x>""#;
 
 /// As mpirun and prterun: the launcher's stdin goes to rank 0, every

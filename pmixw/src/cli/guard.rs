@@ -12,8 +12,8 @@
 //! id as the rank starts (`g PGID`) and forgets it once the group is
 //! ended (`e PGID`: an ended group's id may become another's), and `done`
 //! when it has cleaned up itself (having ended, once the ranks were
-//! gone, what still carried the run's mark: a descendant that left its
-//! rank's group, which ending the groups missed, [`end_marked`]). When
+//! gone, what was still below it: a descendant that left its rank's
+//! group, which ending the groups missed, [`end_left`]). When
 //! the pipe ends without `done` the launcher is gone, and the guard ends:
 //! - every process of the groups still listed, and every process whose
 //!   environment holds this run's mark (`PMIXW_GUARD=<pid>.<nonce>`, given
@@ -37,8 +37,10 @@
 //!
 //! Cost: one process start per run (the soak bench's 10 000 jobs start
 //! 10 000; the guard reads its pipe and sleeps otherwise), one write on
-//! the pipe per rank, and at the job's end one look at every process's
-//! environment (/proc, by the launcher). PR_SET_PDEATHSIG was the other
+//! the pipe per rank, and at the job's end a look at the launcher's own
+//! subtree (/proc, by the launcher; every process's environment where the
+//! kernel does not list children, and in `pmixw dvm`, no subreaper).
+//! PR_SET_PDEATHSIG was the other
 //! way: no process, but it reaches a rank only, not its descendants, and
 //! fires when the *thread* that started the rank ends.
 
@@ -146,7 +148,87 @@ pub(super) fn end_marked(grace: Duration) {
     let Some(mark) = watch().as_ref().map(|w| format!("{MARK}={}", w.mark)) else {
         return;
     };
-    end_all(&[], &mark, grace);
+    end_all(&[], &|| of_the_run(&[], &mark), grace);
+}
+
+/// Every rank has ended and its group too, in a launcher that is a child
+/// subreaper (procgroup::become_subreaper): what is left of the run is
+/// what is left below this process, the guard excepted. Every orphan of a
+/// rank's, whatever its group, session or environment, was re-parented
+/// here, so [`descendants`] finds what the mark finds and what cleared
+/// its environment too, looking at this process's subtree alone where
+/// [`end_marked`] reads every process's environment on the host (at 512
+/// ranks on 16 nodes of one machine, a third of each launcher's own CPU).
+/// Where the kernel does not list children (CONFIG_PROC_CHILDREN), or
+/// this process is no subreaper, [`end_marked`].
+pub(super) fn end_left(grace: Duration) {
+    let guard = watch().as_ref().map(|w| w.child.id());
+    if !is_subreaper() || descendants(guard).is_none() {
+        return end_marked(grace);
+    }
+    end_all(&[], &|| descendants(guard).unwrap_or_default(), grace);
+}
+
+/// Whether this process is a child subreaper.
+fn is_subreaper() -> bool {
+    let mut on: libc::c_int = 0;
+    // SAFETY: PR_GET_CHILD_SUBREAPER writes one int through the pointer
+    let rc = unsafe { libc::prctl(libc::PR_GET_CHILD_SUBREAPER, &mut on as *mut libc::c_int) };
+    rc == 0 && on != 0
+}
+
+/// The live processes below this one (its children, theirs, and so on;
+/// `skip` and what is below it left out), its own zombie children reaped
+/// on the way; `None` when /proc does not list this process's children.
+fn descendants(skip: Option<u32>) -> Option<Vec<i32>> {
+    let me = std::process::id();
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut todo = vec![me];
+    while let Some(p) = todo.pop() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
+            if p == me {
+                return None;
+            }
+            continue;
+        };
+        for t in tasks.flatten() {
+            let Ok(list) = std::fs::read_to_string(t.path().join("children")) else {
+                if p == me {
+                    return None;
+                }
+                continue;
+            };
+            for c in list
+                .split_whitespace()
+                .filter_map(|c| c.parse::<u32>().ok())
+            {
+                if Some(c) == skip || !seen.insert(c) {
+                    continue;
+                }
+                if p == me && reaped(c) {
+                    continue;
+                }
+                if super::procgroup::stat_fields(c).is_some_and(|f| !super::procgroup::dead(&f)) {
+                    if let Ok(pid) = i32::try_from(c) {
+                        out.push(pid);
+                    }
+                }
+                todo.push(c);
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Reap `pid`, a child of this process, if it has ended.
+fn reaped(pid: u32) -> bool {
+    let Ok(p) = i32::try_from(pid) else {
+        return false;
+    };
+    let mut st = 0;
+    // SAFETY: waitpid of one child, non-blocking, into a local
+    unsafe { libc::waitpid(p, &mut st, libc::WNOHANG) == p }
 }
 
 /// The launcher has cleaned up: the guard ends without doing anything.
@@ -211,9 +293,10 @@ pub(super) fn main(args: &[String]) -> std::process::ExitCode {
         }
     }
     // the launcher is gone
+    let mark = format!("{MARK}={mark}");
     end_all(
         &groups,
-        &format!("{MARK}={mark}"),
+        &|| of_the_run(&groups, &mark),
         Duration::from_millis(grace),
     );
     remove_files(pid);
@@ -235,15 +318,10 @@ fn of_the_run(groups: &[u32], mark: &str) -> Vec<i32> {
         if pid == me {
             continue;
         }
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        let Some(f) = super::procgroup::stat_fields(pid) else {
             continue;
         };
-        // pid (comm) state ppid pgrp ...
-        let Some(close) = stat.rfind(')') else {
-            continue;
-        };
-        let f: Vec<&str> = stat[close + 1..].split_whitespace().collect();
-        if matches!(f.first(), Some(&"Z" | &"X")) {
+        if super::procgroup::dead(&f) {
             continue;
         }
         let in_group = f
@@ -265,7 +343,7 @@ fn of_the_run(groups: &[u32], mark: &str) -> Vec<i32> {
 
 /// SIGTERM (and SIGCONT) to what is left of the run, up to `grace` for it
 /// to go, then SIGKILL until nothing is left (bounded).
-fn end_all(groups: &[u32], mark: &str, grace: Duration) {
+fn end_all(groups: &[u32], find: &dyn Fn() -> Vec<i32>, grace: Duration) {
     let send = |pids: &[i32], sig: i32| {
         for &g in groups {
             // SAFETY: kill(2) of a negative pid: one process group
@@ -280,7 +358,7 @@ fn end_all(groups: &[u32], mark: &str, grace: Duration) {
             }
         }
     };
-    let left = of_the_run(groups, mark);
+    let left = find();
     if left.is_empty() {
         return;
     }
@@ -289,13 +367,13 @@ fn end_all(groups: &[u32], mark: &str, grace: Duration) {
     let deadline = Instant::now() + grace;
     while Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
-        if of_the_run(groups, mark).is_empty() {
+        if find().is_empty() {
             return;
         }
     }
     // what forks while it is killed is found again (a few rounds at most)
     for _ in 0..500 {
-        let left = of_the_run(groups, mark);
+        let left = find();
         if left.is_empty() {
             return;
         }

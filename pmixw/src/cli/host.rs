@@ -757,14 +757,15 @@ pub(super) fn drive(
     };
     if matches!(outcome, Outcome::Done(_)) {
         // every rank has ended: what they leave in their groups goes too,
-        // and what left the groups carrying the run's mark (guard.rs)
+        // and what left the groups (guard.rs: all that is left below this
+        // launcher, a subreaper)
         ranks.end_groups(ending.grace);
-        super::guard::end_marked(ending.grace);
+        super::guard::end_left(ending.grace);
     } else {
         // the job was ended (a signal) or runs out of time: what is left
         // is killed before the wire stops
         drop(ranks);
-        super::guard::end_marked(Duration::ZERO);
+        super::guard::end_left(Duration::ZERO);
     }
     wire.finish(outcome)
 }

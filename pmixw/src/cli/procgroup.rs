@@ -172,16 +172,25 @@ fn forward_terminal(mut to: ChildStdin) {
 /// connection went and which is exiting will be reaped soon.
 pub(super) fn exiting(pid: u32) -> bool {
     const PF_EXITING: u64 = 0x4;
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+    let Some(f) = stat_fields(pid) else {
         return false;
     };
-    // pid (comm) state ppid pgrp session tty_nr tpgid flags ...
-    let Some(close) = stat.rfind(')') else {
-        return false;
-    };
-    let f: Vec<&str> = stat[close + 1..].split_whitespace().collect();
     let flags: u64 = f.get(6).and_then(|s| s.parse().ok()).unwrap_or(0);
-    matches!(f.first(), Some(&"Z" | &"X")) || flags & PF_EXITING != 0
+    dead(&f) || flags & PF_EXITING != 0
+}
+
+/// The fields of /proc/`pid`/stat after the command name (which may hold
+/// spaces and parentheses, hence the last `)`): state ppid pgrp session
+/// tty_nr tpgid flags ...; `None` when there is no such process.
+pub(super) fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = stat.rsplit_once(')')?.1;
+    Some(rest.split_whitespace().map(str::to_string).collect())
+}
+
+/// Whether [`stat_fields`] are a zombie's or a dead process's.
+pub(super) fn dead(fields: &[String]) -> bool {
+    matches!(fields.first().map(String::as_str), Some("Z" | "X"))
 }
 
 /// `sig` to the process group `pgid` (a rank's, led by it).
