@@ -95,10 +95,15 @@ fn program_mpi_at(exe: &str, depth: u32) -> ProgramMpi {
     let Some(path) = find_program(exe) else {
         return ProgramMpi::Unknown;
     };
-    let Ok(bytes) = std::fs::read(&path) else {
+    // a script's first line, or an ELF file's header
+    let Ok(head) = std::fs::File::open(&path).and_then(|f| {
+        use std::io::Read;
+        let mut head = Vec::new();
+        f.take(4096).read_to_end(&mut head).map(|_| head)
+    }) else {
         return ProgramMpi::Unknown;
     };
-    if let Some(line) = bytes.strip_prefix(b"#!") {
+    if let Some(line) = head.strip_prefix(b"#!") {
         let line = line.split(|&c| c == b'\n').next().unwrap_or_default();
         let line = String::from_utf8_lossy(line);
         let mut words = line.split_whitespace();
@@ -112,7 +117,7 @@ fn program_mpi_at(exe: &str, depth: u32) -> ProgramMpi {
             ProgramMpi::Unknown
         };
     }
-    let needed = needed_libs(&bytes);
+    let needed = needed_libs_of(&path);
     match mpi_of_needed(&needed) {
         ProgramMpi::Unknown => {}
         known => return known,
@@ -178,21 +183,61 @@ fn python_mpi(python: &std::path::Path) -> ProgramMpi {
     if file.contains(".openmpi.") {
         return ProgramMpi::OpenMpi;
     }
-    std::fs::read(origin).map_or(ProgramMpi::Unknown, |b| mpi_of_needed(&needed_libs(&b)))
+    mpi_of_needed(&needed_libs_of(std::path::Path::new(origin)))
 }
 
 /// The `DT_NEEDED` names of a little-endian ELF64 file (empty for anything
 /// else): the SHT_DYNAMIC section's entries, their names in the string
 /// table its `sh_link` names. Every offset is checked against the bytes.
-pub fn needed_libs(b: &[u8]) -> Vec<String> {
-    let u16_at = |o: usize| Some(u16::from_le_bytes(b.get(o..o + 2)?.try_into().ok()?));
-    let u32_at = |o: usize| Some(u32::from_le_bytes(b.get(o..o + 4)?.try_into().ok()?));
-    let u64_at = |o: usize| -> Option<usize> {
-        usize::try_from(u64::from_le_bytes(b.get(o..o + 8)?.try_into().ok()?)).ok()
+#[cfg(test)]
+fn needed_libs(b: &[u8]) -> Vec<String> {
+    needed_libs_at(&|o, n| Some(b.get(o..o.checked_add(n)?.min(b.len()))?.to_vec()))
+}
+
+/// [`needed_libs`] of the file at `path`, reading only its headers, its
+/// dynamic section and the names (a few KiB: `pmixw run` asks this of every
+/// program it starts, where reading a whole 2 MB binary cost ~2 ms).
+fn needed_libs_of(path: &std::path::Path) -> Vec<String> {
+    use std::os::unix::fs::FileExt;
+    let Ok(f) = std::fs::File::open(path) else {
+        return Vec::new();
     };
+    needed_libs_at(&|o, n| {
+        // a dynamic section of more than 1 MiB is no program's
+        if n > 1 << 20 {
+            return None;
+        }
+        let mut v = vec![0; n];
+        let mut got = 0;
+        while got < n {
+            match f.read_at(&mut v[got..], u64::try_from(o.checked_add(got)?).ok()?) {
+                Ok(0) => break,
+                Ok(k) => got += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return None,
+            }
+        }
+        v.truncate(got);
+        Some(v)
+    })
+}
+
+/// [`needed_libs`] over `at(offset, n)`: up to `n` bytes from `offset`
+/// (fewer at the end, `None` past it).
+fn needed_libs_at(at: &dyn Fn(usize, usize) -> Option<Vec<u8>>) -> Vec<String> {
+    let exact = |o: usize, n: usize| at(o, n).filter(|v| v.len() == n);
+    let u16_at = |o: usize| Some(u16::from_le_bytes(exact(o, 2)?.try_into().ok()?));
+    let u32_at = |o: usize| Some(u32::from_le_bytes(exact(o, 4)?.try_into().ok()?));
+    let u64_of = |v: &[u8], o: usize| -> Option<usize> {
+        usize::try_from(u64::from_le_bytes(
+            v.get(o..o.checked_add(8)?)?.try_into().ok()?,
+        ))
+        .ok()
+    };
+    let u64_at = |o: usize| u64_of(&exact(o, 8)?, 0);
     let go = || -> Option<Vec<String>> {
         // ELF magic, 64-bit, little-endian
-        if b.get(..6)? != b"\x7fELF\x02\x01" {
+        if exact(0, 6)? != b"\x7fELF\x02\x01" {
             return None;
         }
         let (shoff, shentsize, shnum) = (
@@ -204,23 +249,26 @@ pub fn needed_libs(b: &[u8]) -> Vec<String> {
         let mut out = Vec::new();
         for i in 0..shnum {
             let h = sh(i)?;
-            if u32_at(h + 4)? != 6 {
+            if u32_at(h.checked_add(4)?)? != 6 {
                 continue; // not SHT_DYNAMIC
             }
             let (off, size, link) = (
-                u64_at(h + 0x18)?,
-                u64_at(h + 0x20)?,
-                u32_at(h + 0x28)? as usize,
+                u64_at(h.checked_add(0x18)?)?,
+                u64_at(h.checked_add(0x20)?)?,
+                u32_at(h.checked_add(0x28)?)? as usize,
             );
-            let strtab = u64_at(sh(link)? + 0x18)?;
-            for e in (off..off.checked_add(size)?).step_by(16) {
-                let tag = u64_at(e)?;
+            let strtab = u64_at(sh(link)?.checked_add(0x18)?)?;
+            let dynamic = exact(off, size)?;
+            for e in (0..size).step_by(16) {
+                let tag = u64_of(&dynamic, e)?;
                 if tag == 0 {
                     break;
                 }
                 if tag == 1 {
-                    let start = strtab.checked_add(u64_at(e + 8)?)?;
-                    let name = b.get(start..)?;
+                    let start = strtab.checked_add(u64_of(&dynamic, e + 8)?)?;
+                    // a library's name is short; one longer than this is
+                    // no MPI's
+                    let name = at(start, 4096)?;
                     let end = name.iter().position(|c| *c == 0)?;
                     out.push(String::from_utf8_lossy(&name[..end]).into_owned());
                 }
@@ -656,6 +704,11 @@ mod tests {
         let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
         let libs = super::needed_libs(&me);
         assert!(libs.iter().any(|l| l.starts_with("libc.so")), "{libs:?}");
+        // read where asked from the file, the same names
+        assert_eq!(
+            super::needed_libs_of(&std::env::current_exe().unwrap()),
+            libs
+        );
         assert!(!libs.iter().any(|l| l.starts_with("libmpi")), "{libs:?}");
         assert_eq!(
             super::program_mpi(std::env::current_exe().unwrap().to_str().unwrap()),
