@@ -171,7 +171,7 @@ pub struct Options {
 /// What both APIs share: the URI, the ranks' environments, the files.
 struct Prepared {
     uri: String,
-    envs: HashMap<(String, u32), Vec<(String, String)>>,
+    envs: Envs,
     files: Vec<PathBuf>,
     server: Server,
     listener: std::net::TcpListener,
@@ -193,12 +193,13 @@ fn prepare(jobs: Vec<JobSpec>, opts: &Options) -> std::io::Result<Prepared> {
         Some(dir) => write_rendezvous(dir, &uri, jobs.first().map(|j| j.nspace.as_str()))?,
         None => Vec::new(),
     };
-    let mut envs = HashMap::new();
+    let mut envs = Envs::default();
     for j in jobs {
         server.register_nspace(j.clone());
-        for r in 0..j.nprocs {
-            envs.insert((j.nspace.clone(), r), server.client_env(&j.nspace, r, &uri));
-        }
+        envs.0.insert(
+            j.nspace.clone(),
+            (j.nprocs, server.client_env(&j.nspace, 0u32, &uri)),
+        );
     }
     Ok(Prepared {
         uri,
@@ -256,14 +257,24 @@ fn listen_loopback() -> std::io::Result<std::net::TcpListener> {
     Ok(s.into())
 }
 
-fn env_of(
-    envs: &HashMap<(String, u32), Vec<(String, String)>>,
-    nspace: &str,
-    rank: u32,
-) -> Vec<(String, String)> {
-    envs.get(&(nspace.to_string(), rank))
-        .cloned()
-        .unwrap_or_default()
+/// The environment of every rank of the jobs a server started with: one
+/// per namespace (its size, rank 0's), as [`Server::client_env`] differs
+/// from rank to rank in `PMIX_RANK` alone; a rank's is made when it is
+/// asked for (a node of a job across nodes starts its own ranks only,
+/// where one for every rank of the job was N allocations a node).
+#[derive(Default)]
+struct Envs(HashMap<String, (u32, Vec<(String, String)>)>);
+
+fn env_of(envs: &Envs, nspace: &str, rank: u32) -> Vec<(String, String)> {
+    let Some((_, env)) = envs.0.get(nspace).filter(|(n, _)| rank < *n) else {
+        return Vec::new();
+    };
+    env.iter()
+        .map(|(k, v)| match k.as_str() {
+            "PMIX_RANK" => (k.clone(), rank.to_string()),
+            _ => (k.clone(), v.clone()),
+        })
+        .collect()
 }
 
 fn remove_files(files: &mut Vec<PathBuf>) {
@@ -295,7 +306,7 @@ pub struct Running {
     pub uri: String,
     /// Upcalls to the host, in order.
     pub events: std::sync::mpsc::Receiver<HostEvent>,
-    envs: HashMap<(String, u32), Vec<(String, String)>>,
+    envs: Envs,
     inbox: Inbox,
     core: Option<thread::JoinHandle<()>>,
     files: Vec<PathBuf>,
@@ -370,7 +381,7 @@ pub struct AsyncRunning {
     pub uri: String,
     /// Upcalls to the host, in order.
     pub events: tokio::sync::mpsc::UnboundedReceiver<HostEvent>,
-    envs: HashMap<(String, u32), Vec<(String, String)>>,
+    envs: Envs,
     inbox: Inbox,
     /// Fires when the loop's thread has ended.
     ended: Option<tokio::sync::oneshot::Receiver<()>>,
@@ -480,15 +491,7 @@ pub fn start_opts(jobs: Vec<JobSpec>, opts: Options) -> std::io::Result<Running>
     })
 }
 
-type Started = (
-    (
-        String,
-        HashMap<(String, u32), Vec<(String, String)>>,
-        Vec<PathBuf>,
-    ),
-    Inbox,
-    thread::JoinHandle<()>,
-);
+type Started = ((String, Envs, Vec<PathBuf>), Inbox, thread::JoinHandle<()>);
 
 /// Prepare the server and run its loop on a thread named `pmixw-server`;
 /// `ended` runs on that thread once the loop has stopped.
@@ -937,5 +940,31 @@ mod tests {
         l.set_nonblocking(false).unwrap();
         let (s, _) = l.accept().unwrap();
         assert!(s.nodelay().unwrap());
+    }
+
+    /// A rank's environment, made when asked from its namespace's one, is
+    /// the core's own for that rank; past the job's size there is none.
+    #[test]
+    fn each_ranks_environment_is_the_cores() {
+        let job = |ns: &str, n| super::JobSpec {
+            nspace: ns.into(),
+            nprocs: n,
+            hostname: "h".into(),
+            info: Vec::new(),
+        };
+        let s = super::start(vec![job("envs.a", 3), job("envs.b", 1)]).unwrap();
+        for (ns, n) in [("envs.a", 3u32), ("envs.b", 1)] {
+            for r in 0..n {
+                let uri = s.uri.clone();
+                let nsc = ns.to_string();
+                let core = s.call(move |c| c.client_env(&nsc, r, &uri)).unwrap();
+                let got = s.client_env(ns, r);
+                assert_eq!(got, core, "{ns} rank {r}");
+                assert!(got.contains(&("PMIX_RANK".into(), r.to_string())));
+            }
+            assert!(s.client_env(ns, n).is_empty());
+        }
+        assert!(s.client_env("envs.c", 0u32).is_empty());
+        s.stop();
     }
 }
