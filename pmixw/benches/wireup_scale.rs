@@ -17,8 +17,13 @@
 //!
 //! the ratios of the median walls of the whole srun and of the median
 //! launcher CPU (srun, the slurmstepds and, for ours, `pmixw run`: the
-//! CPU of the job's process tree less what the ranks report as their own,
-//! test-kit/src/wireup.rs), then both walls and CPUs, and per rank what our
+//! CPU of the job's process tree less the ranks' own work from their
+//! `main` on and less, a rank, what the light rank costs to start and end
+//! when started by a plain posix_spawn, measured before each point's
+//! jobs: test-kit/src/wireup.rs), then both walls and CPUs, what a rank's
+//! process cost before its `main` on each side (the launcher's work in the
+//! child it forked is there), the CPU counted as before 2026-12-03 evening
+//! (less the ranks' whole reports), and per rank what our
 //! nodes exchanged with each other (the `PMIXW_TRAFFIC` reports: fence
 //! data, PMI-2 messages and bytes, bridge frames and bytes). Slurm's side
 //! between its stepds is not counted (it is inside libpmix and Slurm).
@@ -46,8 +51,8 @@
 
 use pmix_test_kit::slurm::{Cluster, MAX_NODES, TASKS_PER_NODE};
 use pmix_test_kit::wireup::{
-    alternate, become_subreaper, list, meminfo_kib, ms, nproc_limit, phases_line, traffic_lines,
-    warm_up, Run,
+    alternate, bare_start_us, become_subreaper, list, meminfo_kib, ms, nproc_limit, phases_line,
+    traffic_lines, warm_up, Run,
 };
 use std::path::PathBuf;
 use std::process::exit;
@@ -174,6 +179,9 @@ fn main() {
                 skipped.push((k, n, why));
                 continue;
             }
+            // what a light rank's process costs by itself, started and
+            // ended with no launcher work: the same for both sides
+            let bare = bare_start_us(&light, n);
             let (mut slurm, mut ours) =
                 alternate(&c, (k, n, reps), pmixw, (&light, &rank_args), &["--stats"]);
             // each side's servers, the larger of its jobs (ours: the
@@ -187,9 +195,19 @@ fn main() {
             let (srv_s, srv_o) = (servers(&slurm), servers(&ours));
             last = Some((n, srv_s.max(srv_o)));
             let wall_s = median_by(&mut slurm, |r| ms(r.wall));
-            let cpu_s = median_by(&mut slurm, Run::launcher_cpu_ms);
+            let cpu_s = median_by(&mut slurm, |r| r.launcher_cpu_ms(bare));
+            let whole_s = median_by(&mut slurm, Run::launcher_cpu_whole_ms);
             let wall_o = median_by(&mut ours, |r| ms(r.wall));
-            let cpu_o = median_by(&mut ours, Run::launcher_cpu_ms);
+            let cpu_o = median_by(&mut ours, |r| r.launcher_cpu_ms(bare));
+            let whole_o = median_by(&mut ours, Run::launcher_cpu_whole_ms);
+            // a rank's process before its main, µs (the launcher's work in
+            // its child, exec, loader), the medians
+            let before_main = |v: &mut [Run]| {
+                median_by(v, |r| {
+                    r.rank_cpu_us.saturating_sub(r.rank_main_cpu_us) as f64 / r.ranks.max(1) as f64
+                })
+            };
+            let (pre_s, pre_o) = (before_main(&mut slurm), before_main(&mut ours));
             let ratio = wall_s / wall_o;
             let cratio = cpu_s / cpu_o.max(1e-3);
             println!("nodes={k} N={n} srun/ours={ratio:.2}x cpu srun/ours={cratio:.2}x");
@@ -199,11 +217,18 @@ fn main() {
             );
             let stepds = |v: &[Run]| v.iter().map(|r| r.stepds).min().unwrap_or(0);
             println!(
-                "    launcher CPU median (srun + stepds + pmixw run, less the ranks' own): \
-                 srun --mpi=pmix {cpu_s:.0} ms, ours {cpu_o:.0} ms \
-                 ({} and {} of {k} stepds reaped per job, at least)",
+                "    launcher CPU median (srun + stepds + pmixw run, less the ranks' own from \
+                 main on and a bare start and end, {bare:.0} us, a rank): srun --mpi=pmix \
+                 {cpu_s:.0} ms, ours {cpu_o:.0} ms ({} and {} of {k} stepds reaped per job, \
+                 at least)",
                 stepds(&slurm),
                 stepds(&ours)
+            );
+            println!(
+                "    a rank's process before its main (median, us): srun --mpi=pmix {pre_s:.0}, \
+                 ours {pre_o:.0}; counted as before (less the ranks' whole reports): srun \
+                 {whole_s:.0} ms, ours {whole_o:.0} ms, cpu srun/ours={:.2}x",
+                whole_s / whole_o.max(1e-3)
             );
             // the median wall's job of ours for its traffic and phases
             median_by(&mut ours, |r| ms(r.wall));

@@ -9,7 +9,7 @@
 //! further global blobs if K > 4); commit; fence with data; get the global keys of
 //! P peers spread over the job (with the usual block placement some are on
 //! other nodes), each value checked; finalize. It prints its peak RSS
-//! (`rss <KiB>`), its CPU time (`cpu <ns>`) and when each phase ended (`t <phase> <µs since the
+//! (`rss <KiB>`), its CPU time (`cpu <ns>`, every thread's) and when each phase ended (`t <phase> <µs since the
 //! epoch>`), the lines interop/c/bench_wireup.c prints, so the wireup
 //! benches read both alike; nothing is printed before finalize.
 //!
@@ -18,7 +18,15 @@
 //!
 //! K (default 4) keys, P (default 8, at most N - 1) peers, BLOB (default
 //! 96) the size in bytes of the largest endpoint blob. Exit status 1 with a
-//! message on any failure (a wrong value included).
+//! message on any failure (a wrong value included). `cpu_main <ns>` is its
+//! CPU time when `main` began (what its start cost before its own code
+//! ran: the launcher's work in the forked child, exec, the loader), so
+//! `cpu - cpu_main` is the rank's own work.
+//!
+//!     light_rank bare
+//!
+//! does no PMIx at all: it prints `cpu` and `cpu_main` and exits, for a
+//! bench to measure what starting and ending the program costs by itself.
 
 use pmix_types::enums::Scope;
 use pmix_types::keys::typed;
@@ -54,13 +62,21 @@ fn now_us() -> i64 {
         .map_or(0, |d| d.as_micros() as i64)
 }
 
-/// This process's CPU time so far in ns (the first field of
-/// /proc/self/schedstat: time on a CPU), 0 where /proc says nothing.
+/// This process's CPU time so far in ns, every thread's, user and system
+/// (CLOCK_PROCESS_CPUTIME_ID: the kernel brings the running thread's time
+/// up to date before it answers; /proc/self/schedstat, read before,
+/// lagged by what the thread had run since it was last scheduled, up to
+/// a tick: about 0.8 ms a rank was missing from its report); 0 on failure.
 fn cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through the pointer
+    if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) } != 0 {
+        return 0;
+    }
+    (t.tv_sec as u64).saturating_mul(1_000_000_000) + t.tv_nsec as u64
 }
 
 /// Peak resident set in KiB (VmHWM), 0 where /proc says nothing.
@@ -86,6 +102,7 @@ fn arg(i: usize, default: usize) -> Result<usize, String> {
 
 fn rank() -> Result<(), Box<dyn std::error::Error>> {
     let (keys, peers, big) = (arg(1, 4)?, arg(2, 8)?, arg(3, 96)?);
+    let cpu0 = cpu_ns();
     let mut t = [0i64; 6];
     t[0] = now_us();
     let mut c = Client::init()?;
@@ -126,7 +143,7 @@ fn rank() -> Result<(), Box<dyn std::error::Error>> {
     t[4] = now_us();
     c.finalize()?;
     t[5] = now_us();
-    let mut out = format!("rss {}\ncpu {}\n", peak_kib(), cpu_ns());
+    let mut out = format!("rss {}\ncpu {}\ncpu_main {}\n", peak_kib(), cpu_ns(), cpu0);
     for (p, t) in PHASES.iter().zip(t) {
         out.push_str(&format!("t {p} {t}\n"));
     }
@@ -135,6 +152,14 @@ fn rank() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn main() {
+    // `light_rank bare`: no PMIx at all, the two CPU lines and exit: what
+    // starting and ending this program costs, the same under any launcher
+    // (wireup_scale subtracts it from both sides' launcher CPU)
+    if std::env::args().nth(1).as_deref() == Some("bare") {
+        let cpu0 = cpu_ns();
+        print!("cpu {}\ncpu_main {cpu0}\n", cpu_ns());
+        return;
+    }
     if let Err(e) = rank() {
         eprintln!("light_rank: {e}");
         std::process::exit(1);

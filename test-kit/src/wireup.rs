@@ -13,11 +13,21 @@
 //! (`getrusage(RUSAGE_CHILDREN)`) grows, over one job, by srun's, every
 //! stepd's and everything the stepds waited for: the tasks (ours:
 //! `pmixw run` and its ranks; Slurm's: the ranks). The ranks report their
-//! own CPU (`cpu <ns>`: the light rank from /proc/self/schedstat,
-//! bench_wireup.c from getrusage), and what is left is the launchers':
-//! srun, slurmstepd and, for ours, `pmixw run`. Each stepd's own usage
-//! comes from the `wait4` that reaps it (its and its tasks'), less the
-//! ranks' reports.
+//! own CPU (`cpu <ns>`, every thread's: the light rank from
+//! CLOCK_PROCESS_CPUTIME_ID, bench_wireup.c from getrusage), and what is
+//! left is the launchers': srun, slurmstepd and, for ours, `pmixw run`.
+//! Each stepd's own usage comes from the `wait4` that reaps it (its and
+//! its tasks'), less the ranks' reports.
+//!
+//! A rank's report holds what its process cost before its `main` began:
+//! the launcher's own work in the child it forked (slurmstepd's task
+//! set-up runs there, ~1.6 ms a rank; ours starts ranks with
+//! posix_spawn), the exec and the loader. The light rank also reports
+//! that part (`cpu_main <ns>`), and [`Run::launcher_cpu_ms`] gives the
+//! launcher what is its own: the tree's CPU less the ranks' work from
+//! `main` on, less what the same program costs to start and end when
+//! nothing but a plain posix_spawn starts it ([`bare_start_us`], measured
+//! in the same run), the same for either launcher.
 
 use crate::slurm::{which, Cluster};
 use std::collections::BTreeMap;
@@ -41,6 +51,12 @@ pub struct Run {
     pub tree_cpu_us: u64,
     /// The ranks' own CPU as they reported it (`cpu <ns>` lines), in µs.
     pub rank_cpu_us: u64,
+    /// The ranks' CPU from their `main` on, in µs: their `cpu` less their
+    /// `cpu_main` (the light rank prints both; bench_wireup.c's ranks,
+    /// without it, count whole).
+    pub rank_main_cpu_us: u64,
+    /// How many ranks reported (`cpu` lines).
+    pub ranks: usize,
     /// How many stepds were reaped after the job.
     pub stepds: usize,
     /// CPU of the reaped stepds and of the tasks they waited for, in µs
@@ -64,8 +80,18 @@ pub struct Run {
 
 impl Run {
     /// The launchers' CPU (srun, slurmstepd, `pmixw run`), in ms: the
-    /// tree's less the ranks' own.
-    pub fn launcher_cpu_ms(&self) -> f64 {
+    /// tree's less the ranks' work from `main` on and less `bare_us` (µs:
+    /// [`bare_start_us`]) a rank for its process's own start and end.
+    pub fn launcher_cpu_ms(&self, bare_us: f64) -> f64 {
+        let left = self.tree_cpu_us.saturating_sub(self.rank_main_cpu_us) as f64;
+        (left - bare_us * self.ranks as f64).max(0.0) / 1e3
+    }
+
+    /// The tree's CPU less the ranks' whole reports, in ms: the launchers'
+    /// CPU as counted before 2026-12-03 evening, a rank's start before its
+    /// `main` (the launcher's part in it too) given to the rank, and the
+    /// process's end after its report to the launcher.
+    pub fn launcher_cpu_whole_ms(&self) -> f64 {
         self.tree_cpu_us.saturating_sub(self.rank_cpu_us) as f64 / 1e3
     }
 
@@ -305,11 +331,7 @@ pub fn once_sampled(c: &Cluster, cmd: &mut Command, nodes: usize, rss: bool) -> 
             .max();
         phases[i] = last.map_or(0.0, |t| (t - epoch_us) as f64 / 1e3);
     }
-    let rank_cpu_us = out
-        .lines()
-        .filter_map(|l| l.strip_prefix("cpu ")?.trim().parse::<u64>().ok())
-        .sum::<u64>()
-        / 1_000;
+    let (rank_cpu_us, rank_main_cpu_us, ranks) = rank_cpu(&out);
     let rank_rss_kib = out
         .lines()
         .filter_map(|l| l.strip_prefix("rss ")?.trim().parse::<u64>().ok())
@@ -347,6 +369,8 @@ pub fn once_sampled(c: &Cluster, cmd: &mut Command, nodes: usize, rss: bool) -> 
         traffic,
         tree_cpu_us,
         rank_cpu_us,
+        rank_main_cpu_us,
+        ranks,
         stepds,
         stepd_cpu_us,
         stepd_rss_kib,
@@ -354,6 +378,66 @@ pub fn once_sampled(c: &Cluster, cmd: &mut Command, nodes: usize, rss: bool) -> 
         stepd_tree_rss_kib,
         server_rss_kib,
     }
+}
+
+/// The ranks' CPU in µs from their output: their `cpu <ns>` lines summed,
+/// the same less their `cpu_main <ns>` lines (each light rank prints one;
+/// summed, as the lines of the ranks may interleave), and how many
+/// reported.
+fn rank_cpu(out: &str) -> (u64, u64, usize) {
+    let field = |l: &str, key: &str| l.strip_prefix(key)?.trim().parse::<u64>().ok();
+    let (mut whole, mut before_main, mut ranks) = (0u64, 0u64, 0usize);
+    for l in out.lines() {
+        if let Some(v) = field(l, "cpu ") {
+            whole += v;
+            ranks += 1;
+        } else if let Some(v) = field(l, "cpu_main ") {
+            before_main += v;
+        }
+    }
+    (
+        whole / 1_000,
+        whole.saturating_sub(before_main) / 1_000,
+        ranks,
+    )
+}
+
+/// What the program `prog` costs to start and end by itself, in µs of CPU
+/// a process: `n` of `prog bare` (the light rank's mode that prints its
+/// `cpu` and `cpu_main` and exits) started by this process with a plain
+/// posix_spawn (std's, no pre-exec work), 16 at a time, their CPU as
+/// `getrusage(RUSAGE_CHILDREN)` grows, less the little they report from
+/// `main` on. 0 when a start fails or `n` is 0. Call between jobs (the
+/// stepds this process reaps count in the same usage).
+pub fn bare_start_us(prog: &Path, n: usize) -> f64 {
+    let cpu0 = children_cpu_us();
+    let mut own = 0u64;
+    let mut left = n;
+    while left > 0 {
+        let batch = left.min(16);
+        let kids: Vec<_> = (0..batch)
+            .map(|_| {
+                Command::new(prog)
+                    .arg("bare")
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::null())
+                    .spawn()
+            })
+            .collect();
+        for k in kids {
+            let Ok(out) = k.and_then(|k| k.wait_with_output()) else {
+                return 0.0;
+            };
+            if !out.status.success() {
+                return 0.0;
+            }
+            own += rank_cpu(&String::from_utf8_lossy(&out.stdout)).1;
+        }
+        left -= batch;
+    }
+    let tree = children_cpu_us().saturating_sub(cpu0);
+    tree.saturating_sub(own) as f64 / n.max(1) as f64
 }
 
 /// A comma-separated list of counts from the environment, or `default`.
@@ -516,4 +600,21 @@ pub fn alternate(
         ));
     }
     (slurm, ours)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ranks_cpu_from_main_on() {
+        // two light ranks' lines, interleaved as srun may pass them on
+        let out = "rss 10\ncpu 3000000\nrss 11\ncpu 5000000\ncpu_main 1000000\n\
+                   t start 1\ncpu_main 2000000\n";
+        assert_eq!(super::rank_cpu(out), (8_000, 5_000, 2));
+        // bench_wireup.c prints no cpu_main: its ranks count whole
+        assert_eq!(
+            super::rank_cpu("cpu 4000000\ncpu 4000000\n"),
+            (8_000, 8_000, 2)
+        );
+        assert_eq!(super::rank_cpu(""), (0, 0, 0));
+    }
 }
